@@ -1,0 +1,145 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint, bigserial, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull(),
+  name: text('name').notNull(),
+  passwordHash: text('password_hash'),
+  status: text('status', { enum: ['active', 'deactivated'] }).notNull().default('active'),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('users_email_key').on(sql`lower(${t.email})`),
+  check('users_status_check', sql`${t.status} in ('active', 'deactivated')`),
+]);
+
+export const groups = pgTable('groups', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+  createdAt: createdAt(),
+});
+
+export const groupMembers = pgTable('group_members', {
+  groupId: uuid('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_members_user_idx').on(t.userId)]);
+
+export const roles = pgTable('roles', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+  builtIn: boolean('built_in').notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const rolePermissions = pgTable('role_permissions', {
+  roleId: uuid('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
+  permission: text('permission').notNull(),
+  level: text('level', { enum: ['own', 'all'] }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.roleId, t.permission] }),
+  check('role_permissions_level_check', sql`${t.level} in ('own', 'all')`),
+]);
+
+export const groupRoles = pgTable('group_roles', {
+  groupId: uuid('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
+  roleId: uuid('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.groupId, t.roleId] })]);
+
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(), // SHA-256 of the cookie secret; the secret itself is never stored
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+}, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)]);
+
+export const loginAttempts = pgTable('login_attempts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  email: text('email').notNull(),
+  ip: text('ip').notNull().default(''),
+  succeeded: boolean('succeeded').notNull(),
+  at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [index('login_attempts_email_at_idx').on(t.email, t.at)]);
+
+export const apiTokens = pgTable('api_tokens', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  scopes: text('scopes').array().notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdBy: uuid('created_by').notNull().references(() => users.id),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+  revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  revokedBy: uuid('revoked_by').references(() => users.id),
+}, (t) => [index('api_tokens_created_by_idx').on(t.createdBy)]);
+
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
+ * Hash-chained, append-only. `seq` is assigned under an advisory lock so the chain stays linear;
+ * the unique index on prev_hash makes a fork impossible even if the lock were bypassed.
+ * A trigger (migration 0001) refuses UPDATE, TRUNCATE and DELETE except pruning entries older than a year.
+ */
+export const auditLog = pgTable('audit_log', {
+  seq: bigint('seq', { mode: 'number' }).primaryKey(),
+  at: timestamp('at', { withTimezone: true, mode: 'string', precision: 3 }).notNull(),
+  actorKind: text('actor_kind').notNull(),
+  actorUserId: uuid('actor_user_id'),
+  actorTokenId: uuid('actor_token_id'),
+  via: text('via').notNull(),
+  module: text('module').notNull(),
+  action: text('action').notNull(),
+  recordType: text('record_type'),
+  recordId: text('record_id'),
+  details: jsonb('details').notNull(),
+  prevHash: text('prev_hash').notNull(),
+  hash: text('hash').notNull(),
+}, (t) => [
+  uniqueIndex('audit_log_prev_hash_key').on(t.prevHash),
+  uniqueIndex('audit_log_hash_key').on(t.hash),
+  index('audit_log_record_idx').on(t.recordType, t.recordId),
+]);
+
+export const history = pgTable('history', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  recordType: text('record_type').notNull(),
+  recordId: text('record_id').notNull(),
+  action: text('action').notNull(),
+  actorUserId: uuid('actor_user_id'),
+  actorTokenId: uuid('actor_token_id'),
+  via: text('via').notNull(),
+  source: text('source'),
+  changes: jsonb('changes').notNull(),
+  auditSeq: bigint('audit_seq', { mode: 'number' }),
+}, (t) => [index('history_record_idx').on(t.recordType, t.recordId, t.at)]);
+
+export const outbox = pgTable('outbox', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  kind: text('kind').notNull(),
+  recipients: text('recipients').array().notNull(),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  createdAt: createdAt(),
+  sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+}, (t) => [index('outbox_unsent_idx').on(t.id).where(sql`${t.sentAt} is null`)]);
+
+/** Which reference data sets were applied once, so a restart never re-adds what an administrator removed. */
+export const referenceSeeds = pgTable('reference_seeds', {
+  key: text('key').primaryKey(),
+  appliedAt: timestamp('applied_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

@@ -1,0 +1,67 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { groups, users } from './platform';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const riskClassifications = pgTable('risk_classifications', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+  createdAt: createdAt(),
+});
+
+export const riskLikelihoodLevels = pgTable('risk_likelihood_levels', {
+  value: integer('value').primaryKey(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+});
+
+export const riskImpactLevels = pgTable('risk_impact_levels', {
+  value: integer('value').primaryKey(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+});
+
+export const riskScaleCells = pgTable('risk_scale_cells', {
+  likelihood: integer('likelihood').notNull().references(() => riskLikelihoodLevels.value, { onDelete: 'cascade' }),
+  impact: integer('impact').notNull().references(() => riskImpactLevels.value, { onDelete: 'cascade' }),
+  score: integer('score').notNull(),
+}, (t) => [primaryKey({ columns: [t.likelihood, t.impact] })]);
+
+export const riskBands = pgTable('risk_bands', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  minScore: integer('min_score').notNull(),
+  maxScore: integer('max_score').notNull(),
+  color: text('color').notNull().default('#888888'),
+}, (t) => [check('risk_bands_range_check', sql`${t.minScore} <= ${t.maxScore}`)]);
+
+export const risks = pgTable('risks', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  title: text('title').notNull(),
+  description: text('description').notNull().default(''),
+  classificationId: uuid('classification_id').notNull().references(() => riskClassifications.id),
+  inherentLikelihood: integer('inherent_likelihood').notNull().references(() => riskLikelihoodLevels.value),
+  inherentImpact: integer('inherent_impact').notNull().references(() => riskImpactLevels.value),
+  residualLikelihood: integer('residual_likelihood').references(() => riskLikelihoodLevels.value),
+  residualImpact: integer('residual_impact').references(() => riskImpactLevels.value),
+  ownerId: uuid('owner_id').references(() => users.id),
+  ownerGroupId: uuid('owner_group_id').references(() => groups.id),
+  reviewFrequencyMonths: integer('review_frequency_months').notNull().default(12),
+  status: text('status', { enum: ['open', 'closed', 'archived'] }).notNull().default('open'),
+  // References to the asset and business-unit registers; their foreign keys arrive with those modules.
+  assetId: uuid('asset_id'),
+  businessUnitId: uuid('business_unit_id'),
+  createdBy: uuid('created_by').references(() => users.id),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  check('risks_review_frequency_check', sql`${t.reviewFrequencyMonths} between 1 and 120`),
+  check('risks_status_check', sql`${t.status} in ('open', 'closed', 'archived')`),
+  index('risks_created_idx').on(t.createdAt, t.id),
+  index('risks_owner_idx').on(t.ownerId),
+  index('risks_owner_group_idx').on(t.ownerGroupId),
+  index('risks_status_idx').on(t.status),
+  index('risks_classification_idx').on(t.classificationId),
+]);

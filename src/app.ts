@@ -1,0 +1,43 @@
+import { Elysia } from 'elysia';
+import { openapi } from '@elysiajs/openapi';
+import { sql } from 'drizzle-orm';
+import { httpPlatform } from './platform/http';
+import type { AppContext } from './platform/context';
+import { ALL_PERMISSIONS } from './platform/permissions';
+import { risksApi } from './modules/risks/api';
+
+const healthRoutes = (ctx: AppContext) =>
+  new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
+    try {
+      await ctx.db.execute(sql`select 1`);
+      return { status: 'ok' };
+    } catch {
+      set.status = 503;
+      return { error: 'database unavailable' };
+    }
+  }, { detail: { tags: ['Platform'], summary: 'Health check (no token)' } });
+
+/** Composes platform plugins and module plugins. Tests import this; only server.ts listens. */
+export function createApp(ctx: AppContext) {
+  return new Elysia()
+    .use(httpPlatform(ctx.database))
+    .use(
+      openapi({
+        path: '/api/v1/docs',
+        specPath: '/api/v1/openapi',
+        exclude: { paths: [/^\/(?!api\/v1\/)/, '/api/v1/docs', '/api/v1/openapi'] },
+        documentation: {
+          info: {
+            title: 'GRC Service REST API',
+            version: '1',
+            description: 'Every operation names the token scope it needs (`x-required-scope`). Scopes: ' + ALL_PERMISSIONS.join(', '),
+          },
+          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (aat_...)' } } },
+        },
+      }),
+    )
+    .use(healthRoutes(ctx))
+    .use(risksApi(ctx));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,131 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../../db/client';
+import { groupMembers, groupRoles, groups, rolePermissions, roles, sessions, users } from '../../../db/schema';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../db/reference-data';
+import { conflict, invalidField, notFound } from '../../platform/errors';
+import { recordChange } from '../../platform/history';
+import { requirePermission, systemActor, type Actor } from '../../platform/permissions';
+import type { GroupCreate, RoleCreate, UserCreate } from './schema';
+import { randomBytes } from 'node:crypto';
+
+const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' });
+
+const publicUser = (u: typeof users.$inferSelect) => ({
+  id: u.id, email: u.email, name: u.name, status: u.status, createdAt: u.createdAt.toISOString(),
+});
+
+/** People are managed under Settings; creating accounts needs settings:create (Administrator by default). */
+export async function createUser(tx: DbOrTx, actor: Actor, input: UserCreate): Promise<{ id: string }> {
+  requirePermission(actor, 'settings:create');
+  const [existing] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${input.email})`);
+  if (existing) throw conflict(`A user with email ${input.email} already exists`);
+  const [row] = await tx.insert(users).values({
+    email: input.email.trim(),
+    name: input.name.trim(),
+    passwordHash: input.password ? await hashPassword(input.password) : null,
+  }).returning();
+  for (const groupId of input.groupIds ?? []) await addGroupMember(tx, actor, groupId, row.id);
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: row.id, action: 'create', before: null, after: publicUser(row) });
+  return { id: row.id };
+}
+
+export async function setUserPassword(tx: DbOrTx, actor: Actor, userId: string, password: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const updated = await tx.update(users).set({ passwordHash: await hashPassword(password), updatedAt: new Date() })
+    .where(eq(users.id, userId)).returning({ id: users.id });
+  if (updated.length === 0) throw notFound(`User ${userId}`);
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'password.set', before: null, after: null });
+}
+
+/** Deactivation takes effect at once: the user's sessions are deleted and their tokens stop authenticating. */
+export async function setUserStatus(tx: DbOrTx, actor: Actor, userId: string, status: 'active' | 'deactivated'): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const [before] = await tx.select().from(users).where(eq(users.id, userId));
+  if (!before) throw notFound(`User ${userId}`);
+  if (before.status === status) return;
+  if (status === 'deactivated' && actor.userId === userId) throw conflict('You cannot deactivate your own account');
+  const [after] = await tx.update(users).set({ status, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
+  if (status === 'deactivated') await tx.delete(sessions).where(eq(sessions.userId, userId));
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
+}
+
+export async function listUsers(db: DbOrTx) {
+  const rows = await db.select().from(users).orderBy(asc(users.name));
+  return rows.map(publicUser);
+}
+
+export async function createGroup(tx: DbOrTx, actor: Actor, input: GroupCreate): Promise<{ id: string }> {
+  requirePermission(actor, 'settings:create');
+  const [row] = await tx.insert(groups).values({ name: input.name.trim(), description: input.description ?? '' })
+    .onConflictDoNothing().returning();
+  if (!row) throw conflict(`A group named ${input.name} already exists`);
+  await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: row.id, action: 'create', before: null, after: { name: row.name, description: row.description } });
+  return { id: row.id };
+}
+
+export async function listGroups(db: DbOrTx) {
+  return db.select({ id: groups.id, name: groups.name, description: groups.description }).from(groups).orderBy(asc(groups.name));
+}
+
+export async function addGroupMember(tx: DbOrTx, actor: Actor, groupId: string, userId: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const [group] = await tx.select({ id: groups.id }).from(groups).where(eq(groups.id, groupId));
+  if (!group) throw invalidField('groupId', `group ${groupId} does not exist`);
+  const inserted = await tx.insert(groupMembers).values({ groupId, userId }).onConflictDoNothing().returning();
+  if (inserted.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.add', before: null, after: { userId } });
+}
+
+export async function removeGroupMember(tx: DbOrTx, actor: Actor, groupId: string, userId: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const removed = await tx.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), eq(groupMembers.userId, userId))).returning();
+  if (removed.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.remove', before: { userId }, after: null });
+}
+
+export async function createRole(tx: DbOrTx, actor: Actor, input: RoleCreate): Promise<{ id: string }> {
+  requirePermission(actor, 'settings:create');
+  const [row] = await tx.insert(roles).values({ name: input.name.trim(), description: input.description ?? '' }).onConflictDoNothing().returning();
+  if (!row) throw conflict(`A role named ${input.name} already exists`);
+  if (input.permissions.length) await tx.insert(rolePermissions).values(input.permissions.map((p) => ({ roleId: row.id, ...p })));
+  await recordChange(tx, actor, { module: 'settings', recordType: 'role', recordId: row.id, action: 'create', before: null, after: { name: row.name, permissions: input.permissions } });
+  return { id: row.id };
+}
+
+export async function assignRoleToGroup(tx: DbOrTx, actor: Actor, groupId: string, roleId: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const inserted = await tx.insert(groupRoles).values({ groupId, roleId }).onConflictDoNothing().returning();
+  if (inserted.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'role.add', before: null, after: { roleId } });
+}
+
+export async function listRoles(db: DbOrTx) {
+  const rows = await db.select().from(roles).orderBy(asc(roles.name));
+  const grants = rows.length ? await db.select().from(rolePermissions).where(inArray(rolePermissions.roleId, rows.map((r) => r.id))) : [];
+  return rows.map((r) => ({ ...r, permissions: grants.filter((g) => g.roleId === r.id).map(({ permission, level }) => ({ permission, level })) }));
+}
+
+/** Emails of active users who hold the Administrator role (recipients of security alerts). */
+export async function administratorEmails(db: DbOrTx): Promise<string[]> {
+  const rows = await db.selectDistinct({ email: users.email }).from(users)
+    .innerJoin(groupMembers, eq(groupMembers.userId, users.id))
+    .innerJoin(groupRoles, eq(groupRoles.groupId, groupMembers.groupId))
+    .innerJoin(roles, eq(roles.id, groupRoles.roleId))
+    .where(and(eq(roles.name, ADMINISTRATOR_ROLE), eq(users.status, 'active')));
+  return rows.map((r) => r.email);
+}
+
+/**
+ * On first start (no users at all) creates the first administrator in the built-in Administrators group.
+ * Returns the generated password when none was configured, so the caller prints it once.
+ */
+export async function ensureFirstAdministrator(db: Db, email: string, password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(7231003)`);
+    const [{ count }] = await tx.select({ count: sql<number>`count(*)::int` }).from(users);
+    if (count > 0) return { created: false };
+    const generatedPassword = password ? undefined : randomBytes(18).toString('base64url');
+    const actor = systemActor();
+    const { id } = await createUser(tx, actor, { email, name: 'Administrator', password: password ?? generatedPassword });
+    const [group] = await tx.select({ id: groups.id }).from(groups).where(eq(groups.name, ADMINISTRATORS_GROUP));
+    if (group) await addGroupMember(tx, actor, group.id, id);
+    return { created: true, generatedPassword };
+  });
+}

@@ -1,0 +1,39 @@
+import { Elysia } from 'elysia';
+import { apiAuth } from '../../platform/api-auth';
+import { runWrite, type AppContext } from '../../platform/context';
+import { Created, Data, HistoryList, IdParam, NoContent } from '../../platform/envelopes';
+import { listHistory } from '../../platform/history';
+import { pageEnvelope } from '../../platform/paging';
+import { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
+import { createRisk, deleteRisk, getRisk, listRisks, updateRisk } from './service';
+
+const tags = ['Risks'];
+
+export const risksApi = (ctx: AppContext) =>
+  new Elysia({ name: 'api:risks', prefix: '/api/v1/risks' })
+    .use(apiAuth(ctx))
+    .get('/', async ({ actor, query }) => ({ data: await listRisks(ctx.db, actor, query) }), {
+      scope: 'risks:read', query: RiskListQuery, response: pageEnvelope(RiskView),
+      detail: { tags, summary: 'List risks (own level: only those you or your groups own)' },
+    })
+    .post('/', async ({ actor, body, set }) => {
+      const created = await runWrite(ctx, (tx) => createRisk(tx, actor, body));
+      set.status = 201;
+      return { data: created };
+    }, { scope: 'risks:create', body: RiskCreate, response: { 201: Created }, detail: { tags, summary: 'Create a risk' } })
+    .get('/:id', async ({ actor, params }) => ({ data: await getRisk(ctx.db, actor, params.id) }), {
+      scope: 'risks:read', params: IdParam, response: Data(RiskView), detail: { tags, summary: 'Read a risk with its computed scores' },
+    })
+    .patch('/:id', async ({ actor, params, body }) => {
+      await runWrite(ctx, (tx) => updateRisk(tx, actor, params.id, body));
+      return { data: await getRisk(ctx.db, actor, params.id) };
+    }, { scope: 'risks:update', params: IdParam, body: RiskUpdate, response: Data(RiskView), detail: { tags, summary: 'Change a risk' } })
+    .delete('/:id', async ({ actor, params, set }) => {
+      await runWrite(ctx, (tx) => deleteRisk(tx, actor, params.id));
+      set.status = 204;
+      return null;
+    }, { scope: 'risks:delete', params: IdParam, response: { 204: NoContent }, detail: { tags, summary: 'Delete a risk' } })
+    .get('/:id/history', async ({ actor, params }) => {
+      await getRisk(ctx.db, actor, params.id);
+      return { data: await listHistory(ctx.db, 'risk', params.id) };
+    }, { scope: 'risks:read', params: IdParam, response: HistoryList, detail: { tags, summary: "A risk's History" } });

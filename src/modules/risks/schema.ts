@@ -1,0 +1,111 @@
+import { t, type Static } from 'elysia';
+import { listQuery } from '../../platform/paging';
+import { stringEnum } from '../../platform/schema-helpers';
+
+export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
+export const RiskStatus = stringEnum(RISK_STATUSES);
+
+/** A level on the risk scale, given by its value (1) or its name ("Rare"). */
+export const LevelRef = t.Union([t.Integer(), t.String({ minLength: 1, maxLength: 100 })], {
+  description: "A level's value or its name, as defined in Risk Settings",
+});
+const Uuid = t.String({ format: 'uuid' });
+const NullableUuid = t.Union([Uuid, t.Null()]);
+
+const riskFields = {
+  title: t.String({ minLength: 1, maxLength: 300 }),
+  description: t.String({ maxLength: 100_000 }),
+  classificationId: Uuid,
+  inherentLikelihood: LevelRef,
+  inherentImpact: LevelRef,
+  residualLikelihood: t.Union([LevelRef, t.Null()], { description: 'Never above the inherent likelihood' }),
+  residualImpact: t.Union([LevelRef, t.Null()], { description: 'Never above the inherent impact' }),
+  ownerId: NullableUuid,
+  ownerGroupId: NullableUuid,
+  reviewFrequencyMonths: t.Integer({ minimum: 1, maximum: 120, description: '1 to 120; 12 when blank' }),
+  status: RiskStatus,
+  assetId: NullableUuid,
+  businessUnitId: NullableUuid,
+};
+
+export const RiskCreate = t.Object({
+  title: riskFields.title,
+  description: t.Optional(riskFields.description),
+  classificationId: riskFields.classificationId,
+  inherentLikelihood: riskFields.inherentLikelihood,
+  inherentImpact: riskFields.inherentImpact,
+  residualLikelihood: t.Optional(riskFields.residualLikelihood),
+  residualImpact: t.Optional(riskFields.residualImpact),
+  ownerId: t.Optional(riskFields.ownerId),
+  ownerGroupId: t.Optional(riskFields.ownerGroupId),
+  reviewFrequencyMonths: t.Optional(riskFields.reviewFrequencyMonths),
+  status: t.Optional(riskFields.status),
+  assetId: t.Optional(riskFields.assetId),
+  businessUnitId: t.Optional(riskFields.businessUnitId),
+}, { additionalProperties: false });
+export type RiskCreate = Static<typeof RiskCreate>;
+
+export const RiskUpdate = t.Partial(RiskCreate, { additionalProperties: false, minProperties: 1 });
+export type RiskUpdate = Static<typeof RiskUpdate>;
+
+const Level = t.Object({ value: t.Integer(), name: t.String() });
+const Band = t.Union([t.Object({ name: t.String(), color: t.String() }), t.Null()]);
+
+export const RiskView = t.Object({
+  id: t.String(),
+  title: t.String(),
+  description: t.String(),
+  classification: t.Object({ id: t.String(), name: t.String() }),
+  inherentLikelihood: Level,
+  inherentImpact: Level,
+  inherentScore: t.Union([t.Integer(), t.Null()]),
+  inherentBand: Band,
+  residualLikelihood: t.Union([Level, t.Null()]),
+  residualImpact: t.Union([Level, t.Null()]),
+  residualScore: t.Union([t.Integer(), t.Null()]),
+  residualBand: Band,
+  owner: t.Union([t.Object({ id: t.String(), name: t.String(), email: t.String() }), t.Null()]),
+  ownerGroup: t.Union([t.Object({ id: t.String(), name: t.String() }), t.Null()]),
+  reviewFrequencyMonths: t.Integer(),
+  status: RiskStatus,
+  assetId: t.Union([t.String(), t.Null()]),
+  businessUnitId: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+});
+export type RiskView = Static<typeof RiskView>;
+
+export const RISK_SORTS = ['title', 'status', 'inherentScore', 'residualScore', 'createdAt', 'updatedAt'] as const;
+export const RiskListQuery = listQuery(RISK_SORTS, {
+  status: t.Optional(RiskStatus),
+  classificationId: t.Optional(Uuid),
+  ownerId: t.Optional(Uuid),
+  ownerGroupId: t.Optional(Uuid),
+});
+export type RiskListQuery = Static<typeof RiskListQuery>;
+
+// Risk settings: classifications and the scale.
+export const ClassificationInput = t.Object({
+  name: t.String({ minLength: 1, maxLength: 120 }),
+  description: t.Optional(t.String({ maxLength: 2000 })),
+}, { additionalProperties: false });
+export type ClassificationInput = Static<typeof ClassificationInput>;
+export const ClassificationView = t.Object({ id: t.String(), name: t.String(), description: t.String() });
+
+const LevelInput = t.Object({
+  value: t.Integer({ minimum: 1, maximum: 100 }),
+  name: t.String({ minLength: 1, maxLength: 100 }),
+  description: t.Optional(t.String({ maxLength: 2000 })),
+});
+export const RiskScale = t.Object({
+  likelihood: t.Array(LevelInput, { minItems: 1, maxItems: 20 }),
+  impact: t.Array(LevelInput, { minItems: 1, maxItems: 20 }),
+  cells: t.Array(t.Object({ likelihood: t.Integer(), impact: t.Integer(), score: t.Integer({ minimum: 0, maximum: 10_000 }) })),
+  bands: t.Array(t.Object({
+    name: t.String({ minLength: 1, maxLength: 60 }),
+    minScore: t.Integer({ minimum: 0 }),
+    maxScore: t.Integer({ minimum: 0 }),
+    color: t.Optional(t.String({ pattern: '^#[0-9a-fA-F]{6}$' })),
+  })),
+}, { additionalProperties: false });
+export type RiskScale = Static<typeof RiskScale>;

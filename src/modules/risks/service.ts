@@ -1,0 +1,250 @@
+import { and, count, desc, eq, ilike, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { DbOrTx } from '../../../db/client';
+import {
+  groups, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
+} from '../../../db/schema';
+import { invalid, notFound, type FieldProblem } from '../../platform/errors';
+import { recordChange } from '../../platform/history';
+import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
+import { orderBy, paging, type Page } from '../../platform/paging';
+import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
+import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
+
+const inherentLikelihood = alias(riskLikelihoodLevels, 'il');
+const inherentImpact = alias(riskImpactLevels, 'ii');
+const residualLikelihood = alias(riskLikelihoodLevels, 'rl');
+const residualImpact = alias(riskImpactLevels, 'ri');
+const inherentCell = alias(riskScaleCells, 'ic');
+const residualCell = alias(riskScaleCells, 'rc');
+
+const bandFor = (score: AnyColumn) => sql<string | null>`(
+  select json_build_object('name', b.name, 'color', b.color)::text from ${riskBands} b
+  where ${score} between b.min_score and b.max_score order by b.min_score limit 1)`;
+
+/** One SELECT yields the full view: names of levels, scores from the matrix, bands, owner and group names. */
+function selectRiskViews(db: DbOrTx) {
+  return db.select({
+    risk: risks,
+    classificationName: riskClassifications.name,
+    ilName: inherentLikelihood.name,
+    iiName: inherentImpact.name,
+    rlName: residualLikelihood.name,
+    riName: residualImpact.name,
+    inherentScore: inherentCell.score,
+    residualScore: residualCell.score,
+    inherentBand: bandFor(inherentCell.score),
+    residualBand: bandFor(residualCell.score),
+    ownerName: users.name,
+    ownerEmail: users.email,
+    ownerGroupName: groups.name,
+  }).from(risks)
+    .innerJoin(riskClassifications, eq(riskClassifications.id, risks.classificationId))
+    .innerJoin(inherentLikelihood, eq(inherentLikelihood.value, risks.inherentLikelihood))
+    .innerJoin(inherentImpact, eq(inherentImpact.value, risks.inherentImpact))
+    .leftJoin(residualLikelihood, eq(residualLikelihood.value, risks.residualLikelihood))
+    .leftJoin(residualImpact, eq(residualImpact.value, risks.residualImpact))
+    .leftJoin(inherentCell, and(eq(inherentCell.likelihood, risks.inherentLikelihood), eq(inherentCell.impact, risks.inherentImpact)))
+    .leftJoin(residualCell, and(eq(residualCell.likelihood, risks.residualLikelihood), eq(residualCell.impact, risks.residualImpact)))
+    .leftJoin(users, eq(users.id, risks.ownerId))
+    .leftJoin(groups, eq(groups.id, risks.ownerGroupId));
+}
+
+type RiskRow = Awaited<ReturnType<ReturnType<typeof selectRiskViews>['execute']>>[number];
+
+function toView(row: RiskRow): RiskView {
+  const r = row.risk;
+  return {
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    classification: { id: r.classificationId, name: row.classificationName },
+    inherentLikelihood: { value: r.inherentLikelihood, name: row.ilName },
+    inherentImpact: { value: r.inherentImpact, name: row.iiName },
+    inherentScore: row.inherentScore,
+    inherentBand: row.inherentBand ? JSON.parse(row.inherentBand) : null,
+    residualLikelihood: r.residualLikelihood !== null && row.rlName ? { value: r.residualLikelihood, name: row.rlName } : null,
+    residualImpact: r.residualImpact !== null && row.riName ? { value: r.residualImpact, name: row.riName } : null,
+    residualScore: row.residualScore,
+    residualBand: row.residualBand ? JSON.parse(row.residualBand) : null,
+    owner: r.ownerId && row.ownerName ? { id: r.ownerId, name: row.ownerName, email: row.ownerEmail ?? '' } : null,
+    ownerGroup: r.ownerGroupId && row.ownerGroupName ? { id: r.ownerGroupId, name: row.ownerGroupName } : null,
+    reviewFrequencyMonths: r.reviewFrequencyMonths,
+    status: r.status,
+    assetId: r.assetId,
+    businessUnitId: r.businessUnitId,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+const sortColumns = {
+  title: risks.title,
+  status: risks.status,
+  inherentScore: inherentCell.score,
+  residualScore: residualCell.score,
+  createdAt: risks.createdAt,
+  updatedAt: risks.updatedAt,
+};
+
+export function riskFilters(actor: Actor, query: Partial<RiskListQuery>): SQL | undefined {
+  return and(
+    ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId),
+    query.status ? eq(risks.status, query.status) : undefined,
+    query.classificationId ? eq(risks.classificationId, query.classificationId) : undefined,
+    query.ownerId ? eq(risks.ownerId, query.ownerId) : undefined,
+    query.ownerGroupId ? eq(risks.ownerGroupId, query.ownerGroupId) : undefined,
+    query.q ? ilike(risks.title, `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined,
+  );
+}
+
+export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery): Promise<Page<RiskView>> {
+  const { page, pageSize, offset } = paging(query);
+  const where = riskFilters(actor, query);
+  const order = orderBy(query.sort, sortColumns, [desc(risks.createdAt), desc(risks.id)], risks.id);
+  const [rows, [{ total }]] = await Promise.all([
+    selectRiskViews(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
+    db.select({ total: count() }).from(risks).where(where),
+  ]);
+  return { rows: rows.map(toView), total, page, pageSize };
+}
+
+async function loadRisk(db: DbOrTx, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const [row] = await selectRiskViews(db).where(eq(risks.id, id));
+  return row;
+}
+
+export async function getRisk(db: DbOrTx, actor: Actor, id: string): Promise<RiskView> {
+  const row = await loadRisk(db, id);
+  if (!row) throw notFound(`Risk ${id}`);
+  requireOnRecord(actor, 'risks:read', row.risk, `Risk ${id}`);
+  return toView(row);
+}
+
+interface Scale {
+  likelihood: { value: number; name: string }[];
+  impact: { value: number; name: string }[];
+}
+
+async function loadScale(db: DbOrTx): Promise<Scale> {
+  const [likelihood, impact] = await Promise.all([
+    db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels),
+    db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels),
+  ]);
+  return { likelihood, impact };
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
+
+/** A level by value (3 or "3") or by name, matched ignoring case, spaces and underscores. */
+export function resolveLevel(levels: Scale['likelihood'], ref: number | string): number | undefined {
+  if (typeof ref === 'number' || /^\d+$/.test(ref.trim())) {
+    const value = Number(ref);
+    return levels.find((l) => l.value === value)?.value;
+  }
+  return levels.find((l) => squash(l.name) === squash(ref))?.value;
+}
+
+type StoredRisk = typeof risks.$inferInsert;
+
+/** Checks every business rule at once and returns the columns to store, or throws a 400 listing each problem. */
+async function validateRisk(db: DbOrTx, input: RiskCreate): Promise<Omit<StoredRisk, 'id'>> {
+  const problems: FieldProblem[] = [];
+  const scale = await loadScale(db);
+  const level = (field: string, levels: Scale['likelihood'], ref: number | string | null | undefined) => {
+    if (ref === null || ref === undefined || ref === '') return null;
+    const value = resolveLevel(levels, ref);
+    if (value === undefined) problems.push({ field, message: `"${ref}" is not a level of the risk scale` });
+    return value ?? null;
+  };
+  const il = level('inherentLikelihood', scale.likelihood, input.inherentLikelihood);
+  const ii = level('inherentImpact', scale.impact, input.inherentImpact);
+  const rl = level('residualLikelihood', scale.likelihood, input.residualLikelihood);
+  const ri = level('residualImpact', scale.impact, input.residualImpact);
+  if (il !== null && rl !== null && rl > il) problems.push({ field: 'residualLikelihood', message: 'must not be above the inherent likelihood' });
+  if (ii !== null && ri !== null && ri > ii) problems.push({ field: 'residualImpact', message: 'must not be above the inherent impact' });
+  if ((rl === null) !== (ri === null)) problems.push({ field: rl === null ? 'residualLikelihood' : 'residualImpact', message: 'residual likelihood and impact are set together' });
+  const title = input.title.trim();
+  if (!title) problems.push({ field: 'title', message: 'must not be blank' });
+  const [classification] = await db.select({ id: riskClassifications.id }).from(riskClassifications)
+    .where(eq(riskClassifications.id, input.classificationId));
+  if (!classification) problems.push({ field: 'classificationId', message: 'no such risk classification' });
+  const ownerId = input.ownerId ?? null;
+  const ownerGroupId = input.ownerGroupId ?? null;
+  problems.push(...(await ownerProblems(db, { ownerId, ownerGroupId })));
+  if (problems.length) throw invalid(problems);
+  return {
+    title,
+    description: input.description ?? '',
+    classificationId: input.classificationId,
+    inherentLikelihood: il!,
+    inherentImpact: ii!,
+    residualLikelihood: rl,
+    residualImpact: ri,
+    ownerId,
+    ownerGroupId,
+    reviewFrequencyMonths: input.reviewFrequencyMonths ?? 12,
+    status: input.status ?? 'open',
+    assetId: input.assetId ?? null,
+    businessUnitId: input.businessUnitId ?? null,
+  };
+}
+
+/** The fields History and the Audit Log record for a risk (stored values, not display names). */
+const auditFields = (r: typeof risks.$inferSelect) => {
+  const { createdAt: _c, updatedAt: _u, createdBy: _b, id: _i, ...fields } = r;
+  return fields;
+};
+
+export async function createRisk(tx: DbOrTx, actor: Actor, input: RiskCreate): Promise<{ id: string }> {
+  const level = requirePermission(actor, 'risks:create');
+  const withOwner = input.ownerId === undefined && input.ownerGroupId === undefined && actor.userId
+    ? { ...input, ownerId: actor.userId }
+    : input;
+  const values = await validateRisk(tx, withOwner);
+  requireOwnLevelKeepsOwnership(actor, 'risks:create', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
+  const [row] = await tx.insert(risks).values({ ...values, createdBy: actor.userId }).returning();
+  await recordChange(tx, actor, { module: 'risks', recordType: 'risk', recordId: row.id, action: 'create', before: null, after: auditFields(row) });
+  return { id: row.id };
+}
+
+export async function updateRisk(tx: DbOrTx, actor: Actor, id: string, patch: RiskUpdate): Promise<void> {
+  const current = await loadRisk(tx, id);
+  if (!current) throw notFound(`Risk ${id}`);
+  requireOnRecord(actor, 'risks:update', current.risk, `Risk ${id}`);
+  const level = requirePermission(actor, 'risks:update');
+  const before = current.risk;
+  const merged: RiskCreate = {
+    title: patch.title ?? before.title,
+    description: patch.description ?? before.description,
+    classificationId: patch.classificationId ?? before.classificationId,
+    inherentLikelihood: patch.inherentLikelihood ?? before.inherentLikelihood,
+    inherentImpact: patch.inherentImpact ?? before.inherentImpact,
+    residualLikelihood: patch.residualLikelihood !== undefined ? patch.residualLikelihood : before.residualLikelihood,
+    residualImpact: patch.residualImpact !== undefined ? patch.residualImpact : before.residualImpact,
+    ownerId: patch.ownerId !== undefined ? patch.ownerId : before.ownerId,
+    ownerGroupId: patch.ownerGroupId !== undefined ? patch.ownerGroupId : before.ownerGroupId,
+    reviewFrequencyMonths: patch.reviewFrequencyMonths ?? before.reviewFrequencyMonths,
+    status: patch.status ?? before.status,
+    assetId: patch.assetId !== undefined ? patch.assetId : before.assetId,
+    businessUnitId: patch.businessUnitId !== undefined ? patch.businessUnitId : before.businessUnitId,
+  };
+  const values = await validateRisk(tx, merged);
+  requireOwnLevelKeepsOwnership(actor, 'risks:update', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
+  const [after] = await tx.update(risks).set({ ...values, updatedAt: new Date() }).where(eq(risks.id, id)).returning();
+  await recordChange(tx, actor, { module: 'risks', recordType: 'risk', recordId: id, action: 'update', before: auditFields(before), after: auditFields(after) });
+}
+
+export async function deleteRisk(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
+  const current = await loadRisk(tx, id);
+  if (!current) throw notFound(`Risk ${id}`);
+  requireOnRecord(actor, 'risks:delete', current.risk, `Risk ${id}`);
+  await tx.delete(risks).where(eq(risks.id, id));
+  await recordChange(tx, actor, { module: 'risks', recordType: 'risk', recordId: id, action: 'delete', before: auditFields(current.risk), after: null });
+}
+
+export async function countRisks(db: DbOrTx): Promise<number> {
+  const [{ total }] = await db.select({ total: count() }).from(risks);
+  return total;
+}

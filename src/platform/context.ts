@@ -1,0 +1,20 @@
+import type { Database, Db } from '../../db/client';
+import type { Config } from '../config';
+import type { Mailer } from './mail';
+
+/** What every route plugin needs; built once in server.ts (or by the tests) and handed to createApp. */
+export interface AppContext {
+  database: Database;
+  db: Db;
+  config: Config;
+  mailer: Mailer;
+}
+
+import type { Tx } from '../../db/client';
+
+/** Runs a service write in one transaction; mail queued by it is delivered after the commit, never before. */
+export async function runWrite<T>(ctx: AppContext, write: (tx: Tx) => Promise<T>): Promise<T> {
+  const result = await ctx.db.transaction(write);
+  void ctx.mailer.deliverOutbox().catch(() => {});
+  return result;
+}

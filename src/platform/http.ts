@@ -1,0 +1,97 @@
+import { Elysia, ValidationError } from 'elysia';
+import type { Database } from '../../db/client';
+import { appendAudit } from './audit';
+import { AppError } from './errors';
+import { log } from './log';
+import { systemActor, type Actor } from './permissions';
+
+interface ValidationIssue {
+  path?: string;
+  message?: string;
+  summary?: string;
+}
+
+/** Turns Elysia/TypeBox validation output into "field: rule" messages, never a schema dump. */
+export function describeValidation(error: ValidationError, url?: URL): { field: string; message: string }[] {
+  const issues = (error.all ?? []) as ValidationIssue[];
+  // Elysia checks coerced query values one by one and reports them without a path; name the parameter by its value.
+  const queryField = () =>
+    [...(url?.searchParams ?? [])].find(([, v]) => v === String(error.value))?.[0] ?? error.type;
+  const seen = new Set<string>();
+  const problems: { field: string; message: string }[] = [];
+  for (const issue of issues) {
+    const field = (issue.path ?? '').replace(/^\//, '').replaceAll('/', '.') || queryField();
+    const message = (issue.message ?? issue.summary ?? 'is invalid').replace(/^Expected/, 'expected');
+    const key = `${field}:${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push({ field, message });
+  }
+  return problems.length ? problems.slice(0, 20) : [{ field: error.type, message: 'is invalid' }];
+}
+
+const isApiPath = (path: string) => path.startsWith('/api/');
+
+/** Every refused request lands in the Audit Log (module security, action permission.denied), outside the refused transaction. */
+export async function auditDenial(database: Database, actor: Actor | null, reason: string, request: Request, tokenId?: string) {
+  const url = new URL(request.url);
+  const who = actor ?? systemActor('api');
+  await database.db.transaction((tx) =>
+    appendAudit(tx, who, [{
+      module: 'security',
+      action: 'permission.denied',
+      details: { reason, method: request.method, path: url.pathname, tokenId: tokenId ?? actor?.tokenId ?? null },
+    }]),
+  );
+}
+
+export interface ErrorBody {
+  status: number;
+  body: { error: string; problems?: { field: string; message: string }[] };
+}
+
+export function errorResponse(error: unknown, code: string | number, requestId: string, url?: URL): ErrorBody {
+  if (error instanceof AppError) {
+    const body: ErrorBody['body'] = { error: error.message };
+    if (error.problems.length) body.problems = error.problems;
+    return { status: error.status, body };
+  }
+  if (error instanceof ValidationError) {
+    const problems = describeValidation(error, url);
+    return { status: 400, body: { error: problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems } };
+  }
+  if (code === 'NOT_FOUND') return { status: 404, body: { error: 'not found' } };
+  if (code === 'PARSE') return { status: 400, body: { error: 'body: could not be parsed' } };
+  if (code === 'INVALID_COOKIE_SIGNATURE') return { status: 401, body: { error: 'unauthorized' } };
+  log.error('unexpected error', { requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return { status: 500, body: { error: 'internal' } };
+}
+
+/** Request ids and the single mapping from errors to `{ "error": ... }`; screens get an HTML fragment instead. */
+export const httpPlatform = (database: Database) =>
+  new Elysia({ name: 'platform:http' })
+    .derive({ as: 'global' }, () => ({ requestId: crypto.randomUUID() }))
+    .onError({ as: 'global' }, async ({ error, code, request, set, ...rest }) => {
+      const requestId = (rest as { requestId?: string }).requestId ?? crypto.randomUUID();
+      const { status, body } = errorResponse(error, code, requestId, new URL(request.url));
+      if (error instanceof AppError && error.deniedReason) {
+        const denied = error as AppError & { actor?: Actor; tokenId?: string };
+        const actor = denied.actor ?? (rest as { actor?: Actor | null }).actor ?? null;
+        await auditDenial(database, actor, error.deniedReason, request, denied.tokenId).catch((e) =>
+          log.error('could not audit a refusal', { requestId, error: String(e) }),
+        );
+      }
+      set.status = status;
+      set.headers['x-request-id'] = requestId;
+      const path = new URL(request.url).pathname;
+      if (isApiPath(path) || request.headers.get('accept')?.includes('application/json')) return body;
+      set.headers['content-type'] = 'text/html; charset=utf-8';
+      return errorPage(status, body.error, request.headers.has('hx-request'));
+    });
+
+function errorPage(status: number, message: string, fragment: boolean): string {
+  const text = Bun.escapeHTML(status === 500 ? 'Something went wrong. The error was logged.' : message);
+  const box = `<div class="flash flash-error" role="alert">${text}</div>`;
+  if (fragment) return box;
+  return `<!doctype html><html><head><title>${status}</title><link rel="stylesheet" href="/static/app.css"></head><body><main class="narrow"><h1>${status}</h1>${box}<p><a href="/">Home</a></p></main></body></html>`;
+}

@@ -1,0 +1,34 @@
+import { ConfigError, readConfig } from './config';
+import { DataDirInUseError } from '../db/data-dir-lock';
+import { createApp } from './app';
+import { boot } from './platform/bootstrap';
+import { log } from './platform/log';
+import { startBackgroundSweep } from './platform/sweep';
+
+async function main() {
+  const config = readConfig();
+  const ctx = await boot(config);
+  if (ctx.generatedAdminPassword) {
+    console.log(`\nFirst administrator created: ${config.ADMIN_EMAIL}\nPassword (shown once, change it after signing in): ${ctx.generatedAdminPassword}\n`);
+  }
+  const app = createApp(ctx).listen({ port: config.PORT, maxRequestBodySize: 64 * 1024 * 1024 });
+  const sweep = startBackgroundSweep(ctx);
+  log.info('listening', { url: `http://localhost:${app.server?.port}`, database: ctx.database.kind });
+  const stop = async () => {
+    sweep.stop();
+    await app.stop();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  console.error(error);
+  process.exit(1);
+});
