@@ -1,4 +1,4 @@
-import type { Database, Db } from '../../db/client';
+import type { Database, Db, Tx } from '../../db/client';
 import type { Config } from '../config';
 import type { Mailer } from './mail';
 
@@ -9,8 +9,6 @@ export interface AppContext {
   config: Config;
   mailer: Mailer;
 }
-
-import type { Tx } from '../../db/client';
 
 /** Runs a service write in one transaction; mail queued by it is delivered after the commit, never before. */
 export async function runWrite<T>(ctx: AppContext, write: (tx: Tx) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
+import { and, desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
-import { history } from '../../db/schema';
+import { history, users } from '../../db/schema';
 import { appendAudit } from './audit';
 import type { Actor } from './permissions';
 
@@ -75,9 +76,6 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
 }
 
 export const recordChange = (tx: DbOrTx, actor: Actor, change: RecordChange) => recordChanges(tx, actor, [change]);
-
-import { and, desc, eq } from 'drizzle-orm';
-import { users } from '../../db/schema';
 
 export interface HistoryView {
   at: string;

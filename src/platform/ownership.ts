@@ -1,5 +1,8 @@
 import { eq, inArray, or, type AnyColumn, type SQL } from 'drizzle-orm';
-import { requirePermission, type Actor, type Permission } from './permissions';
+import type { DbOrTx } from '../../db/client';
+import { groups, users } from '../../db/schema';
+import { forbidden, type FieldProblem } from './errors';
+import { ownsRecord, requirePermission, type Actor, type Permission } from './permissions';
 
 /**
  * The WHERE condition that limits a list to what the actor may see: nothing extra at level all,
@@ -12,12 +15,6 @@ export function ownershipCondition(actor: Actor, permission: Permission, owner: 
   const groups = actor.groupIds.length ? inArray(ownerGroup, [...actor.groupIds]) : undefined;
   return or(mine, groups) ?? inArray(owner, []);
 }
-
-import { and as andOp } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { groups, users } from '../../db/schema';
-import { forbidden, type FieldProblem } from './errors';
-import { ownsRecord } from './permissions';
 
 export interface OwnerFields {
   ownerId: string | null;
@@ -33,7 +30,7 @@ export async function ownerProblems(db: DbOrTx, owner: OwnerFields): Promise<Fie
     else if (user.status !== 'active') problems.push({ field: 'ownerId', message: 'must be an active user' });
   }
   if (owner.ownerGroupId) {
-    const [group] = await db.select({ id: groups.id }).from(groups).where(andOp(eq(groups.id, owner.ownerGroupId)));
+    const [group] = await db.select({ id: groups.id }).from(groups).where(eq(groups.id, owner.ownerGroupId));
     if (!group) problems.push({ field: 'ownerGroupId', message: 'no such group' });
   }
   return problems;
