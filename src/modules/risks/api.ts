@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { apiAuth } from '../../platform/api-auth';
 import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, HistoryList, IdParam, NoContent } from '../../platform/envelopes';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
 import { listHistory } from '../../platform/history';
 import { pageEnvelope } from '../../platform/paging';
 import { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
@@ -12,11 +12,11 @@ const tags = ['Risks'];
 export const risksApi = (ctx: AppContext) =>
   new Elysia({ name: 'api:risks', prefix: '/api/v1/risks' })
     .use(apiAuth(ctx))
-    .get('/', async ({ actor, query }) => ({ data: await listRisks(ctx.db, actor, query) }), {
+    .get('', async ({ actor, query }) => ({ data: await listRisks(ctx.db, actor, query) }), {
       scope: 'risks:read', query: RiskListQuery, response: pageEnvelope(RiskView),
       detail: { tags, summary: 'List risks (own level: only those you or your groups own)' },
     })
-    .post('/', async ({ actor, body, set }) => {
+    .post('', async ({ actor, body, set }) => {
       const created = await runWrite(ctx, (tx) => createRisk(tx, actor, body));
       set.status = 201;
       return { data: created };
@@ -32,7 +32,7 @@ export const risksApi = (ctx: AppContext) =>
       await runWrite(ctx, (tx) => deleteRisk(tx, actor, params.id));
       set.status = 204;
       return null;
-    }, { scope: 'risks:delete', params: IdParam, response: { 204: NoContent }, detail: { tags, summary: 'Delete a risk' } })
+    }, { scope: 'risks:delete', params: IdParam, detail: { tags, summary: 'Delete a risk', responses: deletedResponses } })
     .get('/:id/history', async ({ actor, params }) => {
       await getRisk(ctx.db, actor, params.id);
       return { data: await listHistory(ctx.db, 'risk', params.id) };
