@@ -5,6 +5,8 @@ import { httpPlatform } from './platform/http';
 import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
+import { apiTokensApi } from './modules/apiTokens/api';
+import { riskSettingsApi } from './modules/risks/settings-api';
 
 const healthRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
@@ -37,7 +39,9 @@ export function createApp(ctx: AppContext) {
       }),
     )
     .use(healthRoutes(ctx))
-    .use(risksApi(ctx));
+    .use(risksApi(ctx))
+    .use(apiTokensApi(ctx))
+    .use(riskSettingsApi(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -90,7 +90,17 @@ export const ClassificationInput = t.Object({
   description: t.Optional(t.String({ maxLength: 2000 })),
 }, { additionalProperties: false });
 export type ClassificationInput = Static<typeof ClassificationInput>;
-export const ClassificationView = t.Object({ id: t.String(), name: t.String(), description: t.String() });
+export const ClassificationPatch = t.Partial(ClassificationInput, { additionalProperties: false, minProperties: 1 });
+export type ClassificationPatch = Static<typeof ClassificationPatch>;
+export const ClassificationView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  description: t.String(),
+  riskCount: t.Integer({ description: 'How many risks use this classification (such a classification cannot be deleted)' }),
+});
+export type ClassificationView = Static<typeof ClassificationView>;
+export const ClassificationListQuery = listQuery(['name', 'createdAt'] as const, {});
+export type ClassificationListQuery = Static<typeof ClassificationListQuery>;
 
 const LevelInput = t.Object({
   value: t.Integer({ minimum: 1, maximum: 100 }),
@@ -109,3 +119,12 @@ export const RiskScale = t.Object({
   })),
 }, { additionalProperties: false });
 export type RiskScale = Static<typeof RiskScale>;
+
+/** The scale as stored; it is also a valid PUT body, so a client can read, change and write it back. */
+export const RiskScaleView = t.Object({
+  likelihood: t.Array(t.Object({ value: t.Integer(), name: t.String(), description: t.String() })),
+  impact: t.Array(t.Object({ value: t.Integer(), name: t.String(), description: t.String() })),
+  cells: t.Array(t.Object({ likelihood: t.Integer(), impact: t.Integer(), score: t.Integer() })),
+  bands: t.Array(t.Object({ name: t.String(), minScore: t.Integer(), maxScore: t.Integer(), color: t.String() })),
+});
+export type RiskScaleView = Static<typeof RiskScaleView>;
