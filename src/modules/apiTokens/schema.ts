@@ -1,13 +1,18 @@
 import { t, type Static } from 'elysia';
+import { PageQuery, pageEnvelope } from '../../platform/paging';
 import { ALL_PERMISSIONS } from '../../platform/permissions';
 import { stringEnum } from '../../platform/schema-helpers';
 
 export const Scope = stringEnum(ALL_PERMISSIONS, { description: '<module>:<right>' });
 
 export const TokenCreate = t.Object({
-  name: t.String({ minLength: 1, maxLength: 120, description: 'What uses the token and who owns it' }),
-  scopes: t.Array(Scope, { minItems: 1, uniqueItems: true }),
-  expiresAt: t.Optional(t.Union([t.String({ format: 'date', description: 'YYYY-MM-DD; blank gets the maximum lifetime' }), t.Null()])),
+  name: t.String({ minLength: 1, maxLength: 120, description: 'What uses the token and who owns it (up to 120 characters)' }),
+  scopes: t.Array(Scope, { minItems: 1, uniqueItems: true, description: 'At least one; none may exceed your own rights' }),
+  expiresAt: t.Optional(t.Union([
+    t.String({ format: 'date', description: 'YYYY-MM-DD; the token works through that day (UTC)' }),
+    t.Literal(''),
+    t.Null(),
+  ], { description: 'Blank gets the maximum lifetime (365 days unless changed); when the maximum is 0, blank never expires' })),
 });
 export type TokenCreate = Static<typeof TokenCreate>;
 
@@ -19,13 +24,17 @@ export const TokenView = t.Object({
   scopes: t.Array(t.String()),
   createdBy: t.Object({ id: t.String(), email: t.String(), name: t.String() }),
   createdAt: t.String(),
-  lastUsedAt: t.Union([t.String(), t.Null()]),
-  expiresAt: t.Union([t.String(), t.Null()]),
+  lastUsedAt: t.Union([t.String(), t.Null()], { description: 'Refreshed at most once a minute' }),
+  expiresAt: t.Union([t.String(), t.Null()], { description: 'The instant the token stops working; null: never' }),
   revokedAt: t.Union([t.String(), t.Null()]),
   status: TokenStatus,
 });
 export type TokenView = Static<typeof TokenView>;
 
+export const TokenListQuery = PageQuery;
+export type TokenListQuery = Static<typeof TokenListQuery>;
+export const TokenPage = pageEnvelope(TokenView);
+
 export const TokenCreated = t.Object({
-  data: t.Object({ id: t.String(), secret: t.String({ description: 'Shown once; only its SHA-256 hash is stored' }) }),
-});
+  data: t.Object({ id: t.String(), secret: t.String({ description: 'Begins with aat_; shown once, only its SHA-256 hash is stored' }) }),
+}, { description: 'Created' });

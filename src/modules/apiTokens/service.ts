@@ -1,14 +1,16 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { apiTokens, settings, users } from '../../../db/schema';
 import { appendAudit } from '../../platform/audit';
-import { AppError, forbidden, invalidField, notFound, unauthorized } from '../../platform/errors';
+import { AppError, forbidden, invalid, invalidField, notFound, unauthorized, type FieldProblem } from '../../platform/errors';
+import { recordChange } from '../../platform/history';
 import { queueMail } from '../../platform/mail';
-import { isPermission, requirePermission, levelOf, type Actor, type Level, type Permission } from '../../platform/permissions';
+import { paging, type Page } from '../../platform/paging';
+import { isPermission, requirePermission, levelOf, type Actor, type Level } from '../../platform/permissions';
 import { administratorEmails } from '../people/service';
 import { toRights } from '../people/rights';
-import type { TokenCreate, TokenView } from './schema';
+import type { TokenCreate, TokenListQuery, TokenView } from './schema';
 
 export const TOKEN_PREFIX = 'aat_';
 export const MAX_LIFETIME_SETTING = 'apiTokens.maxLifetimeDays';
@@ -55,39 +57,55 @@ export function tokenStatus(row: { revokedAt: Date | null; expiresAt: Date | nul
   return 'Active';
 }
 
-/** Creates a token acting as the actor's user. Scopes cannot exceed what that user (and, via a token, its scopes) holds. */
+/** The last day a token works (its expiry date as entered), or null when it never expires. */
+export const lastValidDay = (expiresAt: Date | null): string | null =>
+  expiresAt ? new Date(expiresAt.getTime() - DAY_MS).toISOString().slice(0, 10) : null;
+
+/**
+ * Creates a token acting as the actor's user. Scopes cannot exceed what that user holds (and, when the actor is
+ * itself a token, what its scopes allow). Audited, and every administrator gets a security alert after commit.
+ */
 export async function createToken(tx: DbOrTx, actor: Actor, input: TokenCreate): Promise<{ id: string; secret: string; expiresAt: Date | null }> {
   requirePermission(actor, 'apiTokens:create');
   if (!actor.userId) throw forbidden('tokens act as a user; the system cannot hold one');
   const name = input.name.trim();
-  if (!name) throw invalidField('name', 'must not be blank');
-  if (name.length > 120) throw invalidField('name', 'must be at most 120 characters');
-  if (input.scopes.length === 0) throw invalidField('scopes', 'tick at least one scope');
-  const unknown = input.scopes.filter((s) => !isPermission(s));
-  if (unknown.length) throw invalidField('scopes', `unknown scope ${unknown.join(', ')}`);
-  const beyond = input.scopes.filter((s) => !levelOf(actor, s as Permission));
-  if (beyond.length) throw invalidField('scopes', `exceed your own rights: ${beyond.join(', ')}`);
-  const expiresAt = resolveExpiry(input.expiresAt, await maxLifetimeDays(tx));
+  const problems: FieldProblem[] = [];
+  if (!name) problems.push({ field: 'name', message: 'must not be blank' });
+  if (name.length > 120) problems.push({ field: 'name', message: 'must be at most 120 characters' });
+  const scopes = [...new Set(input.scopes)];
+  const unknown = scopes.filter((s) => !isPermission(s));
+  const beyond = scopes.filter((s) => isPermission(s) && !levelOf(actor, s));
+  if (scopes.length === 0) problems.push({ field: 'scopes', message: 'tick at least one scope' });
+  if (unknown.length) problems.push({ field: 'scopes', message: `unknown scope ${unknown.join(', ')}` });
+  if (beyond.length) problems.push({ field: 'scopes', message: `exceed your own rights: ${beyond.join(', ')}` });
+  let expiresAt: Date | null = null;
+  try {
+    expiresAt = resolveExpiry(input.expiresAt, await maxLifetimeDays(tx));
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length) throw invalid(problems);
 
   const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const [row] = await tx.insert(apiTokens).values({
-    name, scopes: [...input.scopes], tokenHash: hashSecret(secret), createdBy: actor.userId, expiresAt,
+    name, scopes, tokenHash: hashSecret(secret), createdBy: actor.userId, expiresAt,
   }).returning();
-  const expiryText = expiresAt ? expiresAt.toISOString() : 'never';
-  await appendAudit(tx, actor, [{
-    module: 'apiTokens', action: 'create', recordType: 'apiToken', recordId: row.id,
-    details: { name, scopes: row.scopes, expiresAt: expiresAt?.toISOString() ?? null, createdBy: actor.userId },
-  }]);
+  const lastDay = lastValidDay(expiresAt);
+  await recordChange(tx, actor, {
+    module: 'apiTokens', recordType: 'apiToken', recordId: row.id, action: 'create', before: null,
+    after: { name, scopes: row.scopes, expiresAt: expiresAt?.toISOString() ?? null, createdBy: actor.userId },
+  });
   await queueMail(tx, {
     kind: 'security-alert',
     recipients: await administratorEmails(tx),
     subject: `Security alert: API token "${name}" created`,
     body: [
-      `An API token was created by ${actor.email ?? actor.userId}.`,
+      `An API token was created by ${actor.email ?? actor.userId} (via ${actor.via}). It acts as that user.`,
       '',
-      `Name: ${name}`,
+      `Token: ${name}`,
       `Scopes: ${row.scopes.join(', ')}`,
-      `Expires: ${expiryText}`,
+      `Expires: ${lastDay ? `${lastDay} (works through that day, UTC)` : 'never'}`,
       '',
       'If you did not expect this, revoke it under Settings, API Tokens.',
     ].join('\n'),
@@ -95,13 +113,15 @@ export async function createToken(tx: DbOrTx, actor: Actor, input: TokenCreate):
   return { id: row.id, secret, expiresAt };
 }
 
-export async function listTokens(db: DbOrTx, actor: Actor): Promise<TokenView[]> {
-  const level = requirePermission(actor, 'apiTokens:read');
-  const rows = await db.select({ token: apiTokens, user: { id: users.id, email: users.email, name: users.name } })
-    .from(apiTokens).innerJoin(users, eq(users.id, apiTokens.createdBy))
-    .where(level === 'all' ? undefined : eq(apiTokens.createdBy, actor.userId ?? ''))
-    .orderBy(desc(apiTokens.createdAt));
-  return rows.map(({ token, user }) => ({
+/** Which tokens the actor may see: every token with apiTokens:read at level all, otherwise their own. */
+function visibleTo(actor: Actor, level: Level): SQL | undefined {
+  return level === 'all' ? undefined : eq(apiTokens.createdBy, actor.userId ?? '00000000-0000-0000-0000-000000000000');
+}
+
+const tokenColumns = { token: apiTokens, user: { id: users.id, email: users.email, name: users.name } };
+
+function toView({ token, user }: { token: typeof apiTokens.$inferSelect; user: TokenView['createdBy'] }, now = new Date()): TokenView {
+  return {
     id: token.id,
     name: token.name,
     scopes: token.scopes,
@@ -110,20 +130,62 @@ export async function listTokens(db: DbOrTx, actor: Actor): Promise<TokenView[]>
     lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
     expiresAt: token.expiresAt?.toISOString() ?? null,
     revokedAt: token.revokedAt?.toISOString() ?? null,
-    status: tokenStatus(token),
-  }));
+    status: tokenStatus(token, now),
+  };
 }
 
-/** Own token: apiTokens:update; another's: apiTokens:update at level all. Takes effect on the next request. */
-export async function revokeToken(tx: DbOrTx, actor: Actor, tokenId: string): Promise<void> {
+/** Every token the actor may see, newest first (the settings page shows them all). */
+export async function listTokens(db: DbOrTx, actor: Actor): Promise<TokenView[]> {
+  const level = requirePermission(actor, 'apiTokens:read');
+  const rows = await db.select(tokenColumns).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.createdBy))
+    .where(visibleTo(actor, level)).orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
+  return rows.map((row) => toView(row));
+}
+
+/** One page of the tokens the actor may see, newest first (REST list). */
+export async function listTokensPage(db: DbOrTx, actor: Actor, query: TokenListQuery): Promise<Page<TokenView>> {
+  const level = requirePermission(actor, 'apiTokens:read');
+  const { page, pageSize, offset } = paging(query);
+  const where = visibleTo(actor, level);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select(tokenColumns).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.createdBy))
+      .where(where).orderBy(desc(apiTokens.createdAt), desc(apiTokens.id)).limit(pageSize).offset(offset),
+    db.select({ total: sql<number>`count(*)::int` }).from(apiTokens).where(where),
+  ]);
+  return { rows: rows.map((row) => toView(row)), total, page, pageSize };
+}
+
+/** A token the actor may see; any other is reported as not found. */
+export async function getToken(db: DbOrTx, actor: Actor, tokenId: string): Promise<TokenView> {
+  const level = requirePermission(actor, 'apiTokens:read');
+  const [row] = await db.select(tokenColumns).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.createdBy))
+    .where(and(eq(apiTokens.id, tokenId), visibleTo(actor, level)));
+  if (!row) throw notFound(`API token ${tokenId}`);
+  return toView(row);
+}
+
+/**
+ * Own token: apiTokens:update; another's: apiTokens:update at level all. Someone else's token is a 404 unless the
+ * actor can see it (apiTokens:read at level all), then a 403. Takes effect on the token's next request.
+ */
+export async function revokeToken(tx: DbOrTx, actor: Actor, tokenId: string): Promise<TokenView> {
   const level = requirePermission(actor, 'apiTokens:update');
-  const [token] = await tx.select().from(apiTokens).where(eq(apiTokens.id, tokenId));
-  const mine = token?.createdBy === actor.userId;
-  if (!token || (!mine && levelOf(actor, 'apiTokens:read') !== 'all' && level !== 'all')) throw notFound(`API token ${tokenId}`);
-  if (!mine && level !== 'all') throw forbidden("revoking another user's token needs apiTokens:update at level all");
-  if (token.revokedAt) return;
-  await tx.update(apiTokens).set({ revokedAt: new Date(), revokedBy: actor.userId }).where(eq(apiTokens.id, tokenId));
-  await appendAudit(tx, actor, [{ module: 'apiTokens', action: 'revoke', recordType: 'apiToken', recordId: tokenId, details: { name: token.name } }]);
+  const [row] = await tx.select(tokenColumns).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.createdBy))
+    .where(eq(apiTokens.id, tokenId)).for('update', { of: apiTokens });
+  if (!row) throw notFound(`API token ${tokenId}`);
+  const { token } = row;
+  if (token.createdBy !== actor.userId && level !== 'all') {
+    if (levelOf(actor, 'apiTokens:read') !== 'all') throw notFound(`API token ${tokenId}`);
+    throw forbidden("revoking another user's token needs apiTokens:update at level all");
+  }
+  if (token.revokedAt) return toView(row);
+  const revokedAt = new Date();
+  await tx.update(apiTokens).set({ revokedAt, revokedBy: actor.userId }).where(eq(apiTokens.id, tokenId));
+  await recordChange(tx, actor, {
+    module: 'apiTokens', recordType: 'apiToken', recordId: tokenId, action: 'revoke',
+    before: { revokedAt: null }, after: { revokedAt: revokedAt.toISOString() }, details: { name: token.name },
+  });
+  return toView({ ...row, token: { ...token, revokedAt, revokedBy: actor.userId } });
 }
 
 interface TokenAuthRow {
