@@ -1,0 +1,126 @@
+import Html from '@kitajs/html';
+import '@kitajs/html/htmx';
+import { levelOf, type Actor, type Permission } from '../src/platform/permissions';
+
+/** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */
+export function isHtmx(headers: Record<string, string | undefined> | Headers): boolean {
+  const get = (name: string) => (headers instanceof Headers ? headers.get(name) : headers[name]) ?? undefined;
+  return get('hx-request') === 'true' && get('hx-boosted') !== 'true';
+}
+
+interface NavLink {
+  href: string;
+  label: string;
+  key: string;
+  /** The permission needed to open the page; level 'all' when only administrators may. */
+  needs: Permission;
+  level?: 'all';
+}
+
+const SETTINGS_LINKS: NavLink[] = [
+  { key: 'risk-settings', href: '/settings/risks', label: 'Risk settings', needs: 'settings:read' },
+  { key: 'api-tokens', href: '/settings/api-tokens', label: 'API tokens', needs: 'apiTokens:read' },
+  { key: 'sessions', href: '/settings/sessions', label: 'Sessions', needs: 'settings:read' },
+  { key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },
+  { key: 'groups', href: '/settings/groups', label: 'Groups', needs: 'settings:read' },
+  { key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
+  { key: 'outbox', href: '/settings/outbox', label: 'Outbox', needs: 'settings:read', level: 'all' },
+  { key: 'audit', href: '/settings/audit', label: 'Audit log', needs: 'settings:read', level: 'all' },
+];
+
+const mayOpen = (viewer: Actor, link: Pick<NavLink, 'needs' | 'level'>) => {
+  const level = levelOf(viewer, link.needs);
+  return link.level === 'all' ? level === 'all' : level !== null;
+};
+
+/** The Settings pages this viewer may open (used by the nav and by the Settings index). */
+export const settingsLinksFor = (viewer: Actor) => SETTINGS_LINKS.filter((link) => mayOpen(viewer, link));
+
+export interface LayoutProps {
+  title: string;
+  viewer: Actor;
+  csrfToken: string;
+  /** Key of the current section: 'risks' or a Settings key such as 'api-tokens'. */
+  active?: string;
+  children?: JSX.Element;
+}
+
+/** The app shell: every signed-in page renders inside it; htmx fragments render the page's content component alone. */
+export function Layout({ title, viewer, csrfToken, active, children }: LayoutProps): JSX.Element {
+  const settings = settingsLinksFor(viewer);
+  const inSettings = settings.some((link) => link.key === active);
+  const current = (key: string) => (key === active ? 'page' : undefined);
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title safe>{`${title} · GRC`}</title>
+          <link rel="stylesheet" href="/static/app.css" />
+          <script src="/static/htmx.min.js" defer></script>
+        </head>
+        <body hx-headers={JSON.stringify({ 'x-csrf-token': csrfToken })}>
+          <header class="topbar">
+            <a class="brand" href="/">GRC</a>
+            <nav class="mainnav" aria-label="Main">
+              {mayOpen(viewer, { needs: 'risks:read' }) && (
+                <a href="/risks" aria-current={current('risks')}>Risks</a>
+              )}
+              {settings.length > 0 && (
+                <details class="menu" open={inSettings}>
+                  <summary>Settings</summary>
+                  <ul>
+                    {settings.map((link) => (
+                      <li>
+                        <a href={link.href} aria-current={current(link.key)} safe>{link.label}</a>
+                      </li>
+                    ))}
+                  </ul>
+                </details>
+              )}
+            </nav>
+            <div class="whoami">
+              <span class="email" safe>{viewer.email ?? ''}</span>
+              <form method="post" action="/sign-out" class="inline">
+                <input type="hidden" name="_csrf" value={csrfToken} />
+                <button type="submit" class="link">Sign out</button>
+              </form>
+            </div>
+          </header>
+          <main id="main">
+            <h1 safe>{title}</h1>
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** The sign-in page and other screens outside the shell. */
+export function BareLayout({ title, children }: { title: string; children?: JSX.Element }): JSX.Element {
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title safe>{`${title} · GRC`}</title>
+          <link rel="stylesheet" href="/static/app.css" />
+        </head>
+        <body>
+          <main class="narrow">
+            <h1 safe>{title}</h1>
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** Escapes a value for use in text (for the rare place a string is built outside JSX). */
+export const escape = (value: string) => Html.escapeHtml(value);
