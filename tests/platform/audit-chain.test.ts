@@ -1,0 +1,291 @@
+import { describe, expect, test } from 'bun:test';
+import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/platform/audit';
+import { parseCheckpoint, verifyEntries } from '../../src/platform/audit-verify';
+import { canonicalJson } from '../../src/platform/canonical-json';
+import { AppError } from '../../src/platform/errors';
+
+/** Seeded so a failing mutation can be replayed: the seed is in every assertion message. */
+function randomSource(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (below: number) => Math.floor(next() * below);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
+  const hex = (length: number) => Array.from({ length }, () => '0123456789abcdef'[int(16)]).join('');
+  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+  return { next, int, pick, hex, uuid };
+}
+type Random = ReturnType<typeof randomSource>;
+
+const MODULES = ['risks', 'controls', 'security', 'apiTokens', 'settings'];
+const ACTIONS = ['create', 'update', 'delete', 'permission.denied', 'import'];
+
+function randomDetails(random: Random): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  for (let i = random.int(4); i > 0; i -= 1) {
+    details[random.pick(['title', 'changes', 'reason', 'zählung', '✓', 'rows', 'b', 'a'])] = random.pick<unknown>([
+      random.int(1e6),
+      random.next() * 100,
+      `text ${random.hex(6)} "quoted" \n line`,
+      null,
+      true,
+      [random.int(10), 'x', { nested: random.hex(4) }],
+      { before: random.int(5), after: random.int(5) },
+    ]);
+  }
+  return details;
+}
+
+function appendRandomEntry(chain: AuditEntry[], random: Random, at: Date): AuditEntry {
+  const previous = chain[chain.length - 1];
+  const byToken = random.next() < 0.3;
+  const unhashed: Omit<AuditEntry, 'hash'> = {
+    seq: (previous?.seq ?? 0) + 1,
+    at: at.toISOString(),
+    actorKind: byToken ? 'token' : random.pick(['user', 'system']),
+    actorUserId: random.next() < 0.8 ? random.uuid() : null,
+    actorTokenId: byToken ? random.uuid() : null,
+    via: byToken ? 'api' : random.pick(['screen', 'cli', 'import']),
+    module: random.pick(MODULES),
+    action: random.pick(ACTIONS),
+    recordType: random.next() < 0.9 ? 'risk' : null,
+    recordId: random.next() < 0.9 ? random.uuid() : null,
+    details: randomDetails(random),
+    prevHash: previous?.hash ?? GENESIS_HASH,
+  };
+  const entry = { ...unhashed, hash: hashAuditEntry(unhashed) };
+  chain.push(entry);
+  return entry;
+}
+
+function randomChain(random: Random, length: number): AuditEntry[] {
+  const chain: AuditEntry[] = [];
+  let at = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let i = 0; i < length; i += 1) {
+    at += random.int(5000);
+    appendRandomEntry(chain, random, new Date(at));
+  }
+  return chain;
+}
+
+/** A change to one field that always alters the entry's canonical content (or its stored hash). */
+function editOneField(entry: AuditEntry, random: Random): { entry: AuditEntry; field: string } {
+  const field = random.pick([
+    'seq', 'at', 'actorKind', 'actorUserId', 'actorTokenId', 'via', 'module', 'action', 'recordType', 'recordId', 'details', 'prevHash', 'hash',
+  ] as const);
+  const edited: AuditEntry = { ...entry, details: structuredClone(entry.details) };
+  switch (field) {
+    case 'seq':
+      edited.seq = random.next() < 0.5 ? entry.seq + 1 + random.int(50) : entry.seq - 1 - random.int(Math.max(1, entry.seq));
+      break;
+    case 'at':
+      edited.at = new Date(Date.parse(entry.at) + 1 + random.int(10_000)).toISOString();
+      break;
+    case 'details':
+      if (random.next() < 0.5) edited.details.injected = random.hex(8);
+      else edited.details = {};
+      if (JSON.stringify(edited.details) === JSON.stringify(entry.details)) edited.details.injected = 1;
+      break;
+    case 'prevHash':
+    case 'hash': {
+      const value = entry[field];
+      const position = random.int(64);
+      const flipped = value[position] === '0' ? '1' : '0';
+      edited[field] = value.slice(0, position) + flipped + value.slice(position + 1);
+      break;
+    }
+    default: {
+      const value = entry[field];
+      edited[field] = value === null ? random.uuid() : `${value}x`;
+    }
+  }
+  return { entry: edited, field };
+}
+
+/** The oracle: the first position whose entry is no longer the original one, named by the seq that belongs there. */
+function firstAffectedSeq(original: AuditEntry[], mutated: AuditEntry[]): number {
+  for (let i = 0; i < original.length; i += 1) {
+    if (JSON.stringify(original[i]) !== JSON.stringify(mutated[i])) return original[i].seq;
+  }
+  throw new Error('mutation changed nothing');
+}
+
+const CHAIN_LENGTH = 120;
+const ROUNDS_PER_KIND = 150;
+
+describe('Audit Log chain: every single mutation is reported at exactly the first affected entry', () => {
+  test('the untouched chain verifies and names its head as the checkpoint', () => {
+    const chain = randomChain(randomSource(1), CHAIN_LENGTH);
+    const result = verifyEntries(chain);
+    const head = chain[chain.length - 1];
+    expect(result).toEqual({ ok: true, count: CHAIN_LENGTH, head: { seq: head.seq, hash: head.hash }, checkpoint: `${head.seq}:${head.hash}` });
+    expect(verifyEntries(chain, { since: `${chain[40].seq}:${chain[40].hash}` }).since).toEqual({ checkpoint: `41:${chain[40].hash}`, extended: true });
+    expect(verifyEntries([])).toEqual({ ok: true, count: 0, head: null, checkpoint: null });
+  });
+
+  const kinds: Record<string, (chain: AuditEntry[], random: Random) => AuditEntry[]> = {
+    'edit a field': (chain, random) => {
+      const index = random.int(chain.length);
+      const mutated = [...chain];
+      mutated[index] = editOneField(chain[index], random).entry;
+      return mutated;
+    },
+    // The first entry is excluded: removing it is indistinguishable from pruning (tested below); the last is truncation.
+    'delete an entry': (chain, random) => {
+      const index = 1 + random.int(chain.length - 2);
+      return chain.filter((_, i) => i !== index);
+    },
+    'swap two entries': (chain, random) => {
+      const first = random.int(chain.length - 1);
+      const second = random.next() < 0.5 ? first + 1 : first + 1 + random.int(chain.length - first - 1);
+      const mutated = [...chain];
+      [mutated[first], mutated[second]] = [mutated[second], mutated[first]];
+      return mutated;
+    },
+    'insert a copy of another entry': (chain, random) => {
+      const mutated = [...chain];
+      mutated.splice(random.int(chain.length), 0, chain[random.int(chain.length)]);
+      return mutated;
+    },
+    'insert a made-up entry linked to its predecessor': (chain, random) => {
+      const index = random.int(chain.length);
+      const made: AuditEntry = {
+        ...chain[index], seq: index + 1, prevHash: index === 0 ? GENESIS_HASH : chain[index - 1].hash, action: 'forged', hash: random.hex(64),
+      };
+      const mutated = [...chain];
+      mutated.splice(index, 0, made);
+      return mutated;
+    },
+  };
+
+  for (const [kind, mutate] of Object.entries(kinds)) {
+    test(kind, () => {
+      for (let round = 0; round < ROUNDS_PER_KIND; round += 1) {
+        const seed = kind.length * 1000 + round;
+        const random = randomSource(seed);
+        const chain = randomChain(random, 5 + random.int(CHAIN_LENGTH));
+        const mutated = mutate(chain, random);
+        const result = verifyEntries(mutated);
+        const context = `seed ${seed}: ${JSON.stringify(result.firstBad)}`;
+        expect(result.ok, context).toBe(false);
+        expect(result.firstBad?.seq, context).toBe(firstAffectedSeq(chain, mutated));
+        expect(result.count, context).toBe(mutated.length);
+      }
+    });
+  }
+
+  test('an inserted entry whose hash was recomputed is caught at the first original entry after it', () => {
+    for (let round = 0; round < ROUNDS_PER_KIND; round += 1) {
+      const random = randomSource(90_000 + round);
+      const chain = randomChain(random, 5 + random.int(CHAIN_LENGTH));
+      const index = random.int(chain.length);
+      const unhashed = { ...chain[index], seq: index + 1, prevHash: index === 0 ? GENESIS_HASH : chain[index - 1].hash, action: 'forged' };
+      const mutated = [...chain];
+      mutated.splice(index, 0, { ...unhashed, hash: hashAuditEntry(unhashed) });
+      const result = verifyEntries(mutated);
+      expect(result.firstBad, `round ${round}`).toEqual({
+        seq: index + 2, reason: `expected entry ${index + 2} but found entry ${index + 1} (inserted, duplicated or out of order)`,
+      });
+    }
+  });
+
+  test('a chain rewritten from some entry to the end verifies on its own but not against an earlier checkpoint', () => {
+    const random = randomSource(7);
+    const chain = randomChain(random, 60);
+    const checkpoint = `${chain[49].seq}:${chain[49].hash}`;
+    const rewritten = chain.slice(0, 30);
+    for (let i = 30; i < 60; i += 1) appendRandomEntry(rewritten, random, new Date(chain[i].at));
+    expect(verifyEntries(rewritten).ok).toBe(true);
+    const result = verifyEntries(rewritten, { since: checkpoint });
+    expect(result.ok).toBe(false);
+    expect(result.since?.extended).toBe(false);
+    expect(result.since?.reason).toContain('rewritten');
+  });
+});
+
+describe('Audit Log chain: truncation and pruning', () => {
+  const chain = randomChain(randomSource(11), 80);
+  const checkpointAt = (index: number) => `${chain[index].seq}:${chain[index].hash}`;
+
+  test('truncation verifies without a checkpoint and is caught against one', () => {
+    const truncated = chain.slice(0, 70);
+    expect(verifyEntries(truncated)).toMatchObject({ ok: true, count: 70, head: { seq: 70 } });
+    const result = verifyEntries(truncated, { since: checkpointAt(75) });
+    expect(result.ok).toBe(false);
+    expect(result.firstBad).toBeUndefined();
+    expect(result.since).toEqual({
+      checkpoint: checkpointAt(75), extended: false,
+      reason: "the log ends at entry 70, before the checkpoint's entry 76: entries were removed from the end",
+    });
+    expect(verifyEntries(truncated, { since: checkpointAt(69) }).ok).toBe(true);
+    expect(verifyEntries([], { since: checkpointAt(0) }).since?.extended).toBe(false);
+  });
+
+  test('a pruned log starts at its first remaining entry and says how far it was pruned', () => {
+    const pruned = chain.slice(20);
+    expect(verifyEntries(pruned)).toMatchObject({ ok: true, count: 60, prunedThrough: 20 });
+    // Removing only the oldest entries is exactly what pruning does; the trigger allows it only after a year.
+    expect(verifyEntries(chain.slice(1))).toMatchObject({ ok: true, prunedThrough: 1 });
+    const editedAfterPrune = [...pruned];
+    editedAfterPrune[5] = { ...pruned[5], module: 'edited' };
+    expect(verifyEntries(editedAfterPrune).firstBad?.seq).toBe(26);
+  });
+
+  test('a checkpoint is checked after pruning only while its entry, or its successor, remains', () => {
+    const pruned = chain.slice(20); // entries 21..80 remain
+    expect(verifyEntries(pruned, { since: checkpointAt(30) }).since?.extended).toBe(true);
+    expect(verifyEntries(pruned, { since: checkpointAt(19) }).since?.extended).toBe(true); // entry 20, pinned by entry 21's prev_hash
+    const forgedLast = `${chain[19].seq}:${'f'.repeat(64)}`;
+    expect(verifyEntries(pruned, { since: forgedLast }).since?.extended).toBe(false);
+    const tooOld = verifyEntries(pruned, { since: checkpointAt(5) });
+    expect(tooOld.ok).toBe(false);
+    expect(tooOld.since?.reason).toContain('was pruned (the log now starts at entry 21)');
+  });
+
+  test('a break before the checkpoint entry means the checkpoint is not extended', () => {
+    const edited = [...chain];
+    edited[10] = { ...chain[10], action: 'edited' };
+    const result = verifyEntries(edited, { since: checkpointAt(40) });
+    expect(result.firstBad?.seq).toBe(11);
+    expect(result.since?.extended).toBe(false);
+  });
+});
+
+describe('canonical form (RFC 8785)', () => {
+  test('sorts keys by UTF-16 code units, drops undefined members and writes numbers in shortest form', () => {
+    // U+FB33 sorts after the surrogate pair of U+1F600 by code units, though before it by code points.
+    const value = { b: [1, undefined, 'x'], a: { z: null, y: true }, '\ufb33': 3, '\u20ac': 1, '\ud83d\ude00': 2, '\u00e9': -0, n: 1e21, f: 0.1 + 0.2, u: undefined };
+    expect(canonicalJson(value)).toBe('{"a":{"y":true,"z":null},"b":[1,null,"x"],"f":0.30000000000000004,"n":1e+21,"\u00e9":0,"\u20ac":1,"\ud83d\ude00":2,"\ufb33":3}');
+  });
+
+  test('escapes strings exactly as JSON.stringify does', () => {
+    for (const text of ['plain', 'quote " and \\ backslash', 'tab\tnew\nline\u0001', 'lone \ud800 surrogate', 'pair \ud83d\ude00', 'ünïcödé']) {
+      expect(canonicalJson(text)).toBe(JSON.stringify(text));
+    }
+    expect(() => canonicalJson(Number.NaN)).toThrow(TypeError);
+  });
+});
+
+describe('checkpoint text', () => {
+  test('parses <seq>:<hash>, tolerating surrounding space and upper-case hex', () => {
+    const hash = 'ab'.repeat(32);
+    expect(parseCheckpoint(` 42:${hash.toUpperCase()}\n`)).toEqual({ seq: 42, hash });
+  });
+
+  test('refuses anything else with INVALID', () => {
+    for (const text of ['', '42', `0:${'a'.repeat(64)}`, `-1:${'a'.repeat(64)}`, `42:${'a'.repeat(63)}`, `42:${'g'.repeat(64)}`, `x:${'a'.repeat(64)}`]) {
+      let caught: unknown;
+      try {
+        parseCheckpoint(text);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught instanceof AppError && caught.code === 'INVALID', text).toBe(true);
+    }
+  });
+});
