@@ -99,6 +99,14 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
   );
 }
 
+/**
+ * A screen's response: the content alone for an htmx request, the content inside the shell otherwise,
+ * so both render the very same component.
+ */
+export function renderScreen(headers: Record<string, string | undefined>, shell: Omit<LayoutProps, 'children'>, content: JSX.Element): JSX.Element {
+  return isHtmx(headers) ? content : <Layout {...shell}>{content}</Layout>;
+}
+
 /** The sign-in page and other screens outside the shell. */
 export function BareLayout({ title, children }: { title: string; children?: JSX.Element }): JSX.Element {
   return (

@@ -129,3 +129,17 @@ export async function ensureFirstAdministrator(db: Db, email: string, password?:
     return { created: true, generatedPassword };
   });
 }
+
+/** Groups with their member and role ids, for the Settings screens (two queries, however many groups). */
+export async function listGroupDetails(db: DbOrTx) {
+  const [rows, members, grants] = await Promise.all([
+    listGroups(db),
+    db.select().from(groupMembers),
+    db.select().from(groupRoles),
+  ]);
+  return rows.map((g) => ({
+    ...g,
+    memberIds: members.filter((m) => m.groupId === g.id).map((m) => m.userId),
+    roleIds: grants.filter((r) => r.groupId === g.id).map((r) => r.roleId),
+  }));
+}

@@ -1,0 +1,96 @@
+import Html from '@kitajs/html';
+import { AppError, type FieldProblem } from '../../src/platform/errors';
+
+/** Field name → message, for inline errors after a refused form. */
+export type FieldErrors = Record<string, string>;
+
+export function fieldErrors(problems: readonly FieldProblem[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const { field, message } of problems) errors[field] ??= message;
+  return errors;
+}
+
+/**
+ * Runs a form submission; a refusal the user can fix (INVALID, CONFLICT, THROTTLED) comes back as
+ * `{ error }` to re-render the form with it, anything else (403, 404, 500) propagates to the error page.
+ */
+export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: AppError }> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    if (error instanceof AppError && (error.code === 'INVALID' || error.code === 'CONFLICT' || error.code === 'THROTTLED')) {
+      return { ok: false, error };
+    }
+    throw error;
+  }
+}
+
+export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
+
+export interface FieldProps {
+  label: string;
+  name: string;
+  type?: 'text' | 'email' | 'password' | 'date' | 'number' | 'textarea';
+  value?: string | number | null;
+  error?: string;
+  hint?: string;
+  required?: boolean;
+  autocomplete?: string;
+  maxlength?: number;
+  min?: number;
+  max?: number;
+  /** Replaces the input (a select, for example); the label still points at `name`. */
+  children?: JSX.Element;
+}
+
+/** A labelled input with its hint and inline error, linked by aria-describedby so screen readers announce both. */
+export function Field(props: FieldProps): JSX.Element {
+  const id = `f-${props.name}`;
+  const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id, name: props.name, required: props.required, 'aria-invalid': props.error ? 'true' : undefined, 'aria-describedby': describedBy,
+  };
+  const value = props.value === null || props.value === undefined ? '' : String(props.value);
+  return (
+    <div class={props.error ? 'field invalid' : 'field'}>
+      <label for={id} safe>{props.label}</label>
+      {props.children ?? (props.type === 'textarea'
+        ? <textarea {...common} maxlength={props.maxlength} safe>{value}</textarea>
+        : <input {...common} type={props.type ?? 'text'} value={value} autocomplete={props.autocomplete}
+            maxlength={props.maxlength} min={props.min} max={props.max} />)}
+      {props.hint && <span class="hint" id={`${id}-hint`} safe>{props.hint}</span>}
+      {props.error && <span class="error" id={`${id}-error`} role="alert" safe>{props.error}</span>}
+    </div>
+  );
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+export function Select({ name, options, selected, id, required }: { name: string; options: Option[]; selected?: string; id?: string; required?: boolean }): JSX.Element {
+  return (
+    <select name={name} id={id ?? `f-${name}`} required={required}>
+      {options.map((o) => <option value={o.value} selected={o.value === selected} safe>{o.label}</option>)}
+    </select>
+  );
+}
+
+/** Escapes a value for places outside JSX children (kept here so pages never hand-roll escaping). */
+export const esc = (value: string) => Html.escapeHtml(value);
+
+/** A urlencoded or multipart form body as Elysia parses it: a repeated name becomes an array. */
+const fieldOf = (body: unknown, name: string): unknown =>
+  body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+
+export function formText(body: unknown, name: string): string {
+  const value = fieldOf(body, name);
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : '';
+}
+
+export function formList(body: unknown, name: string): string[] {
+  const value = fieldOf(body, name);
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '');
+}

@@ -1,0 +1,29 @@
+export interface PagerProps {
+  page: number;
+  pageSize: number;
+  total: number;
+  /** Builds the address of another page (keeps the current filters). */
+  href: (page: number) => string;
+  /** When set, links also load by htmx into this target (the links still work without JavaScript). */
+  target?: string;
+}
+
+/** Previous / next paging with "rows x–y of n"; plain links, boosted by htmx when a target is given. */
+export function Pager({ page, pageSize, total, href, target }: PagerProps): JSX.Element {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
+  const last = Math.min(total, page * pageSize);
+  const link = (to: number, label: string, rel: string) =>
+    to < 1 || to > pages
+      ? <span class="disabled" safe>{label}</span>
+      : <a href={href(to)} rel={rel} hx-get={target ? href(to) : undefined} hx-target={target} hx-swap={target ? 'outerHTML' : undefined}
+          hx-push-url={target ? 'true' : undefined} safe>{label}</a>;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span class="muted">{`${first}–${last} of ${total}`}</span>
+      {link(page - 1, '← Previous', 'prev')}
+      <span>{`Page ${page} of ${pages}`}</span>
+      {link(page + 1, 'Next →', 'next')}
+    </nav>
+  );
+}

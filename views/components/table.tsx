@@ -1,0 +1,47 @@
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => JSX.Element;
+  /** Extra class on the cells, e.g. 'num' for right-aligned numbers. */
+  class?: string;
+}
+
+export interface DataTableProps<T> {
+  columns: Column<T>[];
+  rows: readonly T[];
+  empty?: string;
+  caption?: string;
+  id?: string;
+}
+
+/** A plain, scrollable data table. Cells render JSX, so text must come through `safe` or a component that escapes. */
+export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', caption, id }: DataTableProps<T>): JSX.Element {
+  return (
+    <div class="table-wrap" id={id}>
+      <table class="data">
+        {caption && <caption class="muted" safe>{caption}</caption>}
+        <thead>
+          <tr>{columns.map((c) => <th scope="col" safe>{c.header}</th>)}</tr>
+        </thead>
+        <tbody>
+          {rows.length === 0
+            ? <tr><td class="empty" colspan={String(columns.length)} safe>{empty}</td></tr>
+            : rows.map((row) => <tr>{columns.map((c) => <td class={c.class}>{c.cell(row)}</td>)}</tr>)}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Escaped text cell. */
+export const Text = ({ value }: { value: string | number | null | undefined }) =>
+  <span safe>{value === null || value === undefined ? '' : String(value)}</span>;
+
+/** A timestamp as "YYYY-MM-DD HH:MM UTC" (the same for every viewer; the ISO value sits in datetime). */
+export function When({ value, empty = '—' }: { value: string | Date | null | undefined; empty?: string }): JSX.Element {
+  if (!value) return <span class="muted" safe>{empty}</span>;
+  const iso = new Date(value).toISOString();
+  return <time datetime={iso} safe>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>;
+}
+
+export const Tags = ({ values }: { values: readonly string[] }) =>
+  <span class="tags">{values.map((v) => <span class="tag" safe>{v}</span>)}</span>;
