@@ -22,7 +22,7 @@ export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
   /** Plain SQL through the driver, bypassing Drizzle: used by benchmarks for the floor, and by tests. */
-  raw<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  raw<T = Record<string, unknown>>(text: string, params?: unknown[], options?: { prepare?: boolean }): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -47,8 +47,8 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   return {
     db,
     kind: 'postgres',
-    raw: async <T>(text: string, params: unknown[] = []) =>
-      (await client.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as T[],
+    raw: async <T>(text: string, params: unknown[] = [], options: { prepare?: boolean } = {}) =>
+      (await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: options.prepare ?? false })) as unknown as T[],
     close: () => client.end({ timeout: 5 }),
   };
 }

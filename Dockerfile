@@ -1,0 +1,23 @@
+# Production image: Bun runtime, the service and its committed migrations. The bundle loader is not included
+# (it runs from a source checkout of the same version, per the specification).
+FROM oven/bun:1.3-debian AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN bun install --production --frozen-lockfile || bun install --production
+
+FROM oven/bun:1.3-debian
+WORKDIR /app
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY src ./src
+COPY db ./db
+COPY views ./views
+COPY static ./static
+COPY scripts ./scripts
+RUN mkdir -p /data && chown bun:bun /data
+USER bun
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s CMD bun -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+CMD ["bun", "src/server.ts"]

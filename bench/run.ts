@@ -1,0 +1,18 @@
+import { benchAudit } from './audit';
+import { benchRiskList } from './risks-list';
+
+/** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
+const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
+console.log(`Benchmarks on ${database}, ${navigator.hardwareConcurrency} cores\n`);
+const suites: [string, () => Promise<Record<string, string>>][] = [
+  ['Risk list over HTTP', benchRiskList],
+  ['Audit Log', benchAudit],
+];
+const only = process.argv[2];
+for (const [name, run] of suites) {
+  if (only && !name.toLowerCase().includes(only.toLowerCase())) continue;
+  console.log(`## ${name}`);
+  for (const [label, value] of Object.entries(await run())) console.log(`  ${label.padEnd(48)} ${value}`);
+  console.log('');
+}
+process.exit(0);
