@@ -34,8 +34,7 @@ export const riskSettingsApi = (ctx: AppContext) =>
       scope: 'risks:read', params: IdParam, response: Data(ClassificationView), detail: { tags, summary: 'Read a risk classification' },
     })
     .patch('/risk-classifications/:id', async ({ actor, params, body }) => {
-      await runWrite(ctx, (tx) => updateClassification(tx, actor, params.id, body));
-      return { data: await getClassification(ctx.db, actor, params.id) };
+      return { data: await runWrite(ctx, (tx) => updateClassification(tx, actor, params.id, body)) };
     }, {
       scope: 'settings:update', params: IdParam, body: ClassificationPatch, response: Data(ClassificationView),
       detail: { tags, summary: 'Rename or describe a risk classification' },
@@ -57,8 +56,7 @@ export const riskSettingsApi = (ctx: AppContext) =>
       detail: { tags, summary: 'The risk scale: likelihood and impact levels, the score matrix and the bands' },
     })
     .put('/risk-scale', async ({ actor, body }) => {
-      await runWrite(ctx, (tx) => replaceRiskScale(tx, actor, body));
-      return { data: await getRiskScale(ctx.db, actor) };
+      return { data: await runWrite(ctx, (tx) => replaceRiskScale(tx, actor, body)) };
     }, {
       scope: 'settings:update', body: RiskScale, response: Data(RiskScaleView),
       detail: {

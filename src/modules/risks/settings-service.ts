@@ -20,7 +20,8 @@ const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
 
 // ---------------------------------------------------------------- classifications
 
-const riskCount = sql<number>`(select count(*)::int from ${risks} r where r.classification_id = ${riskClassifications.id})`;
+// Written out in full: inside a subquery Drizzle would print the outer column unqualified, and it would bind to the inner table.
+const riskCount = sql<number>`(select count(*)::int from risks r where r.classification_id = risk_classifications.id)`;
 
 function selectClassifications(db: DbOrTx) {
   return db.select({
@@ -82,7 +83,8 @@ export async function createClassification(tx: DbOrTx, actor: Actor, input: Clas
   return { id: row.id };
 }
 
-export async function updateClassification(tx: DbOrTx, actor: Actor, id: string, patch: ClassificationPatch): Promise<void> {
+/** Returns the classification as it now reads (the caller may hold settings:update without risks:read). */
+export async function updateClassification(tx: DbOrTx, actor: Actor, id: string, patch: ClassificationPatch): Promise<ClassificationView> {
   requirePermission(actor, 'settings:update');
   const [before] = isUuid(id) ? await tx.select().from(riskClassifications).where(eq(riskClassifications.id, id)).for('update') : [];
   if (!before) throw notFound(`Risk classification ${id}`);
@@ -93,6 +95,8 @@ export async function updateClassification(tx: DbOrTx, actor: Actor, id: string,
     module: 'settings', recordType: 'risk_classification', recordId: id, action: 'update',
     before: classificationFields(before), after: classificationFields(after),
   });
+  const [view] = await selectClassifications(tx).where(eq(riskClassifications.id, id));
+  return view;
 }
 
 /** Risks must always carry a classification, so one still in use is refused with the count of risks using it. */
@@ -199,7 +203,7 @@ async function levelUsage(db: DbOrTx, axis: 'likelihood' | 'impact', values: num
  * Replaces levels, matrix cells and bands in one transaction. Levels are kept by value, so risks rated on a level
  * that stays keep their rating (and pick up the new score); a level still used by risks cannot be removed.
  */
-export async function replaceRiskScale(tx: DbOrTx, actor: Actor, input: RiskScale): Promise<void> {
+export async function replaceRiskScale(tx: DbOrTx, actor: Actor, input: RiskScale): Promise<RiskScaleView> {
   requirePermission(actor, 'settings:update');
   const problems = scaleProblems(input);
   if (problems.length) throw invalid(problems);
@@ -244,6 +248,7 @@ export async function replaceRiskScale(tx: DbOrTx, actor: Actor, input: RiskScal
   await recordChange(tx, actor, {
     module: 'settings', recordType: 'risk_scale', recordId: SCALE_RECORD_ID, action: 'update', before: { ...before }, after: { ...after },
   });
+  return after;
 }
 
 export const RISK_SCALE_RECORD = { recordType: 'risk_scale', recordId: SCALE_RECORD_ID } as const;
