@@ -1,0 +1,61 @@
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { createApp } from '../../src/app';
+import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';
+import { adminActor, bearer, makeToken } from '../helpers/factories';
+
+let env: TestEnv;
+let token: string;
+beforeAll(async () => {
+  env = await testEnv();
+  token = await makeToken(env, await adminActor(env), ['risks:read', 'risks:create']);
+});
+
+describe('error envelope', () => {
+  test('an unexpected failure answers 500 {"error":"internal"} with a request id and no stack trace', async () => {
+    const app = createApp(env.ctx).get('/api/v1/test-failure', () => {
+      throw new Error('database password is hunter2');
+    });
+    const res = await app.handle(new Request('http://localhost/api/v1/test-failure'));
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: 'internal' });
+    expect(text).not.toContain('hunter2');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('a body that is not JSON is a 400, not a 500', async () => {
+    const res = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: '{"title": ', headers: { 'content-type': 'application/json' } }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBeString();
+  });
+
+  test('a missing required field is a 400 naming the field', async () => {
+    const res = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: JSON.stringify({ title: 'No classification' }) }));
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: string; problems: { field: string }[] };
+    expect(body.problems.map((p) => p.field)).toContain('classificationId');
+  });
+
+  test('an unknown address answers 404 with the error envelope', async () => {
+    const res = await env.request('/api/v1/no-such-thing', bearer(token));
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'not found' });
+  });
+
+  test('an unknown record answers 404 with the error envelope', async () => {
+    const res = await env.request('/api/v1/risks/00000000-0000-4000-8000-000000000000', bearer(token));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toContain('not found');
+  });
+});
+
+describe('health', () => {
+  test('answers 503 with the error envelope when the database does not answer', async () => {
+    const own = await startTestEnv();
+    expect((await own.request('/api/health')).status).toBe(200);
+    await own.ctx.database.close();
+    const res = await own.request('/api/health');
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: string }).error).toBeString();
+  });
+});
