@@ -1,4 +1,4 @@
-import { desc, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import type { DbOrTx } from '../../db/client';
 import { auditLog } from '../../db/schema';
@@ -96,4 +96,12 @@ export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[]
     await tx.insert(auditLog).values(entries.slice(start, start + 2000));
   }
   return entries;
+}
+
+/** One record's Audit Log entries, newest first (record screens show them beside the record's History). */
+export async function listAuditFor(db: DbOrTx, recordType: string, recordId: string, limit = 100): Promise<AuditEntry[]> {
+  const rows = await db.select().from(auditLog)
+    .where(and(eq(auditLog.recordType, recordType), eq(auditLog.recordId, recordId)))
+    .orderBy(desc(auditLog.seq)).limit(limit);
+  return rows.map((row) => ({ ...row, at: canonicalTime(row.at), details: row.details as Record<string, unknown> }));
 }
