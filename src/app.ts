@@ -2,6 +2,9 @@ import { Elysia } from 'elysia';
 import { openapi } from '@elysiajs/openapi';
 import { sql } from 'drizzle-orm';
 import { httpPlatform } from './platform/http';
+import { screenAuth } from './platform/screen-auth';
+import { staticFiles } from './platform/static-files';
+import { peoplePages } from './modules/people/pages';
 import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
@@ -23,6 +26,8 @@ const healthRoutes = (ctx: AppContext) =>
 export function createApp(ctx: AppContext) {
   return new Elysia()
     .use(httpPlatform(ctx.database))
+    .use(screenAuth(ctx))
+    .use(staticFiles())
     .use(
       openapi({
         path: '/api/v1/docs',
@@ -39,6 +44,7 @@ export function createApp(ctx: AppContext) {
       }),
     )
     .use(healthRoutes(ctx))
+    .use(peoplePages(ctx))
     .use(risksApi(ctx))
     .use(apiTokensApi(ctx))
     .use(riskSettingsApi(ctx));

@@ -1,5 +1,5 @@
+/// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
-import '@kitajs/html/htmx';
 import { levelOf, type Actor, type Permission } from '../src/platform/permissions';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */

@@ -49,6 +49,18 @@ export function safeNext(next: unknown): string {
  * screen request that carries the session cookie, before validation and before any handler runs.
  */
 export function screenAuth(ctx: AppContext) {
+  // One instance per context: every module `.use`s it, and they must share the hook, the macro and the cache.
+  let plugin = plugins.get(ctx);
+  if (!plugin) {
+    plugin = buildScreenAuth(ctx);
+    plugins.set(ctx, plugin);
+  }
+  return plugin;
+}
+
+const plugins = new WeakMap<AppContext, ReturnType<typeof buildScreenAuth>>();
+
+function buildScreenAuth(ctx: AppContext) {
   // One session lookup per request, shared by the CSRF hook and the macro.
   const lookups = new WeakMap<Request, Promise<Signed | null>>();
   const signedIn = (request: Request, secret: string | undefined): Promise<Signed | null> => {

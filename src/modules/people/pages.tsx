@@ -1,0 +1,419 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../platform/context';
+import { runWrite } from '../../platform/context';
+import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
+import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
+import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
+import { resolveSession, signIn, signOut } from '../../platform/sessions';
+import { BareLayout, renderScreen, settingsLinksFor } from '../../../views/layout';
+import { Flash } from '../../../views/components/flash';
+import { attempt, CsrfField, Field, fieldErrors, formText, Select, type FieldErrors } from '../../../views/components/form';
+import { DataTable, Tags, Text, When } from '../../../views/components/table';
+import {
+  addGroupMember, assignRoleToGroup, createGroup, createRole, createUser, listGroupDetails, listRoles, listUsers,
+  removeGroupMember, setUserStatus,
+} from './service';
+
+/* ---------- Sign-in ---------- */
+
+function SignInForm({ email, next, error }: { email: string; next: string; error?: string }) {
+  return (
+    <form method="post" action="/sign-in" class="card">
+      <Flash kind="error" message={error} />
+      <input type="hidden" name="next" value={next} />
+      <Field label="Email" name="email" type="email" value={email} required autocomplete="username" maxlength={254} />
+      <Field label="Password" name="password" type="password" required autocomplete="current-password" maxlength={200} />
+      <button type="submit">Sign in</button>
+    </form>
+  );
+}
+
+const signInPage = (props: { email: string; next: string; error?: string }) =>
+  <BareLayout title="Sign in"><SignInForm {...props} /></BareLayout>;
+
+/** A browser sending Origin from another site is refused: stops a forged form signing a victim into another account. */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (!origin || origin === 'null') return origin === null;
+  try {
+    return new URL(origin).host === (request.headers.get('host') ?? new URL(request.url).host);
+  } catch {
+    return false;
+  }
+}
+
+/* ---------- Users ---------- */
+
+type UserRow = Awaited<ReturnType<typeof listUsers>>[number];
+type GroupRow = Awaited<ReturnType<typeof listGroupDetails>>[number];
+type RoleRow = Awaited<ReturnType<typeof listRoles>>[number];
+
+const DONE_MESSAGES: Record<string, string> = {
+  'user-created': 'User created.',
+  'user-updated': 'User updated.',
+  'group-created': 'Group created.',
+  'group-updated': 'Group updated.',
+  'role-created': 'Role created.',
+};
+
+interface UserForm {
+  name: string;
+  email: string;
+  groupId: string;
+}
+
+function UsersContent(props: {
+  viewer: Actor; csrfToken: string; users: UserRow[]; groups: GroupRow[]; done?: string; form?: UserForm; errors?: FieldErrors; error?: string;
+}) {
+  const { viewer, csrfToken, users, groups } = props;
+  const canUpdate = levelOf(viewer, 'settings:update') !== null;
+  const canCreate = levelOf(viewer, 'settings:create') !== null;
+  const groupsOf = (userId: string) => groups.filter((g) => g.memberIds.includes(userId)).map((g) => g.name);
+  const groupOptions = [{ value: '', label: '(none)' }, ...groups.map((g) => ({ value: g.id, label: g.name }))];
+  const form = props.form ?? { name: '', email: '', groupId: '' };
+  const errors = props.errors ?? {};
+  return (
+    <section id="users">
+      <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
+      <DataTable<UserRow>
+        rows={users}
+        empty="No users."
+        columns={[
+          { header: 'Name', cell: (u) => <Text value={u.name} /> },
+          { header: 'Email', cell: (u) => <Text value={u.email} /> },
+          { header: 'Status', cell: (u) => <span class={`status-${u.status}`} safe>{u.status === 'active' ? 'Active' : 'Deactivated'}</span> },
+          { header: 'Groups', cell: (u) => <Tags values={groupsOf(u.id)} /> },
+          { header: 'Created', cell: (u) => <When value={u.createdAt} /> },
+          ...(canUpdate ? [{
+            header: 'Actions',
+            cell: (u: UserRow) => (
+              <div class="actions">
+                {u.id !== viewer.userId && (
+                  <form method="post" action={`/settings/users/${u.id}/status`} class="inline">
+                    <CsrfField token={csrfToken} />
+                    <input type="hidden" name="status" value={u.status === 'active' ? 'deactivated' : 'active'} />
+                    <button type="submit" class={u.status === 'active' ? 'small danger' : 'small secondary'}>
+                      {u.status === 'active' ? 'Deactivate' : 'Reactivate'}
+                    </button>
+                  </form>
+                )}
+                <form method="post" action={`/settings/users/${u.id}/groups`} class="inline">
+                  <CsrfField token={csrfToken} />
+                  <label class="muted" for={`g-${u.id}`}>Add to group </label>
+                  <Select id={`g-${u.id}`} name="groupId" options={groups.filter((g) => !g.memberIds.includes(u.id)).map((g) => ({ value: g.id, label: g.name }))} />
+                  <button type="submit" class="small secondary">Add</button>
+                </form>
+              </div>
+            ),
+          }] : []),
+        ]}
+      />
+      {canCreate && (
+        <details class="card" open={props.error !== undefined || Object.keys(errors).length > 0}>
+          <summary><strong>Create user</strong></summary>
+          <form method="post" action="/settings/users">
+            <Flash kind="error" message={props.error} />
+            <CsrfField token={csrfToken} />
+            <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={200} />
+            <Field label="Email" name="email" type="email" value={form.email} error={errors.email} required maxlength={254} />
+            <Field label="Password" name="password" type="password" error={errors.password} autocomplete="new-password"
+              hint="At least 12 characters. Leave blank for an account that signs in through the identity provider only." />
+            <Field label="Group" name="groupId" error={errors.groupIds}>
+              <Select name="groupId" options={groupOptions} selected={form.groupId} />
+            </Field>
+            <button type="submit">Create user</button>
+          </form>
+        </details>
+      )}
+    </section>
+  );
+}
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function checkUserForm(form: UserForm, password: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (!form.name.trim()) problems.push({ field: 'name', message: 'is required' });
+  if (form.name.length > 200) problems.push({ field: 'name', message: 'must be at most 200 characters' });
+  if (!EMAIL_PATTERN.test(form.email.trim()) || form.email.length > 254) problems.push({ field: 'email', message: 'must be an email address' });
+  if (password && (password.length < 12 || password.length > 200)) problems.push({ field: 'password', message: 'must be 12 to 200 characters' });
+  return problems;
+}
+
+/* ---------- Groups ---------- */
+
+function GroupsContent(props: {
+  viewer: Actor; csrfToken: string; groups: GroupRow[]; users: UserRow[]; roles: RoleRow[]; done?: string;
+  form?: { name: string; description: string }; errors?: FieldErrors; error?: string;
+}) {
+  const { viewer, csrfToken, groups, users, roles } = props;
+  const canUpdate = levelOf(viewer, 'settings:update') !== null;
+  const canCreate = levelOf(viewer, 'settings:create') !== null;
+  const userById = new Map(users.map((u) => [u.id, u]));
+  const roleById = new Map(roles.map((r) => [r.id, r]));
+  const form = props.form ?? { name: '', description: '' };
+  const errors = props.errors ?? {};
+  return (
+    <section id="groups">
+      <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
+      <DataTable<GroupRow>
+        rows={groups}
+        empty="No groups."
+        columns={[
+          { header: 'Group', cell: (g) => <><strong safe>{g.name}</strong><div class="muted" safe>{g.description}</div></> },
+          {
+            header: 'Members',
+            cell: (g) => (
+              <ul>
+                {g.memberIds.map((id) => (
+                  <li>
+                    <span safe>{userById.get(id)?.email ?? id}</span>{' '}
+                    {canUpdate && (
+                      <form method="post" action={`/settings/groups/${g.id}/members/${id}/remove`} class="inline">
+                        <CsrfField token={csrfToken} />
+                        <button type="submit" class="link small">remove</button>
+                      </form>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+          { header: 'Roles', cell: (g) => <Tags values={g.roleIds.map((id) => roleById.get(id)?.name ?? id)} /> },
+          ...(canUpdate ? [{
+            header: 'Actions',
+            cell: (g: GroupRow) => (
+              <div>
+                <form method="post" action={`/settings/groups/${g.id}/members`} class="actions">
+                  <CsrfField token={csrfToken} />
+                  <Select id={`m-${g.id}`} name="userId" options={users.filter((u) => !g.memberIds.includes(u.id)).map((u) => ({ value: u.id, label: u.email }))} />
+                  <button type="submit" class="small secondary">Add member</button>
+                </form>
+                <form method="post" action={`/settings/groups/${g.id}/roles`} class="actions">
+                  <CsrfField token={csrfToken} />
+                  <Select id={`r-${g.id}`} name="roleId" options={roles.filter((r) => !g.roleIds.includes(r.id)).map((r) => ({ value: r.id, label: r.name }))} />
+                  <button type="submit" class="small secondary">Give role</button>
+                </form>
+              </div>
+            ),
+          }] : []),
+        ]}
+      />
+      {canCreate && (
+        <details class="card" open={props.error !== undefined || Object.keys(errors).length > 0}>
+          <summary><strong>Create group</strong></summary>
+          <form method="post" action="/settings/groups">
+            <Flash kind="error" message={props.error} />
+            <CsrfField token={csrfToken} />
+            <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={120} />
+            <Field label="Description" name="description" type="textarea" value={form.description} error={errors.description} maxlength={2000} />
+            <button type="submit">Create group</button>
+          </form>
+        </details>
+      )}
+    </section>
+  );
+}
+
+/* ---------- Roles ---------- */
+
+function RolesContent(props: {
+  viewer: Actor; csrfToken: string; roles: RoleRow[]; done?: string;
+  form?: { name: string; description: string; grants: Record<string, string> }; errors?: FieldErrors; error?: string;
+}) {
+  const { viewer, csrfToken, roles } = props;
+  const canCreate = levelOf(viewer, 'settings:create') !== null;
+  const form = props.form ?? { name: '', description: '', grants: {} };
+  const errors = props.errors ?? {};
+  const levels = [{ value: '', label: '—' }, { value: 'own', label: 'Own' }, { value: 'all', label: 'All' }];
+  return (
+    <section id="roles">
+      <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
+      <DataTable<RoleRow>
+        rows={roles}
+        empty="No roles."
+        columns={[
+          { header: 'Role', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
+          { header: 'Permissions', cell: (r) => <Tags values={r.permissions.map((p) => `${p.permission} (${p.level})`)} /> },
+        ]}
+      />
+      {canCreate && (
+        <details class="card" open={props.error !== undefined || Object.keys(errors).length > 0}>
+          <summary><strong>Create role</strong></summary>
+          <form method="post" action="/settings/roles">
+            <Flash kind="error" message={props.error} />
+            <CsrfField token={csrfToken} />
+            <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={120} />
+            <Field label="Description" name="description" type="textarea" value={form.description} error={errors.description} maxlength={2000} />
+            {errors.permissions && <p class="error" role="alert" safe>{errors.permissions}</p>}
+            <div class="table-wrap">
+              <table class="data">
+                <thead><tr><th scope="col">Module</th>{['read', 'create', 'update', 'delete', 'review'].map((r) => <th scope="col" safe>{r}</th>)}</tr></thead>
+                <tbody>
+                  {MODULES.map((module) => (
+                    <tr>
+                      <th scope="row" safe>{module}</th>
+                      {(['read', 'create', 'update', 'delete', 'review'] as const).map((right) => {
+                        const permission = `${module}:${right}`;
+                        return rightsOf(module).includes(right)
+                          ? <td><Select id={`p-${permission}`} name={permission} options={levels} selected={form.grants[permission] ?? ''} /></td>
+                          : <td class="muted">n/a</td>;
+                      })}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <p><button type="submit">Create role</button></p>
+          </form>
+        </details>
+      )}
+    </section>
+  );
+}
+
+const ALL_GRANTABLE = MODULES.flatMap((m) => rightsOf(m).map((r) => `${m}:${r}` as Permission));
+
+/* ---------- Routes ---------- */
+
+/** Sign-in, sign-out, the home redirect, and Settings › Users, Groups, Roles. Every write goes through the people service. */
+export const peoplePages = (ctx: AppContext) =>
+  new Elysia({ name: 'module:people:pages' })
+    .use(screenAuth(ctx))
+    .get('/sign-in', async ({ query, cookie, redirect, set }) => {
+      const next = safeNext(query.next);
+      if (await resolveSession(ctx.db, cookieSecret(ctx.config, cookie))) return redirect(next, 303);
+      set.headers['content-type'] = 'text/html; charset=utf-8';
+      return signInPage({ email: '', next });
+    })
+    .post('/sign-in', async ({ body, cookie, redirect, set, request, server }) => {
+      set.headers['content-type'] = 'text/html; charset=utf-8';
+      if (!sameOrigin(request)) throw forbidden('sign-in form posted from another site');
+      const email = formText(body, 'email');
+      const next = safeNext(formText(body, 'next'));
+      const ip = server?.requestIP(request)?.address ?? '';
+      try {
+        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: ctx.config.SESSION_HOURS });
+        setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
+        return redirect(next, 303);
+      } catch (error) {
+        if (!(error instanceof AppError) || (error.code !== 'UNAUTHORIZED' && error.code !== 'THROTTLED')) throw error;
+        set.status = error.status;
+        return signInPage({ email, next, error: error.message });
+      }
+    })
+    .post('/sign-out', async ({ cookie, redirect }) => {
+      await signOut(ctx.db, cookieSecret(ctx.config, cookie));
+      clearSessionCookie(ctx.config, cookie);
+      return redirect('/sign-in', 303);
+    })
+    .get('/', ({ viewer, redirect }) => {
+      if (levelOf(viewer, 'risks:read')) return redirect('/risks', 303);
+      const [first] = settingsLinksFor(viewer);
+      return redirect(first?.href ?? '/settings', 303);
+    }, { page: true })
+    .get('/settings', ({ viewer, csrfToken, headers }) => {
+      const links = settingsLinksFor(viewer);
+      return renderScreen(headers, { title: 'Settings', viewer, csrfToken }, (
+        links.length
+          ? <ul>{links.map((l) => <li><a href={l.href} safe>{l.label}</a></li>)}</ul>
+          : <p class="muted">Your roles give you no pages here. Ask an administrator for access.</p>
+      ));
+    }, { page: true })
+
+    // Users
+    .get('/settings/users', async ({ viewer, csrfToken, headers, query }) => {
+      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
+      return renderScreen(headers, { title: 'Users', viewer, csrfToken, active: 'users' },
+        <UsersContent viewer={viewer} csrfToken={csrfToken} users={users} groups={groups} done={query.done} />);
+    }, { page: 'settings:read' })
+    .post('/settings/users', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
+      const form: UserForm = { name: formText(body, 'name'), email: formText(body, 'email'), groupId: formText(body, 'groupId') };
+      const password = formText(body, 'password');
+      const result = await attempt(async () => {
+        const problems = checkUserForm(form, password);
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => createUser(tx, viewer, {
+          name: form.name, email: form.email, password: password || undefined, groupIds: form.groupId ? [form.groupId] : [],
+        }));
+      });
+      if (result.ok) return redirect('/settings/users?done=user-created', 303);
+      set.status = result.error.status;
+      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
+      return renderScreen(headers, { title: 'Users', viewer, csrfToken, active: 'users' },
+        <UsersContent viewer={viewer} csrfToken={csrfToken} users={users} groups={groups} form={form}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message} />);
+    }, { page: 'settings:create' })
+    .post('/settings/users/:id/status', async ({ viewer, params, body, redirect }) => {
+      const status = formText(body, 'status') === 'active' ? 'active' : 'deactivated';
+      await runWrite(ctx, (tx) => setUserStatus(tx, viewer, params.id, status));
+      return redirect('/settings/users?done=user-updated', 303);
+    }, { page: 'settings:update' })
+    .post('/settings/users/:id/groups', async ({ viewer, params, body, redirect }) => {
+      await runWrite(ctx, (tx) => addGroupMember(tx, viewer, formText(body, 'groupId'), params.id));
+      return redirect('/settings/users?done=user-updated', 303);
+    }, { page: 'settings:update' })
+
+    // Groups
+    .get('/settings/groups', async ({ viewer, csrfToken, headers, query }) => {
+      const [groups, users, roles] = await Promise.all([listGroupDetails(ctx.db), listUsers(ctx.db), listRoles(ctx.db)]);
+      return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
+        <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} users={users} roles={roles} done={query.done} />);
+    }, { page: 'settings:read' })
+    .post('/settings/groups', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
+      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
+      const result = await attempt(async () => {
+        const problems: FieldProblem[] = [];
+        if (!form.name.trim() || form.name.length > 120) problems.push({ field: 'name', message: 'must be 1 to 120 characters' });
+        if (form.description.length > 2000) problems.push({ field: 'description', message: 'must be at most 2000 characters' });
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => createGroup(tx, viewer, form));
+      });
+      if (result.ok) return redirect('/settings/groups?done=group-created', 303);
+      set.status = result.error.status;
+      const [groups, users, roles] = await Promise.all([listGroupDetails(ctx.db), listUsers(ctx.db), listRoles(ctx.db)]);
+      return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
+        <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} users={users} roles={roles} form={form}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+    }, { page: 'settings:create' })
+    .post('/settings/groups/:id/members', async ({ viewer, params, body, redirect }) => {
+      await runWrite(ctx, (tx) => addGroupMember(tx, viewer, params.id, formText(body, 'userId')));
+      return redirect('/settings/groups?done=group-updated', 303);
+    }, { page: 'settings:update' })
+    .post('/settings/groups/:id/members/:userId/remove', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => removeGroupMember(tx, viewer, params.id, params.userId));
+      return redirect('/settings/groups?done=group-updated', 303);
+    }, { page: 'settings:update' })
+    .post('/settings/groups/:id/roles', async ({ viewer, params, body, redirect }) => {
+      await runWrite(ctx, (tx) => assignRoleToGroup(tx, viewer, params.id, formText(body, 'roleId')));
+      return redirect('/settings/groups?done=group-updated', 303);
+    }, { page: 'settings:update' })
+
+    // Roles
+    .get('/settings/roles', async ({ viewer, csrfToken, headers, query }) => {
+      const roles = await listRoles(ctx.db);
+      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
+        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} done={query.done} />);
+    }, { page: 'settings:read' })
+    .post('/settings/roles', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
+      const grants: Record<string, string> = {};
+      for (const permission of ALL_GRANTABLE) {
+        const level = formText(body, permission);
+        if (level === 'own' || level === 'all') grants[permission] = level;
+      }
+      const form = { name: formText(body, 'name'), description: formText(body, 'description'), grants };
+      const result = await attempt(async () => {
+        const problems: FieldProblem[] = [];
+        if (!form.name.trim() || form.name.length > 120) problems.push({ field: 'name', message: 'must be 1 to 120 characters' });
+        if (form.description.length > 2000) problems.push({ field: 'description', message: 'must be at most 2000 characters' });
+        if (problems.length) throw invalid(problems);
+        const permissions = Object.entries(grants).map(([permission, level]) => ({ permission: permission as Permission, level: level as 'own' | 'all' }));
+        return runWrite(ctx, (tx) => createRole(tx, viewer, { name: form.name, description: form.description, permissions }));
+      });
+      if (result.ok) return redirect('/settings/roles?done=role-created', 303);
+      set.status = result.error.status;
+      const roles = await listRoles(ctx.db);
+      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
+        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} form={form}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+    }, { page: 'settings:create' });
