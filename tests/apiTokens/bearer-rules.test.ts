@@ -165,9 +165,9 @@ describe('rule 7: every refused request is recorded in the Audit Log with the re
     expect((await env.request('/api/v1/risks/00000000-0000-4000-8000-000000000000', bearer(secret, { method: 'DELETE' }))).status).toBe(403);
     expect((await env.request('/api/v1/risks', {})).status).toBe(401);
     const entries = await denialsSince(since);
-    expect(entries.map((e) => [e.details.reason, e.details.tokenId])).toEqual([
-      ['token scope risks:delete missing', id],
-      ['no token', null],
+    expect(entries.map((e) => e.details)).toMatchObject([
+      { reason: 'token scope risks:delete missing', tokenId: id },
+      { reason: 'no token', tokenId: null },
     ]);
     expect(entries[0]).toMatchObject({ actorUserId: user.id, actorTokenId: id, via: 'api', module: 'security' });
   });
