@@ -1,0 +1,83 @@
+/**
+ * `bun run audit:verify [--since <seq>:<hash>]`
+ *
+ * Recomputes the Audit Log hash chain, names the first entry that does not match, prints a checkpoint to keep
+ * outside the database and, given an earlier one, proves the log still extends it.
+ * Exit codes: 0 verified; 1 mismatch, checkpoint not extended or any other failure; 2 could not start
+ * (bad configuration, or the embedded database is held by the running server).
+ *
+ * It opens the database the way the server does (DATABASE_URL, else DATA_DIR) but applies no migrations and
+ * writes nothing: a verifier must not change what it verifies.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../db/client';
+import { DataDirInUseError } from '../db/data-dir-lock';
+import { ConfigError, readConfig } from '../src/config';
+import { parseCheckpoint, verifyAuditLog, type VerifyResult } from '../src/platform/audit-verify';
+import { AppError } from '../src/platform/errors';
+
+const USAGE = 'Usage: bun run audit:verify [--since <seq>:<hash>]';
+
+function report(result: VerifyResult): string[] {
+  const lines: string[] = [];
+  if (result.firstBad) lines.push(`MISMATCH at entry ${result.firstBad.seq}: ${result.firstBad.reason}`);
+  else lines.push(`OK: ${result.count} entries verified`);
+  if (result.prunedThrough !== undefined) {
+    lines.push(`Entries 1 to ${result.prunedThrough} were pruned; the log starts at entry ${result.prunedThrough + 1}.`);
+  }
+  lines.push(`Checkpoint: ${result.checkpoint ?? 'none (the log is empty)'}`);
+  if (result.firstBad && result.checkpoint) lines.push('(That checkpoint is of a log that failed verification: do not keep it.)');
+  if (result.since) {
+    lines.push(
+      result.since.extended
+        ? `Since ${result.since.checkpoint}: extended`
+        : `Since ${result.since.checkpoint}: NOT EXTENDED: ${result.since.reason}`,
+    );
+  }
+  return lines;
+}
+
+async function main(): Promise<number> {
+  let since: string | undefined;
+  try {
+    const { values } = parseArgs({ options: { since: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    since = values.since;
+    if (since !== undefined) parseCheckpoint(since); // refuse a mistyped checkpoint before touching the database
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 1;
+  }
+
+  const config = readConfig();
+  // Opening a missing embedded database would create an empty one and "verify" that; say so instead.
+  if (!config.DATABASE_URL && !existsSync(join(config.DATA_DIR, 'pgdata'))) {
+    console.error(`No embedded database in ${config.DATA_DIR} (set DATA_DIR, or DATABASE_URL for PostgreSQL).`);
+    return 1;
+  }
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 1 });
+  try {
+    const result = await verifyAuditLog(database.db, { since });
+    for (const line of report(result)) console.log(line);
+    return result.ok ? 0 : 1;
+  } finally {
+    await database.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof DataDirInUseError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    console.error(error instanceof AppError || error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
