@@ -5,11 +5,13 @@ import { httpPlatform } from './platform/http';
 import { screenAuth } from './platform/screen-auth';
 import { staticFiles } from './platform/static-files';
 import { peoplePages } from './modules/people/pages';
+import { apiTokensPages } from './modules/apiTokens/pages';
 import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
 import { apiTokensApi } from './modules/apiTokens/api';
 import { riskSettingsApi } from './modules/risks/settings-api';
+import { riskPages } from './modules/risks/pages';
 
 const healthRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
@@ -45,9 +47,11 @@ export function createApp(ctx: AppContext) {
     )
     .use(healthRoutes(ctx))
     .use(peoplePages(ctx))
+    .use(apiTokensPages(ctx))
     .use(risksApi(ctx))
     .use(apiTokensApi(ctx))
-    .use(riskSettingsApi(ctx));
+    .use(riskSettingsApi(ctx))
+    .use(riskPages(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,220 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../platform/context';
+import { runWrite } from '../../platform/context';
+import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
+import { screenAuth } from '../../platform/screen-auth';
+import { renderScreen } from '../../../views/layout';
+import { Flash } from '../../../views/components/flash';
+import { attempt, CsrfField, Field, fieldErrors, formList, formText, type FieldErrors } from '../../../views/components/form';
+import { Pager } from '../../../views/components/pager';
+import { DataTable, Tags, Text, When } from '../../../views/components/table';
+import type { TokenView } from './schema';
+import { createToken, getToken, lastValidDay, listTokensPage, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
+
+interface CreateForm {
+  name: string;
+  expiresAt: string;
+  scopes: string[];
+}
+
+/** Scopes a user may put on a token: only what they hold, grouped by module for the checkboxes. */
+function grantableScopes(viewer: Actor): { module: string; scopes: Permission[] }[] {
+  return MODULES.map((module) => ({
+    module,
+    scopes: rightsOf(module).map((r) => `${module}:${r}` as Permission).filter((p) => levelOf(viewer, p) !== null),
+  })).filter((group) => group.scopes.length > 0);
+}
+
+/** Own token: apiTokens:update; another's: apiTokens:update at level all (the service re-checks). */
+const mayRevoke = (viewer: Actor, token: TokenView) => {
+  const level = levelOf(viewer, 'apiTokens:update');
+  return token.status === 'Active' && (level === 'all' || (level === 'own' && token.createdBy.id === viewer.userId));
+};
+
+interface TokensProps {
+  viewer: Actor;
+  csrfToken: string;
+  tokens: Awaited<ReturnType<typeof listTokensPage>>;
+  maxDays: number;
+  done?: string;
+  created?: { name: string; secret: string };
+  form?: CreateForm;
+  errors?: FieldErrors;
+  error?: string;
+}
+
+function TokensContent(props: TokensProps) {
+  const { viewer, csrfToken, tokens, maxDays } = props;
+  const canCreate = levelOf(viewer, 'apiTokens:create') !== null;
+  const form = props.form ?? { name: '', expiresAt: '', scopes: [] };
+  const errors = props.errors ?? {};
+  const failed = props.error !== undefined || Object.keys(errors).length > 0;
+  return (
+    <section id="api-tokens">
+      <Flash kind="success" message={props.done === 'revoked' ? 'Token revoked. It stops working at once.' : undefined} />
+      {props.created && (
+        <div class="card flash-success" role="status" id="new-token">
+          <strong>Token “<span safe>{props.created.name}</span>” created.</strong>
+          <p>Copy the secret now. It is shown only this once and cannot be recovered; only its hash is stored.</p>
+          <code class="secret" safe>{props.created.secret}</code>
+        </div>
+      )}
+      {canCreate && (
+        <details class="card" open={failed}>
+          <summary><strong>Create token</strong></summary>
+          <form method="post" action="/settings/api-tokens">
+            <Flash kind="error" message={props.error} />
+            <CsrfField token={csrfToken} />
+            <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={120}
+              hint="Say what uses the token and who owns it, e.g. “Bundle loader (J. Smith)”." />
+            <Field label="Expiry date" name="expiresAt" type="date" value={form.expiresAt} error={errors.expiresAt}
+              hint={maxDays === 0 ? 'Optional. Blank means the token never expires.' : `Optional. At most ${maxDays} days from today; blank gets the maximum.`} />
+            <fieldset aria-describedby={errors.scopes ? 'scopes-error' : undefined}>
+              <legend>Scopes</legend>
+              <p class="muted">Only the rights you hold are offered. Tick at least one.</p>
+              {errors.scopes && <p class="error" id="scopes-error" role="alert" safe>{errors.scopes}</p>}
+              {grantableScopes(viewer).map((group) => (
+                <div class="field">
+                  <strong safe>{group.module}</strong>
+                  <div class="checks">
+                    {group.scopes.map((scope) => (
+                      <label>
+                        <input type="checkbox" name="scopes" value={scope} checked={form.scopes.includes(scope)} />
+                        <span safe>{scope.split(':')[1]}</span>
+                      </label>
+                    ))}
+                  </div>
+                </div>
+              ))}
+            </fieldset>
+            <button type="submit">Create token</button>
+          </form>
+        </details>
+      )}
+      <DataTable<TokenView>
+        id="token-list"
+        rows={tokens.rows}
+        empty="No API tokens."
+        columns={[
+          { header: 'Name', cell: (t) => <Text value={t.name} /> },
+          { header: 'Scopes', cell: (t) => <Tags values={t.scopes} /> },
+          { header: 'Created by', cell: (t) => <Text value={t.createdBy.email} /> },
+          { header: 'Created', cell: (t) => <When value={t.createdAt} /> },
+          { header: 'Last used', cell: (t) => <When value={t.lastUsedAt} empty="never" /> },
+          { header: 'Expires', cell: (t) => <Text value={lastValidDay(t.expiresAt ? new Date(t.expiresAt) : null) ?? 'never'} /> },
+          { header: 'Status', cell: (t) => <span class={`status-${t.status.toLowerCase()}`} safe>{t.status}</span> },
+          {
+            header: '',
+            cell: (t) => mayRevoke(viewer, t)
+              ? <a class="button small danger" href={`/settings/api-tokens/${t.id}/revoke`}>Revoke</a>
+              : '',
+          },
+        ]}
+      />
+      <Pager page={tokens.page} pageSize={tokens.pageSize} total={tokens.total} href={(p) => `/settings/api-tokens?page=${p}`} />
+    </section>
+  );
+}
+
+function RevokeConfirm({ token, csrfToken }: { token: TokenView; csrfToken: string }) {
+  return (
+    <div class="card">
+      <p>
+        Revoke the token “<strong safe>{token.name}</strong>” created by <span safe>{token.createdBy.email}</span>?
+        Anything using it stops working at once. This cannot be undone.
+      </p>
+      <form method="post" action={`/settings/api-tokens/${token.id}/revoke`} class="actions">
+        <CsrfField token={csrfToken} />
+        <button type="submit" class="danger">Revoke token</button>
+        <a href="/settings/api-tokens">Cancel</a>
+      </form>
+    </div>
+  );
+}
+
+function SessionsContent({ viewer, csrfToken, maxDays, sessionHours, done, error }: {
+  viewer: Actor; csrfToken: string; maxDays: number; sessionHours: number; done?: boolean; error?: string;
+}) {
+  const canUpdate = levelOf(viewer, 'settings:update') !== null;
+  return (
+    <section id="sessions">
+      <Flash kind="success" message={done ? 'Saved.' : undefined} />
+      <div class="card">
+        <h2>Browser sessions</h2>
+        <p>Sessions end after <strong safe>{String(sessionHours)}</strong> hours (SESSION_HOURS in the server configuration), on sign-out, or at once when the account is deactivated.</p>
+      </div>
+      <div class="card">
+        <h2>API token lifetime</h2>
+        {canUpdate ? (
+          <form method="post" action="/settings/sessions">
+            <CsrfField token={csrfToken} />
+            <Field label="Maximum token lifetime (days)" name="maxLifetimeDays" type="number" value={maxDays} min={0} max={3650} error={error} required
+              hint="A blank expiry date gets this many days; a later date is refused. 0 means no maximum (blank never expires)." />
+            <button type="submit">Save</button>
+          </form>
+        ) : (
+          <p>Maximum token lifetime: <strong safe>{maxDays === 0 ? 'no maximum' : `${maxDays} days`}</strong></p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+const pageNumber = (value: string | undefined) => {
+  const n = Number(value ?? '1');
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+};
+
+/** Settings › API tokens and Settings › Sessions; every change goes through the API token service. */
+export const apiTokensPages = (ctx: AppContext) =>
+  new Elysia({ name: 'module:apiTokens:pages' })
+    .use(screenAuth(ctx))
+    .get('/settings/api-tokens', async ({ viewer, csrfToken, headers, query }) => {
+      const [tokens, maxDays] = await Promise.all([
+        listTokensPage(ctx.db, viewer, { page: pageNumber(query.page), pageSize: 25 }), maxLifetimeDays(ctx.db),
+      ]);
+      return renderScreen(headers, { title: 'API tokens', viewer, csrfToken, active: 'api-tokens' },
+        <TokensContent viewer={viewer} csrfToken={csrfToken} tokens={tokens} maxDays={maxDays} done={query.done} />);
+    }, { page: 'apiTokens:read' })
+    .post('/settings/api-tokens', async ({ viewer, csrfToken, headers, body, set }) => {
+      const form: CreateForm = { name: formText(body, 'name'), expiresAt: formText(body, 'expiresAt'), scopes: formList(body, 'scopes') };
+      const result = await attempt(() => runWrite(ctx, (tx) => createToken(tx, viewer, {
+        name: form.name, scopes: form.scopes as Permission[], expiresAt: form.expiresAt || null,
+      })));
+      set.status = result.ok ? 201 : result.error.status;
+      // Reading needs apiTokens:read; a creator without it still sees the secret, just not the list.
+      const canRead = levelOf(viewer, 'apiTokens:read') !== null;
+      const [tokens, maxDays] = await Promise.all([
+        canRead ? listTokensPage(ctx.db, viewer, { page: 1, pageSize: 25 }) : { rows: [], total: 0, page: 1, pageSize: 25 },
+        maxLifetimeDays(ctx.db),
+      ]);
+      const content = result.ok
+        ? <TokensContent viewer={viewer} csrfToken={csrfToken} tokens={tokens} maxDays={maxDays} created={{ name: form.name.trim(), secret: result.value.secret }} />
+        : <TokensContent viewer={viewer} csrfToken={csrfToken} tokens={tokens} maxDays={maxDays} form={form}
+            errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message} />;
+      return renderScreen(headers, { title: 'API tokens', viewer, csrfToken, active: 'api-tokens' }, content);
+    }, { page: 'apiTokens:create' })
+    .get('/settings/api-tokens/:id/revoke', async ({ viewer, csrfToken, headers, params }) => {
+      const token = await getToken(ctx.db, viewer, params.id);
+      return renderScreen(headers, { title: 'Revoke API token', viewer, csrfToken, active: 'api-tokens' },
+        <RevokeConfirm token={token} csrfToken={csrfToken} />);
+    }, { page: 'apiTokens:update' })
+    .post('/settings/api-tokens/:id/revoke', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => revokeToken(tx, viewer, params.id));
+      return redirect('/settings/api-tokens?done=revoked', 303);
+    }, { page: 'apiTokens:update' })
+    .get('/settings/sessions', async ({ viewer, csrfToken, headers, query }) => {
+      const maxDays = await maxLifetimeDays(ctx.db);
+      return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} sessionHours={ctx.config.SESSION_HOURS} done={query.done === 'saved'} />);
+    }, { page: 'settings:read' })
+    .post('/settings/sessions', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
+      const raw = formText(body, 'maxLifetimeDays').trim();
+      const days = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
+      const result = await attempt(() => runWrite(ctx, (tx) => setMaxLifetimeDays(tx, viewer, days)));
+      if (result.ok) return redirect('/settings/sessions?done=saved', 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} sessionHours={ctx.config.SESSION_HOURS}
+          error={result.error.problems[0]?.message ?? result.error.message} />);
+    }, { page: 'settings:update' });
