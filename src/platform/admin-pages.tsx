@@ -1,0 +1,149 @@
+import { count, desc } from 'drizzle-orm';
+import { Elysia } from 'elysia';
+import type { DbOrTx } from '../../db/client';
+import { auditLog, outbox } from '../../db/schema';
+import { renderScreen } from '../../views/layout';
+import { Flash } from '../../views/components/flash';
+import { Pager } from '../../views/components/pager';
+import { DataTable, Tags, Text, When } from '../../views/components/table';
+import { verifyAuditLog, type VerifyResult } from './audit-verify';
+import type { AppContext } from './context';
+import { AppError, forbidden } from './errors';
+import { levelOf, type Actor } from './permissions';
+import { screenAuth } from './screen-auth';
+
+const PAGE_SIZE = 50;
+
+/** Outbox and Audit Log are for administrators: settings:read at level all. */
+function requireAdministrator(viewer: Actor) {
+  if (levelOf(viewer, 'settings:read') !== 'all') {
+    throw Object.assign(forbidden('settings:read at level all needed'), { actor: viewer });
+  }
+}
+
+const pageNumber = (value: string | undefined) => {
+  const n = Number(value ?? '1');
+  return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
+};
+
+async function listOutbox(db: DbOrTx, page: number) {
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(outbox).orderBy(desc(outbox.id)).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE),
+    db.select({ total: count() }).from(outbox),
+  ]);
+  return { rows, total, page, pageSize: PAGE_SIZE };
+}
+
+async function listAuditEntries(db: DbOrTx, page: number) {
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(auditLog).orderBy(desc(auditLog.seq)).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE),
+    db.select({ total: count() }).from(auditLog),
+  ]);
+  return { rows, total, page, pageSize: PAGE_SIZE };
+}
+
+type OutboxRow = Awaited<ReturnType<typeof listOutbox>>['rows'][number];
+type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>['rows'][number];
+
+function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listOutbox>>; smtp: boolean }) {
+  return (
+    <section id="outbox">
+      {!smtp && <Flash kind="info" message="No SMTP server is configured (SMTP_URL), so mail stays queued here." />}
+      <DataTable<OutboxRow>
+        rows={mails.rows}
+        empty="No mail."
+        columns={[
+          { header: 'Queued', cell: (m) => <When value={m.createdAt} /> },
+          { header: 'Kind', cell: (m) => <Text value={m.kind} /> },
+          { header: 'To', cell: (m) => <Tags values={m.recipients} /> },
+          { header: 'Subject', cell: (m) => <details><summary safe>{m.subject}</summary><pre class="details" safe>{m.body}</pre></details> },
+          {
+            header: 'Status',
+            cell: (m) => m.sentAt
+              ? <span class="status-ok">Sent <When value={m.sentAt} /></span>
+              : <span class="status-queued" safe>{m.lastError ? `Queued (${m.attempts} attempts; ${m.lastError})` : 'Queued'}</span>,
+          },
+        ]}
+      />
+      <Pager page={mails.page} pageSize={mails.pageSize} total={mails.total} href={(p) => `/settings/outbox?page=${p}`} />
+    </section>
+  );
+}
+
+function VerifyBox({ result, error }: { result?: VerifyResult; error?: string }) {
+  if (error) return <Flash kind="error" message={error} />;
+  if (!result) return '';
+  return (
+    <div class="card" id="verify-result">
+      {result.ok
+        ? <p class="status-ok" safe>{`Chain intact: ${result.count} entries verified.`}</p>
+        : <p class="status-bad" safe>{`Chain broken at entry ${result.firstBad?.seq ?? '?'}: ${result.firstBad?.reason ?? result.since?.reason ?? 'unknown reason'}`}</p>}
+      {result.since && (
+        <p safe>{result.since.extended ? `The log still extends checkpoint ${result.since.checkpoint}.` : `The log does NOT extend checkpoint ${result.since.checkpoint}${result.since.reason ? `: ${result.since.reason}` : ''}.`}</p>
+      )}
+      {result.checkpoint && <p>Checkpoint to keep outside the database: <code class="secret" safe>{result.checkpoint}</code></p>}
+    </div>
+  );
+}
+
+function AuditContent({ entries, result, error, since }: {
+  entries: Awaited<ReturnType<typeof listAuditEntries>>; result?: VerifyResult; error?: string; since: string;
+}) {
+  return (
+    <section id="audit">
+      <form method="get" action="/settings/audit" class="card">
+        <p>Verification recomputes every entry's hash and checks the chain links. Give an earlier checkpoint to also check that nothing before it was replaced.</p>
+        <div class="field">
+          <label for="f-since">Earlier checkpoint (optional)</label>
+          <input id="f-since" name="since" type="text" value={since} placeholder="seq:sha-256" />
+        </div>
+        <input type="hidden" name="verify" value="1" />
+        <button type="submit">Verify the Audit Log</button>
+      </form>
+      <VerifyBox result={result} error={error} />
+      <h2>Latest entries</h2>
+      <DataTable<AuditRow>
+        rows={entries.rows}
+        empty="No entries."
+        columns={[
+          { header: '#', class: 'num', cell: (e) => <Text value={e.seq} /> },
+          { header: 'At', cell: (e) => <When value={e.at} /> },
+          { header: 'Who', cell: (e) => <Text value={[e.actorKind, e.actorUserId, e.actorTokenId ? `token ${e.actorTokenId}` : null].filter(Boolean).join(' ')} /> },
+          { header: 'Via', cell: (e) => <Text value={e.via} /> },
+          { header: 'Action', cell: (e) => <Text value={`${e.module} ${e.action}`} /> },
+          { header: 'Record', cell: (e) => <Text value={e.recordType ? `${e.recordType} ${e.recordId ?? ''}` : ''} /> },
+          { header: 'Details', cell: (e) => <pre class="details" safe>{JSON.stringify(e.details)}</pre> },
+        ]}
+      />
+      <Pager page={entries.page} pageSize={entries.pageSize} total={entries.total} href={(p) => `/settings/audit?page=${p}`} />
+    </section>
+  );
+}
+
+/** Settings › Outbox and Settings › Audit log (read-only screens for administrators). */
+export const adminPages = (ctx: AppContext) =>
+  new Elysia({ name: 'platform:admin-pages' })
+    .use(screenAuth(ctx))
+    .get('/settings/outbox', async ({ viewer, csrfToken, headers, query }) => {
+      requireAdministrator(viewer);
+      const mails = await listOutbox(ctx.db, pageNumber(query.page));
+      return renderScreen(headers, { title: 'Outbox', viewer, csrfToken, active: 'outbox' },
+        <OutboxContent mails={mails} smtp={ctx.mailer.configured} />);
+    }, { page: 'settings:read' })
+    .get('/settings/audit', async ({ viewer, csrfToken, headers, query }) => {
+      requireAdministrator(viewer);
+      const since = (query.since ?? '').trim();
+      let result: VerifyResult | undefined;
+      let error: string | undefined;
+      if (query.verify) {
+        try {
+          result = await verifyAuditLog(ctx.db, since ? { since } : {});
+        } catch (e) {
+          if (!(e instanceof AppError) || e.code !== 'INVALID') throw e;
+          error = e.message;
+        }
+      }
+      const entries = await listAuditEntries(ctx.db, pageNumber(query.page));
+      return renderScreen(headers, { title: 'Audit log', viewer, csrfToken, active: 'audit' },
+        <AuditContent entries={entries} result={result} error={error} since={since} />);
+    }, { page: 'settings:read' });

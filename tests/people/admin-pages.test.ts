@@ -1,0 +1,42 @@
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import { makeUser, unique } from '../helpers/factories';
+import { signedInBrowser } from './browser';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv();
+});
+
+describe('Settings › Outbox and Audit log', () => {
+  test('an administrator sees queued mail, such as the security alert for a new token', async () => {
+    const admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const name = unique('alerted');
+    expect((await admin.post('/settings/api-tokens', { name, scopes: ['risks:read'] })).status).toBe(201);
+    const res = await admin.get('/settings/outbox');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`Security alert: API token &quot;${name}&quot; created`);
+  });
+
+  test('verification reports an intact chain and a checkpoint, and the latest entries are listed', async () => {
+    const admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const res = await admin.get('/settings/audit?verify=1');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('Chain intact');
+    const checkpoint = /class="secret">(\d+:[0-9a-f]{64})</.exec(html)?.[1];
+    expect(checkpoint).toBeDefined();
+    expect(html).toContain('security signin');
+    const again = await (await admin.get(`/settings/audit?verify=1&since=${checkpoint}`)).text();
+    expect(again).toContain('still extends checkpoint');
+    const bad = await (await admin.get('/settings/audit?verify=1&since=nonsense')).text();
+    expect(bad).toContain('checkpoint must look like');
+  });
+
+  test('settings:read at level own is not enough', async () => {
+    const user = await makeUser(env, { 'settings:read': 'own' });
+    const b = await signedInBrowser(env, user.email, user.password);
+    expect((await b.get('/settings/outbox')).status).toBe(403);
+    expect((await b.get('/settings/audit')).status).toBe(403);
+  });
+});
