@@ -4,7 +4,7 @@ import { riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels,
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { orderBy, paging, type Page } from '../../platform/paging';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
 import type {
   ClassificationInput, ClassificationListQuery, ClassificationPatch, ClassificationView, RiskScale, RiskScaleView,
 } from './schema';
@@ -17,6 +17,14 @@ const DEFAULT_BAND_COLOR = '#888888';
 const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 /** Names are compared ignoring case, spaces and underscores: the same rule the CSV import uses to match them. */
 const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
+
+/**
+ * Classifications and the scale are read by anyone who reads risks, and by whoever manages Settings (the Risk
+ * settings screen); a token still needs the scope its route declares.
+ */
+function requireSettingsRead(actor: Actor): void {
+  if (levelOf(actor, 'settings:read') === null) requirePermission(actor, 'risks:read');
+}
 
 // ---------------------------------------------------------------- classifications
 
@@ -33,7 +41,7 @@ function selectClassifications(db: DbOrTx) {
 }
 
 export async function listClassifications(db: DbOrTx, actor: Actor, query: ClassificationListQuery): Promise<Page<ClassificationView>> {
-  requirePermission(actor, 'risks:read');
+  requireSettingsRead(actor);
   const { page, pageSize, offset } = paging(query);
   const where = query.q ? ilike(riskClassifications.name, `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined;
   const order = orderBy(query.sort, { name: riskClassifications.name, createdAt: riskClassifications.createdAt },
@@ -131,7 +139,7 @@ async function loadScale(db: DbOrTx): Promise<RiskScaleView> {
 }
 
 export async function getRiskScale(db: DbOrTx, actor: Actor): Promise<RiskScaleView> {
-  requirePermission(actor, 'risks:read');
+  requireSettingsRead(actor);
   return loadScale(db);
 }
 

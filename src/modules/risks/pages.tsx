@@ -1,0 +1,352 @@
+import { Elysia } from 'elysia';
+import { Value, type ValueError } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import { listAuditFor } from '../../platform/audit';
+import { runWrite, type AppContext } from '../../platform/context';
+import { invalid, type FieldProblem } from '../../platform/errors';
+import { listHistory } from '../../platform/history';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions';
+import { screenAuth } from '../../platform/screen-auth';
+import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { isHtmx, Layout, renderScreen } from '../../../views/layout';
+import { ConfirmDelete, RiskDetail, type ValueNamer } from '../../../views/risks/detail';
+import { RiskForm, type RiskFormValues } from '../../../views/risks/form';
+import { RiskList, RiskResults, SORT_OPTIONS, type RiskListState } from '../../../views/risks/list';
+import { cellKey, RiskSettings, type BandRow, type LevelRow, type RiskSettingsProps, type ScaleForm } from '../../../views/risks/settings';
+import { listGroups, listUsers } from '../people/service';
+import { ClassificationInput, RISK_STATUSES, RiskCreate, RiskScale, type RiskListQuery, type RiskScaleView, type RiskView } from './schema';
+import { createRisk, deleteRisk, getRisk, listRisks, updateRisk } from './service';
+import {
+  classificationOptions, createClassification, deleteClassification, getRiskScale, listClassifications, replaceRiskScale,
+  updateClassification,
+} from './settings-service';
+
+type Query = Record<string, string | undefined>;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PAGE_SIZES = [10, 25, 50, 100, 200];
+
+/** The list state from the address bar; anything unrecognised falls back to the default rather than failing the page. */
+function listState(query: Query): RiskListState {
+  const int = (raw: string | undefined, fallback: number) => (raw && /^\d+$/.test(raw) ? Number(raw) : fallback);
+  const status = query.status ?? '';
+  const classificationId = query.classificationId ?? '';
+  const sort = query.sort ?? '';
+  const pageSize = int(query.pageSize, 25);
+  return {
+    q: (query.q ?? '').trim().slice(0, 200),
+    status: (RISK_STATUSES as readonly string[]).includes(status) ? status : '',
+    classificationId: UUID.test(classificationId) ? classificationId : '',
+    sort: SORT_OPTIONS.some((o) => o.value === sort) ? sort : '-createdAt',
+    page: Math.max(1, int(query.page, 1)),
+    pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
+  };
+}
+
+/** A union's own message says nothing; the useful one is a branch's that failed on a rule rather than on the type. */
+function bestMessage(error: ValueError): string {
+  const nested = error.errors.flatMap((branch) => [...branch].map((e) => e.message));
+  const typeOnly = /^Expected (string|null|integer|number|boolean|object|array)$/;
+  const message = nested.find((m) => !typeOnly.test(m)) ?? nested[0] ?? error.message;
+  return message.replace(/^Expected/, 'expected');
+}
+
+/** Checks a value built from a form against the same TypeBox schema the REST API uses, as field problems. */
+function schemaProblems(schema: TSchema, value: unknown, rename: (field: string) => string = (f) => f): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const error of Value.Errors(schema, value)) {
+    const field = rename(error.path.replace(/^\//, '').replaceAll('/', '.'));
+    if (problems.some((p) => p.field === field)) continue;
+    problems.push({ field, message: error.value === '' || error.value === null ? 'is required' : bestMessage(error) });
+  }
+  return problems;
+}
+
+/* ---------- Risk form ---------- */
+
+const RISK_FORM_FIELDS: (keyof RiskFormValues)[] = [
+  'title', 'description', 'classificationId', 'inherentLikelihood', 'inherentImpact', 'residualLikelihood', 'residualImpact',
+  'ownerId', 'ownerGroupId', 'reviewFrequencyMonths', 'status',
+];
+
+function formValues(body: unknown): RiskFormValues {
+  return Object.fromEntries(RISK_FORM_FIELDS.map((f) => [f, formText(body, f)])) as unknown as RiskFormValues;
+}
+
+function valuesOf(risk: RiskView): RiskFormValues {
+  return {
+    title: risk.title,
+    description: risk.description,
+    classificationId: risk.classification.id,
+    inherentLikelihood: String(risk.inherentLikelihood.value),
+    inherentImpact: String(risk.inherentImpact.value),
+    residualLikelihood: risk.residualLikelihood ? String(risk.residualLikelihood.value) : '',
+    residualImpact: risk.residualImpact ? String(risk.residualImpact.value) : '',
+    ownerId: risk.owner?.id ?? '',
+    ownerGroupId: risk.ownerGroup?.id ?? '',
+    reviewFrequencyMonths: String(risk.reviewFrequencyMonths),
+    status: risk.status,
+  };
+}
+
+/** Form strings to the REST shape: blanks become "not set", numbers become numbers; the schema then checks the shape. */
+function riskInput(values: RiskFormValues): RiskCreate {
+  const optional = (v: string) => (v.trim() === '' ? null : v.trim());
+  const number = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
+  const input = {
+    title: values.title,
+    description: values.description,
+    classificationId: values.classificationId,
+    inherentLikelihood: number(values.inherentLikelihood),
+    inherentImpact: number(values.inherentImpact),
+    residualLikelihood: values.residualLikelihood.trim() === '' ? null : number(values.residualLikelihood),
+    residualImpact: values.residualImpact.trim() === '' ? null : number(values.residualImpact),
+    ownerId: optional(values.ownerId),
+    ownerGroupId: optional(values.ownerGroupId),
+    ...(values.reviewFrequencyMonths.trim() === '' ? {} : { reviewFrequencyMonths: number(values.reviewFrequencyMonths) }),
+    status: values.status || 'open',
+  };
+  const problems = schemaProblems(RiskCreate, input);
+  if (problems.length) throw invalid(problems);
+  return input as RiskCreate;
+}
+
+const NEW_RISK: RiskFormValues = {
+  title: '', description: '', classificationId: '', inherentLikelihood: '', inherentImpact: '', residualLikelihood: '',
+  residualImpact: '', ownerId: '', ownerGroupId: '', reviewFrequencyMonths: '12', status: 'open',
+};
+
+/* ---------- Scale editor ---------- */
+
+const toRows = (scale: RiskScaleView): ScaleForm => ({
+  likelihood: scale.likelihood.map((l) => ({ value: String(l.value), name: l.name, description: l.description, remove: false })),
+  impact: scale.impact.map((l) => ({ value: String(l.value), name: l.name, description: l.description, remove: false })),
+  cells: Object.fromEntries(scale.cells.map((c) => [cellKey(c.likelihood, c.impact), String(c.score)])),
+  bands: scale.bands.map((b) => ({ name: b.name, minScore: String(b.minScore), maxScore: String(b.maxScore), color: b.color, remove: false })),
+});
+
+/** Reads indexed rows (`likelihood.0.name`, ...) while they were sent; entirely blank rows (the "new" row) are dropped. */
+function readRows<K extends string>(body: unknown, prefix: string, keys: readonly K[]): (Record<K, string> & { remove: boolean })[] {
+  const sent = (name: string) => typeof body === 'object' && body !== null && name in body;
+  const rows: (Record<K, string> & { remove: boolean })[] = [];
+  for (let i = 0; i < 200 && sent(`${prefix}.${i}.${keys[0]}`); i++) {
+    const row = Object.fromEntries(keys.map((k) => [k, formText(body, `${prefix}.${i}.${k}`)])) as Record<K, string>;
+    if (keys.every((k) => row[k].trim() === '' || k === 'color')) continue;
+    rows.push({ ...row, remove: formText(body, `${prefix}.${i}.remove`) === '1' });
+  }
+  return rows;
+}
+
+function scaleForm(body: unknown): ScaleForm {
+  const likelihood: LevelRow[] = readRows(body, 'likelihood', ['value', 'name', 'description'] as const);
+  const impact: LevelRow[] = readRows(body, 'impact', ['value', 'name', 'description'] as const);
+  const bands: BandRow[] = readRows(body, 'bands', ['name', 'minScore', 'maxScore', 'color'] as const);
+  const cells: Record<string, string> = {};
+  for (const l of likelihood) {
+    for (const m of impact) cells[cellKey(l.value.trim(), m.value.trim())] = formText(body, `cell.${l.value.trim()}.${m.value.trim()}`);
+  }
+  return { likelihood, impact, cells, bands };
+}
+
+/**
+ * The editor's rows as the PUT body. Problem paths refer to positions in that body; `rename` maps them back to
+ * the editor's input names, which keep removed rows in place.
+ */
+function scaleInput(form: ScaleForm): { input: RiskScale; rename: (field: string) => string } {
+  const number = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
+  const positions: Record<string, number[]> = { likelihood: [], impact: [], bands: [] };
+  const levels = (axis: 'likelihood' | 'impact') => form[axis].flatMap((row, i) => {
+    if (row.remove) return [];
+    positions[axis].push(i);
+    return [{ value: number(row.value), name: row.name, description: row.description }];
+  });
+  const likelihood = levels('likelihood');
+  const impact = levels('impact');
+  const cells = likelihood.flatMap((l) => impact.flatMap((m) => {
+    const score = form.cells[cellKey(String(l.value).trim(), String(m.value).trim())] ?? '';
+    return score.trim() === '' ? [] : [{ likelihood: l.value, impact: m.value, score: number(score) }];
+  }));
+  const bands = form.bands.flatMap((b, i) => {
+    if (b.remove) return [];
+    positions.bands.push(i);
+    return [{ name: b.name, minScore: number(b.minScore), maxScore: number(b.maxScore), color: b.color || undefined }];
+  });
+  const rename = (field: string) => {
+    const [list, index, ...rest] = field.split('.');
+    const at = positions[list]?.[Number(index)];
+    return at === undefined ? field : [list, at, ...rest].join('.');
+  };
+  return { input: { likelihood, impact, cells, bands } as RiskScale, rename };
+}
+
+/* ---------- Routes ---------- */
+
+export const riskPages = (ctx: AppContext) => {
+  const shell = (title: string, viewer: Actor, csrfToken: string, active = 'risks') => ({ title, viewer, csrfToken, active });
+
+  const formOptions = async (viewer: Actor) => {
+    const [scale, classifications, users, groups] = await Promise.all([
+      getRiskScale(ctx.db, viewer), classificationOptions(ctx.db, viewer), listUsers(ctx.db), listGroups(ctx.db),
+    ]);
+    return { scale, classifications, users: users.filter((u) => u.status === 'active'), groups };
+  };
+
+  /** History shows stored values; ids and level numbers are given the names people recognise. */
+  const namer = async (viewer: Actor): Promise<ValueNamer> => {
+    const { scale, classifications, users, groups } = await formOptions(viewer);
+    const names: Record<string, Map<string, string>> = {
+      classificationId: new Map(classifications.map((c) => [c.id, c.name])),
+      ownerId: new Map(users.map((u) => [u.id, u.name])),
+      ownerGroupId: new Map(groups.map((g) => [g.id, g.name])),
+      inherentLikelihood: new Map(scale.likelihood.map((l) => [String(l.value), `${l.value} ${l.name}`])),
+      residualLikelihood: new Map(scale.likelihood.map((l) => [String(l.value), `${l.value} ${l.name}`])),
+      inherentImpact: new Map(scale.impact.map((l) => [String(l.value), `${l.value} ${l.name}`])),
+      residualImpact: new Map(scale.impact.map((l) => [String(l.value), `${l.value} ${l.name}`])),
+    };
+    return (field, value) => {
+      if (value === null || value === undefined || value === '') return '—';
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return names[field]?.get(text) ?? text;
+    };
+  };
+
+  const settingsScreen = async (viewer: Actor, csrfToken: string, extra: Partial<RiskSettingsProps> = {}) => {
+    const [classifications, scale] = await Promise.all([
+      listClassifications(ctx.db, viewer, { page: 1, pageSize: 200 }), getRiskScale(ctx.db, viewer),
+    ]);
+    const props: RiskSettingsProps = {
+      csrfToken,
+      classifications: classifications.rows,
+      scale: toRows(scale),
+      canCreate: levelOf(viewer, 'settings:create') !== null,
+      canUpdate: levelOf(viewer, 'settings:update') !== null,
+      ...extra,
+    };
+    return <Layout {...shell('Risk settings', viewer, csrfToken, 'risk-settings')}><RiskSettings {...props} /></Layout>;
+  };
+
+  return new Elysia({ name: 'module:risks:pages' })
+    .use(screenAuth(ctx))
+    .get('/risks', async ({ viewer, csrfToken, headers, query }) => {
+      const state = listState(query);
+      const page = await listRisks(ctx.db, viewer, {
+        page: state.page, pageSize: state.pageSize, sort: state.sort as RiskListQuery['sort'],
+        ...(state.q ? { q: state.q } : {}),
+        ...(state.status ? { status: state.status as RiskView['status'] } : {}),
+        ...(state.classificationId ? { classificationId: state.classificationId } : {}),
+      });
+      if (isHtmx(headers)) return <RiskResults page={page} state={state} />;
+      const classifications = await classificationOptions(ctx.db, viewer);
+      return (
+        <Layout {...shell('Risks', viewer, csrfToken)}>
+          <RiskList page={page} state={state} classifications={classifications} canCreate={levelOf(viewer, 'risks:create') !== null} done={query.done} />
+        </Layout>
+      );
+    }, { page: 'risks:read' })
+
+    .get('/risks/new', async ({ viewer, csrfToken, headers }) => renderScreen(headers, shell('New risk', viewer, csrfToken),
+      <RiskForm action="/risks" submitLabel="Create risk" cancelHref="/risks" csrfToken={csrfToken} values={NEW_RISK} {...await formOptions(viewer)} />,
+    ), { page: 'risks:create' })
+    .post('/risks', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
+      const values = formValues(body);
+      const result = await attempt(() => runWrite(ctx, (tx) => createRisk(tx, viewer, riskInput(values))));
+      if (result.ok) return redirect(`/risks/${result.value.id}?done=created`, 303);
+      set.status = result.error.status;
+      return renderScreen(headers, shell('New risk', viewer, csrfToken),
+        <RiskForm action="/risks" submitLabel="Create risk" cancelHref="/risks" csrfToken={csrfToken} values={values}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message}
+          {...await formOptions(viewer)} />);
+    }, { page: 'risks:create' })
+
+    .get('/risks/:id', async ({ viewer, csrfToken, headers, params, query }) => {
+      const risk = await getRisk(ctx.db, viewer, params.id);
+      const [history, audit, name] = await Promise.all([
+        listHistory(ctx.db, 'risk', risk.id), listAuditFor(ctx.db, 'risk', risk.id), namer(viewer),
+      ]);
+      const owned = { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null };
+      return renderScreen(headers, shell(risk.title, viewer, csrfToken),
+        <RiskDetail risk={risk} history={history} audit={audit} name={name} done={query.done}
+          canUpdate={canTouch(viewer, 'risks:update', owned)} canDelete={canTouch(viewer, 'risks:delete', owned)} />);
+    }, { page: 'risks:read' })
+
+    .get('/risks/:id/edit', async ({ viewer, csrfToken, headers, params }) => {
+      const risk = await getRisk(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
+        <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken}
+          values={valuesOf(risk)} {...await formOptions(viewer)} />);
+    }, { page: 'risks:update' })
+    .post('/risks/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const risk = await getRisk(ctx.db, viewer, params.id);
+      const values = formValues(body);
+      const result = await attempt(() => runWrite(ctx, (tx) => updateRisk(tx, viewer, risk.id, riskInput(values))));
+      if (result.ok) return redirect(`/risks/${risk.id}?done=updated`, 303);
+      set.status = result.error.status;
+      return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
+        <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken} values={values}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message}
+          {...await formOptions(viewer)} />);
+    }, { page: 'risks:update' })
+
+    .get('/risks/:id/delete', async ({ viewer, csrfToken, headers, params }) => {
+      const risk = await getRisk(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(`Delete ${risk.title}`, viewer, csrfToken), <ConfirmDelete risk={risk} csrfToken={csrfToken} />);
+    }, { page: 'risks:delete' })
+    .post('/risks/:id/delete', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => deleteRisk(tx, viewer, params.id));
+      return redirect('/risks?done=deleted', 303);
+    }, { page: 'risks:delete' })
+
+    // Risk settings: classifications and the scale
+    .get('/settings/risks', async ({ viewer, csrfToken, query }) => settingsScreen(viewer, csrfToken, { done: query.done }), { page: 'settings:read' })
+    .post('/settings/risks/classifications', async ({ viewer, csrfToken, body, redirect, set }) => {
+      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
+      const result = await attempt(async () => {
+        const problems = schemaProblems(ClassificationInput, form);
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => createClassification(tx, viewer, form));
+      });
+      if (result.ok) return redirect('/settings/risks?done=classification-created#classifications', 303);
+      set.status = result.error.status;
+      const problems = result.error.problems;
+      return settingsScreen(viewer, csrfToken, {
+        classificationForm: form,
+        classificationErrors: problems.length ? fieldErrors(problems) : { name: result.error.message },
+      });
+    }, { page: 'settings:create' })
+    .post('/settings/risks/classifications/:id', async ({ viewer, csrfToken, params, body, redirect, set }) => {
+      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
+      const result = await attempt(async () => {
+        const problems = schemaProblems(ClassificationInput, form);
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => updateClassification(tx, viewer, params.id, form));
+      });
+      if (result.ok) return redirect('/settings/risks?done=classification-updated#classifications', 303);
+      set.status = result.error.status;
+      return settingsScreen(viewer, csrfToken, { classificationError: result.error.message });
+    }, { page: 'settings:update' })
+    .post('/settings/risks/classifications/:id/delete', async ({ viewer, csrfToken, params, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => deleteClassification(tx, viewer, params.id)));
+      if (result.ok) return redirect('/settings/risks?done=classification-deleted#classifications', 303);
+      set.status = result.error.status;
+      return settingsScreen(viewer, csrfToken, { classificationError: result.error.message });
+    }, { page: 'settings:update' })
+    .post('/settings/risks/scale', async ({ viewer, csrfToken, body, redirect, set }) => {
+      const form = scaleForm(body);
+      if (formText(body, 'intent') === 'preview') return settingsScreen(viewer, csrfToken, { scale: form, preview: true });
+      const { input, rename } = scaleInput(form);
+      const result = await attempt(async () => {
+        const problems = schemaProblems(RiskScale, input, rename);
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => replaceRiskScale(tx, viewer, input));
+      });
+      if (result.ok) return redirect('/settings/risks?done=scale-saved#scale', 303);
+      set.status = result.error.status;
+      const problems = result.error.problems.map((p) => ({ ...p, field: rename(p.field) }));
+      const inline = /^(likelihood|impact|bands)\.\d+\.\w+$/;
+      return settingsScreen(viewer, csrfToken, {
+        scale: form,
+        scaleError: problems.length ? 'The scale was not saved. Please correct the problems below.' : result.error.message,
+        scaleErrors: fieldErrors(problems.filter((p) => inline.test(p.field))),
+        scaleProblems: problems.map((p) => `${p.field}: ${p.message}`),
+      });
+    }, { page: 'settings:update' });
+};

@@ -1,0 +1,29 @@
+import type { Option } from '../components/form';
+
+export interface Band {
+  name: string;
+  color: string;
+}
+
+/** A score with its band; the band's colour is data from Risk Settings (validated #rrggbb), shown as a swatch. */
+export function ScoreBadge({ score, band }: { score: number | null; band: Band | null }): JSX.Element {
+  if (score === null) return <span class="muted">—</span>;
+  return (
+    <span class="score">
+      <span safe>{String(score)}</span>
+      {band && (
+        <>
+          {' '}
+          <span class="tag" style={`border-left: 0.8em solid ${band.color}`} safe>{band.name}</span>
+        </>
+      )}
+    </span>
+  );
+}
+
+export const STATUS_LABELS: Record<string, string> = { open: 'Open', closed: 'Closed', archived: 'Archived' };
+
+export const statusOptions = (withAll: boolean): Option[] => [
+  ...(withAll ? [{ value: '', label: 'Any status' }] : []),
+  ...Object.entries(STATUS_LABELS).map(([value, label]) => ({ value, label })),
+];
