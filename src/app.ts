@@ -6,6 +6,7 @@ import { screenAuth } from './platform/screen-auth';
 import { staticFiles } from './platform/static-files';
 import { peoplePages } from './modules/people/pages';
 import { apiTokensPages } from './modules/apiTokens/pages';
+import { adminPages } from './platform/admin-pages';
 import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
@@ -48,6 +49,7 @@ export function createApp(ctx: AppContext) {
     .use(healthRoutes(ctx))
     .use(peoplePages(ctx))
     .use(apiTokensPages(ctx))
+    .use(adminPages(ctx))
     .use(risksApi(ctx))
     .use(apiTokensApi(ctx))
     .use(riskSettingsApi(ctx))
