@@ -190,12 +190,16 @@ export function verifyEntries(entries: Iterable<AuditEntry>, options: VerifyOpti
  */
 export async function verifyAuditLog(db: DbOrTx, options: VerifyOptions = {}): Promise<VerifyResult> {
   const walker = new ChainWalker(options);
-  let after = 0;
+  const fetchBatchAfter = (seq: number) =>
+    db.select().from(auditLog).where(gt(auditLog.seq, seq)).orderBy(asc(auditLog.seq)).limit(BATCH_SIZE);
+  let pending = fetchBatchAfter(0);
   for (;;) {
-    const rows = await db.select().from(auditLog).where(gt(auditLog.seq, after)).orderBy(asc(auditLog.seq)).limit(BATCH_SIZE);
+    const rows = await pending;
+    const more = rows.length === BATCH_SIZE;
+    // Ask for the next batch before hashing this one, so the database works while we hash.
+    if (more) pending = fetchBatchAfter(rows[rows.length - 1].seq);
     for (const row of rows) walker.push({ ...row, details: row.details as Record<string, unknown> });
-    if (rows.length < BATCH_SIZE) break;
-    after = rows[rows.length - 1].seq;
+    if (!more) break;
   }
   return walker.finish();
 }
