@@ -9,6 +9,9 @@ import { startTestEnv, type TestEnv } from '../helpers/app';
 import { createTestDatabaseUrl } from '../helpers/db';
 import { adminActor, bearer, classificationId, makeToken } from '../helpers/factories';
 
+/** Booting a private service and 50 concurrent requests can outlast the default limit on a busy machine. */
+const SLOW = 60_000;
+
 // Every test here tampers with (or needs an exact view of) the log, so each uses a database of its own, never the shared one.
 
 const GUARD_TRIGGER = 'audit_log_no_update_delete';
@@ -45,7 +48,7 @@ describe('Audit Log in the database: tampering is found at the entry it touched'
     env = await startTestEnv();
     database = env.ctx.database;
     await appendEvents(database, 40);
-  });
+  }, SLOW);
 
   test('the untouched log verifies, and its checkpoint is its last entry', async () => {
     const result = await verifyAuditLog(database.db);
@@ -118,7 +121,7 @@ describe('Audit Log pruning', () => {
     const databaseUrl = await createTestDatabaseUrl();
     database = await openDatabase(databaseUrl ? { databaseUrl } : { memory: true });
     await runMigrations(database);
-  });
+  }, SLOW);
   afterAll(() => database.close());
 
   test('entries older than a year can be deleted, recent ones cannot, and the pruned log still verifies', async () => {
@@ -178,5 +181,5 @@ describe('Audit Log under concurrent writers', () => {
       expect(written[i].prevHash, `entry ${written[i].seq}`).toBe(written[i - 1].hash);
     }
     expect(written.filter((entry) => entry.module === 'risks' && entry.action === 'create')).toHaveLength(50);
-  });
+  }, SLOW);
 });

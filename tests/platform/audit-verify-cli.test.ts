@@ -29,6 +29,9 @@ async function runCli(env: Record<string, string>, args: string[] = []): Promise
   return { code, stdout, stderr };
 }
 
+/** Each spawn opens the database afresh; on a busy machine that alone can take seconds. */
+const SPAWN_LIMIT = 60_000;
+
 const describeRun = (run: CliRun) => `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`;
 
 describe('bun run audit:verify on an embedded database', () => {
@@ -53,14 +56,14 @@ describe('bun run audit:verify on an embedded database', () => {
     } finally {
       await ctx.close();
     }
-  }, 60_000); // booting an on-disk PGlite (migrations and all) and one spawn take longer than the default hook limit
+  }, SPAWN_LIMIT); // booting an on-disk PGlite (migrations and all) plus one spawn
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   test('an intact log prints OK, the entry count and the checkpoint, and exits 0', async () => {
     const run = await runCli(env);
     expect(run.code, describeRun(run)).toBe(0);
     expect(run.stdout).toBe(`OK: ${count} entries verified\nCheckpoint: ${checkpoint}\n`);
-  });
+  }, SPAWN_LIMIT);
 
   test('--since an earlier checkpoint proves the log still extends it', async () => {
     const run = await runCli(env, ['--since', checkpoint]);
@@ -71,20 +74,20 @@ describe('bun run audit:verify on an embedded database', () => {
     const truncated = await runCli(env, ['--since', ahead]);
     expect(truncated.code, describeRun(truncated)).toBe(1);
     expect(truncated.stdout).toContain(`Since ${ahead}: NOT EXTENDED: the log ends at entry ${count}`);
-  });
+  }, SPAWN_LIMIT);
 
   test('a malformed checkpoint is refused before the database is opened', async () => {
     const run = await runCli(env, ['--since', 'yesterday']);
     expect(run.code, describeRun(run)).toBe(1);
     expect(run.stderr).toContain('checkpoint must look like <seq>:<64 hex digits>');
-  });
+  }, SPAWN_LIMIT);
 
   test('a missing data directory is reported, not created and verified as empty', async () => {
     const missing = join(dataDir, 'nothing-here');
     const run = await runCli({ DATA_DIR: missing });
     expect(run.code, describeRun(run)).toBe(1);
     expect(run.stderr).toContain(`No embedded database in ${missing}`);
-  });
+  }, SPAWN_LIMIT);
 
   test('an edited entry prints MISMATCH naming it and exits 1', async () => {
     const database = await openDatabase({ dataDir });
@@ -99,7 +102,7 @@ describe('bun run audit:verify on an embedded database', () => {
     const run = await runCli(env);
     expect(run.code, describeRun(run)).toBe(1);
     expect(run.stdout).toStartWith(`MISMATCH at entry ${target}: content does not match its hash (the entry was edited)\nCheckpoint: ${checkpoint}\n`);
-  });
+  }, SPAWN_LIMIT);
 });
 
 describe.skipIf(!process.env.DATABASE_URL)('bun run audit:verify on PostgreSQL', () => {
@@ -109,5 +112,5 @@ describe.skipIf(!process.env.DATABASE_URL)('bun run audit:verify on PostgreSQL',
     const run = await runCli({ DATABASE_URL: testEnv.ctx.config.DATABASE_URL! });
     expect(run.code, describeRun(run)).toBe(0);
     expect(run.stdout).toBe(`OK: ${expected.count} entries verified\nCheckpoint: ${expected.checkpoint}\n`);
-  });
+  }, SPAWN_LIMIT);
 });
