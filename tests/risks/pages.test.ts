@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import type { RiskScaleView } from '../../src/modules/risks/schema';
+import { setUserStatus } from '../../src/modules/people/service';
 import { getRisk } from '../../src/modules/risks/service';
 import { getRiskScale } from '../../src/modules/risks/settings-service';
 import { sessionCookieName } from '../../src/platform/screen-auth';
@@ -130,6 +131,17 @@ describe('risk screens', () => {
     const deleted = await browser.post(`/risks/${id}/delete`, {});
     expect(deleted.status).toBe(303);
     expect((await browser.get(`/risks/${id}`)).status).toBe(404);
+  });
+
+  test("a deactivated owner stays selected on the edit form instead of being silently dropped", async () => {
+    const actor = await adminActor(env);
+    const owner = await makeUser(env, { 'risks:read': 'own' });
+    const id = await makeRisk(env, actor, { ownerId: owner.id });
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, actor, owner.id, 'deactivated'));
+    const page = await html(await (await admin()).get(`/risks/${id}/edit`));
+    expect(page).toMatch(new RegExp(`<option value="${owner.id}" selected>[^<]*\\(deactivated\\) &lt;`));
+    const newForm = await html(await (await admin()).get('/risks/new'));
+    expect(newForm).not.toContain(owner.id);
   });
 
   test('a reader sees no edit or delete and cannot post forms; a form without the CSRF token is refused', async () => {

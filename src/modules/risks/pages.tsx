@@ -183,16 +183,24 @@ function scaleInput(form: ScaleForm): { input: RiskScale; rename: (field: string
 export const riskPages = (ctx: AppContext) => {
   const shell = (title: string, viewer: Actor, csrfToken: string, active = 'risks') => ({ title, viewer, csrfToken, active });
 
-  const formOptions = async (viewer: Actor) => {
+  /**
+   * Choices for the form. Only active people can become owners, but a risk's current owner stays listed (marked)
+   * even when deactivated, so opening and saving the form never silently changes the owner.
+   */
+  const formOptions = async (viewer: Actor, currentOwnerId = '') => {
     const [scale, classifications, users, groups] = await Promise.all([
       getRiskScale(ctx.db, viewer), classificationOptions(ctx.db, viewer), listUsers(ctx.db), listGroups(ctx.db),
     ]);
-    return { scale, classifications, users: users.filter((u) => u.status === 'active'), groups };
+    const owners = users.filter((u) => u.status === 'active' || u.id === currentOwnerId)
+      .map((u) => (u.status === 'active' ? u : { ...u, name: `${u.name} (deactivated)` }));
+    return { scale, classifications, users: owners, groups };
   };
 
   /** History shows stored values; ids and level numbers are given the names people recognise. */
   const namer = async (viewer: Actor): Promise<ValueNamer> => {
-    const { scale, classifications, users, groups } = await formOptions(viewer);
+    const [scale, classifications, users, groups] = await Promise.all([
+      getRiskScale(ctx.db, viewer), classificationOptions(ctx.db, viewer), listUsers(ctx.db), listGroups(ctx.db),
+    ]);
     const names: Record<string, Map<string, string>> = {
       classificationId: new Map(classifications.map((c) => [c.id, c.name])),
       ownerId: new Map(users.map((u) => [u.id, u.name])),
@@ -272,7 +280,7 @@ export const riskPages = (ctx: AppContext) => {
       const risk = await getRisk(ctx.db, viewer, params.id);
       return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
         <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken}
-          values={valuesOf(risk)} {...await formOptions(viewer)} />);
+          values={valuesOf(risk)} {...await formOptions(viewer, risk.owner?.id)} />);
     }, { page: 'risks:update' })
     .post('/risks/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const risk = await getRisk(ctx.db, viewer, params.id);
@@ -283,7 +291,7 @@ export const riskPages = (ctx: AppContext) => {
       return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
         <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken} values={values}
           errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message}
-          {...await formOptions(viewer)} />);
+          {...await formOptions(viewer, values.ownerId)} />);
     }, { page: 'risks:update' })
 
     .get('/risks/:id/delete', async ({ viewer, csrfToken, headers, params }) => {
