@@ -1,9 +1,12 @@
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { apiTokens, auditLog, outbox } from '../../db/schema';
 import { hashSecret, setMaxLifetimeDays } from '../../src/modules/apiTokens/service';
 import { startTestEnv, testEnv, ADMIN_EMAIL, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+
+// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
+setDefaultTimeout(60_000);
 
 let env: TestEnv;
 let adminToken: string;

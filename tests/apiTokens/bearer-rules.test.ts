@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { apiTokens, auditLog, history, sessions } from '../../db/schema';
 import { createToken, hashSecret } from '../../src/modules/apiTokens/service';
@@ -7,6 +7,9 @@ import { AppError } from '../../src/platform/errors';
 import { systemActor } from '../../src/platform/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
+
+// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
+setDefaultTimeout(60_000);
 
 // The spec's "Bearer tokens" rules, one describe per rule. Rule 4 (a request touching a second module) has no
 // cross-module route yet; it gets its tests with the first such route.

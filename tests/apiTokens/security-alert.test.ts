@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -8,6 +8,9 @@ import { addGroupMember, createUser } from '../../src/modules/people/service';
 import { systemActor } from '../../src/platform/permissions';
 import { ADMIN_EMAIL, startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
+
+// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
+setDefaultTimeout(60_000);
 
 interface Received {
   from: string;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,9 @@ import { boot } from '../../src/platform/bootstrap';
 import { systemActor, type Permission } from '../../src/platform/permissions';
 import { bearer } from '../helpers/factories';
 import { createTestDatabaseUrl } from '../helpers/db';
+
+// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
+setDefaultTimeout(60_000);
 
 const ROOT = join(import.meta.dir, '..', '..');
 const CLI = join(ROOT, 'scripts', 'token-create.ts');

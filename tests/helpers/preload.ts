@@ -7,7 +7,8 @@ process.env.LOG_LEVEL ??= 'error';
 // Booting (migrations, reference data, first administrator) takes seconds on PGlite; do it once, before any hook timer runs.
 await testEnv();
 
+// DROP DATABASE checkpoints: about a second each on PostgreSQL, more on a busy machine; the 5 s hook default is too short.
 afterAll(async () => {
   await closeTestEnvs();
   await dropTestDatabases();
-});
+}, 120_000);
