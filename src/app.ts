@@ -10,6 +10,7 @@ import { adminPages } from './platform/admin-pages';
 import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
+import { controlsApi } from './modules/controls/api';
 import { apiTokensApi } from './modules/apiTokens/api';
 import { riskSettingsApi } from './modules/risks/settings-api';
 import { riskPages } from './modules/risks/pages';
@@ -51,6 +52,7 @@ export function createApp(ctx: AppContext) {
     .use(apiTokensPages(ctx))
     .use(adminPages(ctx))
     .use(risksApi(ctx))
+    .use(controlsApi(ctx))
     .use(apiTokensApi(ctx))
     .use(riskSettingsApi(ctx))
     .use(riskPages(ctx));

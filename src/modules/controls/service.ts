@@ -1,0 +1,64 @@
+import { desc, eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { controls, controlTests, users } from '../../../db/schema';
+import { invalidField } from '../../platform/errors';
+import { recordChange } from '../../platform/history';
+import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
+import type { Actor } from '../../platform/permissions';
+import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
+
+export const controlKind: RecordKind<typeof controls, ControlCreate> = {
+  module: 'controls',
+  recordType: 'control',
+  label: 'Control',
+  table: controls,
+  titleColumn: controls.name,
+  statusColumn: controls.status,
+  sortable: { name: controls.name, type: controls.type, status: controls.status, createdAt: controls.createdAt, updatedAt: controls.updatedAt },
+  defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
+  filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
+  toColumns: (c) => ({ ...c, name: c.name.trim() }),
+  async check(_db, candidate) {
+    return candidate.name.trim() ? [] : [{ field: 'name', message: 'must not be blank' }];
+  },
+};
+
+/** Adds months in UTC, clamping to the month's last day (Jan 31 + 1 month = Feb 28/29). */
+export function addMonths(isoDate: string, months: number): string {
+  const [y, m, d] = isoDate.split('-').map(Number);
+  const target = new Date(Date.UTC(y, m - 1 + months, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d, lastDay));
+  return target.toISOString().slice(0, 10);
+}
+
+const isRealDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
+/** Records a test of a control (needs controls:update on that control); the next due date follows from the schedule. */
+export async function recordControlTest(tx: DbOrTx, actor: Actor, controlId: string, input: ControlTestCreate): Promise<{ id: string }> {
+  await loadForAction(tx, controlKind, actor, controlId, 'update');
+  if (!isRealDate(input.testedOn)) throw invalidField('testedOn', 'must be a real date written YYYY-MM-DD');
+  const testerId = input.testerId ?? actor.userId;
+  if (testerId && !(await exists(tx, users, users.id, testerId))) throw invalidField('testerId', 'no such user');
+  const [row] = await tx.insert(controlTests).values({
+    controlId, testedOn: input.testedOn, result: input.result, notes: input.notes ?? '', testerId,
+  }).returning();
+  const { id, createdAt: _c, ...fields } = row;
+  await recordChange(tx, actor, { module: 'controls', recordType: 'controlTest', recordId: id, action: 'create', before: null, after: fields });
+  return { id };
+}
+
+export async function controlTesting(db: DbOrTx, actor: Actor, controlId: string, today = new Date()): Promise<ControlTesting> {
+  const control = await getRecord(db, controlKind, actor, controlId);
+  const tests = await db.select().from(controlTests).where(eq(controlTests.controlId, controlId))
+    .orderBy(desc(controlTests.testedOn), desc(controlTests.createdAt));
+  const last = tests[0]?.testedOn ?? null;
+  const frequency = control.testFrequencyMonths;
+  const nextTestDue = frequency ? (last ? addMonths(last, frequency) : today.toISOString().slice(0, 10)) : null;
+  return {
+    frequencyMonths: frequency,
+    lastTestedOn: last,
+    nextTestDue,
+    tests: tests.map((test) => ({ ...test, createdAt: test.createdAt.toISOString() })),
+  };
+}

@@ -1,0 +1,60 @@
+import { Elysia } from 'elysia';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { apiAuth } from './api-auth';
+import { runWrite, type AppContext } from './context';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from './envelopes';
+import { listHistory } from './history';
+import { pageEnvelope } from './paging';
+import type { Permission } from './permissions';
+import {
+  createRecord, deleteRecord, getRecord, listRecords, updateRecord, type ListParams, type OwnedTable, type RecordKind,
+} from './records';
+
+export interface RecordApiOptions {
+  /** Path under /api/v1, e.g. '/controls'. */
+  path: string;
+  tag: string;
+  /** Plural noun for summaries: 'controls'. */
+  plural: string;
+  Create: TObject;
+  Update: TObject;
+  View: TSchema;
+  ListQuery: TObject;
+}
+
+/**
+ * The standard REST surface of a register: list, create, read, change, delete and History, each declaring the
+ * scope it needs. Modules add their sub-resources to the returned plugin.
+ */
+export function recordApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>>, o: RecordApiOptions) {
+  const scope = (right: string) => `${kind.module}:${right}` as Permission;
+  const tags = [o.tag];
+  const noun = kind.label.toLowerCase();
+  return new Elysia({ name: `api:${kind.recordType}`, prefix: `/api/v1${o.path}` })
+    .use(apiAuth(ctx))
+    .get('', async ({ actor, query }) => ({ data: await listRecords(ctx.db, kind, actor, query as ListParams) }), {
+      scope: scope('read'), query: o.ListQuery, response: pageEnvelope(o.View),
+      detail: { tags, summary: `List ${o.plural} (own level: only those you or your groups own)` },
+    })
+    .post('', async ({ actor, body, set }) => {
+      const created = await runWrite(ctx, (tx) => createRecord(tx, kind, actor, body as Record<string, unknown>));
+      set.status = 201;
+      return { data: created };
+    }, { scope: scope('create'), body: o.Create, response: { 201: Created }, detail: { tags, summary: `Create a ${noun}` } })
+    .get('/:id', async ({ actor, params }) => ({ data: await getRecord(ctx.db, kind, actor, params.id) }), {
+      scope: scope('read'), params: IdParam, response: Data(o.View), detail: { tags, summary: `Read a ${noun}` },
+    })
+    .patch('/:id', async ({ actor, params, body }) => {
+      await runWrite(ctx, (tx) => updateRecord(tx, kind, actor, params.id, body as Record<string, unknown>));
+      return { data: await getRecord(ctx.db, kind, actor, params.id) };
+    }, { scope: scope('update'), params: IdParam, body: o.Update, response: Data(o.View), detail: { tags, summary: `Change a ${noun}` } })
+    .delete('/:id', async ({ actor, params, set }) => {
+      await runWrite(ctx, (tx) => deleteRecord(tx, kind, actor, params.id));
+      set.status = 204;
+      return null;
+    }, { scope: scope('delete'), params: IdParam, detail: { tags, summary: `Delete a ${noun} (409 while others reference it)`, responses: deletedResponses } })
+    .get('/:id/history', async ({ actor, params }) => {
+      await getRecord(ctx.db, kind, actor, params.id);
+      return { data: await listHistory(ctx.db, kind.recordType, params.id) };
+    }, { scope: scope('read'), params: IdParam, response: HistoryList, detail: { tags, summary: `A ${noun}'s History` } });
+}

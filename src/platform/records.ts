@@ -1,0 +1,274 @@
+import { and, asc, count, desc, eq, ilike, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { DbOrTx } from '../../db/client';
+import { groups, users } from '../../db/schema';
+import { conflict, invalid, notFound, type FieldProblem } from './errors';
+import { recordChange } from './history';
+import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
+import { paging, type Page } from './paging';
+import { requireOnRecord, requirePermission, type Actor, type Module, type Permission } from './permissions';
+
+/**
+ * The register kit: what every owned record type (controls, assets, policies, incidents, ...) shares — listing
+ * with the own/all filter, paging, sorting and search; reading with the 404-if-unreadable rule; creating, changing
+ * and deleting with validation, the own-level ownership rule, reference checks, and the Audit Log + History entry
+ * in the same transaction. A module describes its table and its rules in a RecordKind; nothing else is repeated.
+ */
+
+/** Columns every owned register table has. */
+export interface OwnedColumns {
+  id: PgColumn;
+  ownerId: PgColumn;
+  ownerGroupId: PgColumn;
+  createdAt: PgColumn;
+  updatedAt: PgColumn;
+}
+export type OwnedTable = PgTable & OwnedColumns;
+
+type Row<T extends OwnedTable> = T['$inferSelect'];
+type Values = Record<string, unknown>;
+
+/** Another table pointing at this record; deleting while any point at it answers 409 naming them. */
+export interface Reference {
+  /** Plural noun for the message: "3 risks". */
+  label: string;
+  count(db: DbOrTx, id: string): Promise<number>;
+}
+
+export interface RecordKind<T extends OwnedTable, Input extends Values> {
+  module: Module;
+  /** Stored in the Audit Log and History: 'control', 'asset', ... */
+  recordType: string;
+  /** For messages: 'Control'. */
+  label: string;
+  table: T;
+  /** The name or title column: searched by `q`, shown in messages and pickers. */
+  titleColumn: PgColumn;
+  statusColumn?: PgColumn;
+  /** Whitelisted sort keys (API names) and their columns. */
+  sortable: Record<string, AnyColumn>;
+  /** Values a new record takes where the input leaves them out. */
+  defaults?: Partial<Input>;
+  /**
+   * The module's own rules on the complete candidate record (the stored record merged with the change on update).
+   * Return every problem, not only the first, so forms and imports can show them all.
+   */
+  check?(db: DbOrTx, candidate: Input, before: Row<T> | null, actor: Actor): Promise<FieldProblem[]>;
+  /** Stored columns for a valid candidate (trimming, derived values); by default the candidate's own keys. */
+  toColumns?(candidate: Input, before: Row<T> | null): Values;
+  references?: Reference[];
+  /** Extra list filters from the query string, by name. */
+  filters?: Record<string, (value: string) => SQL | undefined>;
+}
+
+export interface ListParams {
+  page?: number;
+  pageSize?: number;
+  sort?: string;
+  q?: string;
+  status?: string;
+  ownerId?: string;
+  ownerGroupId?: string;
+  [filter: string]: string | number | undefined;
+}
+
+export interface OwnerRef {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** A stored row with dates as ISO strings and the owner's and group's names resolved. */
+export type RecordView<T extends OwnedTable> = {
+  [K in keyof Row<T>]: Row<T>[K] extends Date ? string : Row<T>[K] extends Date | null ? string | null : Row<T>[K];
+} & { owner: OwnerRef | null; ownerGroup: { id: string; name: string } | null };
+
+const permission = (kind: { module: Module }, right: 'read' | 'create' | 'update' | 'delete') => `${kind.module}:${right}` as Permission;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
+  const table = kind.table as OwnedTable;
+  return db
+    .select({ row: table as PgTable, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name })
+    .from(table)
+    .leftJoin(users, eq(users.id, table.ownerId))
+    .leftJoin(groups, eq(groups.id, table.ownerGroupId));
+}
+
+interface JoinedRow {
+  row: Values;
+  ownerName: string | null;
+  ownerEmail: string | null;
+  ownerGroupName: string | null;
+}
+
+function toView<T extends OwnedTable>(joined: JoinedRow): RecordView<T> {
+  const view: Values = {};
+  for (const [key, value] of Object.entries(joined.row)) view[key] = value instanceof Date ? value.toISOString() : value;
+  const ownerId = joined.row.ownerId as string | null;
+  const ownerGroupId = joined.row.ownerGroupId as string | null;
+  view.owner = ownerId && joined.ownerName ? { id: ownerId, name: joined.ownerName, email: joined.ownerEmail ?? '' } : null;
+  view.ownerGroup = ownerGroupId && joined.ownerGroupName ? { id: ownerGroupId, name: joined.ownerGroupName } : null;
+  return view as RecordView<T>;
+}
+
+/** WHERE for a list: what the actor may see, plus the standard filters (status, owner, owner group, text) and the kind's own. */
+export function listCondition<T extends OwnedTable>(kind: RecordKind<T, Values>, actor: Actor, query: ListParams): SQL | undefined {
+  const table = kind.table as OwnedTable;
+  const extra = Object.entries(kind.filters ?? {}).map(([name, build]) => {
+    const value = query[name];
+    return value === undefined || value === '' ? undefined : build(String(value));
+  });
+  return and(
+    ownershipCondition(actor, permission(kind, 'read'), table.ownerId, table.ownerGroupId),
+    query.status && kind.statusColumn ? eq(kind.statusColumn, query.status) : undefined,
+    query.ownerId ? eq(table.ownerId, query.ownerId) : undefined,
+    query.ownerGroupId ? eq(table.ownerGroupId, query.ownerGroupId) : undefined,
+    query.q ? ilike(kind.titleColumn, `%${escapeLike(query.q)}%`) : undefined,
+    ...extra,
+  );
+}
+
+function listOrder<T extends OwnedTable>(kind: RecordKind<T, Values>, sort: string | undefined): SQL[] {
+  const table = kind.table as OwnedTable;
+  const descending = sort?.startsWith('-') ?? false;
+  const column = sort ? kind.sortable[descending ? sort.slice(1) : sort] : undefined;
+  if (!column) return [desc(table.createdAt), desc(table.id)];
+  return descending ? [desc(column), desc(table.id)] : [asc(column), asc(table.id)];
+}
+
+/** The page and count queries of a list; exported so benchmarks time exactly the SQL the API runs. */
+export function listQueries<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, query: ListParams) {
+  const { pageSize, offset } = paging(query);
+  const where = listCondition(kind, actor, query);
+  return {
+    page: selectViews(db, kind).where(where).orderBy(...listOrder(kind, query.sort)).limit(pageSize).offset(offset),
+    total: db.select({ total: count() }).from(kind.table as OwnedTable).where(where),
+  };
+}
+
+export async function listRecords<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, query: ListParams): Promise<Page<RecordView<T>>> {
+  const { page, pageSize } = paging(query);
+  const queries = listQueries(db, kind, actor, query);
+  // Named statements: PostgreSQL keeps the plan per connection instead of planning every request.
+  const [rows, [{ total }]] = await Promise.all([
+    queries.page.prepare(`${kind.recordType}_list_page`).execute(),
+    queries.total.prepare(`${kind.recordType}_list_total`).execute(),
+  ]);
+  return { rows: (rows as JoinedRow[]).map((r) => toView<T>(r)), total, page, pageSize };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, id: string): Promise<JoinedRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const [row] = await selectViews(db, kind).where(eq((kind.table as OwnedTable).id, id));
+  return row as JoinedRow | undefined;
+}
+
+/** The stored row after the permission check: 404 when missing or unreadable, 403 when readable but `right` is not held. */
+export async function loadForAction<T extends OwnedTable>(
+  db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string, right: 'read' | 'update' | 'delete',
+): Promise<Row<T>> {
+  const joined = await loadJoined(db, kind, id);
+  const what = `${kind.label} ${id}`;
+  if (!joined) throw notFound(what);
+  const row = joined.row as Row<T> & { ownerId: string | null; ownerGroupId: string | null };
+  requireOnRecord(actor, permission(kind, right), row, what);
+  return row;
+}
+
+export async function getRecord<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string): Promise<RecordView<T>> {
+  const joined = await loadJoined(db, kind, id);
+  if (!joined) throw notFound(`${kind.label} ${id}`);
+  requireOnRecord(actor, permission(kind, 'read'), joined.row as { ownerId: string | null; ownerGroupId: string | null }, `${kind.label} ${id}`);
+  return toView<T>(joined);
+}
+
+/** The fields History and the Audit Log keep: stored values without the bookkeeping columns. */
+export function auditFields(row: Values): Values {
+  const { id: _id, createdAt: _c, updatedAt: _u, createdBy: _b, ...fields } = row;
+  return fields;
+}
+
+async function validated<T extends OwnedTable, Input extends Values>(
+  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null,
+): Promise<Values> {
+  const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
+  const problems = [...(await ownerProblems(db, owner)), ...((await kind.check?.(db, candidate, before, actor)) ?? [])];
+  if (problems.length) throw invalid(problems);
+  return kind.toColumns ? kind.toColumns(candidate, before) : { ...candidate };
+}
+
+/** Only keys that are columns of the table are written; an input may carry extra fields for `check`. */
+function columnsOnly(table: OwnedTable, values: Values): Values {
+  return Object.fromEntries(Object.entries(values).filter(([key]) => key in table && key !== 'id'));
+}
+
+export async function createRecord<T extends OwnedTable, Input extends Values>(
+  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, input: Input,
+): Promise<{ id: string }> {
+  const level = requirePermission(actor, permission(kind, 'create'));
+  const unowned = input.ownerId === undefined && input.ownerGroupId === undefined;
+  const candidate = { ...kind.defaults, ...input, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
+  const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, null));
+  requireOwnLevelKeepsOwnership(actor, permission(kind, 'create'), level, {
+    ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
+  });
+  const table = kind.table as OwnedTable;
+  const [row] = (await tx.insert(table).values(values as never).returning()) as Values[];
+  await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: String(row.id), action: 'create', before: null, after: auditFields(row) });
+  return { id: String(row.id) };
+}
+
+/** Applies a partial change: fields left out keep their stored value; `null` clears an optional field. */
+export async function updateRecord<T extends OwnedTable, Input extends Values>(
+  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, id: string, patch: Partial<Input>,
+): Promise<{ changed: boolean }> {
+  const before = await loadForAction(tx, kind as RecordKind<T, Values>, actor, id, 'update');
+  const level = requirePermission(actor, permission(kind, 'update'));
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const candidate = { ...(before as Values), ...defined } as Input;
+  const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, before));
+  requireOwnLevelKeepsOwnership(actor, permission(kind, 'update'), level, {
+    ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
+  });
+  const table = kind.table as OwnedTable;
+  const [after] = (await tx.update(table).set({ ...values, updatedAt: new Date() } as never).where(eq(table.id, id)).returning()) as Values[];
+  const beforeFields = auditFields(before as Values);
+  const afterFields = auditFields(after);
+  await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: id, action: 'update', before: beforeFields, after: afterFields });
+  return { changed: JSON.stringify(beforeFields) !== JSON.stringify(afterFields) };
+}
+
+/** Refuses (409) while other records point at this one, naming what still does; never orphans data. */
+export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string): Promise<void> {
+  const before = await loadForAction(tx, kind, actor, id, 'delete');
+  const still: string[] = [];
+  for (const reference of kind.references ?? []) {
+    const n = await reference.count(tx, id);
+    if (n > 0) still.push(`${n} ${reference.label}`);
+  }
+  if (still.length) throw conflict(`${kind.label} ${id} is still referenced by ${still.join(', ')}; remove those references first`);
+  const table = kind.table as OwnedTable;
+  await tx.delete(table).where(eq(table.id, id));
+  await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: id, action: 'delete', before: auditFields(before as Values), after: null });
+}
+
+/** Counts rows of `table` whose `column` equals the id: the usual Reference. */
+export const referencedBy = (label: string, table: PgTable, column: PgColumn): Reference => ({
+  label,
+  async count(db, id) {
+    const [{ n }] = await db.select({ n: count() }).from(table).where(eq(column, id));
+    return n;
+  },
+});
+
+/** For `check`: a referenced record of another kind must exist (and, for links, be readable — see requireReadable). */
+export async function exists(db: DbOrTx, table: PgTable, idColumn: PgColumn, id: string | null | undefined): Promise<boolean> {
+  if (!id) return true;
+  if (!UUID.test(id)) return false;
+  const [row] = await db.select({ n: count() }).from(table).where(eq(idColumn, id));
+  return row.n > 0;
+}
