@@ -1,3 +1,4 @@
 export * from './platform';
 export * from './risks';
 export * from './controls';
+export * from "./incidents";
