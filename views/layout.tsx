@@ -1,6 +1,7 @@
 /// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
 import { levelOf, type Actor, type Permission } from '../src/platform/permissions';
+import { MAIN_LINKS } from './nav';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */
 export function isHtmx(headers: Record<string, string | undefined> | Headers): boolean {
@@ -65,9 +66,9 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
           <header class="topbar">
             <a class="brand" href="/">GRC</a>
             <nav class="mainnav" aria-label="Main">
-              {mayOpen(viewer, { needs: 'risks:read' }) && (
-                <a href="/risks" aria-current={current('risks')}>Risks</a>
-              )}
+              {MAIN_LINKS.filter((link) => mayOpen(viewer, link)).map((link) => (
+                <a href={link.href} aria-current={current(link.key)} safe>{link.label}</a>
+              ))}
               {settings.length > 0 && (
                 <details class="menu" open={inSettings}>
                   <summary>Settings</summary>

@@ -1,0 +1,15 @@
+import type { Permission } from '../src/platform/permissions';
+
+export interface MainLink {
+  key: string;
+  href: string;
+  label: string;
+  /** The read permission that opens the register. */
+  needs: Permission;
+}
+
+/** The main navigation, in the order people work through a GRC programme. One line per register screen. */
+export const MAIN_LINKS: MainLink[] = [
+  { key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },
+  { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
+];
