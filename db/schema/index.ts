@@ -2,3 +2,4 @@ export * from './platform';
 export * from './risks';
 export * from './controls';
 export * from "./incidents";
+export * from "./audits";
