@@ -3,3 +3,4 @@ export * from './risks';
 export * from './controls';
 export * from "./incidents";
 export * from "./audits";
+export * from "./assets";

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { assets, businessUnits } from './assets';
 import { groups, users } from './platform';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -50,9 +51,8 @@ export const risks = pgTable('risks', {
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
   reviewFrequencyMonths: integer('review_frequency_months').notNull().default(12),
   status: text('status', { enum: ['open', 'closed', 'archived'] }).notNull().default('open'),
-  // References to the asset and business-unit registers; their foreign keys arrive with those modules.
-  assetId: uuid('asset_id'),
-  businessUnitId: uuid('business_unit_id'),
+  assetId: uuid('asset_id').references(() => assets.id),
+  businessUnitId: uuid('business_unit_id').references(() => businessUnits.id),
   createdBy: uuid('created_by').references(() => users.id),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -64,4 +64,6 @@ export const risks = pgTable('risks', {
   index('risks_owner_group_idx').on(t.ownerGroupId),
   index('risks_status_idx').on(t.status),
   index('risks_classification_idx').on(t.classificationId),
+  index('risks_asset_idx').on(t.assetId),
+  index('risks_business_unit_idx').on(t.businessUnitId),
 ]);
