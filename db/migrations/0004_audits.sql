@@ -43,8 +43,4 @@ CREATE INDEX "audit_findings_status_idx" ON "audit_findings" USING btree ("statu
 CREATE INDEX "audit_plans_created_idx" ON "audit_plans" USING btree ("created_at","id");--> statement-breakpoint
 CREATE INDEX "audit_plans_owner_idx" ON "audit_plans" USING btree ("owner_id");--> statement-breakpoint
 CREATE INDEX "audit_plans_owner_group_idx" ON "audit_plans" USING btree ("owner_group_id");--> statement-breakpoint
-CREATE INDEX "audit_plans_status_idx" ON "audit_plans" USING btree ("status");--> statement-breakpoint
-ALTER TABLE "risks" ADD CONSTRAINT "risks_asset_id_assets_id_fk" FOREIGN KEY ("asset_id") REFERENCES "public"."assets"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "risks" ADD CONSTRAINT "risks_business_unit_id_business_units_id_fk" FOREIGN KEY ("business_unit_id") REFERENCES "public"."business_units"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "risks_asset_idx" ON "risks" USING btree ("asset_id");--> statement-breakpoint
-CREATE INDEX "risks_business_unit_idx" ON "risks" USING btree ("business_unit_id");
+CREATE INDEX "audit_plans_status_idx" ON "audit_plans" USING btree ("status");

@@ -37,4 +37,8 @@ CREATE UNIQUE INDEX "business_units_sibling_name_idx" ON "business_units" USING 
 CREATE INDEX "business_units_parent_idx" ON "business_units" USING btree ("parent_id");--> statement-breakpoint
 CREATE INDEX "business_units_created_idx" ON "business_units" USING btree ("created_at","id");--> statement-breakpoint
 CREATE INDEX "business_units_owner_idx" ON "business_units" USING btree ("owner_id");--> statement-breakpoint
-CREATE INDEX "business_units_owner_group_idx" ON "business_units" USING btree ("owner_group_id");
+CREATE INDEX "business_units_owner_group_idx" ON "business_units" USING btree ("owner_group_id");--> statement-breakpoint
+ALTER TABLE "risks" ADD CONSTRAINT "risks_asset_id_assets_id_fk" FOREIGN KEY ("asset_id") REFERENCES "public"."assets"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "risks" ADD CONSTRAINT "risks_business_unit_id_business_units_id_fk" FOREIGN KEY ("business_unit_id") REFERENCES "public"."business_units"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "risks_asset_idx" ON "risks" USING btree ("asset_id");--> statement-breakpoint
+CREATE INDEX "risks_business_unit_idx" ON "risks" USING btree ("business_unit_id");
