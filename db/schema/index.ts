@@ -4,3 +4,4 @@ export * from './controls';
 export * from "./incidents";
 export * from "./audits";
 export * from "./assets";
+export * from "./third-parties";
