@@ -5,3 +5,4 @@ export * from "./incidents";
 export * from "./audits";
 export * from "./assets";
 export * from "./third-parties";
+export * from "./projects";
