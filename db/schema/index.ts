@@ -6,3 +6,4 @@ export * from "./audits";
 export * from "./assets";
 export * from "./third-parties";
 export * from "./projects";
+export * from "./policies";
