@@ -1,4 +1,4 @@
--- Custom SQL migration file, put your code below! ---- Published policy versions are immutable: no UPDATE, no DELETE.
+-- Custom SQL migration: published policy versions are immutable (no UPDATE, no DELETE).
 CREATE OR REPLACE FUNCTION policy_versions_guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'policy_versions are immutable: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
