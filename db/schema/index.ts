@@ -7,3 +7,6 @@ export * from "./assets";
 export * from "./third-parties";
 export * from "./projects";
 export * from "./policies";
+export * from "./risk-treatments";
+export * from "./exceptions";
+export * from "./labels";
