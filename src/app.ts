@@ -11,9 +11,19 @@ import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
 import { controlsApi } from './modules/controls/api';
+import { controlPages } from './modules/controls/pages';
+import { policiesApi } from './modules/policies/api';
+import { assetsApi } from './modules/assets/api';
+import { businessUnitsApi } from './modules/businessUnits/api';
 import { apiTokensApi } from './modules/apiTokens/api';
 import { riskSettingsApi } from './modules/risks/settings-api';
 import { riskPages } from './modules/risks/pages';
+import { riskTreatmentsApi } from './modules/risks/treatments-api';
+import { exceptionsApis } from './modules/exceptions/api';
+import { labelsApi } from './modules/labels/api';
+import { labelPages } from './modules/labels/pages';
+import { incidentsApi } from './modules/incidents/api';
+import { auditsApi } from './modules/audits/api';
 
 const healthRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
@@ -53,8 +63,18 @@ export function createApp(ctx: AppContext) {
     .use(adminPages(ctx))
     .use(risksApi(ctx))
     .use(controlsApi(ctx))
+    .use(controlPages(ctx))
+    .use(policiesApi(ctx))
+    .use(assetsApi(ctx))
+    .use(businessUnitsApi(ctx))
     .use(apiTokensApi(ctx))
     .use(riskSettingsApi(ctx))
+    .use(riskTreatmentsApi(ctx))
+    .use(exceptionsApis(ctx))
+    .use(labelsApi(ctx))
+    .use(labelPages(ctx))
+    .use(incidentsApi(ctx))
+    .use(auditsApi(ctx))
     .use(riskPages(ctx));
 }
 

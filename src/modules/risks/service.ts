@@ -2,13 +2,14 @@ import { and, count, desc, eq, ilike, sql, type AnyColumn, type SQL } from 'driz
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import {
-  groups, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
+  assets, businessUnits, groups, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
 import { invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
+import { exists } from '../../platform/records';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 
 const inherentLikelihood = alias(riskLikelihoodLevels, 'il');
@@ -181,6 +182,8 @@ async function validateRisk(db: DbOrTx, input: RiskCreate): Promise<Omit<StoredR
   const [classification] = await db.select({ id: riskClassifications.id }).from(riskClassifications)
     .where(eq(riskClassifications.id, input.classificationId));
   if (!classification) problems.push({ field: 'classificationId', message: 'no such risk classification' });
+  if (!(await exists(db, assets, assets.id, input.assetId))) problems.push({ field: 'assetId', message: 'no such asset' });
+  if (!(await exists(db, businessUnits, businessUnits.id, input.businessUnitId))) problems.push({ field: 'businessUnitId', message: 'no such business unit' });
   const ownerId = input.ownerId ?? null;
   const ownerGroupId = input.ownerGroupId ?? null;
   problems.push(...(await ownerProblems(db, { ownerId, ownerGroupId })));

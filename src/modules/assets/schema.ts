@@ -1,0 +1,23 @@
+import { t, type Static } from 'elysia';
+import { recordInputs, recordListQuery, recordView, Uuid } from '../../platform/record-schema';
+
+const assetFields = {
+  name: t.String({ minLength: 1, maxLength: 300 }),
+  description: t.Optional(t.String({ maxLength: 100_000 })),
+  businessUnitId: t.Optional(t.Union([Uuid, t.Null()], { description: 'A business unit you can read' })),
+};
+export const { Create: AssetCreate, Update: AssetUpdate } = recordInputs(assetFields);
+export type AssetCreate = Static<typeof AssetCreate>;
+export type AssetUpdate = Static<typeof AssetUpdate>;
+
+export const AssetView = recordView({
+  name: t.String(),
+  description: t.String(),
+  businessUnitId: t.Union([t.String(), t.Null()]),
+});
+export type AssetView = Static<typeof AssetView>;
+
+export const ASSET_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
+export const AssetListQuery = recordListQuery(ASSET_SORTS, null, {
+  businessUnitId: t.Optional(Uuid),
+});

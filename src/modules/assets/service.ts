@@ -1,0 +1,34 @@
+import { eq, sql } from 'drizzle-orm';
+import { assets, incidents, risks } from '../../../db/schema';
+import type { FieldProblem } from '../../platform/errors';
+import { referencedBy, type RecordKind } from '../../platform/records';
+import { readableBusinessUnit } from '../businessUnits/service';
+import type { AssetCreate } from './schema';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const assetKind: RecordKind<typeof assets, AssetCreate> = {
+  module: 'assets',
+  recordType: 'asset',
+  label: 'Asset',
+  table: assets,
+  titleColumn: assets.name,
+  sortable: { name: assets.name, createdAt: assets.createdAt, updatedAt: assets.updatedAt },
+  defaults: { description: '', businessUnitId: null },
+  filters: { businessUnitId: (value) => (UUID.test(value) ? eq(assets.businessUnitId, value) : sql`false`) },
+  toColumns: (c) => ({ ...c, name: c.name.trim() }),
+  async check(db, candidate, before, actor) {
+    const problems: FieldProblem[] = [];
+    if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
+    // Linking needs businessUnits:read on the unit; a link kept unchanged on update is not re-checked.
+    const unitId = candidate.businessUnitId ?? null;
+    if (unitId && unitId !== (before?.businessUnitId ?? null) && !(await readableBusinessUnit(db, actor, unitId))) {
+      problems.push({ field: 'businessUnitId', message: 'no such business unit' });
+    }
+    return problems;
+  },
+  references: [
+    referencedBy('risks', risks, risks.assetId),
+    referencedBy('incidents', incidents, incidents.assetId),
+  ],
+};
