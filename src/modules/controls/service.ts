@@ -1,9 +1,9 @@
 import { desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { controls, controlTests, users } from '../../../db/schema';
+import { auditFindings, controls, controlTests, users } from '../../../db/schema';
 import { invalidField } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
-import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
+import { exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
 import type { Actor } from '../../platform/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
 
@@ -17,6 +17,7 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   sortable: { name: controls.name, type: controls.type, status: controls.status, createdAt: controls.createdAt, updatedAt: controls.updatedAt },
   defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
   filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
+  references: [referencedBy('audit findings', auditFindings, auditFindings.controlId)],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(_db, candidate) {
     return candidate.name.trim() ? [] : [{ field: 'name', message: 'must not be blank' }];

@@ -1,0 +1,77 @@
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { auditFindings, auditPlans, controls } from '../../../db/schema';
+import type { FieldProblem } from '../../platform/errors';
+import { canTouch, type Actor } from '../../platform/permissions';
+import { referencedBy, type RecordKind } from '../../platform/records';
+import type { AuditPlanCreate, FindingCreate } from './schema';
+
+/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
+const isRealDate = (value: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const dateProblems = (field: string, value: string | null | undefined): FieldProblem[] =>
+  value && !isRealDate(value) ? [{ field, message: 'must be a real date written YYYY-MM-DD' }] : [];
+
+export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
+  module: 'audits',
+  recordType: 'audit_plan',
+  label: 'Audit plan',
+  table: auditPlans,
+  titleColumn: auditPlans.title,
+  statusColumn: auditPlans.status,
+  sortable: {
+    title: auditPlans.title, status: auditPlans.status, periodStart: auditPlans.periodStart, periodEnd: auditPlans.periodEnd,
+    createdAt: auditPlans.createdAt, updatedAt: auditPlans.updatedAt,
+  },
+  defaults: { scope: '', periodStart: null, periodEnd: null, status: 'planned' },
+  toColumns: (c) => ({ ...c, title: c.title.trim() }),
+  async check(_db, c) {
+    const problems: FieldProblem[] = [];
+    if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+    problems.push(...dateProblems('periodStart', c.periodStart), ...dateProblems('periodEnd', c.periodEnd));
+    if (!problems.length && c.periodStart && c.periodEnd && c.periodEnd < c.periodStart) {
+      problems.push({ field: 'periodEnd', message: 'must not be before periodStart' });
+    }
+    return problems;
+  },
+  references: [referencedBy('audit findings', auditFindings, auditFindings.auditPlanId)],
+};
+
+async function planReadable(db: DbOrTx, actor: Actor, planId: string): Promise<boolean> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(planId)) return false;
+  const [plan] = await db.select({ ownerId: auditPlans.ownerId, ownerGroupId: auditPlans.ownerGroupId }).from(auditPlans).where(eq(auditPlans.id, planId));
+  return plan !== undefined && canTouch(actor, 'audits:read', plan);
+}
+
+export const findingKind: RecordKind<typeof auditFindings, FindingCreate> = {
+  module: 'audits',
+  recordType: 'audit_finding',
+  label: 'Audit finding',
+  table: auditFindings,
+  titleColumn: auditFindings.title,
+  statusColumn: auditFindings.status,
+  sortable: {
+    title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline,
+    createdAt: auditFindings.createdAt, updatedAt: auditFindings.updatedAt,
+  },
+  defaults: { description: '', status: 'open', deadline: null, controlId: null },
+  filters: {
+    auditPlanId: (value) => eq(auditFindings.auditPlanId, value),
+    controlId: (value) => eq(auditFindings.controlId, value),
+  },
+  toColumns: (c) => ({ ...c, title: c.title.trim() }),
+  async check(db, c, before, actor) {
+    const problems: FieldProblem[] = [];
+    if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+    // A plan the actor cannot read answers like a missing one: its existence is not disclosed.
+    if (!(await planReadable(db, actor, c.auditPlanId))) problems.push({ field: 'auditPlanId', message: 'no such audit plan' });
+    if (before === null && c.status !== 'open') problems.push({ field: 'status', message: 'a finding is created open' });
+    problems.push(...dateProblems('deadline', c.deadline));
+    if (c.controlId) {
+      const [control] = /^[0-9a-f-]{36}$/i.test(c.controlId)
+        ? await db.select({ id: controls.id }).from(controls).where(eq(controls.id, c.controlId)) : [];
+      if (!control) problems.push({ field: 'controlId', message: 'no such control' });
+    }
+    return problems;
+  },
+};

@@ -1,0 +1,236 @@
+import { asc, count, eq, ilike, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents } from '../../../db/schema';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
+import { recordChange } from '../../platform/history';
+import { orderBy, paging, type Page } from '../../platform/paging';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
+import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
+import type {
+  BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
+  IncidentClassificationView, IncidentCreate, NotificationCreate, NotificationView,
+} from './schema';
+
+const today = () => new Date().toISOString().slice(0, 10);
+/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
+export const isRealDate = (value: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const dateProblem = (field: string, value: string | null | undefined): FieldProblem[] =>
+  value && !isRealDate(value) ? [{ field, message: 'must be a real date written YYYY-MM-DD' }] : [];
+
+export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
+  module: 'incidents',
+  recordType: 'incident',
+  label: 'Incident',
+  table: incidents,
+  titleColumn: incidents.title,
+  statusColumn: incidents.status,
+  sortable: { title: incidents.title, status: incidents.status, openedAt: incidents.openedAt, createdAt: incidents.createdAt, updatedAt: incidents.updatedAt },
+  // A getter: "today" is the day the incident is recorded, not the day the service started.
+  get defaults() {
+    return { description: '', status: 'open' as const, resolution: '', openedAt: today(), classificationId: null, assetId: null, thirdPartyId: null };
+  },
+  filters: { classificationId: (value) => eq(incidents.classificationId, value) },
+  toColumns: (c) => ({ ...c, title: c.title.trim(), resolution: (c.resolution ?? '').trim() }),
+  /** Holds on every path that writes an incident (REST, screens, CSV import): closing needs a resolution. */
+  async check(db, c) {
+    const problems: FieldProblem[] = [];
+    if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+    problems.push(...dateProblem('openedAt', c.openedAt));
+    if (c.classificationId && !(await exists(db, incidentClassifications, incidentClassifications.id, c.classificationId))) {
+      problems.push({ field: 'classificationId', message: 'no such incident classification' });
+    }
+    if (c.status === 'closed' && !(c.resolution ?? '').trim()) {
+      problems.push({ field: 'resolution', message: 'closing an incident needs a resolution' });
+    }
+    return problems;
+  },
+};
+
+// ---------------------------------------------------------------- personal-data breach
+
+type BreachRow = typeof incidentBreaches.$inferSelect;
+type NotificationRow = typeof incidentBreachNotifications.$inferSelect;
+
+const notificationView = (n: NotificationRow): NotificationView => ({
+  id: n.id, recipient: n.recipient, notifiedOn: n.notifiedOn, reference: n.reference, createdAt: n.createdAt.toISOString(),
+});
+
+/** History keeps breach fields on the incident itself, prefixed, so the incident's History tells the whole story. */
+const breachFields = (b: BreachRow) => ({
+  'breach.categories': b.categories, 'breach.approximateSubjects': b.approximateSubjects,
+  'breach.detectedAt': b.detectedAt, 'breach.reportedAt': b.reportedAt,
+});
+
+async function notificationsOf(db: DbOrTx, incidentId: string): Promise<NotificationView[]> {
+  const rows = await db.select().from(incidentBreachNotifications).where(eq(incidentBreachNotifications.incidentId, incidentId))
+    .orderBy(asc(incidentBreachNotifications.notifiedOn), asc(incidentBreachNotifications.createdAt));
+  return rows.map(notificationView);
+}
+
+async function breachOf(db: DbOrTx, incidentId: string): Promise<BreachView | null> {
+  const [row] = await db.select().from(incidentBreaches).where(eq(incidentBreaches.incidentId, incidentId));
+  if (!row) return null;
+  return { ...row, updatedAt: row.updatedAt.toISOString(), notifications: await notificationsOf(db, incidentId) };
+}
+
+/** The incident's breach details and notifications; null when the incident is not recorded as a personal-data breach. */
+export async function getBreach(db: DbOrTx, actor: Actor, incidentId: string): Promise<BreachView | null> {
+  await getRecord(db, incidentKind, actor, incidentId);
+  return breachOf(db, incidentId);
+}
+
+export function breachProblems(input: BreachInput): FieldProblem[] {
+  const problems = [...dateProblem('detectedAt', input.detectedAt), ...dateProblem('reportedAt', input.reportedAt)];
+  input.categories.forEach((category, i) => {
+    if (!category.trim()) problems.push({ field: `categories.${i}`, message: 'must not be blank' });
+  });
+  if (input.detectedAt && input.reportedAt && !problems.length && input.reportedAt < input.detectedAt) {
+    problems.push({ field: 'reportedAt', message: 'must not be before detectedAt' });
+  }
+  return problems;
+}
+
+/** Records or replaces the breach details (needs incidents:update on the incident). */
+export async function putBreach(tx: DbOrTx, actor: Actor, incidentId: string, input: BreachInput): Promise<BreachView> {
+  await loadForAction(tx, incidentKind, actor, incidentId, 'update');
+  const problems = breachProblems(input);
+  if (problems.length) throw invalid(problems);
+  const values = {
+    categories: [...new Set(input.categories.map((c) => c.trim()))],
+    approximateSubjects: input.approximateSubjects ?? null,
+    detectedAt: input.detectedAt ?? null,
+    reportedAt: input.reportedAt ?? null,
+  };
+  const [before] = await tx.select().from(incidentBreaches).where(eq(incidentBreaches.incidentId, incidentId)).for('update');
+  const [after] = await tx.insert(incidentBreaches).values({ incidentId, ...values })
+    .onConflictDoUpdate({ target: incidentBreaches.incidentId, set: { ...values, updatedAt: new Date() } }).returning();
+  await recordChange(tx, actor, {
+    module: 'incidents', recordType: 'incident', recordId: incidentId, action: 'update',
+    before: before ? breachFields(before) : null, after: breachFields(after),
+  });
+  return (await breachOf(tx, incidentId))!;
+}
+
+/** A notification to the authority or the data subjects; the breach details must be recorded first. */
+export async function addBreachNotification(tx: DbOrTx, actor: Actor, incidentId: string, input: NotificationCreate): Promise<{ id: string }> {
+  await loadForAction(tx, incidentKind, actor, incidentId, 'update');
+  if (!isRealDate(input.notifiedOn)) throw invalid(dateProblem('notifiedOn', input.notifiedOn));
+  const [breach] = await tx.select({ id: incidentBreaches.incidentId }).from(incidentBreaches).where(eq(incidentBreaches.incidentId, incidentId));
+  if (!breach) throw conflict(`Incident ${incidentId} has no breach details; record them before its notifications`);
+  const [row] = await tx.insert(incidentBreachNotifications).values({
+    incidentId, recipient: input.recipient, notifiedOn: input.notifiedOn, reference: input.reference?.trim() ?? '',
+  }).returning();
+  await recordChange(tx, actor, {
+    module: 'incidents', recordType: 'incident', recordId: incidentId, action: 'breach_notification', before: null,
+    after: { 'notification.recipient': row.recipient, 'notification.notifiedOn': row.notifiedOn, 'notification.reference': row.reference },
+    details: { notificationId: row.id },
+  });
+  return { id: row.id };
+}
+
+export async function listBreachNotifications(db: DbOrTx, actor: Actor, incidentId: string): Promise<NotificationView[]> {
+  await getRecord(db, incidentKind, actor, incidentId);
+  return notificationsOf(db, incidentId);
+}
+
+// ---------------------------------------------------------------- classification list
+
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+/** Names compare ignoring case, spaces and underscores, as CSV imports match them. */
+const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
+
+/** Read by whoever reads incidents, and by whoever manages Settings (the Settings screen). */
+function requireClassificationRead(actor: Actor): void {
+  if (levelOf(actor, 'settings:read') === null) requirePermission(actor, 'incidents:read');
+}
+
+// Written out in full: in a subquery Drizzle would print the outer column unqualified.
+const incidentCount = sql<number>`(select count(*)::int from incidents i where i.classification_id = incident_classifications.id)`;
+const selectClassifications = (db: DbOrTx) => db.select({
+  id: incidentClassifications.id, name: incidentClassifications.name, description: incidentClassifications.description, incidentCount,
+}).from(incidentClassifications);
+
+export async function listIncidentClassifications(
+  db: DbOrTx, actor: Actor, query: IncidentClassificationListQuery,
+): Promise<Page<IncidentClassificationView>> {
+  requireClassificationRead(actor);
+  const { page, pageSize, offset } = paging(query);
+  const where = query.q ? ilike(incidentClassifications.name, `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined;
+  const order = orderBy(query.sort, { name: incidentClassifications.name, createdAt: incidentClassifications.createdAt },
+    [asc(incidentClassifications.name), asc(incidentClassifications.id)], incidentClassifications.id);
+  const [rows, [{ total }]] = await Promise.all([
+    selectClassifications(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
+    db.select({ total: count() }).from(incidentClassifications).where(where),
+  ]);
+  return { rows, total, page, pageSize };
+}
+
+/** Every classification, for pickers and filters (a short list, never paged). */
+export async function incidentClassificationOptions(db: DbOrTx, actor: Actor): Promise<{ id: string; name: string }[]> {
+  requireClassificationRead(actor);
+  return db.select({ id: incidentClassifications.id, name: incidentClassifications.name }).from(incidentClassifications)
+    .orderBy(asc(incidentClassifications.name));
+}
+
+export async function getIncidentClassification(db: DbOrTx, actor: Actor, id: string): Promise<IncidentClassificationView> {
+  requireClassificationRead(actor);
+  const [row] = isUuid(id) ? await selectClassifications(db).where(eq(incidentClassifications.id, id)) : [];
+  if (!row) throw notFound(`Incident classification ${id}`);
+  return row;
+}
+
+async function checkName(db: DbOrTx, name: string, exceptId?: string): Promise<string> {
+  const trimmed = name.trim();
+  if (!trimmed) throw invalid([{ field: 'name', message: 'must not be blank' }]);
+  const existing = await db.select({ id: incidentClassifications.id, name: incidentClassifications.name }).from(incidentClassifications);
+  const clash = existing.find((c) => c.id !== exceptId && squash(c.name) === squash(trimmed));
+  if (clash) throw conflict(`An incident classification named "${clash.name}" already exists`);
+  return trimmed;
+}
+
+const classificationFields = (row: typeof incidentClassifications.$inferSelect) => ({ name: row.name, description: row.description });
+
+export async function createIncidentClassification(tx: DbOrTx, actor: Actor, input: IncidentClassificationInput): Promise<{ id: string }> {
+  requirePermission(actor, 'settings:create');
+  const name = await checkName(tx, input.name);
+  const [row] = await tx.insert(incidentClassifications).values({ name, description: input.description?.trim() ?? '' })
+    .onConflictDoNothing().returning();
+  if (!row) throw conflict(`An incident classification named "${name}" already exists`);
+  await recordChange(tx, actor, {
+    module: 'settings', recordType: 'incident_classification', recordId: row.id, action: 'create', before: null, after: classificationFields(row),
+  });
+  return { id: row.id };
+}
+
+export async function updateIncidentClassification(
+  tx: DbOrTx, actor: Actor, id: string, patch: IncidentClassificationPatch,
+): Promise<IncidentClassificationView> {
+  requirePermission(actor, 'settings:update');
+  const [before] = isUuid(id) ? await tx.select().from(incidentClassifications).where(eq(incidentClassifications.id, id)).for('update') : [];
+  if (!before) throw notFound(`Incident classification ${id}`);
+  const name = patch.name === undefined ? before.name : await checkName(tx, patch.name, id);
+  const description = patch.description === undefined ? before.description : patch.description.trim();
+  const [after] = await tx.update(incidentClassifications).set({ name, description }).where(eq(incidentClassifications.id, id)).returning();
+  await recordChange(tx, actor, {
+    module: 'settings', recordType: 'incident_classification', recordId: id, action: 'update',
+    before: classificationFields(before), after: classificationFields(after),
+  });
+  const [view] = await selectClassifications(tx).where(eq(incidentClassifications.id, id));
+  return view;
+}
+
+/** One still used by incidents is refused (409) with how many use it. */
+export async function deleteIncidentClassification(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const [before] = isUuid(id) ? await tx.select().from(incidentClassifications).where(eq(incidentClassifications.id, id)).for('update') : [];
+  if (!before) throw notFound(`Incident classification ${id}`);
+  const [{ used }] = await tx.select({ used: count() }).from(incidents).where(eq(incidents.classificationId, id));
+  if (used > 0) {
+    throw conflict(`Incident classification "${before.name}" is used by ${used} incident${used === 1 ? '' : 's'} and cannot be deleted`);
+  }
+  await tx.delete(incidentClassifications).where(eq(incidentClassifications.id, id));
+  await recordChange(tx, actor, {
+    module: 'settings', recordType: 'incident_classification', recordId: id, action: 'delete', before: classificationFields(before), after: null,
+  });
+}
