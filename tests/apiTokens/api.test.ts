@@ -1,12 +1,12 @@
-import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { apiTokens, auditLog, outbox } from '../../db/schema';
 import { hashSecret, setMaxLifetimeDays } from '../../src/modules/apiTokens/service';
 import { startTestEnv, testEnv, ADMIN_EMAIL, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
 
-// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
-setDefaultTimeout(60_000);
+// Every test has a generous timeout: booting private services, hashing passwords and spawning processes
+// take seconds when the machine is busy.
 
 let env: TestEnv;
 let adminToken: string;
@@ -58,7 +58,7 @@ describe('API tokens over REST', () => {
     const mine = page.rows.find((r) => r.id === data.id);
     expect(mine).toMatchObject({ name, status: 'Active', scopes: ['risks:read'], createdBy: { email: ADMIN_EMAIL } });
     expect(JSON.stringify(page)).not.toContain(data.secret);
-  });
+  }, 60_000);
 
   test('scopes beyond your own rights are refused with 400, and nothing is created', async () => {
     const user = await makeUser(env, { 'apiTokens:create': 'all', 'risks:read': 'own' });
@@ -71,7 +71,7 @@ describe('API tokens over REST', () => {
     const narrow = await post(token, '/api/v1/api-tokens', { name: 'not in my scopes', scopes: ['risks:read'] });
     expect(narrow.status, await narrow.clone().text()).toBe(400);
     expect(await env.ctx.db.select().from(apiTokens).where(eq(apiTokens.createdBy, user.id))).toHaveLength(before.length);
-  });
+  }, 60_000);
 
   test('a name of 121 characters, no scope, an unknown scope or a malformed date is a 400', async () => {
     const cases: unknown[] = [
@@ -88,7 +88,7 @@ describe('API tokens over REST', () => {
     }
     const longest = await post(adminToken, '/api/v1/api-tokens', { name: 'y'.repeat(120), scopes: ['risks:read'] });
     expect(longest.status, await longest.text()).toBe(201);
-  });
+  }, 60_000);
 
   test('an expiry beyond the maximum lifetime is refused; the last allowed day is accepted; blank gets the maximum', async () => {
     const tooLate = await post(adminToken, '/api/v1/api-tokens', { name: 'too long', scopes: ['risks:read'], expiresAt: dateIn(366) });
@@ -104,7 +104,7 @@ describe('API tokens over REST', () => {
       const { data } = (await res.json()) as { data: { id: string } };
       expect((await storedToken(env, data.id)).expiresAt?.toISOString(), JSON.stringify(blank)).toBe(endOfDayIn(365).toISOString());
     }
-  });
+  }, 60_000);
 
   test('the maximum lifetime is configurable; with 0 a blank expiry never expires and any date is accepted', async () => {
     // A private service, so changing the setting cannot affect other tests.
@@ -132,7 +132,7 @@ describe('API tokens over REST', () => {
     const listed = await own.request('/api/v1/api-tokens', bearer(await makeToken(own, admin, ['apiTokens:read'])));
     const rows = ((await listed.json()) as { data: { rows: { id: string; expiresAt: string | null; status: string }[] } }).data.rows;
     expect(rows.find((r) => r.id === neverId)).toMatchObject({ expiresAt: null, status: 'Active' });
-  });
+  }, 60_000);
 
   test('without SMTP the security alert stays in the outbox, addressed to every administrator and naming token, scopes, expiry', async () => {
     const name = unique('Outbox alert');
@@ -145,7 +145,7 @@ describe('API tokens over REST', () => {
     expect(mails[0].body).toContain(dateIn(10));
     expect(mails[0].sentAt).toBeNull();
     expect(env.ctx.mailer.configured).toBe(false);
-  });
+  }, 60_000);
 
   test('a user at level own lists only their own tokens; level all lists everyone\'s', async () => {
     const user = await makeUser(env, { 'apiTokens:read': 'own', 'apiTokens:create': 'own' });
@@ -160,7 +160,7 @@ describe('API tokens over REST', () => {
     const allRows = ((await all.json()) as { data: { rows: { createdBy: { id: string } }[] } }).data.rows;
     expect(allRows.some((r) => r.createdBy.id === user.id)).toBe(true);
     expect(allRows.some((r) => r.createdBy.id !== user.id)).toBe(true);
-  });
+  }, 60_000);
 });
 
 describe('revoking tokens', () => {
@@ -180,7 +180,7 @@ describe('revoking tokens', () => {
       .where(and(eq(auditLog.module, 'apiTokens'), eq(auditLog.action, 'revoke'), eq(auditLog.recordId, row.id)));
     expect(entries).toHaveLength(1);
     expect(entries[0].actorUserId).toBe(user.id);
-  });
+  }, 60_000);
 
   test("another user's token: 404 when you cannot see it, 403 when you can but only update at level own, 200 at level all", async () => {
     const owner = await makeUser(env, { 'apiTokens:create': 'own', 'risks:read': 'all' });
@@ -202,5 +202,5 @@ describe('revoking tokens', () => {
     const adminRes = await post(adminToken, `/api/v1/api-tokens/${row.id}/revoke`);
     expect(adminRes.status, await adminRes.text()).toBe(200);
     expect((await env.request('/api/v1/risks', bearer(secret))).status).toBe(401);
-  });
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { apiTokens, auditLog, history, sessions } from '../../db/schema';
 import { createToken, hashSecret } from '../../src/modules/apiTokens/service';
@@ -8,8 +8,8 @@ import { systemActor } from '../../src/platform/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 
-// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
-setDefaultTimeout(60_000);
+// Every test has a generous timeout: booting private services, hashing passwords and spawning processes
+// take seconds when the machine is busy.
 
 // The spec's "Bearer tokens" rules, one describe per rule. Rule 4 (a request touching a second module) has no
 // cross-module route yet; it gets its tests with the first such route.
@@ -47,25 +47,25 @@ describe('rule 1: requests carry Authorization: Bearer <token>; tokens begin wit
   test('a request without the header is 401 and audited as "no token"', async () => {
     const entry = await expectRefused('/api/v1/risks', {}, 401, 'no token', null);
     expect(entry.actorUserId).toBeNull();
-  });
+  }, 60_000);
 
   test('another scheme or a secret without the aat_ prefix is 401', async () => {
     const secret = await makeToken(env, await adminActor(env), ['risks:read']);
     await expectRefused('/api/v1/risks', { headers: { authorization: `Basic ${secret}` } }, 401, 'malformed Authorization header', null);
     await expectRefused('/api/v1/risks', bearer(secret.replace(/^aat_/, 'xyz_')), 401, 'malformed token', null);
-  });
+  }, 60_000);
 
   test('an unknown aat_ token is 401', async () => {
     const fake = `aat_${Buffer.alloc(32, 7).toString('base64url')}`;
     await expectRefused('/api/v1/risks', bearer(fake), 401, 'unknown token', null);
-  });
+  }, 60_000);
 
   test('issued secrets begin with aat_ and carry 32 random bytes', async () => {
     const secret = await makeToken(env, await adminActor(env), ['risks:read']);
     expect(secret.startsWith('aat_')).toBe(true);
     expect(Buffer.from(secret.slice(4), 'base64url')).toHaveLength(32);
     expect((await env.request('/api/v1/risks', bearer(secret))).status).toBe(200);
-  });
+  }, 60_000);
 });
 
 describe('rule 2: a token works on the REST API', () => {
@@ -78,7 +78,7 @@ describe('rule 2: a token works on the REST API', () => {
     const { data } = (await created.json()) as { data: { id: string } };
     const read = await env.request(`/api/v1/risks/${data.id}`, bearer(secret));
     expect(read.status, await read.text()).toBe(200);
-  });
+  }, 60_000);
 });
 
 describe("rule 3: the token's scope and its creator's current right must both hold", () => {
@@ -88,7 +88,7 @@ describe("rule 3: the token's scope and its creator's current right must both ho
       method: 'POST', body: JSON.stringify({ title: 'x', classificationId: await classificationId(env), inherentLikelihood: 1, inherentImpact: 1 }),
     }), 403, 'token scope risks:create missing', await tokenId(secret));
     expect(entry.actorTokenId).toBe(await tokenId(secret));
-  });
+  }, 60_000);
 
   test('a right the creator no longer holds is 403, even though the token has the scope', async () => {
     const user = await makeUser(env, { 'risks:read': 'all', 'apiTokens:create': 'own' });
@@ -97,7 +97,7 @@ describe("rule 3: the token's scope and its creator's current right must both ho
     await env.ctx.db.transaction((tx) => removeGroupMember(tx, systemActor(), user.groupId, user.id));
     const entry = await expectRefused('/api/v1/risks', bearer(secret), 403, "token creator's right risks:read missing", await tokenId(secret));
     expect(entry.actorUserId).toBe(user.id);
-  });
+  }, 60_000);
 
   test("the creator's own level applies: a list returns only what the creator could see", async () => {
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:create': 'own', 'apiTokens:create': 'own' });
@@ -109,7 +109,7 @@ describe("rule 3: the token's scope and its creator's current right must both ho
     const ids = ((await res.json()) as { data: { rows: { id: string }[] } }).data.rows.map((r) => r.id);
     expect(ids).toEqual([mine]);
     expect((await env.request(`/api/v1/risks/${theirs}`, bearer(secret))).status).toBe(404);
-  });
+  }, 60_000);
 });
 
 describe("rule 5: a token cannot exceed its creator's rights and dies with the creator's account", () => {
@@ -121,7 +121,7 @@ describe("rule 5: a token cannot exceed its creator's rights and dies with the c
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('INVALID');
     expect((error as AppError).message).toContain('risks:update');
-  });
+  }, 60_000);
 
   test('deactivating the creator ends their sessions at once and their tokens get 401', async () => {
     const user = await makeUser(env, { 'risks:read': 'all', 'apiTokens:create': 'own' });
@@ -137,7 +137,7 @@ describe("rule 5: a token cannot exceed its creator's rights and dies with the c
 
     expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, user.id))).toHaveLength(0);
     await expectRefused('/api/v1/risks', bearer(secret), 401, 'token creator deactivated', await tokenId(secret));
-  });
+  }, 60_000);
 });
 
 describe('rule 6: revoked or expired tokens stop working immediately', () => {
@@ -149,14 +149,14 @@ describe('rule 6: revoked or expired tokens stop working immediately', () => {
     const revoked = await env.request(`/api/v1/api-tokens/${await tokenId(secret)}/revoke`, bearer(manager, { method: 'POST' }));
     expect(revoked.status, await revoked.text()).toBe(200);
     await expectRefused('/api/v1/risks', bearer(secret), 401, 'token revoked', await tokenId(secret));
-  });
+  }, 60_000);
 
   test('a token past its expiry is 401', async () => {
     const secret = await makeToken(env, await adminActor(env), ['risks:read']);
     expect((await env.request('/api/v1/risks', bearer(secret))).status).toBe(200);
     await env.ctx.db.update(apiTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiTokens.id, await tokenId(secret)));
     await expectRefused('/api/v1/risks', bearer(secret), 401, 'token expired', await tokenId(secret));
-  });
+  }, 60_000);
 });
 
 describe('rule 7: every refused request is recorded in the Audit Log with the reason and the token', () => {
@@ -173,7 +173,7 @@ describe('rule 7: every refused request is recorded in the Audit Log with the re
       { reason: 'no token', tokenId: null },
     ]);
     expect(entries[0]).toMatchObject({ actorUserId: user.id, actorTokenId: id, via: 'api', module: 'security' });
-  });
+  }, 60_000);
 });
 
 describe('rule 8: API changes name both the token and its creator', () => {
@@ -190,7 +190,7 @@ describe('rule 8: API changes name both the token and its creator', () => {
     expect(entry).toMatchObject({ actorKind: 'token', actorTokenId: await tokenId(secret), actorUserId: user.id, via: 'api' });
     const [change] = await env.ctx.db.select().from(history).where(and(eq(history.recordType, 'risk'), eq(history.recordId, data.id)));
     expect(change).toMatchObject({ actorTokenId: await tokenId(secret), actorUserId: user.id, via: 'api', auditSeq: entry.seq });
-  });
+  }, 60_000);
 });
 
 describe('Last used', () => {
@@ -211,5 +211,5 @@ describe('Last used', () => {
     await env.ctx.db.update(apiTokens).set({ lastUsedAt: twoMinutesAgo }).where(eq(apiTokens.id, id));
     expect((await env.request('/api/v1/risks', bearer(secret))).status).toBe(200);
     expect((await lastUsed())!.getTime()).toBeGreaterThan(twoMinutesAgo.getTime() + 60_000);
-  });
+  }, 60_000);
 });

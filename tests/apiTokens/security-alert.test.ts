@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -9,8 +9,8 @@ import { systemActor } from '../../src/platform/permissions';
 import { ADMIN_EMAIL, startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
 
-// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
-setDefaultTimeout(60_000);
+// Every test has a generous timeout: booting private services, hashing passwords and spawning processes
+// take seconds when the machine is busy.
 
 interface Received {
   from: string;
@@ -104,7 +104,7 @@ describe('security alert on token creation', () => {
     const [row] = (await env.ctx.db.select().from(outbox)).filter((m) => m.subject.includes(name));
     expect(row.sentAt).not.toBeNull();
     expect(row.lastError).toBeNull();
-  });
+  }, 60_000);
 
   test('a refused creation sends no alert', async () => {
     const secret = await makeToken(env, await adminActor(env), ['apiTokens:create']);
@@ -116,5 +116,5 @@ describe('security alert on token creation', () => {
     await env.ctx.mailer.deliverOutbox();
     expect(received.some((m) => text(m.raw).includes(name))).toBe(false);
     expect((await env.ctx.db.select().from(outbox)).filter((m) => m.subject.includes(name))).toHaveLength(0);
-  });
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +13,8 @@ import { systemActor, type Permission } from '../../src/platform/permissions';
 import { bearer } from '../helpers/factories';
 import { createTestDatabaseUrl } from '../helpers/db';
 
-// Booting private services, hashing passwords and spawning processes takes seconds when the machine is busy.
-setDefaultTimeout(60_000);
+// Every test has a generous timeout: booting private services, hashing passwords and spawning processes
+// take seconds when the machine is busy.
 
 const ROOT = join(import.meta.dir, '..', '..');
 const CLI = join(ROOT, 'scripts', 'token-create.ts');
