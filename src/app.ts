@@ -18,6 +18,8 @@ import { businessUnitsApi } from './modules/businessUnits/api';
 import { apiTokensApi } from './modules/apiTokens/api';
 import { riskSettingsApi } from './modules/risks/settings-api';
 import { riskPages } from './modules/risks/pages';
+import { thirdPartiesApi } from './modules/thirdParties/api';
+import { projectsApi } from './modules/projects/api';
 import { riskTreatmentsApi } from './modules/risks/treatments-api';
 import { exceptionsApis } from './modules/exceptions/api';
 import { labelsApi } from './modules/labels/api';
@@ -75,6 +77,8 @@ export function createApp(ctx: AppContext) {
     .use(labelPages(ctx))
     .use(incidentsApi(ctx))
     .use(auditsApi(ctx))
+    .use(thirdPartiesApi(ctx))
+    .use(projectsApi(ctx))
     .use(riskPages(ctx));
 }
 

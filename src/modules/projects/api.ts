@@ -1,0 +1,9 @@
+import type { AppContext } from '../../platform/context';
+import { recordApi } from '../../platform/record-api';
+import { ProjectCreate, ProjectListQuery, ProjectUpdate, ProjectView } from './schema';
+import { projectKind } from './service';
+
+export const projectsApi = (ctx: AppContext) =>
+  recordApi(ctx, projectKind, {
+    path: '/projects', tag: 'Projects', plural: 'projects', Create: ProjectCreate, Update: ProjectUpdate, View: ProjectView, ListQuery: ProjectListQuery,
+  });

@@ -1,0 +1,78 @@
+import { t, type Static } from 'elysia';
+import { Uuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
+import { stringEnum } from '../../platform/schema-helpers';
+
+export const THIRD_PARTY_TYPES = ['vendor', 'partner', 'customer', 'other'] as const;
+export const THIRD_PARTY_STATUSES = ['active', 'offboarding', 'terminated'] as const;
+
+const thirdPartyFields = {
+  name: t.String({ minLength: 1, maxLength: 300 }),
+  description: t.Optional(t.String({ maxLength: 100_000 })),
+  type: t.Optional(stringEnum(THIRD_PARTY_TYPES, { description: 'Blank gives vendor' })),
+  status: t.Optional(stringEnum(THIRD_PARTY_STATUSES, { description: 'Blank gives active' })),
+  website: t.Optional(t.Union([t.String({ maxLength: 2000, description: 'An http or https address with a host' }), t.Null()])),
+};
+export const { Create: ThirdPartyCreate, Update: ThirdPartyUpdate } = recordInputs(thirdPartyFields);
+export type ThirdPartyCreate = Static<typeof ThirdPartyCreate>;
+export type ThirdPartyUpdate = Static<typeof ThirdPartyUpdate>;
+
+export const ThirdPartyView = recordView({
+  name: t.String(),
+  description: t.String(),
+  type: stringEnum(THIRD_PARTY_TYPES),
+  status: stringEnum(THIRD_PARTY_STATUSES),
+  website: t.Union([t.String(), t.Null()]),
+});
+export type ThirdPartyView = Static<typeof ThirdPartyView>;
+
+export const THIRD_PARTY_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
+export const ThirdPartyListQuery = recordListQuery(THIRD_PARTY_SORTS, THIRD_PARTY_STATUSES, { type: t.Optional(stringEnum(THIRD_PARTY_TYPES)) });
+
+const optionalText = (maxLength: number, description?: string) =>
+  t.Optional(t.Union([t.String({ maxLength, ...(description ? { description } : {}) }), t.Null()]));
+
+const contactFields = {
+  name: t.String({ minLength: 1, maxLength: 300 }),
+  email: optionalText(320, 'An email address'),
+  phone: optionalText(100),
+  role: optionalText(300, 'What the contact does for us, e.g. "Account manager"'),
+};
+export const ContactCreate = t.Object(contactFields, { additionalProperties: false });
+export const ContactUpdate = t.Partial(ContactCreate, { additionalProperties: false, minProperties: 1 });
+export type ContactCreate = Static<typeof ContactCreate>;
+export type ContactUpdate = Static<typeof ContactUpdate>;
+export const ContactView = t.Object({
+  id: t.String(),
+  thirdPartyId: t.String(),
+  name: t.String(),
+  email: t.Union([t.String(), t.Null()]),
+  phone: t.Union([t.String(), t.Null()]),
+  role: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+});
+export type ContactView = Static<typeof ContactView>;
+export const ContactParams = t.Object({ id: Uuid, contactId: Uuid });
+
+export const RiskLinkCreate = t.Object({ riskId: Uuid }, { additionalProperties: false });
+export type RiskLinkCreate = Static<typeof RiskLinkCreate>;
+export const RiskLinkParams = t.Object({ id: Uuid, riskId: Uuid });
+export const LinkedRiskView = t.Object({
+  riskId: t.String(),
+  title: t.String(),
+  status: t.String(),
+  linkedAt: t.String(),
+});
+export type LinkedRiskView = Static<typeof LinkedRiskView>;
+
+export const SubProcessorCreate = t.Object({ thirdPartyId: Uuid }, { additionalProperties: false });
+export type SubProcessorCreate = Static<typeof SubProcessorCreate>;
+export const SubProcessorParams = t.Object({ id: Uuid, subProcessorId: Uuid });
+export const SubProcessorView = t.Object({
+  thirdPartyId: t.String(),
+  name: t.String(),
+  type: stringEnum(THIRD_PARTY_TYPES),
+  status: stringEnum(THIRD_PARTY_STATUSES),
+  linkedAt: t.String(),
+});
+export type SubProcessorView = Static<typeof SubProcessorView>;
