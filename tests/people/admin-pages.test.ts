@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { makeUser, unique } from '../helpers/factories';
-import { signedInBrowser } from './browser';
+import { signedInBrowser } from '../helpers/browser';
 
 let env: TestEnv;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { setUserStatus } from '../../src/modules/people/service';
 import { MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser } from '../helpers/factories';
-import { browser, sessionCookieOf, signedInBrowser } from './browser';
+import { browser, sessionCookieOf, signedInBrowser } from '../helpers/browser';
 
 let env: TestEnv;
 beforeAll(async () => {

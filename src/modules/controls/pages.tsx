@@ -1,0 +1,87 @@
+import { runWrite, type AppContext } from '../../platform/context';
+import { schemaProblems } from '../../platform/form-input';
+import { invalid } from '../../platform/errors';
+import { canTouch, type Actor } from '../../platform/permissions';
+import { recordPages } from '../../platform/record-pages';
+import type { RecordView } from '../../platform/records';
+import { CsrfField, Field, Select, formText } from '../../../views/components/form';
+import { DataTable, Text } from '../../../views/components/table';
+import type { controls } from '../../../db/schema';
+import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlTestCreate, ControlUpdate, TEST_RESULTS } from './schema';
+import { controlKind, controlTesting, recordControlTest } from './service';
+
+type ControlView = RecordView<typeof controls>;
+
+/** The testing schedule and test records, with a form to record a test for those who may update the control. */
+async function testingSection(ctx: AppContext, view: ControlView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
+  const testing = await controlTesting(ctx.db, viewer, view.id);
+  const canRecord = canTouch(viewer, 'controls:update', view);
+  return (
+    <section>
+      <h2>Testing</h2>
+      <p safe>{testing.frequencyMonths
+        ? `Tested every ${testing.frequencyMonths} months. Last test: ${testing.lastTestedOn ?? 'never'}. Next test due: ${testing.nextTestDue}.`
+        : 'No testing schedule.'}</p>
+      <DataTable
+        rows={testing.tests}
+        empty="No tests recorded."
+        columns={[
+          { header: 'Date', cell: (t) => <Text value={t.testedOn} /> },
+          { header: 'Result', cell: (t) => <Text value={t.result} /> },
+          { header: 'Notes', cell: (t) => <Text value={t.notes} /> },
+        ]}
+      />
+      {canRecord && (
+        <form method="post" action={`/controls/${view.id}/tests`} class="card form">
+          <CsrfField token={csrfToken} />
+          <Field label="Tested on" name="testedOn" type="date" required />
+          <Field label="Result" name="result" required>
+            <Select name="result" options={TEST_RESULTS.map((r) => ({ value: r, label: r }))} />
+          </Field>
+          <Field label="Notes" name="notes" type="textarea" />
+          <button type="submit">Record test</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+export const controlPages = (ctx: AppContext) =>
+  recordPages(ctx, controlKind, {
+    path: '/controls',
+    title: 'Controls',
+    singular: 'Control',
+    navKey: 'controls',
+    Create: ControlCreate,
+    Update: ControlUpdate,
+    statuses: CONTROL_STATUSES,
+    fields: [
+      { name: 'name', label: 'Name', kind: 'text', required: true },
+      { name: 'description', label: 'Description', kind: 'textarea' },
+      { name: 'type', label: 'Type', kind: 'select', options: CONTROL_TYPES, hint: 'Blank gives process' },
+      { name: 'status', label: 'Status', kind: 'select', options: CONTROL_STATUSES, hint: 'Blank gives active' },
+      { name: 'testFrequencyMonths', label: 'Test every (months)', kind: 'number', hint: '1 to 120; blank for no schedule' },
+      { name: 'ownerId', label: 'Owner', kind: 'owner' },
+      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+    ],
+    columns: [
+      { header: 'Name', value: (c) => c.name, link: true },
+      { header: 'Type', value: (c) => c.type },
+      { header: 'Status', value: (c) => c.status },
+      { header: 'Owner', value: (c) => c.owner?.name ?? c.ownerGroup?.name },
+    ],
+    sorts: [
+      { value: '', label: 'Newest first' },
+      { value: 'name', label: 'Name A–Z' },
+      { value: 'status', label: 'Status' },
+      { value: '-updatedAt', label: 'Recently updated' },
+    ],
+    sections: (view, viewer, csrfToken) => testingSection(ctx, view, viewer, csrfToken),
+  })
+    .post('/controls/:id/tests', async ({ viewer, params, body, redirect }) => {
+      const input = { testedOn: formText(body, 'testedOn'), result: formText(body, 'result'), notes: formText(body, 'notes') };
+      const problems = schemaProblems(ControlTestCreate, input);
+      if (problems.length) throw invalid(problems);
+      await runWrite(ctx, (tx) => recordControlTest(tx, viewer, params.id, input as ControlTestCreate));
+      return redirect(`/controls/${params.id}?done=updated`, 303);
+    }, { page: 'controls:update' });
