@@ -10,3 +10,4 @@ export * from "./policies";
 export * from "./risk-treatments";
 export * from "./exceptions";
 export * from "./labels";
+export * from "./custom-fields";
