@@ -1,0 +1,46 @@
+import { Elysia } from 'elysia';
+import { runWrite, type AppContext } from '../../platform/context';
+import { levelOf, type Actor } from '../../platform/permissions';
+import { screenAuth } from '../../platform/screen-auth';
+import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { Layout } from '../../../views/layout';
+import { createLabel, deleteLabel, listLabels, updateLabel } from './service';
+import { LabelsScreen, type LabelsScreenProps } from './view';
+
+/** Settings › Labels: opens with settings:read; adding needs settings:create, saving and deleting settings:update. */
+export const labelPages = (ctx: AppContext) => {
+  const screen = async (viewer: Actor, csrfToken: string, extra: Partial<LabelsScreenProps> = {}) => {
+    const labels = await listLabels(ctx.db, viewer, { page: 1, pageSize: 200 });
+    const props: LabelsScreenProps = {
+      csrfToken,
+      labels: labels.rows,
+      canCreate: levelOf(viewer, 'settings:create') !== null,
+      canUpdate: levelOf(viewer, 'settings:update') !== null,
+      ...extra,
+    };
+    return <Layout title="Labels" viewer={viewer} csrfToken={csrfToken} active="labels"><LabelsScreen {...props} /></Layout>;
+  };
+  const formOf = (body: unknown) => ({ name: formText(body, 'name'), color: formText(body, 'color') || '#888888', description: formText(body, 'description') });
+
+  return new Elysia({ name: 'module:labels:pages' })
+    .use(screenAuth(ctx))
+    .get('/settings/labels', ({ viewer, csrfToken, query }) => screen(viewer, csrfToken, { done: query.done }), { page: 'settings:read' })
+    .post('/settings/labels', async ({ viewer, csrfToken, body, redirect, set }) => {
+      const form = formOf(body);
+      const result = await attempt(() => runWrite(ctx, (tx) => createLabel(tx, viewer, form)));
+      if (result.ok) return redirect('/settings/labels?done=created', 303);
+      set.status = result.error.status;
+      const problems = result.error.problems;
+      return screen(viewer, csrfToken, { form, errors: problems.length ? fieldErrors(problems) : { name: result.error.message } });
+    }, { page: 'settings:create' })
+    .post('/settings/labels/:id', async ({ viewer, csrfToken, params, body, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => updateLabel(tx, viewer, params.id, formOf(body))));
+      if (result.ok) return redirect('/settings/labels?done=updated', 303);
+      set.status = result.error.status;
+      return screen(viewer, csrfToken, { rowError: result.error.message });
+    }, { page: 'settings:update' })
+    .post('/settings/labels/:id/delete', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => deleteLabel(tx, viewer, params.id));
+      return redirect('/settings/labels?done=deleted', 303);
+    }, { page: 'settings:update' });
+};
