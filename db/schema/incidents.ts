@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { assets } from './assets';
 import { groups, users } from './platform';
+import { thirdParties } from './third-parties';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -18,9 +20,8 @@ export const incidents = pgTable('incidents', {
   description: text('description').notNull().default(''),
   classificationId: uuid('classification_id').references(() => incidentClassifications.id),
   openedAt: date('opened_at', { mode: 'string' }).notNull(),
-  // The asset and third-party registers did not exist when this table was written; their foreign keys arrive in a later migration.
-  assetId: uuid('asset_id'),
-  thirdPartyId: uuid('third_party_id'),
+  assetId: uuid('asset_id').references(() => assets.id),
+  thirdPartyId: uuid('third_party_id').references(() => thirdParties.id),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
   status: text('status', { enum: ['open', 'closed'] }).notNull().default('open'),
@@ -36,6 +37,8 @@ export const incidents = pgTable('incidents', {
   index('incidents_owner_group_idx').on(t.ownerGroupId),
   index('incidents_status_idx').on(t.status),
   index('incidents_classification_idx').on(t.classificationId),
+  index('incidents_asset_idx').on(t.assetId),
+  index('incidents_third_party_idx').on(t.thirdPartyId),
 ]);
 
 /** Personal-data-breach details: at most one per incident. */

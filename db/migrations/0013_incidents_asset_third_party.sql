@@ -1,0 +1,4 @@
+ALTER TABLE "incidents" ADD CONSTRAINT "incidents_asset_id_assets_id_fk" FOREIGN KEY ("asset_id") REFERENCES "public"."assets"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "incidents" ADD CONSTRAINT "incidents_third_party_id_third_parties_id_fk" FOREIGN KEY ("third_party_id") REFERENCES "public"."third_parties"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "incidents_asset_idx" ON "incidents" USING btree ("asset_id");--> statement-breakpoint
+CREATE INDEX "incidents_third_party_idx" ON "incidents" USING btree ("third_party_id");
