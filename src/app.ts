@@ -15,6 +15,8 @@ import { controlPages } from './modules/controls/pages';
 import { policiesApi } from './modules/policies/api';
 import { assetsApi } from './modules/assets/api';
 import { businessUnitsApi } from './modules/businessUnits/api';
+import { assetPages } from './modules/assets/pages';
+import { businessUnitPages } from './modules/businessUnits/pages';
 import { apiTokensApi } from './modules/apiTokens/api';
 import { riskSettingsApi } from './modules/risks/settings-api';
 import { riskPages } from './modules/risks/pages';
@@ -69,6 +71,8 @@ export function createApp(ctx: AppContext) {
     .use(policiesApi(ctx))
     .use(assetsApi(ctx))
     .use(businessUnitsApi(ctx))
+    .use(assetPages(ctx))
+    .use(businessUnitPages(ctx))
     .use(apiTokensApi(ctx))
     .use(riskSettingsApi(ctx))
     .use(riskTreatmentsApi(ctx))

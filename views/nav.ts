@@ -12,4 +12,6 @@ export interface MainLink {
 export const MAIN_LINKS: MainLink[] = [
   { key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },
   { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
+  { key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
+  { key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
 ];

@@ -1,0 +1,36 @@
+import type { AppContext } from '../../platform/context';
+import { recordPages } from '../../platform/record-pages';
+import { businessUnitOptions } from '../businessUnits/service';
+import { AssetCreate, AssetUpdate } from './schema';
+import { assetKind } from './service';
+
+export const assetPages = (ctx: AppContext) =>
+  recordPages(ctx, assetKind, {
+    path: '/assets',
+    title: 'Assets',
+    singular: 'Asset',
+    navKey: 'assets',
+    Create: AssetCreate,
+    Update: AssetUpdate,
+    fields: [
+      { name: 'name', label: 'Name', kind: 'text', required: true },
+      { name: 'description', label: 'Description', kind: 'textarea' },
+      {
+        name: 'businessUnitId', label: 'Business unit', kind: 'reference', hint: 'Units you can read',
+        options: (viewer) => businessUnitOptions(ctx.db, viewer),
+      },
+      { name: 'ownerId', label: 'Owner', kind: 'owner' },
+      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+    ],
+    columns: [
+      { header: 'Name', value: (a) => a.name, link: true },
+      { header: 'Description', value: (a) => (a.description.length > 80 ? `${a.description.slice(0, 79)}…` : a.description) },
+      { header: 'Owner', value: (a) => a.owner?.name ?? a.ownerGroup?.name },
+      { header: 'Updated', value: (a) => a.updatedAt.slice(0, 10) },
+    ],
+    sorts: [
+      { value: '', label: 'Newest first' },
+      { value: 'name', label: 'Name A–Z' },
+      { value: '-updatedAt', label: 'Recently updated' },
+    ],
+  });

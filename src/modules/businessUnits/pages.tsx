@@ -1,0 +1,100 @@
+import type { AppContext } from '../../platform/context';
+import { levelOf, type Actor } from '../../platform/permissions';
+import { recordPages } from '../../platform/record-pages';
+import { listRecords, type RecordView } from '../../platform/records';
+import { renderScreen } from '../../../views/layout';
+import type { businessUnits } from '../../../db/schema';
+import { assetKind } from '../assets/service';
+import { BusinessUnitCreate, BusinessUnitUpdate, type BusinessUnitTreeEntry } from './schema';
+import { businessUnitKind, businessUnitOptions, businessUnitTree } from './service';
+
+type BusinessUnitView = RecordView<typeof businessUnits>;
+
+const UnitLinks = ({ units, empty }: { units: { id: string; name: string }[]; empty: string }) =>
+  units.length === 0
+    ? <p class="muted" safe>{empty}</p>
+    : <ul>{units.map((u) => <li><a href={`/business-units/${u.id}`} safe>{u.name}</a></li>)}</ul>;
+
+/** The unit's place in the hierarchy (its path, its child units) and the assets assigned to it. */
+async function structureSection(ctx: AppContext, view: BusinessUnitView, viewer: Actor): Promise<JSX.Element> {
+  const tree = await businessUnitTree(ctx.db, viewer);
+  const self = tree.find((entry) => entry.id === view.id);
+  const children = tree.filter((entry) => entry.parentId === view.id);
+  const assets = levelOf(viewer, 'assets:read')
+    ? await listRecords(ctx.db, assetKind, viewer, { businessUnitId: view.id, pageSize: 200, sort: 'name' })
+    : null;
+  return (
+    <section>
+      <h2>Structure</h2>
+      <p safe>{self && self.path.length > 1 ? `Path: ${self.path.join(' › ')}` : 'A top-level unit.'}</p>
+      <h3>Child units</h3>
+      <UnitLinks units={children} empty="No child units." />
+      {assets && (
+        <>
+          <h3>Assets</h3>
+          {assets.rows.length === 0
+            ? <p class="muted">No assets in this unit.</p>
+            : <ul>{assets.rows.map((a) => <li><a href={`/assets/${a.id}`} safe>{a.name}</a></li>)}</ul>}
+          {assets.total > assets.rows.length && <p class="muted" safe>{`Showing ${assets.rows.length} of ${assets.total}.`}</p>}
+        </>
+      )}
+      <p><a href="/business-units/tree">Show the whole hierarchy</a></p>
+    </section>
+  );
+}
+
+/** The hierarchy as nested lists, built from the depth-first entries. */
+function TreeList({ entries }: { entries: BusinessUnitTreeEntry[] }): JSX.Element {
+  const below = (parentId: string | null, depth: number): JSX.Element => {
+    const level = entries.filter((e) => e.depth === depth && (depth === 0 || e.parentId === parentId));
+    return (
+      <ul class="tree">
+        {level.map((e) => (
+          <li>
+            <a href={`/business-units/${e.id}`} safe>{e.name}</a>
+            {entries.some((c) => c.parentId === e.id && c.depth === depth + 1) && below(e.id, depth + 1)}
+          </li>
+        ))}
+      </ul>
+    );
+  };
+  return entries.length === 0 ? <p class="muted">No business units yet.</p> : below(null, 0);
+}
+
+export const businessUnitPages = (ctx: AppContext) =>
+  recordPages(ctx, businessUnitKind, {
+    path: '/business-units',
+    title: 'Business units',
+    singular: 'Business unit',
+    navKey: 'businessUnits',
+    Create: BusinessUnitCreate,
+    Update: BusinessUnitUpdate,
+    fields: [
+      { name: 'name', label: 'Name', kind: 'text', required: true, hint: 'Unique among units with the same parent' },
+      { name: 'description', label: 'Description', kind: 'textarea' },
+      {
+        name: 'parentId', label: 'Parent unit', kind: 'reference', hint: 'Blank for a top-level unit; a unit cannot sit below itself',
+        options: (viewer) => businessUnitOptions(ctx.db, viewer),
+      },
+      { name: 'ownerId', label: 'Owner', kind: 'owner' },
+      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+    ],
+    columns: [
+      { header: 'Name', value: (u) => u.name, link: true },
+      { header: 'Description', value: (u) => (u.description.length > 80 ? `${u.description.slice(0, 79)}…` : u.description) },
+      { header: 'Owner', value: (u) => u.owner?.name ?? u.ownerGroup?.name },
+    ],
+    sorts: [
+      { value: '', label: 'Newest first' },
+      { value: 'name', label: 'Name A–Z' },
+      { value: '-updatedAt', label: 'Recently updated' },
+    ],
+    sections: (view, viewer) => structureSection(ctx, view, viewer),
+  })
+    .get('/business-units/tree', async ({ viewer, csrfToken, headers }) =>
+      renderScreen(headers, { title: 'Business unit hierarchy', viewer, csrfToken, active: 'businessUnits' }, (
+        <>
+          <p class="actions"><a href="/business-units">← All business units</a></p>
+          <TreeList entries={await businessUnitTree(ctx.db, viewer)} />
+        </>
+      )), { page: 'businessUnits:read' });
