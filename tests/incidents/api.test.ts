@@ -8,6 +8,7 @@ beforeAll(async () => {
   env = await testEnv();
   token = await makeToken(env, await adminActor(env), [
     'incidents:read', 'incidents:create', 'incidents:update', 'incidents:delete', 'settings:create', 'settings:update',
+    'assets:read', 'assets:create', 'assets:delete', 'thirdParties:read', 'thirdParties:create', 'thirdParties:delete',
   ]);
 });
 
@@ -72,6 +73,25 @@ describe('incidents over REST', () => {
     const history = await json<History>(await get(`/api/v1/incidents/${id}/history`));
     expect(history.map((h) => h.action)).toEqual(['update', 'create']);
     expect(history[0].changes.status).toEqual({ before: 'open', after: 'closed' });
+  });
+
+  test('the asset and third party must exist; while an incident names them they cannot be deleted', async () => {
+    for (const field of ['assetId', 'thirdPartyId']) {
+      const res = await post('/api/v1/incidents', { title: 'Dangling link', [field]: crypto.randomUUID() });
+      expect(res.status).toBe(400);
+      expect(await errorOf(res)).toContain(field);
+    }
+    const assetId = (await json<{ id: string }>(await post('/api/v1/assets', { name: unique('Mail server') }))).id;
+    const thirdPartyId = (await json<{ id: string }>(await post('/api/v1/third-parties', { name: unique('Hosting provider') }))).id;
+    const id = await createIncident({ assetId, thirdPartyId });
+    expect(await json<Record<string, unknown>>(await get(`/api/v1/incidents/${id}`))).toMatchObject({ assetId, thirdPartyId });
+
+    const asset = await send('DELETE', `/api/v1/assets/${assetId}`);
+    expect(asset.status).toBe(409);
+    expect(await errorOf(asset)).toContain('1 incidents');
+    const thirdParty = await send('DELETE', `/api/v1/third-parties/${thirdPartyId}`);
+    expect(thirdParty.status).toBe(409);
+    expect(await errorOf(thirdParty)).toContain('1 incidents');
   });
 
   test('the list filters by status and searches by title', async () => {

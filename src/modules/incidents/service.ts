@@ -1,6 +1,6 @@
 import { asc, count, eq, ilike, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents } from '../../../db/schema';
+import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { orderBy, paging, type Page } from '../../platform/paging';
@@ -39,6 +39,10 @@ export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
     problems.push(...dateProblem('openedAt', c.openedAt));
     if (c.classificationId && !(await exists(db, incidentClassifications, incidentClassifications.id, c.classificationId))) {
       problems.push({ field: 'classificationId', message: 'no such incident classification' });
+    }
+    if (c.assetId && !(await exists(db, assets, assets.id, c.assetId))) problems.push({ field: 'assetId', message: 'no such asset' });
+    if (c.thirdPartyId && !(await exists(db, thirdParties, thirdParties.id, c.thirdPartyId))) {
+      problems.push({ field: 'thirdPartyId', message: 'no such third party' });
     }
     if (c.status === 'closed' && !(c.resolution ?? '').trim()) {
       problems.push({ field: 'resolution', message: 'closing an incident needs a resolution' });

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { risks, thirdParties, thirdPartyContacts, thirdPartyRisks, thirdPartySubProcessors } from '../../../db/schema';
+import { incidents, risks, thirdParties, thirdPartyContacts, thirdPartyRisks, thirdPartySubProcessors } from '../../../db/schema';
 import { conflict, invalid, invalidField, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { ownershipCondition } from '../../platform/ownership';
@@ -54,6 +54,7 @@ export const thirdPartyKind: RecordKind<typeof thirdParties, ThirdPartyCreate> =
   references: [
     referencedBy('linked risks', thirdPartyRisks, thirdPartyRisks.thirdPartyId),
     referencedBy('third parties using it as a sub-processor', thirdPartySubProcessors, thirdPartySubProcessors.subProcessorId),
+    referencedBy('incidents', incidents, incidents.thirdPartyId),
   ],
 };
 
