@@ -1,5 +1,4 @@
-import { asc, gt } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
+import { selectRows, sql, type DbOrTx } from '../../db/client';
 import { auditLog } from '../../db/schema';
 import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from './audit';
 import { AppError } from './errors';
@@ -190,16 +189,59 @@ export function verifyEntries(entries: Iterable<AuditEntry>, options: VerifyOpti
  */
 export async function verifyAuditLog(db: DbOrTx, options: VerifyOptions = {}): Promise<VerifyResult> {
   const walker = new ChainWalker(options);
-  const fetchBatchAfter = (seq: number) =>
-    db.select().from(auditLog).where(gt(auditLog.seq, seq)).orderBy(asc(auditLog.seq)).limit(BATCH_SIZE);
-  let pending = fetchBatchAfter(0);
+  let pending = fetchBatchAfter(db, 0);
   for (;;) {
     const rows = await pending;
     const more = rows.length === BATCH_SIZE;
     // Ask for the next batch before hashing this one, so the database works while we hash.
-    if (more) pending = fetchBatchAfter(rows[rows.length - 1].seq);
-    for (const row of rows) walker.push({ ...row, details: row.details as Record<string, unknown> });
+    if (more) pending = fetchBatchAfter(db, rows[rows.length - 1].seq);
+    for (const row of rows) walker.push(entryOf(row));
     if (!more) break;
   }
   return walker.finish();
 }
+
+/** An audit_log row as `row_to_json` writes it. */
+interface StoredRow {
+  seq: number;
+  at: string;
+  actor_kind: string;
+  actor_user_id: string | null;
+  actor_token_id: string | null;
+  via: string;
+  module: string;
+  action: string;
+  record_type: string | null;
+  record_id: string | null;
+  details: Record<string, unknown>;
+  prev_hash: string;
+  hash: string;
+}
+
+/**
+ * One batch as a single JSON text: decoding one large value and JSON.parse is far cheaper than the drivers'
+ * per-column decoding (on PGlite it halves the time spent reading). `at` arrives with the session's UTC
+ * offset; canonicalTime normalises it before hashing.
+ */
+async function fetchBatchAfter(db: DbOrTx, seq: number): Promise<StoredRow[]> {
+  const [{ batch }] = await selectRows<{ batch: string }>(db, sql`
+    select coalesce(json_agg(page order by page.seq), '[]')::text as batch
+    from (select * from ${auditLog} where ${auditLog.seq} > ${seq} order by ${auditLog.seq} limit ${BATCH_SIZE}) page`);
+  return JSON.parse(batch) as StoredRow[];
+}
+
+const entryOf = (row: StoredRow): AuditEntry => ({
+  seq: row.seq,
+  at: row.at,
+  actorKind: row.actor_kind,
+  actorUserId: row.actor_user_id,
+  actorTokenId: row.actor_token_id,
+  via: row.via,
+  module: row.module,
+  action: row.action,
+  recordType: row.record_type,
+  recordId: row.record_id,
+  details: row.details,
+  prevHash: row.prev_hash,
+  hash: row.hash,
+});
