@@ -1,0 +1,58 @@
+import { t } from 'elysia';
+import { runWrite, type AppContext } from '../../platform/context';
+import { Created, Data, IdParam } from '../../platform/envelopes';
+import { getRecord } from '../../platform/records';
+import { recordApi } from '../../platform/record-api';
+import {
+  PolicyApprovalCreate, PolicyApprovalView, PolicyContent, PolicyCreate, PolicyListQuery, PolicyReviewCreate, PolicyReviews,
+  PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
+} from './schema';
+import {
+  listPolicyApprovals, listPolicyVersions, policyKind, policyReviewSchedule, publishPolicy, recordPolicyApproval,
+  recordPolicyReview, setPolicyContent,
+} from './service';
+
+const tags = ['Policies'];
+
+export const policiesApi = (ctx: AppContext) =>
+  recordApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyCreate, Update: PolicyUpdate, View: PolicyView, ListQuery: PolicyListQuery })
+    .put('/:id/content', async ({ actor, params, body }) => {
+      await runWrite(ctx, (tx) => setPolicyContent(tx, actor, params.id, body));
+      return { data: await getRecord(ctx.db, policyKind, actor, params.id) };
+    }, {
+      scope: 'policies:update', params: IdParam, body: PolicyContent, response: Data(PolicyView),
+      detail: { tags, summary: "Replace a policy's draft content (Markdown); published versions never change" },
+    })
+    .post('/:id/publish', async ({ actor, params, set }) => {
+      const published = await runWrite(ctx, (tx) => publishPolicy(tx, actor, params.id));
+      set.status = 201;
+      return { data: published };
+    }, {
+      scope: 'policies:update', params: IdParam, response: { 201: PublishedVersion },
+      detail: { tags, summary: 'Publish the draft as the next immutable version (409 when empty or unchanged)' },
+    })
+    .get('/:id/versions', async ({ actor, params }) => ({ data: await listPolicyVersions(ctx.db, actor, params.id) }), {
+      scope: 'policies:read', params: IdParam, response: Data(t.Array(PolicyVersionView)),
+      detail: { tags, summary: "A policy's published versions, newest first" },
+    })
+    .get('/:id/reviews', async ({ actor, params }) => ({ data: await policyReviewSchedule(ctx.db, actor, params.id) }), {
+      scope: 'policies:read', params: IdParam, response: Data(PolicyReviews),
+      detail: { tags, summary: "A policy's reviews and next review due" },
+    })
+    .post('/:id/reviews', async ({ actor, params, body, set }) => {
+      const created = await runWrite(ctx, (tx) => recordPolicyReview(tx, actor, params.id, body));
+      set.status = 201;
+      return { data: created };
+    }, { scope: 'policies:review', params: IdParam, body: PolicyReviewCreate, response: { 201: Created }, detail: { tags, summary: 'Record a policy review' } })
+    .get('/:id/approvals', async ({ actor, params }) => ({ data: await listPolicyApprovals(ctx.db, actor, params.id) }), {
+      scope: 'policies:read', params: IdParam, response: Data(t.Array(PolicyApprovalView)),
+      detail: { tags, summary: 'Approvals recorded outside the app' },
+    })
+    .post('/:id/approvals', async ({ actor, params, body, set }) => {
+      const created = await runWrite(ctx, (tx) => recordPolicyApproval(tx, actor, params.id, body));
+      set.status = 201;
+      return { data: created };
+    }, {
+      scope: 'policies:review', params: IdParam, body: PolicyApprovalCreate, response: { 201: Created },
+      detail: { tags, summary: "Record an approval given outside the app (409 while the setting 'Allow recording outside approvals' is off)" },
+    });

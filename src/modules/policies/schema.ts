@@ -1,0 +1,102 @@
+import { t, type Static } from 'elysia';
+import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
+import { stringEnum } from '../../platform/schema-helpers';
+
+export const POLICY_STATUSES = ['draft', 'published'] as const;
+export const REVIEW_OUTCOMES = ['no_changes', 'changes_required'] as const;
+export const DEFAULT_REVIEW_FREQUENCY_MONTHS = 12;
+export const MAX_CONTENT_LENGTH = 100_000;
+
+const policyFields = {
+  title: t.String({ minLength: 1, maxLength: 300 }),
+  description: t.Optional(t.String({ maxLength: 100_000 })),
+  reviewFrequencyMonths: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 120 }), t.Null()], {
+    description: 'Months between reviews, 1 to 120; blank (null or left out) gives 12',
+  })),
+};
+/** Content and status are not here: content has its own path (PUT /:id/content) and only publishing sets the status. */
+export const { Create: PolicyCreate, Update: PolicyUpdate } = recordInputs(policyFields);
+export type PolicyCreate = Static<typeof PolicyCreate>;
+export type PolicyUpdate = Static<typeof PolicyUpdate>;
+
+export const PolicyView = recordView({
+  title: t.String(),
+  description: t.String(),
+  content: t.String({ description: 'The draft content (Markdown); the next publication carries it' }),
+  reviewFrequencyMonths: t.Integer(),
+  status: stringEnum(POLICY_STATUSES),
+  currentVersion: t.Union([t.Integer(), t.Null()], { description: 'Number of the latest published version' }),
+  createdBy: t.Union([t.String(), t.Null()]),
+});
+export type PolicyView = Static<typeof PolicyView>;
+
+export const POLICY_SORTS = ['title', 'status', 'reviewFrequencyMonths', 'createdAt', 'updatedAt'] as const;
+export const PolicyListQuery = recordListQuery(POLICY_SORTS, POLICY_STATUSES);
+
+export const PolicyContent = t.Object({
+  content: t.String({ maxLength: MAX_CONTENT_LENGTH, description: 'Markdown; raw HTML is shown as text, never rendered' }),
+}, { additionalProperties: false });
+export type PolicyContent = Static<typeof PolicyContent>;
+
+export const PolicyVersionView = t.Object({
+  id: t.String(),
+  policyId: t.String(),
+  version: t.Integer(),
+  content: t.String(),
+  publishedAt: t.String(),
+  publishedBy: t.Union([t.String(), t.Null()]),
+  publishedByName: t.Union([t.String(), t.Null()]),
+});
+export type PolicyVersionView = Static<typeof PolicyVersionView>;
+export const PublishedVersion = t.Object({ data: t.Object({ id: t.String(), version: t.Integer() }) }, { description: 'Published' });
+
+export const PolicyReviewCreate = t.Object({
+  reviewedOn: IsoDate,
+  outcome: stringEnum(REVIEW_OUTCOMES),
+  notes: t.Optional(t.String({ maxLength: 100_000 })),
+  reviewerId: t.Optional(NullableUuid),
+}, { additionalProperties: false });
+export type PolicyReviewCreate = Static<typeof PolicyReviewCreate>;
+
+export const PolicyReviewView = t.Object({
+  id: t.String(),
+  policyId: t.String(),
+  reviewerId: t.Union([t.String(), t.Null()]),
+  reviewerName: t.Union([t.String(), t.Null()]),
+  reviewedOn: t.String(),
+  outcome: stringEnum(REVIEW_OUTCOMES),
+  notes: t.String(),
+  createdAt: t.String(),
+});
+export const PolicyReviews = t.Object({
+  frequencyMonths: t.Integer(),
+  lastReviewedOn: t.Union([t.String(), t.Null()]),
+  nextReviewDue: t.Union([t.String({
+    description: 'Last review plus the frequency; before any review, the first publication plus the frequency',
+  }), t.Null()]),
+  reviews: t.Array(PolicyReviewView),
+});
+export type PolicyReviews = Static<typeof PolicyReviews>;
+
+export const PolicyApprovalCreate = t.Object({
+  approverName: t.String({ minLength: 1, maxLength: 300 }),
+  approvedOn: IsoDate,
+  version: t.Optional(t.Integer({ minimum: 1, description: 'The published version approved; the current one when left out' })),
+}, { additionalProperties: false });
+export type PolicyApprovalCreate = Static<typeof PolicyApprovalCreate>;
+
+export const PolicyApprovalView = t.Object({
+  id: t.String(),
+  policyId: t.String(),
+  version: t.Integer(),
+  approverName: t.String(),
+  approvedOn: t.String(),
+  recordedBy: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+});
+export type PolicyApprovalView = Static<typeof PolicyApprovalView>;
+
+export const PolicySettings = t.Object({
+  allowOutsideApprovals: t.Boolean({ description: 'Allow recording outside approvals (off by default)' }),
+}, { additionalProperties: false });
+export type PolicySettings = Static<typeof PolicySettings>;
