@@ -28,7 +28,6 @@ export function LabelsScreen(p: LabelsScreenProps): JSX.Element {
   const form = p.form ?? { name: '', color: '#888888', description: '' };
   return (
     <section>
-      <h1>Labels</h1>
       <p class="muted">Labels are a supporting list managed here and over /api/v1/labels; there is no CSV import.</p>
       <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
       <FormError message={p.rowError} />
