@@ -2,11 +2,17 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
 import type { FieldProblem } from './errors';
 
+/** Every leaf message under a (possibly nested) union error. */
+function leafMessages(error: ValueError): string[] {
+  if (error.errors.length === 0) return [error.message];
+  return error.errors.flatMap((branch) => [...branch].flatMap(leafMessages));
+}
+
 /** A union's own message says nothing; the useful one is a branch's that failed on a rule rather than on the type. */
 function bestMessage(error: ValueError): string {
-  const nested = error.errors.flatMap((branch) => [...branch].map((e) => e.message));
   const typeOnly = /^Expected (string|null|integer|number|boolean|object|array|union value)$/;
-  const message = nested.find((m) => !typeOnly.test(m)) ?? nested[0] ?? error.message;
+  const leaves = leafMessages(error);
+  const message = leaves.find((m) => !typeOnly.test(m)) ?? leaves[0] ?? error.message;
   return message.replace(/^Expected/, 'expected');
 }
 

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { apiTokens, auditLog } from '../../db/schema';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { bearer, makeToken, makeUser, unique } from '../helpers/factories';
-import { signedInBrowser } from '../people/browser';
+import { signedInBrowser } from '../helpers/browser';
 
 let env: TestEnv;
 beforeAll(async () => {
