@@ -22,6 +22,8 @@ import { riskSettingsApi } from './modules/risks/settings-api';
 import { riskPages } from './modules/risks/pages';
 import { thirdPartiesApi } from './modules/thirdParties/api';
 import { projectsApi } from './modules/projects/api';
+import { thirdPartyPages } from './modules/thirdParties/pages';
+import { projectPages } from './modules/projects/pages';
 import { riskTreatmentsApi } from './modules/risks/treatments-api';
 import { exceptionsApis } from './modules/exceptions/api';
 import { labelsApi } from './modules/labels/api';
@@ -83,6 +85,8 @@ export function createApp(ctx: AppContext) {
     .use(auditsApi(ctx))
     .use(thirdPartiesApi(ctx))
     .use(projectsApi(ctx))
+    .use(thirdPartyPages(ctx))
+    .use(projectPages(ctx))
     .use(riskPages(ctx));
 }
 

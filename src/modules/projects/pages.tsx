@@ -1,0 +1,37 @@
+import type { AppContext } from '../../platform/context';
+import { recordPages } from '../../platform/record-pages';
+import { readable } from '../../../views/records/record-views';
+import { PROJECT_STATUSES, ProjectCreate, ProjectUpdate } from './schema';
+import { projectKind } from './service';
+
+export const projectPages = (ctx: AppContext) =>
+  recordPages(ctx, projectKind, {
+    path: '/projects',
+    title: 'Projects',
+    singular: 'Project',
+    navKey: 'projects',
+    Create: ProjectCreate,
+    Update: ProjectUpdate,
+    statuses: PROJECT_STATUSES,
+    fields: [
+      { name: 'title', label: 'Title', kind: 'text', required: true },
+      { name: 'description', label: 'Description', kind: 'textarea' },
+      { name: 'status', label: 'Status', kind: 'select', options: PROJECT_STATUSES, hint: 'Blank gives planned' },
+      { name: 'deadline', label: 'Deadline', kind: 'date', hint: 'YYYY-MM-DD' },
+      { name: 'ownerId', label: 'Owner', kind: 'owner' },
+      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+    ],
+    columns: [
+      { header: 'Title', value: (p) => p.title, link: true },
+      { header: 'Status', value: (p) => readable(p.status) },
+      { header: 'Deadline', value: (p) => p.deadline ?? '' },
+      { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+    ],
+    sorts: [
+      { value: '', label: 'Newest first' },
+      { value: 'deadline', label: 'Deadline, soonest first' },
+      { value: 'title', label: 'Title A–Z' },
+      { value: 'status', label: 'Status' },
+      { value: '-updatedAt', label: 'Recently updated' },
+    ],
+  });
