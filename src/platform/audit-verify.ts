@@ -189,7 +189,7 @@ export function verifyEntries(entries: Iterable<AuditEntry>, options: VerifyOpti
  */
 export async function verifyAuditLog(db: DbOrTx, options: VerifyOptions = {}): Promise<VerifyResult> {
   const walker = new ChainWalker(options);
-  let pending = fetchBatchAfter(db, 0);
+  let pending = fetchBatchAfter(db, null);
   for (;;) {
     const rows = await pending;
     const more = rows.length === BATCH_SIZE;
@@ -223,10 +223,12 @@ interface StoredRow {
  * per-column decoding (on PGlite it halves the time spent reading). `at` arrives with the session's UTC
  * offset; canonicalTime normalises it before hashing.
  */
-async function fetchBatchAfter(db: DbOrTx, seq: number): Promise<StoredRow[]> {
+async function fetchBatchAfter(db: DbOrTx, seq: number | null): Promise<StoredRow[]> {
+  // The first batch has no lower bound, so a row smuggled in with seq 0 or below is read (and reported) too.
+  const after = seq === null ? sql`true` : sql`${auditLog.seq} > ${seq}`;
   const [{ batch }] = await selectRows<{ batch: string }>(db, sql`
     select coalesce(json_agg(page order by page.seq), '[]')::text as batch
-    from (select * from ${auditLog} where ${auditLog.seq} > ${seq} order by ${auditLog.seq} limit ${BATCH_SIZE}) page`);
+    from (select * from ${auditLog} where ${after} order by ${auditLog.seq} limit ${BATCH_SIZE}) page`);
   return JSON.parse(batch) as StoredRow[];
 }
 

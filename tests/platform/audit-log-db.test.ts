@@ -85,6 +85,15 @@ describe('Audit Log in the database: tampering is found at the entry it touched'
     expect((await verifyAuditLog(database.db)).ok).toBe(true);
   });
 
+  test('a row slipped in ahead of entry 1 is read and reported, not skipped', async () => {
+    const [first] = await database.db.select().from(auditLog).where(eq(auditLog.seq, 1));
+    await database.db.insert(auditLog).values({ ...first, seq: 0, prevHash: 'f'.repeat(64), hash: 'e'.repeat(64) });
+    const result = await verifyAuditLog(database.db);
+    expect(result.firstBad).toEqual({ seq: 1, reason: 'expected entry 1 but found entry 0 (inserted, duplicated or out of order)' });
+    await tamper(database, 'delete from audit_log where seq = 0');
+    expect((await verifyAuditLog(database.db)).ok).toBe(true);
+  });
+
   test('entries removed from the end are caught only against an earlier checkpoint', async () => {
     await appendEvents(database, 5);
     const before = await verifyAuditLog(database.db);
