@@ -1,5 +1,6 @@
 import { t } from 'elysia';
-import type { TProperties, TSchema } from '@sinclair/typebox';
+import type { TOptional, TProperties, TSchema } from '@sinclair/typebox';
+import { CustomFieldsInput, CustomFieldsView } from './custom-field-values';
 import { listQuery } from './paging';
 import { stringEnum } from './schema-helpers';
 
@@ -21,13 +22,23 @@ export const ownerView = {
   ownerGroup: t.Union([t.Object({ id: t.String(), name: t.String() }), t.Null()]),
 };
 
-/** A record's read shape: its fields, id, owner and timestamps. */
-export const recordView = <P extends TProperties>(fields: P) =>
-  t.Object({ id: t.String(), ...fields, ...ownerView, createdAt: t.String(), updatedAt: t.String() });
+/** Options of the shared shapes: `customFields` adds the record's custom field values (pair with RecordKind.customFields). */
+export interface RecordShapeOptions<C extends boolean = boolean> {
+  customFields?: C;
+}
+type CustomInputProps<C extends boolean> = C extends true ? { customFields: TOptional<typeof CustomFieldsInput> } : {};
+type CustomViewProps<C extends boolean> = C extends true ? { customFields: typeof CustomFieldsView } : {};
+
+/** A record's read shape: its fields, id, owner and timestamps (and custom field values, when the module takes them). */
+export const recordView = <P extends TProperties, C extends boolean = false>(fields: P, options: RecordShapeOptions<C> = {}) => {
+  const custom = (options.customFields ? { customFields: CustomFieldsView } : {}) as CustomViewProps<C>;
+  return t.Object({ id: t.String(), ...fields, ...ownerView, createdAt: t.String(), updatedAt: t.String(), ...custom });
+};
 
 /** The create shape (strict) and the update shape (every field optional, at least one). */
-export function recordInputs<P extends TProperties>(fields: P) {
-  const Create = t.Object({ ...fields, ...ownerInput }, { additionalProperties: false });
+export function recordInputs<P extends TProperties, C extends boolean = false>(fields: P, options: RecordShapeOptions<C> = {}) {
+  const custom = (options.customFields ? { customFields: t.Optional(CustomFieldsInput) } : {}) as CustomInputProps<C>;
+  const Create = t.Object({ ...fields, ...ownerInput, ...custom }, { additionalProperties: false });
   const Update = t.Partial(Create, { additionalProperties: false, minProperties: 1 });
   return { Create, Update };
 }

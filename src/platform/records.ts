@@ -2,6 +2,9 @@ import { and, asc, count, desc, eq, ilike, type AnyColumn, type SQL } from 'driz
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
 import { groups, users } from '../../db/schema';
+import {
+  auditedCustomFields, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite, type CustomFieldMap, type CustomFieldWrite,
+} from './custom-field-values';
 import { conflict, invalid, notFound, type FieldProblem } from './errors';
 import { recordChange } from './history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
@@ -59,6 +62,12 @@ export interface RecordKind<T extends OwnedTable, Input extends Values> {
   references?: Reference[];
   /** Extra list filters from the query string, by name. */
   filters?: Record<string, (value: string) => SQL | undefined>;
+  /**
+   * The records take custom fields (defined in Settings › Custom fields for this module): writes accept
+   * `customFields: { key: value }`, reads return it, History records `customFields.<key>`. Pair it with
+   * `recordInputs(fields, { customFields: true })` and `recordView(fields, { customFields: true })`.
+   */
+  customFields?: boolean;
 }
 
 export interface ListParams {
@@ -81,7 +90,7 @@ export interface OwnerRef {
 /** A stored row with dates as ISO strings and the owner's and group's names resolved. */
 export type RecordView<T extends OwnedTable> = {
   [K in keyof Row<T>]: Row<T>[K] extends Date ? string : Row<T>[K] extends Date | null ? string | null : Row<T>[K];
-} & { owner: OwnerRef | null; ownerGroup: { id: string; name: string } | null };
+} & { owner: OwnerRef | null; ownerGroup: { id: string; name: string } | null; customFields?: CustomFieldMap };
 
 const permission = (kind: { module: Module }, right: 'read' | 'create' | 'update' | 'delete') => `${kind.module}:${right}` as Permission;
 
@@ -156,7 +165,13 @@ export async function listRecords<T extends OwnedTable>(db: DbOrTx, kind: Record
     queries.page.prepare(`${kind.recordType}_list_page`).execute(),
     queries.total.prepare(`${kind.recordType}_list_total`).execute(),
   ]);
-  return { rows: (rows as JoinedRow[]).map((r) => toView<T>(r)), total, page, pageSize };
+  const views = (rows as JoinedRow[]).map((r) => toView<T>(r));
+  if (kind.customFields) {
+    // One query for the whole page, never one per row.
+    const values = await loadCustomFields(db, kind.module, views.map((v) => String((v as Values).id)));
+    for (const view of views) view.customFields = values.get(String((view as Values).id)) ?? {};
+  }
+  return { rows: views, total, page, pageSize };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -183,7 +198,9 @@ export async function getRecord<T extends OwnedTable>(db: DbOrTx, kind: RecordKi
   const joined = await loadJoined(db, kind, id);
   if (!joined) throw notFound(`${kind.label} ${id}`);
   requireOnRecord(actor, permission(kind, 'read'), joined.row as { ownerId: string | null; ownerGroupId: string | null }, `${kind.label} ${id}`);
-  return toView<T>(joined);
+  const view = toView<T>(joined);
+  if (kind.customFields) view.customFields = (await loadCustomFields(db, kind.module, [id])).get(id) ?? {};
+  return view;
 }
 
 /** The fields History and the Audit Log keep: stored values without the bookkeeping columns. */
@@ -193,10 +210,10 @@ export function auditFields(row: Values): Values {
 }
 
 async function validated<T extends OwnedTable, Input extends Values>(
-  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null,
+  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
 ): Promise<Values> {
   const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
-  const problems = [...(await ownerProblems(db, owner)), ...((await kind.check?.(db, candidate, before, actor)) ?? [])];
+  const problems = [...(await ownerProblems(db, owner)), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
   if (problems.length) throw invalid(problems);
   return kind.toColumns ? kind.toColumns(candidate, before) : { ...candidate };
 }
@@ -206,19 +223,34 @@ function columnsOnly(table: OwnedTable, values: Values): Values {
   return Object.fromEntries(Object.entries(values).filter(([key]) => key in table && key !== 'id'));
 }
 
+/** Splits `customFields` off the input and checks it (all problems are reported with the record's own). */
+async function customFieldsOf(
+  db: DbOrTx, kind: { module: string; customFields?: boolean }, recordId: string | null, input: Values,
+): Promise<{ own: Values; write: CustomFieldWrite | null; problems: FieldProblem[] }> {
+  const { customFields, ...own } = input;
+  if (!kind.customFields) {
+    return { own, write: null, problems: customFields === undefined ? [] : [{ field: 'customFields', message: 'this record type has no custom fields' }] };
+  }
+  const write = await prepareCustomFields(db, kind.module, recordId, customFields);
+  return { own, write, problems: write.problems };
+}
+
 export async function createRecord<T extends OwnedTable, Input extends Values>(
   tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, input: Input,
 ): Promise<{ id: string }> {
   const level = requirePermission(actor, permission(kind, 'create'));
+  const custom = await customFieldsOf(tx, kind, null, input);
   const unowned = input.ownerId === undefined && input.ownerGroupId === undefined;
-  const candidate = { ...kind.defaults, ...input, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
-  const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, null));
+  const candidate = { ...kind.defaults, ...custom.own, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
+  const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, null, custom.problems));
   requireOwnLevelKeepsOwnership(actor, permission(kind, 'create'), level, {
     ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
   });
   const table = kind.table as OwnedTable;
   const [row] = (await tx.insert(table).values(values as never).returning()) as Values[];
-  await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: String(row.id), action: 'create', before: null, after: auditFields(row) });
+  if (custom.write) await saveCustomFieldWrite(tx, custom.write, String(row.id));
+  const after = { ...auditFields(row), ...auditedCustomFields(custom.write?.next ?? {}) };
+  await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: String(row.id), action: 'create', before: null, after });
   return { id: String(row.id) };
 }
 
@@ -228,16 +260,18 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
 ): Promise<{ changed: boolean }> {
   const before = await loadForAction(tx, kind as RecordKind<T, Values>, actor, id, 'update');
   const level = requirePermission(actor, permission(kind, 'update'));
-  const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const custom = await customFieldsOf(tx, kind, id, patch as Values);
+  const defined = Object.fromEntries(Object.entries(custom.own).filter(([, v]) => v !== undefined));
   const candidate = { ...(before as Values), ...defined } as Input;
-  const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, before));
+  const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, before, custom.problems));
   requireOwnLevelKeepsOwnership(actor, permission(kind, 'update'), level, {
     ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
   });
   const table = kind.table as OwnedTable;
   const [after] = (await tx.update(table).set({ ...values, updatedAt: new Date() } as never).where(eq(table.id, id)).returning()) as Values[];
-  const beforeFields = auditFields(before as Values);
-  const afterFields = auditFields(after);
+  if (custom.write) await saveCustomFieldWrite(tx, custom.write, id);
+  const beforeFields = { ...auditFields(before as Values), ...auditedCustomFields(custom.write?.before ?? {}) };
+  const afterFields = { ...auditFields(after), ...auditedCustomFields(custom.write?.next ?? {}) };
   await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: id, action: 'update', before: beforeFields, after: afterFields });
   return { changed: JSON.stringify(beforeFields) !== JSON.stringify(afterFields) };
 }
@@ -252,8 +286,13 @@ export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: Recor
   }
   if (still.length) throw conflict(`${kind.label} ${id} is still referenced by ${still.join(', ')}; remove those references first`);
   const table = kind.table as OwnedTable;
+  const customFields = kind.customFields ? ((await loadCustomFields(tx, kind.module, [id])).get(id) ?? {}) : {};
+  if (kind.customFields) await deleteCustomFields(tx, kind.module, id);
   await tx.delete(table).where(eq(table.id, id));
-  await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: id, action: 'delete', before: auditFields(before as Values), after: null });
+  await recordChange(tx, actor, {
+    module: kind.module, recordType: kind.recordType, recordId: id, action: 'delete',
+    before: { ...auditFields(before as Values), ...auditedCustomFields(customFields) }, after: null,
+  });
 }
 
 /** Counts rows of `table` whose `column` equals the id: the usual Reference. */

@@ -13,7 +13,7 @@ const controlFields = {
   status: t.Optional(stringEnum(CONTROL_STATUSES, { description: 'Blank gives active' })),
   testFrequencyMonths: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 120 }), t.Null()], { description: 'Testing schedule: months between tests' })),
 };
-export const { Create: ControlCreate, Update: ControlUpdate } = recordInputs(controlFields);
+export const { Create: ControlCreate, Update: ControlUpdate } = recordInputs(controlFields, { customFields: true });
 export type ControlCreate = Static<typeof ControlCreate>;
 export type ControlUpdate = Static<typeof ControlUpdate>;
 
@@ -24,7 +24,7 @@ export const ControlView = recordView({
   status: stringEnum(CONTROL_STATUSES),
   testFrequencyMonths: t.Union([t.Integer(), t.Null()]),
   createdBy: t.Union([t.String(), t.Null()]),
-});
+}, { customFields: true });
 
 export const CONTROL_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
 export const ControlListQuery = recordListQuery(CONTROL_SORTS, CONTROL_STATUSES, { type: t.Optional(stringEnum(CONTROL_TYPES)) });

@@ -18,6 +18,7 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
   filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
   references: [referencedBy('audit findings', auditFindings, auditFindings.controlId)],
+  customFields: true,
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(_db, candidate) {
     return candidate.name.trim() ? [] : [{ field: 'name', message: 'must not be blank' }];

@@ -1,0 +1,174 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { t } from 'elysia';
+import type { DbOrTx } from '../../db/client';
+import { customFieldDefinitions, customFieldValues } from '../../db/schema';
+import type { FieldProblem } from './errors';
+
+/**
+ * Custom field values of records: validation by type, loading for a page of records in one query, writing the
+ * changes, and the `customFields.<key>` entries History and the Audit Log keep. The register kit (records.ts) and
+ * the bespoke risk service both call these, so every register behaves the same.
+ */
+
+/** Modules whose records can take custom fields (the spec's CSV import table, "Custom fields: Yes"). */
+export const CUSTOM_FIELD_MODULES = ['risks', 'controls', 'policies', 'thirdParties', 'incidents', 'projects'] as const;
+export type CustomFieldModule = (typeof CUSTOM_FIELD_MODULES)[number];
+export const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'singleSelect', 'multiSelect', 'boolean'] as const;
+export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
+
+export const isCustomFieldModule = (module: string): module is CustomFieldModule =>
+  (CUSTOM_FIELD_MODULES as readonly string[]).includes(module);
+
+export type CustomFieldValue = string | number | boolean | string[];
+export type CustomFieldMap = Record<string, CustomFieldValue>;
+
+export const TEXT_MAX = 10_000;
+
+/** The write shape: `{ key: value }`; `null` clears. Types are checked by the service so every problem is listed together. */
+export const CustomFieldsInput = t.Record(t.String(), t.Unknown(), {
+  description: 'Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update.',
+});
+/** The read shape: the record's set values by key; unset fields are left out. */
+export const CustomFieldsView = t.Record(t.String(), t.Unknown(), { description: 'Custom field values by key' });
+
+export type Definition = typeof customFieldDefinitions.$inferSelect;
+
+/** A module's definitions in display order (no permission check: they are part of that module's records). */
+export function definitionsFor(db: DbOrTx, module: string): Promise<Definition[]> {
+  if (!isCustomFieldModule(module)) return Promise.resolve([]);
+  return db.select().from(customFieldDefinitions).where(eq(customFieldDefinitions.module, module))
+    .orderBy(asc(customFieldDefinitions.position), asc(customFieldDefinitions.label), asc(customFieldDefinitions.key));
+}
+
+const isRealDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
+  && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
+/** Checks one value against its definition: the stored form, or the problem's message. */
+export function checkValue(definition: Pick<Definition, 'type' | 'options'>, value: unknown): { value: CustomFieldValue } | { message: string } {
+  switch (definition.type) {
+    case 'text':
+      if (typeof value !== 'string') return { message: 'must be text' };
+      return value.length > TEXT_MAX ? { message: `must be at most ${TEXT_MAX} characters` } : { value };
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? { value } : { message: 'must be a finite number' };
+    case 'date':
+      return typeof value === 'string' && isRealDate(value) ? { value } : { message: 'must be a real date written YYYY-MM-DD' };
+    case 'boolean':
+      return typeof value === 'boolean' ? { value } : { message: 'must be true or false' };
+    case 'singleSelect':
+      return typeof value === 'string' && definition.options.includes(value)
+        ? { value } : { message: `must be one of: ${definition.options.join(', ')}` };
+    case 'multiSelect': {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return { message: 'must be a list of options' };
+      const list = value as string[];
+      const unknown = list.filter((v) => !definition.options.includes(v));
+      if (unknown.length) return { message: `"${unknown[0]}" is not one of: ${definition.options.join(', ')}` };
+      if (new Set(list).size !== list.length) return { message: 'must not repeat an option' };
+      return { value: list };
+    }
+  }
+}
+
+/**
+ * The record's values after a write, and every problem with the input: unknown keys, wrong types, a required field
+ * missing on create or cleared on update. `current` holds the stored values (empty on create).
+ */
+export function applyCustomFields(
+  definitions: Definition[], input: unknown, current: CustomFieldMap, mode: 'create' | 'update',
+): { next: CustomFieldMap; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const next: CustomFieldMap = { ...current };
+  const byKey = new Map(definitions.map((d) => [d.key, d]));
+  if (input !== undefined && input !== null && (typeof input !== 'object' || Array.isArray(input))) {
+    return { next, problems: [{ field: 'customFields', message: 'must be an object of values by key' }] };
+  }
+  const given = (input ?? {}) as Record<string, unknown>;
+  for (const [key, raw] of Object.entries(given)) {
+    const field = `customFields.${key}`;
+    const definition = byKey.get(key);
+    if (!definition) {
+      problems.push({ field, message: 'no such custom field' });
+      continue;
+    }
+    if (raw === null || raw === undefined) {
+      delete next[key];
+      continue;
+    }
+    const checked = checkValue(definition, raw);
+    if ('message' in checked) problems.push({ field, message: checked.message });
+    else next[key] = checked.value;
+  }
+  for (const definition of definitions) {
+    if (!definition.required) continue;
+    const missing = next[definition.key] === undefined || (Array.isArray(next[definition.key]) && (next[definition.key] as string[]).length === 0);
+    const field = `customFields.${definition.key}`;
+    // Required binds new records and explicit clearing; records stored before the field existed can still be edited.
+    const enforced = mode === 'create' || definition.key in given;
+    if (missing && enforced && !problems.some((p) => p.field === field)) problems.push({ field, message: 'is required' });
+  }
+  return { next, problems };
+}
+
+/** The values of many records of a module in one query, by record id (records without values get `{}`). */
+export async function loadCustomFields(db: DbOrTx, module: string, recordIds: readonly string[]): Promise<Map<string, CustomFieldMap>> {
+  const result = new Map<string, CustomFieldMap>(recordIds.map((id) => [id, {}]));
+  if (recordIds.length === 0 || !isCustomFieldModule(module)) return result;
+  const rows = await db.select({ recordId: customFieldValues.recordId, key: customFieldDefinitions.key, value: customFieldValues.value })
+    .from(customFieldValues)
+    .innerJoin(customFieldDefinitions, eq(customFieldDefinitions.id, customFieldValues.definitionId))
+    .where(and(eq(customFieldValues.module, module), inArray(customFieldValues.recordId, [...recordIds])));
+  for (const row of rows) result.get(row.recordId)![row.key] = row.value as CustomFieldValue;
+  return result;
+}
+
+/** Writes the difference between `before` and `next` for one record: upserts changed keys, deletes cleared ones. */
+export async function saveCustomFields(
+  tx: DbOrTx, module: string, recordId: string, definitions: Definition[], before: CustomFieldMap, next: CustomFieldMap,
+): Promise<void> {
+  const byKey = new Map(definitions.map((d) => [d.key, d]));
+  const cleared = Object.keys(before).filter((key) => next[key] === undefined && byKey.has(key)).map((key) => byKey.get(key)!.id);
+  if (cleared.length) {
+    await tx.delete(customFieldValues).where(and(eq(customFieldValues.recordId, recordId), inArray(customFieldValues.definitionId, cleared)));
+  }
+  const changed = Object.entries(next)
+    .filter(([key, value]) => byKey.has(key) && JSON.stringify(before[key]) !== JSON.stringify(value))
+    .map(([key, value]) => ({ definitionId: byKey.get(key)!.id, module, recordId, value }));
+  if (changed.length) {
+    await tx.insert(customFieldValues).values(changed).onConflictDoUpdate({
+      target: [customFieldValues.definitionId, customFieldValues.recordId],
+      set: { value: sql`excluded.value` },
+    });
+  }
+}
+
+/** Removes every value a deleted record held (values have no foreign key to the many register tables). */
+export async function deleteCustomFields(tx: DbOrTx, module: string, recordId: string): Promise<void> {
+  if (!isCustomFieldModule(module)) return;
+  await tx.delete(customFieldValues).where(and(eq(customFieldValues.module, module), eq(customFieldValues.recordId, recordId)));
+}
+
+/** The entries History and the Audit Log keep for custom fields: `customFields.<key>` beside the record's own fields. */
+export const auditedCustomFields = (values: CustomFieldMap): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(values).map(([key, value]) => [`customFields.${key}`, value]));
+
+/** The result of validating custom fields for a write, carried to the save after the record's own insert or update. */
+export interface CustomFieldWrite {
+  module: string;
+  definitions: Definition[];
+  before: CustomFieldMap;
+  next: CustomFieldMap;
+  problems: FieldProblem[];
+}
+
+/** Loads definitions (and the stored values on update) and checks the input: one call before the record is written. */
+export async function prepareCustomFields(
+  db: DbOrTx, module: string, recordId: string | null, input: unknown,
+): Promise<CustomFieldWrite> {
+  const definitions = await definitionsFor(db, module);
+  const before = recordId ? ((await loadCustomFields(db, module, [recordId])).get(recordId) ?? {}) : {};
+  const { next, problems } = applyCustomFields(definitions, input, before, recordId ? 'update' : 'create');
+  return { module, definitions, before, next, problems };
+}
+
+export const saveCustomFieldWrite = (tx: DbOrTx, write: CustomFieldWrite, recordId: string) =>
+  saveCustomFields(tx, write.module, recordId, write.definitions, write.before, write.next);
