@@ -30,6 +30,8 @@ import { labelsApi } from './modules/labels/api';
 import { labelPages } from './modules/labels/pages';
 import { incidentsApi } from './modules/incidents/api';
 import { auditsApi } from './modules/audits/api';
+import { incidentPages } from './modules/incidents/pages';
+import { auditPages } from './modules/audits/pages';
 
 const healthRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
@@ -83,6 +85,8 @@ export function createApp(ctx: AppContext) {
     .use(labelPages(ctx))
     .use(incidentsApi(ctx))
     .use(auditsApi(ctx))
+    .use(incidentPages(ctx))
+    .use(auditPages(ctx))
     .use(thirdPartiesApi(ctx))
     .use(projectsApi(ctx))
     .use(thirdPartyPages(ctx))
