@@ -14,6 +14,8 @@ export const MAIN_LINKS: MainLink[] = [
   { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
   { key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   { key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
+  { key: 'incidents', href: '/incidents', label: 'Incidents', needs: 'incidents:read' },
+  { key: 'audits', href: '/audits', label: 'Audits', needs: 'audits:read' },
   { key: 'thirdParties', href: '/third-parties', label: 'Third parties', needs: 'thirdParties:read' },
   { key: 'projects', href: '/projects', label: 'Projects', needs: 'projects:read' },
 ];
