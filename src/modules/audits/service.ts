@@ -1,8 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { auditFindings, auditPlans, controls } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
-import { canTouch, type Actor } from '../../platform/permissions';
+import { ownershipCondition } from '../../platform/ownership';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import { referencedBy, type RecordKind } from '../../platform/records';
 import type { AuditPlanCreate, FindingCreate } from './schema';
 
@@ -75,3 +76,17 @@ export const findingKind: RecordKind<typeof auditFindings, FindingCreate> = {
     return problems;
   },
 };
+
+interface Choice {
+  value: string;
+  label: string;
+}
+
+/** Audit plans and controls the viewer may read, by title or name, for the finding form's pickers. */
+export async function findingChoices(db: DbOrTx, actor: Actor): Promise<{ plans: Choice[]; controls: Choice[] }> {
+  const plans = levelOf(actor, 'audits:read') === null ? [] : await db.select({ value: auditPlans.id, label: auditPlans.title }).from(auditPlans)
+    .where(ownershipCondition(actor, 'audits:read', auditPlans.ownerId, auditPlans.ownerGroupId)).orderBy(asc(auditPlans.title)).limit(1000);
+  const controlChoices = levelOf(actor, 'controls:read') === null ? [] : await db.select({ value: controls.id, label: controls.name }).from(controls)
+    .where(ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId)).orderBy(asc(controls.name)).limit(1000);
+  return { plans, controls: controlChoices };
+}

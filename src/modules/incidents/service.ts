@@ -4,6 +4,7 @@ import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifi
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { orderBy, paging, type Page } from '../../platform/paging';
+import { ownershipCondition } from '../../platform/ownership';
 import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
 import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
 import type {
@@ -237,4 +238,21 @@ export async function deleteIncidentClassification(tx: DbOrTx, actor: Actor, id:
   await recordChange(tx, actor, {
     module: 'settings', recordType: 'incident_classification', recordId: id, action: 'delete', before: classificationFields(before), after: null,
   });
+}
+
+// ---------------------------------------------------------------- choices for the incident form
+
+/** Assets and third parties the viewer may read, by name, for the form's pickers (nothing when they may not read them). */
+export async function incidentLinkChoices(db: DbOrTx, actor: Actor): Promise<{ assets: Choice[]; thirdParties: Choice[] }> {
+  const visible = async (module: 'assets' | 'thirdParties', table: typeof assets | typeof thirdParties): Promise<Choice[]> => {
+    if (levelOf(actor, `${module}:read`) === null) return [];
+    return db.select({ value: table.id, label: table.name }).from(table)
+      .where(ownershipCondition(actor, `${module}:read`, table.ownerId, table.ownerGroupId)).orderBy(asc(table.name)).limit(1000);
+  };
+  const [assetChoices, thirdPartyChoices] = await Promise.all([visible('assets', assets), visible('thirdParties', thirdParties)]);
+  return { assets: assetChoices, thirdParties: thirdPartyChoices };
+}
+interface Choice {
+  value: string;
+  label: string;
 }
