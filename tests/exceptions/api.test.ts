@@ -87,7 +87,7 @@ describe('risk exceptions', () => {
     expect(exception.decidedAt).toBeString();
     expect((await send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'rejected' })).status).toBe(409);
     expect((await send('PATCH', `/api/v1/risks/exceptions/${id}`, { expiresAt: '2100-01-01' })).status).toBe(409);
-    const history = await json<{ action: string; changes: Record<string, { after: unknown }> }[]>(await send('GET', `/api/v1/risks/exceptions/${id}/history`));
+    const history = await json<{ action: string; changes: Record<string, { before: unknown; after: unknown }> }[]>(await send('GET', `/api/v1/risks/exceptions/${id}/history`));
     expect(history.map((h) => h.action)).toEqual(['approve', 'create']);
     expect(history[0].changes.status).toEqual({ before: 'requested', after: 'approved' });
   });
