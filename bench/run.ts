@@ -1,11 +1,11 @@
 import { benchAudit } from './audit';
-import { benchRiskList } from './risks-list';
+import { benchListEndpoints } from './list-endpoints';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
 console.log(`Benchmarks on ${database}, ${navigator.hardwareConcurrency} cores\n`);
 const suites: [string, () => Promise<Record<string, string>>][] = [
-  ['Risk list over HTTP', benchRiskList],
+  ['List endpoints over HTTP', benchListEndpoints],
   ['Audit Log', benchAudit],
 ];
 const only = process.argv[2];
