@@ -163,7 +163,6 @@ class ChainWalker {
     }
     return refuse(`the log ends at entry ${this.head.seq}, before the checkpoint's entry ${checkpoint.seq}: entries were removed from the end`);
   }
-
 }
 
 /** A stored entry cannot fail to hash, but entries handed to the pure verifier might (an unparseable time). */
