@@ -238,6 +238,16 @@ describe('sub-processors', () => {
     expect((await send('POST', `${base(a)}/sub-processors`, { thirdPartyId: c })).status).toBe(201);
   });
 
+  test('two opposite links sent at once cannot both succeed', async () => {
+    const a = await create({ name: 'Race A' });
+    const b = await create({ name: 'Race B' });
+    const results = await Promise.all([
+      send('POST', `${base(a)}/sub-processors`, { thirdPartyId: b }),
+      send('POST', `${base(b)}/sub-processors`, { thirdPartyId: a }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
+  });
+
   test('a third party that is a sub-processor of another cannot be deleted; the one it serves can', async () => {
     const main = await create({ name: 'Main Processor' });
     const sub = await create({ name: 'Busy Sub-processor' });

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { incidents, risks, thirdParties, thirdPartyContacts, thirdPartyRisks, thirdPartySubProcessors } from '../../../db/schema';
 import { conflict, invalid, invalidField, notFound, type FieldProblem } from '../../platform/errors';
@@ -187,6 +187,8 @@ export async function addSubProcessor(tx: DbOrTx, actor: Actor, thirdPartyId: st
   await loadForAction(tx, thirdPartyKind, actor, thirdPartyId, 'update');
   if (input.thirdPartyId === thirdPartyId) throw invalidField('thirdPartyId', 'a third party cannot be its own sub-processor');
   const sub = await getRecord(tx, thirdPartyKind, actor, input.thirdPartyId);
+  // Two links added at once (A→B and B→A) would each pass the cycle check alone: one graph change at a time.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('third_party_sub_processors'))`);
   if (await reaches(tx, sub.id, thirdPartyId)) {
     throw invalidField('thirdPartyId', `${sub.name} already processes for this third party through its own sub-processors; the link would make a cycle`);
   }
