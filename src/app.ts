@@ -30,6 +30,7 @@ import { labelsApi } from './modules/labels/api';
 import { labelPages } from './modules/labels/pages';
 import { incidentsApi } from './modules/incidents/api';
 import { auditsApi } from './modules/audits/api';
+import { customFieldsApi } from './modules/customFields/api';
 import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
 
@@ -85,6 +86,7 @@ export function createApp(ctx: AppContext) {
     .use(labelPages(ctx))
     .use(incidentsApi(ctx))
     .use(auditsApi(ctx))
+    .use(customFieldsApi(ctx))
     .use(incidentPages(ctx))
     .use(auditPages(ctx))
     .use(thirdPartiesApi(ctx))
