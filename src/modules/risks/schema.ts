@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { CustomFieldsInput, CustomFieldsView } from '../../platform/custom-field-values';
 import { listQuery } from '../../platform/paging';
 import { stringEnum } from '../../platform/schema-helpers';
 
@@ -42,6 +43,7 @@ export const RiskCreate = t.Object({
   status: t.Optional(riskFields.status),
   assetId: t.Optional(riskFields.assetId),
   businessUnitId: t.Optional(riskFields.businessUnitId),
+  customFields: t.Optional(CustomFieldsInput),
 }, { additionalProperties: false });
 export type RiskCreate = Static<typeof RiskCreate>;
 
@@ -72,6 +74,7 @@ export const RiskView = t.Object({
   businessUnitId: t.Union([t.String(), t.Null()]),
   createdAt: t.String(),
   updatedAt: t.String(),
+  customFields: t.Optional(CustomFieldsView),
 });
 export type RiskView = Static<typeof RiskView>;
 

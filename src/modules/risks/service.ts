@@ -9,6 +9,9 @@ import { recordChange } from '../../platform/history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
+import {
+  auditedCustomFields, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite,
+} from '../../platform/custom-field-values';
 import { exists } from '../../platform/records';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 
@@ -118,7 +121,11 @@ export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery):
     queries.page.prepare('risk_list_page').execute(),
     queries.total.prepare('risk_list_total').execute(),
   ]);
-  return { rows: rows.map(toView), total, page, pageSize };
+  const views = rows.map(toView);
+  // Custom field values for the whole page in one query.
+  const values = await loadCustomFields(db, 'risks', views.map((v) => v.id));
+  for (const view of views) view.customFields = values.get(view.id) ?? {};
+  return { rows: views, total, page, pageSize };
 }
 
 async function loadRisk(db: DbOrTx, id: string) {
@@ -131,7 +138,7 @@ export async function getRisk(db: DbOrTx, actor: Actor, id: string): Promise<Ris
   const row = await loadRisk(db, id);
   if (!row) throw notFound(`Risk ${id}`);
   requireOnRecord(actor, 'risks:read', row.risk, `Risk ${id}`);
-  return toView(row);
+  return { ...toView(row), customFields: (await loadCustomFields(db, 'risks', [id])).get(id) ?? {} };
 }
 
 interface Scale {
@@ -161,7 +168,7 @@ export function resolveLevel(levels: Scale['likelihood'], ref: number | string):
 type StoredRisk = typeof risks.$inferInsert;
 
 /** Checks every business rule at once and returns the columns to store, or throws a 400 listing each problem. */
-async function validateRisk(db: DbOrTx, input: RiskCreate): Promise<Omit<StoredRisk, 'id'>> {
+async function validateRisk(db: DbOrTx, input: RiskCreate, extraProblems: FieldProblem[] = []): Promise<Omit<StoredRisk, 'id'>> {
   const problems: FieldProblem[] = [];
   const scale = await loadScale(db);
   const level = (field: string, levels: Scale['likelihood'], ref: number | string | null | undefined) => {
@@ -186,7 +193,7 @@ async function validateRisk(db: DbOrTx, input: RiskCreate): Promise<Omit<StoredR
   if (!(await exists(db, businessUnits, businessUnits.id, input.businessUnitId))) problems.push({ field: 'businessUnitId', message: 'no such business unit' });
   const ownerId = input.ownerId ?? null;
   const ownerGroupId = input.ownerGroupId ?? null;
-  problems.push(...(await ownerProblems(db, { ownerId, ownerGroupId })));
+  problems.push(...(await ownerProblems(db, { ownerId, ownerGroupId })), ...extraProblems);
   if (problems.length) throw invalid(problems);
   return {
     title,
@@ -216,10 +223,14 @@ export async function createRisk(tx: DbOrTx, actor: Actor, input: RiskCreate): P
   const withOwner = input.ownerId === undefined && input.ownerGroupId === undefined && actor.userId
     ? { ...input, ownerId: actor.userId }
     : input;
-  const values = await validateRisk(tx, withOwner);
+  const custom = await prepareCustomFields(tx, 'risks', null, input.customFields);
+  const values = await validateRisk(tx, withOwner, custom.problems);
   requireOwnLevelKeepsOwnership(actor, 'risks:create', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
   const [row] = await tx.insert(risks).values({ ...values, createdBy: actor.userId }).returning();
-  await recordChange(tx, actor, { module: 'risks', recordType: 'risk', recordId: row.id, action: 'create', before: null, after: auditFields(row) });
+  await saveCustomFieldWrite(tx, custom, row.id);
+  await recordChange(tx, actor, {
+    module: 'risks', recordType: 'risk', recordId: row.id, action: 'create', before: null, after: { ...auditFields(row), ...auditedCustomFields(custom.next) },
+  });
   return { id: row.id };
 }
 
@@ -244,18 +255,27 @@ export async function updateRisk(tx: DbOrTx, actor: Actor, id: string, patch: Ri
     assetId: patch.assetId !== undefined ? patch.assetId : before.assetId,
     businessUnitId: patch.businessUnitId !== undefined ? patch.businessUnitId : before.businessUnitId,
   };
-  const values = await validateRisk(tx, merged);
+  const custom = await prepareCustomFields(tx, 'risks', id, patch.customFields);
+  const values = await validateRisk(tx, merged, custom.problems);
   requireOwnLevelKeepsOwnership(actor, 'risks:update', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
   const [after] = await tx.update(risks).set({ ...values, updatedAt: new Date() }).where(eq(risks.id, id)).returning();
-  await recordChange(tx, actor, { module: 'risks', recordType: 'risk', recordId: id, action: 'update', before: auditFields(before), after: auditFields(after) });
+  await saveCustomFieldWrite(tx, custom, id);
+  await recordChange(tx, actor, {
+    module: 'risks', recordType: 'risk', recordId: id, action: 'update',
+    before: { ...auditFields(before), ...auditedCustomFields(custom.before) }, after: { ...auditFields(after), ...auditedCustomFields(custom.next) },
+  });
 }
 
 export async function deleteRisk(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
   const current = await loadRisk(tx, id);
   if (!current) throw notFound(`Risk ${id}`);
   requireOnRecord(actor, 'risks:delete', current.risk, `Risk ${id}`);
+  const customFields = (await loadCustomFields(tx, 'risks', [id])).get(id) ?? {};
+  await deleteCustomFields(tx, 'risks', id);
   await tx.delete(risks).where(eq(risks.id, id));
-  await recordChange(tx, actor, { module: 'risks', recordType: 'risk', recordId: id, action: 'delete', before: auditFields(current.risk), after: null });
+  await recordChange(tx, actor, {
+    module: 'risks', recordType: 'risk', recordId: id, action: 'delete', before: { ...auditFields(current.risk), ...auditedCustomFields(customFields) }, after: null,
+  });
 }
 
 export async function countRisks(db: DbOrTx): Promise<number> {
