@@ -20,14 +20,13 @@ import { businessUnitPages } from './modules/businessUnits/pages';
 import { apiTokensApi } from './modules/apiTokens/api';
 import { riskSettingsApi } from './modules/risks/settings-api';
 import { riskPages } from './modules/risks/pages';
+import { riskTreatmentsModule } from './modules/risks/treatments-pages';
+import { exceptionsModule } from './modules/exceptions';
+import { labelsModule } from './modules/labels';
 import { thirdPartiesApi } from './modules/thirdParties/api';
 import { projectsApi } from './modules/projects/api';
 import { thirdPartyPages } from './modules/thirdParties/pages';
 import { projectPages } from './modules/projects/pages';
-import { riskTreatmentsApi } from './modules/risks/treatments-api';
-import { exceptionsApis } from './modules/exceptions/api';
-import { labelsApi } from './modules/labels/api';
-import { labelPages } from './modules/labels/pages';
 import { incidentsApi } from './modules/incidents/api';
 import { auditsApi } from './modules/audits/api';
 import { customFieldsApi } from './modules/customFields/api';
@@ -80,10 +79,9 @@ export function createApp(ctx: AppContext) {
     .use(businessUnitPages(ctx))
     .use(apiTokensApi(ctx))
     .use(riskSettingsApi(ctx))
-    .use(riskTreatmentsApi(ctx))
-    .use(exceptionsApis(ctx))
-    .use(labelsApi(ctx))
-    .use(labelPages(ctx))
+    .use(riskTreatmentsModule(ctx))
+    .use(exceptionsModule(ctx))
+    .use(labelsModule(ctx))
     .use(incidentsApi(ctx))
     .use(auditsApi(ctx))
     .use(customFieldsApi(ctx))

@@ -53,6 +53,7 @@ export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, d
       <Flash kind="success" message={done ? DONE[done] : undefined} />
       <p class="actions">
         <a href="/risks">← All risks</a>
+        <a href={`/risks/${risk.id}/treatments`}>Treatments, reviews and exceptions</a>
         {canUpdate && <a class="button" href={`/risks/${risk.id}/edit`}>Edit</a>}
         {canDelete && <a class="button danger" href={`/risks/${risk.id}/delete`}>Delete</a>}
       </p>

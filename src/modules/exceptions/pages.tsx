@@ -1,0 +1,40 @@
+import { Elysia } from 'elysia';
+import { runWrite, type AppContext } from '../../platform/context';
+import { levelOf, type Actor, type Permission } from '../../platform/permissions';
+import { screenAuth } from '../../platform/screen-auth';
+import { attempt, formText } from '../../../views/components/form';
+import { renderScreen } from '../../../views/layout';
+import { riskParent, type ExceptionParent } from './parents';
+import { EXCEPTION_STATUSES } from './schema';
+import { decideException, listExceptions } from './service';
+import { ExceptionList } from './view';
+
+type Query = Record<string, string | undefined>;
+
+/** The exceptions register of one parent kind: listed with expiry shown and filtered; reviewers decide from the list. */
+export function exceptionPages(ctx: AppContext, parent: ExceptionParent, parentBase: string, navKey: string) {
+  const base = `${parentBase}/exceptions`;
+  const read = `${parent.module}:read` as Permission;
+  const screen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, query: Query, extra: { error?: string } = {}) => {
+    const status = (EXCEPTION_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status as (typeof EXCEPTION_STATUSES)[number] : undefined;
+    const expired = query.expired === 'true' || query.expired === 'false' ? query.expired : undefined;
+    const page = Math.max(1, Number(/^\d+$/.test(query.page ?? '') ? query.page : 1));
+    const list = await listExceptions(ctx.db, parent, viewer, { page, pageSize: 50, status, expired, sort: 'expiresAt' });
+    return renderScreen(headers, { title: `${parent.label} exceptions`, viewer, csrfToken, active: navKey },
+      <ExceptionList title={`${parent.label} exceptions`} base={base} parentBase={parentBase} parentLabel={parent.label} csrfToken={csrfToken}
+        {...list} status={status ?? ''} expired={expired ?? ''} canReview={levelOf(viewer, `${parent.module}:review` as Permission) !== null}
+        done={query.done} error={extra.error} />);
+  };
+  return new Elysia({ name: `module:${parent.recordType}:pages` })
+    .use(screenAuth(ctx))
+    .get(base, ({ viewer, csrfToken, headers, query }) => screen(viewer, csrfToken, headers, query), { page: read })
+    .post(`${base}/:id/decision`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const decision = formText(body, 'decision') === 'approved' ? 'approved' : 'rejected';
+      const result = await attempt(() => runWrite(ctx, (tx) => decideException(tx, parent, viewer, params.id, { decision, note: formText(body, 'note') })));
+      if (result.ok) return redirect(`${base}?done=${decision}`, 303);
+      set.status = result.error.status;
+      return screen(viewer, csrfToken, headers, {}, { error: result.error.message });
+    }, { page: `${parent.module}:review` as Permission });
+}
+
+export const riskExceptionPages = (ctx: AppContext) => exceptionPages(ctx, riskParent, '/risks', 'risks');

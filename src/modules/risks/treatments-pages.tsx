@@ -1,0 +1,243 @@
+import { Elysia } from 'elysia';
+import type { AppError } from '../../platform/errors';
+import { runWrite, type AppContext } from '../../platform/context';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions';
+import { listRecords } from '../../platform/records';
+import { screenAuth } from '../../platform/screen-auth';
+import { Flash, FormError } from '../../../views/components/flash';
+import { attempt, CsrfField, Field, fieldErrors, formList, formText, Select, type FieldErrors } from '../../../views/components/form';
+import { DataTable, Text } from '../../../views/components/table';
+import { renderScreen } from '../../../views/layout';
+import { controlKind } from '../controls/service';
+import { riskParent } from '../exceptions/parents';
+import type { ExceptionView } from '../exceptions/schema';
+import { createException, listExceptions } from '../exceptions/service';
+import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry, type ExceptionRequestValues } from '../exceptions/view';
+import type { RiskScaleView, RiskView } from './schema';
+import { getRisk } from './service';
+import { getRiskScale } from './settings-service';
+import { REVIEW_OUTCOMES, riskTreatmentsApi, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentView } from './treatments-api';
+import { createTreatment, deleteTreatment, listTreatments, recordRiskReview, riskReviews, updateTreatment } from './treatments-service';
+
+type Body = unknown;
+const OUTCOME_LABELS: Record<string, string> = { no_change: 'No change', changed: 'Changed', escalated: 'Escalated' };
+const DONE: Record<string, string> = {
+  'treatment-added': 'Treatment added.', 'treatment-updated': 'Treatment updated.', 'treatment-removed': 'Treatment removed.',
+  'review-recorded': 'Review recorded.', 'exception-requested': 'Exception requested.',
+};
+const today = () => new Date().toISOString().slice(0, 10);
+
+interface Refusal {
+  form: 'treatment' | 'review' | 'exception' | 'row';
+  values: Record<string, string>;
+  errors: FieldErrors;
+  message?: string;
+}
+
+interface ScreenProps {
+  risk: RiskView;
+  csrfToken: string;
+  treatments: TreatmentView[];
+  reviews: RiskReviews;
+  exceptions: ExceptionView[];
+  scale: RiskScaleView;
+  controls: { id: string; name: string }[];
+  canUpdate: boolean;
+  canReview: boolean;
+  done?: string;
+  refusal?: Refusal;
+}
+
+const refusalOf = (form: Refusal['form'], values: Record<string, string>, error: AppError): Refusal => ({
+  form, values, errors: fieldErrors(error.problems), message: error.problems.length ? 'Please correct the fields marked below.' : error.message,
+});
+
+function TreatmentsScreen(p: ScreenProps): JSX.Element {
+  const base = `/risks/${p.risk.id}`;
+  const r = p.refusal;
+  const tv = r?.form === 'treatment' ? r.values : { type: 'mitigate', status: 'planned', title: '', description: '', dueOn: '', residualLikelihood: '', residualImpact: '' };
+  const rv = r?.form === 'review' ? r.values : { reviewedOn: today(), outcome: 'no_change', notes: '' };
+  const level = (l: { value: number; name: string } | null) => (l ? `${l.value} – ${l.name}` : '');
+  const levels = (list: { value: number; name: string }[]) => [{ value: '', label: '—' }, ...list.map((l) => ({ value: String(l.value), label: `${l.value} – ${l.name}` }))];
+  return (
+    <>
+      <p class="actions"><a href={base} safe>{`← ${p.risk.title}`}</a><a href="/risks/exceptions">All risk exceptions</a></p>
+      <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
+      {r?.form === 'row' && <FormError message={r.message} />}
+
+      <h2 id="treatments">Treatments</h2>
+      <DataTable<TreatmentView>
+        id="risk-treatments"
+        rows={p.treatments}
+        empty="No treatments yet."
+        columns={[
+          { header: 'Treatment', cell: (t) => <Text value={t.title} /> },
+          { header: 'Type', cell: (t) => <Text value={t.type} /> },
+          { header: 'Status', cell: (t) => <Text value={t.status} /> },
+          { header: 'Residual', cell: (t) => <Text value={t.residualLikelihood && t.residualImpact ? `${level(t.residualLikelihood)} × ${level(t.residualImpact)}` : '—'} /> },
+          { header: 'Controls', cell: (t) => <span class="tags">{t.controls.map((c) => <a class="tag" href={`/controls/${c.id}`} safe>{c.name}</a>)}</span> },
+          { header: 'Due', cell: (t) => <Text value={t.dueOn ?? '—'} /> },
+          ...(p.canUpdate ? [{
+            header: 'Actions',
+            cell: (t: TreatmentView) => (
+              <>
+                {t.status === 'planned' && (
+                  <form method="post" action={`${base}/treatments/${t.id}/implemented`} class="inline">
+                    <CsrfField token={p.csrfToken} /><button type="submit">Mark implemented</button>
+                  </form>
+                )}
+                <form method="post" action={`${base}/treatments/${t.id}/delete`} class="inline">
+                  <CsrfField token={p.csrfToken} /><button type="submit" class="danger">Remove</button>
+                </form>
+              </>
+            ),
+          }] : []),
+        ]}
+      />
+      <p class="muted">An implemented mitigate treatment with a residual rating sets the risk's residual rating.</p>
+      {p.canUpdate && (
+        <form method="post" action={`${base}/treatments`} class="card" id="add-treatment">
+          <h3>Add a treatment</h3>
+          {r?.form === 'treatment' && <FormError message={r.message} />}
+          <CsrfField token={p.csrfToken} />
+          <Field label="Type" name="type" error={r?.errors.type}><Select name="type" selected={tv.type} options={TREATMENT_TYPES.map((v) => ({ value: v, label: v }))} /></Field>
+          <Field label="Status" name="status" error={r?.errors.status}><Select name="status" selected={tv.status} options={TREATMENT_STATUSES.map((v) => ({ value: v, label: v }))} /></Field>
+          <Field label="Title" name="title" value={tv.title} error={r?.errors.title} required maxlength={300} />
+          <Field label="Description" name="description" type="textarea" value={tv.description} error={r?.errors.description} />
+          <Field label="Due on" name="dueOn" type="date" value={tv.dueOn} error={r?.errors.dueOn} />
+          <Field label="Residual likelihood (mitigate)" name="residualLikelihood" error={r?.errors.residualLikelihood}>
+            <Select name="residualLikelihood" selected={tv.residualLikelihood} options={levels(p.scale.likelihood)} />
+          </Field>
+          <Field label="Residual impact (mitigate)" name="residualImpact" error={r?.errors.residualImpact}>
+            <Select name="residualImpact" selected={tv.residualImpact} options={levels(p.scale.impact)} />
+          </Field>
+          {p.controls.length > 0 && (
+            <Field label="Controls (mitigate)" name="controlIds" error={r?.errors.controlIds}>
+              <select id="f-controlIds" name="controlIds" multiple="multiple" size="5">
+                {p.controls.map((c) => <option value={c.id} safe>{c.name}</option>)}
+              </select>
+            </Field>
+          )}
+          <button type="submit">Add treatment</button>
+        </form>
+      )}
+
+      <h2 id="reviews">Reviews</h2>
+      <p>
+        <span safe>{`Reviewed every ${p.reviews.frequencyMonths} months. Last review: ${p.reviews.lastReviewedOn ?? 'never'}. Next review due: ${p.reviews.nextReviewDue}`}</span>
+        {p.reviews.overdue && <> <span class="tag" style="color:#7a1a14">Overdue</span></>}
+      </p>
+      <DataTable<RiskReviews['reviews'][number]>
+        id="risk-reviews"
+        rows={p.reviews.reviews}
+        empty="Not reviewed yet."
+        columns={[
+          { header: 'Reviewed on', cell: (v) => <Text value={v.reviewedOn} /> },
+          { header: 'Reviewer', cell: (v) => <Text value={v.reviewer?.name ?? '—'} /> },
+          { header: 'Outcome', cell: (v) => <Text value={OUTCOME_LABELS[v.outcome] ?? v.outcome} /> },
+          { header: 'Notes', cell: (v) => <Text value={v.notes} /> },
+        ]}
+      />
+      {p.canReview && (
+        <form method="post" action={`${base}/reviews`} class="card" id="record-review">
+          <h3>Record a review</h3>
+          {r?.form === 'review' && <FormError message={r.message} />}
+          <CsrfField token={p.csrfToken} />
+          <Field label="Reviewed on" name="reviewedOn" type="date" value={rv.reviewedOn} error={r?.errors.reviewedOn} required />
+          <Field label="Outcome" name="outcome" error={r?.errors.outcome}>
+            <Select name="outcome" selected={rv.outcome} options={REVIEW_OUTCOMES.map((v) => ({ value: v, label: OUTCOME_LABELS[v] }))} />
+          </Field>
+          <Field label="Notes" name="notes" type="textarea" value={rv.notes} error={r?.errors.notes} />
+          <button type="submit">Record review</button>
+        </form>
+      )}
+
+      <h2 id="exceptions">Exceptions</h2>
+      <DataTable<ExceptionView>
+        id="risk-exceptions"
+        rows={p.exceptions}
+        empty="No exceptions."
+        columns={[
+          { header: 'Title', cell: (e) => <Text value={e.title} /> },
+          { header: 'Status', cell: (e) => <Text value={EXCEPTION_STATUS_LABELS[e.status] ?? e.status} /> },
+          { header: 'Expires', cell: (e) => <Expiry e={e} /> },
+          { header: 'Approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
+        ]}
+      />
+      {p.canUpdate && (
+        <ExceptionRequestForm action={`${base}/exceptions`} csrfToken={p.csrfToken}
+          values={r?.form === 'exception' ? (r.values as unknown as ExceptionRequestValues) : undefined}
+          errors={r?.form === 'exception' ? r.errors : undefined} error={r?.form === 'exception' ? r.message : undefined} />
+      )}
+    </>
+  );
+}
+
+/** Treatments, reviews and exceptions of one risk, at /risks/:id/treatments (linked from the risk's page). */
+export const riskTreatmentPages = (ctx: AppContext) => {
+  const screen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, riskId: string, extra: { done?: string; refusal?: Refusal } = {}) => {
+    const risk = await getRisk(ctx.db, viewer, riskId);
+    const owned = { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null };
+    const canUpdate = canTouch(viewer, 'risks:update', owned);
+    const [treatments, reviews, exceptions, scale, controls] = await Promise.all([
+      listTreatments(ctx.db, viewer, riskId), riskReviews(ctx.db, viewer, riskId),
+      listExceptions(ctx.db, riskParent, viewer, { parentId: riskId, pageSize: 200, sort: 'expiresAt' }), getRiskScale(ctx.db, viewer),
+      canUpdate && levelOf(viewer, 'controls:read') ? listRecords(ctx.db, controlKind, viewer, { pageSize: 200, sort: 'name' }) : null,
+    ]);
+    return renderScreen(headers, { title: `Treatments, reviews and exceptions: ${risk.title}`, viewer, csrfToken, active: 'risks' },
+      <TreatmentsScreen risk={risk} csrfToken={csrfToken} treatments={treatments} reviews={reviews} exceptions={exceptions.rows} scale={scale}
+        controls={(controls?.rows ?? []).map((c) => ({ id: c.id, name: c.name }))} canUpdate={canUpdate}
+        canReview={canTouch(viewer, 'risks:review', owned)} {...extra} />);
+  };
+  const back = (riskId: string, done: string, anchor: string) => `/risks/${riskId}/treatments?done=${done}#${anchor}`;
+  const text = (body: Body, names: string[]) => Object.fromEntries(names.map((n) => [n, formText(body, n)]));
+
+  return new Elysia({ name: 'module:risks:treatment-pages' })
+    .use(screenAuth(ctx))
+    .get('/risks/:id/treatments', ({ viewer, csrfToken, headers, params, query }) => screen(viewer, csrfToken, headers, params.id, { done: query.done }), { page: 'risks:read' })
+    .post('/risks/:id/treatments', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = text(body, ['type', 'status', 'title', 'description', 'dueOn', 'residualLikelihood', 'residualImpact']);
+      const input: TreatmentCreate = {
+        type: (TREATMENT_TYPES as readonly string[]).includes(values.type) ? values.type as TreatmentCreate['type'] : 'mitigate',
+        status: values.status === 'implemented' ? 'implemented' : 'planned',
+        title: values.title, description: values.description, dueOn: values.dueOn || null,
+        residualLikelihood: values.residualLikelihood || null, residualImpact: values.residualImpact || null,
+        controlIds: formList(body, 'controlIds'),
+      };
+      const result = await attempt(() => runWrite(ctx, (tx) => createTreatment(tx, viewer, params.id, input)));
+      if (result.ok) return redirect(back(params.id, 'treatment-added', 'treatments'), 303);
+      set.status = result.error.status;
+      return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('treatment', values, result.error) });
+    }, { page: 'risks:update' })
+    .post('/risks/:id/treatments/:treatmentId/implemented', async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => updateTreatment(tx, viewer, params.id, params.treatmentId, { status: 'implemented' })));
+      if (result.ok) return redirect(back(params.id, 'treatment-updated', 'treatments'), 303);
+      set.status = result.error.status;
+      return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('row', {}, result.error) });
+    }, { page: 'risks:update' })
+    .post('/risks/:id/treatments/:treatmentId/delete', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => deleteTreatment(tx, viewer, params.id, params.treatmentId));
+      return redirect(back(params.id, 'treatment-removed', 'treatments'), 303);
+    }, { page: 'risks:update' })
+    .post('/risks/:id/reviews', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = text(body, ['reviewedOn', 'outcome', 'notes']);
+      const outcome = (REVIEW_OUTCOMES as readonly string[]).includes(values.outcome) ? values.outcome as (typeof REVIEW_OUTCOMES)[number] : 'no_change';
+      const result = await attempt(() => runWrite(ctx, (tx) => recordRiskReview(tx, viewer, params.id, { reviewedOn: values.reviewedOn, outcome, notes: values.notes })));
+      if (result.ok) return redirect(back(params.id, 'review-recorded', 'reviews'), 303);
+      set.status = result.error.status;
+      return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('review', values, result.error) });
+    }, { page: 'risks:review' })
+    .post('/risks/:id/exceptions', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = text(body, ['title', 'description', 'expiresAt']);
+      const result = await attempt(() => runWrite(ctx, (tx) => createException(tx, riskParent, viewer, {
+        parentId: params.id, title: values.title, description: values.description, expiresAt: values.expiresAt,
+      })));
+      if (result.ok) return redirect(back(params.id, 'exception-requested', 'exceptions'), 303);
+      set.status = result.error.status;
+      return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('exception', values, result.error) });
+    }, { page: 'risks:update' });
+};
+
+/** Risk treatments and reviews: REST and the risk's treatments screen, as one plugin for app.ts. */
+export const riskTreatmentsModule = (ctx: AppContext) =>
+  new Elysia({ name: 'module:risk-treatments' }).use(riskTreatmentsApi(ctx)).use(riskTreatmentPages(ctx));
