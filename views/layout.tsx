@@ -22,6 +22,7 @@ const SETTINGS_LINKS: NavLink[] = [
   { key: 'risk-settings', href: '/settings/risks', label: 'Risk settings', needs: 'settings:read' },
   { key: 'incident-settings', href: '/settings/incidents', label: 'Incident classifications', needs: 'settings:read' },
   { key: 'labels', href: '/settings/labels', label: 'Labels', needs: 'settings:read' },
+  { key: 'policy-settings', href: '/settings/policies', label: 'Policy settings', needs: 'settings:read' },
   { key: 'api-tokens', href: '/settings/api-tokens', label: 'API tokens', needs: 'apiTokens:read' },
   { key: 'sessions', href: '/settings/sessions', label: 'Sessions', needs: 'settings:read' },
   { key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },

@@ -12,6 +12,7 @@ export interface MainLink {
 export const MAIN_LINKS: MainLink[] = [
   { key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },
   { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
+  { key: 'policies', href: '/policies', label: 'Policies', needs: 'policies:read' },
   { key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   { key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
   { key: 'incidents', href: '/incidents', label: 'Incidents', needs: 'incidents:read' },
