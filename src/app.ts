@@ -12,7 +12,7 @@ import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
 import { controlsApi } from './modules/controls/api';
 import { controlPages } from './modules/controls/pages';
-import { policiesApi } from './modules/policies/api';
+import { policiesModule } from './modules/policies';
 import { assetsApi } from './modules/assets/api';
 import { businessUnitsApi } from './modules/businessUnits/api';
 import { assetPages } from './modules/assets/pages';
@@ -30,6 +30,7 @@ import { projectPages } from './modules/projects/pages';
 import { incidentsApi } from './modules/incidents/api';
 import { auditsApi } from './modules/audits/api';
 import { customFieldsApi } from './modules/customFields/api';
+import { customFieldPages } from './modules/customFields/pages';
 import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
 
@@ -72,7 +73,7 @@ export function createApp(ctx: AppContext) {
     .use(risksApi(ctx))
     .use(controlsApi(ctx))
     .use(controlPages(ctx))
-    .use(policiesApi(ctx))
+    .use(policiesModule(ctx))
     .use(assetsApi(ctx))
     .use(businessUnitsApi(ctx))
     .use(assetPages(ctx))
@@ -85,6 +86,7 @@ export function createApp(ctx: AppContext) {
     .use(incidentsApi(ctx))
     .use(auditsApi(ctx))
     .use(customFieldsApi(ctx))
+    .use(customFieldPages(ctx))
     .use(incidentPages(ctx))
     .use(auditPages(ctx))
     .use(thirdPartiesApi(ctx))
