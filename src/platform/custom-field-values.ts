@@ -172,3 +172,60 @@ export async function prepareCustomFields(
 
 export const saveCustomFieldWrite = (tx: DbOrTx, write: CustomFieldWrite, recordId: string) =>
   saveCustomFields(tx, write.module, recordId, write.definitions, write.before, write.next);
+
+/* ---------- Screens: form inputs named `cf.<key>` ---------- */
+
+/** What a form holds for custom fields: strings as typed, a list for a multi select. */
+export type CustomFieldFormValues = Record<string, string | string[]>;
+
+const formField = (body: unknown, name: string): unknown =>
+  body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+const formStrings = (body: unknown, name: string): string[] =>
+  [formField(body, name)].flat().filter((v): v is string => typeof v === 'string');
+
+/** The custom field inputs of a submitted form, as typed (to show a refused form again). */
+export function customFieldFormValues(definitions: Definition[], body: unknown): CustomFieldFormValues {
+  return Object.fromEntries(definitions.map((d) => {
+    const sent = formStrings(body, `cf.${d.key}`);
+    return [d.key, d.type === 'multiSelect' ? sent.filter((v) => v !== '') : (sent[0] ?? '')];
+  }));
+}
+
+/** A record's stored values as form values. */
+export function customFieldFormValuesOf(definitions: Definition[], values: CustomFieldMap | undefined): CustomFieldFormValues {
+  return Object.fromEntries(definitions.map((d) => {
+    const value = values?.[d.key];
+    if (d.type === 'multiSelect') return [d.key, Array.isArray(value) ? value : []];
+    return [d.key, value === undefined ? '' : String(value)];
+  }));
+}
+
+/**
+ * Form strings to the REST `customFields` shape: numbers and booleans are converted when they parse (otherwise left
+ * as typed, so the service names the problem); a blank is left out on create and clears (null) on update.
+ */
+export function customFieldsFromForm(definitions: Definition[], body: unknown, mode: 'create' | 'update'): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  const values = customFieldFormValues(definitions, body);
+  for (const d of definitions) {
+    const raw = values[d.key];
+    const blank = Array.isArray(raw) ? raw.length === 0 : raw.trim() === '';
+    if (blank) {
+      if (mode === 'update') input[d.key] = null;
+      continue;
+    }
+    if (Array.isArray(raw)) input[d.key] = raw;
+    else if (d.type === 'number') input[d.key] = /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+    else if (d.type === 'boolean') input[d.key] = raw === 'true' ? true : raw === 'false' ? false : raw;
+    else input[d.key] = d.type === 'text' ? raw.replace(/\s+$/, '') : raw.trim();
+  }
+  return input;
+}
+
+/** A value as the detail page shows it. */
+export function shownCustomValue(definition: Pick<Definition, 'type'>, value: unknown): string {
+  if (value === undefined || value === null || value === '') return '—';
+  if (definition.type === 'boolean') return value === true ? 'Yes' : value === false ? 'No' : String(value);
+  if (Array.isArray(value)) return value.length ? value.join(', ') : '—';
+  return String(value);
+}

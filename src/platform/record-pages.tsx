@@ -8,7 +8,11 @@ import {
 } from '../../views/records/record-views';
 import { listGroups, listUsers } from '../modules/people/service';
 import { listAuditFor } from './audit';
+import { CustomFieldInputs } from '../../views/customFields/inputs';
 import { runWrite, type AppContext } from './context';
+import {
+  customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue, type CustomFieldFormValues, type Definition,
+} from './custom-field-values';
 import { invalid } from './errors';
 import { schemaProblems } from './form-input';
 import { listHistory } from './history';
@@ -49,7 +53,9 @@ const accepts = (schema: TSchema | undefined, value: unknown) => schema !== unde
  * "left out" on create (so defaults apply) and, on update, null or '' — whichever the field accepts.
  * The result is then checked against the very schema the REST API uses.
  */
-export function formInput(fields: FieldSpec[], schema: TObject, body: unknown, mode: 'create' | 'update'): Record<string, unknown> {
+export function formInput(
+  fields: FieldSpec[], schema: TObject, body: unknown, mode: 'create' | 'update', customFields?: Definition[],
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const field of fields) {
     const raw = formText(body, field.name);
@@ -62,6 +68,11 @@ export function formInput(fields: FieldSpec[], schema: TObject, body: unknown, m
       continue;
     }
     input[field.name] = field.kind === 'number' && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  }
+  if (customFields?.length) {
+    // Inputs named cf.<key>; their types are checked by the service, together with the record's own rules.
+    const custom = customFieldsFromForm(customFields, body, mode);
+    if (Object.keys(custom).length) input.customFields = custom;
   }
   const problems = schemaProblems(schema, input);
   if (problems.length) throw invalid(problems);
@@ -133,11 +144,16 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     { label: 'Updated', value: String(view.updatedAt).slice(0, 16).replace('T', ' ') },
   ];
 
+  /** The module's custom field definitions, when its records take them (read per request: administrators change them). */
+  const customDefinitions = async (): Promise<Definition[]> => (kind.customFields ? definitionsFor(ctx.db, kind.module) : []);
+
   const form = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, p: {
     title: string; action: string; cancel: string; values: FormValues; submit: string; errors?: Record<string, string>; error?: string; ownerId?: string;
+    definitions?: Definition[]; customValues?: CustomFieldFormValues;
   }) => renderScreen(headers, shell(p.title, viewer, csrfToken),
     <RecordForm action={p.action} cancel={p.cancel} fields={o.fields} values={p.values} choices={await choicesFor(viewer, p.ownerId)}
-      errors={p.errors ?? {}} error={p.error} csrfToken={csrfToken} submit={p.submit} />);
+      errors={p.errors ?? {}} error={p.error} csrfToken={csrfToken} submit={p.submit}
+      extra={<CustomFieldInputs definitions={p.definitions ?? []} values={p.customValues ?? {}} errors={p.errors ?? {}} />} />);
 
   const refusal = (problems: number, message: string) => (problems ? 'Please correct the fields marked below.' : message);
 
@@ -158,48 +174,62 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>
-      form(viewer, csrfToken, headers, { title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, values: {}, submit: `Create ${o.singular.toLowerCase()}` }),
+      form(viewer, csrfToken, headers, {
+        title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, values: {}, submit: `Create ${o.singular.toLowerCase()}`,
+        definitions: await customDefinitions(),
+      }),
     { page: right('create') })
     .post(o.path, async ({ viewer, csrfToken, headers, body, redirect, set }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) => createRecord(tx, kind, viewer, formInput(o.fields, o.Create, body, 'create'))));
+      const definitions = await customDefinitions();
+      const result = await attempt(() => runWrite(ctx, (tx) => createRecord(tx, kind, viewer, formInput(o.fields, o.Create, body, 'create', definitions))));
       if (result.ok) return redirect(`${o.path}/${result.value.id}?done=created`, 303);
       set.status = result.error.status;
       const values = Object.fromEntries(o.fields.map((f) => [f.name, formText(body, f.name)]));
       return form(viewer, csrfToken, headers, {
         title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, values, submit: `Create ${o.singular.toLowerCase()}`,
         errors: fieldErrors(result.error.problems), error: refusal(result.error.problems.length, result.error.message),
+        definitions, customValues: customFieldFormValues(definitions, body),
       });
     }, { page: right('create') })
 
     .get(`${o.path}/:id`, async ({ viewer, csrfToken, headers, params, query }) => {
       const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
-      const [history, audit, choices, sections] = await Promise.all([
+      const [history, audit, choices, sections, definitions] = await Promise.all([
         listHistory(ctx.db, kind.recordType, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
-        choicesFor(viewer, view.ownerId as string | undefined), o.sections?.(view, viewer, csrfToken),
+        choicesFor(viewer, view.ownerId as string | undefined), o.sections?.(view, viewer, csrfToken), customDefinitions(),
       ]);
+      const customRows = definitions.map((d) => ({ label: d.label, value: shownCustomValue(d, view.customFields?.[d.key]) }));
+      const customLabels = new Map(definitions.map((d) => [`customFields.${d.key}`, d.label]));
+      const rows = detailRows(view, choices);
+      rows.splice(rows.length - 2, 0, ...customRows);
       const owned = { ownerId: view.ownerId as string | null, ownerGroupId: view.ownerGroupId as string | null };
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
-        <RecordDetail path={o.path} id={view.id as string} rows={detailRows(view, choices)} history={history} audit={audit} labelOf={labelOf}
+        <RecordDetail path={o.path} id={view.id as string} rows={rows} history={history} audit={audit}
+          labelOf={(field) => customLabels.get(field) ?? labelOf(field)}
           canUpdate={canTouch(viewer, right('update'), owned)} canDelete={canTouch(viewer, right('delete'), owned)} done={query.done}
           sections={sections} plural={o.title} />);
     }, { page: right('read') })
 
     .get(`${o.path}/:id/edit`, async ({ viewer, csrfToken, headers, params }) => {
       const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
+      const definitions = await customDefinitions();
       return form(viewer, csrfToken, headers, {
         title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${view.id}`, cancel: `${o.path}/${view.id}`, values: valuesOf(view),
         submit: 'Save changes', ownerId: view.ownerId as string | undefined,
+        definitions, customValues: customFieldFormValuesOf(definitions, view.customFields),
       });
     }, { page: right('update') })
     .post(`${o.path}/:id`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) => updateRecord(tx, kind, viewer, params.id, formInput(o.fields, o.Update, body, 'update'))));
+      const definitions = await customDefinitions();
+      const result = await attempt(() => runWrite(ctx, (tx) => updateRecord(tx, kind, viewer, params.id, formInput(o.fields, o.Update, body, 'update', definitions))));
       if (result.ok) return redirect(`${o.path}/${params.id}?done=updated`, 303);
       set.status = result.error.status;
       const values = Object.fromEntries(o.fields.map((f) => [f.name, formText(body, f.name)]));
       return form(viewer, csrfToken, headers, {
         title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${params.id}`, cancel: `${o.path}/${params.id}`, values, submit: 'Save changes',
         errors: fieldErrors(result.error.problems), error: refusal(result.error.problems.length, result.error.message), ownerId: values.ownerId,
+        definitions, customValues: customFieldFormValues(definitions, body),
       });
     }, { page: right('update') })
 

@@ -128,10 +128,12 @@ export interface FormProps {
   error?: string;
   csrfToken: string;
   submit: string;
+  /** Inputs after the module's fields (the module's custom fields). */
+  extra?: JSX.Element;
 }
 
 /** The create/edit form: each field with its inline error; the values typed are kept after a refusal. */
-export function RecordForm({ action, cancel, fields, values, choices, errors, error, csrfToken, submit }: FormProps): JSX.Element {
+export function RecordForm({ action, cancel, fields, values, choices, errors, error, csrfToken, submit, extra }: FormProps): JSX.Element {
   return (
     <form method="post" action={action} class="card form" novalidate>
       <CsrfField token={csrfToken} />
@@ -154,6 +156,7 @@ export function RecordForm({ action, cancel, fields, values, choices, errors, er
           }
         }
       })}
+      {extra}
       <p class="actions">
         <button type="submit" safe>{submit}</button>
         <a href={cancel}>Cancel</a>

@@ -1,0 +1,130 @@
+import type { CustomFieldView } from '../../src/modules/customFields/schema';
+import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../../src/platform/custom-field-values';
+import { Flash, FormError } from '../components/flash';
+import { CsrfField, Field, Select, type FieldErrors } from '../components/form';
+import { DataTable, Text } from '../components/table';
+
+export const MODULE_LABELS: Record<string, string> = {
+  risks: 'Risks', controls: 'Controls', policies: 'Policies', thirdParties: 'Third parties', incidents: 'Incidents', projects: 'Projects',
+};
+export const TYPE_LABELS: Record<string, string> = {
+  text: 'Text', number: 'Number', date: 'Date', singleSelect: 'Single select', multiSelect: 'Multi select', boolean: 'Yes / no',
+};
+
+const DONE: Record<string, string> = { created: 'Custom field created.', updated: 'Custom field saved.', deleted: 'Custom field deleted.' };
+
+export interface CustomFieldListProps {
+  definitions: CustomFieldView[];
+  canCreate: boolean;
+  canUpdate: boolean;
+  canDelete: boolean;
+  done?: string;
+}
+
+/** Every module that takes custom fields, each with its definitions in display order. */
+export function CustomFieldList(p: CustomFieldListProps): JSX.Element {
+  return (
+    <>
+      <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
+      <p class="muted">Extra fields on records. A field's key names it in the REST API (<code>customFields</code>) and cannot change, nor can its type.</p>
+      {CUSTOM_FIELD_MODULES.map((module) => (
+        <section id={`module-${module}`}>
+          <h2 safe>{MODULE_LABELS[module]}</h2>
+          <DataTable<CustomFieldView>
+            rows={p.definitions.filter((d) => d.module === module)}
+            empty="No custom fields."
+            columns={[
+              { header: 'Label', cell: (d) => <Text value={d.label} /> },
+              { header: 'Key', cell: (d) => <code safe>{d.key}</code> },
+              { header: 'Type', cell: (d) => <Text value={TYPE_LABELS[d.type]} /> },
+              { header: 'Options', cell: (d) => <Text value={d.options.join(', ')} /> },
+              { header: 'Required', cell: (d) => <Text value={d.required ? 'Yes' : 'No'} /> },
+              { header: 'Records with a value', cell: (d) => <Text value={d.valueCount} />, class: 'num' },
+              {
+                header: 'Actions',
+                cell: (d) => (
+                  <span class="actions">
+                    {p.canUpdate && <a href={`/settings/custom-fields/${d.id}/edit`}>Edit</a>}
+                    {p.canDelete && <a href={`/settings/custom-fields/${d.id}/delete`}>Delete</a>}
+                  </span>
+                ),
+              },
+            ]}
+          />
+          {p.canCreate && <p><a class="button" href={`/settings/custom-fields/new?module=${module}`} safe>{`New ${MODULE_LABELS[module].toLowerCase()} field`}</a></p>}
+        </section>
+      ))}
+    </>
+  );
+}
+
+export interface DefinitionFormValues {
+  module: string;
+  key: string;
+  label: string;
+  type: string;
+  options: string;
+  required: boolean;
+  position: string;
+}
+
+export interface DefinitionFormProps {
+  action: string;
+  csrfToken: string;
+  values: DefinitionFormValues;
+  /** On edit, module, key and type are shown but cannot change. */
+  editing: boolean;
+  errors: FieldErrors;
+  error?: string;
+}
+
+export function DefinitionForm(p: DefinitionFormProps): JSX.Element {
+  const v = p.values;
+  return (
+    <form method="post" action={p.action} class="card form" novalidate>
+      <CsrfField token={p.csrfToken} />
+      <FormError message={p.error} />
+      {p.editing
+        ? <dl class="details"><dt>Records</dt><dd safe>{MODULE_LABELS[v.module] ?? v.module}</dd><dt>Key</dt><dd><code safe>{v.key}</code></dd>
+          <dt>Type</dt><dd safe>{TYPE_LABELS[v.type] ?? v.type}</dd></dl>
+        : <>
+          <Field label="Records" name="module" error={p.errors.module} required>
+            <Select name="module" selected={v.module} options={CUSTOM_FIELD_MODULES.map((m) => ({ value: m, label: MODULE_LABELS[m] }))} />
+          </Field>
+          <Field label="Key" name="key" value={v.key} error={p.errors.key} required maxlength={40}
+            hint="Starts with a lowercase letter; letters, digits and _ (up to 40). Used in the REST API; cannot change." />
+          <Field label="Type" name="type" error={p.errors.type} required>
+            <Select name="type" selected={v.type} options={CUSTOM_FIELD_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))} />
+          </Field>
+        </>}
+      <Field label="Label" name="label" value={v.label} error={p.errors.label} required maxlength={120} />
+      <Field label="Options" name="options" type="textarea" value={v.options} error={p.errors.options}
+        hint="Select fields only: one option per line. An option records still hold cannot be removed." />
+      <div class="field">
+        <label class="inline"><input type="checkbox" name="required" value="true" checked={v.required} /> Required on new records</label>
+      </div>
+      <Field label="Position" name="position" type="number" value={v.position} error={p.errors.position} min={0} max={10000}
+        hint="Display order within the records' forms; blank puts it last" />
+      <p class="actions">
+        <button type="submit" safe>{p.editing ? 'Save changes' : 'Create field'}</button>
+        <a href="/settings/custom-fields">Cancel</a>
+      </p>
+    </form>
+  );
+}
+
+/** Deleting a field that records hold values for says how many values go with it. */
+export function ConfirmDefinitionDelete({ definition, csrfToken }: { definition: CustomFieldView; csrfToken: string }): JSX.Element {
+  const n = definition.valueCount;
+  return (
+    <form method="post" action={`/settings/custom-fields/${definition.id}/delete`} class="card">
+      <CsrfField token={csrfToken} />
+      <input type="hidden" name="confirm" value="true" />
+      <p safe>{`Delete the custom field "${definition.label}" (${definition.key}) of ${MODULE_LABELS[definition.module]?.toLowerCase() ?? definition.module}?`}</p>
+      <p safe>{n > 0
+        ? `${n} record${n === 1 ? ' holds a value' : 's hold values'} for this field; ${n === 1 ? 'it is' : 'they are'} deleted with it. The Audit Log records how many.`
+        : 'No record holds a value for this field.'}</p>
+      <p class="actions"><button type="submit" class="danger">Delete field</button><a href="/settings/custom-fields">Cancel</a></p>
+    </form>
+  );
+}
