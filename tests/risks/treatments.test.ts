@@ -161,3 +161,47 @@ describe('risk reviews', () => {
     expect((await send('POST', `/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-01-01', outcome: 'changed' }, own)).status).toBe(404);
   });
 });
+
+describe('treatments, reviews and exceptions screen', () => {
+  const browser = async () => {
+    const { signIn } = await import('../../src/platform/sessions');
+    const { sessionCookieName } = await import('../../src/platform/screen-auth');
+    const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
+    const session = await signIn(env.ctx.db, ADMIN_EMAIL, ADMIN_PASSWORD, '', { sessionHours: 1 });
+    const cookie = `${sessionCookieName(env.ctx.config)}=${session.secret}`;
+    return {
+      get: (path: string) => env.request(path, { headers: { cookie } }),
+      post: (path: string, fields: Record<string, string>) => env.request(path, {
+        method: 'POST', redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: session.csrfToken, ...fields }).toString(),
+      }),
+    };
+  };
+
+  test('adding an implemented mitigate treatment on the screen sets the residual rating; refusals are shown inline', async () => {
+    const page = await browser();
+    const riskId = await makeRisk(env, admin, { inherentLikelihood: 3, inherentImpact: 3 });
+    expect(await (await page.get(`/risks/${riskId}`)).text()).toContain(`/risks/${riskId}/treatments`);
+    const refused = await page.post(`/risks/${riskId}/treatments`, { type: 'mitigate', status: 'implemented', title: 'Too good', residualLikelihood: '5', residualImpact: '1' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('must not be above the risk&#x27;s inherent likelihood');
+    const added = await page.post(`/risks/${riskId}/treatments`, { type: 'mitigate', status: 'implemented', title: 'Encrypt laptops', residualLikelihood: '1', residualImpact: '2' });
+    expect(added.status, await added.clone().text()).toBe(303);
+    const risk = await json<Risk>(await send('GET', `/api/v1/risks/${riskId}`));
+    expect([risk.residualLikelihood?.value, risk.residualImpact?.value]).toEqual([1, 2]);
+    expect(await (await page.get(`/risks/${riskId}/treatments`)).text()).toContain('Encrypt laptops');
+  });
+
+  test('a review and an exception request are recorded from the screen; the next review date is shown', async () => {
+    const page = await browser();
+    const riskId = await makeRisk(env, admin, { reviewFrequencyMonths: 3 });
+    expect((await page.post(`/risks/${riskId}/reviews`, { reviewedOn: '2026-01-15', outcome: 'changed', notes: 'new supplier' })).status).toBe(303);
+    expect((await page.post(`/risks/${riskId}/exceptions`, { exceptionTitle: 'Legacy VPN', exceptionDescription: 'until migration', expiresAt: '2026-13-01' })).status).toBe(400);
+    expect((await page.post(`/risks/${riskId}/exceptions`, { exceptionTitle: 'Legacy VPN', exceptionDescription: 'until migration', expiresAt: '2099-06-30' })).status).toBe(303);
+    const html = await (await page.get(`/risks/${riskId}/treatments`)).text();
+    expect(html).toContain('Next review due: 2026-04-15');
+    expect(html).toContain('Legacy VPN');
+    expect(html).toContain('2099-06-30');
+  });
+});

@@ -16,7 +16,7 @@ export interface ExceptionRequestValues {
   expiresAt: string;
 }
 
-/** Request form for one parent; posts to `action`. */
+/** Request form for one parent; posts to `action`. Field names are prefixed so it can share a page with other forms. */
 export function ExceptionRequestForm({ action, csrfToken, values, errors, error }: {
   action: string; csrfToken: string; values?: ExceptionRequestValues; errors?: FieldErrors; error?: string;
 }): JSX.Element {
@@ -26,8 +26,8 @@ export function ExceptionRequestForm({ action, csrfToken, values, errors, error 
       <h3>Request an exception</h3>
       <FormError message={error} />
       <CsrfField token={csrfToken} />
-      <Field label="Title" name="title" value={v.title} error={errors?.title} required maxlength={300} />
-      <Field label="Description" name="description" type="textarea" value={v.description} error={errors?.description} required />
+      <Field label="Title" name="exceptionTitle" value={v.title} error={errors?.title} required maxlength={300} />
+      <Field label="Description" name="exceptionDescription" type="textarea" value={v.description} error={errors?.description} required />
       <Field label="Expires on" name="expiresAt" type="date" value={v.expiresAt} error={errors?.expiresAt} required />
       <button type="submit">Request exception</button>
     </form>

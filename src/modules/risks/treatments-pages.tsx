@@ -12,7 +12,7 @@ import { controlKind } from '../controls/service';
 import { riskParent } from '../exceptions/parents';
 import type { ExceptionView } from '../exceptions/schema';
 import { createException, listExceptions } from '../exceptions/service';
-import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry, type ExceptionRequestValues } from '../exceptions/view';
+import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry } from '../exceptions/view';
 import type { RiskScaleView, RiskView } from './schema';
 import { getRisk } from './service';
 import { getRiskScale } from './settings-service';
@@ -166,7 +166,7 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
       />
       {p.canUpdate && (
         <ExceptionRequestForm action={`${base}/exceptions`} csrfToken={p.csrfToken}
-          values={r?.form === 'exception' ? (r.values as unknown as ExceptionRequestValues) : undefined}
+          values={r?.form === 'exception' ? { title: r.values.title, description: r.values.description, expiresAt: r.values.expiresAt } : undefined}
           errors={r?.form === 'exception' ? r.errors : undefined} error={r?.form === 'exception' ? r.message : undefined} />
       )}
     </>
@@ -228,7 +228,7 @@ export const riskTreatmentPages = (ctx: AppContext) => {
       return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('review', values, result.error) });
     }, { page: 'risks:review' })
     .post('/risks/:id/exceptions', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
-      const values = text(body, ['title', 'description', 'expiresAt']);
+      const values = { title: formText(body, 'exceptionTitle'), description: formText(body, 'exceptionDescription'), expiresAt: formText(body, 'expiresAt') };
       const result = await attempt(() => runWrite(ctx, (tx) => createException(tx, riskParent, viewer, {
         parentId: params.id, title: values.title, description: values.description, expiresAt: values.expiresAt,
       })));

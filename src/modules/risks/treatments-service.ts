@@ -16,7 +16,10 @@ import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, Treat
  * risks:update, recording a review risks:review (each with the own level judged on the risk's owner and group).
  */
 
-const isRealDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const isRealDate = (value: string) => {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : null;
+  return day !== null && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
+};
 
 async function loadRiskFor(db: DbOrTx, actor: Actor, riskId: string, permission: Permission) {
   const [risk] = await db.select({
