@@ -29,8 +29,7 @@ import { thirdPartyPages } from './modules/thirdParties/pages';
 import { projectPages } from './modules/projects/pages';
 import { incidentsApi } from './modules/incidents/api';
 import { auditsApi } from './modules/audits/api';
-import { customFieldsApi } from './modules/customFields/api';
-import { customFieldPages } from './modules/customFields/pages';
+import { customFieldsModule } from './modules/customFields';
 import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
 
@@ -85,8 +84,7 @@ export function createApp(ctx: AppContext) {
     .use(labelsModule(ctx))
     .use(incidentsApi(ctx))
     .use(auditsApi(ctx))
-    .use(customFieldsApi(ctx))
-    .use(customFieldPages(ctx))
+    .use(customFieldsModule(ctx))
     .use(incidentPages(ctx))
     .use(auditPages(ctx))
     .use(thirdPartiesApi(ctx))

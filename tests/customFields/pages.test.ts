@@ -40,11 +40,12 @@ describe('Settings › Custom fields', () => {
     const tier = key('tier');
     const regions = key('regions');
     const critical = key('critical');
-    for (const body of [
+    const definitions: Record<string, string>[] = [
       { module: 'controls', key: tier, label: 'Tier label', type: 'singleSelect', options: 'gold\nsilver' },
       { module: 'controls', key: regions, label: 'Regions label', type: 'multiSelect', options: 'eu\nus\napac' },
       { module: 'controls', key: critical, label: 'Critical label', type: 'boolean' },
-    ]) expect((await admin.post('/settings/custom-fields', body)).status).toBe(303);
+    ];
+    for (const body of definitions) expect((await admin.post('/settings/custom-fields', body)).status).toBe(303);
 
     const form = await (await admin.get('/controls/new')).text();
     expect(form).toContain(`name="cf.${tier}"`);
