@@ -23,6 +23,7 @@ const SETTINGS_LINKS: NavLink[] = [
   { key: 'incident-settings', href: '/settings/incidents', label: 'Incident classifications', needs: 'settings:read' },
   { key: 'labels', href: '/settings/labels', label: 'Labels', needs: 'settings:read' },
   { key: 'policy-settings', href: '/settings/policies', label: 'Policy settings', needs: 'settings:read' },
+  { key: 'custom-fields', href: '/settings/custom-fields', label: 'Custom fields', needs: 'customFields:read' },
   { key: 'api-tokens', href: '/settings/api-tokens', label: 'API tokens', needs: 'apiTokens:read' },
   { key: 'sessions', href: '/settings/sessions', label: 'Sessions', needs: 'settings:read' },
   { key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },
