@@ -92,12 +92,17 @@ describe('risk exceptions', () => {
     expect(history[0].changes.status).toEqual({ before: 'requested', after: 'approved' });
   });
 
-  test('a reviewer at level own decides only on exceptions of risks they own', async () => {
-    const user = await makeUser(env, { 'risks:read': 'all', 'risks:review': 'own', 'apiTokens:create': 'own' });
-    const reviewer = await makeToken(env, await user.actor(), ['risks:read', 'risks:review']);
+  test('a reviewer at level own decides only on exceptions of risks they own, whoever requested them', async () => {
+    const allReader = await makeUser(env, { 'risks:read': 'all', 'risks:review': 'own', 'apiTokens:create': 'own' });
     const theirs = await created(await request(await makeRisk(env, admin)));
-    expect((await send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, reviewer)).status).toBe(403);
+    const allReaderToken = await makeToken(env, await allReader.actor(), ['risks:read', 'risks:review']);
+    expect((await send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, allReaderToken)).status).toBe(403);
+    const user = await makeUser(env, { 'risks:read': 'own', 'risks:review': 'own', 'apiTokens:create': 'own' });
+    const reviewer = await makeToken(env, await user.actor(), ['risks:read', 'risks:review']);
+    expect((await send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, reviewer)).status).toBe(404);
     const mine = await created(await request(await makeRisk(env, admin, { ownerId: user.id })));
+    const listed = await json<Page>(await send('GET', '/api/v1/risks/exceptions?status=requested&pageSize=200', undefined, reviewer));
+    expect(listed.rows.map((r) => r.id)).toEqual([mine]);
     const rejected = await send('POST', `/api/v1/risks/exceptions/${mine}/decision`, { decision: 'rejected' }, reviewer);
     expect(rejected.status, await rejected.clone().text()).toBe(200);
     expect((await json<ExceptionView>(rejected)).status).toBe('rejected');
@@ -117,16 +122,20 @@ describe('risk exceptions', () => {
     expect(byRisk.rows.map((r) => r.id)).toEqual([past, future]);
   });
 
-  test('at level own, a user sees only the exceptions they or their groups own', async () => {
+  test('at level own, a user sees exceptions they or their groups own and those on risks they own, and changes only their own', async () => {
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:update': 'own', 'risks:delete': 'own', 'apiTokens:create': 'own' });
     const own = await makeToken(env, await user.actor(), ['risks:read', 'risks:update', 'risks:delete']);
-    const riskId = await makeRisk(env, admin, { ownerId: user.id });
-    const mine = await created(await request(riskId, { ownerId: null, ownerGroupId: user.groupId }, own));
-    const theirs = await created(await request(riskId));
-    const page = await json<Page>(await send('GET', `/api/v1/risks/exceptions?parentId=${riskId}`, undefined, own));
-    expect(page.rows.map((r) => r.id)).toEqual([mine]);
+    const myRisk = await makeRisk(env, admin, { ownerId: user.id });
+    const otherRisk = await makeRisk(env, admin);
+    const mine = await created(await request(myRisk, { ownerId: null, ownerGroupId: user.groupId }, own));
+    const onMyRisk = await created(await request(myRisk));
+    const ownedByMyGroup = await created(await request(otherRisk, { ownerId: null, ownerGroupId: user.groupId }));
+    const theirs = await created(await request(otherRisk));
+    const page = await json<Page>(await send('GET', '/api/v1/risks/exceptions?pageSize=200', undefined, own));
+    expect(page.rows.map((r) => r.id).sort()).toEqual([mine, onMyRisk, ownedByMyGroup].sort());
     expect((await send('GET', `/api/v1/risks/exceptions/${theirs}`, undefined, own)).status).toBe(404);
-    expect((await request(riskId, { ownerId: admin.userId }, own)).status).toBe(403);
+    expect((await send('PATCH', `/api/v1/risks/exceptions/${onMyRisk}`, { title: 'Taken over' }, own)).status).toBe(403);
+    expect((await request(myRisk, { ownerId: admin.userId }, own)).status).toBe(403);
     expect((await send('DELETE', `/api/v1/risks/exceptions/${mine}`, undefined, own)).status).toBe(204);
   });
 

@@ -1,12 +1,12 @@
-import { and, count, desc, eq, gte, ilike, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, ilike, lt, or, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { exceptions, groups, users } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
+import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { listHistory, recordChange, type HistoryView } from '../../platform/history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
-import { requireOnRecord, requirePermission, type Actor, type Permission } from '../../platform/permissions';
+import { canTouch, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
 
@@ -27,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function selectViews(db: DbOrTx, parent: ExceptionParent) {
   return db.select({
-    e: exceptions, parentTitle: parent.titleColumn, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name,
+    e: exceptions, parentTitle: parent.titleColumn, parentOwnerId: parent.ownerColumn, parentOwnerGroupId: parent.ownerGroupColumn, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name,
     approverName: approvers.name, approverEmail: approvers.email,
   }).from(exceptions)
     .innerJoin(parent.table, eq(parent.idColumn, parentColumn(parent)))
@@ -62,7 +62,11 @@ const sortColumns = {
 export function exceptionFilters(parent: ExceptionParent, actor: Actor, query: Partial<ExceptionListQuery>, today: string): SQL | undefined {
   return and(
     eq(exceptions.parentType, parent.type),
-    ownershipCondition(actor, right(parent, 'read'), exceptions.ownerId, exceptions.ownerGroupId),
+    // At level own: exceptions owned by the actor or their groups, and every exception on a parent they own.
+    or(
+      ownershipCondition(actor, right(parent, 'read'), exceptions.ownerId, exceptions.ownerGroupId),
+      ownershipCondition(actor, right(parent, 'read'), parent.ownerColumn, parent.ownerGroupColumn),
+    ),
     query.status ? eq(exceptions.status, query.status) : undefined,
     query.expired === 'true' ? lt(exceptions.expiresAt, today) : query.expired === 'false' ? gte(exceptions.expiresAt, today) : undefined,
     query.parentId ? eq(parentColumn(parent), query.parentId) : undefined,
@@ -81,7 +85,7 @@ export async function listExceptions(
   const order = orderBy(query.sort, sortColumns, [desc(exceptions.createdAt), desc(exceptions.id)], exceptions.id);
   const [rows, [{ total }]] = await Promise.all([
     selectViews(db, parent).where(where).orderBy(...order).limit(pageSize).offset(offset),
-    db.select({ total: count() }).from(exceptions).where(where),
+    db.select({ total: count() }).from(exceptions).innerJoin(parent.table, eq(parent.idColumn, parentColumn(parent))).where(where),
   ]);
   return { rows: rows.map((r) => toView(parent, r, today)), total, page, pageSize };
 }
@@ -92,12 +96,23 @@ async function loadJoined(db: DbOrTx, parent: ExceptionParent, id: string) {
   return row;
 }
 
-/** The stored exception after the check: 404 when missing or unreadable, 403 when readable but `r` is not held. */
+/**
+ * The stored exception after the check: 404 when missing or unreadable (readable: owned by the actor or their groups,
+ * or on a parent they own, at level own), 403 when readable but `r` is not held; changing at level own needs the
+ * exception itself to be owned.
+ */
 async function loadFor(db: DbOrTx, parent: ExceptionParent, actor: Actor, id: string, r: 'read' | 'update' | 'delete') {
   const row = await loadJoined(db, parent, id);
   const what = `${parent.label} exception ${id}`;
-  if (!row) throw notFound(what);
-  requireOnRecord(actor, right(parent, r), row.e, what);
+  const read = right(parent, 'read');
+  const parentOwned: Owned = { ownerId: (row?.parentOwnerId as string | null) ?? null, ownerGroupId: (row?.parentOwnerGroupId as string | null) ?? null };
+  if (!row || !(canTouch(actor, read, row.e) || canTouch(actor, read, parentOwned))) {
+    throw new AppError('NOT_FOUND', `${what} not found`, [], row ? `no ${read} on ${what}` : undefined);
+  }
+  if (r !== 'read') {
+    const level = requirePermission(actor, right(parent, r));
+    if (level === 'own' && !ownsRecord(actor, row.e)) throw forbidden(`${right(parent, r)} is at level own and ${what} is not owned`);
+  }
   return row;
 }
 
