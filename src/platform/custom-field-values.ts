@@ -192,10 +192,10 @@ export function customFieldFormValues(definitions: Definition[], body: unknown):
 }
 
 /** A record's stored values as form values. */
-export function customFieldFormValuesOf(definitions: Definition[], values: CustomFieldMap | undefined): CustomFieldFormValues {
+export function customFieldFormValuesOf(definitions: Definition[], values: Record<string, unknown> | undefined): CustomFieldFormValues {
   return Object.fromEntries(definitions.map((d) => {
     const value = values?.[d.key];
-    if (d.type === 'multiSelect') return [d.key, Array.isArray(value) ? value : []];
+    if (d.type === 'multiSelect') return [d.key, Array.isArray(value) ? value.map(String) : []];
     return [d.key, value === undefined ? '' : String(value)];
   }));
 }

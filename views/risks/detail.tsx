@@ -18,14 +18,14 @@ const FIELD_LABELS: Record<string, string> = {
   assetId: 'Asset', businessUnitId: 'Business unit',
 };
 
-function Changes({ changes, name }: { changes: HistoryView['changes']; name: ValueNamer }): JSX.Element {
+function Changes({ changes, name, labels }: { changes: HistoryView['changes']; name: ValueNamer; labels?: Record<string, string> }): JSX.Element {
   const entries = Object.entries(changes);
   if (entries.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="changes">
       {entries.map(([field, { before, after }]) => (
         <li>
-          <strong safe>{FIELD_LABELS[field] ?? field}</strong>
+          <strong safe>{FIELD_LABELS[field] ?? labels?.[field] ?? field}</strong>
           {': '}
           <span safe>{name(field, before)}</span>
           {' → '}
@@ -44,9 +44,12 @@ export interface RiskDetailProps {
   canUpdate: boolean;
   canDelete: boolean;
   done?: string;
+  /** Custom field values as shown (label, value), and labels for their History entries (`customFields.<key>`). */
+  customFields?: { label: string; value: string }[];
+  fieldLabels?: Record<string, string>;
 }
 
-export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, done }: RiskDetailProps): JSX.Element {
+export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, done, customFields, fieldLabels }: RiskDetailProps): JSX.Element {
   const level = (l: { value: number; name: string } | null) => (l ? `${l.value} – ${l.name}` : 'Not rated');
   return (
     <>
@@ -75,6 +78,7 @@ export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, d
         <dt>Owner</dt><dd safe>{risk.owner ? `${risk.owner.name} <${risk.owner.email}>` : '—'}</dd>
         <dt>Owner group</dt><dd safe>{risk.ownerGroup?.name ?? '—'}</dd>
         <dt>Review every</dt><dd safe>{`${risk.reviewFrequencyMonths} months`}</dd>
+        {(customFields ?? []).map((c) => <><dt safe>{c.label}</dt><dd class="prewrap" safe>{c.value}</dd></>)}
         <dt>Created</dt><dd><When value={risk.createdAt} /></dd>
         <dt>Updated</dt><dd><When value={risk.updatedAt} /></dd>
       </dl>
@@ -89,7 +93,7 @@ export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, d
           { header: 'Action', cell: (h) => <Text value={h.action} /> },
           { header: 'By', cell: (h) => <Text value={[h.actor ?? 'system', h.tokenId ? `(API token ${h.tokenId.slice(0, 8)})` : ''].join(' ').trim()} /> },
           { header: 'Through', cell: (h) => <Text value={h.source ?? h.via} /> },
-          { header: 'Changes', cell: (h) => <Changes changes={h.changes} name={name} /> },
+          { header: 'Changes', cell: (h) => <Changes changes={h.changes} name={name} labels={fieldLabels} /> },
           { header: 'Audit entry', cell: (h) => <Text value={h.auditSeq === null ? '' : `#${h.auditSeq}`} />, class: 'num' },
         ]}
       />

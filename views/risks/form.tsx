@@ -1,6 +1,8 @@
 import type { RiskScaleView } from '../../src/modules/risks/schema';
 import { Flash } from '../components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../components/form';
+import type { CustomFieldFormValues, Definition } from '../../src/platform/custom-field-values';
+import { CustomFieldInputs } from '../customFields/inputs';
 import { statusOptions } from './parts';
 
 /** What the form holds: every value as the browser sends it, so a refused form comes back exactly as typed. */
@@ -30,6 +32,8 @@ export interface RiskFormProps {
   classifications: { id: string; name: string }[];
   users: { id: string; name: string; email: string }[];
   groups: { id: string; name: string }[];
+  /** The risks' custom fields (Settings › Custom fields), as inputs named cf.<key>. */
+  customFields?: { definitions: Definition[]; values: CustomFieldFormValues };
 }
 
 const levelOptions = (levels: { value: number; name: string }[], blank?: string): Option[] => [
@@ -69,6 +73,7 @@ export function RiskForm(props: RiskFormProps): JSX.Element {
       <Field label="Review every (months)" name="reviewFrequencyMonths" type="number" value={values.reviewFrequencyMonths}
         error={errors.reviewFrequencyMonths} min={1} max={120} hint="1 to 120; 12 when blank" />
       {select('Status', 'status', statusOptions(false))}
+      {props.customFields && <CustomFieldInputs definitions={props.customFields.definitions} values={props.customFields.values} errors={errors} />}
       <div class="actions">
         <button type="submit" safe>{props.submitLabel}</button>
         <a href={props.cancelHref}>Cancel</a>

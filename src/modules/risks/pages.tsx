@@ -6,6 +6,9 @@ import { runWrite, type AppContext } from '../../platform/context';
 import { invalid, type FieldProblem } from '../../platform/errors';
 import { listHistory } from '../../platform/history';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
+import {
+  customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue,
+} from '../../platform/custom-field-values';
 import { screenAuth } from '../../platform/screen-auth';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { isHtmx, Layout, renderScreen } from '../../../views/layout';
@@ -89,7 +92,7 @@ function valuesOf(risk: RiskView): RiskFormValues {
 }
 
 /** Form strings to the REST shape: blanks become "not set", numbers become numbers; the schema then checks the shape. */
-function riskInput(values: RiskFormValues): RiskCreate {
+function riskInput(values: RiskFormValues, customFields?: Record<string, unknown>): RiskCreate {
   const optional = (v: string) => (v.trim() === '' ? null : v.trim());
   const number = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
   const input = {
@@ -104,6 +107,7 @@ function riskInput(values: RiskFormValues): RiskCreate {
     ownerGroupId: optional(values.ownerGroupId),
     ...(values.reviewFrequencyMonths.trim() === '' ? {} : { reviewFrequencyMonths: number(values.reviewFrequencyMonths) }),
     status: values.status || 'open',
+    ...(customFields && Object.keys(customFields).length ? { customFields } : {}),
   };
   const problems = schemaProblems(RiskCreate, input);
   if (problems.length) throw invalid(problems);
@@ -252,46 +256,55 @@ export const riskPages = (ctx: AppContext) => {
     }, { page: 'risks:read' })
 
     .get('/risks/new', async ({ viewer, csrfToken, headers }) => renderScreen(headers, shell('New risk', viewer, csrfToken),
-      <RiskForm action="/risks" submitLabel="Create risk" cancelHref="/risks" csrfToken={csrfToken} values={NEW_RISK} {...await formOptions(viewer)} />,
+      <RiskForm action="/risks" submitLabel="Create risk" cancelHref="/risks" csrfToken={csrfToken} values={NEW_RISK} {...await formOptions(viewer)}
+        customFields={{ definitions: await definitionsFor(ctx.db, 'risks'), values: {} }} />,
     ), { page: 'risks:create' })
     .post('/risks', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const values = formValues(body);
-      const result = await attempt(() => runWrite(ctx, (tx) => createRisk(tx, viewer, riskInput(values))));
+      const definitions = await definitionsFor(ctx.db, 'risks');
+      const customFields = { definitions, values: customFieldFormValues(definitions, body) };
+      const result = await attempt(() => runWrite(ctx, (tx) => createRisk(tx, viewer, riskInput(values, customFieldsFromForm(definitions, body, 'create')))));
       if (result.ok) return redirect(`/risks/${result.value.id}?done=created`, 303);
       set.status = result.error.status;
       return renderScreen(headers, shell('New risk', viewer, csrfToken),
         <RiskForm action="/risks" submitLabel="Create risk" cancelHref="/risks" csrfToken={csrfToken} values={values}
           errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message}
-          {...await formOptions(viewer)} />);
+          {...await formOptions(viewer)} customFields={customFields} />);
     }, { page: 'risks:create' })
 
     .get('/risks/:id', async ({ viewer, csrfToken, headers, params, query }) => {
       const risk = await getRisk(ctx.db, viewer, params.id);
-      const [history, audit, name] = await Promise.all([
-        listHistory(ctx.db, 'risk', risk.id), listAuditFor(ctx.db, 'risk', risk.id), namer(viewer),
+      const [history, audit, name, definitions] = await Promise.all([
+        listHistory(ctx.db, 'risk', risk.id), listAuditFor(ctx.db, 'risk', risk.id), namer(viewer), definitionsFor(ctx.db, 'risks'),
       ]);
+      const customFields = definitions.map((d) => ({ label: d.label, value: shownCustomValue(d, risk.customFields?.[d.key]) }));
+      const fieldLabels = Object.fromEntries(definitions.map((d) => [`customFields.${d.key}`, d.label]));
       const owned = { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null };
       return renderScreen(headers, shell(risk.title, viewer, csrfToken),
-        <RiskDetail risk={risk} history={history} audit={audit} name={name} done={query.done}
+        <RiskDetail risk={risk} history={history} audit={audit} name={name} done={query.done} customFields={customFields} fieldLabels={fieldLabels}
           canUpdate={canTouch(viewer, 'risks:update', owned)} canDelete={canTouch(viewer, 'risks:delete', owned)} />);
     }, { page: 'risks:read' })
 
     .get('/risks/:id/edit', async ({ viewer, csrfToken, headers, params }) => {
       const risk = await getRisk(ctx.db, viewer, params.id);
+      const definitions = await definitionsFor(ctx.db, 'risks');
       return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
         <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken}
-          values={valuesOf(risk)} {...await formOptions(viewer, risk.owner?.id)} />);
+          values={valuesOf(risk)} {...await formOptions(viewer, risk.owner?.id)}
+          customFields={{ definitions, values: customFieldFormValuesOf(definitions, risk.customFields) }} />);
     }, { page: 'risks:update' })
     .post('/risks/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const risk = await getRisk(ctx.db, viewer, params.id);
       const values = formValues(body);
-      const result = await attempt(() => runWrite(ctx, (tx) => updateRisk(tx, viewer, risk.id, riskInput(values))));
+      const definitions = await definitionsFor(ctx.db, 'risks');
+      const customFields = { definitions, values: customFieldFormValues(definitions, body) };
+      const result = await attempt(() => runWrite(ctx, (tx) => updateRisk(tx, viewer, risk.id, riskInput(values, customFieldsFromForm(definitions, body, 'update')))));
       if (result.ok) return redirect(`/risks/${risk.id}?done=updated`, 303);
       set.status = result.error.status;
       return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
         <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken} values={values}
           errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message}
-          {...await formOptions(viewer, values.ownerId)} />);
+          {...await formOptions(viewer, values.ownerId)} customFields={customFields} />);
     }, { page: 'risks:update' })
 
     .get('/risks/:id/delete', async ({ viewer, csrfToken, headers, params }) => {
