@@ -11,6 +11,7 @@ export interface MainLink {
 /** The main navigation, in the order people work through a GRC programme. One line per register screen. */
 export const MAIN_LINKS: MainLink[] = [
   { key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },
+  { key: 'riskExceptions', href: '/risks/exceptions', label: 'Risk exceptions', needs: 'risks:read' },
   { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
   { key: 'policies', href: '/policies', label: 'Policies', needs: 'policies:read' },
   { key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },

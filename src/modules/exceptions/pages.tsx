@@ -37,4 +37,4 @@ export function exceptionPages(ctx: AppContext, parent: ExceptionParent, parentB
     }, { page: `${parent.module}:review` as Permission });
 }
 
-export const riskExceptionPages = (ctx: AppContext) => exceptionPages(ctx, riskParent, '/risks', 'risks');
+export const riskExceptionPages = (ctx: AppContext) => exceptionPages(ctx, riskParent, '/risks', 'riskExceptions');
