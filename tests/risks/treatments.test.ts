@@ -191,6 +191,7 @@ describe('treatments, reviews and exceptions screen', () => {
     const risk = await json<Risk>(await send('GET', `/api/v1/risks/${riskId}`));
     expect([risk.residualLikelihood?.value, risk.residualImpact?.value]).toEqual([1, 2]);
     expect(await (await page.get(`/risks/${riskId}/treatments`)).text()).toContain('Encrypt laptops');
+    expect((await page.post(`/risks/${riskId}/treatments/not-a-treatment/delete`, {})).status).toBe(404);
   });
 
   test('a review and an exception request are recorded from the screen; the next review date is shown', async () => {

@@ -21,7 +21,10 @@ const isRealDate = (value: string) => {
   return day !== null && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 async function loadRiskFor(db: DbOrTx, actor: Actor, riskId: string, permission: Permission) {
+  if (!UUID.test(riskId)) throw notFound(`Risk ${riskId}`);
   const [risk] = await db.select({
     id: risks.id, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId, inherentLikelihood: risks.inherentLikelihood,
     inherentImpact: risks.inherentImpact, residualLikelihood: risks.residualLikelihood, residualImpact: risks.residualImpact,
@@ -36,7 +39,9 @@ type Risk = Awaited<ReturnType<typeof loadRiskFor>>;
 type StoredTreatment = typeof riskTreatments.$inferSelect;
 
 async function loadTreatment(db: DbOrTx, riskId: string, treatmentId: string): Promise<StoredTreatment> {
-  const [row] = await db.select().from(riskTreatments).where(and(eq(riskTreatments.id, treatmentId), eq(riskTreatments.riskId, riskId)));
+  const [row] = UUID.test(treatmentId)
+    ? await db.select().from(riskTreatments).where(and(eq(riskTreatments.id, treatmentId), eq(riskTreatments.riskId, riskId)))
+    : [];
   if (!row) throw notFound(`Treatment ${treatmentId} of risk ${riskId}`);
   return row;
 }
