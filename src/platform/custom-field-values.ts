@@ -96,11 +96,12 @@ export function applyCustomFields(
     }
     const checked = checkValue(definition, raw);
     if ('message' in checked) problems.push({ field, message: checked.message });
+    else if (Array.isArray(checked.value) && checked.value.length === 0) delete next[key]; // an empty multi select is no value
     else next[key] = checked.value;
   }
   for (const definition of definitions) {
     if (!definition.required) continue;
-    const missing = next[definition.key] === undefined || (Array.isArray(next[definition.key]) && (next[definition.key] as string[]).length === 0);
+    const missing = next[definition.key] === undefined;
     const field = `customFields.${definition.key}`;
     // Required binds new records and explicit clearing; records stored before the field existed can still be edited.
     const enforced = mode === 'create' || definition.key in given;
