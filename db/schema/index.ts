@@ -11,3 +11,4 @@ export * from "./risk-treatments";
 export * from "./exceptions";
 export * from "./labels";
 export * from "./custom-fields";
+export * from "./compliance";
