@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { complianceAnalyses } from './compliance';
 import { groups, users } from './platform';
 import { policies } from './policies';
 import { risks } from './risks';
@@ -14,6 +15,8 @@ export const exceptions = pgTable('exceptions', {
   parentType: text('parent_type').notNull(),
   riskId: uuid('risk_id').references(() => risks.id, { onDelete: 'cascade' }),
   policyId: uuid('policy_id').references(() => policies.id, { onDelete: 'cascade' }),
+  /** A compliance exception belongs to the analysis of one requirement (its package follows from it). */
+  complianceAnalysisId: uuid('compliance_analysis_id').references(() => complianceAnalyses.id, { onDelete: 'cascade' }),
   title: text('title').notNull(),
   description: text('description').notNull(),
   status: text('status', { enum: ['requested', 'approved', 'rejected'] }).notNull().default('requested'),
@@ -31,8 +34,10 @@ export const exceptions = pgTable('exceptions', {
   check('exceptions_status_check', sql`${t.status} in ('requested', 'approved', 'rejected')`),
   check('exceptions_risk_parent_check', sql`(${t.parentType} = 'risk') = (${t.riskId} is not null)`),
   check('exceptions_policy_parent_check', sql`(${t.parentType} = 'policy') = (${t.policyId} is not null)`),
+  check('exceptions_compliance_parent_check', sql`(${t.parentType} = 'compliance') = (${t.complianceAnalysisId} is not null)`),
   index('exceptions_risk_idx').on(t.riskId),
   index('exceptions_policy_idx').on(t.policyId),
+  index('exceptions_compliance_analysis_idx').on(t.complianceAnalysisId),
   index('exceptions_parent_created_idx').on(t.parentType, t.createdAt, t.id),
   index('exceptions_owner_idx').on(t.ownerId),
   index('exceptions_owner_group_idx').on(t.ownerGroupId),

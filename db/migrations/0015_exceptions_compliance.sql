@@ -1,0 +1,4 @@
+ALTER TABLE "exceptions" ADD COLUMN "compliance_analysis_id" uuid;--> statement-breakpoint
+ALTER TABLE "exceptions" ADD CONSTRAINT "exceptions_compliance_analysis_id_compliance_analyses_id_fk" FOREIGN KEY ("compliance_analysis_id") REFERENCES "public"."compliance_analyses"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "exceptions_compliance_analysis_idx" ON "exceptions" USING btree ("compliance_analysis_id");--> statement-breakpoint
+ALTER TABLE "exceptions" ADD CONSTRAINT "exceptions_compliance_parent_check" CHECK (("exceptions"."parent_type" = 'compliance') = ("exceptions"."compliance_analysis_id" is not null));
