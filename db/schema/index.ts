@@ -12,3 +12,4 @@ export * from "./exceptions";
 export * from "./labels";
 export * from "./custom-fields";
 export * from "./compliance";
+export * from "./account-reviews";
