@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
-import { exceptions, policies, risks } from '../../../db/schema';
+import { complianceAnalyses, complianceItems, exceptions, policies, risks } from '../../../db/schema';
 import type { Module } from '../../platform/permissions';
 
 /**
@@ -10,7 +10,7 @@ import type { Module } from '../../platform/permissions';
  * later means a column and check in db/schema/exceptions.ts and one entry here.
  */
 export interface ExceptionParent {
-  type: 'risk' | 'policy';
+  type: 'risk' | 'policy' | 'compliance';
   module: Module;
   /** 'Risk', for messages. */
   label: string;
@@ -19,10 +19,11 @@ export interface ExceptionParent {
   /** Stored in the Audit Log and History. */
   recordType: string;
   /** The exceptions column pointing at the parent. */
-  column: 'riskId' | 'policyId';
+  column: 'riskId' | 'policyId' | 'complianceAnalysisId';
   table: PgTable;
   idColumn: PgColumn;
-  titleColumn: PgColumn;
+  /** A column, or an expression over the parent table's row (a compliance analysis is titled by its requirement). */
+  titleColumn: PgColumn | SQL;
   ownerColumn: PgColumn;
   ownerGroupColumn: PgColumn;
 }
@@ -37,7 +38,18 @@ export const policyParent: ExceptionParent = {
   table: policies, idColumn: policies.id, titleColumn: policies.title, ownerColumn: policies.ownerId, ownerGroupColumn: policies.ownerGroupId,
 };
 
-export const EXCEPTION_PARENTS: readonly ExceptionParent[] = [riskParent, policyParent];
+/**
+ * A compliance exception belongs to the analysis of one requirement (parentId is the analysis id); its title is the
+ * requirement's code and name, read by a correlated subquery so lists stay one query.
+ */
+export const complianceParent: ExceptionParent = {
+  type: 'compliance', module: 'compliance', label: 'Requirement', path: '/compliance/exceptions', recordType: 'complianceException',
+  column: 'complianceAnalysisId', table: complianceAnalyses, idColumn: complianceAnalyses.id,
+  titleColumn: sql<string>`(select ${complianceItems.code} || ' ' || ${complianceItems.name} from ${complianceItems} where ${complianceItems.id} = ${complianceAnalyses.itemId})`,
+  ownerColumn: complianceAnalyses.ownerId, ownerGroupColumn: complianceAnalyses.ownerGroupId,
+};
+
+export const EXCEPTION_PARENTS: readonly ExceptionParent[] = [riskParent, policyParent, complianceParent];
 
 export const parentColumn = (parent: ExceptionParent) => exceptions[parent.column];
 
