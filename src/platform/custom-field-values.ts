@@ -3,6 +3,7 @@ import { t } from 'elysia';
 import type { DbOrTx } from '../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../db/schema';
 import type { FieldProblem } from './errors';
+import { isRealDate } from './dates';
 
 /**
  * Custom field values of records: validation by type, loading for a page of records in one query, writing the
@@ -40,8 +41,6 @@ export function definitionsFor(db: DbOrTx, module: string): Promise<Definition[]
     .orderBy(asc(customFieldDefinitions.position), asc(customFieldDefinitions.label), asc(customFieldDefinitions.key));
 }
 
-const isRealDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
-  && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 /** Checks one value against its definition: the stored form, or the problem's message. */
 export function checkValue(definition: Pick<Definition, 'type' | 'options'>, value: unknown): { value: CustomFieldValue } | { message: string } {

@@ -6,12 +6,9 @@ import { ownershipCondition } from '../../platform/ownership';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import { referencedBy, type RecordKind } from '../../platform/records';
 import type { AuditPlanCreate, FindingCreate } from './schema';
+import { dateProblems } from '../../platform/dates';
 
 /** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
-const isRealDate = (value: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-const dateProblems = (field: string, value: string | null | undefined): FieldProblem[] =>
-  value && !isRealDate(value) ? [{ field, message: 'must be a real date written YYYY-MM-DD' }] : [];
 
 export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
   module: 'audits',

@@ -6,6 +6,7 @@ import { recordChange } from '../../platform/history';
 import { exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
 import type { Actor } from '../../platform/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
+import { isRealDate } from '../../platform/dates';
 
 export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   module: 'controls',
@@ -34,7 +35,6 @@ export function addMonths(isoDate: string, months: number): string {
   return target.toISOString().slice(0, 10);
 }
 
-const isRealDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 /** Records a test of a control (needs controls:update on that control); the next due date follows from the schedule. */
 export async function recordControlTest(tx: DbOrTx, actor: Actor, controlId: string, input: ControlTestCreate): Promise<{ id: string }> {

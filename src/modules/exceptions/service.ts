@@ -9,6 +9,7 @@ import { orderBy, paging, type Page } from '../../platform/paging';
 import { canTouch, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
+import { isRealDate } from '../../platform/dates';
 
 /**
  * Exceptions of one parent kind. Rights are the parent module's: read to see, update to request or change (on a
@@ -18,10 +19,6 @@ import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionU
 
 const approvers = alias(users, 'approver');
 const right = (parent: ExceptionParent, r: 'read' | 'update' | 'delete' | 'review') => `${parent.module}:${r}` as Permission;
-const isRealDate = (value: string) => {
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : null;
-  return day !== null && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
-};
 const todayOf = (now: Date) => now.toISOString().slice(0, 10);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -7,17 +7,14 @@ import { orderBy, paging, type Page } from '../../platform/paging';
 import { ownershipCondition } from '../../platform/ownership';
 import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
 import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
+import { dateProblems, isRealDate } from '../../platform/dates';
 import type {
   BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
   IncidentClassificationView, IncidentCreate, NotificationCreate, NotificationView,
 } from './schema';
 
 const today = () => new Date().toISOString().slice(0, 10);
-/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
-export const isRealDate = (value: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-const dateProblem = (field: string, value: string | null | undefined): FieldProblem[] =>
-  value && !isRealDate(value) ? [{ field, message: 'must be a real date written YYYY-MM-DD' }] : [];
+const dateProblem = dateProblems;
 
 export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
   module: 'incidents',

@@ -12,6 +12,7 @@ import {
   type PolicyReviews, type PolicyVersionView,
 } from './schema';
 import { outsideApprovalsAllowed } from './settings-service';
+import { isRealDate } from '../../platform/dates';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   module: 'policies',
@@ -34,8 +35,6 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   references: [referencedBy('published versions (kept for good: a published policy cannot be deleted)', policyVersions, policyVersions.policyId)],
 };
 
-const isRealDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))
-  && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 function requireRealDate(field: string, value: string): void {
   if (!isRealDate(value)) throw invalidField(field, 'must be a real date written YYYY-MM-DD');

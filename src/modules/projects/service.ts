@@ -3,10 +3,8 @@ import { projects } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
 import type { RecordKind } from '../../platform/records';
 import type { ProjectCreate } from './schema';
+import { isRealDate } from '../../platform/dates';
 
-/** YYYY-MM-DD naming a day that exists (no 2026-02-30). */
-export const isRealDate = (value: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
   module: 'projects',

@@ -10,16 +10,13 @@ import { loadForAction } from '../../platform/records';
 import { addMonths, controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
 import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './treatments-api';
+import { isRealDate } from '../../platform/dates';
 
 /**
  * Treatments and reviews belong to a risk: reading them needs risks:read on the risk, changing treatments
  * risks:update, recording a review risks:review (each with the own level judged on the risk's owner and group).
  */
 
-const isRealDate = (value: string) => {
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : null;
-  return day !== null && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
-};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

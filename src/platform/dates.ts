@@ -1,0 +1,14 @@
+import type { FieldProblem } from './errors';
+
+/** YYYY-MM-DD naming a day that exists (2026-02-30 and 2026-13-01 do not). */
+export function isRealDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const day = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
+}
+
+/** The field problem for a date that is given but not a real YYYY-MM-DD date; none for blank. */
+export const dateProblems = (field: string, value: string | null | undefined): FieldProblem[] =>
+  value && !isRealDate(value) ? [{ field, message: 'must be a real date written YYYY-MM-DD' }] : [];
+
+export const todayIso = (now = new Date()) => now.toISOString().slice(0, 10);
