@@ -105,8 +105,11 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     };
   };
 
-  /** Choices for every select, owner and reference field; a deactivated current owner stays listed, marked. */
-  const choicesFor = async (viewer: Actor, currentOwnerId = ''): Promise<Record<string, Option[]>> => {
+  /**
+   * Choices for every select, owner and reference field. A deactivated current owner stays listed, marked, and a
+   * linked record the viewer cannot see stays selected as such: opening and saving a form never drops a link silently.
+   */
+  const choicesFor = async (viewer: Actor, currentOwnerId = '', current: FormValues = {}): Promise<Record<string, Option[]>> => {
     const [users, groups] = await Promise.all([listUsers(ctx.db), listGroups(ctx.db)]);
     const choices: Record<string, Option[]> = {};
     for (const field of o.fields) {
@@ -116,7 +119,11 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       } else if (field.kind === 'ownerGroup') {
         choices[field.name] = groups.map((g) => ({ value: g.id, label: g.name }));
       } else if (typeof field.options === 'function') {
-        choices[field.name] = await field.options(viewer);
+        const visible = await field.options(viewer);
+        const linked = current[field.name];
+        choices[field.name] = linked && !visible.some((o) => o.value === linked)
+          ? [...visible, { value: linked, label: 'A record you cannot see (kept)' }]
+          : visible;
       } else if (field.options) {
         choices[field.name] = field.options.map((v) => ({ value: v, label: readable(v) }));
       }
@@ -151,7 +158,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     title: string; action: string; cancel: string; values: FormValues; submit: string; errors?: Record<string, string>; error?: string; ownerId?: string;
     definitions?: Definition[]; customValues?: CustomFieldFormValues;
   }) => renderScreen(headers, shell(p.title, viewer, csrfToken),
-    <RecordForm action={p.action} cancel={p.cancel} fields={o.fields} values={p.values} choices={await choicesFor(viewer, p.ownerId)}
+    <RecordForm action={p.action} cancel={p.cancel} fields={o.fields} values={p.values} choices={await choicesFor(viewer, p.ownerId, p.values)}
       errors={p.errors ?? {}} error={p.error} csrfToken={csrfToken} submit={p.submit}
       extra={<CustomFieldInputs definitions={p.definitions ?? []} values={p.customValues ?? {}} errors={p.errors ?? {}} />} />);
 
