@@ -32,6 +32,8 @@ import { auditsApi } from './modules/audits/api';
 import { customFieldsModule } from './modules/customFields';
 import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
+import { accountReviewsModule } from './modules/accountReviews';
+import { packagesApi } from './modules/compliance/packages-api';
 
 const healthRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
@@ -76,6 +78,8 @@ const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   thirdPartyPages(ctx),
   projectPages(ctx),
   riskPages(ctx),
+  packagesApi(ctx),
+  accountReviewsModule(ctx),
 ];
 
 /** Composes platform plugins and module plugins. Tests import this; only server.ts listens. */

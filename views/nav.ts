@@ -20,4 +20,5 @@ export const MAIN_LINKS: MainLink[] = [
   { key: 'audits', href: '/audits', label: 'Audits', needs: 'audits:read' },
   { key: 'thirdParties', href: '/third-parties', label: 'Third parties', needs: 'thirdParties:read' },
   { key: 'projects', href: '/projects', label: 'Projects', needs: 'projects:read' },
+  { key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' },
 ];

@@ -1,0 +1,96 @@
+import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { renderScreen } from '../../../views/layout';
+import type { accountReviewPrograms } from '../../../db/schema';
+import { runWrite, type AppContext } from '../../platform/context';
+import { invalid } from '../../platform/errors';
+import { schemaProblems } from '../../platform/form-input';
+import { canTouch, type Actor } from '../../platform/permissions';
+import { recordPages } from '../../platform/record-pages';
+import { getRecord, type RecordView } from '../../platform/records';
+import { DECISIONS, ItemCreate, ItemDecision, PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
+import { addItem, decideItem, itemCounts, listItems, programKind } from './service';
+import { ItemsSection, type ItemsSectionProps } from './views';
+
+type ProgramView = RecordView<typeof accountReviewPrograms>;
+
+const pageNumber = (raw: string | undefined) => (raw && /^\d{1,6}$/.test(raw) ? Math.max(1, Number(raw)) : 1);
+
+/** Extra pieces the items section can carry; the CSV import adds its control here. */
+export interface ItemsExtras {
+  importControl?: (program: ProgramView, viewer: Actor, csrfToken: string) => JSX.Element | undefined;
+}
+
+export function accountReviewPages(ctx: AppContext, extras: ItemsExtras = {}) {
+  const section = async (
+    program: ProgramView, viewer: Actor, csrfToken: string, page = 1, refused: Pick<ItemsSectionProps, 'errors' | 'error' | 'values'> = {},
+  ) => {
+    const [items, counts] = await Promise.all([listItems(ctx.db, viewer, program.id, { page }), itemCounts(ctx.db, program.id)]);
+    const canDecide = canTouch(viewer, 'accountReviews:update', program) && program.status === 'open';
+    return (
+      <ItemsSection programId={program.id} page={items} counts={counts} canDecide={canDecide} closed={program.status === 'closed'}
+        csrfToken={csrfToken} importControl={extras.importControl?.(program, viewer, csrfToken)} {...refused} />
+    );
+  };
+  const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'accountReviews' });
+
+  return recordPages(ctx, programKind, {
+    path: '/account-reviews',
+    title: 'Account reviews',
+    singular: 'Review program',
+    navKey: 'accountReviews',
+    Create: ProgramCreate,
+    Update: ProgramUpdate,
+    statuses: PROGRAM_STATUSES,
+    fields: [
+      { name: 'name', label: 'Name', kind: 'text', required: true },
+      { name: 'description', label: 'Description', kind: 'textarea' },
+      { name: 'status', label: 'Status', kind: 'select', options: PROGRAM_STATUSES, hint: 'Blank gives open; a closed program refuses decisions' },
+      { name: 'dueOn', label: 'Due on', kind: 'date' },
+      { name: 'ownerId', label: 'Owner', kind: 'owner' },
+      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+    ],
+    columns: [
+      { header: 'Name', value: (p) => p.name, link: true },
+      { header: 'Status', value: (p) => p.status },
+      { header: 'Due on', value: (p) => p.dueOn },
+      { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+    ],
+    sorts: [
+      { value: '', label: 'Newest first' },
+      { value: 'name', label: 'Name A–Z' },
+      { value: 'dueOn', label: 'Due first' },
+      { value: '-updatedAt', label: 'Recently updated' },
+    ],
+    sections: (view, viewer, csrfToken) => section(view, viewer, csrfToken),
+  })
+    // Paging through the items: the section alone for htmx, else the program's items on a page of their own.
+    .get('/account-reviews/:id/items', async ({ viewer, csrfToken, headers, params, query }) => {
+      const program = await getRecord(ctx.db, programKind, viewer, params.id);
+      const content = await section(program, viewer, csrfToken, pageNumber(query.page));
+      if (headers['hx-request'] === 'true' && headers['hx-target']) return content;
+      return renderScreen(headers, shell(program.name, viewer, csrfToken),
+        <div><p><a href={`/account-reviews/${program.id}`} safe>{`← ${program.name}`}</a></p>{content}</div>);
+    }, { page: 'accountReviews:read' })
+    .post('/account-reviews/:id/items', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = { account: formText(body, 'account'), system: formText(body, 'system'), owner: formText(body, 'owner').trim(), notes: formText(body, 'notes') };
+      const input = { account: values.account, system: values.system, ...(values.owner ? { owner: values.owner } : {}), notes: values.notes };
+      const result = await attempt(async () => {
+        const problems = schemaProblems(ItemCreate, input);
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => addItem(tx, viewer, params.id, input as ItemCreate));
+      });
+      if (result.ok) return redirect(`/account-reviews/${params.id}?done=updated`, 303);
+      set.status = result.error.status;
+      const program = await getRecord(ctx.db, programKind, viewer, params.id);
+      const refused = { errors: fieldErrors(result.error.problems), error: result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message, values };
+      return renderScreen(headers, shell(program.name, viewer, csrfToken),
+        <div><p><a href={`/account-reviews/${program.id}`} safe>{`← ${program.name}`}</a></p>{await section(program, viewer, csrfToken, 1, refused)}</div>);
+    }, { page: 'accountReviews:update' })
+    .post('/account-reviews/:id/items/:itemId/decision', async ({ viewer, params, body, redirect }) => {
+      const decision = formText(body, 'decision');
+      if (!(DECISIONS as readonly string[]).includes(decision)) throw invalid([{ field: 'decision', message: 'choose keep, revoke or modify' }]);
+      const input: ItemDecision = { decision: decision as ItemDecision['decision'] };
+      await runWrite(ctx, (tx) => decideItem(tx, viewer, params.id, params.itemId, input));
+      return redirect(`/account-reviews/${params.id}?done=updated`, 303);
+    }, { page: 'accountReviews:update' });
+}
