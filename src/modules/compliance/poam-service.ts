@@ -1,0 +1,141 @@
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import {
+  analysisProjects, auditFindings, auditPlans, complianceAnalyses, complianceItems, compliancePackages, controls, controlTests, projects, users,
+} from '../../../db/schema';
+import { ownershipCondition } from '../../platform/ownership';
+import { paging, type Page } from '../../platform/paging';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
+import { analysisCondition } from './analyses-service';
+import type { PoamItem, PoamQuery, PoamSeverity, PoamSource } from './poam-api';
+
+/**
+ * The POA&M register (plan of action and milestones): every open weakness, drawn from three sources, read only.
+ *
+ * | Source      | Weakness                                            | Severity                          | Status                         | Due date                                                                  |
+ * |-------------|-----------------------------------------------------|-----------------------------------|--------------------------------|---------------------------------------------------------------------------|
+ * | compliance  | analysis non-compliant or partially compliant       | non-compliant high, partially medium | in_remediation when a mapped project is not completed, else open | earliest deadline of a mapped project not completed; else assessed + 90 days (high) or + 180 days (medium) |
+ * | audit       | audit finding not closed                            | medium (findings carry no rating) | the finding's (open, in_remediation) | the finding's deadline (none: never overdue)                              |
+ * | controlTest | the latest test of a control that is not retired failed | high                           | open                           | tested on + 30 days                                                       |
+ *
+ * Overdue: the due date is before today (UTC). Each source is limited to what the caller may read in its module
+ * (compliance, audits, controls) at their level; a module they hold no read right on contributes nothing.
+ */
+
+export const SEVERITY_DUE_DAYS = { high: 90, medium: 180 } as const;
+export const FAILED_TEST_DUE_DAYS = 30;
+
+const SEVERITY_RANK: Record<PoamSeverity, number> = { high: 0, medium: 1, low: 2 };
+
+export function addDays(isoDate: string, days: number): string {
+  const day = new Date(`${isoDate}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + days);
+  return day.toISOString().slice(0, 10);
+}
+
+type Draft = Omit<PoamItem, 'overdue'>;
+
+async function complianceWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> {
+  if (levelOf(actor, 'compliance:read') === null) return [];
+  const open = sql<string | null>`(select min(${projects.deadline})::text from ${analysisProjects} join ${projects} on ${projects.id} = ${analysisProjects.projectId}
+    where ${analysisProjects.analysisId} = ${complianceAnalyses.id} and ${projects.status} <> 'completed')`;
+  const active = sql<boolean>`exists (select 1 from ${analysisProjects} join ${projects} on ${projects.id} = ${analysisProjects.projectId}
+    where ${analysisProjects.analysisId} = ${complianceAnalyses.id} and ${projects.status} <> 'completed')`;
+  const rows = await db.select({
+    id: complianceAnalyses.id, status: complianceAnalyses.status, assessedAt: complianceAnalyses.assessedAt, updatedAt: complianceAnalyses.updatedAt,
+    code: complianceItems.code, name: complianceItems.name, packageName: compliancePackages.name, owner: users.name,
+    projectDeadline: open, remediating: active,
+  }).from(complianceAnalyses)
+    .innerJoin(complianceItems, eq(complianceItems.id, complianceAnalyses.itemId))
+    .innerJoin(compliancePackages, eq(compliancePackages.id, complianceAnalyses.packageId))
+    .leftJoin(users, eq(users.id, complianceAnalyses.ownerId))
+    .where(and(inArray(complianceAnalyses.status, ['non_compliant', 'partially_compliant']), analysisCondition(actor, 'compliance:read')));
+  return rows.map((r) => {
+    const severity: PoamSeverity = r.status === 'non_compliant' ? 'high' : 'medium';
+    const assessed = (r.assessedAt ?? r.updatedAt).toISOString().slice(0, 10);
+    return {
+      id: `compliance:${r.id}`, source: 'compliance', sourceId: r.id, title: `${r.code} ${r.name}`, reference: r.packageName,
+      weakness: r.status, severity, status: r.remediating ? 'in_remediation' : 'open',
+      dueDate: r.projectDeadline ?? addDays(assessed, SEVERITY_DUE_DAYS[severity === 'high' ? 'high' : 'medium']),
+      owner: r.owner, link: `/compliance/analyses/${r.id}`,
+    };
+  });
+}
+
+async function auditWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> {
+  if (levelOf(actor, 'audits:read') === null) return [];
+  const rows = await db.select({
+    id: auditFindings.id, title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline, plan: auditPlans.title, owner: users.name,
+  }).from(auditFindings)
+    .innerJoin(auditPlans, eq(auditPlans.id, auditFindings.auditPlanId))
+    .leftJoin(users, eq(users.id, auditFindings.ownerId))
+    .where(and(ne(auditFindings.status, 'closed'), ownershipCondition(actor, 'audits:read', auditFindings.ownerId, auditFindings.ownerGroupId)));
+  return rows.map((r) => ({
+    id: `audit:${r.id}`, source: 'audit', sourceId: r.id, title: r.title, reference: r.plan, weakness: 'audit finding',
+    severity: 'medium', status: r.status === 'in_remediation' ? 'in_remediation' : 'open', dueDate: r.deadline, owner: r.owner,
+    link: `/audits/findings/${r.id}`,
+  }));
+}
+
+async function controlTestWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> {
+  if (levelOf(actor, 'controls:read') === null) return [];
+  // The latest test of each control (by test date, then by when it was recorded); only a failed latest test is a weakness.
+  const latest = db.selectDistinctOn([controlTests.controlId], {
+    id: controlTests.id, controlId: controlTests.controlId, testedOn: controlTests.testedOn, result: controlTests.result,
+  }).from(controlTests).orderBy(controlTests.controlId, desc(controlTests.testedOn), desc(controlTests.createdAt)).as('latest');
+  const rows = await db.select({
+    id: latest.id, controlId: controls.id, name: controls.name, testedOn: latest.testedOn, owner: users.name,
+  }).from(latest)
+    .innerJoin(controls, eq(controls.id, latest.controlId))
+    .leftJoin(users, eq(users.id, controls.ownerId))
+    .where(and(eq(latest.result, 'fail'), ne(controls.status, 'retired'), ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId)))
+    .orderBy(asc(controls.name));
+  return rows.map((r) => ({
+    id: `controlTest:${r.id}`, source: 'controlTest', sourceId: r.id, title: `Failed test of ${r.name}`, reference: r.name,
+    weakness: `test on ${r.testedOn} failed`, severity: 'high', status: 'open', dueDate: addDays(r.testedOn, FAILED_TEST_DUE_DAYS), owner: r.owner,
+    link: `/controls/${r.controlId}`,
+  }));
+}
+
+const SOURCES: Record<PoamSource, (db: DbOrTx, actor: Actor) => Promise<Draft[]>> = {
+  compliance: complianceWeaknesses, audit: auditWeaknesses, controlTest: controlTestWeaknesses,
+};
+
+/** Every weakness matching the filters, overdue first, then by due date (none last), severity and title. */
+export async function poamItems(db: DbOrTx, actor: Actor, query: Omit<PoamQuery, 'page' | 'pageSize'>, now = new Date()): Promise<PoamItem[]> {
+  requirePermission(actor, 'compliance:read');
+  const today = now.toISOString().slice(0, 10);
+  const sources = query.source ? [query.source] : (Object.keys(SOURCES) as PoamSource[]);
+  const drafts = (await Promise.all(sources.map((s) => SOURCES[s](db, actor)))).flat();
+  return drafts
+    .map((d) => ({ ...d, overdue: d.dueDate !== null && d.dueDate < today }))
+    .filter((i) => (!query.status || i.status === query.status) && (!query.severity || i.severity === query.severity)
+      && (query.overdue === undefined || String(i.overdue) === query.overdue))
+    .sort((a, b) => Number(b.overdue) - Number(a.overdue)
+      || (a.dueDate ?? '9999-12-31').localeCompare(b.dueDate ?? '9999-12-31')
+      || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]
+      || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
+}
+
+export async function listPoam(db: DbOrTx, actor: Actor, query: PoamQuery, now = new Date()): Promise<Page<PoamItem>> {
+  const { page, pageSize, offset } = paging(query);
+  const all = await poamItems(db, actor, query, now);
+  return { rows: all.slice(offset, offset + pageSize), total: all.length, page, pageSize };
+}
+
+/** A spreadsheet would run a cell starting with = + - @ tab or CR as a formula; such cells get a leading apostrophe. */
+export function csvCell(value: string | number | boolean | null): string {
+  let text = value === null ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export const POAM_CSV_COLUMNS = ['source', 'title', 'reference', 'weakness', 'severity', 'status', 'due_date', 'overdue', 'owner', 'source_id'] as const;
+
+export function poamCsv(items: PoamItem[]): string {
+  const lines = [POAM_CSV_COLUMNS.join(',')];
+  for (const i of items) {
+    lines.push([i.source, i.title, i.reference, i.weakness, i.severity, i.status, i.dueDate, i.overdue, i.owner, i.sourceId].map(csvCell).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
