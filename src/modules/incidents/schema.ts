@@ -16,7 +16,7 @@ const incidentFields = {
   status: t.Optional(stringEnum(INCIDENT_STATUSES, { description: 'Blank gives open; closed needs a resolution' })),
   resolution: t.Optional(t.String({ maxLength: 100_000, description: 'Required to close' })),
 };
-export const { Create: IncidentCreate, Update: IncidentUpdate } = recordInputs(incidentFields);
+export const { Create: IncidentCreate, Update: IncidentUpdate } = recordInputs(incidentFields, { customFields: true });
 export type IncidentCreate = Static<typeof IncidentCreate>;
 export type IncidentUpdate = Static<typeof IncidentUpdate>;
 
@@ -29,7 +29,7 @@ export const IncidentView = recordView({
   thirdPartyId: t.Union([t.String(), t.Null()]),
   status: stringEnum(INCIDENT_STATUSES),
   resolution: t.String(),
-});
+}, { customFields: true });
 export type IncidentView = Static<typeof IncidentView>;
 
 export const INCIDENT_SORTS = ['title', 'status', 'openedAt', 'createdAt', 'updatedAt'] as const;

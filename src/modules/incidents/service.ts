@@ -18,6 +18,7 @@ const dateProblem = dateProblems;
 
 export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
   module: 'incidents',
+  customFields: true,
   recordType: 'incident',
   label: 'Incident',
   table: incidents,

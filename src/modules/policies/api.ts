@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
 import { Created, Data, IdParam } from '../../platform/envelopes';
@@ -18,7 +19,8 @@ export const policiesApi = (ctx: AppContext) =>
   recordApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyCreate, Update: PolicyUpdate, View: PolicyView, ListQuery: PolicyListQuery })
     .put('/:id/content', async ({ actor, params, body }) => {
       await runWrite(ctx, (tx) => setPolicyContent(tx, actor, params.id, body));
-      return { data: await getRecord(ctx.db, policyKind, actor, params.id) };
+      // The kit's view type does not carry custom fields; the record read does (policyKind.customFields).
+      return { data: (await getRecord(ctx.db, policyKind, actor, params.id)) as Static<typeof PolicyView> };
     }, {
       scope: 'policies:update', params: IdParam, body: PolicyContent, response: Data(PolicyView),
       detail: { tags, summary: "Replace a policy's draft content (Markdown); published versions never change" },

@@ -15,7 +15,7 @@ const policyFields = {
   })),
 };
 /** Content and status are not here: content has its own path (PUT /:id/content) and only publishing sets the status. */
-export const { Create: PolicyCreate, Update: PolicyUpdate } = recordInputs(policyFields);
+export const { Create: PolicyCreate, Update: PolicyUpdate } = recordInputs(policyFields, { customFields: true });
 export type PolicyCreate = Static<typeof PolicyCreate>;
 export type PolicyUpdate = Static<typeof PolicyUpdate>;
 
@@ -27,7 +27,7 @@ export const PolicyView = recordView({
   status: stringEnum(POLICY_STATUSES),
   currentVersion: t.Union([t.Integer(), t.Null()], { description: 'Number of the latest published version' }),
   createdBy: t.Union([t.String(), t.Null()]),
-});
+}, { customFields: true });
 export type PolicyView = Static<typeof PolicyView>;
 
 export const POLICY_SORTS = ['title', 'status', 'reviewFrequencyMonths', 'createdAt', 'updatedAt'] as const;

@@ -16,6 +16,7 @@ import { isRealDate } from '../../platform/dates';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   module: 'policies',
+  customFields: true,
   recordType: 'policy',
   label: 'Policy',
   table: policies,

@@ -10,7 +10,7 @@ const projectFields = {
   status: t.Optional(stringEnum(PROJECT_STATUSES, { description: 'Blank gives planned' })),
   deadline: t.Optional(NullableDate),
 };
-export const { Create: ProjectCreate, Update: ProjectUpdate } = recordInputs(projectFields);
+export const { Create: ProjectCreate, Update: ProjectUpdate } = recordInputs(projectFields, { customFields: true });
 export type ProjectCreate = Static<typeof ProjectCreate>;
 export type ProjectUpdate = Static<typeof ProjectUpdate>;
 
@@ -19,7 +19,7 @@ export const ProjectView = recordView({
   description: t.String(),
   status: stringEnum(PROJECT_STATUSES),
   deadline: t.Union([t.String({ description: 'YYYY-MM-DD' }), t.Null()]),
-});
+}, { customFields: true });
 export type ProjectView = Static<typeof ProjectView>;
 
 export const PROJECT_SORTS = ['title', 'status', 'deadline', 'createdAt', 'updatedAt'] as const;

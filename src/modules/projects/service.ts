@@ -8,6 +8,7 @@ import { isRealDate } from '../../platform/dates';
 
 export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
   module: 'projects',
+  customFields: true,
   recordType: 'project',
   label: 'Project',
   table: projects,

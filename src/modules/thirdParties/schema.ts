@@ -12,7 +12,7 @@ const thirdPartyFields = {
   status: t.Optional(stringEnum(THIRD_PARTY_STATUSES, { description: 'Blank gives active' })),
   website: t.Optional(t.Union([t.String({ maxLength: 2000, description: 'An http or https address with a host' }), t.Null()])),
 };
-export const { Create: ThirdPartyCreate, Update: ThirdPartyUpdate } = recordInputs(thirdPartyFields);
+export const { Create: ThirdPartyCreate, Update: ThirdPartyUpdate } = recordInputs(thirdPartyFields, { customFields: true });
 export type ThirdPartyCreate = Static<typeof ThirdPartyCreate>;
 export type ThirdPartyUpdate = Static<typeof ThirdPartyUpdate>;
 
@@ -22,7 +22,7 @@ export const ThirdPartyView = recordView({
   type: stringEnum(THIRD_PARTY_TYPES),
   status: stringEnum(THIRD_PARTY_STATUSES),
   website: t.Union([t.String(), t.Null()]),
-});
+}, { customFields: true });
 export type ThirdPartyView = Static<typeof ThirdPartyView>;
 
 export const THIRD_PARTY_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;

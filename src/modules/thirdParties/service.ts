@@ -34,6 +34,7 @@ const blankToNull = (value: string | null | undefined) => (value == null || valu
 
 export const thirdPartyKind: RecordKind<typeof thirdParties, ThirdPartyCreate> = {
   module: 'thirdParties',
+  customFields: true,
   recordType: 'thirdParty',
   label: 'Third party',
   table: thirdParties,
