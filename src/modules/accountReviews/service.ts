@@ -169,7 +169,7 @@ export async function addItem(tx: DbOrTx, actor: Actor, programId: string, input
   const known = await usersByEmail(tx, input.owner ? [input.owner] : []);
   const ownerProblem = personProblem('owner', input.owner, known);
   if (ownerProblem) problems.push(ownerProblem);
-  if (account && system && (await existingAccounts(tx, programId, [{ system, account }])).size) {
+  if (account && system && (await existingAccounts(tx, programId, [{ system, account }])).has(accountKey({ system, account }))) {
     problems.push({ field: 'account', message: `${account} on ${system} is already in this program` });
   }
   if (problems.length) throw invalid(problems);
