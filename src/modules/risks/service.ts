@@ -2,9 +2,9 @@ import { and, count, desc, eq, ilike, sql, type AnyColumn, type SQL } from 'driz
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import {
-  assets, businessUnits, groups, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
+  analysisRisks, assets, businessUnits, groups, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
-import { invalid, notFound, type FieldProblem } from '../../platform/errors';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
@@ -270,6 +270,8 @@ export async function deleteRisk(tx: DbOrTx, actor: Actor, id: string): Promise<
   const current = await loadRisk(tx, id);
   if (!current) throw notFound(`Risk ${id}`);
   requireOnRecord(actor, 'risks:delete', current.risk, `Risk ${id}`);
+  const [{ mapped }] = await tx.select({ mapped: count() }).from(analysisRisks).where(eq(analysisRisks.riskId, id));
+  if (mapped > 0) throw conflict(`Risk ${id} is still referenced by ${mapped} compliance analyses; remove those mappings first`);
   const customFields = (await loadCustomFields(tx, 'risks', [id])).get(id) ?? {};
   await deleteCustomFields(tx, 'risks', id);
   await tx.delete(risks).where(eq(risks.id, id));
