@@ -1,6 +1,6 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { policies, policyApprovals, policyReviews, policyVersions, users } from '../../../db/schema';
+import { analysisPolicies, policies, policyApprovals, policyReviews, policyVersions, users } from '../../../db/schema';
 import { conflict, invalidField } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { requireOnRecord, type Actor } from '../../platform/permissions';
@@ -33,7 +33,7 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
     return candidate.title.trim() ? [] : [{ field: 'title', message: 'must not be blank' }];
   },
   // Published text is kept for good: a policy that has been published cannot be deleted (its versions are immutable).
-  references: [referencedBy('published versions (kept for good: a published policy cannot be deleted)', policyVersions, policyVersions.policyId)],
+  references: [referencedBy('published versions (kept for good: a published policy cannot be deleted)', policyVersions, policyVersions.policyId), referencedBy('compliance analyses', analysisPolicies, analysisPolicies.policyId)],
 };
 
 

@@ -1,7 +1,7 @@
 import type { DbOrTx } from '../../../db/client';
-import { projects } from '../../../db/schema';
+import { analysisProjects, projects } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
-import type { RecordKind } from '../../platform/records';
+import { referencedBy, type RecordKind } from '../../platform/records';
 import type { ProjectCreate } from './schema';
 import { isRealDate } from '../../platform/dates';
 
@@ -16,6 +16,7 @@ export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
   statusColumn: projects.status,
   sortable: { title: projects.title, status: projects.status, deadline: projects.deadline, createdAt: projects.createdAt, updatedAt: projects.updatedAt },
   defaults: { description: '', status: 'planned', deadline: null },
+  references: [referencedBy('compliance analyses (as remediation)', analysisProjects, analysisProjects.projectId)],
   toColumns: (c) => ({ ...c, title: c.title.trim() }),
   async check(_db: DbOrTx, candidate) {
     const problems: FieldProblem[] = [];
