@@ -47,3 +47,22 @@ describe('risks over REST', () => {
     }
   });
 });
+
+describe('deleting a risk', () => {
+  test('a risk a third party links to cannot be deleted; the 409 names what still references it', async () => {
+    const admin = await adminActor(env);
+    const token = await makeToken(env, admin, ['risks:read', 'risks:delete', 'thirdParties:read', 'thirdParties:create', 'thirdParties:update']);
+    const riskId = await makeRisk(env, admin);
+    const vendor = await env.request('/api/v1/third-parties', bearer(token, { method: 'POST', body: JSON.stringify({ name: 'Linked vendor' }) }));
+    const { id: vendorId } = ((await vendor.json()) as { data: { id: string } }).data;
+    const linked = await env.request(`/api/v1/third-parties/${vendorId}/risks`, bearer(token, { method: 'POST', body: JSON.stringify({ riskId }) }));
+    expect(linked.status, await linked.clone().text()).toBeLessThan(300);
+
+    const refused = await env.request(`/api/v1/risks/${riskId}`, bearer(token, { method: 'DELETE' }));
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toContain('1 third parties linking it');
+
+    await env.request(`/api/v1/third-parties/${vendorId}/risks/${riskId}`, bearer(token, { method: 'DELETE' }));
+    expect((await env.request(`/api/v1/risks/${riskId}`, bearer(token, { method: 'DELETE' }))).status).toBe(204);
+  });
+});

@@ -2,7 +2,7 @@ import { and, count, desc, eq, ilike, sql, type AnyColumn, type SQL } from 'driz
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import {
-  analysisRisks, assets, businessUnits, groups, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
+  analysisRisks, assets, businessUnits, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
@@ -12,7 +12,7 @@ import { requireOnRecord, requirePermission, type Actor } from '../../platform/p
 import {
   auditedCustomFields, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite,
 } from '../../platform/custom-field-values';
-import { exists } from '../../platform/records';
+import { exists, referencedBy } from '../../platform/records';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 
 const inherentLikelihood = alias(riskLikelihoodLevels, 'il');
@@ -266,12 +266,26 @@ export async function updateRisk(tx: DbOrTx, actor: Actor, id: string, patch: Ri
   });
 }
 
+/** Records of other modules that point at a risk; deleting it while any do is a 409 naming them (never orphaned links). */
+const RISK_REFERENCES = [
+  referencedBy('compliance analyses', analysisRisks, analysisRisks.riskId),
+  referencedBy('third parties linking it', thirdPartyRisks, thirdPartyRisks.riskId),
+];
+
+async function refuseWhileReferenced(tx: DbOrTx, id: string): Promise<void> {
+  const still: string[] = [];
+  for (const reference of RISK_REFERENCES) {
+    const n = await reference.count(tx, id);
+    if (n > 0) still.push(`${n} ${reference.label}`);
+  }
+  if (still.length) throw conflict(`Risk ${id} is still referenced by ${still.join(', ')}; remove those references first`);
+}
+
 export async function deleteRisk(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
   const current = await loadRisk(tx, id);
   if (!current) throw notFound(`Risk ${id}`);
   requireOnRecord(actor, 'risks:delete', current.risk, `Risk ${id}`);
-  const [{ mapped }] = await tx.select({ mapped: count() }).from(analysisRisks).where(eq(analysisRisks.riskId, id));
-  if (mapped > 0) throw conflict(`Risk ${id} is still referenced by ${mapped} compliance analyses; remove those mappings first`);
+  await refuseWhileReferenced(tx, id);
   const customFields = (await loadCustomFields(tx, 'risks', [id])).get(id) ?? {};
   await deleteCustomFields(tx, 'risks', id);
   await tx.delete(risks).where(eq(risks.id, id));
