@@ -34,6 +34,7 @@ import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
 import { accountReviewsModule } from './modules/accountReviews';
 import { packagesApi } from './modules/compliance/packages-api';
+import { compliancePackagePages } from './modules/compliance/packages-pages';
 
 const healthRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'platform:health' }).get('/api/health', async ({ set }) => {
@@ -79,6 +80,7 @@ const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   projectPages(ctx),
   riskPages(ctx),
   packagesApi(ctx),
+  compliancePackagePages(ctx),
   accountReviewsModule(ctx),
 ];
 

@@ -1,0 +1,163 @@
+import { Elysia } from 'elysia';
+import { attempt, formText } from '../../../views/components/form';
+import {
+  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, emptyImportValues,
+  type ImportFormValues,
+} from '../../../views/compliance/packages';
+import { renderScreen } from '../../../views/layout';
+import { runWrite, type AppContext } from '../../platform/context';
+import { AppError } from '../../platform/errors';
+import { levelOf, type Actor } from '../../platform/permissions';
+import { screenAuth } from '../../platform/screen-auth';
+import { parsePackageCsv } from './package-csv';
+import { deletePackage, exportPackage, getPackage, importPackage, listPackages, validatePackage } from './packages-service';
+import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem } from './schema';
+import { SHIPPED_PACKAGES, importShippedPackage } from './shipped';
+
+/** Screens accept requests up to 1 MB; bigger packages go through the REST API, which the refusal names. */
+export const SCREEN_REQUEST_LIMIT = 1024 * 1024;
+export const TOO_LARGE_MESSAGE =
+  'This request is larger than the 1 MB the screens accept. Import a package this large with POST /api/v1/compliance/packages (an API token with compliance:create).';
+
+const tooLarge = () => new AppError('TOO_LARGE', TOO_LARGE_MESSAGE);
+
+/** Refuses by Content-Length before the body is read; the handlers check the file size too (chunked uploads carry none). */
+function refuseLargeRequests({ request }: { request: Request }): undefined {
+  const length = Number(request.headers.get('content-length') ?? '0');
+  if (length > SCREEN_REQUEST_LIMIT) throw tooLarge();
+  return undefined;
+}
+
+const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'compliance' });
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const stringOr = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
+
+/** What the preview shows of a file with problems: every item that is an object, its fields as text. */
+function bestEffortInput(parsed: unknown): PackageInput | null {
+  if (!isRecord(parsed)) return null;
+  const items: PackageItem[] = (Array.isArray(parsed.items) ? parsed.items : []).filter(isRecord).map((item) => ({
+    code: stringOr(item.code),
+    name: stringOr(item.name),
+    description: stringOr(item.description),
+    parentCode: typeof item.parentCode === 'string' ? item.parentCode : null,
+    kind: ITEM_KINDS.find((kind) => kind === item.kind) ?? '',
+  }));
+  return { name: stringOr(parsed.name), standard: stringOr(parsed.standard), version: stringOr(parsed.version), description: stringOr(parsed.description), items };
+}
+
+export function countItems(items: readonly PackageItem[]): ItemCounts {
+  const counts: ItemCounts = { total: items.length, requirement: 0, additional: 0, heading: 0 };
+  for (const item of items) {
+    const kind = item.kind || 'requirement';
+    if (kind in counts) counts[kind] += 1;
+  }
+  return counts;
+}
+
+export interface ReadPackage {
+  input: PackageInput | null;
+  problems: PackageProblem[];
+}
+
+/**
+ * Reads an uploaded package file without writing anything: JSON by its .json name or a leading "{", CSV otherwise.
+ * The dialog's name, standard and version are the CSV's package fields; for JSON they replace the file's when filled.
+ */
+export function readPackageFile(fileName: string, text: string, values: ImportFormValues): ReadPackage {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const looksJson = /\.json$/i.test(fileName) || (!/\.csv$/i.test(fileName) && body.trimStart().startsWith('{'));
+  if (!looksJson) return parsePackageCsv(body, { name: values.name, standard: values.standard, version: values.version });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    return { input: null, problems: [{ field: 'file', message: `is not valid JSON (${error instanceof Error ? error.message : String(error)})` }] };
+  }
+  if (isRecord(parsed)) {
+    for (const field of ['name', 'standard', 'version'] as const) if (values[field].trim()) parsed[field] = values[field];
+  }
+  const problems = validatePackage(parsed);
+  return { input: problems.length ? bestEffortInput(parsed) : (parsed as PackageInput), problems };
+}
+
+const formValues = (body: unknown): ImportFormValues =>
+  ({ name: formText(body, 'name'), standard: formText(body, 'standard'), version: formText(body, 'version') });
+
+/** "NIST SP 800-53 rev5" -> "nist-sp-800-53-rev5.json": a plain ASCII download name. */
+export const exportFileName = (name: string) =>
+  `${name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'package'}.json`;
+
+/** Compliance › Packages: list with Export and Delete per row, the import dialog (preview, then Commit import), shipped frameworks. */
+export const compliancePackagePages = (ctx: AppContext) =>
+  new Elysia({ name: 'pages:compliance-packages' })
+    .use(screenAuth(ctx))
+    .get(PACKAGES_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+      const packages = await listPackages(ctx.db, viewer, { page });
+      const canCreate = levelOf(viewer, 'compliance:create') !== null;
+      return renderScreen(headers, shell('Compliance packages', viewer, csrfToken),
+        <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} canDelete={levelOf(viewer, 'compliance:delete') !== null}
+          shipped={SHIPPED_PACKAGES} done={query.done} />);
+    }, { page: 'compliance:read' })
+
+    .get(IMPORT_PATH, ({ viewer, csrfToken, headers }) =>
+      renderScreen(headers, shell('Import package', viewer, csrfToken), <ImportForm csrfToken={csrfToken} values={emptyImportValues} />),
+    { page: 'compliance:create' })
+
+    // Preview: parse and check on the server, render the tree and every problem; nothing is written.
+    .post(PREVIEW_PATH, async ({ viewer, csrfToken, headers, body, set }) => {
+      const values = formValues(body);
+      const file = isRecord(body) ? body.file : undefined;
+      const screen = (content: JSX.Element) => renderScreen(headers, shell('Import package', viewer, csrfToken), content);
+      if (!(file instanceof Blob) || file.size === 0) {
+        set.status = 400;
+        return screen(<ImportForm csrfToken={csrfToken} values={values} error="Choose a CSV or JSON package file." />);
+      }
+      if (file.size > SCREEN_REQUEST_LIMIT) {
+        set.status = 413;
+        return screen(<ImportForm csrfToken={csrfToken} values={values} error={TOO_LARGE_MESSAGE} />);
+      }
+      const fileName = file instanceof File && file.name ? file.name : 'package';
+      const { input, problems } = readPackageFile(fileName, await file.text(), values);
+      if (problems.length) set.status = 400;
+      return screen(<ImportPreview csrfToken={csrfToken} fileName={fileName} values={values} input={input} problems={problems}
+        counts={countItems(input?.items ?? [])} />);
+    }, { page: 'compliance:create', parse: [refuseLargeRequests] })
+
+    // Commit import: the previewed package arrives whole in one request and is created in one transaction.
+    .post(IMPORT_PATH, async ({ viewer, csrfToken, headers, body, set, redirect }) => {
+      const text = formText(body, 'package');
+      const read = readPackageFile('package.json', text, emptyImportValues);
+      const result = read.problems.length ? null : await attempt(() => runWrite(ctx, (tx) => importPackage(tx, viewer, read.input!)));
+      if (result?.ok) return redirect(`${PACKAGES_PATH}?done=imported`, 303);
+      const problems = result && !result.ok
+        ? (result.error.problems.length ? result.error.problems : [{ field: 'package', message: result.error.message }])
+        : read.problems;
+      set.status = result && !result.ok ? result.error.status : 400;
+      return renderScreen(headers, shell('Import package', viewer, csrfToken),
+        <ImportPreview csrfToken={csrfToken} fileName="previewed package" values={emptyImportValues} input={read.input}
+          problems={problems} counts={countItems(read.input?.items ?? [])} />);
+    }, { page: 'compliance:create', parse: [refuseLargeRequests] })
+
+    .post(`${PACKAGES_PATH}/shipped/:key`, async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => importShippedPackage(tx, viewer, params.key));
+      return redirect(`${PACKAGES_PATH}?done=imported`, 303);
+    }, { page: 'compliance:create' })
+
+    // The package in its import shape, as a download; importing the file gives the identical tree.
+    .get(`${PACKAGES_PATH}/:id/export`, async ({ viewer, params, set }) => {
+      const pkg = await exportPackage(ctx.db, viewer, params.id);
+      set.headers['content-type'] = 'application/json; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="${exportFileName(pkg.name)}"`;
+      return `${JSON.stringify(pkg, null, 2)}\n`;
+    }, { page: 'compliance:read' })
+
+    .get(`${PACKAGES_PATH}/:id/delete`, async ({ viewer, csrfToken, headers, params }) => {
+      const pkg = await getPackage(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(`Delete ${pkg.name}`, viewer, csrfToken), <ConfirmPackageDelete pkg={pkg} csrfToken={csrfToken} />);
+    }, { page: 'compliance:delete' })
+    .post(`${PACKAGES_PATH}/:id/delete`, async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => deletePackage(tx, viewer, params.id));
+      return redirect(`${PACKAGES_PATH}?done=deleted`, 303);
+    }, { page: 'compliance:delete' });

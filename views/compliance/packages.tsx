@@ -1,0 +1,240 @@
+import { Flash } from '../components/flash';
+import { CsrfField, Field } from '../components/form';
+import { Pager } from '../components/pager';
+import { DataTable, Text } from '../components/table';
+import type { Page } from '../../src/platform/paging';
+import type { ItemCounts, PackageInput, PackageItem, PackageProblem, PackageView } from '../../src/modules/compliance/schema';
+
+export const PACKAGES_PATH = '/compliance/packages';
+export const IMPORT_PATH = `${PACKAGES_PATH}/import`;
+export const PREVIEW_PATH = `${IMPORT_PATH}/preview`;
+
+const DONE_MESSAGES: Record<string, string> = {
+  imported: 'Package imported, with one analysis per requirement and additional item.',
+  deleted: 'Package deleted.',
+};
+
+export interface ShippedButton {
+  key: string;
+  label: string;
+}
+
+export interface PackageListProps {
+  page: Page<PackageView>;
+  csrfToken: string;
+  canCreate: boolean;
+  canDelete: boolean;
+  shipped: readonly ShippedButton[];
+  done?: string;
+}
+
+const countsText = (c: ItemCounts) =>
+  `${c.heading} heading${c.heading === 1 ? '' : 's'}, ${c.requirement} requirement${c.requirement === 1 ? '' : 's'}, ${c.additional} additional`;
+
+/** Compliance › Packages: every package with its item counts, Export (and Delete) per row, import and the shipped frameworks. */
+export function PackageList({ page, csrfToken, canCreate, canDelete, shipped, done }: PackageListProps): JSX.Element {
+  return (
+    <section id="packages">
+      <Flash kind="success" message={done ? DONE_MESSAGES[done] : undefined} />
+      {canCreate && <p class="actions"><a class="button" href={IMPORT_PATH}>Import package</a></p>}
+      <DataTable
+        rows={page.rows}
+        empty="No packages yet. Import a package file or one of the shipped frameworks."
+        columns={[
+          { header: 'Name', cell: (p) => <Text value={p.name} /> },
+          { header: 'Standard', cell: (p) => <Text value={p.standard} /> },
+          { header: 'Version', cell: (p) => <Text value={p.version} /> },
+          { header: 'Headings', cell: (p) => <Text value={p.itemCounts.heading} />, class: 'num' },
+          { header: 'Requirements', cell: (p) => <Text value={p.itemCounts.requirement} />, class: 'num' },
+          { header: 'Additional', cell: (p) => <Text value={p.itemCounts.additional} />, class: 'num' },
+          {
+            header: 'Actions',
+            cell: (p) => (
+              <span class="actions">
+                <a href={`${PACKAGES_PATH}/${p.id}/export`} download="">Export</a>
+                {canDelete && <a href={`${PACKAGES_PATH}/${p.id}/delete`}>Delete</a>}
+              </span>
+            ),
+          },
+        ]}
+      />
+      <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(n) => `${PACKAGES_PATH}?page=${n}`} />
+      {canCreate && shipped.length > 0 && (
+        <section class="card" aria-labelledby="shipped-heading">
+          <h2 id="shipped-heading">Shipped frameworks</h2>
+          <p class="muted">Public frameworks that come with the service. Each click creates one package, nothing else.</p>
+          <div class="actions">
+            {shipped.map((s) => (
+              <form method="post" action={`${PACKAGES_PATH}/shipped/${s.key}`} class="inline">
+                <CsrfField token={csrfToken} />
+                <button type="submit" safe>{`Import ${s.label}`}</button>
+              </form>
+            ))}
+          </div>
+        </section>
+      )}
+    </section>
+  );
+}
+
+/** What the import dialog keeps between steps: the CSV's package fields (a JSON file carries its own). */
+export interface ImportFormValues {
+  name: string;
+  standard: string;
+  version: string;
+}
+
+export const emptyImportValues: ImportFormValues = { name: '', standard: '', version: '' };
+
+export interface ImportFormProps {
+  csrfToken: string;
+  values: ImportFormValues;
+  /** A refusal that concerns the file as a whole (too large, unreadable). */
+  error?: string;
+}
+
+/** Step 1: choose a CSV or JSON file. Nothing is written until Commit import on the preview. */
+export function ImportForm({ csrfToken, values, error }: ImportFormProps): JSX.Element {
+  return (
+    <form method="post" action={PREVIEW_PATH} enctype="multipart/form-data" class="card form" id="package-import">
+      <Flash kind="error" message={error} />
+      <CsrfField token={csrfToken} />
+      <div class="field">
+        <label for="f-file">Package file (CSV or JSON)</label>
+        <input id="f-file" type="file" name="file" accept=".csv,.json,text/csv,application/json" required aria-describedby="f-file-hint" />
+        <span class="hint" id="f-file-hint">
+          JSON: an object with name, standard, version, description and items. CSV: a header with code and name, optionally description,
+          parent_code (or parent) and kind. Files over 1 MB: use POST /api/v1/compliance/packages.
+        </span>
+      </div>
+      <Field label="Package name" name="name" value={values.name} maxlength={300} hint="Required for a CSV file; for a JSON file, replaces the file's name when filled" />
+      <Field label="Standard" name="standard" value={values.standard} maxlength={300} hint="For a CSV file; for JSON, replaces the file's standard when filled" />
+      <Field label="Version" name="version" value={values.version} maxlength={100} hint="For a CSV file; for JSON, replaces the file's version when filled" />
+      <p class="actions"><button type="submit">Preview</button><a href={PACKAGES_PATH}>Cancel</a></p>
+    </form>
+  );
+}
+
+export interface ImportPreviewProps {
+  csrfToken: string;
+  fileName: string;
+  values: ImportFormValues;
+  /** The package as read from the file (best effort when it has problems). */
+  input: PackageInput | null;
+  problems: readonly PackageProblem[];
+  counts: ItemCounts;
+}
+
+const problemPlace = (p: PackageProblem) => {
+  const where = p.line !== undefined ? `Line ${p.line}` : p.index !== undefined ? `Item ${p.index + 1}` : 'Package';
+  return p.code ? `${where} (${p.code})` : where;
+};
+
+/** Step 2: the tree as it will be created, the counts, and every problem; Commit import only when there are none. */
+export function ImportPreview({ csrfToken, fileName, values, input, problems, counts }: ImportPreviewProps): JSX.Element {
+  return (
+    <section id="package-preview">
+      <p safe>{`File: ${fileName}`}</p>
+      {input && (
+        <dl class="card">
+          <dt>Name</dt><dd safe>{input.name || '—'}</dd>
+          <dt>Standard</dt><dd safe>{input.standard || '—'}</dd>
+          <dt>Version</dt><dd safe>{input.version || '—'}</dd>
+        </dl>
+      )}
+      <p class="counts" safe>{`${counts.total} item${counts.total === 1 ? '' : 's'}: ${countsText(counts)}`}</p>
+      {problems.length > 0 && (
+        <section class="flash flash-error" role="alert" aria-labelledby="problems-heading">
+          <h2 id="problems-heading" safe>{`The whole file is refused: ${problems.length} problem${problems.length === 1 ? '' : 's'}`}</h2>
+          <ul class="problems">
+            {problems.map((p) => <li safe>{`${problemPlace(p)}: ${p.field}: ${p.message}`}</li>)}
+          </ul>
+        </section>
+      )}
+      {input && input.items.length > 0 && <PackageTree items={input.items} />}
+      {problems.length === 0 && input
+        ? (
+          <form method="post" action={IMPORT_PATH} enctype="multipart/form-data" class="card">
+            <CsrfField token={csrfToken} />
+            <input type="hidden" name="package" value={JSON.stringify(input)} />
+            <p class="actions"><button type="submit">Commit import</button><a href={IMPORT_PATH}>Choose another file</a></p>
+          </form>
+        )
+        : <ImportForm csrfToken={csrfToken} values={values} />}
+    </section>
+  );
+}
+
+interface TreeNode {
+  item: PackageItem;
+  children: TreeNode[];
+}
+
+/**
+ * Items as a tree by parentCode. Items whose parent is missing, repeated or part of a cycle are listed at the top
+ * level (their problem is shown above), so every item of the file appears exactly once.
+ */
+export function buildTree(items: readonly PackageItem[]): TreeNode[] {
+  const nodes = items.map((item) => ({ item, children: [] as TreeNode[] }));
+  const byCode = new Map<string, TreeNode>();
+  for (const node of nodes) if (!byCode.has(node.item.code.trim())) byCode.set(node.item.code.trim(), node);
+  const parentOf = (node: TreeNode) => {
+    const code = (node.item.parentCode ?? '').trim();
+    return code ? byCode.get(code) : undefined;
+  };
+  const inCycle = (node: TreeNode) => {
+    const seen = new Set<TreeNode>([node]);
+    for (let at = parentOf(node); at; at = parentOf(at)) {
+      if (seen.has(at)) return true;
+      seen.add(at);
+    }
+    return false;
+  };
+  const roots: TreeNode[] = [];
+  for (const node of nodes) {
+    const parent = parentOf(node);
+    if (parent && parent !== node && !inCycle(node)) parent.children.push(node);
+    else roots.push(node);
+  }
+  return roots;
+}
+
+function TreeBranch({ node }: { node: TreeNode }): JSX.Element {
+  const { item } = node;
+  const kind = item.kind || 'requirement';
+  const label = (
+    <>
+      <strong safe>{item.code}</strong> <span safe>{item.name}</span> <span class={`tag kind-${kind}`} safe>{kind}</span>
+    </>
+  );
+  if (node.children.length === 0) return <li>{label}</li>;
+  return (
+    <li>
+      <details>
+        <summary>{label} <span class="muted" safe>{`(${node.children.length})`}</span></summary>
+        <ul>{node.children.map((child) => <TreeBranch node={child} />)}</ul>
+      </details>
+    </li>
+  );
+}
+
+/** The item tree, each branch collapsible (<details>), in file order. */
+export function PackageTree({ items }: { items: readonly PackageItem[] }): JSX.Element {
+  return (
+    <section aria-labelledby="tree-heading">
+      <h2 id="tree-heading">Items</h2>
+      <ul class="tree">{buildTree(items).map((node) => <TreeBranch node={node} />)}</ul>
+    </section>
+  );
+}
+
+export function ConfirmPackageDelete({ pkg, csrfToken }: { pkg: PackageView; csrfToken: string }): JSX.Element {
+  const analyses = pkg.itemCounts.requirement + pkg.itemCounts.additional;
+  return (
+    <form method="post" action={`${PACKAGES_PATH}/${pkg.id}/delete`} class="card">
+      <CsrfField token={csrfToken} />
+      <p safe>{`Delete ${pkg.name}? Its ${pkg.itemCounts.total} items and ${analyses} analyses go with it, with their requirement mappings. This cannot be undone; the Audit Log keeps a record of it.`}</p>
+      <p class="actions"><button type="submit" class="danger">Delete</button><a href={PACKAGES_PATH}>Cancel</a></p>
+    </form>
+  );
+}
