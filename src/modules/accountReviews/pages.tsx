@@ -8,7 +8,7 @@ import { canTouch, type Actor } from '../../platform/permissions';
 import { recordPages } from '../../platform/record-pages';
 import { getRecord, type RecordView } from '../../platform/records';
 import { DECISIONS, ItemCreate, ItemDecision, PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
-import { addItem, decideItem, itemCounts, listItems, programKind } from './service';
+import { addItem, decideItem, itemCounts, listItems, newItemProblems, programForItemWrite, programKind } from './service';
 import { ItemsSection, type ItemsSectionProps } from './views';
 
 type ProgramView = RecordView<typeof accountReviewPrograms>;
@@ -76,7 +76,12 @@ export function accountReviewPages(ctx: AppContext, extras: ItemsExtras = {}) {
       const input = { account: values.account, system: values.system, ...(values.owner ? { owner: values.owner } : {}), notes: values.notes };
       const result = await attempt(async () => {
         const problems = schemaProblems(ItemCreate, input);
-        if (problems.length) throw invalid(problems);
+        if (problems.length) {
+          // Report the service's findings too, so every problem shows at once.
+          await programForItemWrite(ctx.db, viewer, params.id);
+          const more = (await newItemProblems(ctx.db, params.id, input)).filter((p) => !problems.some((q) => q.field === p.field));
+          throw invalid([...problems, ...more]);
+        }
         return runWrite(ctx, (tx) => addItem(tx, viewer, params.id, input as ItemCreate));
       });
       if (result.ok) return redirect(`/account-reviews/${params.id}?done=updated`, 303);

@@ -158,23 +158,30 @@ export async function existingAccounts(db: DbOrTx, programId: string, pairs: rea
 
 export const accountKey = (pair: { system: string; account: string }) => `${pair.system}\u0000${pair.account}`;
 
-/** Adds an account to review (needs accountReviews:update on the program, which must be open). */
-export async function addItem(tx: DbOrTx, actor: Actor, programId: string, input: ItemCreate): Promise<{ id: string }> {
-  await programForItemWrite(tx, actor, programId);
-  const account = input.account.trim();
-  const system = input.system.trim();
+/** Every problem with a new item's account, system and owner (blank, unknown or inactive owner, already in the program). */
+export async function newItemProblems(db: DbOrTx, programId: string, input: { account?: string; system?: string; owner?: string | null }): Promise<FieldProblem[]> {
+  const account = input.account?.trim() ?? '';
+  const system = input.system?.trim() ?? '';
   const problems: FieldProblem[] = [];
   if (!account) problems.push({ field: 'account', message: 'must not be blank' });
   if (!system) problems.push({ field: 'system', message: 'must not be blank' });
-  const known = await usersByEmail(tx, input.owner ? [input.owner] : []);
-  const ownerProblem = personProblem('owner', input.owner, known);
+  const ownerProblem = personProblem('owner', input.owner, await usersByEmail(db, input.owner ? [input.owner] : []));
   if (ownerProblem) problems.push(ownerProblem);
-  if (account && system && (await existingAccounts(tx, programId, [{ system, account }])).has(accountKey({ system, account }))) {
+  if (account && system && (await existingAccounts(db, programId, [{ system, account }])).has(accountKey({ system, account }))) {
     problems.push({ field: 'account', message: `${account} on ${system} is already in this program` });
   }
+  return problems;
+}
+
+/** Adds an account to review (needs accountReviews:update on the program, which must be open). */
+export async function addItem(tx: DbOrTx, actor: Actor, programId: string, input: ItemCreate): Promise<{ id: string }> {
+  await programForItemWrite(tx, actor, programId);
+  const problems = await newItemProblems(tx, programId, input);
   if (problems.length) throw invalid(problems);
-  const ownerId = input.owner ? known.get(input.owner.trim().toLowerCase())!.id : null;
-  const [row] = await tx.insert(accountReviewItems).values({ programId, account, system, ownerId, notes: input.notes ?? '' }).returning();
+  const ownerId = input.owner ? (await usersByEmail(tx, [input.owner])).get(input.owner.trim().toLowerCase())!.id : null;
+  const [row] = await tx.insert(accountReviewItems).values({
+    programId, account: input.account.trim(), system: input.system.trim(), ownerId, notes: input.notes ?? '',
+  }).returning();
   await recordChange(tx, actor, { module: MODULE, recordType: ITEM_RECORD_TYPE, recordId: row.id, action: 'create', before: null, after: itemAuditFields(row) });
   return { id: row.id };
 }
