@@ -1,15 +1,16 @@
-import { and, asc, count, desc, eq, ilike, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
-import { groups, users } from '../../db/schema';
+import { customFieldValues, groups, users } from '../../db/schema';
 import {
-  auditedCustomFields, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite, type CustomFieldMap, type CustomFieldWrite,
+  applyCustomFields, auditedCustomFields, definitionsFor, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite,
+  type CustomFieldMap, type CustomFieldWrite,
 } from './custom-field-values';
-import { conflict, invalid, notFound, type FieldProblem } from './errors';
-import { recordChange } from './history';
+import { AppError, conflict, invalid, notFound, type FieldProblem } from './errors';
+import { diffFields, recordChange, recordChanges } from './history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
 import { paging, type Page } from './paging';
-import { requireOnRecord, requirePermission, type Actor, type Module, type Permission } from './permissions';
+import { requireOnRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from './permissions';
 
 /**
  * The register kit: what every owned record type (controls, assets, policies, incidents, ...) shares — listing
@@ -310,4 +311,224 @@ export async function exists(db: DbOrTx, table: PgTable, idColumn: PgColumn, id:
   if (!UUID.test(id)) return false;
   const [row] = await db.select({ n: count() }).from(table).where(eq(idColumn, id));
   return row.n > 0;
+}
+
+/* ---------- Batch writes (CSV import): the same rules as createRecord/updateRecord, set-based ---------- */
+
+/** Users and groups loaded once per batch, so owner rules cost no query per record. */
+export interface OwnerLookup {
+  /** Every user's status by id. */
+  userStatus: ReadonlyMap<string, string>;
+  groupIds: ReadonlySet<string>;
+}
+
+export async function loadOwnerLookup(db: DbOrTx): Promise<OwnerLookup> {
+  const [userRows, groupRows] = await Promise.all([
+    db.select({ id: users.id, status: users.status }).from(users),
+    db.select({ id: groups.id }).from(groups),
+  ]);
+  return { userStatus: new Map(userRows.map((u) => [u.id, u.status])), groupIds: new Set(groupRows.map((g) => g.id)) };
+}
+
+/** The same problems as ownerProblems (ownership.ts), answered from a preloaded lookup. */
+export function ownerProblemsFrom(lookup: OwnerLookup, owner: { ownerId: string | null; ownerGroupId: string | null }): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (owner.ownerId) {
+    const status = lookup.userStatus.get(owner.ownerId);
+    if (!status) problems.push({ field: 'ownerId', message: 'no such user' });
+    else if (status !== 'active') problems.push({ field: 'ownerId', message: 'must be an active user' });
+  }
+  if (owner.ownerGroupId && !lookup.groupIds.has(owner.ownerGroupId)) problems.push({ field: 'ownerGroupId', message: 'no such group' });
+  return problems;
+}
+
+/** One record's result in a batch: written (or, for an update, found unchanged) with its audited fields, or refused with every problem. */
+export type BatchOutcome =
+  | { ok: true; id: string; changed: boolean; before: Values | null; after: Values }
+  | { ok: false; problems: FieldProblem[] };
+
+const refusedBy = (error: unknown): FieldProblem[] => {
+  if (error instanceof AppError) {
+    if (error.problems.length) return error.problems;
+    return [{ field: '(record)', message: error.code === 'FORBIDDEN' ? `not allowed: ${error.deniedReason ?? error.message}` : error.message }];
+  }
+  throw error;
+};
+
+/** Candidate checks shared by batch create and update: owner rules from the lookup, the kind's rules, custom fields, own level. */
+async function batchProblems<T extends OwnedTable, Input extends Values>(
+  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, lookup: OwnerLookup, candidate: Input, before: Row<T> | null,
+  level: 'own' | 'all', right: 'create' | 'update', customProblems: FieldProblem[],
+): Promise<{ problems: FieldProblem[]; values: Values }> {
+  const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
+  const problems = [...ownerProblemsFrom(lookup, owner), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...customProblems];
+  if (problems.length) return { problems, values: {} };
+  const values = columnsOnly(kind.table, kind.toColumns ? kind.toColumns(candidate, before) : { ...candidate });
+  try {
+    requireOwnLevelKeepsOwnership(actor, permission(kind, right), level, {
+      ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
+    });
+  } catch (error) {
+    return { problems: refusedBy(error), values };
+  }
+  return { problems: [], values };
+}
+
+/** Upserts and clears custom field values of many records: one DELETE and one INSERT for the batch. */
+async function saveCustomFieldBatch(tx: DbOrTx, module: string, writes: { recordId: string; write: CustomFieldWrite }[]): Promise<void> {
+  const cleared: { recordId: string; definitionId: string }[] = [];
+  const upserts: { definitionId: string; module: string; recordId: string; value: unknown }[] = [];
+  for (const { recordId, write } of writes) {
+    const byKey = new Map(write.definitions.map((d) => [d.key, d]));
+    for (const key of Object.keys(write.before)) {
+      if (write.next[key] === undefined && byKey.has(key)) cleared.push({ recordId, definitionId: byKey.get(key)!.id });
+    }
+    for (const [key, value] of Object.entries(write.next)) {
+      if (byKey.has(key) && JSON.stringify(write.before[key]) !== JSON.stringify(value)) {
+        upserts.push({ definitionId: byKey.get(key)!.id, module, recordId, value });
+      }
+    }
+  }
+  if (cleared.length) {
+    await tx.delete(customFieldValues).where(or(...cleared.map((c) => and(eq(customFieldValues.recordId, c.recordId), eq(customFieldValues.definitionId, c.definitionId)))));
+  }
+  if (upserts.length) {
+    await tx.insert(customFieldValues).values(upserts).onConflictDoUpdate({
+      target: [customFieldValues.definitionId, customFieldValues.recordId],
+      set: { value: sql`excluded.value` },
+    });
+  }
+}
+
+/**
+ * Creates many records with the rules of createRecord (permission, defaults, owner defaulting to the actor, owner
+ * rules, the kind's check, custom fields, own level), answering per input instead of throwing: one multi-row INSERT,
+ * one custom field write and one recordChanges call for the batch. Throws only when the actor may not create at all.
+ */
+export async function createRecords<T extends OwnedTable, Input extends Values>(
+  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, inputs: Input[], lookup: OwnerLookup,
+): Promise<BatchOutcome[]> {
+  const level = requirePermission(actor, permission(kind, 'create'));
+  const definitions = kind.customFields ? await definitionsFor(tx, kind.module) : [];
+  const outcomes: BatchOutcome[] = new Array(inputs.length);
+  const accepted: { index: number; values: Values; write: CustomFieldWrite | null }[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const { customFields, ...own } = input as Values;
+    let write: CustomFieldWrite | null = null;
+    const customProblems: FieldProblem[] = [];
+    if (kind.customFields) {
+      const applied = applyCustomFields(definitions, customFields, {}, 'create');
+      write = { module: kind.module, definitions, before: {}, next: applied.next, problems: applied.problems };
+      customProblems.push(...applied.problems);
+    } else if (customFields !== undefined) {
+      customProblems.push({ field: 'customFields', message: 'this record type has no custom fields' });
+    }
+    const unowned = own.ownerId === undefined && own.ownerGroupId === undefined;
+    const candidate = { ...kind.defaults, ...own, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
+    const checked = await batchProblems(tx, kind, actor, lookup, candidate, null, level, 'create', customProblems);
+    if (checked.problems.length) outcomes[index] = { ok: false, problems: checked.problems };
+    else accepted.push({ index, values: 'createdBy' in kind.table ? { createdBy: actor.userId, ...checked.values } : checked.values, write });
+  }
+  if (accepted.length === 0) return outcomes;
+  const table = kind.table as OwnedTable;
+  const rows = (await tx.insert(table).values(accepted.map((a) => a.values) as never).returning()) as Values[];
+  const changes: Parameters<typeof recordChanges>[2] = [];
+  const customWrites: { recordId: string; write: CustomFieldWrite }[] = [];
+  for (const [i, a] of accepted.entries()) {
+    const id = String(rows[i].id);
+    if (a.write) customWrites.push({ recordId: id, write: a.write });
+    const after = { ...auditFields(rows[i]), ...auditedCustomFields(a.write?.next ?? {}) };
+    changes.push({ module: kind.module, recordType: kind.recordType, recordId: id, action: 'create', before: null, after });
+    outcomes[a.index] = { ok: true, id, changed: true, before: null, after };
+  }
+  if (customWrites.length) await saveCustomFieldBatch(tx, kind.module, customWrites);
+  await recordChanges(tx, actor, changes);
+  return outcomes;
+}
+
+/**
+ * Changes many records with the rules of updateRecord (404 for an unknown or unreadable id, own level per record,
+ * owner rules, the kind's check, custom fields), answering per item. Records whose stored fields would not change are
+ * reported unchanged and not written; the rest go in one UPDATE ... FROM (VALUES ...) with one recordChanges call.
+ */
+export async function updateRecords<T extends OwnedTable, Input extends Values>(
+  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, items: { id: string; patch: Partial<Input> }[], lookup: OwnerLookup,
+): Promise<BatchOutcome[]> {
+  const level = requirePermission(actor, permission(kind, 'update'));
+  const table = kind.table as OwnedTable;
+  const ids = [...new Set(items.map((item) => item.id).filter((id) => UUID.test(id)))];
+  const stored = ids.length ? ((await tx.select().from(table as PgTable).where(inArray(table.id, ids))) as Values[]) : [];
+  const byId = new Map(stored.map((row) => [String(row.id), row as Row<T>]));
+  const definitions = kind.customFields ? await definitionsFor(tx, kind.module) : [];
+  const storedCustom = kind.customFields ? await loadCustomFields(tx, kind.module, ids) : new Map<string, CustomFieldMap>();
+  const outcomes: BatchOutcome[] = new Array(items.length);
+  const writes: { index: number; id: string; values: Values; before: Values; after: Values; write: CustomFieldWrite | null }[] = [];
+  for (const [index, { id, patch }] of items.entries()) {
+    const before = byId.get(id);
+    try {
+      if (!before) throw notFound(`${kind.label} ${id}`);
+      requireOnRecord(actor, permission(kind, 'update'), before as Row<T> & Owned, `${kind.label} ${id}`);
+    } catch (error) {
+      outcomes[index] = { ok: false, problems: refusedBy(error) };
+      continue;
+    }
+    const { customFields, ...own } = patch as Values;
+    let write: CustomFieldWrite | null = null;
+    const customProblems: FieldProblem[] = [];
+    if (kind.customFields) {
+      const current = storedCustom.get(id) ?? {};
+      const applied = applyCustomFields(definitions, customFields, current, 'update');
+      write = { module: kind.module, definitions, before: current, next: applied.next, problems: applied.problems };
+      customProblems.push(...applied.problems);
+    } else if (customFields !== undefined) {
+      customProblems.push({ field: 'customFields', message: 'this record type has no custom fields' });
+    }
+    const defined = Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined));
+    const candidate = { ...(before as Values), ...defined } as Input;
+    const checked = await batchProblems(tx, kind, actor, lookup, candidate, before, level, 'update', customProblems);
+    if (checked.problems.length) {
+      outcomes[index] = { ok: false, problems: checked.problems };
+      continue;
+    }
+    const beforeFields = { ...auditFields(before as Values), ...auditedCustomFields(write?.before ?? {}) };
+    const afterFields = { ...beforeFields, ...auditFields(checked.values), ...auditedCustomFields(write?.next ?? {}) };
+    for (const key of Object.keys(beforeFields)) if (key.startsWith('customFields.') && !(key.slice(13) in (write?.next ?? {}))) delete afterFields[key];
+    const changed = Object.keys(diffFields(beforeFields, afterFields)).length > 0;
+    outcomes[index] = { ok: true, id, changed, before: beforeFields, after: afterFields };
+    if (changed) writes.push({ index, id, values: checked.values, before: beforeFields, after: afterFields, write });
+  }
+  if (writes.length === 0) return outcomes;
+  await updateRowsFromValues(tx, table, writes.map((w) => ({ id: w.id, values: w.values })));
+  const customWrites = writes.filter((w) => w.write).map((w) => ({ recordId: w.id, write: w.write! }));
+  if (customWrites.length) await saveCustomFieldBatch(tx, kind.module, customWrites);
+  await recordChanges(tx, actor, writes.map((w) => ({
+    module: kind.module, recordType: kind.recordType, recordId: w.id, action: 'update', before: w.before, after: w.after,
+  })));
+  return outcomes;
+}
+
+/** UPDATE table SET c = v.c, ... FROM (VALUES ...) v WHERE table.id = v.id: one statement for many rows (same columns each). */
+async function updateRowsFromValues(tx: DbOrTx, table: OwnedTable, rows: { id: string; values: Values }[]): Promise<void> {
+  const columns = getTableColumns(table as PgTable) as Record<string, PgColumn>;
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.values)))].filter((key) => key in columns && !['id', 'createdAt', 'updatedAt', 'createdBy'].includes(key));
+  const perRow = keys.length + 1;
+  const chunk = Math.max(1, Math.floor(30_000 / perRow));
+  for (let start = 0; start < rows.length; start += chunk) {
+    const part = rows.slice(start, start + chunk);
+    const tuples = part.map((row) => sql`(${sql.join([
+      sql`${row.id}::uuid`,
+      ...keys.map((key) => {
+        const column = columns[key];
+        const value = key in row.values ? row.values[key] : undefined;
+        // Every row carries the complete candidate (stored record merged with the change), so NULL here means null.
+        return sql`${value === null || value === undefined ? null : sql.param(value, column)}::${sql.raw(column.getSQLType())}`;
+      }),
+    ], sql`, `)})`);
+    const names = sql.join([sql.raw('"id"'), ...keys.map((key) => sql.raw(`"${columns[key].name}"`))], sql`, `);
+    const sets = sql.join([
+      ...keys.map((key) => sql`${sql.raw(`"${columns[key].name}"`)} = v.${sql.raw(`"${columns[key].name}"`)}`),
+      sql`${sql.raw(`"${(table.updatedAt as PgColumn).name}"`)} = now()`,
+    ], sql`, `);
+    await tx.execute(sql`update ${table} set ${sets} from (values ${sql.join(tuples, sql`, `)}) as v(${names}) where ${table}.${sql.raw(`"${(table.id as PgColumn).name}"`)} = v."id"`);
+  }
 }

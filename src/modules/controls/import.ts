@@ -1,0 +1,25 @@
+import type { ImportType } from '../../platform/csv/import-type';
+import { matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
+import type { OwnedTable, RecordKind } from '../../platform/records';
+import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlUpdate } from './schema';
+import { controlKind } from './service';
+
+/** Controls CSV: columns of the spec's import table mapped onto ControlCreate; written by the register kit. */
+export const controlImport: ImportType = {
+  area: 'controls',
+  module: 'controls',
+  title: 'Controls',
+  Create: ControlCreate,
+  Update: ControlUpdate,
+  customFields: true,
+  columns: [
+    { name: 'name', field: 'name', required: true, help: 'text, up to 300 characters' },
+    { name: 'description', field: 'description', help: 'text' },
+    { name: 'type', field: 'type', help: `${CONTROL_TYPES.join(', ')} (blank gives process)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(CONTROL_TYPES, text) },
+    { name: 'status', field: 'status', help: `${CONTROL_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(CONTROL_STATUSES, text) },
+    ownerColumn(),
+    ownerGroupColumn(),
+  ],
+  prepare: async () => ({}),
+  kind: () => controlKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+};

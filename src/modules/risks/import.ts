@@ -1,0 +1,118 @@
+import { assets, businessUnits, riskClassifications, riskImpactLevels, riskLikelihoodLevels, risks } from '../../../db/schema';
+import type { FieldProblem } from '../../platform/errors';
+import type { ImportType, NamedRecords } from '../../platform/csv/import-type';
+import {
+  matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readInteger, readNamed, writeNamed,
+} from '../../platform/csv/import-type';
+import type { OwnedTable, RecordKind } from '../../platform/records';
+import { RISK_STATUSES, RiskCreate, RiskUpdate } from './schema';
+import { resolveLevel } from './service';
+
+interface Level {
+  value: number;
+  name: string;
+}
+
+interface RiskLookups {
+  likelihood: Level[];
+  impact: Level[];
+  classifications: NamedRecords;
+  assets: NamedRecords;
+  units: NamedRecords;
+}
+
+const readLevel = (levels: Level[], text: string) => {
+  const value = resolveLevel(levels, text);
+  return value === undefined ? { problem: `"${text}" is not a level of the risk scale (${levels.map((l) => `${l.value} ${l.name}`).join(', ')})` } : { value };
+};
+
+/**
+ * Risks have a bespoke service (src/modules/risks/service.ts). For bulk writes the same rules as its validateRisk are
+ * stated here over lookups loaded once per run, as a RecordKind, so the register kit's batch writes (with Audit Log
+ * and History) serve risks too. Keep the two in step when a risk rule changes.
+ */
+function riskKind(l: RiskLookups): RecordKind<typeof risks, RiskCreate> {
+  const known = (levels: Level[], value: unknown) => typeof value === 'number' && levels.some((lv) => lv.value === value);
+  return {
+    module: 'risks',
+    recordType: 'risk',
+    label: 'Risk',
+    table: risks,
+    titleColumn: risks.title,
+    statusColumn: risks.status,
+    sortable: {},
+    defaults: { description: '', reviewFrequencyMonths: 12, status: 'open', residualLikelihood: null, residualImpact: null, assetId: null, businessUnitId: null },
+    customFields: true,
+    async check(_db, c) {
+      const problems: FieldProblem[] = [];
+      if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+      if (!l.classifications.nameOf.has(c.classificationId)) problems.push({ field: 'classificationId', message: 'no such risk classification' });
+      if (!known(l.likelihood, c.inherentLikelihood)) problems.push({ field: 'inherentLikelihood', message: 'is not a level of the risk scale' });
+      if (!known(l.impact, c.inherentImpact)) problems.push({ field: 'inherentImpact', message: 'is not a level of the risk scale' });
+      const rl = c.residualLikelihood ?? null;
+      const ri = c.residualImpact ?? null;
+      if (rl !== null && typeof rl === 'number' && typeof c.inherentLikelihood === 'number' && rl > c.inherentLikelihood) {
+        problems.push({ field: 'residualLikelihood', message: 'must not be above the inherent likelihood' });
+      }
+      if (ri !== null && typeof ri === 'number' && typeof c.inherentImpact === 'number' && ri > c.inherentImpact) {
+        problems.push({ field: 'residualImpact', message: 'must not be above the inherent impact' });
+      }
+      if (c.assetId && !l.assets.nameOf.has(c.assetId)) problems.push({ field: 'assetId', message: 'no such asset' });
+      if (c.businessUnitId && !l.units.nameOf.has(c.businessUnitId)) problems.push({ field: 'businessUnitId', message: 'no such business unit' });
+      return problems;
+    },
+    toColumns: (c) => ({ ...c, title: c.title.trim() }),
+  };
+}
+
+/** Risks CSV: classification by name, likelihood and impact by a level's value or name, asset and business unit by name. */
+export const riskImport: ImportType<RiskLookups> = {
+  area: 'risks',
+  module: 'risks',
+  title: 'Risks',
+  Create: RiskCreate,
+  Update: RiskUpdate,
+  customFields: true,
+  columns: [
+    { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
+    { name: 'description', field: 'description', help: 'text' },
+    {
+      name: 'classification', field: 'classificationId', required: true, help: 'name of a risk classification (Risk Settings)', blankOnUpdate: 'keep',
+      read: (text, l) => readNamed(l.classifications, 'classification', text), write: (value, l) => writeNamed(l.classifications, value),
+    },
+    {
+      name: 'inherent_likelihood', field: 'inherentLikelihood', required: true, help: "a likelihood level's value or name (Risk Settings)", blankOnUpdate: 'keep',
+      read: (text, l) => readLevel(l.likelihood, text),
+    },
+    {
+      name: 'inherent_impact', field: 'inherentImpact', required: true, help: "an impact level's value or name (Risk Settings)", blankOnUpdate: 'keep',
+      read: (text, l) => readLevel(l.impact, text),
+    },
+    {
+      name: 'asset', field: 'assetId', help: 'name (or id) of an asset', blankOnUpdate: 'clear',
+      read: (text, l) => readNamed(l.assets, 'asset', text), write: (value, l) => writeNamed(l.assets, value),
+    },
+    {
+      name: 'business_unit', field: 'businessUnitId', help: 'name (or id) of a business unit', blankOnUpdate: 'clear',
+      read: (text, l) => readNamed(l.units, 'business unit', text), write: (value, l) => writeNamed(l.units, value),
+    },
+    ownerColumn(),
+    ownerGroupColumn(),
+    {
+      name: 'review_frequency_months', field: 'reviewFrequencyMonths', help: 'whole number 1 to 120 (12 when blank on a new record)', blankOnUpdate: 'keep',
+      read: (text) => readInteger(text, 1, 120),
+    },
+    { name: 'status', field: 'status', help: `${RISK_STATUSES.join(', ')} (blank gives open)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(RISK_STATUSES, text) },
+  ],
+  async prepare(db) {
+    const [likelihood, impact, classes, assetRows, unitRows] = await Promise.all([
+      db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels),
+      db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels),
+      db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications),
+      db.select({ id: assets.id, name: assets.name }).from(assets),
+      db.select({ id: businessUnits.id, name: businessUnits.name }).from(businessUnits),
+    ]);
+    return { likelihood, impact, classifications: namedRecords(classes), assets: namedRecords(assetRows), units: namedRecords(unitRows) };
+  },
+  kind: (l) => riskKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+};

@@ -1,0 +1,392 @@
+import { asc, inArray } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Db, DbOrTx } from '../../../db/client';
+import { appendAudit } from '../audit';
+import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../custom-field-values';
+import { AppError, forbidden } from '../errors';
+import { schemaProblems } from '../form-input';
+import { levelOf, requirePermission, type Actor, type Permission } from '../permissions';
+import {
+  auditFields, createRecords, listCondition, updateRecords, type BatchOutcome, type OwnedTable, type RecordKind,
+} from '../records';
+import {
+  isRealDate, loadImportLookups, matchAllowed, squash, type ImportColumn, type ImportLookups, type ImportType, type ReadResult,
+} from './import-type';
+import { CsvRefusal, parseCsv, type CsvRow } from './parse';
+import { toCsv } from './write';
+
+/**
+ * The one CSV import engine. A record type only maps columns onto its module's TypeBox shape and names the kind whose
+ * batch service writes it (import-type.ts); everything else happens here, identically for every type:
+ *
+ *   parse (parse.ts) -> header check -> per chunk of rows: map cells to the create/update input, check it against the
+ *   REST schema, run the kit's batch service (the same rules as a single write, with audit and History) -> result.
+ *
+ * Check file runs all of it in a transaction that is rolled back; Import rows runs it again and commits only when no
+ * row failed. Only one chunk's inputs and service objects are alive at a time; the result list holds one small entry
+ * per row.
+ */
+
+export type RowOutcome = 'create' | 'update' | 'unchanged' | 'error';
+export interface RowChange { column: string; old: string; new: string }
+export interface RowProblem { column: string; message: string }
+export interface RowResult {
+  line: number;
+  outcome: RowOutcome;
+  changes?: RowChange[];
+  errors?: RowProblem[];
+}
+export type ImportCounts = Record<RowOutcome, number>;
+export interface ImportResult {
+  outcome: 'checked' | 'imported' | 'refused';
+  fileName: string;
+  counts: ImportCounts;
+  rows: RowResult[];
+}
+export type ImportMode = 'check' | 'apply';
+
+/** Rows written per batch: one INSERT / UPDATE and one Audit Log + History write per chunk. */
+export const CHUNK_ROWS = 1_000;
+/** Download current records: at most this many (the spec's limit). */
+export const DOWNLOAD_LIMIT = 5_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type Values = Record<string, unknown>;
+type AnyType = ImportType<Values>;
+type Lookups = Values & ImportLookups;
+type AnyKind = RecordKind<OwnedTable, Values>;
+
+/** Thrown inside the transaction to roll it back while carrying the result out. */
+class RollBack extends Error {
+  constructor(readonly result: ImportResult) {
+    super('rolled back');
+  }
+}
+
+const ID_COLUMN: ImportColumn<Values> = { name: 'id', field: 'id', help: 'filled: update that record; blank: create one' };
+
+/* ---------- Custom field columns ---------- */
+
+const OPTION_SEPARATOR = '|';
+
+function customColumn(d: Definition): ImportColumn<Values> {
+  const field = `customFields.${d.key}`;
+  const name = `cf.${d.key}`;
+  const base = { name, field, required: d.required, blankOnUpdate: 'clear' as const };
+  switch (d.type) {
+    case 'number':
+      return { ...base, help: 'a number', read: (text) => (/^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? { value: Number(text) } : { problem: `"${text}" is not a number` }) };
+    case 'date':
+      return { ...base, help: 'date YYYY-MM-DD', read: (text) => (isRealDate(text) ? { value: text } : { problem: `"${text}" is not a real date written YYYY-MM-DD` }) };
+    case 'boolean':
+      return {
+        ...base, help: 'true or false',
+        read: (text) => (/^(true|yes)$/i.test(text) ? { value: true } : /^(false|no)$/i.test(text) ? { value: false } : { problem: `"${text}" is not true or false` }),
+        write: (value) => (value === true ? 'true' : value === false ? 'false' : ''),
+      };
+    case 'singleSelect':
+      return { ...base, help: d.options.join(', '), read: (text) => matchAllowed(d.options, text) };
+    case 'multiSelect':
+      return {
+        ...base, help: `any of ${d.options.join(', ')}, separated by ${OPTION_SEPARATOR}`,
+        read(text) {
+          const values: string[] = [];
+          for (const part of text.split(OPTION_SEPARATOR).map((p) => p.trim()).filter(Boolean)) {
+            const matched = matchAllowed(d.options, part);
+            if ('problem' in matched) return matched;
+            values.push(matched.value as string);
+          }
+          return { value: values };
+        },
+        write: (value) => (Array.isArray(value) ? value.join(OPTION_SEPARATOR) : ''),
+      };
+    default:
+      return { ...base, help: 'text' };
+  }
+}
+
+/** The columns of a type's import format: id, the type's own, then one per custom field. */
+export async function importColumns(db: DbOrTx, type: AnyType): Promise<ImportColumn<Values>[]> {
+  const custom = type.customFields ? (await definitionsFor(db, type.module)).map(customColumn) : [];
+  return [ID_COLUMN, ...type.columns, ...custom];
+}
+
+const headerKey = (name: string) => name.trim().replace(/\*$/, '').trim().toLowerCase();
+
+/** Maps the file's header onto the columns; a repeated or unknown column refuses the file (nothing is dropped silently). */
+function mapHeader(header: string[], columns: ImportColumn<Values>[]): (ImportColumn<Values> | null)[] {
+  const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  const unknown: string[] = [];
+  const mapped = header.map((name, index) => {
+    const key = headerKey(name);
+    if (key === '') {
+      unknown.push(`(blank name in column ${index + 1})`);
+      return null;
+    }
+    if (seen.has(key)) repeated.push(name);
+    seen.add(key);
+    const column = byName.get(key);
+    if (!column) unknown.push(name);
+    return column ?? null;
+  });
+  if (repeated.length) throw new CsvRefusal(`The header repeats ${repeated.map((n) => `"${n}"`).join(', ')}; each column may appear once.`);
+  if (unknown.length) {
+    throw new CsvRefusal(`Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. The columns are: ${columns.map((c) => c.name).join(', ')}.`);
+  }
+  return mapped;
+}
+
+/** Values the service wrote as a spreadsheet-safe cell ('=x) come back without the guard apostrophe. */
+const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
+
+const writeCell = (column: ImportColumn<Values>, fields: Values, lookups: Lookups): string => {
+  const value = fields[column.field];
+  if (column.write) return column.write(value, lookups);
+  return value === null || value === undefined ? '' : String(value);
+};
+
+const readCell = (column: ImportColumn<Values>, text: string, lookups: Lookups): ReadResult => (column.read ? column.read(text, lookups) : { value: text });
+
+/** Puts a mapped value on the input: `customFields.<key>` nest under customFields. */
+function setField(input: Values, field: string, value: unknown) {
+  if (field.startsWith('customFields.')) {
+    const custom = (input.customFields ??= {}) as Values;
+    custom[field.slice('customFields.'.length)] = value;
+  } else input[field] = value;
+}
+
+/** A blank cell on update: null when the schema accepts it, otherwise '' (text), otherwise left out. */
+function blankValue(type: AnyType, column: ImportColumn<Values>): { value: unknown } | null {
+  if (column.blankOnUpdate === 'keep') return null;
+  if (column.field.startsWith('customFields.')) return { value: null };
+  const property = type.Update.properties[column.field];
+  if (!property) return null;
+  const accepts = (v: unknown) => schemaProblems(type.Update, { [column.field]: v }).every((p) => p.field !== column.field);
+  if (accepts(null)) return { value: null };
+  if (accepts('')) return { value: '' };
+  return null;
+}
+
+/** Stored records of a chunk as audited fields (the same shape History keeps), custom fields included. */
+async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: string[]): Promise<Map<string, Values>> {
+  const valid = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  if (valid.length === 0) return new Map();
+  const table = kind.table as OwnedTable;
+  const rows = (await db.select().from(table as PgTable).where(inArray(table.id, valid))) as Values[];
+  const custom = type.customFields ? await loadCustomFields(db, type.module, valid) : new Map();
+  return new Map(rows.map((row) => [String(row.id), { ...auditFields(row), ...auditedCustomFields(custom.get(String(row.id)) ?? {}) }]));
+}
+
+interface Pending {
+  row: CsvRow;
+  id: string | null;
+  input: Values;
+  problems: RowProblem[];
+}
+
+/** Runs one chunk of rows through the kind's batch service; returns their results in file order. */
+async function runChunk(
+  tx: DbOrTx, type: AnyType, kind: AnyKind, importer: Actor, rows: CsvRow[], mapped: (ImportColumn<Values> | null)[],
+  lookups: Lookups, seenIds: Map<string, number>, rights: { create: boolean; update: boolean },
+): Promise<RowResult[]> {
+  const idIndex = mapped.findIndex((c) => c?.name === 'id');
+  const columns = mapped.map((c, index) => ({ column: c!, index })).filter(({ column }) => column.name !== 'id');
+  const fieldToColumn = new Map(columns.map(({ column }) => [column.field, column.name]));
+  const columnOf = (field: string) => (field === '(record)' ? '' : (fieldToColumn.get(field) ?? field));
+  const cellAt = (row: CsvRow, index: number) => unguard(row.cells[index] ?? '');
+  const stored = await storedFields(tx, type, kind, rows.map((row) => (idIndex >= 0 ? cellAt(row, idIndex).trim() : '')).filter(Boolean));
+
+  const pending: Pending[] = rows.map((row) => {
+    const problems: RowProblem[] = [];
+    const extra = row.cells.slice(mapped.length).filter((c) => c.trim() !== '');
+    if (extra.length || row.cells.length < mapped.length) {
+      problems.push({ column: '', message: `has ${row.cells.length} fields; the header has ${mapped.length}` });
+    }
+    const rawId = idIndex >= 0 ? cellAt(row, idIndex).trim() : '';
+    const id = rawId ? rawId.toLowerCase() : null;
+    const input: Values = {};
+    if (id !== null) {
+      const before = stored.get(id);
+      const earlier = seenIds.get(id);
+      if (!before) problems.push({ column: 'id', message: `no ${kind.label.toLowerCase()} with id ${rawId}` });
+      else if (earlier !== undefined) problems.push({ column: 'id', message: `the same id is on line ${earlier}` });
+      else if (!rights.update) problems.push({ column: 'id', message: `updating needs the right ${type.module}:update` });
+      seenIds.set(id, seenIds.get(id) ?? row.line);
+      if (before) {
+        // Only cells that differ from the record's current value are part of the change.
+        for (const { column, index } of columns) {
+          const cell = cellAt(row, index);
+          if (cell === writeCell(column, before, lookups)) continue;
+          const text = cell.trim();
+          if (text === '') {
+            const blank = blankValue(type, column);
+            if (blank) setField(input, column.field, blank.value);
+            continue;
+          }
+          const read = readCell(column, text, lookups);
+          if ('problem' in read) problems.push({ column: column.name, message: read.problem });
+          else setField(input, column.field, read.value);
+        }
+      }
+    } else {
+      if (!rights.create) problems.push({ column: '', message: `creating needs the right ${type.module}:create` });
+      for (const { column, index } of columns) {
+        const text = cellAt(row, index).trim();
+        if (text === '') {
+          if (column.required) problems.push({ column: column.name, message: 'is required' });
+          continue;
+        }
+        const read = readCell(column, text, lookups);
+        if ('problem' in read) problems.push({ column: column.name, message: read.problem });
+        else setField(input, column.field, read.value);
+      }
+      for (const column of type.columns) {
+        if (column.required && !columns.some((c) => c.column === column)) problems.push({ column: column.name, message: 'is required (column missing)' });
+      }
+    }
+    if (id === null || Object.keys(input).length > 0) {
+      const schema = id === null ? type.Create : type.Update;
+      for (const p of schemaProblems(schema, input)) {
+        const column = columnOf(p.field);
+        if (!problems.some((q) => q.column === column)) problems.push({ column, message: p.message });
+      }
+    }
+    return { row, id, input, problems };
+  });
+
+  const creates = pending.filter((p) => p.id === null && p.problems.length === 0);
+  const updates = pending.filter((p) => p.id !== null && p.problems.length === 0);
+  const outcomes = new Map<Pending, BatchOutcome>();
+  if (creates.length) {
+    const done = await createRecords(tx, kind, importer, creates.map((p) => p.input), lookups.owners);
+    creates.forEach((p, i) => outcomes.set(p, done[i]));
+  }
+  if (updates.length) {
+    const done = await updateRecords(tx, kind, importer, updates.map((p) => ({ id: p.id!, patch: p.input })), lookups.owners);
+    updates.forEach((p, i) => outcomes.set(p, done[i]));
+  }
+
+  const allColumns = columns.map((c) => c.column);
+  return pending.map((p): RowResult => {
+    const outcome = outcomes.get(p);
+    if (!outcome || !outcome.ok) {
+      const problems = [...p.problems, ...(outcome && !outcome.ok ? outcome.problems.map((q) => ({ column: columnOf(q.field), message: q.message })) : [])];
+      return { line: p.row.line, outcome: 'error', errors: problems };
+    }
+    if (p.id === null) return { line: p.row.line, outcome: 'create' };
+    if (!outcome.changed) return { line: p.row.line, outcome: 'unchanged' };
+    const changes: RowChange[] = [];
+    for (const column of allColumns) {
+      const old = writeCell(column, outcome.before ?? {}, lookups);
+      const next = writeCell(column, outcome.after, lookups);
+      if (old !== next) changes.push({ column: column.name, old, new: next });
+    }
+    return { line: p.row.line, outcome: 'update', changes };
+  });
+}
+
+const emptyCounts = (): ImportCounts => ({ create: 0, update: 0, unchanged: 0, error: 0 });
+const right = (type: AnyType, r: 'create' | 'update' | 'read') => `${type.module}:${r}` as Permission;
+
+/** Create or update on the type's module: needed to check or import a file. */
+export function mayImport(actor: Actor, type: { module: string }): boolean {
+  return levelOf(actor, `${type.module}:create` as Permission) !== null || levelOf(actor, `${type.module}:update` as Permission) !== null;
+}
+
+export interface ImportFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/** A file name as recorded in History and the Audit Log: its last path segment, printable, at most 200 characters. */
+export const cleanFileName = (name: string | null | undefined) =>
+  (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200) || 'upload.csv';
+
+/**
+ * Checks (mode check) or imports (mode apply) a CSV file of one record type. A file refused as a whole throws
+ * CsvRefusal; a missing right throws 403. Apply keeps the writes only when every row succeeds, and records one
+ * summary Audit Log entry (action import) whether it was imported or refused.
+ */
+export async function runCsvImport<L extends object>(
+  db: Db, importType: ImportType<L>, actor: Actor, file: ImportFile, mode: ImportMode,
+): Promise<ImportResult> {
+  const type = importType as unknown as AnyType;
+  const rights = { create: levelOf(actor, right(type, 'create')) !== null, update: levelOf(actor, right(type, 'update')) !== null };
+  if (!rights.create && !rights.update) {
+    requirePermission(actor, right(type, 'create'));
+    throw forbidden(`${type.module}:create or ${type.module}:update missing`);
+  }
+  const fileName = cleanFileName(file.name);
+  const parsed = parseCsv(file.bytes);
+  const columns = await importColumns(db, type);
+  const mapped = mapHeader(parsed.header, columns);
+  // The template's second row (first cell starting with #) lists the allowed values; it is not a record.
+  const rows = parsed.rows[0]?.cells[0]?.startsWith('#') ? parsed.rows.slice(1) : parsed.rows;
+  if (rows.length === 0) throw new CsvRefusal('The file has only a header row and no records.');
+  const importer: Actor = { ...actor, via: 'import', source: `CSV import of ${fileName}` };
+
+  const run = async (tx: DbOrTx): Promise<ImportResult> => {
+    const lookups = { ...(await type.prepare(tx, actor)), ...(await loadImportLookups(tx)) } as Lookups;
+    const kind = type.kind(lookups);
+    const results: RowResult[] = [];
+    const seenIds = new Map<string, number>();
+    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+      results.push(...(await runChunk(tx, type, kind, importer, rows.slice(start, start + CHUNK_ROWS), mapped, lookups, seenIds, rights)));
+    }
+    const counts = emptyCounts();
+    for (const r of results) counts[r.outcome] += 1;
+    return { outcome: mode === 'check' ? 'checked' : counts.error ? 'refused' : 'imported', fileName, counts, rows: results };
+  };
+  const summary = (result: ImportResult) => ({
+    module: type.module, action: 'import', recordType: null, recordId: null,
+    details: { file: fileName, rows: result.rows.length, counts: result.counts, outcome: result.outcome },
+  });
+
+  try {
+    return await db.transaction(async (tx) => {
+      const result = await run(tx);
+      if (result.outcome !== 'imported') throw new RollBack(result);
+      await appendAudit(tx, importer, [summary(result)]);
+      return result;
+    });
+  } catch (error) {
+    if (!(error instanceof RollBack)) throw error;
+    if (mode === 'apply') await db.transaction((tx) => appendAudit(tx, importer, [summary(error.result)]));
+    return error.result;
+  }
+}
+
+/** Errors first, then by line; the screen and the REST answer list rows in this order only when asked to. */
+export const errorsFirst = (rows: RowResult[]) => [...rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line);
+
+/** The template: the header and, unless `comments` is false, a row listing each column's allowed values. */
+export async function csvTemplate(db: DbOrTx, importType: ImportType<object>, comments = true): Promise<string> {
+  const columns = await importColumns(db, importType as unknown as AnyType);
+  const header = columns.map((c) => (c.required ? c.name : c.name));
+  const help = columns.map((c, i) => `${i === 0 ? '# ' : ''}${c.required ? 'required: ' : ''}${c.help}`);
+  return toCsv(comments ? [header, help] : [header]);
+}
+
+/** Current records the actor can read (at most DOWNLOAD_LIMIT, oldest first) in the import format. */
+export async function csvCurrentRecords(db: DbOrTx, importType: ImportType<object>, actor: Actor): Promise<{ csv: string; truncated: boolean }> {
+  const type = importType as unknown as AnyType;
+  requirePermission(actor, right(type, 'read'));
+  const lookups = { ...(await type.prepare(db, actor)), ...(await loadImportLookups(db)) } as Lookups;
+  const kind = type.kind(lookups);
+  const table = kind.table as OwnedTable;
+  const columns = await importColumns(db, type);
+  const rows = (await db.select().from(table as PgTable).where(listCondition(kind, actor, {}))
+    .orderBy(asc(table.createdAt), asc(table.id)).limit(DOWNLOAD_LIMIT + 1)) as Values[];
+  const truncated = rows.length > DOWNLOAD_LIMIT;
+  const kept = rows.slice(0, DOWNLOAD_LIMIT);
+  const custom = type.customFields ? await loadCustomFields(db, type.module, kept.map((r) => String(r.id))) : new Map();
+  const lines = kept.map((row) => {
+    const fields = { ...auditFields(row), id: row.id, ...auditedCustomFields(custom.get(String(row.id)) ?? {}) };
+    return columns.map((c) => writeCell(c, fields, lookups));
+  });
+  return { csv: toCsv([columns.map((c) => c.name), ...lines]), truncated };
+}
+
+export { CsvRefusal, squash, AppError };

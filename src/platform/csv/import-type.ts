@@ -1,0 +1,152 @@
+import type { TObject } from '@sinclair/typebox';
+import { asc } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { groups, users } from '../../../db/schema';
+import type { FieldProblem } from '../errors';
+import type { Actor, Module } from '../permissions';
+import type { OwnerLookup, OwnedTable, RecordKind } from '../records';
+
+/**
+ * What a record type tells the CSV engine (engine.ts): its columns, each mapped onto a field of the module's
+ * existing TypeBox create/update shape, and the RecordKind whose batch service writes it. Nothing else: parsing,
+ * checking, diffing, writing, auditing, templates and downloads are the engine's. See docs/csv-import.md.
+ */
+
+/** Column text in, a field value out (or the problem with the text). */
+export type ReadResult = { value: unknown } | { problem: string };
+
+export interface ImportColumn<L> {
+  /** Header name, lower case: 'owner_group'. */
+  name: string;
+  /** The input field it fills: 'ownerGroupId'. */
+  field: string;
+  /** `*` in the spec: must be filled when a row creates a record. */
+  required?: boolean;
+  /** Allowed values or format, for the template's comment row and the docs. */
+  help: string;
+  /** Text (never blank) to the field value; default: the trimmed text. */
+  read?(text: string, lookups: L & ImportLookups): ReadResult;
+  /** Stored field value to text (downloads, and old -> new in results); default: String(value), '' for null. */
+  write?(value: unknown, lookups: L & ImportLookups): string;
+  /**
+   * What a blank cell means on update: 'clear' sets null (or '' when the field is text that cannot be null),
+   * 'keep' leaves the stored value. On create a blank always means "left out" so the record's defaults apply.
+   */
+  blankOnUpdate?: 'clear' | 'keep' | '';
+}
+
+/** Owners by e-mail and groups by name, loaded once per run. */
+export interface ImportLookups {
+  owners: OwnerLookup;
+  userByEmail: ReadonlyMap<string, { id: string; status: string }>;
+  emailOf: ReadonlyMap<string, string>;
+  groupByName: ReadonlyMap<string, string>;
+  groupNameOf: ReadonlyMap<string, string>;
+}
+
+export interface ImportType<L = object> {
+  /** Path segment of the screens and REST routes: '/risks/import', '/api/v1/risks/import'. */
+  area: string;
+  module: Module;
+  /** 'Risks' */
+  title: string;
+  /** The create and update shapes the REST API validates with; every mapped row is checked against them. */
+  Create: TObject;
+  Update: TObject;
+  columns: ImportColumn<L>[];
+  /** Extra columns `cf.<key>` for the module's custom fields. */
+  customFields: boolean;
+  /** The type's own lookups, loaded once per run (risk scale, classifications, ...). */
+  prepare(db: DbOrTx, actor: Actor): Promise<L>;
+  /** The kind whose batch writes (createRecords / updateRecords) run the rows; it may close over the lookups. */
+  kind(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>>;
+}
+
+/* ---------- Allowed values and formats shared by the column definitions ---------- */
+
+/** Case, spaces and underscores are ignored when matching allowed values: 'In Progress' = 'in_progress' = 'INPROGRESS'. */
+export const squash = (text: string) => text.toLowerCase().replace(/[\s_]+/g, '');
+
+export function matchAllowed(values: readonly string[], text: string): ReadResult {
+  const found = values.find((v) => squash(v) === squash(text));
+  return found ? { value: found } : { problem: `"${text}" is not one of: ${values.join(', ')}` };
+}
+
+export function readInteger(text: string, min: number, max: number): ReadResult {
+  if (!/^[+-]?\d+$/.test(text)) return { problem: `"${text}" is not a whole number (${min} to ${max})` };
+  const value = Number(text);
+  return value >= min && value <= max ? { value } : { problem: `must be between ${min} and ${max}` };
+}
+
+export const isRealDate = (text: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+
+export const readDate = (text: string): ReadResult =>
+  isRealDate(text) ? { value: text } : { problem: `"${text}" is not a real date written YYYY-MM-DD` };
+
+/** Loads users by e-mail and groups by name for the owner and owner_group columns. */
+export async function loadImportLookups(db: DbOrTx): Promise<ImportLookups> {
+  const [userRows, groupRows] = await Promise.all([
+    db.select({ id: users.id, email: users.email, status: users.status }).from(users),
+    db.select({ id: groups.id, name: groups.name }).from(groups).orderBy(asc(groups.name)),
+  ]);
+  return {
+    owners: { userStatus: new Map(userRows.map((u) => [u.id, u.status])), groupIds: new Set(groupRows.map((g) => g.id)) },
+    userByEmail: new Map(userRows.map((u) => [u.email.toLowerCase(), { id: u.id, status: u.status }])),
+    emailOf: new Map(userRows.map((u) => [u.id, u.email])),
+    groupByName: new Map(groupRows.map((g) => [g.name.toLowerCase(), g.id])),
+    groupNameOf: new Map(groupRows.map((g) => [g.id, g.name])),
+  };
+}
+
+/** `owner`: an active account, by e-mail. */
+export const ownerColumn = <L>(): ImportColumn<L> => ({
+  name: 'owner', field: 'ownerId', help: 'e-mail of an active account', blankOnUpdate: 'clear',
+  read(text, lookups) {
+    const user = lookups.userByEmail.get(text.toLowerCase());
+    if (!user) return { problem: `no account with e-mail ${text}` };
+    if (user.status !== 'active') return { problem: `the account ${text} is not active` };
+    return { value: user.id };
+  },
+  write: (value, lookups) => (typeof value === 'string' ? (lookups.emailOf.get(value) ?? value) : ''),
+});
+
+/** `owner_group`: an existing group, by name. */
+export const ownerGroupColumn = <L>(): ImportColumn<L> => ({
+  name: 'owner_group', field: 'ownerGroupId', help: 'name of an existing group', blankOnUpdate: 'clear',
+  read(text, lookups) {
+    const id = lookups.groupByName.get(text.toLowerCase());
+    return id ? { value: id } : { problem: `no group named ${text}` };
+  },
+  write: (value, lookups) => (typeof value === 'string' ? (lookups.groupNameOf.get(value) ?? value) : ''),
+});
+
+/** A column naming a record of another table by its name (ignoring case) or its id. */
+export interface NamedRecords {
+  byName: ReadonlyMap<string, string[]>;
+  nameOf: ReadonlyMap<string, string>;
+}
+
+export function namedRecords(rows: { id: string; name: string }[]): NamedRecords {
+  const byName = new Map<string, string[]>();
+  for (const row of rows) byName.set(row.name.trim().toLowerCase(), [...(byName.get(row.name.trim().toLowerCase()) ?? []), row.id]);
+  return { byName, nameOf: new Map(rows.map((r) => [r.id, r.name])) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function readNamed(records: NamedRecords, what: string, text: string): ReadResult {
+  if (UUID.test(text) && records.nameOf.has(text.toLowerCase())) return { value: text.toLowerCase() };
+  const ids = records.byName.get(text.toLowerCase()) ?? [];
+  if (ids.length === 1) return { value: ids[0] };
+  return { problem: ids.length ? `${ids.length} ${what}s are named ${text}; give the id instead` : `no ${what} named ${text}` };
+}
+
+/** The name when it identifies the record, otherwise the id (so a download always imports back). */
+export function writeNamed(records: NamedRecords, value: unknown): string {
+  if (typeof value !== 'string') return '';
+  const name = records.nameOf.get(value);
+  return name !== undefined && (records.byName.get(name.trim().toLowerCase())?.length ?? 0) === 1 ? name : value;
+}
+
+export type { FieldProblem };
