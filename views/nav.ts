@@ -13,6 +13,7 @@ export const MAIN_LINKS: MainLink[] = [
   { key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },
   { key: 'riskExceptions', href: '/risks/exceptions', label: 'Risk exceptions', needs: 'risks:read' },
   { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
+  { key: 'compliance', href: '/compliance/packages', label: 'Compliance', needs: 'compliance:read' },
   { key: 'policies', href: '/policies', label: 'Policies', needs: 'policies:read' },
   { key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   { key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
