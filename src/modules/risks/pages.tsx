@@ -1,9 +1,8 @@
 import { Elysia } from 'elysia';
-import { Value, type ValueError } from '@sinclair/typebox/value';
-import type { TSchema } from '@sinclair/typebox';
 import { listAuditFor } from '../../platform/audit';
 import { runWrite, type AppContext } from '../../platform/context';
-import { invalid, type FieldProblem } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
+import { schemaProblems } from '../../platform/form-input';
 import { listHistory } from '../../platform/history';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import {
@@ -43,25 +42,6 @@ function listState(query: Query): RiskListState {
     page: Math.max(1, int(query.page, 1)),
     pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
   };
-}
-
-/** A union's own message says nothing; the useful one is a branch's that failed on a rule rather than on the type. */
-function bestMessage(error: ValueError): string {
-  const nested = error.errors.flatMap((branch) => [...branch].map((e) => e.message));
-  const typeOnly = /^Expected (string|null|integer|number|boolean|object|array)$/;
-  const message = nested.find((m) => !typeOnly.test(m)) ?? nested[0] ?? error.message;
-  return message.replace(/^Expected/, 'expected');
-}
-
-/** Checks a value built from a form against the same TypeBox schema the REST API uses, as field problems. */
-function schemaProblems(schema: TSchema, value: unknown, rename: (field: string) => string = (f) => f): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  for (const error of Value.Errors(schema, value)) {
-    const field = rename(error.path.replace(/^\//, '').replaceAll('/', '.'));
-    if (problems.some((p) => p.field === field)) continue;
-    problems.push({ field, message: error.value === '' || error.value === null ? 'is required' : bestMessage(error) });
-  }
-  return problems;
 }
 
 /* ---------- Risk form ---------- */
