@@ -161,11 +161,8 @@ export function packageRefused(problems: PackageProblem[]): AppError {
   return new AppError('INVALID', `package refused (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${shown}${more}`, problems);
 }
 
-const ITEM_CHUNK = 2000;
-
 /**
- * Creates the package, its items (multi-row INSERTs) and one analysis per requirement and additional item
- * (one INSERT ... SELECT), then one Audit Log entry and one History entry with the counts — all in `tx`.
+ * Creates the package, its items and one analysis per requirement and additional item (one set-based statement), then one Audit Log entry and one History entry with the counts — all in `tx`.
  * The package and its analyses are owned by the importing user.
  */
 export async function importPackage(tx: DbOrTx, actor: Actor, input: PackageInput): Promise<{ id: string }> {
@@ -183,13 +180,19 @@ export async function importPackage(tx: DbOrTx, actor: Actor, input: PackageInpu
     ownerGroupId: null,
     createdBy: actor.userId,
   }).returning();
-  for (let start = 0; start < items.length; start += ITEM_CHUNK) {
-    await tx.insert(complianceItems).values(items.slice(start, start + ITEM_CHUNK).map((item, i) => ({ packageId: pkg.id, position: start + i, ...item })));
-  }
+  // One statement for items and analyses: the items travel as one JSON parameter (no 65,535-parameter limit,
+  // no chunking) and the analyses are inserted from the RETURNING rows; about twice as fast as chunked
+  // multi-row INSERTs followed by an INSERT ... SELECT (bench/compliance.ts measures it against that floor).
+  const rows = JSON.stringify(items.map((item, position) => ({ position, ...item })));
   await tx.execute(sql`
+    with inserted as (
+      insert into ${complianceItems} (package_id, position, code, name, description, parent_code, kind)
+      select ${pkg.id}::uuid, r.position, r.code, r.name, r.description, r."parentCode", r.kind
+      from jsonb_to_recordset(${rows}::jsonb)
+        as r(position integer, code text, name text, description text, "parentCode" text, kind text)
+      returning id, kind)
     insert into ${complianceAnalyses} (package_id, item_id, owner_id, owner_group_id)
-    select package_id, id, ${ownerId}::uuid, null from ${complianceItems}
-    where package_id = ${pkg.id} and kind <> 'heading'`);
+    select ${pkg.id}::uuid, inserted.id, ${ownerId}::uuid, null from inserted where inserted.kind <> 'heading'`);
   const counts = countKinds(items);
   await recordChange(tx, actor, {
     module: 'compliance', recordType: packageKind.recordType, recordId: pkg.id, action: 'create', before: null, after: auditFields(pkg),
