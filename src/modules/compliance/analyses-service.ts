@@ -189,6 +189,11 @@ async function mappingsOf(db: DbOrTx, actor: Actor, analysisId: string): Promise
   return { controls: lists[0], policies: lists[1], risks: lists[2], projects: lists[3] };
 }
 
+/** Whether the screens should offer the assessment, mapping and exception forms (the services check again on submit). */
+export async function mayUpdateAnalysis(db: DbOrTx, actor: Actor, id: string): Promise<boolean> {
+  return loadFor(db, actor, id, 'update').then(() => true, () => false);
+}
+
 export async function getAnalysis(db: DbOrTx, actor: Actor, id: string): Promise<AnalysisDetail> {
   const row = await loadFor(db, actor, id, 'read');
   return { ...toView(row), mappings: await mappingsOf(db, actor, id) };

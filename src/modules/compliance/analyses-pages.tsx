@@ -1,0 +1,111 @@
+import { Elysia } from 'elysia';
+import { renderScreen } from '../../../views/layout';
+import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
+import { AnalysisPage, PackageTreePage, TreeItemRow } from '../../../views/compliance/tree';
+import { runWrite, type AppContext } from '../../platform/context';
+import { notFound } from '../../platform/errors';
+import { levelOf, type Actor } from '../../platform/permissions';
+import { screenAuth } from '../../platform/screen-auth';
+import { exceptionPages } from '../exceptions/pages';
+import { complianceParent } from '../exceptions/parents';
+import { createException, listExceptions } from '../exceptions/service';
+import { ANALYSIS_STATUSES, type AnalysisStatus } from './analyses-api';
+import {
+  analysisHistory, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, packageScore, packageTree, unlinkRecord, updateAnalysis,
+  type MappingKind,
+} from './analyses-service';
+
+const NAV = 'compliance';
+const MAPPING_NAMES = Object.keys(MAPPING_KINDS) as MappingKind[];
+const isMappingKind = (value: string): value is MappingKind => (MAPPING_NAMES as string[]).includes(value);
+const isStatus = (value: string): value is AnalysisStatus => (ANALYSIS_STATUSES as readonly string[]).includes(value);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Extra {
+  done?: string;
+  error?: string;
+  exceptionError?: string;
+  exceptionErrors?: Record<string, string>;
+  exceptionValues?: { title: string; description: string; expiresAt: string };
+}
+
+/**
+ * Compliance screens: a package's requirement tree with each analysis's status editable in place, an analysis with
+ * its assessment form and mapping pickers, its exceptions (requested here, decided here or in the exceptions list).
+ */
+export function analysesPages(ctx: AppContext) {
+  const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: NAV });
+
+  const analysisScreen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string, extra: Extra = {}) => {
+    const analysis = await getAnalysis(ctx.db, viewer, id);
+    const [choiceLists, exceptions, history, canUpdate] = await Promise.all([
+      Promise.all(MAPPING_NAMES.map(async (kind) => (levelOf(viewer, `${MAPPING_KINDS[kind].module}:read`) === null ? null : mappingChoices(ctx.db, viewer, id, kind)))),
+      listExceptions(ctx.db, complianceParent, viewer, { parentId: id, page: 1, pageSize: 200, sort: 'expiresAt' }),
+      analysisHistory(ctx.db, viewer, id),
+      mayUpdateAnalysis(ctx.db, viewer, id),
+    ]);
+    const choices = Object.fromEntries(MAPPING_NAMES.map((kind, i) => [kind, choiceLists[i]])) as Record<MappingKind, Option[] | null>;
+    return renderScreen(headers, shell(`${analysis.item.code} ${analysis.item.name}`, viewer, csrfToken),
+      <AnalysisPage analysis={analysis} canUpdate={canUpdate} canReview={levelOf(viewer, 'compliance:review') !== null} choices={choices}
+        exceptions={exceptions.rows} history={history} csrfToken={csrfToken} {...extra} />);
+  };
+
+  return new Elysia({ name: 'pages:compliance-analyses' })
+    .use(screenAuth(ctx))
+    .use(exceptionPages(ctx, complianceParent, '/compliance/analyses', NAV))
+    .get('/compliance/packages/:id', async ({ viewer, csrfToken, headers, params }) => {
+      const [tree, score] = await Promise.all([packageTree(ctx.db, viewer, params.id), packageScore(ctx.db, viewer, params.id)]);
+      return renderScreen(headers, shell(tree.name, viewer, csrfToken), <PackageTreePage name={tree.name} packageId={tree.packageId} rows={tree.rows} score={score} />);
+    }, { page: 'compliance:read' })
+    .patch('/compliance/analyses/:id/status', async ({ viewer, params, body }) => {
+      const status = formText(body, 'status');
+      if (!isStatus(status)) return new Response('Choose a status', { status: 400 });
+      await runWrite(ctx, (tx) => updateAnalysis(tx, viewer, params.id, { status }));
+      const analysis = await getAnalysis(ctx.db, viewer, params.id);
+      const row = (await packageTree(ctx.db, viewer, analysis.packageId)).rows.find((r) => r.analysis?.id === params.id);
+      if (!row) throw notFound(`Analysis ${params.id}`);
+      return <TreeItemRow row={row} />;
+    }, { page: 'compliance:update' })
+    .get('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, query }) => {
+      if (!UUID.test(params.id)) throw notFound(`Analysis ${params.id}`);
+      return analysisScreen(viewer, csrfToken, headers, params.id, { done: query.done });
+    }, { page: 'compliance:read' })
+    .post('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const status = formText(body, 'status');
+      const result = await attempt(() => runWrite(ctx, (tx) => updateAnalysis(tx, viewer, params.id, {
+        ...(isStatus(status) ? { status } : {}), notes: formText(body, 'notes').replace(/\s+$/, ''),
+      })));
+      if (result.ok) return redirect(`/compliance/analyses/${params.id}?done=updated`, 303);
+      set.status = result.error.status;
+      return analysisScreen(viewer, csrfToken, headers, params.id, { error: result.error.message });
+    }, { page: 'compliance:update' })
+    .post('/compliance/analyses/:id/exceptions', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = { title: formText(body, 'exceptionTitle'), description: formText(body, 'exceptionDescription'), expiresAt: formText(body, 'expiresAt') };
+      const result = await attempt(() => runWrite(ctx, (tx) => createException(tx, complianceParent, viewer, { parentId: params.id, ...values })));
+      if (result.ok) return redirect(`/compliance/analyses/${params.id}?done=requested#exceptions`, 303);
+      set.status = result.error.status;
+      return analysisScreen(viewer, csrfToken, headers, params.id, {
+        exceptionError: result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message,
+        exceptionErrors: fieldErrors(result.error.problems), exceptionValues: values,
+      });
+    }, { page: 'compliance:update' })
+    .post('/compliance/analyses/:id/:kind', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      if (!isMappingKind(params.kind)) throw notFound(`Mapping kind ${params.kind}`);
+      const recordId = formText(body, 'id');
+      const kind = params.kind;
+      if (!recordId) {
+        set.status = 400;
+        return analysisScreen(viewer, csrfToken, headers, params.id, { error: `Choose a ${MAPPING_KINDS[kind].label.toLowerCase()} to map.` });
+      }
+      const result = await attempt(() => runWrite(ctx, (tx) => linkRecord(tx, viewer, params.id, kind, recordId)));
+      if (result.ok) return redirect(`/compliance/analyses/${params.id}?done=linked#mappings-${kind}`, 303);
+      set.status = result.error.status;
+      return analysisScreen(viewer, csrfToken, headers, params.id, { error: result.error.message });
+    }, { page: 'compliance:update' })
+    .post('/compliance/analyses/:id/:kind/:recordId/remove', async ({ viewer, params, redirect }) => {
+      if (!isMappingKind(params.kind)) throw notFound(`Mapping kind ${params.kind}`);
+      const kind = params.kind;
+      await runWrite(ctx, (tx) => unlinkRecord(tx, viewer, params.id, kind, params.recordId));
+      return redirect(`/compliance/analyses/${params.id}?done=unlinked#mappings-${kind}`, 303);
+    }, { page: 'compliance:update' });
+}
