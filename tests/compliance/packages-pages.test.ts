@@ -122,6 +122,30 @@ describe('compliance package screens', () => {
     expect(await totalPackages()).toBe(before);
   });
 
+  test('a Commit import request over 1 MB is refused the same way, before anything is read or written', async () => {
+    const before = await totalPackages();
+    const res = await admin.post('/compliance/packages/import', { package: 'x'.repeat(1024 * 1024 + 1) });
+    expect(res.status).toBe(413);
+    expect(await res.text()).toContain('POST /api/v1/compliance/packages');
+    // With a Content-Length (as from a browser), the request is answered before its body is read.
+    const body = new URLSearchParams({ _csrf: admin.csrf ?? '', package: 'y'.repeat(1024 * 1024 + 1) }).toString();
+    const early = await env.request('/compliance/packages/import', {
+      method: 'POST', body, redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length), cookie: admin.cookie ?? '' },
+    });
+    expect(early.status).toBe(413);
+    const html = await early.text();
+    expect(html).toContain('larger than the 1 MB the screens accept');
+    expect(html).toContain('POST /api/v1/compliance/packages');
+    expect(await totalPackages()).toBe(before);
+  });
+
+  test('an unknown or malformed package id is a 404 on export and delete', async () => {
+    expect((await admin.get(exportLinkOf('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+    expect((await admin.get(exportLinkOf('not-an-id'))).status).toBe(404);
+    expect((await admin.get('/compliance/packages/not-an-id/delete')).status).toBe(404);
+  });
+
   for (const shipped of SHIPPED_PACKAGES) {
     test(`one click imports ${shipped.label} as exactly one package; export equals the shipped file, and re-importing the export gives the same tree`, async () => {
       const file = readFileSync(shippedPackageFile(shipped), 'utf8');

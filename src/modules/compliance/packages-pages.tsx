@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
 import { attempt, formText } from '../../../views/components/form';
 import {
-  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, emptyImportValues,
+  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE, TooLarge,
+  emptyImportValues,
   type ImportFormValues,
 } from '../../../views/compliance/packages';
-import { renderScreen } from '../../../views/layout';
+import { BareLayout, renderScreen } from '../../../views/layout';
 import { runWrite, type AppContext } from '../../platform/context';
-import { AppError } from '../../platform/errors';
 import { levelOf, type Actor } from '../../platform/permissions';
 import { screenAuth } from '../../platform/screen-auth';
 import { parsePackageCsv } from './package-csv';
@@ -16,16 +16,18 @@ import { SHIPPED_PACKAGES, importShippedPackage } from './shipped';
 
 /** Screens accept requests up to 1 MB; bigger packages go through the REST API, which the refusal names. */
 export const SCREEN_REQUEST_LIMIT = 1024 * 1024;
-export const TOO_LARGE_MESSAGE =
-  'This request is larger than the 1 MB the screens accept. Import a package this large with POST /api/v1/compliance/packages (an API token with compliance:create).';
 
-const tooLarge = () => new AppError('TOO_LARGE', TOO_LARGE_MESSAGE);
+const IMPORT_POSTS = new Set([PREVIEW_PATH, IMPORT_PATH]);
 
-/** Refuses by Content-Length before the body is read; the handlers check the file size too (chunked uploads carry none). */
-function refuseLargeRequests({ request }: { request: Request }): undefined {
-  const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > SCREEN_REQUEST_LIMIT) throw tooLarge();
-  return undefined;
+/**
+ * Refuses an import request by its Content-Length before the body is read (a body handed to the parser cannot be
+ * refused with our own message). The handlers check the size again: a chunked upload carries no Content-Length.
+ */
+function refuseLargeImport(request: Request): Response | undefined {
+  if (request.method !== 'POST' || Number(request.headers.get('content-length') ?? '0') <= SCREEN_REQUEST_LIMIT) return undefined;
+  if (!IMPORT_POSTS.has(new URL(request.url).pathname)) return undefined;
+  const page = <BareLayout title="Request too large"><TooLarge /></BareLayout>;
+  return new Response(String(page), { status: 413, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
 }
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'compliance' });
@@ -91,6 +93,7 @@ export const exportFileName = (name: string) =>
 /** Compliance › Packages: list with Export and Delete per row, the import dialog (preview, then Commit import), shipped frameworks. */
 export const compliancePackagePages = (ctx: AppContext) =>
   new Elysia({ name: 'pages:compliance-packages' })
+    .onRequest(({ request }) => refuseLargeImport(request))
     .use(screenAuth(ctx))
     .get(PACKAGES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
@@ -123,11 +126,15 @@ export const compliancePackagePages = (ctx: AppContext) =>
       if (problems.length) set.status = 400;
       return screen(<ImportPreview csrfToken={csrfToken} fileName={fileName} values={values} input={input} problems={problems}
         counts={countItems(input?.items ?? [])} />);
-    }, { page: 'compliance:create', parse: [refuseLargeRequests] })
+    }, { page: 'compliance:create' })
 
     // Commit import: the previewed package arrives whole in one request and is created in one transaction.
     .post(IMPORT_PATH, async ({ viewer, csrfToken, headers, body, set, redirect }) => {
       const text = formText(body, 'package');
+      if (text.length > SCREEN_REQUEST_LIMIT) {
+        set.status = 413;
+        return renderScreen(headers, shell('Import package', viewer, csrfToken), <ImportForm csrfToken={csrfToken} values={emptyImportValues} error={TOO_LARGE_MESSAGE} />);
+      }
       const read = readPackageFile('package.json', text, emptyImportValues);
       const result = read.problems.length ? null : await attempt(() => runWrite(ctx, (tx) => importPackage(tx, viewer, read.input!)));
       if (result?.ok) return redirect(`${PACKAGES_PATH}?done=imported`, 303);
@@ -138,7 +145,7 @@ export const compliancePackagePages = (ctx: AppContext) =>
       return renderScreen(headers, shell('Import package', viewer, csrfToken),
         <ImportPreview csrfToken={csrfToken} fileName="previewed package" values={emptyImportValues} input={read.input}
           problems={problems} counts={countItems(read.input?.items ?? [])} />);
-    }, { page: 'compliance:create', parse: [refuseLargeRequests] })
+    }, { page: 'compliance:create' })
 
     .post(`${PACKAGES_PATH}/shipped/:key`, async ({ viewer, params, redirect }) => {
       await runWrite(ctx, (tx) => importShippedPackage(tx, viewer, params.key));
