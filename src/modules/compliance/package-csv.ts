@@ -42,7 +42,7 @@ export function parsePackageCsv(text: string, meta: PackageCsvMeta): { input: Pa
   let offset = 0;
   let line = 1;
   Papa.parse<string[]>(source, {
-    delimitersToGuess: [',', ';'],
+    delimiter: delimiterOf(source),
     skipEmptyLines: false,
     step: (result) => {
       const start = offset;
@@ -55,6 +55,7 @@ export function parsePackageCsv(text: string, meta: PackageCsvMeta): { input: Pa
 
   const [header, ...body] = rows;
   const columns: (Column | null)[] = [];
+  let headerUsable = false;
   if (!header || header.cells.every((cell) => !cell.trim())) {
     problems.push({ line: 1, field: 'header', message: 'the file is empty; the first line must name the columns code and name' });
   } else {
@@ -70,11 +71,12 @@ export function parsePackageCsv(text: string, meta: PackageCsvMeta): { input: Pa
       if (!seen.has(required)) problems.push({ line: header.line, field: 'header', message: `the column ${required} is required` });
     }
     for (const message of header.errors) problems.push({ line: header.line, field: 'header', message });
+    headerUsable = problems.length === 0;
   }
 
   const items: PackageItem[] = [];
   const lineOfItem: number[] = [];
-  for (const row of body) {
+  for (const row of headerUsable ? body : []) {
     if (row.cells.every((cell) => !cell.trim())) continue;
     const item: Record<string, string> = {};
     row.cells.forEach((cell, i) => {
@@ -102,20 +104,28 @@ export function parsePackageCsv(text: string, meta: PackageCsvMeta): { input: Pa
     description: meta.description ?? '',
     items,
   };
-  if (header && columns.length) {
-    for (const problem of validatePackage(input)) {
-      if (problem.index === undefined) {
-        problems.push(problem.field === 'items' && !items.length ? { field: 'items', message: 'the file has no item rows' } : problem);
-        continue;
-      }
-      const { index, ...rest } = problem;
-      const repeated = /^repeats the code of item (\d+)$/.exec(rest.message);
-      const message = repeated ? `repeats the code on line ${lineOfItem[Number(repeated[1])]}` : rest.message;
-      problems.push({ ...rest, message, line: lineOfItem[index], field: csvField(rest.field) });
+  for (const problem of validatePackage(input)) {
+    if (problem.index === undefined) {
+      if (problem.field !== 'items') problems.push(problem);
+      else if (headerUsable) problems.push(items.length ? problem : { field: 'items', message: 'the file has no item rows' });
+      continue;
     }
+    // Rows under a header that cannot be read are not judged one by one.
+    if (!headerUsable) continue;
+    const { index, ...rest } = problem;
+    const repeated = /^repeats the code of item (\d+)$/.exec(rest.message);
+    const message = repeated ? `repeats the code on line ${lineOfItem[Number(repeated[1])]}` : rest.message;
+    problems.push({ ...rest, message, line: lineOfItem[index], field: csvField(rest.field) });
   }
   problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { input, problems };
+}
+
+/** Semicolon when the header line has more semicolons than commas (European spreadsheet exports), else comma. */
+function delimiterOf(source: string): ',' | ';' {
+  const firstLine = source.slice(0, source.search(/\r?\n|$/));
+  const countOf = (c: string) => firstLine.split(c).length - 1;
+  return countOf(';') > countOf(',') ? ';' : ',';
 }
 
 /** JSON field names back to the CSV header names the user wrote. */
