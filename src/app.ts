@@ -32,6 +32,10 @@ import { auditsApi } from './modules/audits/api';
 import { customFieldsModule } from './modules/customFields';
 import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
+import { analysesApi } from './modules/compliance/analyses-api';
+import { analysesPages } from './modules/compliance/analyses-pages';
+import { poamApi } from './modules/compliance/poam-api';
+import { poamPages } from './modules/compliance/poam-pages';
 import { accountReviewsModule } from './modules/accountReviews';
 import { packagesApi } from './modules/compliance/packages-api';
 import { compliancePackagePages } from './modules/compliance/packages-pages';
@@ -79,6 +83,10 @@ const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   thirdPartyPages(ctx),
   projectPages(ctx),
   riskPages(ctx),
+  analysesApi(ctx),
+  analysesPages(ctx),
+  poamApi(ctx),
+  poamPages(ctx),
   packagesApi(ctx),
   compliancePackagePages(ctx),
   accountReviewsModule(ctx),

@@ -22,4 +22,5 @@ export const MAIN_LINKS: MainLink[] = [
   { key: 'thirdParties', href: '/third-parties', label: 'Third parties', needs: 'thirdParties:read' },
   { key: 'projects', href: '/projects', label: 'Projects', needs: 'projects:read' },
   { key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' },
+  { key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },
 ];
