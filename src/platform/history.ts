@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { history, users } from '../../db/schema';
 import { appendAudit } from './audit';
@@ -70,8 +70,12 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
     changes: fields,
     auditSeq: entries[index].seq,
   }));
-  for (let start = 0; start < rows.length; start += 2000) {
-    await tx.insert(history).values(rows.slice(start, start + 2000));
+  for (let start = 0; start < rows.length; start += 5000) {
+    await tx.execute(sql`insert into history (record_type, record_id, action, actor_user_id, actor_token_id, via, source, changes, audit_seq)
+      select "recordType", "recordId", action, "actorUserId", "actorTokenId", via, source, changes, "auditSeq"
+      from jsonb_to_recordset(${JSON.stringify(rows.slice(start, start + 5000))}::jsonb) as x(
+        "recordType" text, "recordId" text, action text, "actorUserId" uuid, "actorTokenId" uuid, via text, source text,
+        changes jsonb, "auditSeq" bigint)`);
   }
 }
 
