@@ -210,6 +210,12 @@ describe('compliance package screens', () => {
     expect((await b.get(`/compliance/packages/${pkg.id}/delete`)).status).toBe(403);
   });
 
+  test('htmx gets the same list component without the shell', async () => {
+    const html = await (await admin.get('/compliance/packages', { 'hx-request': 'true' })).text();
+    expect(html.startsWith('<section id="packages">')).toBe(true);
+    expect(html).not.toContain('<html');
+  });
+
   test('signed out, the list asks for sign-in', async () => {
     const res = await browser(env).get('/compliance/packages');
     expect(res.status).toBe(303);
