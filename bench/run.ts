@@ -1,4 +1,5 @@
 import { benchAudit } from './audit';
+import { benchCompliance } from './compliance';
 import { benchListEndpoints } from './list-endpoints';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
@@ -7,6 +8,7 @@ console.log(`Benchmarks on ${database}, ${navigator.hardwareConcurrency} cores\n
 const suites: [string, () => Promise<Record<string, string>>][] = [
   ['List endpoints over HTTP', benchListEndpoints],
   ['Audit Log', benchAudit],
+  ['Compliance package import', benchCompliance],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {
