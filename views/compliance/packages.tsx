@@ -54,7 +54,7 @@ export function PackageList({ page, csrfToken, canCreate, canDelete, shipped, do
         rows={page.rows}
         empty="No packages yet. Import a package file or one of the shipped frameworks."
         columns={[
-          { header: 'Name', cell: (p) => <Text value={p.name} /> },
+          { header: 'Name', cell: (p) => <a href={`${PACKAGES_PATH}/${p.id}`} safe>{p.name}</a> },
           { header: 'Standard', cell: (p) => <Text value={p.standard} /> },
           { header: 'Version', cell: (p) => <Text value={p.version} /> },
           { header: 'Headings', cell: (p) => <Text value={p.itemCounts.heading} />, class: 'num' },
