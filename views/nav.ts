@@ -15,6 +15,7 @@ export const MAIN_LINKS: MainLink[] = [
   { key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' },
   { key: 'compliance', href: '/compliance/packages', label: 'Compliance', needs: 'compliance:read' },
   { key: 'policies', href: '/policies', label: 'Policies', needs: 'policies:read' },
+  { key: 'policyExceptions', href: '/policies/exceptions', label: 'Policy exceptions', needs: 'policies:read' },
   { key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   { key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
   { key: 'incidents', href: '/incidents', label: 'Incidents', needs: 'incidents:read' },

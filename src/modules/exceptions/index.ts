@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/context';
 import { exceptionsApis } from './api';
-import { riskExceptionPages } from './pages';
+import { policyExceptionPages, riskExceptionPages } from './pages';
 
 /** Exceptions of every parent kind: REST and the exceptions registers. */
-export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx));
+export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx)).use(policyExceptionPages(ctx));

@@ -91,6 +91,7 @@ export function PolicySections(p: PolicySectionsProps): JSX.Element {
         {p.canUpdate && (
           <p class="actions">
             <a class="button" href={`/policies/${p.id}/content`}>Edit content</a>
+            <a class="button" href={`/policies/${p.id}/exceptions/new`}>Request an exception</a>
             {draftDiffers && (
               <form method="post" action={`/policies/${p.id}/publish`} class="inline">
                 <CsrfField token={p.csrfToken} />
