@@ -32,6 +32,10 @@ import { auditsApi } from './modules/audits/api';
 import { customFieldsModule } from './modules/customFields';
 import { incidentPages } from './modules/incidents/pages';
 import { auditPages } from './modules/audits/pages';
+import { csvImports } from './platform/csv/routes';
+import { riskImport } from './modules/risks/import';
+import { controlImport } from './modules/controls/import';
+import { assetImport } from './modules/assets/import';
 import { analysesApi } from './modules/compliance/analyses-api';
 import { analysesPages } from './modules/compliance/analyses-pages';
 import { poamApi } from './modules/compliance/poam-api';
@@ -57,6 +61,8 @@ const healthRoutes = (ctx: AppContext) =>
  */
 const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   healthRoutes(ctx),
+  // CSV imports before the module screens: /risks/import must not be taken for the record /risks/:id.
+  csvImports(ctx, [riskImport, controlImport, assetImport]),
   peoplePages(ctx),
   apiTokensPages(ctx),
   adminPages(ctx),

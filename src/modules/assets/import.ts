@@ -1,6 +1,6 @@
 import { businessUnits } from '../../../db/schema';
-import type { ImportType, NamedRecords } from '../../platform/csv/import-type';
-import { namedRecords, ownerColumn, ownerGroupColumn, readNamed, writeNamed } from '../../platform/csv/import-type';
+import type { NamedRecords } from '../../platform/csv/import-type';
+import { defineImportType, namedRecords, ownerColumn, ownerGroupColumn, readNamed, writeNamed } from '../../platform/csv/import-type';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
@@ -10,7 +10,7 @@ interface AssetLookups {
 }
 
 /** Assets CSV: business_unit by name (or id); the kit's asset rules still require businessUnits:read on the unit. */
-export const assetImport: ImportType<AssetLookups> = {
+export const assetImport = defineImportType<AssetLookups>({
   area: 'assets',
   module: 'assets',
   title: 'Assets',
@@ -31,4 +31,4 @@ export const assetImport: ImportType<AssetLookups> = {
     return { units: namedRecords(await db.select({ id: businessUnits.id, name: businessUnits.name }).from(businessUnits)) };
   },
   kind: () => assetKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-};
+});

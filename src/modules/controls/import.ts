@@ -1,11 +1,10 @@
-import type { ImportType } from '../../platform/csv/import-type';
-import { matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
+import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlUpdate } from './schema';
 import { controlKind } from './service';
 
 /** Controls CSV: columns of the spec's import table mapped onto ControlCreate; written by the register kit. */
-export const controlImport: ImportType = {
+export const controlImport = defineImportType({
   area: 'controls',
   module: 'controls',
   title: 'Controls',
@@ -22,4 +21,4 @@ export const controlImport: ImportType = {
   ],
   prepare: async () => ({}),
   kind: () => controlKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-};
+});

@@ -1,8 +1,8 @@
 import { assets, businessUnits, riskClassifications, riskImpactLevels, riskLikelihoodLevels, risks } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
-import type { ImportType, NamedRecords } from '../../platform/csv/import-type';
+import type { NamedRecords } from '../../platform/csv/import-type';
 import {
-  matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readInteger, readNamed, writeNamed,
+  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readInteger, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { RISK_STATUSES, RiskCreate, RiskUpdate } from './schema';
@@ -66,7 +66,7 @@ function riskKind(l: RiskLookups): RecordKind<typeof risks, RiskCreate> {
 }
 
 /** Risks CSV: classification by name, likelihood and impact by a level's value or name, asset and business unit by name. */
-export const riskImport: ImportType<RiskLookups> = {
+export const riskImport = defineImportType<RiskLookups>({
   area: 'risks',
   module: 'risks',
   title: 'Risks',
@@ -115,4 +115,4 @@ export const riskImport: ImportType<RiskLookups> = {
     return { likelihood, impact, classifications: namedRecords(classes), assets: namedRecords(assetRows), units: namedRecords(unitRows) };
   },
   kind: (l) => riskKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-};
+});

@@ -1,0 +1,90 @@
+import { Elysia, type AnyElysia } from 'elysia';
+import { ImportPage, ImportResultView, RefusedFile } from '../../../views/imports/import-views';
+import { renderScreen } from '../../../views/layout';
+import type { AppContext } from '../context';
+import { forbidden } from '../errors';
+import type { Actor, Permission } from '../permissions';
+import { screenAuth } from '../screen-auth';
+import { csvCurrentRecords, csvTemplate, mayImport, runCsvImport, type ImportMode } from './engine';
+import type { ImportType } from './import-type';
+import { CSV_LIMITS, CsvRefusal } from './parse';
+
+const requireImport = (viewer: Actor, type: ImportType) => {
+  if (!mayImport(viewer, type)) {
+    throw Object.assign(forbidden(`${type.module}:create or ${type.module}:update missing`), { actor: viewer });
+  }
+};
+
+const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
+
+const csvDownload = (set: { headers: Record<string, string | number> }, fileName: string, csv: string) => {
+  set.headers['content-type'] = 'text/csv; charset=utf-8';
+  set.headers['content-disposition'] = `attachment; filename="${fileName}"`;
+  return csv;
+};
+
+/**
+ * The import dialog of each type at /<area>/import: upload and Check file (htmx, with a progress indicator), the result
+ * table, Import rows, and the template and current-records downloads. Check and import answer 200 with a fragment
+ * (htmx swaps only 2xx answers), the fragment saying what was refused.
+ */
+export function csvImportPages(ctx: AppContext, types: readonly ImportType[]) {
+  const pages: AnyElysia = new Elysia({ name: 'pages:csv-imports' }).use(screenAuth(ctx));
+  for (const importType of types) {
+    const type = importType;
+    const shell = (viewer: Actor, csrfToken: string) => ({ title: `Import ${type.title.toLowerCase()}`, viewer, csrfToken, active: type.area });
+    const run = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, name: string, text: string, mode: ImportMode) => {
+      try {
+        const result = await runCsvImport(ctx.db, type, viewer, { name, bytes: new TextEncoder().encode(text) }, mode);
+        return renderScreen(headers, shell(viewer, csrfToken),
+          <ImportResultView area={type.area} result={result} csrfToken={csrfToken} csv={mode === 'check' ? text : undefined} />);
+      } catch (error) {
+        if (error instanceof CsvRefusal) return renderScreen(headers, shell(viewer, csrfToken), <RefusedFile message={error.message} />);
+        throw error;
+      }
+    };
+    pages
+      .get(`/${type.area}/import`, ({ viewer, csrfToken, headers }) => {
+        requireImport(viewer, type);
+        return renderScreen(headers, shell(viewer, csrfToken),
+          <ImportPage area={type.area} title={type.title} csrfToken={csrfToken} maxMegabytes={CSV_LIMITS.maxBytes / 1024 / 1024} maxRows={CSV_LIMITS.maxRows} />);
+      }, { page: true })
+      .post(`/${type.area}/import/check`, async ({ viewer, csrfToken, headers, body }) => {
+        requireImport(viewer, type);
+        const file = field(body, 'file');
+        if (!(file instanceof Blob) || file.size === 0) {
+          return renderScreen(headers, shell(viewer, csrfToken), <RefusedFile message="Choose a CSV file to check (the chosen file is empty)." />);
+        }
+        if (file.size > CSV_LIMITS.maxBytes) {
+          return renderScreen(headers, shell(viewer, csrfToken), <RefusedFile message={`The file is over ${CSV_LIMITS.maxBytes / 1024 / 1024} MB; split it into smaller files.`} />);
+        }
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        let text: string;
+        try {
+          text = new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+        } catch {
+          return renderScreen(headers, shell(viewer, csrfToken), <RefusedFile message='The file is not UTF-8 text. Save it as "CSV UTF-8" and try again.' />);
+        }
+        return run(viewer, csrfToken, headers, file instanceof File ? file.name : 'upload.csv', text, 'check');
+      }, { page: true })
+      .post(`/${type.area}/import/apply`, async ({ viewer, csrfToken, headers, body }) => {
+        requireImport(viewer, type);
+        const csv = field(body, 'csv');
+        const name = field(body, 'fileName');
+        if (typeof csv !== 'string' || csv === '') {
+          return renderScreen(headers, shell(viewer, csrfToken), <RefusedFile message="Check a file first, then import its rows." />);
+        }
+        return run(viewer, csrfToken, headers, typeof name === 'string' ? name : 'upload.csv', csv, 'apply');
+      }, { page: true })
+      .get(`/${type.area}/import/template.csv`, async ({ viewer, set, query }) => {
+        requireImport(viewer, type);
+        return csvDownload(set, `${type.area}-template.csv`, await csvTemplate(ctx.db, type, query.comments !== 'false'));
+      }, { page: true })
+      .get(`/${type.area}/import/current.csv`, async ({ viewer, set }) => {
+        const { csv, truncated } = await csvCurrentRecords(ctx.db, type, viewer);
+        if (truncated) set.headers['x-truncated'] = 'true';
+        return csvDownload(set, `${type.area}.csv`, csv);
+      }, { page: `${type.module}:read` as Permission });
+  }
+  return pages;
+}
