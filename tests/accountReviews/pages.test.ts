@@ -96,4 +96,41 @@ describe('account review screens', () => {
     expect(page).not.toContain('Add an account');
     expect((await browser.post(`/account-reviews/${mine}/items`, { account: 'x', system: 'y' })).status).toBe(403);
   });
+
+  test('Import CSV on the program page: check lists the rows and saves nothing, Import rows then adds them', async () => {
+    const id = await newProgram();
+    const page = await (await admin.get(`/account-reviews/${id}`)).text();
+    expect(page).toContain(`href="/account-reviews/${id}/items/import"`);
+    const template = await admin.get(`/account-reviews/${id}/items/import/template.csv`);
+    expect(template.headers.get('content-type')).toContain('text/csv');
+    expect(await template.text()).toContain('id,account,system,owner,decision,reviewer,reviewed_at');
+
+    const form = new FormData();
+    form.append('_csrf', admin.csrf!);
+    form.append('file', new File(['account,system,decision\r\nivan,Okta,keep\r\njudy,Okta,\r\n'], 'okta.csv', { type: 'text/csv' }));
+    const checked = await env.request(`/account-reviews/${id}/items/import/check`, { method: 'POST', body: form, headers: { cookie: admin.cookie! } });
+    const checkedHtml = await checked.text();
+    expect(checked.status, checkedHtml).toBe(200);
+    expect(checkedHtml).toContain('Checked, nothing saved: 2 to add');
+    expect(checkedHtml).toContain('Import rows');
+    expect(await (await admin.get(`/account-reviews/${id}`)).text()).toContain('No accounts in this program yet.');
+
+    const csv = /name="csv" value="([^"]*)"/.exec(checkedHtml)![1].replaceAll('&#13;', '\r').replaceAll('&#10;', '\n');
+    const applied = await admin.post(`/account-reviews/${id}/items/import/apply`, { fileName: 'okta.csv', csv });
+    expect(applied.status, await applied.clone().text()).toBe(200);
+    expect(await applied.text()).toContain('Imported: 2 added');
+    const after = await (await admin.get(`/account-reviews/${id}`)).text();
+    expect(after).toContain('ivan');
+    expect(after).toContain('1 pending · 1 keep');
+  });
+
+  test('a file with an unknown column is refused on the import screen, naming it', async () => {
+    const id = await newProgram();
+    const form = new FormData();
+    form.append('_csrf', admin.csrf!);
+    form.append('file', new File(['account,system,colour\nx,y,red\n'], 'bad.csv', { type: 'text/csv' }));
+    const res = await env.request(`/account-reviews/${id}/items/import/check`, { method: 'POST', body: form, headers: { cookie: admin.cookie! } });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain('Unknown column &quot;colour&quot;');
+  });
 });

@@ -1,3 +1,4 @@
+import { t } from 'elysia';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { renderScreen } from '../../../views/layout';
 import type { accountReviewPrograms } from '../../../db/schema';
@@ -9,18 +10,15 @@ import { recordPages } from '../../platform/record-pages';
 import { getRecord, type RecordView } from '../../platform/records';
 import { DECISIONS, ItemCreate, ItemDecision, PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
 import { addItem, decideItem, itemCounts, listItems, newItemProblems, programForItemWrite, programKind } from './service';
-import { ItemsSection, type ItemsSectionProps } from './views';
+import { CsvRefusal } from '../../platform/csv/parse';
+import { importReviewItems, itemTemplate } from './import';
+import { ItemImport, ItemsSection, type ItemImportProps, type ItemsSectionProps } from './views';
 
 type ProgramView = RecordView<typeof accountReviewPrograms>;
 
 const pageNumber = (raw: string | undefined) => (raw && /^\d{1,6}$/.test(raw) ? Math.max(1, Number(raw)) : 1);
 
-/** Extra pieces the items section can carry; the CSV import adds its control here. */
-export interface ItemsExtras {
-  importControl?: (program: ProgramView, viewer: Actor, csrfToken: string) => JSX.Element | undefined;
-}
-
-export function accountReviewPages(ctx: AppContext, extras: ItemsExtras = {}) {
+export function accountReviewPages(ctx: AppContext) {
   const section = async (
     program: ProgramView, viewer: Actor, csrfToken: string, page = 1, refused: Pick<ItemsSectionProps, 'errors' | 'error' | 'values'> = {},
   ) => {
@@ -28,7 +26,8 @@ export function accountReviewPages(ctx: AppContext, extras: ItemsExtras = {}) {
     const canDecide = canTouch(viewer, 'accountReviews:update', program) && program.status === 'open';
     return (
       <ItemsSection programId={program.id} page={items} counts={counts} canDecide={canDecide} closed={program.status === 'closed'}
-        csrfToken={csrfToken} importControl={extras.importControl?.(program, viewer, csrfToken)} {...refused} />
+        csrfToken={csrfToken} {...refused}
+        importControl={canDecide ? <p class="actions"><a class="button" href={`/account-reviews/${program.id}/items/import`}>Import CSV</a></p> : undefined} />
     );
   };
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'accountReviews' });
@@ -91,6 +90,37 @@ export function accountReviewPages(ctx: AppContext, extras: ItemsExtras = {}) {
       return renderScreen(headers, shell(program.name, viewer, csrfToken),
         <div><p><a href={`/account-reviews/${program.id}`} safe>{`← ${program.name}`}</a></p>{await section(program, viewer, csrfToken, 1, refused)}</div>);
     }, { page: 'accountReviews:update' })
+    // Import CSV on a review program: the same run as the REST import (check, then apply only when every row succeeds).
+    .get('/account-reviews/:id/items/import', async ({ viewer, csrfToken, headers, params }) => {
+      const program = await programForItemWrite(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(`Import accounts into ${program.name}`, viewer, csrfToken),
+        <ItemImport programId={program.id} programName={program.name} csrfToken={csrfToken} />);
+    }, { page: 'accountReviews:update' })
+    .get('/account-reviews/:id/items/import/template.csv', async ({ viewer, params, set }) => {
+      await getRecord(ctx.db, programKind, viewer, params.id);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = 'attachment; filename="account-review-items.csv"';
+      return itemTemplate();
+    }, { page: 'accountReviews:update' })
+    .post('/account-reviews/:id/items/import/:mode', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      const program = await programForItemWrite(ctx.db, viewer, params.id);
+      const mode = params.mode === 'apply' ? 'apply' : 'check';
+      const upload = (body as Record<string, unknown> | undefined)?.file;
+      const file = mode === 'check'
+        ? { name: upload instanceof File ? upload.name : 'upload.csv', bytes: upload instanceof File ? new Uint8Array(await upload.arrayBuffer()) : new Uint8Array() }
+        : { name: formText(body, 'fileName'), bytes: new TextEncoder().encode(formText(body, 'csv')) };
+      const props: ItemImportProps = { programId: program.id, programName: program.name, csrfToken };
+      try {
+        props.result = await importReviewItems(ctx.db, viewer, program.id, file, mode);
+        if (mode === 'check') props.csv = new TextDecoder().decode(file.bytes);
+        if (props.result.outcome === 'refused') set.status = 422;
+      } catch (error) {
+        if (!(error instanceof CsvRefusal)) throw error;
+        set.status = 422;
+        props.refusal = error.message;
+      }
+      return renderScreen(headers, shell(`Import accounts into ${program.name}`, viewer, csrfToken), <ItemImport {...props} />);
+    }, { page: 'accountReviews:update', params: t.Object({ id: t.String(), mode: t.UnionEnum(['check', 'apply']) }) })
     .post('/account-reviews/:id/items/:itemId/decision', async ({ viewer, params, body, redirect }) => {
       const decision = formText(body, 'decision');
       if (!(DECISIONS as readonly string[]).includes(decision)) throw invalid([{ field: 'decision', message: 'choose keep, revoke or modify' }]);

@@ -2,6 +2,7 @@ import { CsrfField, Field, type FieldErrors } from '../../../views/components/fo
 import { Flash } from '../../../views/components/flash';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Text, When } from '../../../views/components/table';
+import type { ImportResult, RowResult } from '../../platform/csv/engine';
 import type { Page } from '../../platform/paging';
 import { DECISIONS, type ItemView } from './schema';
 
@@ -70,6 +71,74 @@ export function ItemsSection(p: ItemsSectionProps): JSX.Element {
           <Field label="Owner email" name="owner" type="email" value={p.values?.owner} error={p.errors?.owner} hint="An active user; optional" />
           <Field label="Notes" name="notes" type="textarea" value={p.values?.notes} error={p.errors?.notes} />
           <button type="submit">Add account</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+export interface ItemImportProps {
+  programId: string;
+  programName: string;
+  csrfToken: string;
+  /** The check or import result, when a file was sent. */
+  result?: ImportResult;
+  /** The checked file, carried to Import rows so exactly that file is imported. */
+  csv?: string;
+  /** A file refused as a whole. */
+  refusal?: string;
+}
+
+const OUTCOME_LABEL: Record<RowResult['outcome'], string> = { error: 'Error', create: 'Create', update: 'Update', unchanged: 'Unchanged' };
+
+function RowDetails({ row }: { row: RowResult }): JSX.Element {
+  if (row.errors?.length) return <ul>{row.errors.map((e) => <li safe>{e.column ? `${e.column}: ${e.message}` : e.message}</li>)}</ul>;
+  if (row.changes?.length) return <ul>{row.changes.map((c) => <li safe>{`${c.column}: ${c.old || '(blank)'} -> ${c.new || '(blank)'}`}</li>)}</ul>;
+  return <></>;
+}
+
+/** Import CSV on a review program: choose a file, Check file, then Import rows when the check found no errors. */
+export function ItemImport(p: ItemImportProps): JSX.Element {
+  const base = `/account-reviews/${p.programId}/items/import`;
+  const r = p.result;
+  const sorted = r ? [...r.rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line) : [];
+  return (
+    <section>
+      <p class="actions">
+        <a class="button" href={`${base}/template.csv`}>Download template</a>
+        <a href={`/account-reviews/${p.programId}`} safe>{`Back to ${p.programName}`}</a>
+      </p>
+      <Flash kind="error" message={p.refusal} />
+      {r && (
+        <div>
+          <Flash kind={r.outcome === 'imported' ? 'success' : r.counts.error ? 'error' : 'info'} message={
+            r.outcome === 'imported' ? `Imported: ${r.counts.create} added, ${r.counts.update} updated, ${r.counts.unchanged} unchanged.`
+              : r.outcome === 'refused' ? `Nothing was imported: ${r.counts.error} rows have errors.`
+              : `Checked, nothing saved: ${r.counts.create} to add, ${r.counts.update} to update, ${r.counts.unchanged} unchanged, ${r.counts.error} with errors.`} />
+          <DataTable rows={sorted} empty="No rows." columns={[
+            { header: 'Line', cell: (row) => <Text value={row.line} />, class: 'num' },
+            { header: 'Outcome', cell: (row) => <Text value={OUTCOME_LABEL[row.outcome]} /> },
+            { header: 'Details', cell: (row) => <RowDetails row={row} /> },
+          ]} />
+          {r.outcome === 'checked' && r.counts.error === 0 && p.csv !== undefined && (
+            <form method="post" action={`${base}/apply`} class="card form">
+              <CsrfField token={p.csrfToken} />
+              <input type="hidden" name="fileName" value={r.fileName} />
+              <input type="hidden" name="csv" value={p.csv} />
+              <button type="submit">Import rows</button>
+            </form>
+          )}
+        </div>
+      )}
+      {r?.outcome !== 'imported' && (
+        <form method="post" action={`${base}/check`} enctype="multipart/form-data" class="card form">
+          <CsrfField token={p.csrfToken} />
+          <div class="field">
+            <label for="import-file">CSV file</label>
+            <input type="file" id="import-file" name="file" accept=".csv,text/csv" required aria-describedby="import-file-hint" />
+            <span class="hint" id="import-file-hint">Columns: id, account*, system*, owner, decision, reviewer, reviewed_at. Rows with an id update that item; rows without add one.</span>
+          </div>
+          <button type="submit">Check file</button>
         </form>
       )}
     </section>
