@@ -39,6 +39,8 @@ export interface RecordPagesOptions<V> {
   columns: ListColumn<V>[];
   statuses?: readonly string[];
   sorts?: Option[];
+  /** The module has a CSV import (src/platform/csv): the list shows Import to those who may create or update. */
+  importable?: boolean;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
 }
@@ -177,7 +179,9 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const users = await listUsers(ctx.db);
       return renderScreen(headers, shell(o.title, viewer, csrfToken),
         <RecordList {...results} statuses={o.statuses} sorts={sorts} singular={o.singular}
-          owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null} />);
+          owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}
+          extraActions={o.importable && (levelOf(viewer, right('create')) !== null || levelOf(viewer, right('update')) !== null)
+            ? <a class="button secondary" href={`${o.path}/import`}>Import</a> : undefined} />);
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>

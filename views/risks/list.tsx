@@ -69,6 +69,8 @@ export interface RiskListProps {
   state: RiskListState;
   classifications: { id: string; name: string }[];
   canCreate: boolean;
+  /** Create or update on risks: the CSV Import button. */
+  canImport?: boolean;
   done?: string;
 }
 
@@ -76,11 +78,16 @@ export interface RiskListProps {
  * Filters are a plain GET form (works without JavaScript); with htmx they replace only the results
  * and push the same URL the form would have loaded.
  */
-export function RiskList({ page, state, classifications, canCreate, done }: RiskListProps): JSX.Element {
+export function RiskList({ page, state, classifications, canCreate, canImport, done }: RiskListProps): JSX.Element {
   return (
     <>
       <Flash kind="success" message={done === 'deleted' ? 'Risk deleted.' : undefined} />
-      {canCreate && <p><a class="button" href="/risks/new">New risk</a></p>}
+      {(canCreate || canImport) && (
+        <p>
+          {canCreate && <a class="button" href="/risks/new">New risk</a>}
+          {canImport && <a class="button secondary" href="/risks/import">Import</a>}
+        </p>
+      )}
       <form method="get" action="/risks" class="card" role="search" style="display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: end"
         hx-get="/risks" hx-target={`#${RESULTS_ID}`} hx-swap="outerHTML" hx-push-url="true"
         hx-trigger="submit, change, input changed delay:400ms from:#f-q">

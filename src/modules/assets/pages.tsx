@@ -12,6 +12,7 @@ export const assetPages = (ctx: AppContext) =>
     navKey: 'assets',
     Create: AssetCreate,
     Update: AssetUpdate,
+    importable: true,
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },

@@ -55,6 +55,7 @@ export const controlPages = (ctx: AppContext) =>
     Create: ControlCreate,
     Update: ControlUpdate,
     statuses: CONTROL_STATUSES,
+    importable: true,
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },

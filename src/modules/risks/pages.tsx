@@ -230,7 +230,8 @@ export const riskPages = (ctx: AppContext) => {
       const classifications = await classificationOptions(ctx.db, viewer);
       return (
         <Layout {...shell('Risks', viewer, csrfToken)}>
-          <RiskList page={page} state={state} classifications={classifications} canCreate={levelOf(viewer, 'risks:create') !== null} done={query.done} />
+          <RiskList page={page} state={state} classifications={classifications} canCreate={levelOf(viewer, 'risks:create') !== null}
+            canImport={levelOf(viewer, 'risks:create') !== null || levelOf(viewer, 'risks:update') !== null} done={query.done} />
         </Layout>
       );
     }, { page: 'risks:read' })
