@@ -11,7 +11,7 @@ cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null || true; rm -rf "
 trap cleanup EXIT
 
 start_server() {
-  npx bun src/server.ts >"$data/server.log" 2>&1 &
+  node_modules/.bin/bun src/server.ts >"$data/server.log" 2>&1 &
   server=$!
   for _ in $(seq 1 60); do
     curl -fs "http://127.0.0.1:$port/api/health" >/dev/null 2>&1 && return 0
@@ -25,7 +25,7 @@ curl -fs "http://127.0.0.1:$port/api/health" | grep -q '"status":"ok"'
 echo "health ok"
 kill "$server"; wait "$server" 2>/dev/null || true; server=
 
-token=$(npx bun scripts/token-create.ts --email "$ADMIN_EMAIL" --name "CI smoke" --scopes risks:read | tail -1)
+token=$(node_modules/.bin/bun scripts/token-create.ts --email "$ADMIN_EMAIL" --name "CI smoke" --scopes risks:read | tail -1)
 start_server
 body=$(curl -fs -H "Authorization: Bearer $token" "http://127.0.0.1:$port/api/v1/risks?pageSize=5")
 echo "$body" | grep -q '"rows"' || { echo "unexpected: $body"; exit 1; }
