@@ -1,0 +1,135 @@
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { assets, controls } from '../../db/schema';
+import { testEnv, type TestEnv } from '../helpers/app';
+import { adminActor, makeToken, unique } from '../helpers/factories';
+import { postCsv, rowAt } from './helpers';
+import { parseCsv } from '../../src/platform/csv/parse';
+import { csvField, toCsv } from '../../src/platform/csv/write';
+
+let env: TestEnv;
+let token: string;
+
+beforeAll(async () => {
+  env = await testEnv();
+  token = await makeToken(env, await adminActor(env), ['controls:create', 'controls:update', 'controls:read', 'assets:create', 'assets:update', 'assets:read']);
+});
+
+describe('File handling', () => {
+  test('UTF-8 with BOM, CRLF, semicolons, and quoted fields holding delimiters and line breaks; lines counted in the file', async () => {
+    const name = unique('Ünïcode; "quoted"');
+    const csv = `\uFEFFname;description\r\n"${name.replaceAll('"', '""')}";"one, two;\r\nthree"\r\n\r\n${unique('Second')};plain\r\n`;
+    const applied = await postCsv(env, token, 'controls', new TextEncoder().encode(csv), 'apply');
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.data.rows.map((r) => r.line)).toEqual([2, 5]);
+    const [row] = await env.ctx.db.select().from(controls).where(eq(controls.name, name));
+    expect(row.description).toBe('one, two;\r\nthree');
+  });
+
+  test('a file that is not CSV text, is empty, has only a header, or is over the size or row limit is refused with a clear message', async () => {
+    const cases: [string, string | Uint8Array, string][] = [
+      ['binary', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), 'not'],
+      ['latin-1', new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x0a, 0xe9, 0x74, 0xe9, 0x0a]), 'not UTF-8'],
+      ['empty', '', 'empty'],
+      ['blank lines', '\r\n\r\n', 'empty'],
+      ['header only', 'name,description\r\n', 'only a header'],
+      ['unclosed quote', 'name\n"abc\n', 'quoted field is not closed'],
+      ['too many rows', `name\n${'x\n'.repeat(50_001)}`, 'more than 50,000 rows'],
+      ['too large', new Uint8Array(10 * 1024 * 1024 + 1).fill(0x61), 'limit is 10 MB'],
+    ];
+    for (const [label, body, message] of cases) {
+      const res = await postCsv(env, token, 'controls', body, 'check');
+      expect(res.status, `${label}: ${res.text.slice(0, 200)}`).toBe(422);
+      expect(res.error, label).toContain(message);
+    }
+  });
+
+  test('a row with more fields than the header is an error row', async () => {
+    const res = await postCsv(env, token, 'controls', `name,description\n${unique('A')},b,c\n`, 'check');
+    expect(rowAt(res.data, 2).errors?.[0].message).toBe('has 3 fields; the header has 2');
+  });
+
+  test('the parser reports where each row starts', () => {
+    const parsed = parseCsv('a,b\n"1\n2",x\n3,y\n');
+    expect(parsed.rows.map((r) => r.line)).toEqual([2, 4]);
+    expect(parseCsv('a;b\n1;2\n').delimiter).toBe(';');
+  });
+});
+
+describe('Writing CSV', () => {
+  test('cells starting with = + - @ tab or carriage return are neutralised in every CSV the service writes', () => {
+    for (const value of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(csvField(value).replace(/^"/, '').startsWith("'")).toBe(true);
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(toCsv([['a'], ['=x']])).toBe("\uFEFFa\r\n'=x\r\n");
+  });
+
+  test('template: the header and a comment row of allowed values; a filled-in template imports', async () => {
+    const { signedInBrowser } = await import('../helpers/browser');
+    const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const res = await b.get('/controls/import/template.csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/csv');
+    const template = await res.text();
+    const [header, comment] = template.replace(/^\uFEFF/, '').split('\r\n');
+    expect(header.startsWith('id,name,description,type,status,owner,owner_group')).toBe(true);
+    expect(comment).toContain('policy, process, technical, physical, other');
+    const name = unique('From template');
+    // The template's help row stays in place; the new row fills in only the name (id blank: create).
+    const filled = `${template},${name}${','.repeat(header.split(',').length - 2)}\r\n`;
+    const applied = await postCsv(env, token, 'controls', filled, 'apply');
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.data.counts.create).toBe(1);
+  });
+});
+
+describe('Download current records', () => {
+  test('an edited download re-imported shows only the edited rows as Update and everything else Unchanged, formula cells included', async () => {
+    const { signedInBrowser } = await import('../helpers/browser');
+    const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
+    const first = unique('Round trip');
+    const formula = `=HYPERLINK("http://evil.example","${unique('x')}")`;
+    const seed = `name,description,business_unit,owner\n${first},"multi\nline, with comma",,\n"${formula.replaceAll('"', '""')}",-5 minus,,\n`;
+    expect((await postCsv(env, token, 'assets', seed, 'apply')).status).toBe(200);
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const res = await b.get('/assets/import/current.csv');
+    expect(res.status).toBe(200);
+    const download = await res.text();
+    expect(download).toContain(`"'${formula.replaceAll('"', '""')}"`);
+    expect(download).toContain("'-5 minus");
+    expect(download).not.toMatch(/(^|\r\n|,)=HYPERLINK/);
+
+    const unchanged = await postCsv(env, token, 'assets', download, 'check', 'assets.csv');
+    expect(unchanged.status, unchanged.text).toBe(200);
+    expect(unchanged.data.counts.unchanged).toBe(unchanged.data.rows.length);
+
+    const edited = download.replace(`,${first},`, `,${first} (edited),`);
+    const checked = await postCsv(env, token, 'assets', edited, 'check', 'assets.csv');
+    expect(checked.data.counts.update).toBe(1);
+    expect(checked.data.counts.unchanged).toBe(checked.data.rows.length - 1);
+    const update = checked.data.rows.find((r) => r.outcome === 'update')!;
+    expect(update.changes).toEqual([{ column: 'name', old: first, new: `${first} (edited)` }]);
+    expect((await postCsv(env, token, 'assets', edited, 'apply', 'assets.csv')).status).toBe(200);
+    const [stored] = await env.ctx.db.select().from(assets).where(eq(assets.name, `${first} (edited)`));
+    expect(stored.description).toBe('multi\nline, with comma');
+  });
+
+  test('risks round-trip too: levels, classification, owner and status written as the import reads them', async () => {
+    const { signedInBrowser } = await import('../helpers/browser');
+    const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
+    const riskToken = await makeToken(env, await adminActor(env), ['risks:create', 'risks:update', 'risks:read']);
+    const title = unique('Risk round trip');
+    const seed = `title,classification,inherent_likelihood,inherent_impact,owner,status\n${title},Operational,Likely,Minor,${ADMIN_EMAIL},closed\n`;
+    expect((await postCsv(env, riskToken, 'risks', seed, 'apply')).status).toBe(200);
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const download = await (await b.get('/risks/import/current.csv')).text();
+    const again = await postCsv(env, riskToken, 'risks', download, 'check');
+    expect(again.data.counts.unchanged, again.text.slice(0, 500)).toBe(again.data.rows.length);
+    const edited = download.replace(`${title},,Operational,4,2,`, `${title},,Operational,4,Major,`);
+    expect(edited).not.toBe(download);
+    const checked = await postCsv(env, riskToken, 'risks', edited, 'check');
+    expect(checked.data.counts.update).toBe(1);
+    expect(checked.data.rows.find((r) => r.outcome === 'update')?.changes).toEqual([{ column: 'inherent_impact', old: '2', new: '4' }]);
+  });
+});
