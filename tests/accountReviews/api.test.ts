@@ -179,9 +179,9 @@ describe('account reviews in the OpenAPI document', () => {
     const doc = (await (await env.request('/api/v1/openapi')).json()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
     const ours = Object.fromEntries(Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/account-reviews')));
     expect(Object.keys(ours)).toContain('/api/v1/account-reviews/{id}/items/import');
-    const scopes = Object.entries(ours).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [`${method} ${path}`, op['x-required-scope']]));
+    const scopes = Object.entries(ours).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ operation: `${method} ${path}`, scope: String(op['x-required-scope']) })));
     expect(scopes.length).toBeGreaterThanOrEqual(12);
-    for (const [operation, scope] of scopes) expect(String(scope), operation).toMatch(/^accountReviews:(read|create|update|delete)$/);
+    for (const { operation, scope } of scopes) expect(scope, operation).toMatch(/^accountReviews:(read|create|update|delete)$/);
     await SwaggerParser.validate(structuredClone({ ...doc, paths: ours }) as never);
   });
 });

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { accountReviewItems, users } from '../../../db/schema';
 import { appendAudit } from '../../platform/audit';
@@ -10,8 +10,9 @@ import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
 import { toCsv } from '../../platform/csv/write';
 import { recordChanges, type RecordChange } from '../../platform/history';
 import type { Actor } from '../../platform/permissions';
+import { getRecord } from '../../platform/records';
 import { DECISIONS, type Decision } from './schema';
-import { accountKey, ITEM_RECORD_TYPE, itemAuditFields, personProblem, programForItemWrite, usersByEmail, type ActiveUser } from './service';
+import { accountKey, ITEM_RECORD_TYPE, itemAuditFields, personProblem, programForItemWrite, programKind, usersByEmail, type ActiveUser } from './service';
 
 /**
  * Account review CSV (Import CSV on a review program): the program's items, created or updated in bulk.
@@ -44,6 +45,26 @@ interface Fields {
   decision: Decision | null;
   reviewerId: string | null;
   reviewedAt: Date | null;
+}
+
+/** Download current records: at most this many items (the spec's limit). */
+export const DOWNLOAD_LIMIT = 5_000;
+
+/** The program's items in the import format (oldest first, at most DOWNLOAD_LIMIT); needs read on the program. */
+export async function currentItemsCsv(db: DbOrTx, actor: Actor, programId: string): Promise<{ csv: string; truncated: boolean }> {
+  await getRecord(db, programKind, actor, programId);
+  const rows = await db.select().from(accountReviewItems).where(eq(accountReviewItems.programId, programId))
+    .orderBy(asc(accountReviewItems.createdAt), asc(accountReviewItems.id)).limit(DOWNLOAD_LIMIT + 1);
+  const kept = rows.slice(0, DOWNLOAD_LIMIT);
+  const people = [...new Set(kept.flatMap((r) => [r.ownerId, r.reviewerId]).filter((id): id is string => id !== null))];
+  const emails = people.length
+    ? new Map((await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, people))).map((u) => [u.id, u.email]))
+    : new Map<string, string>();
+  const lines = kept.map((item) => {
+    const cells = cellsOf(item, emails);
+    return [item.id, cells.account, cells.system, cells.owner, cells.decision, cells.reviewer, cells.reviewed_at];
+  });
+  return { csv: toCsv([ITEM_COLUMNS.map((c) => c.name), ...lines]), truncated: rows.length > DOWNLOAD_LIMIT };
 }
 
 /** The template: header and a comment row with each column's allowed values (skipped on import). */

@@ -11,7 +11,7 @@ import { getRecord, type RecordView } from '../../platform/records';
 import { DECISIONS, ItemCreate, ItemDecision, PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
 import { addItem, decideItem, itemCounts, listItems, newItemProblems, programForItemWrite, programKind } from './service';
 import { CsvRefusal } from '../../platform/csv/parse';
-import { importReviewItems, itemTemplate } from './import';
+import { currentItemsCsv, importReviewItems, itemTemplate } from './import';
 import { ItemImport, ItemsSection, type ItemImportProps, type ItemsSectionProps } from './views';
 
 type ProgramView = RecordView<typeof accountReviewPrograms>;
@@ -102,6 +102,13 @@ export function accountReviewPages(ctx: AppContext) {
       set.headers['content-disposition'] = 'attachment; filename="account-review-items.csv"';
       return itemTemplate();
     }, { page: 'accountReviews:update' })
+    .get('/account-reviews/:id/items/import/current.csv', async ({ viewer, params, set }) => {
+      const { csv, truncated } = await currentItemsCsv(ctx.db, viewer, params.id);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = 'attachment; filename="account-review-items-current.csv"';
+      if (truncated) set.headers['x-truncated'] = 'first 5000 items only';
+      return csv;
+    }, { page: 'accountReviews:read' })
     .post('/account-reviews/:id/items/import/:mode', async ({ viewer, csrfToken, headers, params, body, set }) => {
       const program = await programForItemWrite(ctx.db, viewer, params.id);
       const mode = params.mode === 'apply' ? 'apply' : 'check';

@@ -106,6 +106,7 @@ export function ItemImport(p: ItemImportProps): JSX.Element {
     <section>
       <p class="actions">
         <a class="button" href={`${base}/template.csv`}>Download template</a>
+        <a class="button" href={`${base}/current.csv`}>Download current records</a>
         <a href={`/account-reviews/${p.programId}`} safe>{`Back to ${p.programName}`}</a>
       </p>
       <Flash kind="error" message={p.refusal} />
