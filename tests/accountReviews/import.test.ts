@@ -131,4 +131,18 @@ describe('account review CSV import', () => {
     const res = await upload(mine, 'apply', 'account,system\na,b\n', own);
     expect(res.status, await res.clone().text()).toBe(200);
   });
+
+  test('a file larger than one chunk is imported whole, and a repeat across chunks is still caught', async () => {
+    const id = await makeProgram();
+    const lines = Array.from({ length: 1_500 }, (_, i) => `user${i},Mainframe`);
+    const refused = await json<Answer>(await upload(id, 'check', ['account,system', ...lines, 'user3,Mainframe'].join('\n')));
+    expect(refused.counts).toEqual({ create: 1_500, update: 0, unchanged: 0, error: 1 });
+    expect(refused.rows.find((r) => r.outcome === 'error')!.errors![0].message).toContain('also on line 5');
+    const started = performance.now();
+    const applied = await upload(id, 'apply', ['account,system', ...lines].join('\n'));
+    expect(applied.status, await applied.clone().text()).toBe(200);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const page = await json<{ total: number }>(await env.request(`/api/v1/account-reviews/${id}/items?pageSize=1`, bearer(token)));
+    expect(page.total).toBe(1_500);
+  }, 30_000);
 });
