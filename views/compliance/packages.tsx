@@ -4,6 +4,7 @@ import { Pager } from '../components/pager';
 import { DataTable, Text } from '../components/table';
 import type { Page } from '../../src/platform/paging';
 import type { ItemCounts, PackageInput, PackageItem, PackageProblem, PackageView } from '../../src/modules/compliance/schema';
+import type { PackageScore } from '../../src/modules/compliance/analyses-api';
 
 export const PACKAGES_PATH = '/compliance/packages';
 export const IMPORT_PATH = `${PACKAGES_PATH}/import`;
@@ -38,14 +39,20 @@ export interface PackageListProps {
   canCreate: boolean;
   canDelete: boolean;
   shipped: readonly ShippedButton[];
+  /** Compliance score per package id (requirements; additional items counted separately). */
+  scores: ReadonlyMap<string, PackageScore>;
   done?: string;
 }
+
+/** "62.5% (5 of 8)": compliant requirements of those applicable; not yet assessed counts against it. */
+const scoreText = (c: PackageScore['requirements'] | undefined) =>
+  !c || c.percentCompliant === null ? '—' : `${c.percentCompliant}% (${c.compliant} of ${c.applicable})`;
 
 const countsText = (c: ItemCounts) =>
   `${c.heading} heading${c.heading === 1 ? '' : 's'}, ${c.requirement} requirement${c.requirement === 1 ? '' : 's'}, ${c.additional} additional`;
 
 /** Compliance › Packages: every package with its item counts, Export (and Delete) per row, import and the shipped frameworks. */
-export function PackageList({ page, csrfToken, canCreate, canDelete, shipped, done }: PackageListProps): JSX.Element {
+export function PackageList({ page, csrfToken, canCreate, canDelete, shipped, scores, done }: PackageListProps): JSX.Element {
   return (
     <section id="packages">
       <Flash kind="success" message={done ? DONE_MESSAGES[done] : undefined} />
@@ -60,6 +67,8 @@ export function PackageList({ page, csrfToken, canCreate, canDelete, shipped, do
           { header: 'Headings', cell: (p) => <Text value={p.itemCounts.heading} />, class: 'num' },
           { header: 'Requirements', cell: (p) => <Text value={p.itemCounts.requirement} />, class: 'num' },
           { header: 'Additional', cell: (p) => <Text value={p.itemCounts.additional} />, class: 'num' },
+          { header: 'Compliance score', cell: (p) => <Text value={scoreText(scores.get(p.id)?.requirements)} />, class: 'num' },
+          { header: 'Additional items compliant', cell: (p) => <Text value={scoreText(scores.get(p.id)?.additional)} />, class: 'num' },
           {
             header: 'Actions',
             cell: (p) => (

@@ -331,6 +331,33 @@ export async function packageScore(db: DbOrTx, actor: Actor, packageId: string):
   return { packageId, requirements: countsOf(byKind.requirement), additional: countsOf(byKind.additional) };
 }
 
+/**
+ * Scores of many packages in one query (the Packages list): per package, what the viewer may read — the whole package
+ * when they may read the package, otherwise the analyses they or their groups own.
+ */
+export async function packageScores(db: DbOrTx, actor: Actor, packageIds: readonly string[]): Promise<Map<string, PackageScore>> {
+  const scores = new Map<string, PackageScore>();
+  if (packageIds.length === 0) return scores;
+  const level = requirePermission(actor, 'compliance:read');
+  const visible = level === 'all' ? undefined : or(
+    ownershipCondition(actor, 'compliance:read', compliancePackages.ownerId, compliancePackages.ownerGroupId),
+    ownershipCondition(actor, 'compliance:read', complianceAnalyses.ownerId, complianceAnalyses.ownerGroupId),
+  );
+  const rows = await db.select({ packageId: complianceAnalyses.packageId, kind: complianceItems.kind, status: complianceAnalyses.status, n: count() })
+    .from(complianceAnalyses)
+    .innerJoin(complianceItems, eq(complianceItems.id, complianceAnalyses.itemId))
+    .innerJoin(compliancePackages, eq(compliancePackages.id, complianceAnalyses.packageId))
+    .where(and(inArray(complianceAnalyses.packageId, [...packageIds]), inArray(complianceItems.kind, ['requirement', 'additional']), visible))
+    .groupBy(complianceAnalyses.packageId, complianceItems.kind, complianceAnalyses.status);
+  const byPackage = new Map<string, { requirement: Map<string, number>; additional: Map<string, number> }>();
+  for (const id of packageIds) byPackage.set(id, { requirement: new Map(), additional: new Map() });
+  for (const row of rows) if (row.kind !== 'heading') byPackage.get(row.packageId)?.[row.kind].set(row.status, row.n);
+  for (const [packageId, byKind] of byPackage) {
+    scores.set(packageId, { packageId, requirements: countsOf(byKind.requirement), additional: countsOf(byKind.additional) });
+  }
+  return scores;
+}
+
 export interface TreeRow {
   itemId: string;
   code: string;

@@ -13,6 +13,7 @@ import { parsePackageCsv } from './package-csv';
 import { deletePackage, exportPackage, getPackage, importPackage, listPackages, validatePackage } from './packages-service';
 import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem } from './schema';
 import { SHIPPED_PACKAGES, importShippedPackage } from './shipped';
+import { packageScores } from './analyses-service';
 
 /** Screens accept requests up to 1 MB; bigger packages go through the REST API, which the refusal names. */
 export const SCREEN_REQUEST_LIMIT = 1024 * 1024;
@@ -98,10 +99,11 @@ export const compliancePackagePages = (ctx: AppContext) =>
     .get(PACKAGES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
       const packages = await listPackages(ctx.db, viewer, { page });
+      const scores = await packageScores(ctx.db, viewer, packages.rows.map((p) => p.id));
       const canCreate = levelOf(viewer, 'compliance:create') !== null;
       return renderScreen(headers, shell('Compliance packages', viewer, csrfToken),
         <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} canDelete={levelOf(viewer, 'compliance:delete') !== null}
-          shipped={SHIPPED_PACKAGES} done={query.done} />);
+          shipped={SHIPPED_PACKAGES} scores={scores} done={query.done} />);
     }, { page: 'compliance:read' })
 
     .get(IMPORT_PATH, ({ viewer, csrfToken, headers }) =>
