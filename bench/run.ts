@@ -1,6 +1,7 @@
 import { benchAudit } from './audit';
 import { benchCompliance } from './compliance';
 import { benchListEndpoints } from './list-endpoints';
+import { benchCsvImport } from './csv-import';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -8,6 +9,7 @@ console.log(`Benchmarks on ${database}, ${navigator.hardwareConcurrency} cores\n
 const suites: [string, () => Promise<Record<string, string>>][] = [
   ['List endpoints over HTTP', benchListEndpoints],
   ['Audit Log', benchAudit],
+  ['CSV import', benchCsvImport],
   ['Compliance package import', benchCompliance],
 ];
 const only = process.argv[2];

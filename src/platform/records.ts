@@ -7,6 +7,7 @@ import {
   type CustomFieldMap, type CustomFieldWrite,
 } from './custom-field-values';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from './errors';
+import { insertRows } from './bulk-insert';
 import { diffFields, recordChange, recordChanges } from './history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
 import { paging, type Page } from './paging';
@@ -431,7 +432,7 @@ export async function createRecords<T extends OwnedTable, Input extends Values>(
   }
   if (accepted.length === 0) return outcomes;
   const table = kind.table as OwnedTable;
-  const rows = (await tx.insert(table).values(accepted.map((a) => a.values) as never).returning()) as Values[];
+  const rows = await insertRows(tx, table as PgTable, accepted.map((a) => a.values), { returning: true });
   const changes: Parameters<typeof recordChanges>[2] = [];
   const customWrites: { recordId: string; write: CustomFieldWrite }[] = [];
   for (const [i, a] of accepted.entries()) {

@@ -12,7 +12,7 @@ export interface ImportAnswer {
 export async function postCsv(env: TestEnv, token: string, area: string, csv: string | Uint8Array, mode: 'check' | 'apply', fileName = 'test.csv') {
   const res = await env.request(`/api/v1/${area}/import?mode=${mode}`, {
     method: 'POST',
-    body: csv,
+    body: csv as BodyInit,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv', 'x-file-name': fileName },
   });
   const text = await res.text();
