@@ -36,6 +36,11 @@ import { csvImports } from './platform/csv/routes';
 import { riskImport } from './modules/risks/import';
 import { controlImport } from './modules/controls/import';
 import { assetImport } from './modules/assets/import';
+import { policyImport } from './modules/policies/import';
+import { thirdPartyImport } from './modules/thirdParties/import';
+import { incidentImport } from './modules/incidents/import';
+import { projectImport } from './modules/projects/import';
+import { findingImport } from './modules/audits/import';
 import { analysesApi } from './modules/compliance/analyses-api';
 import { analysesPages } from './modules/compliance/analyses-pages';
 import { poamApi } from './modules/compliance/poam-api';
@@ -62,7 +67,7 @@ const healthRoutes = (ctx: AppContext) =>
 const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   healthRoutes(ctx),
   // CSV imports before the module screens: /risks/import must not be taken for the record /risks/:id.
-  csvImports(ctx, [riskImport, controlImport, assetImport]),
+  csvImports(ctx, [riskImport, controlImport, assetImport, policyImport, thirdPartyImport, incidentImport, projectImport, findingImport]),
   peoplePages(ctx),
   apiTokensPages(ctx),
   adminPages(ctx),

@@ -97,6 +97,7 @@ export const auditPages = (ctx: AppContext) =>
       Create: FindingCreate,
       Update: FindingUpdate,
       statuses: FINDING_STATUSES,
+      importable: true,
       fields: [
         {
           name: 'auditPlanId', label: 'Audit plan', kind: 'reference', required: true,

@@ -216,6 +216,7 @@ export const incidentPages = (ctx: AppContext) => {
     Create: IncidentCreate,
     Update: IncidentUpdate,
     statuses: INCIDENT_STATUSES,
+    importable: true,
     fields: [
       { name: 'title', label: 'Title', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },

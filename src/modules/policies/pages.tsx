@@ -57,6 +57,7 @@ export const policyPages = (ctx: AppContext) =>
     Create: PolicyCreate,
     Update: PolicyUpdate,
     statuses: POLICY_STATUSES,
+    importable: true,
     fields: [
       { name: 'title', label: 'Title', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },

@@ -13,6 +13,7 @@ export const projectPages = (ctx: AppContext) =>
     Create: ProjectCreate,
     Update: ProjectUpdate,
     statuses: PROJECT_STATUSES,
+    importable: true,
     fields: [
       { name: 'title', label: 'Title', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },

@@ -196,6 +196,7 @@ export const thirdPartyPages = (ctx: AppContext) =>
     Create: ThirdPartyCreate,
     Update: ThirdPartyUpdate,
     statuses: THIRD_PARTY_STATUSES,
+    importable: true,
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },

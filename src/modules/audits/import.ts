@@ -1,0 +1,74 @@
+import { auditFindings, auditPlans, controls } from '../../../db/schema';
+import type { FieldProblem } from '../../platform/errors';
+import type { NamedRecords } from '../../platform/csv/import-type';
+import {
+  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readDate, readNamed, writeNamed,
+} from '../../platform/csv/import-type';
+import { dateProblems } from '../../platform/dates';
+import { canTouch } from '../../platform/permissions';
+import type { OwnedTable, RecordKind } from '../../platform/records';
+import { FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
+import { findingKind } from './service';
+
+interface FindingLookups {
+  /** Audit plans the importer may read (others answer like missing ones: their existence is not disclosed). */
+  plans: NamedRecords;
+  controls: NamedRecords;
+}
+
+/**
+ * findingKind (src/modules/audits/service.ts) checks the plan and the control with a query per finding. For bulk writes
+ * the same rules are stated here over lookups loaded once per run, as risks do; keep the two in step when a finding
+ * rule changes. The rule "a finding is created open" makes any other status on a create row an error row.
+ */
+function findingImportKind(l: FindingLookups): RecordKind<typeof auditFindings, FindingCreate> {
+  return {
+    ...findingKind,
+    async check(_db, c, before) {
+      const problems: FieldProblem[] = [];
+      if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+      if (!l.plans.nameOf.has(c.auditPlanId)) problems.push({ field: 'auditPlanId', message: 'no such audit plan' });
+      if (before === null && c.status !== 'open') problems.push({ field: 'status', message: 'a finding is created open; change its status with an update' });
+      problems.push(...dateProblems('deadline', c.deadline));
+      if (c.controlId && !l.controls.nameOf.has(c.controlId)) problems.push({ field: 'controlId', message: 'no such control' });
+      return problems;
+    },
+  };
+}
+
+/** Audit findings CSV (area audits/findings): the audit plan by title (or id), the control by name (or id); status only on updates. */
+export const findingImport = defineImportType<FindingLookups>({
+  area: 'audits/findings',
+  module: 'audits',
+  title: 'Audit findings',
+  Create: FindingCreate,
+  Update: FindingUpdate,
+  customFields: false,
+  columns: [
+    {
+      name: 'audit_plan', field: 'auditPlanId', required: true, help: 'title (or id) of an audit plan', blankOnUpdate: 'keep',
+      read: (text, l) => readNamed(l.plans, 'audit plan', text), write: (value, l) => writeNamed(l.plans, value),
+    },
+    { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
+    { name: 'description', field: 'description', help: 'text' },
+    {
+      name: 'status', field: 'status', help: `${FINDING_STATUSES.join(', ')} (only on updates: a new finding is open)`, blankOnUpdate: 'keep',
+      read: (text) => matchAllowed(FINDING_STATUSES, text),
+    },
+    { name: 'deadline', field: 'deadline', help: 'date YYYY-MM-DD', blankOnUpdate: 'clear', read: readDate },
+    {
+      name: 'control', field: 'controlId', help: 'name (or id) of a control', blankOnUpdate: 'clear',
+      read: (text, l) => readNamed(l.controls, 'control', text), write: (value, l) => writeNamed(l.controls, value),
+    },
+    ownerColumn(),
+    ownerGroupColumn(),
+  ],
+  async prepare(db, actor) {
+    const [planRows, controlRows] = await Promise.all([
+      db.select({ id: auditPlans.id, name: auditPlans.title, ownerId: auditPlans.ownerId, ownerGroupId: auditPlans.ownerGroupId }).from(auditPlans),
+      db.select({ id: controls.id, name: controls.name }).from(controls),
+    ]);
+    return { plans: namedRecords(planRows.filter((p) => canTouch(actor, 'audits:read', p))), controls: namedRecords(controlRows) };
+  },
+  kind: (l) => findingImportKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+});

@@ -1,0 +1,24 @@
+import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readDate } from '../../platform/csv/import-type';
+import type { OwnedTable, RecordKind } from '../../platform/records';
+import { PROJECT_STATUSES, ProjectCreate, ProjectUpdate } from './schema';
+import { projectKind } from './service';
+
+/** Projects CSV: columns of the spec's import table mapped onto ProjectCreate; written by the register kit. */
+export const projectImport = defineImportType({
+  area: 'projects',
+  module: 'projects',
+  title: 'Projects',
+  Create: ProjectCreate,
+  Update: ProjectUpdate,
+  customFields: true,
+  columns: [
+    { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
+    { name: 'description', field: 'description', help: 'text' },
+    { name: 'status', field: 'status', help: `${PROJECT_STATUSES.join(', ')} (blank gives planned)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(PROJECT_STATUSES, text) },
+    { name: 'deadline', field: 'deadline', help: 'date YYYY-MM-DD', blankOnUpdate: 'clear', read: readDate },
+    ownerColumn(),
+    ownerGroupColumn(),
+  ],
+  prepare: async () => ({}),
+  kind: () => projectKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+});

@@ -1,0 +1,25 @@
+import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
+import type { OwnedTable, RecordKind } from '../../platform/records';
+import { THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES, ThirdPartyCreate, ThirdPartyUpdate } from './schema';
+import { thirdPartyKind } from './service';
+
+/** Third parties CSV: the register fields (contacts, linked risks and sub-processors are not imported); written by the register kit. */
+export const thirdPartyImport = defineImportType({
+  area: 'third-parties',
+  module: 'thirdParties',
+  title: 'Third parties',
+  Create: ThirdPartyCreate,
+  Update: ThirdPartyUpdate,
+  customFields: true,
+  columns: [
+    { name: 'name', field: 'name', required: true, help: 'text, up to 300 characters' },
+    { name: 'description', field: 'description', help: 'text' },
+    { name: 'type', field: 'type', help: `${THIRD_PARTY_TYPES.join(', ')} (blank gives vendor)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(THIRD_PARTY_TYPES, text) },
+    { name: 'status', field: 'status', help: `${THIRD_PARTY_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(THIRD_PARTY_STATUSES, text) },
+    { name: 'website', field: 'website', help: 'an http or https address, e.g. https://example.com', blankOnUpdate: 'clear' },
+    ownerColumn(),
+    ownerGroupColumn(),
+  ],
+  prepare: async () => ({}),
+  kind: () => thirdPartyKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+});
