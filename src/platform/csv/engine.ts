@@ -1,3 +1,5 @@
+import type { TObject } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { asc, inArray } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../../db/client';
@@ -179,6 +181,17 @@ async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: strin
   return new Map(rows.map((row) => [String(row.id), { ...auditFields(row), ...auditedCustomFields(custom.get(String(row.id)) ?? {}) }]));
 }
 
+const compiledSchemas = new WeakMap<TObject, TypeCheck<TObject>>();
+/** The module's create/update schema compiled once per process (TypeBox's compiled checks are ~100x faster per row). */
+function compiled(schema: TObject): TypeCheck<TObject> {
+  let check = compiledSchemas.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    compiledSchemas.set(schema, check);
+  }
+  return check;
+}
+
 interface Pending {
   row: CsvRow;
   id: string | null;
@@ -248,7 +261,9 @@ async function runChunk(
     }
     if (id === null || Object.keys(input).length > 0) {
       const schema = id === null ? type.Create : type.Update;
-      for (const p of schemaProblems(schema, input)) {
+      // The compiled check is cheap; the detailed (slow) walk runs only for rows that fail it.
+      const problemsOf = compiled(schema).Check(input) ? [] : schemaProblems(schema, input);
+      for (const p of problemsOf) {
         const column = columnOf(p.field);
         if (!problems.some((q) => q.column === column)) problems.push({ column, message: p.message });
       }
