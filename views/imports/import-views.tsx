@@ -1,6 +1,6 @@
 import { CsrfField } from '../components/form';
 import { Flash } from '../components/flash';
-import type { ImportResult, RowResult } from '../../src/platform/csv/engine';
+import { errorsFirst, type ImportResult, type RowResult } from '../../src/platform/csv/engine';
 
 /** Rows shown on screen; the REST answer always lists every row. */
 export const SHOWN_ROWS = 2_000;
@@ -62,7 +62,7 @@ export interface ImportResultProps {
 /** Counts, an outcome filter (pure CSS, no script), the rows errors first, and Import rows when nothing failed. */
 export function ImportResultView({ area, result, csrfToken, csv }: ImportResultProps): JSX.Element {
   const c = result.counts;
-  const rows = [...result.rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line);
+  const rows = errorsFirst(result.rows);
   const shown = rows.slice(0, SHOWN_ROWS);
   const summary = `${result.rows.length} rows: ${c.create} to create, ${c.update} to update, ${c.unchanged} unchanged, ${c.error} with errors.`;
   const heading = result.outcome === 'imported' ? 'Imported' : result.outcome === 'refused' ? 'Nothing was imported' : 'Check result';

@@ -5,14 +5,14 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../../db/client';
 import { appendAudit } from '../audit';
 import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../custom-field-values';
-import { AppError, forbidden } from '../errors';
+import { forbidden } from '../errors';
 import { schemaProblems } from '../form-input';
 import { levelOf, requirePermission, type Actor, type Permission } from '../permissions';
 import {
   auditFields, createRecords, listCondition, updateRecords, type BatchOutcome, type OwnedTable, type RecordKind,
 } from '../records';
 import {
-  isRealDate, loadImportLookups, matchAllowed, squash, type ImportColumn, type ImportLookups, type ImportType, type ReadResult,
+  isRealDate, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportType, type ReadResult,
 } from './import-type';
 import { CsvRefusal, parseCsv, type CsvRow } from './parse';
 import { toCsv } from './write';
@@ -373,13 +373,13 @@ export async function runCsvImport<L extends object>(
   }
 }
 
-/** Errors first, then by line; the screen and the REST answer list rows in this order only when asked to. */
+/** Errors first, then by line (the screen's order; the REST answer keeps file order). */
 export const errorsFirst = (rows: RowResult[]) => [...rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line);
 
 /** The template: the header and, unless `comments` is false, a row listing each column's allowed values. */
 export async function csvTemplate(db: DbOrTx, importType: ImportType<object>, comments = true): Promise<string> {
   const columns = await importColumns(db, importType as unknown as AnyType);
-  const header = columns.map((c) => (c.required ? c.name : c.name));
+  const header = columns.map((c) => c.name);
   const help = columns.map((c, i) => `${i === 0 ? '# ' : ''}${c.required ? 'required: ' : ''}${c.help}`);
   return toCsv(comments ? [header, help] : [header]);
 }
@@ -404,4 +404,3 @@ export async function csvCurrentRecords(db: DbOrTx, importType: ImportType<objec
   return { csv: toCsv([columns.map((c) => c.name), ...lines]), truncated };
 }
 
-export { CsvRefusal, squash, AppError };
