@@ -57,3 +57,36 @@ export async function insertRows(tx: DbOrTx, table: PgTable, rows: Values[], opt
   }
   return out;
 }
+
+/**
+ * `UPDATE table SET c = x.c, ..., updated_at = now() FROM jsonb_to_recordset($1) x WHERE table.id = x.id`: many rows in
+ * one statement, the rows sent as one jsonb parameter. Every row must give the same keys (the complete new values of the
+ * columns being written; a null value writes null). The table needs `id` and `updatedAt` columns.
+ */
+export async function updateRowsById(tx: DbOrTx, table: PgTable, rows: { id: string; values: Values }[], chunk = 5_000): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.values)))].filter((key) => key in columns && key !== 'id' && key !== 'updatedAt');
+  const id = columns.id;
+  const updatedAt = columns.updatedAt;
+  const sets = sql.join([
+    ...keys.map((key) => sql`${sql.identifier(columns[key].name)} = x.${sql.identifier(columns[key].name)}`),
+    sql`${sql.identifier(updatedAt.name)} = now()`,
+  ], sql`, `);
+  const definitions = sql.join([
+    sql`${sql.identifier(id.name)} ${sql.raw(id.getSQLType())}`,
+    ...keys.map((key) => sql`${sql.identifier(columns[key].name)} ${sql.raw(columns[key].getSQLType())}`),
+  ], sql`, `);
+  for (let start = 0; start < rows.length; start += chunk) {
+    const payload = JSON.stringify(rows.slice(start, start + chunk).map((row) => Object.fromEntries([
+      [id.name, row.id],
+      ...keys.map((key) => {
+        const column = columns[key];
+        const value = row.values[key] ?? null;
+        return [column.name, value === null || isJson(column) ? value : column.mapToDriverValue(value)];
+      }),
+    ])));
+    await tx.execute(sql`update ${table} set ${sets} from jsonb_to_recordset(${payload}::jsonb) as x(${definitions})
+      where ${table}.${sql.identifier(id.name)} = x.${sql.identifier(id.name)}`);
+  }
+}

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
 import { customFieldValues, groups, users } from '../../db/schema';
@@ -7,7 +7,7 @@ import {
   type CustomFieldMap, type CustomFieldWrite,
 } from './custom-field-values';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from './errors';
-import { insertRows } from './bulk-insert';
+import { insertRows, updateRowsById } from './bulk-insert';
 import { diffFields, recordChange, recordChanges } from './history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
 import { paging, type Page } from './paging';
@@ -508,28 +508,8 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
   return outcomes;
 }
 
-/** UPDATE table SET c = v.c, ... FROM (VALUES ...) v WHERE table.id = v.id: one statement for many rows (same columns each). */
+/** Writes the changed records' complete candidates (stored record merged with the change) in one statement per 5,000. */
 async function updateRowsFromValues(tx: DbOrTx, table: OwnedTable, rows: { id: string; values: Values }[]): Promise<void> {
-  const columns = getTableColumns(table as PgTable) as Record<string, PgColumn>;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.values)))].filter((key) => key in columns && !['id', 'createdAt', 'updatedAt', 'createdBy'].includes(key));
-  const perRow = keys.length + 1;
-  const chunk = Math.max(1, Math.floor(30_000 / perRow));
-  for (let start = 0; start < rows.length; start += chunk) {
-    const part = rows.slice(start, start + chunk);
-    const tuples = part.map((row) => sql`(${sql.join([
-      sql`${row.id}::uuid`,
-      ...keys.map((key) => {
-        const column = columns[key];
-        const value = key in row.values ? row.values[key] : undefined;
-        // Every row carries the complete candidate (stored record merged with the change), so NULL here means null.
-        return sql`${value === null || value === undefined ? null : sql.param(value, column)}::${sql.raw(column.getSQLType())}`;
-      }),
-    ], sql`, `)})`);
-    const names = sql.join([sql.raw('"id"'), ...keys.map((key) => sql.raw(`"${columns[key].name}"`))], sql`, `);
-    const sets = sql.join([
-      ...keys.map((key) => sql`${sql.raw(`"${columns[key].name}"`)} = v.${sql.raw(`"${columns[key].name}"`)}`),
-      sql`${sql.raw(`"${(table.updatedAt as PgColumn).name}"`)} = now()`,
-    ], sql`, `);
-    await tx.execute(sql`update ${table} set ${sets} from (values ${sql.join(tuples, sql`, `)}) as v(${names}) where ${table}.${sql.raw(`"${(table.id as PgColumn).name}"`)} = v."id"`);
-  }
+  const skip = new Set(['id', 'createdAt', 'updatedAt', 'createdBy']);
+  await updateRowsById(tx, table as PgTable, rows.map((r) => ({ id: r.id, values: Object.fromEntries(Object.entries(r.values).filter(([key]) => !skip.has(key))) })));
 }

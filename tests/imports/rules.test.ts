@@ -199,4 +199,24 @@ describe('Row rules', () => {
     expect(repeated.status).toBe(422);
     expect(repeated.error).toContain('repeats "Name"');
   });
+
+  test('on update a blank cell clears optional columns and keeps those with defaults; the write is in History as an update', async () => {
+    const name = unique('Clear me');
+    const seed = await postCsv(env, token, 'controls', `name,description,type,owner,owner_group\n${name},Some text,technical,${owner.email},${groupName}\n`, 'apply');
+    expect(seed.status, seed.text).toBe(200);
+    const [before] = await env.ctx.db.select().from(controls).where(eq(controls.name, name));
+    const res = await postCsv(env, token, 'controls', `id,name,description,type,owner\n${before.id},${name},,,\n`, 'apply', 'clear.csv');
+    expect(res.status, res.text).toBe(200);
+    expect(rowAt(res.data, 2).changes).toEqual([
+      { column: 'description', old: 'Some text', new: '' },
+      { column: 'owner', old: owner.email, new: '' },
+    ]);
+    const [after] = await env.ctx.db.select().from(controls).where(eq(controls.id, before.id));
+    expect([after.description, after.type, after.ownerId, after.ownerGroupId]).toEqual(['', 'technical', null, before.ownerGroupId]);
+    expect(after.updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
+    const entries = await env.ctx.db.select().from(history).where(eq(history.recordId, before.id));
+    const update = entries.find((e) => e.action === 'update');
+    expect(update?.source).toBe('CSV import of clear.csv');
+    expect(Object.keys(update?.changes as object).sort()).toEqual(['description', 'ownerId']);
+  });
 });
