@@ -20,9 +20,13 @@ export async function insertRows(tx: DbOrTx, table: PgTable, rows: Values[], opt
   const groups = new Map<string, number[]>();
   rows.forEach((row, index) => {
     const signature = Object.keys(row).filter((key) => key in columns && row[key] !== undefined).sort().join(',');
-    groups.set(signature, [...(groups.get(signature) ?? []), index]);
+    const group = groups.get(signature);
+    if (group) group.push(index);
+    else groups.set(signature, [index]);
   });
   const chunk = options.chunk ?? 5_000;
+  // Text and uuid values arrive as the strings Drizzle would return; other types go through the column's own mapping.
+  const readers = Object.entries(columns).map(([key, column]) => [key, column, !/^(text|uuid|varchar)/.test(column.getSQLType())] as const);
   for (const [signature, indexes] of groups) {
     const keys = signature ? signature.split(',') : [];
     for (let start = 0; start < indexes.length; start += chunk) {
@@ -47,9 +51,9 @@ export async function insertRows(tx: DbOrTx, table: PgTable, rows: Values[], opt
       const stored = await selectRows<Values>(tx, sql`${query} returning *`);
       stored.forEach((raw, i) => {
         const row: Values = {};
-        for (const [key, column] of Object.entries(columns)) {
+        for (const [key, column, mapped] of readers) {
           const value = raw[column.name];
-          row[key] = value === null || value === undefined || value instanceof Date ? (value ?? null) : column.mapFromDriverValue(value);
+          row[key] = value === null || value === undefined ? null : mapped && !(value instanceof Date) ? column.mapFromDriverValue(value) : value;
         }
         out[part[i]] = row;
       });
