@@ -249,7 +249,8 @@ export async function createRecord<T extends OwnedTable, Input extends Values>(
     ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
   });
   const table = kind.table as OwnedTable;
-  const [row] = (await tx.insert(table).values(values as never).returning()) as Values[];
+  const stamped = 'createdBy' in kind.table ? { ...values, createdBy: actor.userId } : values;
+  const [row] = (await tx.insert(table).values(stamped as never).returning()) as Values[];
   if (custom.write) await saveCustomFieldWrite(tx, custom.write, String(row.id));
   const after = { ...auditFields(row), ...auditedCustomFields(custom.write?.next ?? {}) };
   await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: String(row.id), action: 'create', before: null, after });

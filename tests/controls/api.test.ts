@@ -68,3 +68,12 @@ describe('controls over REST', () => {
     expect((await env.request(`/api/v1/controls/${id}`, bearer(token))).status).toBe(404);
   });
 });
+
+describe('record bookkeeping', () => {
+  test('a created control records who created it', async () => {
+    const res = await post('/api/v1/controls', { name: 'Creator recorded' });
+    const { id } = await json<{ id: string }>(res);
+    const control = await json<{ createdBy: string }>(await env.request(`/api/v1/controls/${id}`, bearer(token)));
+    expect(control.createdBy).toBe((await adminActor(env)).userId!);
+  });
+});
