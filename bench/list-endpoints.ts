@@ -68,7 +68,7 @@ export async function benchListEndpoints(): Promise<Record<string, string>> {
         const api = summarise(run.latencies);
         const rate = (run.latencies.length / run.seconds).toFixed(0);
         figures[`${path}, ${clients} client(s)`] = `p50 ${ms(api.p50)}, p99 ${ms(api.p99)}, ${rate} requests/s${run.failures ? `, ${run.failures} FAILED` : ''}`;
-        figures[`  floor: same SQL via driver, ${clients} client(s)`] = `p50 ${ms(floor)}; ratio ${(api.p50 / floor).toFixed(2)}x (target <= 3x${name === 'risks' && clients === 1 ? ', p50 < 5 ms' : ''})`;
+        figures[`  ${name} floor: same SQL via driver, ${clients} client(s)`] = `p50 ${ms(floor)}; ratio ${(api.p50 / floor).toFixed(2)}x (target <= 3x${name === 'risks' && clients === 1 ? ', p50 < 5 ms' : ''})`;
       }
     }
     await server.stop();

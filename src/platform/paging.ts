@@ -36,7 +36,7 @@ export function paging(query: { page?: number; pageSize?: number }) {
 }
 
 /** ORDER BY for a whitelisted sort key, with the id as tie-breaker so pages never overlap. */
-export function orderBy(sort: string | undefined, columns: Record<string, AnyColumn>, fallback: SQL[], id: AnyColumn): SQL[] {
+export function orderBy(sort: string | undefined, columns: Record<string, AnyColumn | SQL>, fallback: SQL[], id: AnyColumn): SQL[] {
   if (!sort) return fallback;
   const descending = sort.startsWith('-');
   const column = columns[descending ? sort.slice(1) : sort];

@@ -1,6 +1,5 @@
 import { and, count, desc, eq, ilike, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
-import type { DbOrTx } from '../../../db/client';
+import { selectRows, type DbOrTx } from '../../../db/client';
 import {
   analysisRisks, assets, businessUnits, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
@@ -15,62 +14,74 @@ import {
 import { exists, referencedBy } from '../../platform/records';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 
-const inherentLikelihood = alias(riskLikelihoodLevels, 'il');
-const inherentImpact = alias(riskImpactLevels, 'ii');
-const residualLikelihood = alias(riskLikelihoodLevels, 'rl');
-const residualImpact = alias(riskImpactLevels, 'ri');
-const inherentCell = alias(riskScaleCells, 'ic');
-const residualCell = alias(riskScaleCells, 'rc');
+/**
+ * The risk scale and classifications are small, so a page reads them once beside the risks instead of joining them
+ * into every row: planning a ten-table join cost more than running it, and more than this one extra query.
+ */
+interface RiskLookups {
+  classifications: Map<string, string>;
+  likelihood: Map<number, string>;
+  impact: Map<number, string>;
+  cells: Map<string, number>;
+  bands: { name: string; color: string; minScore: number; maxScore: number }[];
+}
 
-const bandFor = (score: AnyColumn) => sql<string | null>`(
-  select json_build_object('name', b.name, 'color', b.color)::text from ${riskBands} b
-  where ${score} between b.min_score and b.max_score order by b.min_score limit 1)`;
+export async function loadRiskLookups(db: DbOrTx): Promise<RiskLookups> {
+  const [row] = await selectRows<{ lookups: string }>(db, sql`select json_build_object(
+      'classifications', (select coalesce(json_agg(json_build_array(id, name)), '[]') from ${riskClassifications}),
+      'likelihood', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskLikelihoodLevels}),
+      'impact', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskImpactLevels}),
+      'cells', (select coalesce(json_agg(json_build_array(likelihood, impact, score)), '[]') from ${riskScaleCells}),
+      'bands', (select coalesce(json_agg(json_build_object('name', name, 'color', color, 'minScore', min_score, 'maxScore', max_score)
+                 order by min_score), '[]') from ${riskBands})
+    )::text as lookups`);
+  const raw = JSON.parse(row.lookups) as {
+    classifications: [string, string][]; likelihood: [number, string][]; impact: [number, string][];
+    cells: [number, number, number][]; bands: RiskLookups['bands'];
+  };
+  return {
+    classifications: new Map(raw.classifications),
+    likelihood: new Map(raw.likelihood),
+    impact: new Map(raw.impact),
+    cells: new Map(raw.cells.map(([l, i, score]) => [`${l}:${i}`, score])),
+    bands: raw.bands,
+  };
+}
 
-/** One SELECT yields the full view: names of levels, scores from the matrix, bands, owner and group names. */
-function selectRiskViews(db: DbOrTx) {
-  return db.select({
-    risk: risks,
-    classificationName: riskClassifications.name,
-    ilName: inherentLikelihood.name,
-    iiName: inherentImpact.name,
-    rlName: residualLikelihood.name,
-    riName: residualImpact.name,
-    inherentScore: inherentCell.score,
-    residualScore: residualCell.score,
-    inherentBand: bandFor(inherentCell.score),
-    residualBand: bandFor(residualCell.score),
-    ownerName: users.name,
-    ownerEmail: users.email,
-    ownerGroupName: groups.name,
-  }).from(risks)
-    .innerJoin(riskClassifications, eq(riskClassifications.id, risks.classificationId))
-    .innerJoin(inherentLikelihood, eq(inherentLikelihood.value, risks.inherentLikelihood))
-    .innerJoin(inherentImpact, eq(inherentImpact.value, risks.inherentImpact))
-    .leftJoin(residualLikelihood, eq(residualLikelihood.value, risks.residualLikelihood))
-    .leftJoin(residualImpact, eq(residualImpact.value, risks.residualImpact))
-    .leftJoin(inherentCell, and(eq(inherentCell.likelihood, risks.inherentLikelihood), eq(inherentCell.impact, risks.inherentImpact)))
-    .leftJoin(residualCell, and(eq(residualCell.likelihood, risks.residualLikelihood), eq(residualCell.impact, risks.residualImpact)))
+/** The risks themselves with their owner's and group's names: three relations, so planning stays trivial. */
+function selectRiskRows(db: DbOrTx) {
+  return db.select({ risk: risks, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name })
+    .from(risks)
     .leftJoin(users, eq(users.id, risks.ownerId))
     .leftJoin(groups, eq(groups.id, risks.ownerGroupId));
 }
 
-type RiskRow = Awaited<ReturnType<ReturnType<typeof selectRiskViews>['execute']>>[number];
+type RiskRow = Awaited<ReturnType<ReturnType<typeof selectRiskRows>['execute']>>[number];
 
-function toView(row: RiskRow): RiskView {
+function toView(row: RiskRow, lookups: RiskLookups): RiskView {
   const r = row.risk;
+  const level = (names: Map<number, string>, value: number | null) =>
+    value !== null && names.has(value) ? { value, name: names.get(value)! } : null;
+  const score = (l: number | null, i: number | null) => (l === null || i === null ? null : lookups.cells.get(`${l}:${i}`) ?? null);
+  const band = (value: number | null) => {
+    const found = value === null ? undefined : lookups.bands.find((b) => value >= b.minScore && value <= b.maxScore);
+    return found ? { name: found.name, color: found.color } : null;
+  };
+  const inherentScore = score(r.inherentLikelihood, r.inherentImpact);
+  const residualScore = score(r.residualLikelihood, r.residualImpact);
   return {
     id: r.id,
     title: r.title,
     description: r.description,
-    classification: { id: r.classificationId, name: row.classificationName },
-    inherentLikelihood: { value: r.inherentLikelihood, name: row.ilName },
-    inherentImpact: { value: r.inherentImpact, name: row.iiName },
-    inherentScore: row.inherentScore,
-    inherentBand: row.inherentBand ? JSON.parse(row.inherentBand) : null,
-    residualLikelihood: r.residualLikelihood !== null && row.rlName ? { value: r.residualLikelihood, name: row.rlName } : null,
-    residualImpact: r.residualImpact !== null && row.riName ? { value: r.residualImpact, name: row.riName } : null,
-    residualScore: row.residualScore,
-    residualBand: row.residualBand ? JSON.parse(row.residualBand) : null,
+    classification: { id: r.classificationId, name: lookups.classifications.get(r.classificationId) ?? '' },
+    inherentLikelihood: level(lookups.likelihood, r.inherentLikelihood) ?? { value: r.inherentLikelihood, name: '' },
+    inherentImpact: level(lookups.impact, r.inherentImpact) ?? { value: r.inherentImpact, name: '' },
+    inherentScore,
+    inherentBand: band(inherentScore),
+    residualLikelihood: level(lookups.likelihood, r.residualLikelihood),
+    residualImpact: level(lookups.impact, r.residualImpact),
+    residualScore,
+    residualBand: band(residualScore),
     owner: r.ownerId && row.ownerName ? { id: r.ownerId, name: row.ownerName, email: row.ownerEmail ?? '' } : null,
     ownerGroup: r.ownerGroupId && row.ownerGroupName ? { id: r.ownerGroupId, name: row.ownerGroupName } : null,
     reviewFrequencyMonths: r.reviewFrequencyMonths,
@@ -82,11 +93,14 @@ function toView(row: RiskRow): RiskView {
   };
 }
 
+const scoreOf = (likelihood: AnyColumn, impact: AnyColumn) =>
+  sql`(select c.score from ${riskScaleCells} c where c.likelihood = ${likelihood} and c.impact = ${impact})`;
+
 const sortColumns = {
   title: risks.title,
   status: risks.status,
-  inherentScore: inherentCell.score,
-  residualScore: residualCell.score,
+  inherentScore: scoreOf(risks.inherentLikelihood, risks.inherentImpact),
+  residualScore: scoreOf(risks.residualLikelihood, risks.residualImpact),
   createdAt: risks.createdAt,
   updatedAt: risks.updatedAt,
 };
@@ -108,7 +122,7 @@ export function riskListQueries(db: DbOrTx, actor: Actor, query: RiskListQuery) 
   const where = riskFilters(actor, query);
   const order = orderBy(query.sort, sortColumns, [desc(risks.createdAt), desc(risks.id)], risks.id);
   return {
-    page: selectRiskViews(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
+    page: selectRiskRows(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
     total: db.select({ total: count() }).from(risks).where(where),
   };
 }
@@ -116,12 +130,13 @@ export function riskListQueries(db: DbOrTx, actor: Actor, query: RiskListQuery) 
 export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery): Promise<Page<RiskView>> {
   const { page, pageSize } = paging(query);
   const queries = riskListQueries(db, actor, query);
-  // Named (prepared) statements let PostgreSQL reuse the plan: planning this ten-table join costs more than running it.
-  const [rows, [{ total }]] = await Promise.all([
+  // Named (prepared) statements: PostgreSQL keeps the plan per connection instead of planning every request.
+  const [rows, [{ total }], lookups] = await Promise.all([
     queries.page.prepare('risk_list_page').execute(),
     queries.total.prepare('risk_list_total').execute(),
+    loadRiskLookups(db),
   ]);
-  const views = rows.map(toView);
+  const views = rows.map((row) => toView(row, lookups));
   // Custom field values for the whole page in one query.
   const values = await loadCustomFields(db, 'risks', views.map((v) => v.id));
   for (const view of views) view.customFields = values.get(view.id) ?? {};
@@ -130,15 +145,15 @@ export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery):
 
 async function loadRisk(db: DbOrTx, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-  const [row] = await selectRiskViews(db).where(eq(risks.id, id));
+  const [row] = await selectRiskRows(db).where(eq(risks.id, id));
   return row;
 }
 
 export async function getRisk(db: DbOrTx, actor: Actor, id: string): Promise<RiskView> {
-  const row = await loadRisk(db, id);
+  const [row, lookups] = await Promise.all([loadRisk(db, id), loadRiskLookups(db)]);
   if (!row) throw notFound(`Risk ${id}`);
   requireOnRecord(actor, 'risks:read', row.risk, `Risk ${id}`);
-  return { ...toView(row), customFields: (await loadCustomFields(db, 'risks', [id])).get(id) ?? {} };
+  return { ...toView(row, lookups), customFields: (await loadCustomFields(db, 'risks', [id])).get(id) ?? {} };
 }
 
 interface Scale {
