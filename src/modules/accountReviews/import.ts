@@ -1,9 +1,8 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { accountReviewItems, users } from '../../../db/schema';
-import { appendAudit } from '../../platform/audit';
 import {
-  cleanFileName, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
+  cleanFileName, keepOnlyWhenImported, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
 } from '../../platform/csv/engine';
 import { matchAllowed } from '../../platform/csv/import-type';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
@@ -220,12 +219,6 @@ async function writeChunk(tx: DbOrTx, actor: Actor, programId: string, creates: 
   await recordChanges(tx, actor, changes);
 }
 
-class RollBack extends Error {
-  constructor(readonly result: ImportResult) {
-    super('rolled back');
-  }
-}
-
 /**
  * Checks (mode check: everything runs, then is rolled back) or imports (mode apply: kept only when every row
  * succeeds) a CSV of review items into a program. One summary Audit Log entry (action import) per apply run.
@@ -300,23 +293,7 @@ export async function importReviewItems(db: Db, actor: Actor, programId: string,
     for (const r of results) counts[r.outcome] += 1;
     return { outcome: mode === 'check' ? 'checked' : counts.error ? 'refused' : 'imported', fileName, counts, rows: results };
   };
-  const summary = (result: ImportResult) => ({
-    module: 'accountReviews', action: 'import', recordType: 'accountReviewProgram', recordId: programId,
-    details: { file: fileName, rows: result.rows.length, counts: result.counts, outcome: result.outcome },
-  });
-
-  try {
-    return await db.transaction(async (tx) => {
-      const result = await run(tx);
-      if (result.outcome !== 'imported') throw new RollBack(result);
-      await appendAudit(tx, importer, [summary(result)]);
-      return result;
-    });
-  } catch (error) {
-    if (!(error instanceof RollBack)) throw error;
-    if (mode === 'apply') await db.transaction((tx) => appendAudit(tx, importer, [summary(error.result)]));
-    return error.result;
-  }
+  return keepOnlyWhenImported(db, importer, mode, fileName, { module: 'accountReviews', recordType: 'accountReviewProgram', recordId: programId }, run);
 }
 
 /** An account on a system appears once per program: not twice in the file, and not again beside another stored item. */

@@ -354,11 +354,23 @@ export async function runCsvImport<L extends object>(
     for (const r of results) counts[r.outcome] += 1;
     return { outcome: mode === 'check' ? 'checked' : counts.error ? 'refused' : 'imported', fileName, counts, rows: results };
   };
+  return keepOnlyWhenImported(db, importer, mode, fileName, { module: type.module, recordType: null, recordId: null }, run);
+}
+
+/**
+ * The import run states: `run` does every row inside one transaction, which is kept only when the result is
+ * "imported" (an apply with no error row) and rolled back otherwise — always for a check. Apply runs, imported or
+ * refused, leave one summary Audit Log entry (action import: file, row count, outcome counts).
+ */
+export async function keepOnlyWhenImported(
+  db: Db, importer: Actor, mode: ImportMode, fileName: string,
+  target: { module: string; recordType: string | null; recordId: string | null },
+  run: (tx: DbOrTx) => Promise<ImportResult>,
+): Promise<ImportResult> {
   const summary = (result: ImportResult) => ({
-    module: type.module, action: 'import', recordType: null, recordId: null,
+    ...target, action: 'import',
     details: { file: fileName, rows: result.rows.length, counts: result.counts, outcome: result.outcome },
   });
-
   try {
     return await db.transaction(async (tx) => {
       const result = await run(tx);
