@@ -50,6 +50,19 @@ export interface LayoutProps {
   children?: JSX.Element;
 }
 
+/** The document head shared by the shell and the bare pages. */
+function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): JSX.Element {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title safe>{`${title} · GRC`}</title>
+      <link rel="stylesheet" href="/static/app.css" />
+      {htmx && <script src="/static/htmx.min.js" defer></script>}
+    </head>
+  );
+}
+
 /** The app shell: every signed-in page renders inside it; htmx fragments render the page's content component alone. */
 export function Layout({ title, viewer, csrfToken, active, children }: LayoutProps): JSX.Element {
   const settings = settingsLinksFor(viewer);
@@ -59,13 +72,7 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
     <>
       {'<!doctype html>'}
       <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title safe>{`${title} · GRC`}</title>
-          <link rel="stylesheet" href="/static/app.css" />
-          <script src="/static/htmx.min.js" defer></script>
-        </head>
+        <PageHead title={title} htmx />
         <body hx-headers={JSON.stringify({ 'x-csrf-token': csrfToken })}>
           <header class="topbar">
             <a class="brand" href="/">GRC</a>
@@ -118,12 +125,7 @@ export function BareLayout({ title, children }: { title: string; children?: JSX.
     <>
       {'<!doctype html>'}
       <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title safe>{`${title} · GRC`}</title>
-          <link rel="stylesheet" href="/static/app.css" />
-        </head>
+        <PageHead title={title} />
         <body>
           <main class="narrow">
             <h1 safe>{title}</h1>
