@@ -7,12 +7,13 @@ import { appendAudit } from '../audit';
 import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../custom-field-values';
 import { forbidden } from '../errors';
 import { schemaProblems } from '../form-input';
-import { levelOf, requirePermission, type Actor, type Permission } from '../permissions';
+import { levelOf, requirePermission, type Actor } from '../permissions';
 import {
   auditFields, createRecords, listCondition, updateRecords, type BatchOutcome, type OwnedTable, type RecordKind,
 } from '../records';
 import {
-  isRealDate, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportType, type ReadResult,
+  importRights, isRealDate, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
+  type ImportWriter, type ReadResult,
 } from './import-type';
 import { CsvRefusal, parseCsv, type CsvRow } from './parse';
 import { toCsv } from './write';
@@ -181,6 +182,30 @@ async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: strin
   return new Map(rows.map((row) => [String(row.id), { ...auditFields(row), ...auditedCustomFields(custom.get(String(row.id)) ?? {}) }]));
 }
 
+/** A kind's batch writes (the register kit) as the engine's writer. */
+function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups): ImportWriter {
+  return {
+    label: kind.label,
+    stored: (db, ids) => storedFields(db, type, kind, ids),
+    create: (tx, actor, inputs) => createRecords(tx, kind, actor, inputs, lookups.owners),
+    update: (tx, actor, items) => updateRecords(tx, kind, actor, items, lookups.owners),
+    async current(db, actor, limit) {
+      const table = kind.table as OwnedTable;
+      const rows = (await db.select().from(table as PgTable).where(listCondition(kind, actor, {}))
+        .orderBy(asc(table.createdAt), asc(table.id)).limit(limit)) as Values[];
+      const custom = type.customFields ? await loadCustomFields(db, type.module, rows.map((r) => String(r.id))) : new Map();
+      return rows.map((row) => ({ ...auditFields(row), id: row.id, ...auditedCustomFields(custom.get(String(row.id)) ?? {}) }));
+    },
+  };
+}
+
+/** The type's writer: its own, or its kind's batch writes. */
+function writerOf(type: AnyType, lookups: Lookups): ImportWriter {
+  if (type.writer) return type.writer(lookups);
+  if (type.kind) return kindWriter(type, type.kind(lookups), lookups);
+  throw new Error(`import type ${type.area} has neither a kind nor a writer`);
+}
+
 const compiledSchemas = new WeakMap<TObject, TypeCheck<TObject>>();
 /** The module's create/update schema compiled once per process (TypeBox's compiled checks are ~100x faster per row). */
 function compiled(schema: TObject): TypeCheck<TObject> {
@@ -201,7 +226,7 @@ interface Pending {
 
 /** Runs one chunk of rows through the kind's batch service; returns their results in file order. */
 async function runChunk(
-  tx: DbOrTx, type: AnyType, kind: AnyKind, importer: Actor, rows: CsvRow[], mapped: (ImportColumn<Values> | null)[],
+  tx: DbOrTx, type: AnyType, writer: ImportWriter, importer: Actor, rows: CsvRow[], mapped: (ImportColumn<Values> | null)[],
   lookups: Lookups, seenIds: Map<string, number>, rights: { create: boolean; update: boolean },
 ): Promise<RowResult[]> {
   const idIndex = mapped.findIndex((c) => c?.name === 'id');
@@ -209,7 +234,7 @@ async function runChunk(
   const fieldToColumn = new Map(columns.map(({ column }) => [column.field, column.name]));
   const columnOf = (field: string) => (field === '(record)' ? '' : (fieldToColumn.get(field) ?? field));
   const cellAt = (row: CsvRow, index: number) => unguard(row.cells[index] ?? '');
-  const stored = await storedFields(tx, type, kind, rows.map((row) => (idIndex >= 0 ? cellAt(row, idIndex).trim() : '')).filter(Boolean));
+  const stored = await writer.stored(tx, rows.map((row) => (idIndex >= 0 ? cellAt(row, idIndex).trim() : '')).filter(Boolean));
 
   const pending: Pending[] = rows.map((row) => {
     const problems: RowProblem[] = [];
@@ -223,9 +248,9 @@ async function runChunk(
     if (id !== null) {
       const before = stored.get(id);
       const earlier = seenIds.get(id);
-      if (!before) problems.push({ column: 'id', message: `no ${kind.label.toLowerCase()} with id ${rawId}` });
+      if (!before) problems.push({ column: 'id', message: `no ${writer.label.toLowerCase()} with id ${rawId}` });
       else if (earlier !== undefined) problems.push({ column: 'id', message: `the same id is on line ${earlier}` });
-      else if (!rights.update) problems.push({ column: 'id', message: `updating needs the right ${type.module}:update` });
+      else if (!rights.update) problems.push({ column: 'id', message: `updating needs the right ${importRights(type).update}` });
       seenIds.set(id, seenIds.get(id) ?? row.line);
       if (before) {
         // Only cells that differ from the record's current value are part of the change.
@@ -244,7 +269,7 @@ async function runChunk(
         }
       }
     } else {
-      if (!rights.create) problems.push({ column: '', message: `creating needs the right ${type.module}:create` });
+      if (!rights.create) problems.push({ column: '', message: `creating needs the right ${importRights(type).create}` });
       for (const { column, index } of columns) {
         const text = cellAt(row, index).trim();
         if (text === '') {
@@ -275,11 +300,11 @@ async function runChunk(
   const updates = pending.filter((p) => p.id !== null && p.problems.length === 0);
   const outcomes = new Map<Pending, BatchOutcome>();
   if (creates.length) {
-    const done = await createRecords(tx, kind, importer, creates.map((p) => p.input), lookups.owners);
+    const done = await writer.create(tx, importer, creates.map((p) => p.input));
     creates.forEach((p, i) => outcomes.set(p, done[i]));
   }
   if (updates.length) {
-    const done = await updateRecords(tx, kind, importer, updates.map((p) => ({ id: p.id!, patch: p.input })), lookups.owners);
+    const done = await writer.update(tx, importer, updates.map((p) => ({ id: p.id!, patch: p.input })));
     updates.forEach((p, i) => outcomes.set(p, done[i]));
   }
 
@@ -303,12 +328,19 @@ async function runChunk(
 }
 
 const emptyCounts = (): ImportCounts => ({ create: 0, update: 0, unchanged: 0, error: 0 });
-const right = (type: AnyType, r: 'create' | 'update' | 'read') => `${type.module}:${r}` as Permission;
+const right = (type: AnyType, r: 'create' | 'update' | 'read') => importRights(type)[r];
 
-/** Create or update on the type's module: needed to check or import a file. */
-export function mayImport(actor: Actor, type: { module: string }): boolean {
-  return levelOf(actor, `${type.module}:create` as Permission) !== null || levelOf(actor, `${type.module}:update` as Permission) !== null;
+/** The type's create or update right (by default `<module>:create` / `<module>:update`): needed to check or import a file. */
+export function mayImport(actor: Actor, type: { module: string; rights?: ImportRights }): boolean {
+  const rights = importRights(type);
+  return levelOf(actor, rights.create) !== null || levelOf(actor, rights.update) !== null;
 }
+
+/** What a missing import right is called in a 403: 'risks:create or risks:update missing'. */
+export const importRightsMissing = (type: { module: string; rights?: ImportRights }) => {
+  const rights = importRights(type);
+  return rights.create === rights.update ? `${rights.create} missing` : `${rights.create} or ${rights.update} missing`;
+};
 
 export interface ImportFile {
   name: string;
@@ -331,7 +363,7 @@ export async function runCsvImport<L extends object>(
   const rights = { create: levelOf(actor, right(type, 'create')) !== null, update: levelOf(actor, right(type, 'update')) !== null };
   if (!rights.create && !rights.update) {
     requirePermission(actor, right(type, 'create'));
-    throw forbidden(`${type.module}:create or ${type.module}:update missing`);
+    throw forbidden(importRightsMissing(type));
   }
   const fileName = cleanFileName(file.name);
   const parsed = parseCsv(file.bytes);
@@ -344,11 +376,11 @@ export async function runCsvImport<L extends object>(
 
   const run = async (tx: DbOrTx): Promise<ImportResult> => {
     const lookups = { ...(await type.prepare(tx, actor)), ...(await loadImportLookups(tx)) } as Lookups;
-    const kind = type.kind(lookups);
+    const writer = writerOf(type, lookups);
     const results: RowResult[] = [];
     const seenIds = new Map<string, number>();
     for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-      results.push(...(await runChunk(tx, type, kind, importer, rows.slice(start, start + CHUNK_ROWS), mapped, lookups, seenIds, rights)));
+      results.push(...(await runChunk(tx, type, writer, importer, rows.slice(start, start + CHUNK_ROWS), mapped, lookups, seenIds, rights)));
     }
     const counts = emptyCounts();
     for (const r of results) counts[r.outcome] += 1;
@@ -401,18 +433,10 @@ export async function csvCurrentRecords(db: DbOrTx, importType: ImportType<objec
   const type = importType as unknown as AnyType;
   requirePermission(actor, right(type, 'read'));
   const lookups = { ...(await type.prepare(db, actor)), ...(await loadImportLookups(db)) } as Lookups;
-  const kind = type.kind(lookups);
-  const table = kind.table as OwnedTable;
   const columns = await importColumns(db, type);
-  const rows = (await db.select().from(table as PgTable).where(listCondition(kind, actor, {}))
-    .orderBy(asc(table.createdAt), asc(table.id)).limit(DOWNLOAD_LIMIT + 1)) as Values[];
+  const rows = await writerOf(type, lookups).current(db, actor, DOWNLOAD_LIMIT + 1);
   const truncated = rows.length > DOWNLOAD_LIMIT;
-  const kept = rows.slice(0, DOWNLOAD_LIMIT);
-  const custom = type.customFields ? await loadCustomFields(db, type.module, kept.map((r) => String(r.id))) : new Map();
-  const lines = kept.map((row) => {
-    const fields = { ...auditFields(row), id: row.id, ...auditedCustomFields(custom.get(String(row.id)) ?? {}) };
-    return columns.map((c) => writeCell(c, fields, lookups));
-  });
+  const lines = rows.slice(0, DOWNLOAD_LIMIT).map((fields) => columns.map((c) => writeCell(c, fields, lookups)));
   return { csv: toCsv([columns.map((c) => c.name), ...lines]), truncated };
 }
 

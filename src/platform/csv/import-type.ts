@@ -3,8 +3,8 @@ import { asc } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { groups, users } from '../../../db/schema';
 import type { FieldProblem } from '../errors';
-import type { Actor, Module } from '../permissions';
-import type { OwnerLookup, OwnedTable, RecordKind } from '../records';
+import type { Actor, Module, Permission } from '../permissions';
+import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records';
 
 /**
  * What a record type tells the CSV engine (engine.ts): its columns, each mapped onto a field of the module's
@@ -59,8 +59,47 @@ export interface ImportType<L = object> {
   /** The type's own lookups, loaded once per run (risk scale, classifications, ...). */
   prepare(db: DbOrTx, actor: Actor): Promise<L>;
   /** The kind whose batch writes (createRecords / updateRecords) run the rows; it may close over the lookups. */
-  kind(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>>;
+  kind?(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>>;
+  /**
+   * Instead of a kind: the type's own set-based writer (records that are not a plain RecordKind, such as exceptions
+   * of a parent). Exactly one of `kind` and `writer` is given.
+   */
+  writer?(lookups: L & ImportLookups): ImportWriter;
+  /** The rights that govern the type; by default `<module>:create`, `<module>:update`, `<module>:read`. */
+  rights?: ImportRights;
 }
+
+export interface ImportRights {
+  /** Needed by rows without id. */
+  create: Permission;
+  /** Needed by rows with an id. */
+  update: Permission;
+  /** Needed by the current-records download. */
+  read: Permission;
+}
+
+type Fields = Record<string, unknown>;
+
+/**
+ * A type's own batch writer. Fields are in the type's import shape (the `field` of each column), so the engine diffs,
+ * reports and downloads them exactly as it does a kind's audited fields. Every write is checked by the writer's
+ * service rules and audited (Audit Log + History) in the caller's transaction.
+ */
+export interface ImportWriter {
+  /** 'Risk exception', for messages. */
+  label: string;
+  /** The stored records among `ids` that the importer may read, as fields; others are left out (not disclosed). */
+  stored(db: DbOrTx, ids: string[]): Promise<Map<string, Fields>>;
+  create(tx: DbOrTx, actor: Actor, inputs: Fields[]): Promise<BatchOutcome[]>;
+  update(tx: DbOrTx, actor: Actor, items: { id: string; patch: Fields }[]): Promise<BatchOutcome[]>;
+  /** The records the actor may read, oldest first, at most `limit`, as fields with their `id`. */
+  current(db: DbOrTx, actor: Actor, limit: number): Promise<Fields[]>;
+}
+
+/** The rights of a type: its own, or `<module>:create|update|read`. */
+export const importRights = (type: { module: string; rights?: ImportRights }): ImportRights => type.rights ?? {
+  create: `${type.module}:create` as Permission, update: `${type.module}:update` as Permission, read: `${type.module}:read` as Permission,
+};
 
 /* ---------- Allowed values and formats shared by the column definitions ---------- */
 

@@ -3,15 +3,15 @@ import { ImportPage, ImportResultView, RefusedFile } from '../../../views/import
 import { renderScreen } from '../../../views/layout';
 import type { AppContext } from '../context';
 import { forbidden } from '../errors';
-import type { Actor, Permission } from '../permissions';
+import type { Actor } from '../permissions';
 import { screenAuth } from '../screen-auth';
-import { csvCurrentRecords, csvTemplate, mayImport, runCsvImport, type ImportMode } from './engine';
-import type { ImportType } from './import-type';
+import { csvCurrentRecords, csvTemplate, importRightsMissing, mayImport, runCsvImport, type ImportMode } from './engine';
+import { importRights, type ImportType } from './import-type';
 import { CSV_LIMITS, CsvRefusal } from './parse';
 
 const requireImport = (viewer: Actor, type: ImportType) => {
   if (!mayImport(viewer, type)) {
-    throw Object.assign(forbidden(`${type.module}:create or ${type.module}:update missing`), { actor: viewer });
+    throw Object.assign(forbidden(importRightsMissing(type)), { actor: viewer });
   }
 };
 
@@ -84,7 +84,7 @@ export function csvImportPages(ctx: AppContext, types: readonly ImportType[]) {
         const { csv, truncated } = await csvCurrentRecords(ctx.db, type, viewer);
         if (truncated) set.headers['x-truncated'] = 'true';
         return csvDownload(set, `${type.area}.csv`, csv);
-      }, { page: `${type.module}:read` as Permission });
+      }, { page: importRights(type).read });
   }
   return pages;
 }

@@ -3,8 +3,8 @@ import { authenticateToken } from '../../modules/apiTokens/service';
 import type { AppContext } from '../context';
 import { AppError, invalid, unauthorized } from '../errors';
 import { stringEnum } from '../schema-helpers';
-import { cleanFileName, mayImport, runCsvImport, type ImportMode } from './engine';
-import type { ImportType } from './import-type';
+import { cleanFileName, importRightsMissing, mayImport, runCsvImport, type ImportMode } from './engine';
+import { importRights, type ImportType } from './import-type';
 import { CsvRefusal } from './parse';
 import { csvImportPages } from './pages';
 
@@ -42,13 +42,14 @@ export function csvImportApi(ctx: AppContext, types: readonly ImportType[]) {
   const api: AnyElysia = new Elysia({ name: 'api:csv-imports' });
   for (const importType of types) {
     const type = importType;
+    const rights = importRights(type);
+    const scopes = rights.create === rights.update ? `\`${rights.create}\`` : `\`${rights.create}\` or \`${rights.update}\``;
     api.post(`/api/v1/${type.area}/import`, async ({ request, query, headers, set }) => {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
       if (!match) throw unauthorized(headers.authorization ? 'malformed Authorization header' : 'no token');
       const actor = await authenticateToken(ctx.db, match[1]);
       if (!mayImport(actor, type)) {
-        const scopes = `${type.module}:create or ${type.module}:update`;
-        throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], `${scopes} missing (token scope and creator's right)`), { actor });
+        throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], `${importRightsMissing(type)} (token scope and creator's right)`), { actor });
       }
       if (!CSV_TYPES.test(headers['content-type'] ?? '')) throw invalid([{ field: 'Content-Type', message: 'must be text/csv' }]);
       const bytes = new Uint8Array(await request.arrayBuffer());
@@ -69,10 +70,10 @@ export function csvImportApi(ctx: AppContext, types: readonly ImportType[]) {
         tags: [type.title],
         summary: `Check or import a CSV file of ${type.title.toLowerCase()}`,
         security: [{ bearerAuth: [] }],
-        'x-required-scope': `${type.module}:create`,
-        'x-required-scopes-any-of': [`${type.module}:create`, `${type.module}:update`],
+        'x-required-scope': rights.create,
+        'x-required-scopes-any-of': [...new Set([rights.create, rights.update])],
         description: [
-          `Needs scope \`${type.module}:create\` or \`${type.module}:update\` on the token (and the creator's right); creating rows need create, rows with an id need update.`,
+          `Needs scope ${scopes} on the token (and the creator's right); creating rows need \`${rights.create}\`, rows with an id need \`${rights.update}\`.`,
           'Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header.',
           'mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported);',
           'otherwise nothing is imported (422, outcome refused, rows with their errors). A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows,',
