@@ -16,7 +16,7 @@ export function describeValidation(error: ValidationError, url?: URL): { field: 
   const issues = (error.all ?? []) as ValidationIssue[];
   // Elysia checks coerced query values one by one and reports them without a path; name the parameter by its value.
   const queryField = () =>
-    [...(url?.searchParams ?? [])].find(([, v]) => v === String(error.value))?.[0] ?? error.type;
+    [...(url?.searchParams ?? [])].find(([, v]) => v === String(error.value) || (v !== '' && Number(v) === error.value))?.[0] ?? error.type;
   const seen = new Set<string>();
   const problems: { field: string; message: string }[] = [];
   for (const issue of issues) {
@@ -50,6 +50,30 @@ export interface ErrorBody {
   body: { error: string; problems?: { field: string; message: string }[] };
 }
 
+/**
+ * The database's own refusals of a value a caller sent (a NUL character in text, a malformed id, a number out of
+ * range, a reference to a row that does not exist) are the caller's mistake: 400 or 409, never a 500.
+ * Services validate first; this is the safety net for whatever slips past them.
+ */
+const DATABASE_REFUSALS: Record<string, ErrorBody> = {
+  '22021': { status: 400, body: { error: 'text must not contain NUL characters or invalid UTF-8' } },
+  '22P05': { status: 400, body: { error: 'text must not contain NUL characters' } },
+  '22P02': { status: 400, body: { error: 'a value is malformed (for example an id that is not a UUID)' } },
+  '22003': { status: 400, body: { error: 'a number is out of range' } },
+  '22008': { status: 400, body: { error: 'a date or time is out of range' } },
+  '22007': { status: 400, body: { error: 'a date or time is malformed' } },
+  '23503': { status: 409, body: { error: 'the change refers to a record that does not exist, or the record is still referenced' } },
+  '23505': { status: 409, body: { error: 'a record with the same unique value already exists' } },
+};
+
+function databaseRefusal(error: unknown): ErrorBody | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && DATABASE_REFUSALS[code]) return DATABASE_REFUSALS[code];
+  }
+  return undefined;
+}
+
 export function errorResponse(error: unknown, code: string | number, requestId: string, url?: URL): ErrorBody {
   if (error instanceof AppError) {
     const body: ErrorBody['body'] = { error: error.message };
@@ -60,6 +84,8 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
     const problems = describeValidation(error, url);
     return { status: 400, body: { error: problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems } };
   }
+  const refusedByDatabase = databaseRefusal(error);
+  if (refusedByDatabase) return refusedByDatabase;
   if (code === 'NOT_FOUND') return { status: 404, body: { error: 'not found' } };
   if (code === 'PARSE') return { status: 400, body: { error: 'body: could not be parsed' } };
   if (code === 'INVALID_COOKIE_SIGNATURE') return { status: 401, body: { error: 'unauthorized' } };

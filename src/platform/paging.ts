@@ -4,7 +4,7 @@ import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm';
 
 /** Paging as the spec fixes it: page from 1, pageSize default 25 and at most 200; anything else is a 400, never clamped. */
 export const PageQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })),
   pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 25, description: 'Rows per page, 1 to 200' })),
 });
 

@@ -59,3 +59,19 @@ describe('health', () => {
     expect(((await res.json()) as { error: string }).error).toBeString();
   });
 });
+
+describe('values the database would refuse are the caller’s mistake', () => {
+  test('a NUL character in a search or a text field is a 400, not a 500', async () => {
+    const admin = await adminActor(env);
+    const secret = await makeToken(env, admin, ['controls:read', 'controls:create']);
+    expect((await env.request('/api/v1/controls?q=%00', bearer(secret))).status).toBe(400);
+    const res = await env.request('/api/v1/controls', bearer(secret, { method: 'POST', body: JSON.stringify({ name: 'a\u0000b' }) }));
+    expect(res.status).toBe(400);
+  });
+
+  test('a page number beyond any real list is a 400 naming page', async () => {
+    const res = await env.request('/api/v1/risks?page=99999999999999999999', bearer(token));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toContain('page');
+  });
+});
