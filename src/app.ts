@@ -41,6 +41,7 @@ import { thirdPartyImport } from './modules/thirdParties/import';
 import { incidentImport } from './modules/incidents/import';
 import { projectImport } from './modules/projects/import';
 import { findingImport } from './modules/audits/import';
+import { exceptionImports } from './modules/exceptions/import';
 import { analysesApi } from './modules/compliance/analyses-api';
 import { analysesPages } from './modules/compliance/analyses-pages';
 import { poamApi } from './modules/compliance/poam-api';
@@ -67,7 +68,7 @@ const healthRoutes = (ctx: AppContext) =>
 const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   healthRoutes(ctx),
   // CSV imports before the module screens: /risks/import must not be taken for the record /risks/:id.
-  csvImports(ctx, [riskImport, controlImport, assetImport, policyImport, thirdPartyImport, incidentImport, projectImport, findingImport]),
+  csvImports(ctx, [riskImport, controlImport, assetImport, policyImport, thirdPartyImport, incidentImport, projectImport, findingImport, ...exceptionImports]),
   peoplePages(ctx),
   apiTokensPages(ctx),
   adminPages(ctx),

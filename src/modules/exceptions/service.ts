@@ -1,12 +1,13 @@
-import { and, count, desc, eq, gte, ilike, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, lt, or, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { exceptions, groups, users } from '../../../db/schema';
 import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
+import { insertRows, updateRowsById } from '../../platform/bulk-insert';
+import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
-import { canTouch, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
+import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
 import { isRealDate } from '../../platform/dates';
@@ -218,4 +219,173 @@ export async function deleteException(tx: DbOrTx, parent: ExceptionParent, actor
 export async function exceptionHistory(db: DbOrTx, parent: ExceptionParent, actor: Actor, id: string): Promise<HistoryView[]> {
   await loadFor(db, parent, actor, id, 'read');
   return listHistory(db, parent.recordType, id);
+}
+
+/* ---------- Batch writes (CSV import): set-based, the same rules as createException / updateException ---------- */
+
+type StoredException = typeof exceptions.$inferSelect;
+type Fields = Record<string, unknown>;
+
+/** A batch row's result: written (with the audited fields before and after) or refused with every reason. */
+export type ExceptionBatchOutcome =
+  | { ok: true; id: string; changed: boolean; before: Fields | null; after: Fields }
+  | { ok: false; problems: FieldProblem[] };
+
+const refused = (error: unknown): ExceptionBatchOutcome => {
+  if (!(error instanceof AppError)) throw error;
+  if (error.problems.length) return { ok: false, problems: error.problems };
+  return { ok: false, problems: [{ field: '(record)', message: error.code === 'FORBIDDEN' ? `not allowed: ${error.deniedReason ?? error.message}` : error.message }] };
+};
+
+/** Accounts and groups named by a batch, in two queries, so each row's checks need none. */
+async function batchPeople(tx: DbOrTx, candidates: Editable[]) {
+  const userIds = [...new Set(candidates.flatMap((c) => [c.ownerId, c.approverId]).filter((id): id is string => !!id && UUID.test(id)))];
+  const groupIds = [...new Set(candidates.map((c) => c.ownerGroupId).filter((id): id is string => !!id && UUID.test(id)))];
+  const [userRows, groupRows] = await Promise.all([
+    userIds.length ? tx.select({ id: users.id, status: users.status }).from(users).where(inArray(users.id, userIds)) : [],
+    groupIds.length ? tx.select({ id: groups.id }).from(groups).where(inArray(groups.id, groupIds)) : [],
+  ]);
+  return { status: new Map(userRows.map((u) => [u.id, u.status])), groups: new Set(groupRows.map((g) => g.id)) };
+}
+
+/** problemsOf over preloaded accounts and groups. */
+function batchProblems(c: Editable, people: Awaited<ReturnType<typeof batchPeople>>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+  if (!c.description.trim()) problems.push({ field: 'description', message: 'must not be blank' });
+  if (!isRealDate(c.expiresAt)) problems.push({ field: 'expiresAt', message: 'must be a real date written YYYY-MM-DD' });
+  const person = (field: 'approverId' | 'ownerId', id: string | null) => {
+    if (!id) return;
+    const status = people.status.get(id);
+    if (!status) problems.push({ field, message: 'no such user' });
+    else if (status !== 'active') problems.push({ field, message: 'must be an active user' });
+  };
+  person('approverId', c.approverId);
+  person('ownerId', c.ownerId);
+  if (c.ownerGroupId && !people.groups.has(c.ownerGroupId)) problems.push({ field: 'ownerGroupId', message: 'no such group' });
+  return problems;
+}
+
+/**
+ * Requests many exceptions at once (CSV import): per row the rules of createException — the parent exists, is readable
+ * and the actor holds update on it (own level per row), the fields are valid, the exception arrives as requested — then
+ * one INSERT and one Audit Log + History write for the accepted rows. Outcomes are in input order.
+ */
+export async function createExceptions(tx: DbOrTx, parent: ExceptionParent, actor: Actor, inputs: ExceptionCreate[]): Promise<ExceptionBatchOutcome[]> {
+  const level = requirePermission(actor, right(parent, 'update'));
+  const parentIds = [...new Set(inputs.map((i) => i.parentId.toLowerCase()).filter((id) => UUID.test(id)))];
+  const parentRows = parentIds.length
+    ? await tx.select({ id: parent.idColumn, ownerId: parent.ownerColumn, ownerGroupId: parent.ownerGroupColumn }).from(parent.table).where(inArray(parent.idColumn, parentIds))
+    : [];
+  const parents = new Map(parentRows.map((p) => [String(p.id), { ownerId: (p.ownerId as string | null) ?? null, ownerGroupId: (p.ownerGroupId as string | null) ?? null }]));
+  const candidates = inputs.map((input): Editable => {
+    const unowned = input.ownerId === undefined && input.ownerGroupId === undefined;
+    return {
+      title: input.title, description: input.description, expiresAt: input.expiresAt, approverId: input.approverId ?? null,
+      ownerId: unowned ? actor.userId : input.ownerId ?? null, ownerGroupId: input.ownerGroupId ?? null,
+    };
+  });
+  const people = await batchPeople(tx, candidates);
+  const outcomes: ExceptionBatchOutcome[] = new Array(inputs.length);
+  const accepted: { index: number; values: Fields }[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const parentId = input.parentId.toLowerCase();
+    const candidate = candidates[index];
+    try {
+      const record = parents.get(parentId);
+      if (!record) throw notFound(`${parent.label} ${input.parentId}`);
+      requireOnRecord(actor, right(parent, 'update'), record, `${parent.label} ${input.parentId}`);
+      const problems = batchProblems(candidate, people);
+      if (input.status !== undefined && input.status !== 'requested') {
+        problems.push({ field: 'status', message: 'an exception arrives as requested; approve or reject it with a decision' });
+      }
+      if (problems.length) throw invalid(problems);
+      requireOwnLevelKeepsOwnership(actor, right(parent, 'update'), level, candidate);
+    } catch (error) {
+      outcomes[index] = refused(error);
+      continue;
+    }
+    accepted.push({
+      index,
+      values: { ...candidate, title: candidate.title.trim(), parentType: parent.type, [parent.column]: parentId, status: 'requested', createdBy: actor.userId },
+    });
+  }
+  if (accepted.length === 0) return outcomes;
+  const rows = (await insertRows(tx, exceptions, accepted.map((a) => a.values), { returning: true })) as StoredException[];
+  await recordChanges(tx, actor, rows.map((row) => ({
+    module: parent.module, recordType: parent.recordType, recordId: row.id, action: 'create', before: null, after: auditFields(row),
+  })));
+  accepted.forEach((a, i) => { outcomes[a.index] = { ok: true, id: rows[i].id, changed: true, before: null, after: auditFields(rows[i]) }; });
+  return outcomes;
+}
+
+/**
+ * Changes many exceptions at once (CSV import) by the rules of updateException: readable (else not found), update at
+ * the exception's own level, only while requested (a row that changes nothing is Unchanged whatever the status), valid
+ * fields, ownership kept at level own; then one UPDATE and one Audit Log + History write.
+ */
+export async function updateExceptions(
+  tx: DbOrTx, parent: ExceptionParent, actor: Actor, items: { id: string; patch: ExceptionUpdate }[],
+): Promise<ExceptionBatchOutcome[]> {
+  const level = requirePermission(actor, right(parent, 'update'));
+  const stored = await readableExceptions(tx, parent, actor, { ids: items.map((i) => i.id) });
+  const byId = new Map(stored.map((row) => [row.id, row]));
+  const candidates = items.map(({ id, patch }): Editable | null => {
+    const before = byId.get(id.toLowerCase());
+    if (!before) return null;
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Editable>;
+    return {
+      title: before.title, description: before.description, expiresAt: before.expiresAt, approverId: before.approverId,
+      ownerId: before.ownerId, ownerGroupId: before.ownerGroupId, ...defined,
+    };
+  });
+  const people = await batchPeople(tx, candidates.filter((c): c is Editable => c !== null));
+  const outcomes: ExceptionBatchOutcome[] = new Array(items.length);
+  const writes: { index: number; id: string; values: Editable; before: StoredException; after: StoredException }[] = [];
+  for (const [index, { id }] of items.entries()) {
+    const before = byId.get(id.toLowerCase());
+    const candidate = candidates[index];
+    const what = `${parent.label} exception ${id}`;
+    try {
+      if (!before || !candidate) throw notFound(what);
+      if (level === 'own' && !ownsRecord(actor, before)) throw forbidden(`${right(parent, 'update')} is at level own and ${what} is not owned`);
+      const after: StoredException = { ...before, ...candidate, title: candidate.title.trim() };
+      if (Object.keys(diffFields(auditFields(before), auditFields(after))).length === 0) {
+        outcomes[index] = { ok: true, id: before.id, changed: false, before: auditFields(before), after: auditFields(before) };
+        continue;
+      }
+      if (before.status !== 'requested') throw conflict(`${what} is ${before.status}; a decided exception is not changed, request a new one`);
+      const problems = batchProblems(candidate, people);
+      if (problems.length) throw invalid(problems);
+      requireOwnLevelKeepsOwnership(actor, right(parent, 'update'), level, candidate);
+      writes.push({ index, id: before.id, values: { ...candidate, title: candidate.title.trim() }, before, after });
+    } catch (error) {
+      outcomes[index] = refused(error);
+    }
+  }
+  if (writes.length === 0) return outcomes;
+  await updateRowsById(tx, exceptions, writes.map((w) => ({ id: w.id, values: { ...w.values } })));
+  await recordChanges(tx, actor, writes.map((w) => ({
+    module: parent.module, recordType: parent.recordType, recordId: w.id, action: 'update', before: auditFields(w.before), after: auditFields(w.after),
+  })));
+  for (const w of writes) outcomes[w.index] = { ok: true, id: w.id, changed: true, before: auditFields(w.before), after: auditFields(w.after) };
+  return outcomes;
+}
+
+/**
+ * Stored exceptions of the parent kind that the actor may read (owned by them or their groups, or on a parent they own,
+ * at level own): by id, or all of them oldest first up to `limit`.
+ */
+export async function readableExceptions(
+  db: DbOrTx, parent: ExceptionParent, actor: Actor, options: { ids?: string[]; limit?: number },
+): Promise<StoredException[]> {
+  if (levelOf(actor, right(parent, 'read')) === null) return [];
+  const ids = options.ids ? [...new Set(options.ids.map((id) => id.toLowerCase()).filter((id) => UUID.test(id)))] : undefined;
+  if (ids && ids.length === 0) return [];
+  const rows = await db.select({ e: exceptions }).from(exceptions)
+    .innerJoin(parent.table, eq(parent.idColumn, parentColumn(parent)))
+    .where(and(exceptionFilters(parent, actor, {}, todayOf(new Date())), ids ? inArray(exceptions.id, ids) : undefined))
+    .orderBy(asc(exceptions.createdAt), asc(exceptions.id))
+    .limit(options.limit ?? 1_000_000);
+  return rows.map((r) => r.e);
 }

@@ -186,7 +186,7 @@ async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: strin
 function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups): ImportWriter {
   return {
     label: kind.label,
-    stored: (db, ids) => storedFields(db, type, kind, ids),
+    stored: (db, _actor, ids) => storedFields(db, type, kind, ids),
     create: (tx, actor, inputs) => createRecords(tx, kind, actor, inputs, lookups.owners),
     update: (tx, actor, items) => updateRecords(tx, kind, actor, items, lookups.owners),
     async current(db, actor, limit) {
@@ -231,10 +231,11 @@ async function runChunk(
 ): Promise<RowResult[]> {
   const idIndex = mapped.findIndex((c) => c?.name === 'id');
   const columns = mapped.map((c, index) => ({ column: c!, index })).filter(({ column }) => column.name !== 'id');
-  const fieldToColumn = new Map(columns.map(({ column }) => [column.field, column.name]));
+  // Every column of the type, present in the file or not, so a problem with a missing column still names the column.
+  const fieldToColumn = new Map([...type.columns, ...columns.map(({ column }) => column)].map((column) => [column.field, column.name]));
   const columnOf = (field: string) => (field === '(record)' ? '' : (fieldToColumn.get(field) ?? field));
   const cellAt = (row: CsvRow, index: number) => unguard(row.cells[index] ?? '');
-  const stored = await writer.stored(tx, rows.map((row) => (idIndex >= 0 ? cellAt(row, idIndex).trim() : '')).filter(Boolean));
+  const stored = await writer.stored(tx, importer, rows.map((row) => (idIndex >= 0 ? cellAt(row, idIndex).trim() : '')).filter(Boolean));
 
   const pending: Pending[] = rows.map((row) => {
     const problems: RowProblem[] = [];

@@ -89,7 +89,7 @@ export interface ImportWriter {
   /** 'Risk exception', for messages. */
   label: string;
   /** The stored records among `ids` that the importer may read, as fields; others are left out (not disclosed). */
-  stored(db: DbOrTx, ids: string[]): Promise<Map<string, Fields>>;
+  stored(db: DbOrTx, actor: Actor, ids: string[]): Promise<Map<string, Fields>>;
   create(tx: DbOrTx, actor: Actor, inputs: Fields[]): Promise<BatchOutcome[]>;
   update(tx: DbOrTx, actor: Actor, items: { id: string; patch: Fields }[]): Promise<BatchOutcome[]>;
   /** The records the actor may read, oldest first, at most `limit`, as fields with their `id`. */
