@@ -2,9 +2,9 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, rolePermissions, roles, sessions, users } from '../../../db/schema';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../db/reference-data';
-import { conflict, invalidField, notFound } from '../../platform/errors';
+import { conflict, forbidden, invalidField, notFound } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
-import { requirePermission, systemActor, type Actor } from '../../platform/permissions';
+import { isPermission, levelOf, requirePermission, systemActor, type Actor } from '../../platform/permissions';
 import type { GroupCreate, RoleCreate, UserCreate } from './schema';
 import { randomBytes } from 'node:crypto';
 
@@ -13,6 +13,32 @@ const hashPassword = (password: string) => Bun.password.hash(password, { algorit
 const publicUser = (u: typeof users.$inferSelect) => ({
   id: u.id, email: u.email, name: u.name, status: u.status, createdAt: u.createdAt.toISOString(),
 });
+
+interface Grant {
+  permission: string;
+  level: 'own' | 'all';
+}
+
+/**
+ * Nobody hands out more than they hold: a role's grants, a role given to a group, or a membership (which gives the
+ * group's rights) must each be within the actor's own rights, at no higher a level. Administrators hold everything.
+ */
+function requireGrantable(actor: Actor, grants: readonly Grant[], what: string): void {
+  if (actor.kind === 'system') return;
+  const beyond = grants.filter(({ permission, level }) => {
+    const held = isPermission(permission) ? levelOf(actor, permission) : null;
+    return held === null || (level === 'all' && held !== 'all');
+  });
+  if (beyond.length) {
+    throw forbidden(`${what} would grant rights beyond your own: ${beyond.map((g) => `${g.permission} (${g.level})`).join(', ')}`);
+  }
+}
+
+async function grantsOfRoles(db: DbOrTx, roleIds: string[]): Promise<Grant[]> {
+  if (roleIds.length === 0) return [];
+  return db.select({ permission: rolePermissions.permission, level: rolePermissions.level }).from(rolePermissions)
+    .where(inArray(rolePermissions.roleId, roleIds));
+}
 
 /** People are managed under Settings; creating accounts needs settings:create (Administrator by default). */
 export async function createUser(tx: DbOrTx, actor: Actor, input: UserCreate): Promise<{ id: string }> {
@@ -71,6 +97,8 @@ export async function addGroupMember(tx: DbOrTx, actor: Actor, groupId: string, 
   requirePermission(actor, 'settings:update');
   const [group] = await tx.select({ id: groups.id }).from(groups).where(eq(groups.id, groupId));
   if (!group) throw invalidField('groupId', `group ${groupId} does not exist`);
+  const groupRoleIds = (await tx.select({ roleId: groupRoles.roleId }).from(groupRoles).where(eq(groupRoles.groupId, groupId))).map((r) => r.roleId);
+  requireGrantable(actor, await grantsOfRoles(tx, groupRoleIds), 'Adding a member to this group');
   const inserted = await tx.insert(groupMembers).values({ groupId, userId }).onConflictDoNothing().returning();
   if (inserted.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.add', before: null, after: { userId } });
 }
@@ -83,6 +111,7 @@ export async function removeGroupMember(tx: DbOrTx, actor: Actor, groupId: strin
 
 export async function createRole(tx: DbOrTx, actor: Actor, input: RoleCreate): Promise<{ id: string }> {
   requirePermission(actor, 'settings:create');
+  requireGrantable(actor, input.permissions, 'This role');
   const [row] = await tx.insert(roles).values({ name: input.name.trim(), description: input.description ?? '' }).onConflictDoNothing().returning();
   if (!row) throw conflict(`A role named ${input.name} already exists`);
   if (input.permissions.length) await tx.insert(rolePermissions).values(input.permissions.map((p) => ({ roleId: row.id, ...p })));
@@ -92,6 +121,7 @@ export async function createRole(tx: DbOrTx, actor: Actor, input: RoleCreate): P
 
 export async function assignRoleToGroup(tx: DbOrTx, actor: Actor, groupId: string, roleId: string): Promise<void> {
   requirePermission(actor, 'settings:update');
+  requireGrantable(actor, await grantsOfRoles(tx, [roleId]), 'Giving this role to a group');
   const inserted = await tx.insert(groupRoles).values({ groupId, roleId }).onConflictDoNothing().returning();
   if (inserted.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'role.add', before: null, after: { roleId } });
 }
