@@ -12,6 +12,9 @@ import type {
   BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
   IncidentClassificationView, IncidentCreate, NotificationCreate, NotificationView,
 } from './schema';
+import { requireReadableLink } from '../../platform/links';
+import { assetKind } from '../assets/service';
+import { thirdPartyKind } from '../thirdParties/service';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const dateProblem = dateProblems;
@@ -32,7 +35,9 @@ export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
   filters: { classificationId: (value) => eq(incidents.classificationId, value) },
   toColumns: (c) => ({ ...c, title: c.title.trim(), resolution: (c.resolution ?? '').trim() }),
   /** Holds on every path that writes an incident (REST, screens, CSV import): closing needs a resolution. */
-  async check(db, c) {
+  async check(db, c, before, actor) {
+    await requireReadableLink(db, actor, assetKind as never, c.assetId, before?.assetId);
+    await requireReadableLink(db, actor, thirdPartyKind as never, c.thirdPartyId, before?.thirdPartyId);
     const problems: FieldProblem[] = [];
     if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
     problems.push(...dateProblem('openedAt', c.openedAt));

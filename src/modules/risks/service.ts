@@ -13,6 +13,9 @@ import {
 } from '../../platform/custom-field-values';
 import { exists, referencedBy } from '../../platform/records';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
+import { requireReadableLink } from '../../platform/links';
+import { assetKind } from '../assets/service';
+import { businessUnitKind } from '../businessUnits/service';
 
 /**
  * The risk scale and classifications are small, so a page reads them once beside the risks instead of joining them
@@ -239,6 +242,8 @@ export async function createRisk(tx: DbOrTx, actor: Actor, input: RiskCreate): P
     ? { ...input, ownerId: actor.userId }
     : input;
   const custom = await prepareCustomFields(tx, 'risks', null, input.customFields);
+  await requireReadableLink(tx, actor, assetKind as never, withOwner.assetId);
+  await requireReadableLink(tx, actor, businessUnitKind as never, withOwner.businessUnitId);
   const values = await validateRisk(tx, withOwner, custom.problems);
   requireOwnLevelKeepsOwnership(actor, 'risks:create', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
   const [row] = await tx.insert(risks).values({ ...values, createdBy: actor.userId }).returning();
@@ -271,6 +276,8 @@ export async function updateRisk(tx: DbOrTx, actor: Actor, id: string, patch: Ri
     businessUnitId: patch.businessUnitId !== undefined ? patch.businessUnitId : before.businessUnitId,
   };
   const custom = await prepareCustomFields(tx, 'risks', id, patch.customFields);
+  await requireReadableLink(tx, actor, assetKind as never, merged.assetId, before.assetId);
+  await requireReadableLink(tx, actor, businessUnitKind as never, merged.businessUnitId, before.businessUnitId);
   const values = await validateRisk(tx, merged, custom.problems);
   requireOwnLevelKeepsOwnership(actor, 'risks:update', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
   const [after] = await tx.update(risks).set({ ...values, updatedAt: new Date() }).where(eq(risks.id, id)).returning();
