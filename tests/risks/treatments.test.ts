@@ -206,3 +206,22 @@ describe('treatments, reviews and exceptions screen', () => {
     expect(html).toContain('2099-06-30');
   });
 });
+
+describe('deleting what treatments and exceptions point at', () => {
+  test('a control linked to a treatment, and a risk with an exception, cannot be deleted; the 409 names them', async () => {
+    const riskId = await makeRisk(env, admin);
+    const controlId = await makeControl(admin, unique('Linked control'));
+    const linked = await send('POST', `/api/v1/risks/${riskId}/treatments`, { type: 'mitigate', title: 'Uses the control', controlIds: [controlId] });
+    expect(linked.status, await linked.clone().text()).toBe(201);
+    const deleter = await makeToken(env, admin, ['controls:read', 'controls:delete', 'risks:read', 'risks:delete', 'risks:update']);
+    const controlRefused = await send('DELETE', `/api/v1/controls/${controlId}`, undefined, deleter);
+    expect(controlRefused.status).toBe(409);
+    expect(await errorOf(controlRefused)).toContain('risk treatments');
+
+    const requested = await send('POST', '/api/v1/risks/exceptions', { parentId: riskId, title: 'Waiver', description: 'for now', expiresAt: '2030-01-31' }, deleter);
+    expect(requested.status, await requested.clone().text()).toBe(201);
+    const riskRefused = await send('DELETE', `/api/v1/risks/${riskId}`, undefined, deleter);
+    expect(riskRefused.status).toBe(409);
+    expect(await errorOf(riskRefused)).toContain('1 exceptions');
+  });
+});

@@ -1,8 +1,8 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { complianceAnalyses, complianceItems, compliancePackages } from '../../../db/schema';
-import { AppError } from '../../platform/errors';
+import { complianceAnalyses, complianceItems, compliancePackages, exceptions } from '../../../db/schema';
+import { AppError, conflict } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import type { Page } from '../../platform/paging';
 import { requirePermission, type Actor } from '../../platform/permissions';
@@ -260,6 +260,11 @@ export async function updatePackage(tx: DbOrTx, actor: Actor, id: string, patch:
  */
 export async function deletePackage(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
   const before = await loadForAction(tx, packageKind, actor, id, 'delete');
+  // Exceptions are decisions on the record: a package whose requirements carry some is not deleted under them.
+  const [{ held }] = await tx.select({ held: count() }).from(exceptions)
+    .innerJoin(complianceAnalyses, eq(complianceAnalyses.id, exceptions.complianceAnalysisId))
+    .where(eq(complianceAnalyses.packageId, id));
+  if (held > 0) throw conflict(`Package ${id} is still referenced by ${held} compliance exceptions; remove those first`);
   const counts = (await itemCountsOf(tx, [id])).get(id)!;
   const [{ analyses }] = await tx.select({ analyses: count() }).from(complianceAnalyses).where(eq(complianceAnalyses.packageId, id));
   await tx.delete(compliancePackages).where(eq(compliancePackages.id, id));

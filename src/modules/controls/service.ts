@@ -1,6 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { analysisControls, auditFindings, controls, controlTests, users } from '../../../db/schema';
+import { analysisControls, auditFindings, controlTests, controls, treatmentControls, users } from '../../../db/schema';
 import { invalidField } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
@@ -18,7 +18,11 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   sortable: { name: controls.name, type: controls.type, status: controls.status, createdAt: controls.createdAt, updatedAt: controls.updatedAt },
   defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
   filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
-  references: [referencedBy('audit findings', auditFindings, auditFindings.controlId), referencedBy('compliance analyses', analysisControls, analysisControls.controlId)],
+  references: [
+    referencedBy('audit findings', auditFindings, auditFindings.controlId),
+    referencedBy('compliance analyses', analysisControls, analysisControls.controlId),
+    referencedBy('risk treatments', treatmentControls, treatmentControls.controlId),
+  ],
   customFields: true,
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(_db, candidate) {

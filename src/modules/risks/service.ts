@@ -1,7 +1,7 @@
 import { and, count, desc, eq, ilike, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import {
-  analysisRisks, assets, businessUnits, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
+  analysisRisks, assets, businessUnits, exceptions, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
@@ -292,6 +292,7 @@ export async function updateRisk(tx: DbOrTx, actor: Actor, id: string, patch: Ri
 const RISK_REFERENCES = [
   referencedBy('compliance analyses', analysisRisks, analysisRisks.riskId),
   referencedBy('third parties linking it', thirdPartyRisks, thirdPartyRisks.riskId),
+  referencedBy('exceptions', exceptions, exceptions.riskId),
 ];
 
 async function refuseWhileReferenced(tx: DbOrTx, id: string): Promise<void> {
