@@ -13,6 +13,7 @@ import { runWrite, type AppContext } from './context';
 import {
   customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue, type CustomFieldFormValues, type Definition,
 } from './custom-field-values';
+import { ImportButton, importEntries, importTypesUnder } from './csv/pages';
 import { invalid } from './errors';
 import { schemaProblems } from './form-input';
 import { listHistory } from './history';
@@ -39,7 +40,11 @@ export interface RecordPagesOptions<V> {
   columns: ListColumn<V>[];
   statuses?: readonly string[];
   sorts?: Option[];
-  /** The module has a CSV import (src/platform/csv): the list shows Import to those who may create or update. */
+  /**
+   * The list offers CSV imports (src/platform/csv): every import type registered under the list's path (risks:
+   * risks, risks/exceptions; audits: audits/findings), each to those who may create or update its records. One type
+   * that is the list's own gives a plain Import button, several a menu offering the record type first.
+   */
   importable?: boolean;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
@@ -169,6 +174,10 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
   return new Elysia({ name: `pages:${kind.recordType}` })
     .use(screenAuth(ctx))
     .get(o.path, async ({ viewer, csrfToken, headers, query }) => {
+      const importButton = (v: Actor) => {
+        const entries = o.importable ? importEntries(v, importTypesUnder(o.path.slice(1))) : [];
+        return entries.length ? <ImportButton entries={entries} own={`${o.path}/import`} /> : undefined;
+      };
       const state = listState(query);
       const page = await listRecords(ctx.db, kind, viewer, {
         page: state.page, pageSize: state.pageSize, ...(state.sort ? { sort: state.sort } : {}),
@@ -180,8 +189,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       return renderScreen(headers, shell(o.title, viewer, csrfToken),
         <RecordList {...results} statuses={o.statuses} sorts={sorts} singular={o.singular}
           owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}
-          extraActions={o.importable && (levelOf(viewer, right('create')) !== null || levelOf(viewer, right('update')) !== null)
-            ? <a class="button secondary" href={`${o.path}/import`}>Import</a> : undefined} />);
+          extraActions={importButton(viewer)} />);
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>

@@ -69,8 +69,8 @@ export interface RiskListProps {
   state: RiskListState;
   classifications: { id: string; name: string }[];
   canCreate: boolean;
-  /** Create or update on risks: the CSV Import button. */
-  canImport?: boolean;
+  /** The CSV Import button (a menu of Risks / Risk exceptions), shown to those who may import one of them. */
+  importButton?: JSX.Element;
   done?: string;
 }
 
@@ -78,14 +78,14 @@ export interface RiskListProps {
  * Filters are a plain GET form (works without JavaScript); with htmx they replace only the results
  * and push the same URL the form would have loaded.
  */
-export function RiskList({ page, state, classifications, canCreate, canImport, done }: RiskListProps): JSX.Element {
+export function RiskList({ page, state, classifications, canCreate, importButton, done }: RiskListProps): JSX.Element {
   return (
     <>
       <Flash kind="success" message={done === 'deleted' ? 'Risk deleted.' : undefined} />
-      {(canCreate || canImport) && (
+      {(canCreate || importButton) && (
         <p>
           {canCreate && <a class="button" href="/risks/new">New risk</a>}
-          {canImport && <a class="button secondary" href="/risks/import">Import</a>}
+          {importButton}
         </p>
       )}
       <form method="get" action="/risks" class="card" role="search" style="display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: end"

@@ -66,6 +66,8 @@ export const auditPages = (ctx: AppContext) =>
       Create: AuditPlanCreate,
       Update: AuditPlanUpdate,
       statuses: AUDIT_PLAN_STATUSES,
+      // Audit findings are imported from the Audits page too (the only import type under /audits).
+      importable: true,
       fields: [
         { name: 'title', label: 'Title', kind: 'text', required: true },
         { name: 'scope', label: 'Scope', kind: 'textarea' },

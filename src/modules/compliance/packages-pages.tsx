@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
 import { attempt, formText } from '../../../views/components/form';
 import {
   ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE, TooLarge,
@@ -101,9 +102,15 @@ export const compliancePackagePages = (ctx: AppContext) =>
       const packages = await listPackages(ctx.db, viewer, { page });
       const scores = await packageScores(ctx.db, viewer, packages.rows.map((p) => p.id));
       const canCreate = levelOf(viewer, 'compliance:create') !== null;
+      // The Import menu offers the record type first: packages (their own import dialog) or compliance exceptions (CSV).
+      const exceptionImports = importEntries(viewer, importTypesUnder('compliance'));
+      const imports = [...(canCreate ? [{ title: 'Compliance packages', href: IMPORT_PATH }] : []), ...exceptionImports];
+      const list = <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} canDelete={levelOf(viewer, 'compliance:delete') !== null}
+        shipped={SHIPPED_PACKAGES} scores={scores} done={query.done} />;
+      // htmx swaps only the list (#packages); the menu stands outside it.
+      const withMenu = exceptionImports.length > 0 && headers['hx-request'] !== 'true';
       return renderScreen(headers, shell('Compliance packages', viewer, csrfToken),
-        <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} canDelete={levelOf(viewer, 'compliance:delete') !== null}
-          shipped={SHIPPED_PACKAGES} scores={scores} done={query.done} />);
+        withMenu ? <><p class="actions"><ImportButton entries={imports} /></p>{list}</> : list);
     }, { page: 'compliance:read' })
 
     .get(IMPORT_PATH, ({ viewer, csrfToken, headers }) =>

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
 import { listAuditFor } from '../../platform/audit';
 import { runWrite, type AppContext } from '../../platform/context';
 import { invalid } from '../../platform/errors';
@@ -228,10 +229,11 @@ export const riskPages = (ctx: AppContext) => {
       });
       if (isHtmx(headers)) return <RiskResults page={page} state={state} />;
       const classifications = await classificationOptions(ctx.db, viewer);
+      const imports = importEntries(viewer, importTypesUnder('risks'));
       return (
         <Layout {...shell('Risks', viewer, csrfToken)}>
           <RiskList page={page} state={state} classifications={classifications} canCreate={levelOf(viewer, 'risks:create') !== null}
-            canImport={levelOf(viewer, 'risks:create') !== null || levelOf(viewer, 'risks:update') !== null} done={query.done} />
+            importButton={imports.length ? <ImportButton entries={imports} own="/risks/import" /> : undefined} done={query.done} />
         </Layout>
       );
     }, { page: 'risks:read' })

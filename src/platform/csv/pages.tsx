@@ -9,6 +9,41 @@ import { csvCurrentRecords, csvTemplate, importRightsMissing, mayImport, runCsvI
 import { importRights, type ImportType } from './import-type';
 import { CSV_LIMITS, CsvRefusal } from './parse';
 
+/** One entry of an Import button: a record type the viewer may import, and where its dialog is. */
+export interface ImportEntry {
+  title: string;
+  href: string;
+}
+
+/** The import types registered by csvImports (app.ts), so list screens can offer every type under their path. */
+const registered = new Map<string, ImportType>();
+
+/** Registered import types whose area is `area` or lies under it ('policies' -> policies, policies/exceptions), in registration order. */
+export const importTypesUnder = (area: string): ImportType[] =>
+  [...registered.values()].filter((t) => t.area === area || t.area.startsWith(`${area}/`));
+
+/** The entries of `types` the viewer may import (create or update right of the type). */
+export const importEntries = (viewer: Actor, types: readonly ImportType[]): ImportEntry[] =>
+  types.filter((t) => mayImport(viewer, t)).map((t) => ({ title: t.title, href: `/${t.area}/import` }));
+
+/**
+ * The Import button of a list screen. One entry that is the list's own type: a plain Import button. Otherwise a menu
+ * that first offers the record type (Risks / Risk exceptions); nothing when the viewer may import none of them.
+ */
+export function ImportButton({ entries, own }: { entries: ImportEntry[]; own?: string }): JSX.Element {
+  if (entries.length === 0) return <></>;
+  if (entries.length === 1 && entries[0].href === own) return <a class="button secondary" href={entries[0].href}>Import</a>;
+  if (entries.length === 1) return <a class="button secondary" href={entries[0].href} safe>{`Import ${entries[0].title.toLowerCase()}`}</a>;
+  return (
+    <details class="menu import-menu" style="display: inline-block; position: relative">
+      <summary class="button secondary">Import</summary>
+      <ul class="card" style="position: absolute; z-index: 10; list-style: none; margin: 0; padding: 0.5rem 1rem; white-space: nowrap">
+        {entries.map((e) => <li><a href={e.href} safe>{e.title}</a></li>)}
+      </ul>
+    </details>
+  );
+}
+
 const requireImport = (viewer: Actor, type: ImportType) => {
   if (!mayImport(viewer, type)) {
     throw Object.assign(forbidden(importRightsMissing(type)), { actor: viewer });
@@ -32,6 +67,7 @@ export function csvImportPages(ctx: AppContext, types: readonly ImportType[]) {
   const pages: AnyElysia = new Elysia({ name: 'pages:csv-imports' }).use(screenAuth(ctx));
   for (const importType of types) {
     const type = importType;
+    registered.set(type.area, type);
     const shell = (viewer: Actor, csrfToken: string) => ({ title: `Import ${type.title.toLowerCase()}`, viewer, csrfToken, active: type.area });
     const run = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, name: string, text: string, mode: ImportMode) => {
       try {
