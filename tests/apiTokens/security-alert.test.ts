@@ -49,12 +49,12 @@ afterAll(async () => {
   await Promise.race([new Promise<void>((resolve) => smtp.close(() => resolve())), Bun.sleep(3_000)]);
 });
 
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(find: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = find();
+    const found = await find();
     if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('timed out waiting for the SMTP server to receive the message');
+    if (Date.now() > deadline) throw new Error('timed out waiting for the message to be received and recorded as sent');
     await Bun.sleep(25);
   }
 }
@@ -101,8 +101,9 @@ describe('security alert on token creation', () => {
     expect(body).toContain(ADMIN_EMAIL);
     expect(body).not.toContain(data.secret);
 
-    const [row] = (await env.ctx.db.select().from(outbox)).filter((m) => m.subject.includes(name));
-    expect(row.sentAt).not.toBeNull();
+    // The server has the message before the dispatcher records it as sent: wait for that record too.
+    const row = await waitFor(async () =>
+      (await env.ctx.db.select().from(outbox)).find((m) => m.subject.includes(name) && m.sentAt !== null));
     expect(row.lastError).toBeNull();
   }, 60_000);
 
