@@ -26,6 +26,16 @@ import { screenAuth } from './screen-auth';
 
 export type { FieldSpec, ListColumn } from '../../views/records/record-views';
 
+/** The owner and owner group inputs every owned register's form ends with. */
+export const OWNER_FIELDS: readonly FieldSpec[] = [
+  { name: 'ownerId', label: 'Owner', kind: 'owner' },
+  { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+];
+
+/** The list column naming who owns a record: the owner, else the owner group. */
+export const ownerColumn = <V extends { owner: { name: string } | null; ownerGroup: { name: string } | null }>(): ListColumn<V> =>
+  ({ header: 'Owner', value: (view) => view.owner?.name ?? view.ownerGroup?.name });
+
 export interface RecordPagesOptions<V> {
   /** Screen address, e.g. '/controls'. */
   path: string;

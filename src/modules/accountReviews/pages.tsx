@@ -6,7 +6,7 @@ import { runWrite, type AppContext } from '../../platform/context';
 import { invalid } from '../../platform/errors';
 import { schemaProblems } from '../../platform/form-input';
 import { canTouch, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { getRecord, type RecordView } from '../../platform/records';
 import { DECISIONS, ItemCreate, ItemDecision, PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
 import { addItem, decideItem, itemCounts, listItems, newItemProblems, programForItemWrite, programKind } from './service';
@@ -45,14 +45,13 @@ export function accountReviewPages(ctx: AppContext) {
       { name: 'description', label: 'Description', kind: 'textarea' },
       { name: 'status', label: 'Status', kind: 'select', options: PROGRAM_STATUSES, hint: 'Blank gives open; a closed program refuses decisions' },
       { name: 'dueOn', label: 'Due on', kind: 'date' },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (p) => p.name, link: true },
       { header: 'Status', value: (p) => p.status },
       { header: 'Due on', value: (p) => p.dueOn },
-      { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },

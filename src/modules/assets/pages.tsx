@@ -1,5 +1,5 @@
 import type { AppContext } from '../../platform/context';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { businessUnitOptions } from '../businessUnits/service';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
@@ -20,13 +20,12 @@ export const assetPages = (ctx: AppContext) =>
         name: 'businessUnitId', label: 'Business unit', kind: 'reference', hint: 'Units you can read',
         options: (viewer) => businessUnitOptions(ctx.db, viewer),
       },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (a) => a.name, link: true },
       { header: 'Description', value: (a) => (a.description.length > 80 ? `${a.description.slice(0, 79)}…` : a.description) },
-      { header: 'Owner', value: (a) => a.owner?.name ?? a.ownerGroup?.name },
+      ownerColumn(),
       { header: 'Updated', value: (a) => a.updatedAt.slice(0, 10) },
     ],
     sorts: [

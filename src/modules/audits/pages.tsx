@@ -4,7 +4,7 @@ import { CsrfField, Field, Select } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
 import type { AppContext } from '../../platform/context';
 import { canTouch, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { listRecords, type RecordView } from '../../platform/records';
 import { AUDIT_PLAN_STATUSES, AuditPlanCreate, AuditPlanUpdate, FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { auditPlanKind, findingChoices, findingKind } from './service';
@@ -74,14 +74,13 @@ export const auditPages = (ctx: AppContext) =>
         { name: 'periodStart', label: 'Period from', kind: 'date' },
         { name: 'periodEnd', label: 'Period to', kind: 'date', hint: 'Not before the start' },
         { name: 'status', label: 'Status', kind: 'select', options: AUDIT_PLAN_STATUSES, hint: 'Blank gives planned' },
-        { name: 'ownerId', label: 'Owner', kind: 'owner' },
-        { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+        ...OWNER_FIELDS,
       ],
       columns: [
         { header: 'Audit plan', value: (p) => p.title, link: true },
         { header: 'Period', value: (p) => (p.periodStart || p.periodEnd ? `${p.periodStart ?? '…'} – ${p.periodEnd ?? '…'}` : '') },
         { header: 'Status', value: (p) => readable(p.status) },
-        { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+        ownerColumn(),
       ],
       sorts: [
         { value: '', label: 'Newest first' },
@@ -110,14 +109,13 @@ export const auditPages = (ctx: AppContext) =>
         { name: 'status', label: 'Status', kind: 'select', options: FINDING_STATUSES, hint: 'A finding is created open; change it later' },
         { name: 'deadline', label: 'Deadline', kind: 'date' },
         { name: 'controlId', label: 'Control', kind: 'reference', options: async (viewer) => (await findingChoices(ctx.db, viewer)).controls },
-        { name: 'ownerId', label: 'Owner', kind: 'owner' },
-        { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+        ...OWNER_FIELDS,
       ],
       columns: [
         { header: 'Finding', value: (f) => f.title, link: true },
         { header: 'Status', value: (f) => readable(f.status) },
         { header: 'Deadline', value: (f) => f.deadline },
-        { header: 'Owner', value: (f) => f.owner?.name ?? f.ownerGroup?.name },
+        ownerColumn(),
       ],
       sorts: [
         { value: '', label: 'Newest first' },

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../platform/context';
 import { levelOf, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { listRecords, type RecordView } from '../../platform/records';
 import { renderScreen } from '../../../views/layout';
 import type { businessUnits } from '../../../db/schema';
@@ -76,13 +76,12 @@ export const businessUnitPages = (ctx: AppContext) =>
         name: 'parentId', label: 'Parent unit', kind: 'reference', hint: 'Blank for a top-level unit; a unit cannot sit below itself',
         options: (viewer) => businessUnitOptions(ctx.db, viewer),
       },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (u) => u.name, link: true },
       { header: 'Description', value: (u) => (u.description.length > 80 ? `${u.description.slice(0, 79)}…` : u.description) },
-      { header: 'Owner', value: (u) => u.owner?.name ?? u.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },

@@ -2,7 +2,7 @@ import { runWrite, type AppContext } from '../../platform/context';
 import { schemaProblems } from '../../platform/form-input';
 import { invalid } from '../../platform/errors';
 import { canTouch, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import type { RecordView } from '../../platform/records';
 import { CsrfField, Field, Select, formText } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
@@ -62,14 +62,13 @@ export const controlPages = (ctx: AppContext) =>
       { name: 'type', label: 'Type', kind: 'select', options: CONTROL_TYPES, hint: 'Blank gives process' },
       { name: 'status', label: 'Status', kind: 'select', options: CONTROL_STATUSES, hint: 'Blank gives active' },
       { name: 'testFrequencyMonths', label: 'Test every (months)', kind: 'number', hint: '1 to 120; blank for no schedule' },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (c) => c.name, link: true },
       { header: 'Type', value: (c) => c.type },
       { header: 'Status', value: (c) => c.status },
-      { header: 'Owner', value: (c) => c.owner?.name ?? c.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },

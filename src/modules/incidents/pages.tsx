@@ -7,7 +7,7 @@ import { runWrite, type AppContext } from '../../platform/context';
 import { invalid } from '../../platform/errors';
 import { schemaProblems } from '../../platform/form-input';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import type { RecordView } from '../../platform/records';
 import {
   BreachInput, INCIDENT_STATUSES, IncidentClassificationInput, IncidentCreate, IncidentUpdate, NOTIFICATION_RECIPIENTS, NotificationCreate,
@@ -229,14 +229,13 @@ export const incidentPages = (ctx: AppContext) => {
       { name: 'thirdPartyId', label: 'Third party', kind: 'reference', options: async (viewer) => (await incidentLinkChoices(ctx.db, viewer)).thirdParties },
       { name: 'status', label: 'Status', kind: 'select', options: INCIDENT_STATUSES, hint: 'Blank gives open; closing needs a resolution' },
       { name: 'resolution', label: 'Resolution', kind: 'textarea', hint: 'Required to close the incident' },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Title', value: (i) => i.title, link: true },
       { header: 'Opened', value: (i) => i.openedAt },
       { header: 'Status', value: (i) => i.status },
-      { header: 'Owner', value: (i) => i.owner?.name ?? i.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },

@@ -6,7 +6,7 @@ import { runWrite, type AppContext } from '../../platform/context';
 import { invalid, notFound, type AppError } from '../../platform/errors';
 import { schemaProblems } from '../../platform/form-input';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { getRecord, type RecordView } from '../../platform/records';
 import { screenAuth } from '../../platform/screen-auth';
 import { POLICY_STATUSES, PolicyApprovalCreate, PolicyContent, PolicyCreate, PolicyReviewCreate, PolicyUpdate } from './schema';
@@ -62,14 +62,13 @@ export const policyPages = (ctx: AppContext) =>
       { name: 'title', label: 'Title', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },
       { name: 'reviewFrequencyMonths', label: 'Review every (months)', kind: 'number', hint: '1 to 120; blank gives 12' },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Title', value: (p) => p.title, link: true },
       { header: 'Status', value: (p) => p.status },
       { header: 'Version', value: (p) => (p.currentVersion ? String(p.currentVersion) : '—') },
-      { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },

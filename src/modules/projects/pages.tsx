@@ -1,5 +1,5 @@
 import type { AppContext } from '../../platform/context';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { readable } from '../../../views/records/record-views';
 import { PROJECT_STATUSES, ProjectCreate, ProjectUpdate } from './schema';
 import { projectKind } from './service';
@@ -19,14 +19,13 @@ export const projectPages = (ctx: AppContext) =>
       { name: 'description', label: 'Description', kind: 'textarea' },
       { name: 'status', label: 'Status', kind: 'select', options: PROJECT_STATUSES, hint: 'Blank gives planned' },
       { name: 'deadline', label: 'Deadline', kind: 'date', hint: 'YYYY-MM-DD' },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Title', value: (p) => p.title, link: true },
       { header: 'Status', value: (p) => readable(p.status) },
       { header: 'Deadline', value: (p) => p.deadline ?? '' },
-      { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },

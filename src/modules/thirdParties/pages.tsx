@@ -4,7 +4,7 @@ import { runWrite } from '../../platform/context';
 import { schemaProblems } from '../../platform/form-input';
 import { AppError, invalid } from '../../platform/errors';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { recordPages } from '../../platform/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
 import { listRecords, loadForAction, type RecordView } from '../../platform/records';
 import { renderScreen } from '../../../views/layout';
 import { FormError } from '../../../views/components/flash';
@@ -203,15 +203,14 @@ export const thirdPartyPages = (ctx: AppContext) =>
       { name: 'type', label: 'Type', kind: 'select', options: THIRD_PARTY_TYPES, hint: 'Blank gives vendor' },
       { name: 'status', label: 'Status', kind: 'select', options: THIRD_PARTY_STATUSES, hint: 'Blank gives active' },
       { name: 'website', label: 'Website', kind: 'url', hint: 'An http:// or https:// address' },
-      { name: 'ownerId', label: 'Owner', kind: 'owner' },
-      { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
+      ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (p) => p.name, link: true },
       { header: 'Type', value: (p) => readable(p.type) },
       { header: 'Status', value: (p) => readable(p.status) },
       { header: 'Website', value: (p) => p.website ?? '' },
-      { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name },
+      ownerColumn(),
     ],
     sorts: [
       { value: '', label: 'Newest first' },
