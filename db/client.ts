@@ -3,7 +3,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -91,6 +91,18 @@ export async function selectRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown;
   if (Array.isArray(result)) return result as T[];
   return (result as { rows: T[] }).rows;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Runs a statement as a prepared statement. postgres.js sends an unprepared statement that has parameters as
+ * Parse + Describe, waits a round trip for the parameter types, and only then binds them, sending nothing else
+ * meanwhile; a prepared statement is described once per connection, so statements sent one after another (bulk
+ * writes) travel together. PGlite runs in this process and treats both alike.
+ */
+export function executePrepared(db: DbOrTx, query: SQL): Promise<unknown> {
+  return db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, 'bulk', false).execute();
 }
 
 export { sql };

@@ -1,9 +1,10 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import type { DbOrTx } from '../../db/client';
+import { executePrepared, type DbOrTx } from '../../db/client';
 import { auditLog } from '../../db/schema';
 import { canonicalJson } from './canonical-json';
 import type { Actor } from './permissions';
+import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
 
 export const GENESIS_HASH = '0'.repeat(64);
 /** Serialises appends across every process sharing the database; released when the transaction ends. */
@@ -63,14 +64,14 @@ function storableDetails(details: Record<string, unknown> | undefined): Record<s
 
 /**
  * Appends events to the hash chain inside the caller's transaction (the same one as the write they record).
- * Many events go in one multi-row INSERT, so bulk paths pay one lock and one round trip.
+ * Many events go in one multi-row INSERT, so bulk paths pay one lock and one round trip. With `writes` (a bulk path),
+ * the INSERT is sent without waiting and later appends of the same transaction reuse the head it leaves.
  */
-export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[]): Promise<AuditEntry[]> {
+export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[], writes?: PipelinedWrites): Promise<AuditEntry[]> {
   if (events.length === 0) return [];
-  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
-  const [head] = await tx.select({ seq: auditLog.seq, hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.seq)).limit(1);
-  let seq = head?.seq ?? 0;
-  let prevHash = head?.hash ?? GENESIS_HASH;
+  const head = writes?.auditHead ?? (await lockedHead(tx));
+  let seq = head.seq;
+  let prevHash = head.hash;
   const at = new Date().toISOString();
   const entries: AuditEntry[] = events.map((event) => {
     seq += 1;
@@ -92,16 +93,24 @@ export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[]
     prevHash = entry.hash;
     return entry;
   });
+  if (writes) writes.auditHead = { seq, hash: prevHash };
   // One JSON parameter expanded by jsonb_to_recordset: far cheaper than building a 13-column multi-row VALUES list.
   for (let start = 0; start < entries.length; start += 5000) {
-    await tx.execute(sql`insert into audit_log
+    await sendOrWait(writes, executePrepared(tx, sql`insert into audit_log
       (seq, at, actor_kind, actor_user_id, actor_token_id, via, module, action, record_type, record_id, details, prev_hash, hash)
       select seq, at, "actorKind", "actorUserId", "actorTokenId", via, module, action, "recordType", "recordId", details, "prevHash", hash
       from jsonb_to_recordset(${JSON.stringify(entries.slice(start, start + 5000))}::jsonb) as x(
         seq bigint, at timestamptz, "actorKind" text, "actorUserId" uuid, "actorTokenId" uuid, via text, module text, action text,
-        "recordType" text, "recordId" text, details jsonb, "prevHash" text, hash text)`);
+        "recordType" text, "recordId" text, details jsonb, "prevHash" text, hash text)`));
   }
   return entries;
+}
+
+/** Takes the chain lock (held until the transaction ends) and reads the head it protects. */
+async function lockedHead(tx: DbOrTx): Promise<{ seq: number; hash: string }> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
+  const [head] = await tx.select({ seq: auditLog.seq, hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.seq)).limit(1);
+  return { seq: head?.seq ?? 0, hash: head?.hash ?? GENESIS_HASH };
 }
 
 /** One record's Audit Log entries, newest first (record screens show them beside the record's History). */

@@ -1,6 +1,7 @@
-import { getTableColumns, sql } from 'drizzle-orm';
+import { getTableColumns, SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { selectRows, type DbOrTx } from '../../db/client';
+import { executePrepared, selectRows, type DbOrTx } from '../../db/client';
+import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
 
 type Values = Record<string, unknown>;
 
@@ -13,7 +14,9 @@ const isJson = (column: PgColumn) => /^jsonb?$/.test(column.getSQLType());
  * inserted in the given order, columns a row leaves out take their database default (rows are grouped by the keys
  * they give), and `returning` yields the stored rows keyed like Drizzle's (column values mapped from the driver).
  */
-export async function insertRows(tx: DbOrTx, table: PgTable, rows: Values[], options: { returning?: boolean; chunk?: number } = {}): Promise<Values[]> {
+export async function insertRows(
+  tx: DbOrTx, table: PgTable, rows: Values[], options: { returning?: boolean; chunk?: number; writes?: PipelinedWrites } = {},
+): Promise<Values[]> {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const out: Values[] = new Array(rows.length);
   // Group by the set of keys given, so a key left out means DEFAULT rather than NULL.
@@ -45,7 +48,7 @@ export async function insertRows(tx: DbOrTx, table: PgTable, rows: Values[], opt
         ? sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${payload}::jsonb) as x(${definitions})`
         : sql`insert into ${table} select from jsonb_array_elements(${payload}::jsonb)`;
       if (!options.returning) {
-        await tx.execute(query);
+        await sendOrWait(options.writes, executePrepared(tx, query));
         continue;
       }
       const stored = await selectRows<Values>(tx, sql`${query} returning *`);
@@ -67,7 +70,10 @@ export async function insertRows(tx: DbOrTx, table: PgTable, rows: Values[], opt
  * one statement, the rows sent as one jsonb parameter. Every row must give the same keys (the complete new values of the
  * columns being written; a null value writes null). The table needs `id` and `updatedAt` columns.
  */
-export async function updateRowsById(tx: DbOrTx, table: PgTable, rows: { id: string; values: Values }[], chunk = 5_000): Promise<void> {
+export async function updateRowsById(
+  tx: DbOrTx, table: PgTable, rows: { id: string; values: Values }[], options: { chunk?: number; writes?: PipelinedWrites } = {},
+): Promise<void> {
+  const chunk = options.chunk ?? 5_000;
   if (rows.length === 0) return;
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.values)))].filter((key) => key in columns && key !== 'id' && key !== 'updatedAt');
@@ -90,7 +96,30 @@ export async function updateRowsById(tx: DbOrTx, table: PgTable, rows: { id: str
         return [column.name, value === null || isJson(column) ? value : column.mapToDriverValue(value)];
       }),
     ])));
-    await tx.execute(sql`update ${table} set ${sets} from jsonb_to_recordset(${payload}::jsonb) as x(${definitions})
-      where ${table}.${sql.identifier(id.name)} = x.${sql.identifier(id.name)}`);
+    await sendOrWait(options.writes, executePrepared(tx, sql`update ${table} set ${sets} from jsonb_to_recordset(${payload}::jsonb) as x(${definitions})
+      where ${table}.${sql.identifier(id.name)} = x.${sql.identifier(id.name)}`));
   }
+}
+
+/** Timestamps the database stamps itself; a row's audited fields leave them out. */
+const STAMPED = new Set(['createdAt', 'updatedAt']);
+
+/**
+ * The row as the database will store it, computed in JavaScript so a bulk insert needs no RETURNING: the given values
+ * plus each left-out column's default (a literal, a `$defaultFn`, or null). The caller supplies `id`. Answers null when
+ * a left-out column's default is SQL (other than the created/updated stamps), which only the database can tell.
+ */
+export function rowAsStored(table: PgTable, values: Values): Values | null {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const row: Values = {};
+  for (const [key, column] of Object.entries(columns)) {
+    if (values[key] !== undefined) row[key] = values[key];
+    else if (STAMPED.has(key)) continue;
+    else {
+      const value = column.defaultFn ? column.defaultFn() : column.default;
+      if (value instanceof SQL) return null;
+      row[key] = value ?? null;
+    }
+  }
+  return row;
 }

@@ -1,8 +1,9 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
+import { executePrepared, type DbOrTx } from '../../db/client';
 import { history, users } from '../../db/schema';
 import { appendAudit } from './audit';
 import type { Actor } from './permissions';
+import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
 
 export type FieldChanges = Record<string, { before: unknown; after: unknown }>;
 
@@ -41,9 +42,10 @@ const normalise = (value: unknown): unknown => (value instanceof Date ? value.to
 
 /**
  * The one way a service records a write: an Audit Log entry and a History entry per changed record,
- * in the caller's transaction. Records whose fields did not change produce nothing.
+ * in the caller's transaction. Records whose fields did not change produce nothing. Bulk paths pass `writes` to send
+ * the inserts without waiting (see PipelinedWrites).
  */
-export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordChange[]): Promise<void> {
+export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordChange[], writes?: PipelinedWrites): Promise<void> {
   const effective = changes
     .map((change) => ({ change, fields: diffFields(change.before, change.after) }))
     .filter(({ change, fields }) => change.action !== 'update' || Object.keys(fields).length > 0);
@@ -58,6 +60,7 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
       recordId: change.recordId,
       details: { ...change.details, changes: fields, ...(actor.source ? { source: actor.source } : {}) },
     })),
+    writes,
   );
   const rows = effective.map(({ change, fields }, index) => ({
     recordType: change.recordType,
@@ -71,11 +74,11 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
     auditSeq: entries[index].seq,
   }));
   for (let start = 0; start < rows.length; start += 5000) {
-    await tx.execute(sql`insert into history (record_type, record_id, action, actor_user_id, actor_token_id, via, source, changes, audit_seq)
+    await sendOrWait(writes, executePrepared(tx, sql`insert into history (record_type, record_id, action, actor_user_id, actor_token_id, via, source, changes, audit_seq)
       select "recordType", "recordId", action, "actorUserId", "actorTokenId", via, source, changes, "auditSeq"
       from jsonb_to_recordset(${JSON.stringify(rows.slice(start, start + 5000))}::jsonb) as x(
         "recordType" text, "recordId" text, action text, "actorUserId" uuid, "actorTokenId" uuid, via text, source text,
-        changes jsonb, "auditSeq" bigint)`);
+        changes jsonb, "auditSeq" bigint)`));
   }
 }
 

@@ -4,10 +4,11 @@ import type { DbOrTx } from '../../db/client';
 import { customFieldValues, groups, users } from '../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, definitionsFor, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite,
-  type CustomFieldMap, type CustomFieldWrite,
+  type CustomFieldMap, type CustomFieldWrite, type Definition,
 } from './custom-field-values';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from './errors';
-import { insertRows, updateRowsById } from './bulk-insert';
+import { insertRows, rowAsStored, updateRowsById } from './bulk-insert';
+import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
 import { diffFields, recordChange, recordChanges } from './history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
 import { paging, type Page } from './paging';
@@ -377,10 +378,12 @@ async function batchProblems<T extends OwnedTable, Input extends Values>(
 }
 
 /** Upserts and clears custom field values of many records: one DELETE and one INSERT for the batch. */
-async function saveCustomFieldBatch(tx: DbOrTx, module: string, writes: { recordId: string; write: CustomFieldWrite }[]): Promise<void> {
+async function saveCustomFieldBatch(
+  tx: DbOrTx, module: string, batch: { recordId: string; write: CustomFieldWrite }[], writes?: PipelinedWrites,
+): Promise<void> {
   const cleared: { recordId: string; definitionId: string }[] = [];
   const upserts: { definitionId: string; module: string; recordId: string; value: unknown }[] = [];
-  for (const { recordId, write } of writes) {
+  for (const { recordId, write } of batch) {
     const byKey = new Map(write.definitions.map((d) => [d.key, d]));
     for (const key of Object.keys(write.before)) {
       if (write.next[key] === undefined && byKey.has(key)) cleared.push({ recordId, definitionId: byKey.get(key)!.id });
@@ -392,26 +395,39 @@ async function saveCustomFieldBatch(tx: DbOrTx, module: string, writes: { record
     }
   }
   if (cleared.length) {
-    await tx.delete(customFieldValues).where(or(...cleared.map((c) => and(eq(customFieldValues.recordId, c.recordId), eq(customFieldValues.definitionId, c.definitionId)))));
+    await sendOrWait(writes, tx.delete(customFieldValues)
+      .where(or(...cleared.map((c) => and(eq(customFieldValues.recordId, c.recordId), eq(customFieldValues.definitionId, c.definitionId))))));
   }
   if (upserts.length) {
-    await tx.insert(customFieldValues).values(upserts).onConflictDoUpdate({
+    await sendOrWait(writes, tx.insert(customFieldValues).values(upserts).onConflictDoUpdate({
       target: [customFieldValues.definitionId, customFieldValues.recordId],
       set: { value: sql`excluded.value` },
-    });
+    }));
   }
+}
+
+/** What a batch write is given besides its records. */
+export interface BatchOptions {
+  /** Users and groups for the owner rules. */
+  owners: OwnerLookup;
+  /** The module's custom field definitions, when the caller has them already (one query less per batch). */
+  definitions?: Definition[];
+  /** Send the writes without waiting (a bulk path that drains them before its transaction ends). */
+  writes?: PipelinedWrites;
 }
 
 /**
  * Creates many records with the rules of createRecord (permission, defaults, owner defaulting to the actor, owner
  * rules, the kind's check, custom fields, own level), answering per input instead of throwing: one multi-row INSERT,
- * one custom field write and one recordChanges call for the batch. Throws only when the actor may not create at all.
+ * one custom field write and one recordChanges call for the batch. Ids are made here (random UUIDs, as the column
+ * default would) so the INSERT needs no RETURNING and can be sent without waiting. Throws only when the actor may not
+ * create at all.
  */
 export async function createRecords<T extends OwnedTable, Input extends Values>(
-  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, inputs: Input[], lookup: OwnerLookup,
+  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, inputs: Input[], options: BatchOptions,
 ): Promise<BatchOutcome[]> {
   const level = requirePermission(actor, permission(kind, 'create'));
-  const definitions = kind.customFields ? await definitionsFor(tx, kind.module) : [];
+  const definitions = kind.customFields ? (options.definitions ?? (await definitionsFor(tx, kind.module))) : [];
   const outcomes: BatchOutcome[] = new Array(inputs.length);
   const accepted: { index: number; values: Values; write: CustomFieldWrite | null }[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -427,24 +443,31 @@ export async function createRecords<T extends OwnedTable, Input extends Values>(
     }
     const unowned = own.ownerId === undefined && own.ownerGroupId === undefined;
     const candidate = { ...kind.defaults, ...own, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
-    const checked = await batchProblems(tx, kind, actor, lookup, candidate, null, level, 'create', customProblems);
+    const checked = await batchProblems(tx, kind, actor, options.owners, candidate, null, level, 'create', customProblems);
     if (checked.problems.length) outcomes[index] = { ok: false, problems: checked.problems };
-    else accepted.push({ index, values: 'createdBy' in kind.table ? { createdBy: actor.userId, ...checked.values } : checked.values, write });
+    else {
+      const values = { id: crypto.randomUUID(), ...('createdBy' in kind.table ? { createdBy: actor.userId } : {}), ...checked.values };
+      accepted.push({ index, values, write });
+    }
   }
   if (accepted.length === 0) return outcomes;
-  const table = kind.table as OwnedTable;
-  const rows = await insertRows(tx, table as PgTable, accepted.map((a) => a.values), { returning: true });
+  const table = kind.table as OwnedTable as PgTable;
+  const known = accepted.map((a) => rowAsStored(table, a.values));
+  // A column with an SQL default the batch leaves out: only the database knows what it stores, so ask it.
+  const stored = known.every((row) => row !== null)
+    ? (await insertRows(tx, table, accepted.map((a) => a.values), { writes: options.writes }), known as Values[])
+    : await insertRows(tx, table, accepted.map((a) => a.values), { returning: true });
   const changes: Parameters<typeof recordChanges>[2] = [];
   const customWrites: { recordId: string; write: CustomFieldWrite }[] = [];
   for (const [i, a] of accepted.entries()) {
-    const id = String(rows[i].id);
+    const id = String(a.values.id);
     if (a.write) customWrites.push({ recordId: id, write: a.write });
-    const after = { ...auditFields(rows[i]), ...auditedCustomFields(a.write?.next ?? {}) };
+    const after = { ...auditFields(stored[i]), ...auditedCustomFields(a.write?.next ?? {}) };
     changes.push({ module: kind.module, recordType: kind.recordType, recordId: id, action: 'create', before: null, after });
     outcomes[a.index] = { ok: true, id, changed: true, before: null, after };
   }
-  if (customWrites.length) await saveCustomFieldBatch(tx, kind.module, customWrites);
-  await recordChanges(tx, actor, changes);
+  if (customWrites.length) await saveCustomFieldBatch(tx, kind.module, customWrites, options.writes);
+  await recordChanges(tx, actor, changes, options.writes);
   return outcomes;
 }
 
@@ -454,14 +477,14 @@ export async function createRecords<T extends OwnedTable, Input extends Values>(
  * reported unchanged and not written; the rest go in one UPDATE ... FROM (VALUES ...) with one recordChanges call.
  */
 export async function updateRecords<T extends OwnedTable, Input extends Values>(
-  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, items: { id: string; patch: Partial<Input> }[], lookup: OwnerLookup,
+  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, items: { id: string; patch: Partial<Input> }[], options: BatchOptions,
 ): Promise<BatchOutcome[]> {
   const level = requirePermission(actor, permission(kind, 'update'));
   const table = kind.table as OwnedTable;
   const ids = [...new Set(items.map((item) => item.id).filter((id) => UUID.test(id)))];
   const stored = ids.length ? ((await tx.select().from(table as PgTable).where(inArray(table.id, ids))) as Values[]) : [];
   const byId = new Map(stored.map((row) => [String(row.id), row as Row<T>]));
-  const definitions = kind.customFields ? await definitionsFor(tx, kind.module) : [];
+  const definitions = kind.customFields ? (options.definitions ?? (await definitionsFor(tx, kind.module))) : [];
   const storedCustom = kind.customFields ? await loadCustomFields(tx, kind.module, ids) : new Map<string, CustomFieldMap>();
   const outcomes: BatchOutcome[] = new Array(items.length);
   const writes: { index: number; id: string; values: Values; before: Values; after: Values; write: CustomFieldWrite | null }[] = [];
@@ -487,7 +510,7 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
     }
     const defined = Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined));
     const candidate = { ...(before as Values), ...defined } as Input;
-    const checked = await batchProblems(tx, kind, actor, lookup, candidate, before, level, 'update', customProblems);
+    const checked = await batchProblems(tx, kind, actor, options.owners, candidate, before, level, 'update', customProblems);
     if (checked.problems.length) {
       outcomes[index] = { ok: false, problems: checked.problems };
       continue;
@@ -500,17 +523,18 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
     if (changed) writes.push({ index, id, values: checked.values, before: beforeFields, after: afterFields, write });
   }
   if (writes.length === 0) return outcomes;
-  await updateRowsFromValues(tx, table, writes.map((w) => ({ id: w.id, values: w.values })));
+  await updateRowsFromValues(tx, table, writes.map((w) => ({ id: w.id, values: w.values })), options.writes);
   const customWrites = writes.filter((w) => w.write).map((w) => ({ recordId: w.id, write: w.write! }));
-  if (customWrites.length) await saveCustomFieldBatch(tx, kind.module, customWrites);
+  if (customWrites.length) await saveCustomFieldBatch(tx, kind.module, customWrites, options.writes);
   await recordChanges(tx, actor, writes.map((w) => ({
     module: kind.module, recordType: kind.recordType, recordId: w.id, action: 'update', before: w.before, after: w.after,
-  })));
+  })), options.writes);
   return outcomes;
 }
 
 /** Writes the changed records' complete candidates (stored record merged with the change) in one statement per 5,000. */
-async function updateRowsFromValues(tx: DbOrTx, table: OwnedTable, rows: { id: string; values: Values }[]): Promise<void> {
+async function updateRowsFromValues(tx: DbOrTx, table: OwnedTable, rows: { id: string; values: Values }[], writes?: PipelinedWrites): Promise<void> {
   const skip = new Set(['id', 'createdAt', 'updatedAt', 'createdBy']);
-  await updateRowsById(tx, table as PgTable, rows.map((r) => ({ id: r.id, values: Object.fromEntries(Object.entries(r.values).filter(([key]) => !skip.has(key))) })));
+  const values = rows.map((r) => ({ id: r.id, values: Object.fromEntries(Object.entries(r.values).filter(([key]) => !skip.has(key))) }));
+  await updateRowsById(tx, table as PgTable, values, { writes });
 }

@@ -15,7 +15,8 @@ import {
   importRights, isRealDate, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
   type ImportWriter, type ReadResult,
 } from './import-type';
-import { CsvRefusal, parseCsv, type CsvRow } from './parse';
+import { PipelinedWrites } from '../pipelined-writes';
+import { CsvRefusal, openCsv, type CsvRow } from './parse';
 import { toCsv } from './write';
 
 /**
@@ -50,6 +51,8 @@ export type ImportMode = 'check' | 'apply';
 
 /** Rows written per batch: one INSERT / UPDATE and one Audit Log + History write per chunk. */
 export const CHUNK_ROWS = 1_000;
+/** Statements of earlier chunks still running while the next chunk is prepared (a chunk sends about three). */
+const WRITES_IN_FLIGHT = 6;
 /** Download current records: at most this many (the spec's limit). */
 export const DOWNLOAD_LIMIT = 5_000;
 
@@ -183,12 +186,12 @@ async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: strin
 }
 
 /** A kind's batch writes (the register kit) as the engine's writer. */
-function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups): ImportWriter {
+function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups, definitions: Definition[]): ImportWriter {
   return {
     label: kind.label,
     stored: (db, _actor, ids) => storedFields(db, type, kind, ids),
-    create: (tx, actor, inputs) => createRecords(tx, kind, actor, inputs, lookups.owners),
-    update: (tx, actor, items) => updateRecords(tx, kind, actor, items, lookups.owners),
+    create: (tx, actor, inputs, writes) => createRecords(tx, kind, actor, inputs, { owners: lookups.owners, definitions, writes }),
+    update: (tx, actor, items, writes) => updateRecords(tx, kind, actor, items, { owners: lookups.owners, definitions, writes }),
     async current(db, actor, limit) {
       const table = kind.table as OwnedTable;
       const rows = (await db.select().from(table as PgTable).where(listCondition(kind, actor, {}))
@@ -200,9 +203,9 @@ function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups): ImportWrite
 }
 
 /** The type's writer: its own, or its kind's batch writes. */
-function writerOf(type: AnyType, lookups: Lookups): ImportWriter {
+function writerOf(type: AnyType, lookups: Lookups, definitions: Definition[]): ImportWriter {
   if (type.writer) return type.writer(lookups);
-  if (type.kind) return kindWriter(type, type.kind(lookups), lookups);
+  if (type.kind) return kindWriter(type, type.kind(lookups), lookups, definitions);
   throw new Error(`import type ${type.area} has neither a kind nor a writer`);
 }
 
@@ -227,7 +230,7 @@ interface Pending {
 /** Runs one chunk of rows through the kind's batch service; returns their results in file order. */
 async function runChunk(
   tx: DbOrTx, type: AnyType, writer: ImportWriter, importer: Actor, rows: CsvRow[], mapped: (ImportColumn<Values> | null)[],
-  lookups: Lookups, seenIds: Map<string, number>, rights: { create: boolean; update: boolean },
+  lookups: Lookups, seenIds: Map<string, number>, rights: { create: boolean; update: boolean }, writes: PipelinedWrites,
 ): Promise<RowResult[]> {
   const idIndex = mapped.findIndex((c) => c?.name === 'id');
   const columns = mapped.map((c, index) => ({ column: c!, index })).filter(({ column }) => column.name !== 'id');
@@ -301,11 +304,11 @@ async function runChunk(
   const updates = pending.filter((p) => p.id !== null && p.problems.length === 0);
   const outcomes = new Map<Pending, BatchOutcome>();
   if (creates.length) {
-    const done = await writer.create(tx, importer, creates.map((p) => p.input));
+    const done = await writer.create(tx, importer, creates.map((p) => p.input), writes);
     creates.forEach((p, i) => outcomes.set(p, done[i]));
   }
   if (updates.length) {
-    const done = await writer.update(tx, importer, updates.map((p) => ({ id: p.id!, patch: p.input })));
+    const done = await writer.update(tx, importer, updates.map((p) => ({ id: p.id!, patch: p.input })), writes);
     updates.forEach((p, i) => outcomes.set(p, done[i]));
   }
 
@@ -367,22 +370,28 @@ export async function runCsvImport<L extends object>(
     throw forbidden(importRightsMissing(type));
   }
   const fileName = cleanFileName(file.name);
-  const parsed = parseCsv(file.bytes);
+  const csv = openCsv(file.bytes);
   const columns = await importColumns(db, type);
-  const mapped = mapHeader(parsed.header, columns);
+  const mapped = mapHeader(csv.header, columns);
   // The template's second row (first cell starting with #) lists the allowed values; it is not a record.
-  const rows = parsed.rows[0]?.cells[0]?.startsWith('#') ? parsed.rows.slice(1) : parsed.rows;
-  if (rows.length === 0) throw new CsvRefusal('The file has only a header row and no records.');
+  const skip = csv.firstRow?.cells[0]?.startsWith('#') ? 1 : 0;
+  if (csv.rowCount - skip === 0) throw new CsvRefusal('The file has only a header row and no records.');
   const importer: Actor = { ...actor, via: 'import', source: `CSV import of ${fileName}` };
 
   const run = async (tx: DbOrTx): Promise<ImportResult> => {
     const lookups = { ...(await type.prepare(tx, actor)), ...(await loadImportLookups(tx)) } as Lookups;
-    const writer = writerOf(type, lookups);
+    const definitions = type.customFields ? await definitionsFor(tx, type.module) : [];
+    const writer = writerOf(type, lookups, definitions);
     const results: RowResult[] = [];
     const seenIds = new Map<string, number>();
-    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-      results.push(...(await runChunk(tx, type, writer, importer, rows.slice(start, start + CHUNK_ROWS), mapped, lookups, seenIds, rights)));
+    // Each chunk's writes are sent without waiting, so the database stores one chunk while the next is prepared;
+    // at most WRITES_IN_FLIGHT statements wait at a time, so memory stays flat however long the file.
+    const writes = new PipelinedWrites();
+    for (const rows of csv.chunks(CHUNK_ROWS, skip)) {
+      results.push(...(await runChunk(tx, type, writer, importer, rows, mapped, lookups, seenIds, rights, writes)));
+      await writes.drain(WRITES_IN_FLIGHT);
     }
+    await writes.drain();
     const counts = emptyCounts();
     for (const r of results) counts[r.outcome] += 1;
     return { outcome: mode === 'check' ? 'checked' : counts.error ? 'refused' : 'imported', fileName, counts, rows: results };
@@ -435,7 +444,7 @@ export async function csvCurrentRecords(db: DbOrTx, importType: ImportType<objec
   requirePermission(actor, right(type, 'read'));
   const lookups = { ...(await type.prepare(db, actor)), ...(await loadImportLookups(db)) } as Lookups;
   const columns = await importColumns(db, type);
-  const rows = await writerOf(type, lookups).current(db, actor, DOWNLOAD_LIMIT + 1);
+  const rows = await writerOf(type, lookups, []).current(db, actor, DOWNLOAD_LIMIT + 1);
   const truncated = rows.length > DOWNLOAD_LIMIT;
   const lines = rows.slice(0, DOWNLOAD_LIMIT).map((fields) => columns.map((c) => writeCell(c, fields, lookups)));
   return { csv: toCsv([columns.map((c) => c.name), ...lines]), truncated };

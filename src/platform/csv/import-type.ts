@@ -4,6 +4,7 @@ import type { DbOrTx } from '../../../db/client';
 import { groups, users } from '../../../db/schema';
 import type { FieldProblem } from '../errors';
 import type { Actor, Module, Permission } from '../permissions';
+import type { PipelinedWrites } from '../pipelined-writes';
 import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records';
 
 /**
@@ -90,8 +91,9 @@ export interface ImportWriter {
   label: string;
   /** The stored records among `ids` that the importer may read, as fields; others are left out (not disclosed). */
   stored(db: DbOrTx, actor: Actor, ids: string[]): Promise<Map<string, Fields>>;
-  create(tx: DbOrTx, actor: Actor, inputs: Fields[]): Promise<BatchOutcome[]>;
-  update(tx: DbOrTx, actor: Actor, items: { id: string; patch: Fields }[]): Promise<BatchOutcome[]>;
+  /** `writes`: a writer may send its statements through it instead of waiting for each (the engine drains it). */
+  create(tx: DbOrTx, actor: Actor, inputs: Fields[], writes?: PipelinedWrites): Promise<BatchOutcome[]>;
+  update(tx: DbOrTx, actor: Actor, items: { id: string; patch: Fields }[], writes?: PipelinedWrites): Promise<BatchOutcome[]>;
   /** The records the actor may read, oldest first, at most `limit`, as fields with their `id`. */
   current(db: DbOrTx, actor: Actor, limit: number): Promise<Fields[]>;
 }

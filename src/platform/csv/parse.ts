@@ -56,17 +56,33 @@ function detectDelimiter(text: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
+/** An opened upload: its header and an index of its rows; the rows' cells are parsed again a chunk at a time. */
+export interface CsvFile {
+  /** Column names as written (trimmed). */
+  header: string[];
+  delimiter: ',' | ';';
+  /** Data rows (the header not counted). */
+  rowCount: number;
+  /** The first data row, if any (an import template's comment row is recognised by it). */
+  firstRow: CsvRow | null;
+  /** The data rows from `skip` on, in file order, `size` at a time: only one chunk's cells are alive at once. */
+  chunks(size: number, skip?: number): Generator<CsvRow[]>;
+}
+
+
 /**
- * Parses a CSV upload: header row plus data rows with their line numbers. Refuses (CsvRefusal) a file that is not
- * UTF-8 text, is empty or has only a header, is over the size or row limit, or has an unterminated quote.
- * Blank lines are skipped.
+ * Opens a CSV upload. Refuses (CsvRefusal) a file that is not UTF-8 text, is empty, is over the size or row limit,
+ * or has an unterminated quote — all before any row is used, because the whole file is read once here, keeping only
+ * where each row starts and its line number. Blank lines are skipped.
  */
-export function parseCsv(input: Uint8Array | string): ParsedCsv {
+export function openCsv(input: Uint8Array | string): CsvFile {
   const text = typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeCsv(input);
   if (text.trim() === '') throw new CsvRefusal('The file is empty.');
   const delimiter = detectDelimiter(text);
   let header: string[] | null = null;
-  const rows: CsvRow[] = [];
+  let firstRow: CsvRow | null = null;
+  const starts: number[] = [];
+  const lines: number[] = [];
   let refusal: string | null = null;
   let line = 1;
   let counted = 0;
@@ -77,10 +93,12 @@ export function parseCsv(input: Uint8Array | string): ParsedCsv {
     return line;
   };
   let previousCursor = 0;
+  let newline = '';
   Papa.parse<string[]>(text, {
     delimiter,
     skipEmptyLines: 'greedy',
     step(result, parser) {
+      newline ||= result.meta.linebreak;
       let start = previousCursor;
       while (start < text.length && (text[start] === '\n' || text[start] === '\r')) start += 1;
       const rowLine = lineAt(start);
@@ -95,16 +113,39 @@ export function parseCsv(input: Uint8Array | string): ParsedCsv {
         header = result.data.map((name) => name.trim());
         return;
       }
-      if (rows.length >= CSV_LIMITS.maxRows) {
+      if (starts.length >= CSV_LIMITS.maxRows) {
         refusal = `The file has more than ${CSV_LIMITS.maxRows.toLocaleString('en')} rows; the limit is ${CSV_LIMITS.maxRows.toLocaleString('en')}. Split it into smaller files.`;
         parser.abort();
         return;
       }
-      rows.push({ line: rowLine, cells: result.data });
+      firstRow ??= { line: rowLine, cells: result.data };
+      starts.push(start);
+      lines.push(rowLine);
     },
   });
   if (refusal) throw new CsvRefusal(refusal);
   if (!header) throw new CsvRefusal('The file is empty.');
-  if (rows.length === 0) throw new CsvRefusal('The file has only a header row and no records.');
-  return { header, rows, delimiter };
+  return {
+    header,
+    delimiter,
+    rowCount: starts.length,
+    firstRow,
+    *chunks(size, skip = 0) {
+      for (let first = skip; first < starts.length; first += size) {
+        const last = Math.min(first + size, starts.length);
+        const slice = text.slice(starts[first], last < starts.length ? starts[last] : text.length);
+        const parsed = Papa.parse<string[]>(slice, { delimiter, newline: newline as '\n', skipEmptyLines: 'greedy' }).data;
+        // Same parser, same settings, cut at row starts: the rows must line up with the index.
+        if (parsed.length !== last - first) throw new Error(`CSV rows ${first}-${last}: ${parsed.length} parsed on the second read`);
+        yield parsed.map((cells, i) => ({ line: lines[first + i], cells }));
+      }
+    },
+  };
+}
+
+/** Parses a whole CSV upload at once (small files); refuses what openCsv refuses, and a file with only a header. */
+export function parseCsv(input: Uint8Array | string): ParsedCsv {
+  const file = openCsv(input);
+  if (file.rowCount === 0) throw new CsvRefusal('The file has only a header row and no records.');
+  return { header: file.header, rows: [...file.chunks(file.rowCount)].flat(), delimiter: file.delimiter };
 }
