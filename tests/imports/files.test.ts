@@ -4,7 +4,7 @@ import { assets, controls } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
-import { parseCsv } from '../../src/platform/csv/parse';
+import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 
 let env: TestEnv;
@@ -53,6 +53,17 @@ describe('File handling', () => {
     const parsed = parseCsv('a,b\n"1\n2",x\n3,y\n');
     expect(parsed.rows.map((r) => r.line)).toEqual([2, 4]);
     expect(parseCsv('a;b\n1;2\n').delimiter).toBe(';');
+  });
+
+  test('read a chunk at a time, rows keep their cells and line numbers across chunk boundaries', () => {
+    const text = 'a,b\r\n"one\r\ntwo",x\r\n\r\n3,"y, ""quoted"""\r\n4,z\r\n"5\n",w\r\n6,v';
+    const whole = parseCsv(text).rows;
+    expect(whole.map((r) => r.line)).toEqual([2, 5, 6, 7, 9]);
+    expect(whole[2].cells).toEqual(['4', 'z']);
+    for (const size of [1, 2, 3, 10]) {
+      expect([...openCsv(text).chunks(size)].flat(), `chunks of ${size}`).toEqual(whole);
+    }
+    expect([...openCsv(text).chunks(2, 1)].flat()).toEqual(whole.slice(1));
   });
 });
 
