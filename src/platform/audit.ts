@@ -1,10 +1,11 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import { executePrepared, type DbOrTx } from '../../db/client';
+import type { DbOrTx } from '../../db/client';
 import { auditLog } from '../../db/schema';
 import { canonicalJson } from './canonical-json';
 import type { Actor } from './permissions';
-import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
+import { insertRows } from './bulk-insert';
+import type { PipelinedWrites } from './pipelined-writes';
 
 export const GENESIS_HASH = '0'.repeat(64);
 /** Serialises appends across every process sharing the database; released when the transaction ends. */
@@ -94,15 +95,8 @@ export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[]
     return entry;
   });
   if (writes) writes.auditHead = { seq, hash: prevHash };
-  // One JSON parameter expanded by jsonb_to_recordset: far cheaper than building a 13-column multi-row VALUES list.
-  for (let start = 0; start < entries.length; start += 5000) {
-    await sendOrWait(writes, executePrepared(tx, sql`insert into audit_log
-      (seq, at, actor_kind, actor_user_id, actor_token_id, via, module, action, record_type, record_id, details, prev_hash, hash)
-      select seq, at, "actorKind", "actorUserId", "actorTokenId", via, module, action, "recordType", "recordId", details, "prevHash", hash
-      from jsonb_to_recordset(${JSON.stringify(entries.slice(start, start + 5000))}::jsonb) as x(
-        seq bigint, at timestamptz, "actorKind" text, "actorUserId" uuid, "actorTokenId" uuid, via text, module text, action text,
-        "recordType" text, "recordId" text, details jsonb, "prevHash" text, hash text)`));
-  }
+  // One multi-row INSERT with the entries as one jsonb parameter (bulk-insert.ts), in the caller's transaction.
+  await insertRows(tx, auditLog, entries as unknown as Record<string, unknown>[], { writes });
   return entries;
 }
 

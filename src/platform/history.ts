@@ -1,9 +1,12 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { executePrepared, type DbOrTx } from '../../db/client';
+import type { DbOrTx } from '../../db/client';
 import { history, users } from '../../db/schema';
+import { createHash } from 'node:crypto';
 import { appendAudit } from './audit';
+import { canonicalJson } from './canonical-json';
 import type { Actor } from './permissions';
-import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
+import { insertRows } from './bulk-insert';
+import type { PipelinedWrites } from './pipelined-writes';
 
 export type FieldChanges = Record<string, { before: unknown; after: unknown }>;
 
@@ -41,7 +44,15 @@ export function diffFields(
 const normalise = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value ?? null);
 
 /**
- * The one way a service records a write: an Audit Log entry and a History entry per changed record,
+ * SHA-256 of the canonical JSON of a History entry's changes. The Audit Log entry of a record write carries it
+ * instead of a second copy of the changes: the chain then seals the History entry too (any edit of its changes no
+ * longer matches), and a bulk write stores and hashes each change once.
+ */
+export const changesDigest = (changes: FieldChanges): string => createHash('sha256').update(canonicalJson(changes)).digest('hex');
+
+/**
+ * The one way a service records a write: an Audit Log entry (sealing the changes by their digest) and a History
+ * entry (the changes themselves) per changed record,
  * in the caller's transaction. Records whose fields did not change produce nothing. Bulk paths pass `writes` to send
  * the inserts without waiting (see PipelinedWrites).
  */
@@ -58,7 +69,7 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
       action: change.action,
       recordType: change.recordType,
       recordId: change.recordId,
-      details: { ...change.details, changes: fields, ...(actor.source ? { source: actor.source } : {}) },
+      details: { ...change.details, changesSha256: changesDigest(fields), ...(actor.source ? { source: actor.source } : {}) },
     })),
     writes,
   );
@@ -73,13 +84,7 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
     changes: fields,
     auditSeq: entries[index].seq,
   }));
-  for (let start = 0; start < rows.length; start += 5000) {
-    await sendOrWait(writes, executePrepared(tx, sql`insert into history (record_type, record_id, action, actor_user_id, actor_token_id, via, source, changes, audit_seq)
-      select "recordType", "recordId", action, "actorUserId", "actorTokenId", via, source, changes, "auditSeq"
-      from jsonb_to_recordset(${JSON.stringify(rows.slice(start, start + 5000))}::jsonb) as x(
-        "recordType" text, "recordId" text, action text, "actorUserId" uuid, "actorTokenId" uuid, via text, source text,
-        changes jsonb, "auditSeq" bigint)`));
-  }
+  await insertRows(tx, history, rows, { writes });
 }
 
 export const recordChange = (tx: DbOrTx, actor: Actor, change: RecordChange) => recordChanges(tx, actor, [change]);

@@ -95,6 +95,8 @@ export async function createToken(tx: DbOrTx, actor: Actor, input: TokenCreate):
   await recordChange(tx, actor, {
     module: 'apiTokens', recordType: 'apiToken', recordId: row.id, action: 'create', before: null,
     after: { name, scopes: row.scopes, expiresAt: expiresAt?.toISOString() ?? null, createdBy: actor.userId },
+    // A security event: the entry itself names the token, its scopes and expiry (History has them too).
+    details: { name, scopes: row.scopes, expiresAt: expiresAt?.toISOString() ?? null },
   });
   await queueMail(tx, {
     kind: 'security-alert',
