@@ -362,6 +362,7 @@ export const cleanFileName = (name: string | null | undefined) =>
  */
 export async function runCsvImport<L extends object>(
   db: Db, importType: ImportType<L>, actor: Actor, file: ImportFile, mode: ImportMode,
+  options: { onProgress?(rowsDone: number, rowsTotal: number): void } = {},
 ): Promise<ImportResult> {
   const type = importType as unknown as AnyType;
   const rights = { create: levelOf(actor, right(type, 'create')) !== null, update: levelOf(actor, right(type, 'update')) !== null };
@@ -390,6 +391,7 @@ export async function runCsvImport<L extends object>(
     for (const rows of csv.chunks(CHUNK_ROWS, skip)) {
       results.push(...(await runChunk(tx, type, writer, importer, rows, mapped, lookups, seenIds, rights, writes)));
       await writes.drain(WRITES_IN_FLIGHT);
+      options.onProgress?.(results.length, csv.rowCount - skip);
     }
     await writes.drain();
     const counts = emptyCounts();
