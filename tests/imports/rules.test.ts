@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { count, eq } from 'drizzle-orm';
 import { auditLog, controls, history, risks } from '../../db/schema';
+import { assetKind } from '../../src/modules/assets/service';
 import { createCustomField } from '../../src/modules/customFields/service';
+import { createRecord } from '../../src/platform/records';
 import { setUserStatus } from '../../src/modules/people/service';
 import { systemActor } from '../../src/platform/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
@@ -189,6 +191,21 @@ describe('Row rules', () => {
     const assets = await postCsv(env, token, 'assets', `name,cf.${key}d\nX,2024-01-01\n`, 'check');
     expect(assets.status).toBe(422);
     expect(assets.error).toContain(`Unknown column "cf.${key}d"`);
+  });
+
+  test('a risk row may link only an asset the importer can read, as a single write (rule 4)', async () => {
+    const admin = await adminActor(env);
+    const hidden = unique('Hidden asset');
+    await env.ctx.db.transaction((tx) => createRecord(tx, assetKind, admin, { name: hidden }));
+    const importer = await makeUser(env, { 'risks:create': 'all', 'risks:read': 'all', 'assets:read': 'own', 'assets:create': 'own', 'apiTokens:create': 'own' });
+    const own = unique('Own asset');
+    const importerActor = await importer.actor();
+    await env.ctx.db.transaction((tx) => createRecord(tx, assetKind, importerActor, { name: own }));
+    const secret = await makeToken(env, importerActor, ['risks:create', 'risks:read', 'assets:read']);
+    const csv = `title,classification,inherent_likelihood,inherent_impact,asset\n${unique('R')},Operational,3,3,${hidden}\n${unique('R')},Operational,3,3,${own}\n`;
+    const checked = await postCsv(env, secret, 'risks', csv, 'check');
+    expect(rowAt(checked.data, 2).errors).toEqual([{ column: 'asset', message: `no asset named ${hidden}` }]);
+    expect(rowAt(checked.data, 3).outcome).toBe('create');
   });
 
   test('unknown columns are reported and a repeated header is refused', async () => {

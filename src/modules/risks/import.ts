@@ -1,12 +1,14 @@
 import { assets, businessUnits, riskClassifications, riskImpactLevels, riskLikelihoodLevels, risks } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
   defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readInteger, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
-import type { OwnedTable, RecordKind } from '../../platform/records';
+import { levelOf } from '../../platform/permissions';
+import { listCondition, type OwnedTable, type RecordKind } from '../../platform/records';
+import { assetKind } from '../assets/service';
+import { businessUnitKind } from '../businessUnits/service';
 import { RISK_STATUSES, RiskCreate, RiskUpdate } from './schema';
-import { resolveLevel } from './service';
+import { resolveLevel, riskRuleProblems } from './service';
 
 interface Level {
   value: number;
@@ -27,12 +29,12 @@ const readLevel = (levels: Level[], text: string) => {
 };
 
 /**
- * Risks have a bespoke service (src/modules/risks/service.ts). For bulk writes the same rules as its validateRisk are
- * stated here over lookups loaded once per run, as a RecordKind, so the register kit's batch writes (with Audit Log
- * and History) serve risks too. Keep the two in step when a risk rule changes.
+ * Risks have a bespoke service (src/modules/risks/service.ts). For bulk writes its rules (riskRuleProblems, the same
+ * function validateRisk calls) run over lookups loaded once per run, as a RecordKind, so the register kit's batch
+ * writes (with Audit Log and History) serve risks too.
  */
 function riskKind(l: RiskLookups): RecordKind<typeof risks, RiskCreate> {
-  const known = (levels: Level[], value: unknown) => typeof value === 'number' && levels.some((lv) => lv.value === value);
+  const scale = { likelihood: l.likelihood, impact: l.impact };
   return {
     module: 'risks',
     recordType: 'risk',
@@ -44,22 +46,11 @@ function riskKind(l: RiskLookups): RecordKind<typeof risks, RiskCreate> {
     defaults: { description: '', reviewFrequencyMonths: 12, status: 'open', residualLikelihood: null, residualImpact: null, assetId: null, businessUnitId: null },
     customFields: true,
     async check(_db, c) {
-      const problems: FieldProblem[] = [];
-      if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
-      if (!l.classifications.nameOf.has(c.classificationId)) problems.push({ field: 'classificationId', message: 'no such risk classification' });
-      if (!known(l.likelihood, c.inherentLikelihood)) problems.push({ field: 'inherentLikelihood', message: 'is not a level of the risk scale' });
-      if (!known(l.impact, c.inherentImpact)) problems.push({ field: 'inherentImpact', message: 'is not a level of the risk scale' });
-      const rl = c.residualLikelihood ?? null;
-      const ri = c.residualImpact ?? null;
-      if (rl !== null && typeof rl === 'number' && typeof c.inherentLikelihood === 'number' && rl > c.inherentLikelihood) {
-        problems.push({ field: 'residualLikelihood', message: 'must not be above the inherent likelihood' });
-      }
-      if (ri !== null && typeof ri === 'number' && typeof c.inherentImpact === 'number' && ri > c.inherentImpact) {
-        problems.push({ field: 'residualImpact', message: 'must not be above the inherent impact' });
-      }
-      if (c.assetId && !l.assets.nameOf.has(c.assetId)) problems.push({ field: 'assetId', message: 'no such asset' });
-      if (c.businessUnitId && !l.units.nameOf.has(c.businessUnitId)) problems.push({ field: 'businessUnitId', message: 'no such business unit' });
-      return problems;
+      return riskRuleProblems(c, scale, {
+        classification: l.classifications.nameOf.has(c.classificationId),
+        asset: !c.assetId || l.assets.nameOf.has(c.assetId),
+        businessUnit: !c.businessUnitId || l.units.nameOf.has(c.businessUnitId),
+      }).problems;
     },
     toColumns: (c) => ({ ...c, title: c.title.trim() }),
   };
@@ -104,13 +95,17 @@ export const riskImport = defineImportType<RiskLookups>({
     },
     { name: 'status', field: 'status', help: `${RISK_STATUSES.join(', ')} (blank gives open)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(RISK_STATUSES, text) },
   ],
-  async prepare(db) {
+  async prepare(db, actor) {
+    // Links name only records the importer may read (spec Bearer rule 4), as a single write's requireReadableLink.
+    const readable = async (kind: typeof assetKind | typeof businessUnitKind, table: typeof assets | typeof businessUnits) =>
+      levelOf(actor, `${kind.module}:read`) === null ? [] : db.select({ id: table.id, name: table.name }).from(table)
+        .where(listCondition(kind as unknown as RecordKind<OwnedTable, Record<string, unknown>>, actor, {}));
     const [likelihood, impact, classes, assetRows, unitRows] = await Promise.all([
       db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels),
       db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels),
       db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications),
-      db.select({ id: assets.id, name: assets.name }).from(assets),
-      db.select({ id: businessUnits.id, name: businessUnits.name }).from(businessUnits),
+      readable(assetKind, assets),
+      readable(businessUnitKind, businessUnits),
     ]);
     return { likelihood, impact, classifications: namedRecords(classes), assets: namedRecords(assetRows), units: namedRecords(unitRows) };
   },

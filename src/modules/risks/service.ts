@@ -159,7 +159,7 @@ export async function getRisk(db: DbOrTx, actor: Actor, id: string): Promise<Ris
   return { ...toView(row, lookups), customFields: (await loadCustomFields(db, 'risks', [id])).get(id) ?? {} };
 }
 
-interface Scale {
+export interface Scale {
   likelihood: { value: number; name: string }[];
   impact: { value: number; name: string }[];
 }
@@ -185,10 +185,30 @@ export function resolveLevel(levels: Scale['likelihood'], ref: number | string):
 
 type StoredRisk = typeof risks.$inferInsert;
 
-/** Checks every business rule at once and returns the columns to store, or throws a 400 listing each problem. */
-async function validateRisk(db: DbOrTx, input: RiskCreate, extraProblems: FieldProblem[] = []): Promise<Omit<StoredRisk, 'id'>> {
+/** Whether a candidate's references exist (and, for links, are readable by the actor): facts the rules need. */
+export interface RiskReferences {
+  classification: boolean;
+  asset: boolean;
+  businessUnit: boolean;
+}
+
+export interface RiskLevels {
+  inherentLikelihood: number | null;
+  inherentImpact: number | null;
+  residualLikelihood: number | null;
+  residualImpact: number | null;
+}
+
+/**
+ * Every risk rule on a candidate, as problems (all of them, not only the first), with its levels resolved to values.
+ * Pure: a single write (validateRisk) gathers the scale and the references from the database, a CSV import from
+ * lookups loaded once per run; both call this, so the rules live in one place.
+ */
+export function riskRuleProblems(
+  input: Pick<RiskCreate, 'title' | 'inherentLikelihood' | 'inherentImpact' | 'residualLikelihood' | 'residualImpact'>,
+  scale: Scale, references: RiskReferences,
+): { problems: FieldProblem[]; levels: RiskLevels } {
   const problems: FieldProblem[] = [];
-  const scale = await loadScale(db);
   const level = (field: string, levels: Scale['likelihood'], ref: number | string | null | undefined) => {
     if (ref === null || ref === undefined || ref === '') return null;
     const value = resolveLevel(levels, ref);
@@ -202,25 +222,34 @@ async function validateRisk(db: DbOrTx, input: RiskCreate, extraProblems: FieldP
   if (il !== null && rl !== null && rl > il) problems.push({ field: 'residualLikelihood', message: 'must not be above the inherent likelihood' });
   if (ii !== null && ri !== null && ri > ii) problems.push({ field: 'residualImpact', message: 'must not be above the inherent impact' });
   if ((rl === null) !== (ri === null)) problems.push({ field: rl === null ? 'residualLikelihood' : 'residualImpact', message: 'residual likelihood and impact are set together' });
-  const title = input.title.trim();
-  if (!title) problems.push({ field: 'title', message: 'must not be blank' });
-  const [classification] = await db.select({ id: riskClassifications.id }).from(riskClassifications)
-    .where(eq(riskClassifications.id, input.classificationId));
-  if (!classification) problems.push({ field: 'classificationId', message: 'no such risk classification' });
-  if (!(await exists(db, assets, assets.id, input.assetId))) problems.push({ field: 'assetId', message: 'no such asset' });
-  if (!(await exists(db, businessUnits, businessUnits.id, input.businessUnitId))) problems.push({ field: 'businessUnitId', message: 'no such business unit' });
+  if (!input.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+  if (!references.classification) problems.push({ field: 'classificationId', message: 'no such risk classification' });
+  if (!references.asset) problems.push({ field: 'assetId', message: 'no such asset' });
+  if (!references.businessUnit) problems.push({ field: 'businessUnitId', message: 'no such business unit' });
+  return { problems, levels: { inherentLikelihood: il, inherentImpact: ii, residualLikelihood: rl, residualImpact: ri } };
+}
+
+/** Checks every business rule at once and returns the columns to store, or throws a 400 listing each problem. */
+async function validateRisk(db: DbOrTx, input: RiskCreate, extraProblems: FieldProblem[] = []): Promise<Omit<StoredRisk, 'id'>> {
+  const [scale, [classification], asset, businessUnit] = await Promise.all([
+    loadScale(db),
+    db.select({ id: riskClassifications.id }).from(riskClassifications).where(eq(riskClassifications.id, input.classificationId)),
+    exists(db, assets, assets.id, input.assetId),
+    exists(db, businessUnits, businessUnits.id, input.businessUnitId),
+  ]);
+  const { problems, levels } = riskRuleProblems(input, scale, { classification: classification !== undefined, asset, businessUnit });
   const ownerId = input.ownerId ?? null;
   const ownerGroupId = input.ownerGroupId ?? null;
   problems.push(...(await ownerProblems(db, { ownerId, ownerGroupId })), ...extraProblems);
   if (problems.length) throw invalid(problems);
   return {
-    title,
+    title: input.title.trim(),
     description: input.description ?? '',
     classificationId: input.classificationId,
-    inherentLikelihood: il!,
-    inherentImpact: ii!,
-    residualLikelihood: rl,
-    residualImpact: ri,
+    inherentLikelihood: levels.inherentLikelihood!,
+    inherentImpact: levels.inherentImpact!,
+    residualLikelihood: levels.residualLikelihood,
+    residualImpact: levels.residualImpact,
     ownerId,
     ownerGroupId,
     reviewFrequencyMonths: input.reviewFrequencyMonths ?? 12,
