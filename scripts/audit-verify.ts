@@ -1,8 +1,9 @@
 /**
- * `bun run audit:verify [--since <seq>:<hash>]`
+ * `bun run audit:verify [--since <seq>:<hash>] [--history]`
  *
  * Recomputes the Audit Log hash chain, names the first entry that does not match, prints a checkpoint to keep
- * outside the database and, given an earlier one, proves the log still extends it.
+ * outside the database and, given an earlier one, proves the log still extends it. With --history it also checks every
+ * History entry against the seal (changesSha256) its audit entry carries.
  * Exit codes: 0 verified; 1 mismatch, checkpoint not extended or any other failure; 2 could not start
  * (bad configuration, or the embedded database is held by the running server).
  *
@@ -16,9 +17,10 @@ import { openDatabase } from '../db/client';
 import { DataDirInUseError } from '../db/data-dir-lock';
 import { ConfigError, readConfig } from '../src/config';
 import { parseCheckpoint, verifyAuditLog, type VerifyResult } from '../src/platform/audit-verify';
+import { verifyHistorySeals, type SealResult } from '../src/platform/history-seals';
 import { AppError } from '../src/platform/errors';
 
-const USAGE = 'Usage: bun run audit:verify [--since <seq>:<hash>]';
+const USAGE = 'Usage: bun run audit:verify [--since <seq>:<hash>] [--history]';
 
 function report(result: VerifyResult): string[] {
   const lines: string[] = [];
@@ -39,10 +41,21 @@ function report(result: VerifyResult): string[] {
   return lines;
 }
 
+function reportSeals(seals: SealResult): string[] {
+  const lines = [seals.firstBad
+    ? `HISTORY MISMATCH at audit entry ${seals.firstBad.seq}: ${seals.firstBad.reason}`
+    : `History: ${seals.checked} entries match their seals`];
+  if (seals.unsealed) lines.push(`History: ${seals.unsealed} entries name no audit entry (not written through a service)`);
+  if (seals.beforeLog) lines.push(`History: ${seals.beforeLog} entries belong to pruned audit entries and were not checked`);
+  return lines;
+}
+
 async function main(): Promise<number> {
   let since: string | undefined;
+  let withHistory = false;
   try {
-    const { values } = parseArgs({ options: { since: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    const { values } = parseArgs({ options: { since: { type: 'string' }, history: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    withHistory = values.history ?? false;
     if (values.help) {
       console.log(USAGE);
       return 0;
@@ -64,7 +77,10 @@ async function main(): Promise<number> {
   try {
     const result = await verifyAuditLog(database.db, { since });
     for (const line of report(result)) console.log(line);
-    return result.ok ? 0 : 1;
+    if (!withHistory) return result.ok ? 0 : 1;
+    const seals = await verifyHistorySeals(database.db);
+    for (const line of reportSeals(seals)) console.log(line);
+    return result.ok && seals.ok ? 0 : 1;
   } finally {
     await database.close();
   }

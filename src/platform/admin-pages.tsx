@@ -7,6 +7,7 @@ import { Flash } from '../../views/components/flash';
 import { Pager } from '../../views/components/pager';
 import { DataTable, Tags, Text, When } from '../../views/components/table';
 import { verifyAuditLog, type VerifyResult } from './audit-verify';
+import { verifyHistorySeals, type SealResult } from './history-seals';
 import type { AppContext } from './context';
 import { AppError, forbidden } from './errors';
 import { levelOf, type Actor } from './permissions';
@@ -70,7 +71,18 @@ function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listO
   );
 }
 
-function VerifyBox({ result, error }: { result?: VerifyResult; error?: string }) {
+function SealsLine({ seals }: { seals: SealResult }) {
+  const notes = [
+    seals.unsealed ? `${seals.unsealed} History entries name no audit entry` : '',
+    seals.beforeLog ? `${seals.beforeLog} belong to pruned entries and were not checked` : '',
+  ].filter(Boolean).join('; ');
+  if (seals.firstBad) {
+    return <p class="status-bad" safe>{`History does not match its seal at audit entry ${seals.firstBad.seq}: ${seals.firstBad.reason}.`}</p>;
+  }
+  return <p class={seals.ok ? 'status-ok' : 'status-bad'} safe>{`History: ${seals.checked} entries match their seals${notes ? ` (${notes})` : ''}.`}</p>;
+}
+
+function VerifyBox({ result, seals, error }: { result?: VerifyResult; seals?: SealResult; error?: string }) {
   if (error) return <Flash kind="error" message={error} />;
   if (!result) return '';
   return (
@@ -81,13 +93,14 @@ function VerifyBox({ result, error }: { result?: VerifyResult; error?: string })
       {result.since && (
         <p safe>{result.since.extended ? `The log still extends checkpoint ${result.since.checkpoint}.` : `The log does NOT extend checkpoint ${result.since.checkpoint}${result.since.reason ? `: ${result.since.reason}` : ''}.`}</p>
       )}
+      {seals && <SealsLine seals={seals} />}
       {result.checkpoint && <p>Checkpoint to keep outside the database: <code class="secret" safe>{result.checkpoint}</code></p>}
     </div>
   );
 }
 
-function AuditContent({ entries, result, error, since }: {
-  entries: Awaited<ReturnType<typeof listAuditEntries>>; result?: VerifyResult; error?: string; since: string;
+function AuditContent({ entries, result, seals, error, since, withHistory }: {
+  entries: Awaited<ReturnType<typeof listAuditEntries>>; result?: VerifyResult; seals?: SealResult; error?: string; since: string; withHistory: boolean;
 }) {
   return (
     <section id="audit">
@@ -97,10 +110,13 @@ function AuditContent({ entries, result, error, since }: {
           <label for="f-since">Earlier checkpoint (optional)</label>
           <input id="f-since" name="since" type="text" value={since} placeholder="seq:sha-256" />
         </div>
+        <div class="field">
+          <label><input type="checkbox" name="history" value="1" checked={withHistory} /> Also check every History entry against the seal its audit entry carries</label>
+        </div>
         <input type="hidden" name="verify" value="1" />
         <button type="submit">Verify the Audit Log</button>
       </form>
-      <VerifyBox result={result} error={error} />
+      <VerifyBox result={result} seals={seals} error={error} />
       <h2>Latest entries</h2>
       <DataTable<AuditRow>
         rows={entries.rows}
@@ -133,11 +149,14 @@ export const adminPages = (ctx: AppContext) =>
     .get('/settings/audit', async ({ viewer, csrfToken, headers, query }) => {
       requireAdministrator(viewer);
       const since = (query.since ?? '').trim();
+      const withHistory = query.history === '1';
       let result: VerifyResult | undefined;
+      let seals: SealResult | undefined;
       let error: string | undefined;
       if (query.verify) {
         try {
           result = await verifyAuditLog(ctx.db, since ? { since } : {});
+          if (withHistory) seals = await verifyHistorySeals(ctx.db);
         } catch (e) {
           if (!(e instanceof AppError) || e.code !== 'INVALID') throw e;
           error = e.message;
@@ -145,5 +164,5 @@ export const adminPages = (ctx: AppContext) =>
       }
       const entries = await listAuditEntries(ctx.db, pageNumber(query.page));
       return renderScreen(headers, { title: 'Audit log', viewer, csrfToken, active: 'audit' },
-        <AuditContent entries={entries} result={result} error={error} since={since} />);
+        <AuditContent entries={entries} result={result} seals={seals} error={error} since={since} withHistory={withHistory} />);
     }, { page: 'settings:read' });

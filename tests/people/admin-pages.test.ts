@@ -31,6 +31,8 @@ describe('Settings › Outbox and Audit log', () => {
     expect(again).toContain('still extends checkpoint');
     const bad = await (await admin.get('/settings/audit?verify=1&since=nonsense')).text();
     expect(bad).toContain('checkpoint must look like');
+    const sealed = await (await admin.get('/settings/audit?verify=1&history=1')).text();
+    expect(sealed).toMatch(/History: \d+ entries match their seals/);
   });
 
   test('settings:read at level own is not enough', async () => {

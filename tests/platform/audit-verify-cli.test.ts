@@ -76,6 +76,12 @@ describe('bun run audit:verify on an embedded database', () => {
     expect(truncated.stdout).toContain(`Since ${ahead}: NOT EXTENDED: the log ends at entry ${count}`);
   }, SPAWN_LIMIT);
 
+  test('--history also checks every History entry against the seal its audit entry carries', async () => {
+    const run = await runCli(env, ['--history']);
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toMatch(/^OK: \d+ entries verified\nCheckpoint: .+\nHistory: \d+ entries match their seals\n$/);
+  }, SPAWN_LIMIT);
+
   test('a malformed checkpoint is refused before the database is opened', async () => {
     const run = await runCli(env, ['--since', 'yesterday']);
     expect(run.code, describeRun(run)).toBe(1);
