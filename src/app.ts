@@ -7,6 +7,7 @@ import { staticFiles } from './platform/static-files';
 import { peoplePages } from './modules/people/pages';
 import { apiTokensPages } from './modules/apiTokens/pages';
 import { adminPages } from './platform/admin-pages';
+import { screenLimits } from './platform/screen-limits';
 import type { AppContext } from './platform/context';
 import { ALL_PERMISSIONS } from './platform/permissions';
 import { risksApi } from './modules/risks/api';
@@ -108,6 +109,7 @@ const modulePlugins = (ctx: AppContext): AnyElysia[] => [
 export function createApp(ctx: AppContext): Elysia {
   const app = new Elysia()
     .use(httpPlatform(ctx.database))
+    .use(screenLimits())
     .use(screenAuth(ctx))
     .use(staticFiles())
     .use(

@@ -13,16 +13,6 @@ export const PREVIEW_PATH = `${IMPORT_PATH}/preview`;
 export const TOO_LARGE_MESSAGE =
   'This request is larger than the 1 MB the screens accept. Import a package this large with POST /api/v1/compliance/packages (an API token with compliance:create).';
 
-/** The refusal of an oversized import request, answered before the session is read (hence no app shell). */
-export function TooLarge(): JSX.Element {
-  return (
-    <>
-      <div class="flash flash-error" role="alert" safe>{TOO_LARGE_MESSAGE}</div>
-      <p><a href={IMPORT_PATH}>Back to Import package</a></p>
-    </>
-  );
-}
-
 const DONE_MESSAGES: Record<string, string> = {
   imported: 'Package imported, with one analysis per requirement and additional item.',
   deleted: 'Package deleted.',

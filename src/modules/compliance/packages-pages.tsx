@@ -2,11 +2,12 @@ import { Elysia } from 'elysia';
 import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
 import { attempt, formText } from '../../../views/components/form';
 import {
-  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE, TooLarge,
+  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE,
   emptyImportValues,
   type ImportFormValues,
 } from '../../../views/compliance/packages';
-import { BareLayout, renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../../views/layout';
+import { SCREEN_REQUEST_LIMIT } from '../../platform/screen-limits';
 import { runWrite, type AppContext } from '../../platform/context';
 import { levelOf, type Actor } from '../../platform/permissions';
 import { screenAuth } from '../../platform/screen-auth';
@@ -15,22 +16,6 @@ import { deletePackage, exportPackage, getPackage, importPackage, listPackages, 
 import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem } from './schema';
 import { SHIPPED_PACKAGES, importShippedPackage } from './shipped';
 import { packageScores } from './analyses-service';
-
-/** Screens accept requests up to 1 MB; bigger packages go through the REST API, which the refusal names. */
-export const SCREEN_REQUEST_LIMIT = 1024 * 1024;
-
-const IMPORT_POSTS = new Set([PREVIEW_PATH, IMPORT_PATH]);
-
-/**
- * Refuses an import request by its Content-Length before the body is read (a body handed to the parser cannot be
- * refused with our own message). The handlers check the size again: a chunked upload carries no Content-Length.
- */
-function refuseLargeImport(request: Request): Response | undefined {
-  if (request.method !== 'POST' || Number(request.headers.get('content-length') ?? '0') <= SCREEN_REQUEST_LIMIT) return undefined;
-  if (!IMPORT_POSTS.has(new URL(request.url).pathname)) return undefined;
-  const page = <BareLayout title="Request too large"><TooLarge /></BareLayout>;
-  return new Response(String(page), { status: 413, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
-}
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'compliance' });
 
@@ -95,7 +80,6 @@ export const exportFileName = (name: string) =>
 /** Compliance › Packages: list with Export and Delete per row, the import dialog (preview, then Commit import), shipped frameworks. */
 export const compliancePackagePages = (ctx: AppContext) =>
   new Elysia({ name: 'pages:compliance-packages' })
-    .onRequest(({ request }) => refuseLargeImport(request))
     .use(screenAuth(ctx))
     .get(PACKAGES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
