@@ -50,6 +50,7 @@ describe('The Import button offers the record types the viewer may import', () =
     expect(page.menu).toBe(true);
     expect(page.links).toContain('/compliance/exceptions/import');
     expect(page.html).toContain('>Compliance packages</a>');
+    expect(page.html).not.toContain('>Import package</a>'); // the menu offers it; no second button beside it
     const reader = await importLinks(await viewer({ 'compliance:read': 'all' }), '/compliance/packages');
     expect(reader).toMatchObject({ links: [], menu: false });
   });

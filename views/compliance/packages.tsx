@@ -27,6 +27,8 @@ export interface PackageListProps {
   page: Page<PackageView>;
   csrfToken: string;
   canCreate: boolean;
+  /** The list's own Import package button; off when the page's Import menu offers it. */
+  importButton: boolean;
   canDelete: boolean;
   shipped: readonly ShippedButton[];
   /** Compliance score per package id (requirements; additional items counted separately). */
@@ -42,11 +44,11 @@ const countsText = (c: ItemCounts) =>
   `${c.heading} heading${c.heading === 1 ? '' : 's'}, ${c.requirement} requirement${c.requirement === 1 ? '' : 's'}, ${c.additional} additional`;
 
 /** Compliance › Packages: every package with its item counts, Export (and Delete) per row, import and the shipped frameworks. */
-export function PackageList({ page, csrfToken, canCreate, canDelete, shipped, scores, done }: PackageListProps): JSX.Element {
+export function PackageList({ page, csrfToken, canCreate, importButton, canDelete, shipped, scores, done }: PackageListProps): JSX.Element {
   return (
     <section id="packages">
       <Flash kind="success" message={done ? DONE_MESSAGES[done] : undefined} />
-      {canCreate && <p class="actions"><a class="button" href={IMPORT_PATH}>Import package</a></p>}
+      {importButton && <p class="actions"><a class="button" href={IMPORT_PATH}>Import package</a></p>}
       <DataTable
         rows={page.rows}
         empty="No packages yet. Import a package file or one of the shipped frameworks."

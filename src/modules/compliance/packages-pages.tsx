@@ -89,7 +89,8 @@ export const compliancePackagePages = (ctx: AppContext) =>
       // The Import menu offers the record type first: packages (their own import dialog) or compliance exceptions (CSV).
       const exceptionImports = importEntries(viewer, importTypesUnder('compliance'));
       const imports = [...(canCreate ? [{ title: 'Compliance packages', href: IMPORT_PATH }] : []), ...exceptionImports];
-      const list = <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} canDelete={levelOf(viewer, 'compliance:delete') !== null}
+      const list = <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} importButton={canCreate && exceptionImports.length === 0}
+        canDelete={levelOf(viewer, 'compliance:delete') !== null}
         shipped={SHIPPED_PACKAGES} scores={scores} done={query.done} />;
       // htmx swaps only the list (#packages); the menu stands outside it.
       const withMenu = exceptionImports.length > 0 && headers['hx-request'] !== 'true';
