@@ -9,9 +9,10 @@ import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
 import {
-  auditedCustomFields, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite,
+  auditedCustomFields, customFieldsColumn, deleteCustomFields, loadCustomFields, prepareCustomFields, saveCustomFieldWrite,
 } from '../../platform/custom-field-values';
 import { exists, referencedBy } from '../../platform/records';
+import { listTotalQuery } from '../../platform/row-counts';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 import { requireReadableLink } from '../../platform/links';
 import { assetKind } from '../assets/service';
@@ -119,14 +120,25 @@ export function riskFilters(actor: Actor, query: Partial<RiskListQuery>): SQL | 
   );
 }
 
-/** The page query and the count query of a risk list; exported so the benchmark can time the same SQL directly. */
+/** A page of risks: the risk rows plus each row's custom field values, read in the same query. */
+function selectRiskPageRows(db: DbOrTx) {
+  return db.select({
+    risk: risks, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name,
+    customFields: customFieldsColumn('risks', risks.id),
+  })
+    .from(risks)
+    .leftJoin(users, eq(users.id, risks.ownerId))
+    .leftJoin(groups, eq(groups.id, risks.ownerGroupId));
+}
+
+/** The page query and the total query of a risk list; exported so the benchmark can time the same SQL directly. */
 export function riskListQueries(db: DbOrTx, actor: Actor, query: RiskListQuery) {
   const { pageSize, offset } = paging(query);
   const where = riskFilters(actor, query);
   const order = orderBy(query.sort, sortColumns, [desc(risks.createdAt), desc(risks.id)], risks.id);
   return {
-    page: selectRiskRows(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
-    total: db.select({ total: count() }).from(risks).where(where),
+    page: selectRiskPageRows(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
+    total: listTotalQuery(db, risks, where),
   };
 }
 
@@ -139,10 +151,7 @@ export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery):
     queries.total.prepare('risk_list_total').execute(),
     loadRiskLookups(db),
   ]);
-  const views = rows.map((row) => toView(row, lookups));
-  // Custom field values for the whole page in one query.
-  const values = await loadCustomFields(db, 'risks', views.map((v) => v.id));
-  for (const view of views) view.customFields = values.get(view.id) ?? {};
+  const views = rows.map((row) => ({ ...toView(row, lookups), customFields: row.customFields ?? {} }));
   return { rows: views, total, page, pageSize };
 }
 
