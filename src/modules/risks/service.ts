@@ -1,5 +1,5 @@
 import { and, count, desc, eq, getTableColumns, ilike, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { selectRows, type DbOrTx } from '../../../db/client';
+import type { DbOrTx } from '../../../db/client';
 import {
   analysisRisks, assets, businessUnits, exceptions, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
@@ -30,15 +30,22 @@ interface RiskLookups {
   bands: { name: string; color: string; minScore: number; maxScore: number }[];
 }
 
-export async function loadRiskLookups(db: DbOrTx): Promise<RiskLookups> {
-  const [row] = await selectRows<{ lookups: string }>(db, sql`select json_build_object(
+/** The scale and classifications in one json text; a prepared statement, since every risk page and read runs it. */
+function riskLookupsQuery(db: DbOrTx) {
+  return db.select({
+    lookups: sql<string>`json_build_object(
       'classifications', (select coalesce(json_agg(json_build_array(id, name)), '[]') from ${riskClassifications}),
       'likelihood', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskLikelihoodLevels}),
       'impact', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskImpactLevels}),
       'cells', (select coalesce(json_agg(json_build_array(likelihood, impact, score)), '[]') from ${riskScaleCells}),
       'bands', (select coalesce(json_agg(json_build_object('name', name, 'color', color, 'minScore', min_score, 'maxScore', max_score)
                  order by min_score), '[]') from ${riskBands})
-    )::text as lookups`);
+    )::text`,
+  }).from(sql`(values (1)) as one_row (x)`).prepare('risk_lookups');
+}
+
+export async function loadRiskLookups(db: DbOrTx): Promise<RiskLookups> {
+  const [row] = await riskLookupsQuery(db).execute();
   const raw = JSON.parse(row.lookups) as {
     classifications: [string, string][]; likelihood: [number, string][]; impact: [number, string][];
     cells: [number, number, number][]; bands: RiskLookups['bands'];
