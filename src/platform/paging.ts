@@ -26,8 +26,20 @@ export interface Page<T> {
   pageSize: number;
 }
 
-export const pageEnvelope = <T extends TSchema>(row: T) =>
-  t.Object({ data: t.Object({ rows: t.Array(row), total: t.Integer(), page: t.Integer(), pageSize: t.Integer() }) });
+/**
+ * The response of a list. It documents the rows in the OpenAPI document like any response, but Elysia does not
+ * re-check every row of every page at runtime (t.NoValidate): for 200 rows that check cost more than the page's
+ * query. The rows come from the same typed views the single-record routes return, and those routes still check
+ * them; normalisation still runs, so a list never sends a property its schema does not declare.
+ * See docs/decisions.md, "List responses are documented, not re-validated".
+ */
+export function pageEnvelope<T extends TSchema>(row: T) {
+  const envelope = t.Object({ data: t.Object({ rows: t.Array(row), total: t.Integer(), page: t.Integer(), pageSize: t.Integer() }) });
+  // t.NoValidate marks the schema with an enumerable `noValidate: true`, which the OpenAPI plugin would copy into the
+  // document as an unknown keyword; Elysia only reads the flag, so keep it and hide it from serialisation.
+  Object.defineProperty(t.NoValidate(envelope), 'noValidate', { value: true, enumerable: false });
+  return envelope;
+}
 
 export function paging(query: { page?: number; pageSize?: number }) {
   const page = query.page ?? 1;

@@ -3,11 +3,12 @@ import { selectRows } from '../../db/client';
 import { loginAttempts, sessions } from '../../db/schema';
 import type { AppContext } from './context';
 import { log } from './log';
+import { compactRowCounts } from './row-counts';
 
 const SWEEP_LOCK = 7231004;
 
 /**
- * Periodic housekeeping: expired sessions, old login attempts, queued mail. Several instances may run against one
+ * Periodic housekeeping: expired sessions, old login attempts, the list counts' deltas, queued mail. Several instances may run against one
  * PostgreSQL; a transaction-scoped try-lock lets exactly one of them sweep at a time, and nobody waits.
  */
 export async function sweepOnce(ctx: AppContext): Promise<boolean> {
@@ -16,6 +17,7 @@ export async function sweepOnce(ctx: AppContext): Promise<boolean> {
     if (!locked) return false;
     await tx.delete(sessions).where(lt(sessions.expiresAt, new Date()));
     await tx.delete(loginAttempts).where(lt(loginAttempts.at, new Date(Date.now() - 7 * 86_400_000)));
+    await compactRowCounts(tx);
     return true;
   });
   if (swept) await ctx.mailer.deliverOutbox();

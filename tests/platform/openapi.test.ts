@@ -38,6 +38,13 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('list responses are described by their row schemas and carry no runtime-only flag', () => {
+    const list = doc.paths['/api/v1/risks'].get as { responses: Record<string, { content: Record<string, { schema: unknown }> }> };
+    const schema = JSON.stringify(list.responses['200'].content['application/json'].schema);
+    expect(schema).toContain('inherentScore');
+    expect(JSON.stringify(doc)).not.toContain('noValidate');
+  });
+
   test('the health check answers without a token', async () => {
     const res = await env.request('/api/health');
     expect(res.status).toBe(200);

@@ -1,0 +1,49 @@
+import { count, getTableName, sql, type SQL } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { DbOrTx } from '../../db/client';
+import { rowCounts } from '../../db/schema';
+
+/**
+ * Exact totals of the register lists without scanning the table (docs/decisions.md, "Exact totals from delta
+ * counts"). Triggers (db/migrations/0018_row_count_triggers.sql) append a signed delta per writing statement to
+ * row_counts; a table's row count is the sum of its deltas, and the background sweep folds them into one row.
+ */
+
+/** The tables whose triggers keep deltas; must name the same tables as the migration. */
+export const COUNTED_TABLES = [
+  'risks', 'controls', 'incidents', 'assets', 'business_units', 'third_parties', 'projects', 'policies',
+  'audit_plans', 'audit_findings', 'compliance_packages', 'account_review_programs',
+] as const;
+
+const isCounted = (name: string) => (COUNTED_TABLES as readonly string[]).includes(name);
+
+/**
+ * The total query of a list over `table` restricted by `where`. When nothing restricts the list (no filter, and
+ * the reader sees every record) the delta sum answers in a few index reads; any condition at all, including the
+ * own-level ownership one, needs the exact count(*) of what matches.
+ */
+export function listTotalQuery(db: DbOrTx, table: PgTable, where: SQL | undefined) {
+  const name = getTableName(table);
+  if (where === undefined && isCounted(name)) {
+    return db.select({ total: sql<number>`coalesce(sum(${rowCounts.delta}), 0)`.mapWith(Number) })
+      .from(rowCounts).where(sql`${rowCounts.tableName} = ${name}`);
+  }
+  return db.select({ total: count() }).from(table).where(where);
+}
+
+/**
+ * Folds each table's deltas into one row. The DELETE removes only the deltas its snapshot sees, and the sum of
+ * exactly those replaces them in the same statement, so a delta committed meanwhile survives beside the new row and
+ * every reader's sum stays exact before, during and after. Tables with a single row are left alone; a zero sum
+ * leaves no row (no rows sum to zero).
+ */
+export async function compactRowCounts(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`
+    with gone as (
+      delete from ${rowCounts}
+       where ${rowCounts.tableName} in (select table_name from ${rowCounts} group by table_name having count(*) > 1)
+      returning table_name, delta
+    )
+    insert into ${rowCounts} (table_name, delta)
+    select table_name, sum(delta) from gone group by table_name having sum(delta) <> 0`);
+}
