@@ -124,7 +124,11 @@ export const history = pgTable('history', {
   source: text('source'),
   changes: jsonb('changes').notNull(),
   auditSeq: bigint('audit_seq', { mode: 'number' }),
-}, (t) => [index('history_record_idx').on(t.recordType, t.recordId, t.at)]);
+}, (t) => [
+  index('history_record_idx').on(t.recordType, t.recordId, t.at),
+  // History is sealed by its audit entry: the Audit Log screen and audit:verify --history look it up by audit_seq.
+  index('history_audit_seq_idx').on(t.auditSeq),
+]);
 
 export const outbox = pgTable('outbox', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),

@@ -1,12 +1,13 @@
-import { count, desc } from 'drizzle-orm';
+import { count, desc, eq } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import type { DbOrTx } from '../../db/client';
-import { auditLog, outbox } from '../../db/schema';
+import { auditLog, history, outbox } from '../../db/schema';
 import { renderScreen } from '../../views/layout';
 import { Flash } from '../../views/components/flash';
 import { Pager } from '../../views/components/pager';
 import { DataTable, Tags, Text, When } from '../../views/components/table';
 import { verifyAuditLog, type VerifyResult } from './audit-verify';
+import type { FieldChanges } from './history';
 import { verifyHistorySeals, type SealResult } from './history-seals';
 import type { AppContext } from './context';
 import { AppError, forbidden } from './errors';
@@ -35,13 +36,17 @@ async function listOutbox(db: DbOrTx, page: number) {
   return { rows, total, page, pageSize: PAGE_SIZE };
 }
 
+/** The latest entries, each with the changes of the History entry it seals (record writes keep them there). */
 async function listAuditEntries(db: DbOrTx, page: number) {
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(auditLog).orderBy(desc(auditLog.seq)).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE),
+    db.select({ entry: auditLog, changes: history.changes }).from(auditLog).leftJoin(history, eq(history.auditSeq, auditLog.seq))
+      .orderBy(desc(auditLog.seq)).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE),
     db.select({ total: count() }).from(auditLog),
   ]);
-  return { rows, total, page, pageSize: PAGE_SIZE };
+  return { rows: rows.map(({ entry, changes }) => ({ ...entry, changes: changes as FieldChanges | null })), total, page, pageSize: PAGE_SIZE };
 }
+
+const changeText = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
 type OutboxRow = Awaited<ReturnType<typeof listOutbox>>['rows'][number];
 type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>['rows'][number];
@@ -128,7 +133,19 @@ function AuditContent({ entries, result, seals, error, since, withHistory }: {
           { header: 'Via', cell: (e) => <Text value={e.via} /> },
           { header: 'Action', cell: (e) => <Text value={`${e.module} ${e.action}`} /> },
           { header: 'Record', cell: (e) => <Text value={e.recordType ? `${e.recordType} ${e.recordId ?? ''}` : ''} /> },
-          { header: 'Details', cell: (e) => <pre class="details" safe>{JSON.stringify(e.details)}</pre> },
+          {
+            header: 'Details',
+            cell: (e) => (
+              <>
+                <pre class="details" safe>{JSON.stringify(e.details)}</pre>
+                {e.changes && (
+                  <ul class="plain">
+                    {Object.entries(e.changes).map(([field, c]) => <li safe>{`${field}: ${changeText(c.before)} → ${changeText(c.after)}`}</li>)}
+                  </ul>
+                )}
+              </>
+            ),
+          },
         ]}
       />
       <Pager page={entries.page} pageSize={entries.pageSize} total={entries.total} href={(p) => `/settings/audit?page=${p}`} />

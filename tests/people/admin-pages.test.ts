@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
-import { makeUser, unique } from '../helpers/factories';
+import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
 import { signedInBrowser } from '../helpers/browser';
 
 let env: TestEnv;
@@ -33,6 +33,15 @@ describe('Settings › Outbox and Audit log', () => {
     expect(bad).toContain('checkpoint must look like');
     const sealed = await (await admin.get('/settings/audit?verify=1&history=1')).text();
     expect(sealed).toMatch(/History: \d+ entries match their seals/);
+  });
+
+  test('a record write is listed with the changes of the History entry it seals', async () => {
+    const title = unique('Listed risk');
+    await makeRisk(env, await adminActor(env), { title });
+    const admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const html = await (await admin.get('/settings/audit')).text();
+    expect(html).toContain(`title: — → ${title}`);
+    expect(html).toContain('changesSha256');
   });
 
   test('settings:read at level own is not enough', async () => {

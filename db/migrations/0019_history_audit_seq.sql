@@ -1,0 +1,1 @@
+CREATE INDEX "history_audit_seq_idx" ON "history" USING btree ("audit_seq");
