@@ -4,8 +4,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
-import { sql } from 'drizzle-orm';
+import { Column, is, SQL, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,3 +105,64 @@ export function executePrepared(db: DbOrTx, query: SQL): Promise<unknown> {
 }
 
 export { sql };
+
+type FlatField = Column | SQL | SQL.Aliased;
+interface Decoder {
+  mapFromDriverValue(value: unknown): unknown;
+}
+
+/** A field's decoder as Drizzle's own mapping picks it (an SQL field's `decoder` is set by `.mapWith`, internal in the types). */
+const decoderOf = (field: FlatField): Decoder => {
+  if (is(field, Column)) return field;
+  const expression = is(field, SQL) ? field : (field as SQL.Aliased).sql;
+  return (expression as unknown as { decoder: Decoder }).decoder;
+};
+
+/**
+ * Runs a select of a FLAT field map (`db.select(fields)`, no nested objects) as a prepared statement and maps each row
+ * with one decoder per field, chosen once. Drizzle's own mapping re-examines every field of every row, which costs
+ * about 1 ms for a 200-row page of twenty fields; list pages are the hot path. The select list is in the order of the
+ * map's keys (Drizzle orders a flat selection that way), so values are taken by position.
+ */
+export function selectFlat<T>(db: DbOrTx, fields: Record<string, FlatField>, query: { getSQL(): SQL }): Promise<T[]> {
+  const keys = Object.keys(fields);
+  const decoders = keys.map((key) => decoderOf(fields[key]));
+  const toObjects = (rows: unknown[][]) => rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i += 1) {
+      const value = values[i];
+      row[keys[i]] = value === null || value === undefined ? null : decoders[i].mapFromDriverValue(value);
+    }
+    return row as T;
+  });
+  return db._.session.prepareQuery(dialect.sqlToQuery(query.getSQL()), undefined, 'flat', true, toObjects).execute() as Promise<T[]>;
+}
+
+/**
+ * A flat field map with every timestamp column read as its ISO-8601 text (`2026-11-22T18:21:13.123Z`, what
+ * `Date.toISOString` writes, milliseconds truncated alike), formatted by PostgreSQL: a page then parses no dates in
+ * JavaScript only to print them again (~0.7 ms for 200 rows).
+ */
+export function withIsoTimestamps<F extends Record<string, FlatField>>(fields: F): F {
+  const out: Record<string, FlatField> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    out[key] = is(field, Column) && field.getSQLType().startsWith('timestamp')
+      ? sql<string>`to_char(${field} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : field;
+  }
+  return out as F;
+}
+
+/**
+ * A statement built once per database handle and reused: `build` returns a Drizzle prepared query whose varying values
+ * are `sql.placeholder`s, so a hot path (bearer authentication, every list page) neither rebuilds its SQL text nor
+ * re-plans it. Keyed by the handle, so a statement made on the pool is never run inside someone's transaction.
+ */
+export function preparedOnce<Q>(build: (db: DbOrTx) => Q): (db: DbOrTx) => Q {
+  const built = new WeakMap<DbOrTx, Q>();
+  return (db) => {
+    let statement = built.get(db);
+    if (statement === undefined) built.set(db, (statement = build(db)));
+    return statement;
+  };
+}

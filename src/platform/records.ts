@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { DbOrTx } from '../../db/client';
+import { selectFlat, withIsoTimestamps, type DbOrTx } from '../../db/client';
 import { customFieldValues, groups, users } from '../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -115,12 +115,26 @@ function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Value
  * the kind takes them, read in the page's own query. Flat, because Drizzle maps a nested `{ row: table }` selection
  * with more work per value, and a page maps 200 rows. No register has columns named like the joined fields.
  */
-function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
+const pageFieldsOfKind = new WeakMap<object, ReturnType<typeof buildPageFields>>();
+
+/** The kind's page fields, built once per kind (the page query and its row mapping take the same map). */
+function pageFields<T extends OwnedTable>(kind: RecordKind<T, Values>) {
+  let fields = pageFieldsOfKind.get(kind);
+  if (!fields) pageFieldsOfKind.set(kind, (fields = buildPageFields(kind)));
+  return fields;
+}
+
+function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values>) {
   const table = kind.table as OwnedTable;
   const customFields: Record<string, SQL> = kind.customFields && isCustomFieldModule(kind.module)
     ? { customFields: customFieldsColumn(kind.module, table.id) } : {};
+  return withIsoTimestamps({ ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...customFields });
+}
+
+function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
+  const table = kind.table as OwnedTable;
   return db
-    .select({ ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...customFields })
+    .select(pageFields(kind))
     .from(table)
     .leftJoin(users, eq(users.id, table.ownerId))
     .leftJoin(groups, eq(groups.id, table.ownerGroupId));
@@ -191,7 +205,7 @@ export async function listRecords<T extends OwnedTable>(db: DbOrTx, kind: Record
   const queries = listQueries(db, kind, actor, query);
   // Named statements: PostgreSQL keeps the plan per connection instead of planning every request.
   const [rows, [{ total }]] = await Promise.all([
-    queries.page.prepare(`${kind.recordType}_list_page`).execute(),
+    selectFlat<Values>(db, pageFields(kind), queries.page),
     queries.total.prepare(`${kind.recordType}_list_total`).execute(),
   ]);
   const columns = Object.keys(getTableColumns(kind.table as OwnedTable));

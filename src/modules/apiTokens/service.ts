@@ -1,6 +1,6 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { DbOrTx } from '../../../db/client';
+import { preparedOnce, type DbOrTx } from '../../../db/client';
 import { apiTokens, settings, users } from '../../../db/schema';
 import { appendAudit } from '../../platform/audit';
 import { AppError, forbidden, invalid, invalidField, notFound, unauthorized, type FieldProblem } from '../../platform/errors';
@@ -193,23 +193,21 @@ export async function revokeToken(tx: DbOrTx, actor: Actor, tokenId: string): Pr
 /**
  * The token, its creator, the creator's groups and rights, read fresh on every request (a revoked token, a
  * deactivated creator or a removed right stops working at once). Built with the query builder so it runs as a
- * prepared statement: planning this five-table query cost more than running it.
+ * prepared statement built once (preparedOnce): planning this five-table query cost more than running it.
  */
-function tokenAuthQuery(db: DbOrTx, hash: string) {
-  return db.select({
-    id: apiTokens.id, tokenHash: apiTokens.tokenHash, scopes: apiTokens.scopes,
-    expiresAt: apiTokens.expiresAt, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt,
-    userId: users.id, email: users.email, userStatus: users.status,
-    groupIds: sql<string[] | null>`(select array_agg(gm.group_id::text) from group_members gm where gm.user_id = ${users.id})`,
-    permissions: sql<{ p: string; l: Level }[] | null>`(select json_agg(json_build_object('p', rp.permission, 'l', rp.level))
-         from group_members gm join group_roles gr on gr.group_id = gm.group_id
-         join role_permissions rp on rp.role_id = gr.role_id where gm.user_id = ${users.id})`,
-  })
-    .from(apiTokens)
-    .innerJoin(users, eq(users.id, apiTokens.createdBy))
-    .where(eq(apiTokens.tokenHash, hash))
-    .prepare('authenticate_token');
-}
+const tokenAuthStatement = preparedOnce((db) => db.select({
+  id: apiTokens.id, tokenHash: apiTokens.tokenHash, scopes: apiTokens.scopes,
+  expiresAt: apiTokens.expiresAt, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt,
+  userId: users.id, email: users.email, userStatus: users.status,
+  groupIds: sql<string[] | null>`(select array_agg(gm.group_id::text) from group_members gm where gm.user_id = ${users.id})`,
+  permissions: sql<{ p: string; l: Level }[] | null>`(select json_agg(json_build_object('p', rp.permission, 'l', rp.level))
+       from group_members gm join group_roles gr on gr.group_id = gm.group_id
+       join role_permissions rp on rp.role_id = gr.role_id where gm.user_id = ${users.id})`,
+})
+  .from(apiTokens)
+  .innerJoin(users, eq(users.id, apiTokens.createdBy))
+  .where(eq(apiTokens.tokenHash, sql.placeholder('hash')))
+  .prepare('authenticate_token'));
 
 /**
  * Resolves a bearer secret to an Actor in one query (token, creator, groups, rights). Every failure is a 401
@@ -218,7 +216,7 @@ function tokenAuthQuery(db: DbOrTx, hash: string) {
 export async function authenticateToken(db: DbOrTx, secret: string): Promise<Actor> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length < 40 || secret.length > 200) throw unauthorized('malformed token');
   const hash = hashSecret(secret);
-  const [row] = await tokenAuthQuery(db, hash).execute();
+  const [row] = await tokenAuthStatement(db).execute({ hash });
   // The lookup is by hash already; the constant-time comparison guards against any index/collation surprise.
   if (!row || !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))) throw unauthorized('unknown token');
   const denied = (reason: string) => new AppError('UNAUTHORIZED', 'unauthorized', [], reason);

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, getTableColumns, ilike, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import { preparedOnce, selectFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import {
   analysisRisks, assets, businessUnits, exceptions, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
@@ -31,21 +31,19 @@ interface RiskLookups {
 }
 
 /** The scale and classifications in one json text; a prepared statement, since every risk page and read runs it. */
-function riskLookupsQuery(db: DbOrTx) {
-  return db.select({
-    lookups: sql<string>`json_build_object(
-      'classifications', (select coalesce(json_agg(json_build_array(id, name)), '[]') from ${riskClassifications}),
-      'likelihood', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskLikelihoodLevels}),
-      'impact', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskImpactLevels}),
-      'cells', (select coalesce(json_agg(json_build_array(likelihood, impact, score)), '[]') from ${riskScaleCells}),
-      'bands', (select coalesce(json_agg(json_build_object('name', name, 'color', color, 'minScore', min_score, 'maxScore', max_score)
-                 order by min_score), '[]') from ${riskBands})
-    )::text`,
-  }).from(sql`(values (1)) as one_row (x)`).prepare('risk_lookups');
-}
+const riskLookupsStatement = preparedOnce((db) => db.select({
+  lookups: sql<string>`json_build_object(
+    'classifications', (select coalesce(json_agg(json_build_array(id, name)), '[]') from ${riskClassifications}),
+    'likelihood', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskLikelihoodLevels}),
+    'impact', (select coalesce(json_agg(json_build_array(value, name)), '[]') from ${riskImpactLevels}),
+    'cells', (select coalesce(json_agg(json_build_array(likelihood, impact, score)), '[]') from ${riskScaleCells}),
+    'bands', (select coalesce(json_agg(json_build_object('name', name, 'color', color, 'minScore', min_score, 'maxScore', max_score)
+               order by min_score), '[]') from ${riskBands})
+  )::text`,
+}).from(sql`(values (1)) as one_row (x)`).prepare('risk_lookups'));
 
 export async function loadRiskLookups(db: DbOrTx): Promise<RiskLookups> {
-  const [row] = await riskLookupsQuery(db).execute();
+  const [row] = await riskLookupsStatement(db).execute();
   const raw = JSON.parse(row.lookups) as {
     classifications: [string, string][]; likelihood: [number, string][]; impact: [number, string][];
     cells: [number, number, number][]; bands: RiskLookups['bands'];
@@ -68,6 +66,7 @@ function selectRiskRows(db: DbOrTx) {
 }
 
 type RiskRow = Awaited<ReturnType<ReturnType<typeof selectRiskRows>['execute']>>[number];
+type RiskPageRow = Awaited<ReturnType<ReturnType<typeof selectRiskPageRows>['execute']>>[number];
 
 const { createdBy: _createdBy, ...riskViewColumns } = getTableColumns(risks);
 
@@ -76,18 +75,26 @@ const { createdBy: _createdBy, ...riskViewColumns } = getTableColumns(risks);
  * because Drizzle maps a nested `{ risk: ... }` selection field by field with more work per value, and a page maps
  * 200 rows of twenty fields.
  */
+const riskPageFields = withIsoTimestamps({
+  ...riskViewColumns, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name,
+  customFields: customFieldsColumn('risks', risks.id),
+});
+
 function selectRiskPageRows(db: DbOrTx) {
-  return db.select({
-    ...riskViewColumns, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name,
-    customFields: customFieldsColumn('risks', risks.id),
-  })
+  return db.select(riskPageFields)
     .from(risks)
     .leftJoin(users, eq(users.id, risks.ownerId))
     .leftJoin(groups, eq(groups.id, risks.ownerGroupId));
 }
 
 /** What a view is made of: a risk's shown fields and its owner's and group's names. */
-type RiskRecord = Omit<typeof risks.$inferSelect, 'createdBy'> & Pick<RiskRow, 'ownerName' | 'ownerEmail' | 'ownerGroupName'>;
+type RiskRecord = Omit<typeof risks.$inferSelect, 'createdBy' | 'createdAt' | 'updatedAt'> & Pick<RiskRow, 'ownerName' | 'ownerEmail' | 'ownerGroupName'> & {
+  /** A Date from a single read, ISO text already from a list page (withIsoTimestamps). */
+  createdAt: Date | string;
+  updatedAt: Date | string;
+};
+
+const iso = (value: Date | string) => (typeof value === 'string' ? value : value.toISOString());
 
 const toRecord = ({ risk, ownerName, ownerEmail, ownerGroupName }: RiskRow): RiskRecord => ({ ...risk, ownerName, ownerEmail, ownerGroupName });
 
@@ -131,8 +138,8 @@ function riskViews(lookups: RiskLookups) {
       status: r.status,
       assetId: r.assetId,
       businessUnitId: r.businessUnitId,
-      createdAt: r.createdAt.toISOString(),
-      updatedAt: r.updatedAt.toISOString(),
+      createdAt: iso(r.createdAt),
+      updatedAt: iso(r.updatedAt),
     };
   };
 }
@@ -176,7 +183,7 @@ export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery):
   const queries = riskListQueries(db, actor, query);
   // Named (prepared) statements: PostgreSQL keeps the plan per connection instead of planning every request.
   const [rows, [{ total }], lookups] = await Promise.all([
-    queries.page.prepare('risk_list_page').execute(),
+    selectFlat<RiskPageRow>(db, riskPageFields, queries.page),
     queries.total.prepare('risk_list_total').execute(),
     loadRiskLookups(db),
   ]);
