@@ -1,8 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { createHash } from 'node:crypto';
 import type { DbOrTx } from '../../db/client';
 import { auditLog } from '../../db/schema';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson, sha256Hex } from './canonical-json';
 import type { Actor } from './permissions';
 import { insertRows } from './bulk-insert';
 import type { PipelinedWrites } from './pipelined-writes';
@@ -39,22 +38,24 @@ export interface AuditEntry {
 /** Normalises whatever the driver returns for a timestamptz(3) to the form that was hashed. */
 export const canonicalTime = (value: string | Date): string => new Date(value).toISOString();
 
+/** An entry's hashed members in RFC 8785 order (keys sorted by UTF-16 code units), so no entry sorts its keys again. */
+const HASHED_KEYS = [
+  'action', 'actorKind', 'actorTokenId', 'actorUserId', 'at', 'details', 'module', 'prevHash', 'recordId', 'recordType', 'seq', 'via',
+] as const;
+
+/**
+ * SHA-256 (hex) of the entry's canonical JSON: exactly `canonicalJson` of its members with `at` in canonical form
+ * (tests/platform/audit-chain.test.ts holds the two equal), written member by member because the verifier hashes
+ * every entry of the log and the generic walk sorted the same twelve keys each time.
+ */
 export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'>): string {
-  const content = canonicalJson({
-    seq: entry.seq,
-    at: canonicalTime(entry.at),
-    actorKind: entry.actorKind,
-    actorUserId: entry.actorUserId,
-    actorTokenId: entry.actorTokenId,
-    via: entry.via,
-    module: entry.module,
-    action: entry.action,
-    recordType: entry.recordType,
-    recordId: entry.recordId,
-    details: entry.details,
-    prevHash: entry.prevHash,
-  });
-  return createHash('sha256').update(content).digest('hex');
+  let content = '{';
+  for (const key of HASHED_KEYS) {
+    const value = key === 'at' ? canonicalTime(entry.at) : entry[key];
+    if (value === undefined) continue;
+    content += `${content.length > 1 ? ',' : ''}"${key}":${canonicalJson(value)}`;
+  }
+  return sha256Hex(`${content}}`);
 }
 
 /** jsonb cannot hold \u0000 and reorders nothing we hash on, but we round-trip through JSON so what we hash is what we read back. */

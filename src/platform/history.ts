@@ -1,9 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { history, users } from '../../db/schema';
-import { createHash } from 'node:crypto';
 import { appendAudit } from './audit';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson, sha256Hex } from './canonical-json';
 import type { Actor } from './permissions';
 import { insertRows } from './bulk-insert';
 import type { PipelinedWrites } from './pipelined-writes';
@@ -48,7 +47,7 @@ const normalise = (value: unknown): unknown => (value instanceof Date ? value.to
  * instead of a second copy of the changes: the chain then seals the History entry too (any edit of its changes no
  * longer matches), and a bulk write stores and hashes each change once.
  */
-export const changesDigest = (changes: FieldChanges): string => createHash('sha256').update(canonicalJson(changes)).digest('hex');
+export const changesDigest = (changes: FieldChanges): string => sha256Hex(canonicalJson(changes));
 
 /**
  * The one way a service records a write: an Audit Log entry (sealing the changes by their digest) and a History

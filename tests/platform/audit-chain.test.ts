@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
 import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/platform/audit';
 import { parseCheckpoint, verifyEntries } from '../../src/platform/audit-verify';
 import { canonicalJson } from '../../src/platform/canonical-json';
@@ -261,6 +262,16 @@ describe('canonical form (RFC 8785)', () => {
     // U+FB33 sorts after the surrogate pair of U+1F600 by code units, though before it by code points.
     const value = { b: [1, undefined, 'x'], a: { z: null, y: true }, '\ufb33': 3, '\u20ac': 1, '\ud83d\ude00': 2, '\u00e9': -0, n: 1e21, f: 0.1 + 0.2, u: undefined };
     expect(canonicalJson(value)).toBe('{"a":{"y":true,"z":null},"b":[1,null,"x"],"f":0.30000000000000004,"n":1e+21,"\u00e9":0,"\u20ac":1,"\ud83d\ude00":2,"\ufb33":3}');
+  });
+
+  test("an entry's hash is SHA-256 of the canonical JSON of its members, as any RFC 8785 library would write it", () => {
+    const random = randomSource(7);
+    const chain: AuditEntry[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      const { hash, ...members } = appendRandomEntry(chain, random, new Date(Date.UTC(2026, 0, 1, 0, 0, i, i)));
+      const expected = createHash('sha256').update(canonicalJson({ ...members, at: new Date(members.at).toISOString() })).digest('hex');
+      expect(hash).toBe(expected);
+    }
   });
 
   test('escapes strings exactly as JSON.stringify does', () => {
