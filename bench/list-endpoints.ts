@@ -11,6 +11,8 @@ import { bootBenchService, ms, summarise, timeIt } from './lib';
 const ROWS = 100_000;
 const CONCURRENCY = 8;
 const REQUESTS = 2_000;
+/** Each measurement is taken in this many rounds; the median round is reported. */
+const ROUNDS = 3;
 
 const OWNER = '(select id from users order by created_at limit 1)';
 const SEEDS: Record<string, string> = {
@@ -66,13 +68,30 @@ export async function benchListEndpoints(): Promise<Record<string, string>> {
       figures[`  ${name} total query`] = queries.total.toSQL().sql.includes('row_counts') ? 'sum of row_counts deltas' : 'count(*)';
       // One client measures latency without queueing; eight measure throughput (and latency under load).
       for (const clients of [1, CONCURRENCY]) {
-        const floor = await timeFloor(ctx.database.raw, queries, clients);
         await load(url, secret, clients, 100);
-        const run = await load(url, secret, clients, clients === 1 ? REQUESTS / 2 : REQUESTS);
-        const api = summarise(run.latencies);
-        const rate = (run.latencies.length / run.seconds).toFixed(0);
-        figures[`${path}, ${clients} client(s)`] = `p50 ${ms(api.p50)}, p99 ${ms(api.p99)}, ${rate} requests/s${run.failures ? `, ${run.failures} FAILED` : ''}`;
-        figures[`  ${name} floor: same SQL via driver, ${clients} client(s)`] = `p50 ${ms(floor)}; ratio ${(api.p50 / floor).toFixed(2)}x (target <= 3x${name === 'risks' && clients === 1 ? ', p50 < 5 ms' : ''})`;
+        // Rounds of floor-then-API, so both see the same machine: this 2-core machine is shared, and a busy spell
+        // during one round should move one round, not the figure. Reported: the median round.
+        const rounds: { floor: number; api: number }[] = [];
+        const latencies: number[] = [];
+        let seconds = 0;
+        let failures = 0;
+        for (let round = 0; round < ROUNDS; round++) {
+          const floor = await timeFloor(ctx.database.raw, queries, clients);
+          const run = await load(url, secret, clients, (clients === 1 ? REQUESTS / 2 : REQUESTS) / ROUNDS);
+          rounds.push({ floor, api: summarise(run.latencies).p50 });
+          latencies.push(...run.latencies);
+          seconds += run.seconds;
+          failures += run.failures;
+        }
+        const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+        const api = median(rounds.map((r) => r.api));
+        const floor = median(rounds.map((r) => r.floor));
+        const ratio = median(rounds.map((r) => r.api / r.floor));
+        const rate = (latencies.length / seconds).toFixed(0);
+        figures[`${path}, ${clients} client(s)`] =
+          `p50 ${ms(api)} (rounds ${rounds.map((r) => r.api.toFixed(2)).join(' / ')}), p99 ${ms(summarise(latencies).p99)}, ${rate} requests/s${failures ? `, ${failures} FAILED` : ''}`;
+        figures[`  ${name} floor: same SQL via driver, ${clients} client(s)`] =
+          `p50 ${ms(floor)}; ratio ${ratio.toFixed(2)}x (target <= 3x${name === 'risks' && clients === 1 ? ', p50 < 5 ms' : ''})`;
       }
     }
     await server.stop();

@@ -125,6 +125,11 @@ const decoderOf = (field: FlatField): Decoder => {
  * map's keys (Drizzle orders a flat selection that way), so values are taken by position.
  */
 export function selectFlat<T>(db: DbOrTx, fields: Record<string, FlatField>, query: { getSQL(): SQL }): Promise<T[]> {
+  return flatStatement<T>(db, fields, query).execute();
+}
+
+/** selectFlat's statement, to keep and run again: values given as `sql.placeholder(name)` are passed to `execute`. */
+export function flatStatement<T>(db: DbOrTx, fields: Record<string, FlatField>, query: { getSQL(): SQL }) {
   const keys = Object.keys(fields);
   const decoders = keys.map((key) => decoderOf(fields[key]));
   const toObjects = (rows: unknown[][]) => rows.map((values) => {
@@ -135,7 +140,8 @@ export function selectFlat<T>(db: DbOrTx, fields: Record<string, FlatField>, que
     }
     return row as T;
   });
-  return db._.session.prepareQuery(dialect.sqlToQuery(query.getSQL()), undefined, 'flat', true, toObjects).execute() as Promise<T[]>;
+  const statement = db._.session.prepareQuery(dialect.sqlToQuery(query.getSQL()), undefined, 'flat', true, toObjects);
+  return { execute: (values: Record<string, unknown> = {}) => statement.execute(values) as Promise<T[]> };
 }
 
 /**

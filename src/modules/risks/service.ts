@@ -1,5 +1,5 @@
 import { and, count, desc, eq, getTableColumns, ilike, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { preparedOnce, selectFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
+import { flatStatement, preparedOnce, selectFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import {
   analysisRisks, assets, businessUnits, exceptions, groups, riskBands, thirdPartyRisks, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks, users,
 } from '../../../db/schema';
@@ -156,6 +156,11 @@ const sortColumns = {
   updatedAt: risks.updatedAt,
 };
 
+/** A known sort key (`title`, `-inherentScore`, ...) or '' for the default order (newest first). */
+const effectiveSort = (sort: string | undefined) => (sort && (sortColumns as Record<string, unknown>)[sort.replace(/^-/, '')] ? sort : '');
+
+const riskOrder = (sort: string | undefined) => orderBy(effectiveSort(sort) || undefined, sortColumns, [desc(risks.createdAt), desc(risks.id)], risks.id);
+
 export function riskFilters(actor: Actor, query: Partial<RiskListQuery>): SQL | undefined {
   return and(
     ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId),
@@ -171,19 +176,39 @@ export function riskFilters(actor: Actor, query: Partial<RiskListQuery>): SQL | 
 export function riskListQueries(db: DbOrTx, actor: Actor, query: RiskListQuery) {
   const { pageSize, offset } = paging(query);
   const where = riskFilters(actor, query);
-  const order = orderBy(query.sort, sortColumns, [desc(risks.createdAt), desc(risks.id)], risks.id);
   return {
-    page: selectRiskPageRows(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
+    page: selectRiskPageRows(db).where(where).orderBy(...riskOrder(query.sort)).limit(pageSize).offset(offset),
     total: listTotalQuery(db, risks, where),
   };
 }
 
+/**
+ * The unfiltered page at level all (what an integration reads most) by sort order, built once per handle with the
+ * page's limit and offset as placeholders: the same SQL as riskListQueries writes, without building it per request.
+ */
+const unfilteredPages = new WeakMap<DbOrTx, Map<string, ReturnType<typeof flatStatement<RiskPageRow>>>>();
+
+function unfilteredPage(db: DbOrTx, sort: string | undefined) {
+  let bySort = unfilteredPages.get(db);
+  if (!bySort) unfilteredPages.set(db, (bySort = new Map()));
+  const key = effectiveSort(sort);
+  let statement = bySort.get(key);
+  if (!statement) {
+    const builder = selectRiskPageRows(db).orderBy(...riskOrder(key)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    bySort.set(key, (statement = flatStatement<RiskPageRow>(db, riskPageFields, builder)));
+  }
+  return statement;
+}
+
 export async function listRisks(db: DbOrTx, actor: Actor, query: RiskListQuery): Promise<Page<RiskView>> {
-  const { page, pageSize } = paging(query);
+  const { page, pageSize, offset } = paging(query);
   const queries = riskListQueries(db, actor, query);
+  const pageRows = riskFilters(actor, query) === undefined
+    ? unfilteredPage(db, query.sort).execute({ limit: pageSize, offset })
+    : selectFlat<RiskPageRow>(db, riskPageFields, queries.page);
   // Named (prepared) statements: PostgreSQL keeps the plan per connection instead of planning every request.
   const [rows, [{ total }], lookups] = await Promise.all([
-    selectFlat<RiskPageRow>(db, riskPageFields, queries.page),
+    pageRows,
     queries.total.prepare('risk_list_total').execute(),
     loadRiskLookups(db),
   ]);
