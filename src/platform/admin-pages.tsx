@@ -5,7 +5,7 @@ import { auditLog, history, outbox } from '../../db/schema';
 import { renderScreen } from '../../views/layout';
 import { Flash } from '../../views/components/flash';
 import { Pager } from '../../views/components/pager';
-import { DataTable, Tags, Text, When } from '../../views/components/table';
+import { DataTable, shownValue, Tags, Text, When } from '../../views/components/table';
 import { verifyAuditLog, type VerifyResult } from './audit-verify';
 import type { FieldChanges } from './history';
 import { verifyHistorySeals, type SealResult } from './history-seals';
@@ -46,7 +46,6 @@ async function listAuditEntries(db: DbOrTx, page: number) {
   return { rows: rows.map(({ entry, changes }) => ({ ...entry, changes: changes as FieldChanges | null })), total, page, pageSize: PAGE_SIZE };
 }
 
-const changeText = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
 type OutboxRow = Awaited<ReturnType<typeof listOutbox>>['rows'][number];
 type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>['rows'][number];
@@ -140,7 +139,7 @@ function AuditContent({ entries, result, seals, error, since, withHistory }: {
                 <pre class="details" safe>{JSON.stringify(e.details)}</pre>
                 {e.changes && (
                   <ul class="plain">
-                    {Object.entries(e.changes).map(([field, c]) => <li safe>{`${field}: ${changeText(c.before)} → ${changeText(c.after)}`}</li>)}
+                    {Object.entries(e.changes).map(([field, c]) => <li safe>{`${field}: ${shownValue(c.before)} → ${shownValue(c.after)}`}</li>)}
                   </ul>
                 )}
               </>

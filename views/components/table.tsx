@@ -45,3 +45,7 @@ export function When({ value, empty = '—' }: { value: string | Date | null | u
 
 export const Tags = ({ values }: { values: readonly string[] }) =>
   <span class="tags">{values.map((v) => <span class="tag" safe>{v}</span>)}</span>;
+
+/** A stored value as a History change shows it: '—' for nothing, objects and lists as JSON, the rest as text. */
+export const shownValue = (value: unknown): string =>
+  value === null || value === undefined || value === '' ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value);

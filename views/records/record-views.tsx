@@ -5,7 +5,7 @@ import type { Page } from '../../src/platform/paging';
 import { Flash, FormError } from '../components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../components/form';
 import { Pager } from '../components/pager';
-import { DataTable, Text, When } from '../components/table';
+import { DataTable, shownValue, Text, When } from '../components/table';
 
 /** A form field of a register screen; the kit renders, parses and validates it against the module's schema. */
 export interface FieldSpec {
@@ -181,7 +181,6 @@ export interface DetailProps {
   plural: string;
 }
 
-const shown = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 
 /** A record's page: its fields, the module's own sections, its History and its Audit Log entries. */
 export function RecordDetail(p: DetailProps): JSX.Element {
@@ -210,7 +209,7 @@ export function RecordDetail(p: DetailProps): JSX.Element {
             cell: (h) => (
               <ul class="changes">
                 {Object.entries(h.changes).map(([field, c]) => (
-                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{shown(c.before)}</span>{' → '}<span safe>{shown(c.after)}</span></li>
+                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{shownValue(c.before)}</span>{' → '}<span safe>{shownValue(c.after)}</span></li>
                 ))}
               </ul>
             ),
