@@ -49,6 +49,11 @@ export interface Actor {
   via: 'screen' | 'api' | 'cli' | 'import' | 'system' | 'mcp' | 'scim' | 'loader';
   /** Extra provenance for History, e.g. "CSV import of risks.csv". */
   source?: string;
+  /**
+   * The writes are a rehearsal (an import's Check file) in a transaction that is always rolled back: the records are
+   * written, so every database rule still answers, but recordChanges leaves out the Audit Log and History entries.
+   */
+  rehearsal?: boolean;
 }
 
 export function levelOf(actor: Actor, permission: Permission): Level | null {

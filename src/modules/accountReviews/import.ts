@@ -236,7 +236,7 @@ export async function importReviewItems(db: Db, actor: Actor, programId: string,
     return index === undefined ? null : unguard(cells[index] ?? '').trim();
   };
 
-  const run = async (tx: DbOrTx): Promise<ImportResult> => {
+  const run = async (tx: DbOrTx, importer: Actor): Promise<ImportResult> => {
     // Inside the transaction: the program stays open and writable for the whole run.
     await programForItemWrite(tx, importer, programId);
     const now = new Date();

@@ -379,7 +379,7 @@ export async function runCsvImport<L extends object>(
   if (csv.rowCount - skip === 0) throw new CsvRefusal('The file has only a header row and no records.');
   const importer: Actor = { ...actor, via: 'import', source: `CSV import of ${fileName}` };
 
-  const run = async (tx: DbOrTx): Promise<ImportResult> => {
+  const run = async (tx: DbOrTx, importer: Actor): Promise<ImportResult> => {
     const lookups = { ...(await type.prepare(tx, actor)), ...(await loadImportLookups(tx)) } as Lookups;
     const definitions = type.customFields ? await definitionsFor(tx, type.module) : [];
     const writer = writerOf(type, lookups, definitions);
@@ -403,13 +403,15 @@ export async function runCsvImport<L extends object>(
 
 /**
  * The import run states: `run` does every row inside one transaction, which is kept only when the result is
- * "imported" (an apply with no error row) and rolled back otherwise — always for a check. Apply runs, imported or
- * refused, leave one summary Audit Log entry (action import: file, row count, outcome counts).
+ * "imported" (an apply with no error row) and rolled back otherwise — always for a check. A check runs as a
+ * rehearsal: the same services and record writes, without the Audit Log and History entries its rollback would
+ * discard. Apply runs, imported or refused, leave one summary Audit Log entry (action import: file, row count,
+ * outcome counts).
  */
 export async function keepOnlyWhenImported(
   db: Db, importer: Actor, mode: ImportMode, fileName: string,
   target: { module: string; recordType: string | null; recordId: string | null },
-  run: (tx: DbOrTx) => Promise<ImportResult>,
+  run: (tx: DbOrTx, importer: Actor) => Promise<ImportResult>,
 ): Promise<ImportResult> {
   const summary = (result: ImportResult) => ({
     ...target, action: 'import',
@@ -417,7 +419,7 @@ export async function keepOnlyWhenImported(
   });
   try {
     return await db.transaction(async (tx) => {
-      const result = await run(tx);
+      const result = await run(tx, mode === 'check' ? { ...importer, rehearsal: true } : importer);
       if (result.outcome !== 'imported') throw new RollBack(result);
       await appendAudit(tx, importer, [summary(result)]);
       return result;
