@@ -97,7 +97,9 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
 export const httpPlatform = (database: Database) =>
   new Elysia({ name: 'platform:http' })
     .derive({ as: 'global' }, () => ({ requestId: crypto.randomUUID() }))
-    .onError({ as: 'global' }, async ({ error, code, request, set, ...rest }) => {
+    .onError({ as: 'global' }, async ({ error: raised, code, request, set, ...rest }) => {
+      // Elysia wraps whatever a parse hook throws as a parse error; the bearer check runs there (api-auth.ts).
+      const error = code === 'PARSE' && raised instanceof Error && raised.cause instanceof AppError ? raised.cause : raised;
       const requestId = (rest as { requestId?: string }).requestId ?? crypto.randomUUID();
       const { status, body } = errorResponse(error, code, requestId, new URL(request.url));
       if (error instanceof AppError && error.deniedReason) {

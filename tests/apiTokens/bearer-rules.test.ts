@@ -55,6 +55,20 @@ describe('rule 1: requests carry Authorization: Bearer <token>; tokens begin wit
     await expectRefused('/api/v1/risks', bearer(secret.replace(/^aat_/, 'xyz_')), 401, 'malformed token', null);
   }, 60_000);
 
+  test('authentication comes before input validation: no token with an invalid body or query is 401, not 400', async () => {
+    const invalidBody = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 42 }) };
+    await expectRefused('/api/v1/risks', invalidBody, 401, 'no token', null);
+    await expectRefused('/api/v1/risks?pageSize=not-a-number', {}, 401, 'no token', null);
+    const malformed = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title": ' };
+    await expectRefused('/api/v1/risks', malformed, 401, 'no token', null);
+  }, 60_000);
+
+  test('a token without the scope gets 403 for a request whose body is invalid too', async () => {
+    const secret = await makeToken(env, await adminActor(env), ['risks:read']);
+    const init = bearer(secret, { method: 'POST', body: JSON.stringify({ title: 42 }) });
+    await expectRefused('/api/v1/risks', init, 403, 'token scope risks:create missing', await tokenId(secret));
+  }, 60_000);
+
   test('an unknown aat_ token is 401', async () => {
     const fake = `aat_${Buffer.alloc(32, 7).toString('base64url')}`;
     await expectRefused('/api/v1/risks', bearer(fake), 401, 'unknown token', null);
