@@ -107,7 +107,9 @@ const modulePlugins = (ctx: AppContext): AnyElysia[] => [
 
 /** Composes platform plugins and module plugins. Tests import this; only server.ts listens. */
 export function createApp(ctx: AppContext): Elysia {
-  const app = new Elysia()
+  // normalize off: a body or query field the schema does not name is refused (400 "x: Unexpected property") instead
+  // of silently dropped, and responses are checked against their exact schemas (envelopes.ts `exactly`).
+  const app = new Elysia({ normalize: false })
     .use(httpPlatform(ctx.database))
     .use(screenLimits())
     .use(screenAuth(ctx))

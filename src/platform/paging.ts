@@ -1,5 +1,6 @@
 import { t, type Static, type TSchema } from 'elysia';
 import { stringEnum } from './schema-helpers';
+import { exactly } from './envelopes';
 import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm';
 
 /** Paging as the spec fixes it: page from 1, pageSize default 25 and at most 200; anything else is a 400, never clamped. */
@@ -34,7 +35,7 @@ export interface Page<T> {
  * See docs/decisions.md, "List responses are documented, not re-validated".
  */
 export function pageEnvelope<T extends TSchema>(row: T) {
-  const envelope = t.Object({ data: t.Object({ rows: t.Array(row), total: t.Integer(), page: t.Integer(), pageSize: t.Integer() }) });
+  const envelope = exactly(t.Object({ data: t.Object({ rows: t.Array(row), total: t.Integer(), page: t.Integer(), pageSize: t.Integer() }) }));
   // t.NoValidate marks the schema with an enumerable `noValidate: true`, which the OpenAPI plugin would copy into the
   // document as an unknown keyword; Elysia only reads the flag, so keep it and hide it from serialisation.
   Object.defineProperty(t.NoValidate(envelope), 'noValidate', { value: true, enumerable: false });

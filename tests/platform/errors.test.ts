@@ -36,6 +36,19 @@ describe('error envelope', () => {
     expect(body.problems.map((p) => p.field)).toContain('classificationId');
   });
 
+  test('a field the record does not have is refused naming it, not silently dropped', async () => {
+    const created = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: JSON.stringify({ title: 'Typo', titel: 'Typo' }) }));
+    expect(created.status).toBe(400);
+    const body = (await created.json()) as { error: string; problems: { field: string; message: string }[] };
+    expect(body.problems).toContainEqual({ field: 'titel', message: 'Unexpected property' });
+  });
+
+  test('a query parameter the list does not take is refused naming it (a misspelt filter would list everything)', async () => {
+    const res = await env.request('/api/v1/risks?staus=open', bearer(token));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('staus: Unexpected property');
+  });
+
   test('an unknown address answers 404 with the error envelope', async () => {
     const res = await env.request('/api/v1/no-such-thing', bearer(token));
     expect(res.status).toBe(404);

@@ -66,7 +66,11 @@ describe('policy fields', () => {
     const blank = await post('/api/v1/policies', { title: '   ' });
     expect(blank.status).toBe(400);
     expect(await errorOf(blank)).toContain('title');
-    const id = await createPolicy({ title: 'Sneaky', status: 'published', currentVersion: 3 });
+    // Status and version are not input: sending them is refused rather than ignored.
+    const sneaky = await post('/api/v1/policies', { title: 'Sneaky', status: 'published', currentVersion: 3 });
+    expect(sneaky.status).toBe(400);
+    expect(await errorOf(sneaky)).toContain('status: Unexpected property');
+    const id = await createPolicy({ title: 'Drafted' });
     expect(await json<Record<string, unknown>>(await send('GET', `/api/v1/policies/${id}`))).toMatchObject({ status: 'draft', currentVersion: null });
   });
 });
