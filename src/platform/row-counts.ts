@@ -15,6 +15,9 @@ export const COUNTED_TABLES = [
   'audit_plans', 'audit_findings', 'compliance_packages', 'account_review_programs',
 ] as const;
 
+/** Held (transaction-scoped) by whoever rewrites deltas: the sweep's compaction and a recount never interleave. */
+const REWRITE_LOCK = 7231005;
+
 const isCounted = (name: string) => (COUNTED_TABLES as readonly string[]).includes(name);
 
 /**
@@ -38,6 +41,7 @@ export function listTotalQuery(db: DbOrTx, table: PgTable, where: SQL | undefine
  * leaves no row (no rows sum to zero).
  */
 export async function compactRowCounts(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${REWRITE_LOCK})`);
   await tx.execute(sql`
     with gone as (
       delete from ${rowCounts}
@@ -46,4 +50,33 @@ export async function compactRowCounts(tx: DbOrTx): Promise<void> {
     )
     insert into ${rowCounts} (table_name, delta)
     select table_name, sum(delta) from gone group by table_name having sum(delta) <> 0`);
+}
+
+export interface Recount {
+  table: string;
+  /** The total the deltas gave before. */
+  counted: number;
+  /** The rows the table holds, now its only delta. */
+  rows: number;
+}
+
+/**
+ * Replaces every counted table's deltas by its exact count(*). For when the deltas no longer match the table:
+ * something wrote with the triggers off (a data-only restore with --disable-triggers, session_replication_role
+ * replica). Each table is locked in SHARE mode for its recount, so writers wait a moment and none is missed or
+ * counted twice; readers go on.
+ */
+export async function recountRows(tx: DbOrTx): Promise<Recount[]> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${REWRITE_LOCK})`);
+  const recounts: Recount[] = [];
+  for (const table of COUNTED_TABLES) {
+    await tx.execute(sql`lock table ${sql.identifier(table)} in share mode`);
+    const [{ counted }] = await tx.select({ counted: sql<number>`coalesce(sum(${rowCounts.delta}), 0)`.mapWith(Number) })
+      .from(rowCounts).where(sql`${rowCounts.tableName} = ${table}`);
+    const [{ rows }] = await tx.select({ rows: sql<number>`count(*)`.mapWith(Number) }).from(sql`${sql.identifier(table)}`);
+    await tx.delete(rowCounts).where(sql`${rowCounts.tableName} = ${table}`);
+    if (rows !== 0) await tx.insert(rowCounts).values({ tableName: table, delta: rows });
+    recounts.push({ table, counted, rows });
+  }
+  return recounts;
 }
