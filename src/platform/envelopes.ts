@@ -11,7 +11,8 @@ export function exactly<T extends TSchema>(schema: T): T {
   if (copy.type === 'object' && copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   if (copy.properties) copy.properties = Object.fromEntries(Object.entries(copy.properties as Record<string, TSchema>).map(([key, value]) => [key, exactly(value)]));
   if (copy.items && !Array.isArray(copy.items)) copy.items = exactly(copy.items as TSchema);
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(copy[key])) copy[key] = (copy[key] as TSchema[]).map(exactly);
+  // Not allOf: closing each member of an intersection would refuse the other members' fields.
+  for (const key of ['anyOf', 'oneOf'] as const) if (Array.isArray(copy[key])) copy[key] = (copy[key] as TSchema[]).map(exactly);
   return copy as T;
 }
 

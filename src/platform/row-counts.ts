@@ -63,8 +63,8 @@ export interface Recount {
 /**
  * Replaces every counted table's deltas by its exact count(*). For when the deltas no longer match the table:
  * something wrote with the triggers off (a data-only restore with --disable-triggers, session_replication_role
- * replica). Each table is locked in SHARE mode for its recount, so writers wait a moment and none is missed or
- * counted twice; readers go on.
+ * replica). Each table is locked in SHARE mode from its recount until the transaction ends, so its writers wait
+ * (briefly: a count(*) per table) and none is missed or counted twice; readers go on. Best run when the service is quiet.
  */
 export async function recountRows(tx: DbOrTx): Promise<Recount[]> {
   await tx.execute(sql`select pg_advisory_xact_lock(${REWRITE_LOCK})`);
