@@ -10,15 +10,10 @@
  * It opens the database the way the server does (DATABASE_URL, else DATA_DIR) but applies no migrations and
  * writes nothing: a verifier must not change what it verifies.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../db/client';
-import { DataDirInUseError } from '../db/data-dir-lock';
-import { ConfigError, readConfig } from '../src/config';
 import { parseCheckpoint, verifyAuditLog, type VerifyResult } from '../src/platform/audit-verify';
 import { verifyHistorySeals, type SealResult } from '../src/platform/history-seals';
-import { AppError } from '../src/platform/errors';
+import { openExistingDatabase, runCommand } from './cli';
 
 const USAGE = 'Usage: bun run audit:verify [--since <seq>:<hash>] [--history]';
 
@@ -67,13 +62,8 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const config = readConfig();
-  // Opening a missing embedded database would create an empty one and "verify" that; say so instead.
-  if (!config.DATABASE_URL && !existsSync(join(config.DATA_DIR, 'pgdata'))) {
-    console.error(`No embedded database in ${config.DATA_DIR} (set DATA_DIR, or DATABASE_URL for PostgreSQL).`);
-    return 1;
-  }
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 1 });
+  const database = await openExistingDatabase();
+  if (!database) return 1;
   try {
     const result = await verifyAuditLog(database.db, { since });
     for (const line of report(result)) console.log(line);
@@ -86,14 +76,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof DataDirInUseError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    console.error(error instanceof AppError || error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runCommand(main);

@@ -8,20 +8,12 @@
  *
  * It opens the database the way the server does (DATABASE_URL, else DATA_DIR) and applies no migrations.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { openDatabase } from '../db/client';
-import { DataDirInUseError } from '../db/data-dir-lock';
-import { ConfigError, readConfig } from '../src/config';
 import { recountRows } from '../src/platform/row-counts';
+import { openExistingDatabase, runCommand } from './cli';
 
 async function main(): Promise<number> {
-  const config = readConfig();
-  if (!config.DATABASE_URL && !existsSync(join(config.DATA_DIR, 'pgdata'))) {
-    console.error(`No embedded database in ${config.DATA_DIR} (set DATA_DIR, or DATABASE_URL for PostgreSQL).`);
-    return 1;
-  }
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 1 });
+  const database = await openExistingDatabase();
+  if (!database) return 1;
   try {
     const recounts = await database.db.transaction((tx) => recountRows(tx));
     const wrong = recounts.filter((r) => r.counted !== r.rows);
@@ -33,14 +25,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof DataDirInUseError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runCommand(main);

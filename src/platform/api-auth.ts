@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { authenticateToken } from '../modules/apiTokens/service';
-import { AppError, unauthorized } from './errors';
-import { requirePermission, type Actor, type Permission } from './permissions';
+import { AppError, forbidden, unauthorized } from './errors';
+import { levelOf, requirePermission, type Actor, type Permission } from './permissions';
 import type { AppContext } from './context';
 
 export interface DeniedError extends AppError {
@@ -15,34 +15,80 @@ function bearerSecret(header: string | undefined): string {
   return match[1];
 }
 
-/** Actors authenticated for requests in flight: set before the body is parsed, read by the handler's `resolve`. */
-const authenticated = new WeakMap<Request, Actor>();
+/** Each request's token lookup, made once and shared by the hooks that authorise it and the handler's `resolve`. */
+const actors = new WeakMap<Request, Promise<Actor>>();
 
 interface Incoming {
   headers: Record<string, string | undefined>;
   request: Request;
 }
 
-/** Authenticates the request's bearer token and checks the permission once per request; throws 401/403. */
-async function authenticate(db: AppContext['db'], permission: Permission, { headers, request }: Incoming): Promise<void> {
-  if (authenticated.has(request)) return;
-  const actor = await authenticateToken(db, bearerSecret(headers.authorization));
+function actorOf(db: AppContext['db'], { headers, request }: Incoming): Promise<Actor> {
+  let actor = actors.get(request);
+  if (!actor) {
+    actor = authenticateToken(db, bearerSecret(headers.authorization));
+    actors.set(request, actor);
+  }
+  return actor;
+}
+
+/** Authenticates the request and runs `check` on its actor (every hook runs its own check); throws 401/403. */
+async function authorise(db: AppContext['db'], check: (actor: Actor) => void, incoming: Incoming): Promise<Actor> {
+  const actor = await actorOf(db, incoming);
   try {
-    requirePermission(actor, permission);
+    check(actor);
   } catch (error) {
     if (error instanceof AppError) Object.assign(error, { actor });
     throw error;
   }
-  authenticated.set(request, actor);
+  return actor;
+}
+
+/**
+ * Errors thrown by the authorising parse hook. Elysia reports anything a parse hook throws as a parse failure of the
+ * body; the error handler (http.ts) answers these as themselves (401, 403, or a 500 that is logged) instead.
+ */
+export const thrownBeforeParsing = new WeakSet<object>();
+
+/**
+ * The hooks that authorise a route before anything it carries is read: `parse` for a request with a body (before
+ * the body is parsed) and `transform` for one without, both before the query, params and body are validated, so a
+ * request without a valid token or right is answered 401/403 whatever it carries. (`resolve` alone runs after
+ * validation, which answered 400 first.) The hooks name only what they use, so Elysia parses nothing more for them.
+ */
+function authorisingHooks(db: AppContext['db'], check: (actor: Actor) => void) {
+  return {
+    // Returning nothing leaves the body to the route's own parser.
+    parse: async ({ headers, request }: Incoming) => {
+      try {
+        await authorise(db, check, { headers, request });
+      } catch (error) {
+        if (error !== null && typeof error === 'object') thrownBeforeParsing.add(error);
+        throw error;
+      }
+    },
+    transform: async ({ headers, request }: Incoming) => {
+      await authorise(db, check, { headers, request });
+    },
+    resolve: async ({ headers, request }: Incoming) => ({ actor: await authorise(db, check, { headers, request }) }),
+  };
+}
+
+/** A 403 naming the rights of which none is held. */
+function requireAnyOf(permissions: readonly Permission[]) {
+  const named = [...new Set(permissions)];
+  return (actor: Actor) => {
+    if (!named.some((permission) => levelOf(actor, permission) !== null)) {
+      throw forbidden(`${named.join(' or ')} missing (token scope and creator's right)`);
+    }
+  };
 }
 
 /**
  * `{ scope: 'risks:read' }` on a route: authenticates the bearer token, checks scope AND the creator's right,
  * exposes `actor` to the handler, and documents the scope in the OpenAPI operation.
- *
- * The check runs before the body is parsed (a request with a body) or at `transform` (one without), so before the
- * query, params and body are validated: a request without a valid token or scope is answered 401/403 whatever it
- * carries. (`resolve` alone runs after validation, which answered 400 first.)
+ * `{ scopeAnyOf: ['risks:create', 'risks:update'] }`: the same with any one of several rights (the route documents
+ * them itself), for routes whose rows each need one of them (CSV imports).
  */
 export const apiAuth = (ctx: AppContext) =>
   new Elysia({ name: 'platform:api-auth' }).macro({
@@ -52,15 +98,9 @@ export const apiAuth = (ctx: AppContext) =>
         'x-required-scope': permission,
         description: `Needs scope \`${permission}\` on the token, and the token's creator must hold that right.`,
       },
-      // Returning nothing leaves the body to Elysia's own parser.
-      parse: async (incoming: Incoming) => {
-        await authenticate(ctx.db, permission, incoming);
-      },
-      transform: (incoming: Incoming) => authenticate(ctx.db, permission, incoming),
-      resolve({ request }: { request: Request }) {
-        const actor = authenticated.get(request);
-        if (!actor) throw unauthorized('no token');
-        return { actor };
-      },
+      ...authorisingHooks(ctx.db, (actor) => {
+        requirePermission(actor, permission);
+      }),
     }),
+    scopeAnyOf: (permissions: readonly Permission[]) => authorisingHooks(ctx.db, requireAnyOf(permissions)),
   });

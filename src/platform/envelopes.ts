@@ -10,6 +10,9 @@ export function exactly<T extends TSchema>(schema: T): T {
   const copy: TSchema = { ...schema };
   if (copy.type === 'object' && copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   if (copy.properties) copy.properties = Object.fromEntries(Object.entries(copy.properties as Record<string, TSchema>).map(([key, value]) => [key, exactly(value)]));
+  if (copy.patternProperties) {
+    copy.patternProperties = Object.fromEntries(Object.entries(copy.patternProperties as Record<string, TSchema>).map(([key, value]) => [key, exactly(value)]));
+  }
   if (copy.items && !Array.isArray(copy.items)) copy.items = exactly(copy.items as TSchema);
   // Not allOf: closing each member of an intersection would refuse the other members' fields.
   for (const key of ['anyOf', 'oneOf'] as const) if (Array.isArray(copy[key])) copy[key] = (copy[key] as TSchema[]).map(exactly);
@@ -18,7 +21,7 @@ export function exactly<T extends TSchema>(schema: T): T {
 
 /** Response shapes shared by every module, so the OpenAPI document describes them once. */
 export const Data = <T extends TSchema>(schema: T) => exactly(t.Object({ data: schema }));
-export const Created = t.Object({ data: t.Object({ id: t.String() }) }, { description: 'Created' });
+export const Created = exactly(t.Object({ data: t.Object({ id: t.String() }) }, { description: 'Created' }));
 /** OpenAPI `responses` for a 204 delete (a null body schema would not be a valid OpenAPI media type). */
 export const deletedResponses = { 204: { description: 'Deleted; no body' } } as const;
 export const ErrorBody = t.Object({ error: t.String() });

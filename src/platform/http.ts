@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { Database } from '../../db/client';
 import { appendAudit } from './audit';
+import { thrownBeforeParsing } from './api-auth';
 import { AppError } from './errors';
 import { log } from './log';
 import { systemActor, type Actor } from './permissions';
@@ -80,6 +81,11 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
     if (error.problems.length) body.problems = error.problems;
     return { status: error.status, body };
   }
+  if (error instanceof ValidationError && error.type === 'response') {
+    // The handler answered something its documented schema does not allow: our fault, and not the client's to read.
+    log.error('response does not match its schema', { requestId, path: url?.pathname, problems: describeValidation(error).map((p) => `${p.field}: ${p.message}`) });
+    return { status: 500, body: { error: 'internal' } };
+  }
   if (error instanceof ValidationError) {
     const problems = describeValidation(error, url);
     return { status: 400, body: { error: problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems } };
@@ -99,9 +105,10 @@ export const httpPlatform = (database: Database) =>
     .derive({ as: 'global' }, () => ({ requestId: crypto.randomUUID() }))
     .onError({ as: 'global' }, async ({ error: raised, code, request, set, ...rest }) => {
       // Elysia wraps whatever a parse hook throws as a parse error; the bearer check runs there (api-auth.ts).
-      const error = code === 'PARSE' && raised instanceof Error && raised.cause instanceof AppError ? raised.cause : raised;
+      const fromAuth = code === 'PARSE' && raised instanceof Error && typeof raised.cause === 'object' && raised.cause !== null && thrownBeforeParsing.has(raised.cause);
+      const error = fromAuth ? (raised as Error).cause : raised;
       const requestId = (rest as { requestId?: string }).requestId ?? crypto.randomUUID();
-      const { status, body } = errorResponse(error, code, requestId, new URL(request.url));
+      const { status, body } = errorResponse(error, fromAuth ? 'UNKNOWN' : code, requestId, new URL(request.url));
       if (error instanceof AppError && error.deniedReason) {
         const denied = error as AppError & { actor?: Actor; tokenId?: string };
         const actor = denied.actor ?? (rest as { actor?: Actor | null }).actor ?? null;

@@ -1,6 +1,6 @@
 import { count, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { DbOrTx } from '../../db/client';
+import { selectRows, type DbOrTx } from '../../db/client';
 import { rowCounts } from '../../db/schema';
 
 /**
@@ -63,19 +63,19 @@ export interface Recount {
 /**
  * Replaces every counted table's deltas by its exact count(*). For when the deltas no longer match the table:
  * something wrote with the triggers off (a data-only restore with --disable-triggers, session_replication_role
- * replica). Each table is locked in SHARE mode from its recount until the transaction ends, so its writers wait
- * (briefly: a count(*) per table) and none is missed or counted twice; readers go on. Best run when the service is quiet.
+ * replica). One statement per table, like compaction: its DELETE and its count(*) see the same snapshot, so a write
+ * committed later keeps its own delta and is not in the count, and one committed earlier is in the count with its
+ * delta gone. Nobody waits but a compaction (the shared advisory lock).
  */
 export async function recountRows(tx: DbOrTx): Promise<Recount[]> {
   await tx.execute(sql`select pg_advisory_xact_lock(${REWRITE_LOCK})`);
   const recounts: Recount[] = [];
   for (const table of COUNTED_TABLES) {
-    await tx.execute(sql`lock table ${sql.identifier(table)} in share mode`);
-    const [{ counted }] = await tx.select({ counted: sql<number>`coalesce(sum(${rowCounts.delta}), 0)`.mapWith(Number) })
-      .from(rowCounts).where(sql`${rowCounts.tableName} = ${table}`);
-    const [{ rows }] = await tx.select({ rows: sql<number>`count(*)`.mapWith(Number) }).from(sql`${sql.identifier(table)}`);
-    await tx.delete(rowCounts).where(sql`${rowCounts.tableName} = ${table}`);
-    if (rows !== 0) await tx.insert(rowCounts).values({ tableName: table, delta: rows });
+    const [{ counted, rows }] = await selectRows<{ counted: number; rows: number }>(tx, sql`
+      with gone as (delete from ${rowCounts} where ${rowCounts.tableName} = ${table} returning ${rowCounts.delta}),
+           present as (select count(*) as n from ${sql.identifier(table)}),
+           kept as (insert into ${rowCounts} (table_name, delta) select ${table}, n from present where n <> 0)
+      select (select coalesce(sum(delta), 0) from gone)::int as counted, (select n from present)::int as rows`);
     recounts.push({ table, counted, rows });
   }
   return recounts;

@@ -61,12 +61,18 @@ describe('rule 1: requests carry Authorization: Bearer <token>; tokens begin wit
     await expectRefused('/api/v1/risks?pageSize=not-a-number', {}, 401, 'no token', null);
     const malformed = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title": ' };
     await expectRefused('/api/v1/risks', malformed, 401, 'no token', null);
+    // CSV imports (any of create or update) too: a missing mode or an unknown parameter is not looked at first.
+    const csv = { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'title\nA risk\n' };
+    await expectRefused('/api/v1/risks/import', csv, 401, 'no token', null);
+    await expectRefused('/api/v1/risks/import?mode=check&x=1', csv, 401, 'no token', null);
   }, 60_000);
 
   test('a token without the scope gets 403 for a request whose body is invalid too', async () => {
     const secret = await makeToken(env, await adminActor(env), ['risks:read']);
     const init = bearer(secret, { method: 'POST', body: JSON.stringify({ title: 42 }) });
     await expectRefused('/api/v1/risks', init, 403, 'token scope risks:create missing', await tokenId(secret));
+    const csv = bearer(secret, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'title\nA risk\n' });
+    await expectRefused('/api/v1/risks/import', csv, 403, "risks:create or risks:update missing (token scope and creator's right)", await tokenId(secret));
   }, 60_000);
 
   test('an unknown aat_ token is 401', async () => {

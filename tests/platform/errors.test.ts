@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { t } from 'elysia';
 import { createApp } from '../../src/app';
+import { Data } from '../../src/platform/envelopes';
 import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken } from '../helpers/factories';
 
@@ -22,6 +24,27 @@ describe('error envelope', () => {
     expect(text).not.toContain('hunter2');
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  test('a response with a field its schema does not declare is a logged 500, never sent and never blamed on the client', async () => {
+    const app = createApp(env.ctx).get('/api/v1/test-leak', () => ({ data: { id: 'x', passwordHash: 'secret' } }), {
+      response: Data(t.Object({ id: t.String() })),
+    });
+    const res = await app.handle(new Request('http://localhost/api/v1/test-leak'));
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: 'internal' });
+    expect(text).not.toContain('passwordHash');
+  });
+
+  test('a database failure while checking the token is a 500, even for a request with a body', async () => {
+    const broken = await startTestEnv();
+    await broken.ctx.close();
+    for (const init of [bearer(token), bearer(token, { method: 'POST', body: JSON.stringify({ title: 'x' }) })]) {
+      const res = await broken.request('/api/v1/risks', init);
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ error: 'internal' });
+    }
+  }, 60_000);
 
   test('a body that is not JSON is a 400, not a 500', async () => {
     const res = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: '{"title": ', headers: { 'content-type': 'application/json' } }));

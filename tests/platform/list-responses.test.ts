@@ -62,19 +62,34 @@ test('every list in the OpenAPI document answers rows with exactly their documen
   const everything = await makeToken(env, await adminActor(env), [...ALL_PERMISSIONS]);
   const lists = Object.entries(document.paths).flatMap(([path, item]) => {
     const rows = item.get?.responses?.['200']?.content?.['application/json']?.schema?.properties?.data?.properties?.rows?.items;
-    return rows && !path.includes('{') ? [{ path, rows }] : [];
+    return rows ? [{ path, rows }] : [];
   });
   expect(lists.map((l) => l.path)).toContain('/api/v1/assets');
+  expect(lists.map((l) => l.path)).toContain('/api/v1/account-reviews/{id}/items');
+  // A nested list (/x/{id}/items) is read under the first record of its parent list that has any.
+  const program = await env.request('/api/v1/account-reviews', bearer(everything, { method: 'POST', body: JSON.stringify({ name: 'Listed program' }) }));
+  expect(program.status, await program.clone().text()).toBe(201);
+  const programId = ((await program.json()) as { data: { id: string } }).data.id;
+  const item = await env.request(`/api/v1/account-reviews/${programId}/items`, bearer(everything, { method: 'POST', body: JSON.stringify({ account: 'listed', system: 'crm' }) }));
+  expect(item.status, await item.clone().text()).toBe(201);
+  const parentIds = async (parent: string): Promise<string[]> => {
+    const res = await env.request(`${parent}?pageSize=20`, bearer(everything));
+    return res.status === 200 ? ((await res.json()) as { data: { rows: { id: string }[] } }).data.rows.map((r) => r.id) : [];
+  };
   let checkedRows = 0;
   for (const { path, rows } of lists) {
     expect(rows.additionalProperties, path).toBe(false);
     const declared = Object.keys(rows.properties ?? {});
-    const res = await env.request(`${path}?pageSize=50`, bearer(everything));
-    expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
-    for (const row of ((await res.json()) as { data: { rows: Record<string, unknown>[] } }).data.rows) {
-      expect(Object.keys(row).filter((key) => !declared.includes(key)), path).toEqual([]);
-      expect((rows.required ?? []).filter((key) => !(key in row)), path).toEqual([]);
-      checkedRows += 1;
+    const [parent, rest] = path.split('/{id}');
+    const addresses = rest === undefined ? [path] : (await parentIds(parent)).map((id) => `${parent}/${id}${rest}`);
+    for (const address of addresses) {
+      const res = await env.request(`${address}?pageSize=50`, bearer(everything));
+      expect(res.status, `${address}: ${await res.clone().text()}`).toBe(200);
+      for (const row of ((await res.json()) as { data: { rows: Record<string, unknown>[] } }).data.rows) {
+        expect(Object.keys(row).filter((key) => !declared.includes(key)), path).toEqual([]);
+        expect((rows.required ?? []).filter((key) => !(key in row)), path).toEqual([]);
+        checkedRows += 1;
+      }
     }
   }
   expect(checkedRows).toBeGreaterThan(0);

@@ -1,9 +1,7 @@
 import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
-import { cleanFileName, type ImportMode } from '../../platform/csv/engine';
-import { CsvRefusal } from '../../platform/csv/parse';
-import { invalid } from '../../platform/errors';
-import { stringEnum } from '../../platform/schema-helpers';
+import type { ImportMode } from '../../platform/csv/engine';
+import { csvUpload, importAnswer, importResponses, ImportModeQuery } from '../../platform/csv/routes';
 import { importReviewItems, ITEM_COLUMNS } from './import';
 import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
 import { pageEnvelope } from '../../platform/paging';
@@ -12,28 +10,6 @@ import { ItemCreate, ItemDecision, ItemListQuery, ItemParams, ItemView, ProgramC
 import { addItem, decideItem, getItem, itemHistory, listItems, programKind, removeItem } from './service';
 
 const tags = ['Account reviews'];
-
-const CSV_TYPES = /^(text\/csv|text\/plain|application\/csv|application\/vnd\.ms-excel|application\/octet-stream)\b/i;
-const ImportRow = t.Object({
-  line: t.Integer({ description: 'Line of the file where the row starts (the header is line 1)' }),
-  outcome: stringEnum(['create', 'update', 'unchanged', 'error'] as const),
-  changes: t.Optional(t.Array(t.Object({ column: t.String(), old: t.String(), new: t.String() }))),
-  errors: t.Optional(t.Array(t.Object({ column: t.String(), message: t.String() }))),
-});
-const ImportAnswer = t.Object({
-  data: t.Object({
-    outcome: stringEnum(['checked', 'imported', 'refused'] as const),
-    counts: t.Object({ create: t.Integer(), update: t.Integer(), unchanged: t.Integer(), error: t.Integer() }),
-    rows: t.Array(ImportRow),
-  }),
-});
-const fileNameOf = (value: string | undefined) => {
-  try {
-    return cleanFileName(value ? decodeURIComponent(value) : 'upload.csv');
-  } catch {
-    return cleanFileName(value);
-  }
-};
 
 /** Review programs (the register kit) and their items under /api/v1/account-reviews/:id/items. */
 export const accountReviewsApi = (ctx: AppContext) =>
@@ -54,21 +30,10 @@ export const accountReviewsApi = (ctx: AppContext) =>
       detail: { tags, summary: 'Add an account to review (409 when the program is closed)' },
     })
     .post('/:id/items/import', async ({ actor, params, query, headers, request, set }) => {
-      if (!CSV_TYPES.test(headers['content-type'] ?? '')) throw invalid([{ field: 'Content-Type', message: 'must be text/csv' }]);
-      const bytes = new Uint8Array(await request.arrayBuffer());
-      try {
-        const result = await importReviewItems(ctx.db, actor, params.id, { name: fileNameOf(headers['x-file-name']), bytes }, query.mode as ImportMode);
-        set.status = result.outcome === 'refused' ? 422 : 200;
-        return { data: { outcome: result.outcome, counts: result.counts, rows: result.rows } };
-      } catch (error) {
-        if (!(error instanceof CsvRefusal)) throw error;
-        set.status = 422;
-        return { error: error.message };
-      }
+      const file = await csvUpload(request, headers);
+      return importAnswer(() => importReviewItems(ctx.db, actor, params.id, file, query.mode as ImportMode), set);
     }, {
-      scope: 'accountReviews:update', params: IdParam, parse: 'none',
-      query: t.Object({ mode: stringEnum(['check', 'apply'] as const, { description: 'check: run every row and roll back; apply: import, only if every row succeeds' }) }),
-      response: { 200: ImportAnswer, 422: t.Union([ImportAnswer, t.Object({ error: t.String() })]) },
+      scope: 'accountReviews:update', params: IdParam, parse: 'none', query: ImportModeQuery, response: importResponses,
       detail: {
         tags,
         summary: 'Check or import a CSV of review items into the program (409 when it is closed)',

@@ -91,8 +91,16 @@ type JoinedItem = Awaited<ReturnType<ReturnType<typeof selectItems>['execute']>>
 const person = (id: string | null, name: string | null, email: string | null) => (id && name ? { id, name, email: email ?? '' } : null);
 
 function toItemView({ item, ownerName, ownerEmail, reviewerName, reviewerEmail }: JoinedItem): ItemView {
+  // Field by field: list rows are sent as built (not re-checked), so a new column is not sent until the view names it.
   return {
-    ...item,
+    id: item.id,
+    programId: item.programId,
+    account: item.account,
+    system: item.system,
+    ownerId: item.ownerId,
+    decision: item.decision,
+    reviewerId: item.reviewerId,
+    notes: item.notes,
     owner: person(item.ownerId, ownerName, ownerEmail),
     reviewer: person(item.reviewerId, reviewerName, reviewerEmail),
     reviewedAt: item.reviewedAt?.toISOString() ?? null,

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { exactly } from '../../platform/envelopes';
 import { PageQuery, pageEnvelope } from '../../platform/paging';
 import { ALL_PERMISSIONS } from '../../platform/permissions';
 import { stringEnum } from '../../platform/schema-helpers';
@@ -35,6 +36,6 @@ export const TokenListQuery = PageQuery;
 export type TokenListQuery = Static<typeof TokenListQuery>;
 export const TokenPage = pageEnvelope(TokenView);
 
-export const TokenCreated = t.Object({
+export const TokenCreated = exactly(t.Object({
   data: t.Object({ id: t.String(), secret: t.String({ description: 'Begins with aat_; shown once, only its SHA-256 hash is stored' }) }),
-}, { description: 'Created' });
+}, { description: 'Created' }));

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { exactly } from '../../platform/envelopes';
 import { recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
 import { stringEnum } from '../../platform/schema-helpers';
 
@@ -54,9 +55,9 @@ export const PackageProblem = t.Object({
 });
 export type PackageProblem = Static<typeof PackageProblem>;
 
-export const PackageRefused = t.Object({ error: t.String(), problems: t.Array(PackageProblem) }, {
+export const PackageRefused = exactly(t.Object({ error: t.String(), problems: t.Array(PackageProblem) }, {
   description: 'The whole package is refused and nothing is written; every problem is listed',
-});
+}));
 
 /** The package's own fields that can change after import (the item tree cannot: import a new version instead). */
 const packageFields = {

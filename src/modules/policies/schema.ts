@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { exactly } from '../../platform/envelopes';
 import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
 import { stringEnum } from '../../platform/schema-helpers';
 
@@ -48,7 +49,7 @@ export const PolicyVersionView = t.Object({
   publishedByName: t.Union([t.String(), t.Null()]),
 });
 export type PolicyVersionView = Static<typeof PolicyVersionView>;
-export const PublishedVersion = t.Object({ data: t.Object({ id: t.String(), version: t.Integer() }) }, { description: 'Published' });
+export const PublishedVersion = exactly(t.Object({ data: t.Object({ id: t.String(), version: t.Integer() }) }, { description: 'Published' }));
 
 export const PolicyReviewCreate = t.Object({
   reviewedOn: IsoDate,

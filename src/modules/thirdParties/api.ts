@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, IdParam } from '../../platform/envelopes';
+import { Created, Data, deletedResponses, exactly, IdParam } from '../../platform/envelopes';
 import { recordApi } from '../../platform/record-api';
 import {
   ContactCreate, ContactParams, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, RiskLinkParams, SubProcessorCreate,
@@ -13,7 +13,7 @@ import {
 
 const tags = ['Third parties'];
 
-const Linked = t.Object({ data: t.Null() }, { description: 'Linked' });
+const Linked = exactly(t.Object({ data: t.Null() }, { description: 'Linked' }));
 
 export const thirdPartiesApi = (ctx: AppContext) =>
   recordApi(ctx, thirdPartyKind, {

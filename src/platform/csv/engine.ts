@@ -420,7 +420,8 @@ export async function keepOnlyWhenImported(
   try {
     return await db.transaction(async (tx) => {
       const result = await run(tx, mode === 'check' ? { ...importer, rehearsal: true } : importer);
-      if (result.outcome !== 'imported') throw new RollBack(result);
+      // A rehearsal wrote no Audit Log or History: whatever it answers, it is never kept.
+      if (mode === 'check' || result.outcome !== 'imported') throw new RollBack(result);
       await appendAudit(tx, importer, [summary(result)]);
       return result;
     });

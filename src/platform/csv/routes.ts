@@ -1,9 +1,10 @@
 import { Elysia, t, type AnyElysia } from 'elysia';
-import { authenticateToken } from '../../modules/apiTokens/service';
+import { apiAuth } from '../api-auth';
 import type { AppContext } from '../context';
-import { AppError, invalid, unauthorized } from '../errors';
+import { ErrorBody, exactly } from '../envelopes';
+import { invalid } from '../errors';
 import { stringEnum } from '../schema-helpers';
-import { cleanFileName, importRightsMissing, mayImport, runCsvImport, type ImportMode } from './engine';
+import { cleanFileName, runCsvImport, type ImportFile, type ImportMode, type ImportResult } from './engine';
 import { importRights, type ImportType } from './import-type';
 import { CsvRefusal } from './parse';
 import { csvImportPages } from './pages';
@@ -14,14 +15,20 @@ const RowSchema = t.Object({
   changes: t.Optional(t.Array(t.Object({ column: t.String(), old: t.String(), new: t.String() }), { description: 'Update rows: each changed column, old -> new' })),
   errors: t.Optional(t.Array(t.Object({ column: t.String(), message: t.String() }), { description: 'Error rows: every reason' })),
 });
-export const ImportAnswer = t.Object({
+/** The answer of every CSV check or import (record types and account review items alike). */
+export const ImportAnswer = exactly(t.Object({
   data: t.Object({
     outcome: stringEnum(['checked', 'imported', 'refused'] as const),
     counts: t.Object({ create: t.Integer(), update: t.Integer(), unchanged: t.Integer(), error: t.Integer() }),
     rows: t.Array(RowSchema),
   }),
+}));
+
+/** The query and answers of every CSV import route. */
+export const ImportModeQuery = t.Object({
+  mode: stringEnum(['check', 'apply'] as const, { description: 'check: run every row and roll back; apply: import, only if every row succeeds' }),
 });
-const ErrorBody = t.Object({ error: t.String() });
+export const importResponses = { 200: ImportAnswer, 422: t.Union([ImportAnswer, ErrorBody]) };
 
 const CSV_TYPES = /^(text\/csv|text\/plain|application\/csv|application\/vnd\.ms-excel|application\/octet-stream)\b/i;
 
@@ -34,38 +41,43 @@ function fileNameHeader(value: string | undefined): string {
   }
 }
 
+/** The uploaded CSV of an import route: the body (Content-Type text/csv) and the file name from X-File-Name. */
+export async function csvUpload(request: Request, headers: Record<string, string | undefined>): Promise<ImportFile> {
+  if (!CSV_TYPES.test(headers['content-type'] ?? '')) throw invalid([{ field: 'Content-Type', message: 'must be text/csv' }]);
+  return { name: fileNameHeader(headers['x-file-name']), bytes: new Uint8Array(await request.arrayBuffer()) };
+}
+
+/** A run's REST answer: 200 checked or imported, 422 refused (with its rows) or a file refused as a whole. */
+export async function importAnswer(run: () => Promise<ImportResult>, set: { status?: number | string }) {
+  try {
+    const result = await run();
+    set.status = result.outcome === 'refused' ? 422 : 200;
+    return { data: { outcome: result.outcome, counts: result.counts, rows: result.rows } };
+  } catch (error) {
+    if (!(error instanceof CsvRefusal)) throw error;
+    set.status = 422;
+    return { error: error.message };
+  }
+}
+
 /**
  * POST /api/v1/<area>/import?mode=check|apply for each import type: the CSV is the body (Content-Type text/csv), the file
  * name in X-File-Name. Needs <module>:create or <module>:update (token scope and the creator's right).
  */
 export function csvImportApi(ctx: AppContext, types: readonly ImportType[]) {
-  const api: AnyElysia = new Elysia({ name: 'api:csv-imports' });
+  const api = new Elysia({ name: 'api:csv-imports' }).use(apiAuth(ctx));
   for (const importType of types) {
     const type = importType;
     const rights = importRights(type);
     const scopes = rights.create === rights.update ? `\`${rights.create}\`` : `\`${rights.create}\` or \`${rights.update}\``;
-    api.post(`/api/v1/${type.area}/import`, async ({ request, query, headers, set }) => {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-      if (!match) throw unauthorized(headers.authorization ? 'malformed Authorization header' : 'no token');
-      const actor = await authenticateToken(ctx.db, match[1]);
-      if (!mayImport(actor, type)) {
-        throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], `${importRightsMissing(type)} (token scope and creator's right)`), { actor });
-      }
-      if (!CSV_TYPES.test(headers['content-type'] ?? '')) throw invalid([{ field: 'Content-Type', message: 'must be text/csv' }]);
-      const bytes = new Uint8Array(await request.arrayBuffer());
-      try {
-        const result = await runCsvImport(ctx.db, type, actor, { name: fileNameHeader(headers['x-file-name']), bytes }, query.mode as ImportMode);
-        set.status = result.outcome === 'refused' ? 422 : 200;
-        return { data: { outcome: result.outcome, counts: result.counts, rows: result.rows } };
-      } catch (error) {
-        if (!(error instanceof CsvRefusal)) throw error;
-        set.status = 422;
-        return { error: error.message };
-      }
+    api.post(`/api/v1/${type.area}/import`, async ({ actor, request, query, headers, set }) => {
+      const file = await csvUpload(request, headers);
+      return importAnswer(() => runCsvImport(ctx.db, type, actor, file, query.mode as ImportMode), set);
     }, {
+      scopeAnyOf: [rights.create, rights.update],
       parse: 'none',
-      query: t.Object({ mode: stringEnum(['check', 'apply'] as const, { description: 'check: run every row and roll back; apply: import, only if every row succeeds' }) }),
-      response: { 200: ImportAnswer, 422: t.Union([ImportAnswer, ErrorBody]) },
+      query: ImportModeQuery,
+      response: importResponses,
       detail: {
         tags: [type.title],
         summary: `Check or import a CSV file of ${type.title.toLowerCase()}`,
