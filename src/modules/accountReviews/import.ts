@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { accountReviewItems, users } from '../../../db/schema';
 import {
-  cleanFileName, keepOnlyWhenImported, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
+  cleanFileName, keepOnlyWhenImported, mapHeader as engineMapHeader, templateCsv, unguard, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
 } from '../../platform/csv/engine';
 import { matchAllowed } from '../../platform/csv/import-type';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
@@ -67,24 +67,14 @@ export async function currentItemsCsv(db: DbOrTx, actor: Actor, programId: strin
 }
 
 /** The template: header and a comment row with each column's allowed values (skipped on import). */
-export const itemTemplate = () =>
-  toCsv([ITEM_COLUMNS.map((c) => c.name), ITEM_COLUMNS.map((c, i) => `${i === 0 ? '# ' : ''}${'required' in c ? 'required: ' : ''}${c.help}`)]);
+export const itemTemplate = () => templateCsv(ITEM_COLUMNS);
 
+/** Where each known column is in the file (the engine's header rules: unknown or repeated columns refuse it). */
 function mapHeader(header: string[]): Map<ColumnName, number> {
-  const known = new Set<string>(ITEM_COLUMNS.map((c) => c.name));
   const positions = new Map<ColumnName, number>();
-  const unknown: string[] = [];
-  const repeated: string[] = [];
-  header.forEach((raw, index) => {
-    const name = raw.trim().replace(/\*$/, '').trim().toLowerCase();
-    if (!known.has(name)) unknown.push(name ? `"${raw}"` : `(blank name in column ${index + 1})`);
-    else if (positions.has(name as ColumnName)) repeated.push(`"${raw}"`);
-    else positions.set(name as ColumnName, index);
+  engineMapHeader(header, ITEM_COLUMNS).forEach((column, index) => {
+    if (column) positions.set(column.name, index);
   });
-  if (repeated.length) throw new CsvRefusal(`The header repeats ${repeated.join(', ')}; each column may appear once.`);
-  if (unknown.length) {
-    throw new CsvRefusal(`Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}. The columns are: ${ITEM_COLUMNS.map((c) => c.name).join(', ')}.`);
-  }
   return positions;
 }
 
@@ -112,8 +102,6 @@ interface Planned {
   problems: RowProblem[];
 }
 
-/** Values the service wrote as spreadsheet-safe text ('=x) come back without the guard apostrophe. */
-const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
 
 /** Reads one row against the stored item (update) or as a new item; every problem of the row is listed. */
 function planRow(

@@ -5,7 +5,7 @@ import { exceptions, groups, users } from '../../../db/schema';
 import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { insertRows, updateRowsById } from '../../platform/bulk-insert';
 import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
-import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
+import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
@@ -136,18 +136,9 @@ interface Editable {
   ownerGroupId: string | null;
 }
 
+/** The field rules of one exception: the batch rules (below) over its own accounts and group. */
 async function problemsOf(db: DbOrTx, c: Editable): Promise<FieldProblem[]> {
-  const problems: FieldProblem[] = [];
-  if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
-  if (!c.description.trim()) problems.push({ field: 'description', message: 'must not be blank' });
-  if (!isRealDate(c.expiresAt)) problems.push({ field: 'expiresAt', message: 'must be a real date written YYYY-MM-DD' });
-  if (c.approverId) {
-    const [approver] = await db.select({ status: users.status }).from(users).where(eq(users.id, c.approverId));
-    if (!approver) problems.push({ field: 'approverId', message: 'no such user' });
-    else if (approver.status !== 'active') problems.push({ field: 'approverId', message: 'must be an active user' });
-  }
-  problems.push(...(await ownerProblems(db, c)));
-  return problems;
+  return editableProblems(c, await batchPeople(db, [c]));
 }
 
 const auditFields = (row: typeof exceptions.$inferSelect) => {
@@ -248,8 +239,8 @@ async function batchPeople(tx: DbOrTx, candidates: Editable[]) {
   return { status: new Map(userRows.map((u) => [u.id, u.status])), groups: new Set(groupRows.map((g) => g.id)) };
 }
 
-/** problemsOf over preloaded accounts and groups. */
-function batchProblems(c: Editable, people: Awaited<ReturnType<typeof batchPeople>>): FieldProblem[] {
+/** Every field rule of an exception (all problems, not the first), over preloaded accounts and groups: single writes and CSV batches share it. */
+function editableProblems(c: Editable, people: Awaited<ReturnType<typeof batchPeople>>): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
   if (!c.description.trim()) problems.push({ field: 'description', message: 'must not be blank' });
@@ -295,7 +286,7 @@ export async function createExceptions(tx: DbOrTx, parent: ExceptionParent, acto
       const record = parents.get(parentId);
       if (!record) throw notFound(`${parent.label} ${input.parentId}`);
       requireOnRecord(actor, right(parent, 'update'), record, `${parent.label} ${input.parentId}`);
-      const problems = batchProblems(candidate, people);
+      const problems = editableProblems(candidate, people);
       if (input.status !== undefined && input.status !== 'requested') {
         problems.push({ field: 'status', message: 'an exception arrives as requested; approve or reject it with a decision' });
       }
@@ -355,7 +346,7 @@ export async function updateExceptions(
         continue;
       }
       if (before.status !== 'requested') throw conflict(`${what} is ${before.status}; a decided exception is not changed, request a new one`);
-      const problems = batchProblems(candidate, people);
+      const problems = editableProblems(candidate, people);
       if (problems.length) throw invalid(problems);
       requireOwnLevelKeepsOwnership(actor, right(parent, 'update'), level, candidate);
       writes.push({ index, id: before.id, values: { ...candidate, title: candidate.title.trim() }, before, after });

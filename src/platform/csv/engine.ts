@@ -119,8 +119,11 @@ export async function importColumns(db: DbOrTx, type: AnyType): Promise<ImportCo
 
 const headerKey = (name: string) => name.trim().replace(/\*$/, '').trim().toLowerCase();
 
-/** Maps the file's header onto the columns; a repeated or unknown column refuses the file (nothing is dropped silently). */
-function mapHeader(header: string[], columns: ImportColumn<Values>[]): (ImportColumn<Values> | null)[] {
+/**
+ * Maps the file's header onto the columns (names ignore case and a trailing *); a repeated or unknown column refuses
+ * the file (nothing is dropped silently). Every CSV import's header goes through it.
+ */
+export function mapHeader<C extends { name: string }>(header: string[], columns: readonly C[]): (C | null)[] {
   const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
   const seen = new Set<string>();
   const repeated: string[] = [];
@@ -145,7 +148,7 @@ function mapHeader(header: string[], columns: ImportColumn<Values>[]): (ImportCo
 }
 
 /** Values the service wrote as a spreadsheet-safe cell ('=x) come back without the guard apostrophe. */
-const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
+export const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
 
 const writeCell = (column: ImportColumn<Values>, fields: Values, lookups: Lookups): string => {
   const value = fields[column.field];
@@ -435,12 +438,16 @@ export async function keepOnlyWhenImported(
 /** Errors first, then by line (the screen's order; the REST answer keeps file order). */
 export const errorsFirst = (rows: RowResult[]) => [...rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line);
 
-/** The template: the header and, unless `comments` is false, a row listing each column's allowed values. */
-export async function csvTemplate(db: DbOrTx, importType: ImportType<object>, comments = true): Promise<string> {
-  const columns = await importColumns(db, importType as unknown as AnyType);
+/** A template file: the header and, unless `comments` is false, a comment row (skipped on import) with each column's allowed values. */
+export function templateCsv(columns: readonly { name: string; help: string; required?: boolean }[], comments = true): string {
   const header = columns.map((c) => c.name);
   const help = columns.map((c, i) => `${i === 0 ? '# ' : ''}${c.required ? 'required: ' : ''}${c.help}`);
   return toCsv(comments ? [header, help] : [header]);
+}
+
+/** The template of an import type (its custom field columns included). */
+export async function csvTemplate(db: DbOrTx, importType: ImportType<object>, comments = true): Promise<string> {
+  return templateCsv(await importColumns(db, importType as unknown as AnyType), comments);
 }
 
 /** Current records the actor can read (at most DOWNLOAD_LIMIT, oldest first) in the import format. */
