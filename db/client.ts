@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as schema from './schema';
 import { claimDataDir, releaseDataDir } from './data-dir-lock';
+import { guardConnectionLoss } from './connection-loss';
 
 export type Schema = typeof schema;
 /** Both drivers expose the same Drizzle API; services only ever see this type. */
@@ -41,7 +42,14 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+  const client = guardConnectionLoss(postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: 10,
+    // Reconnect attempts after failed ones wait at most a second (postgres.js grows the wait to 20 s), so the service
+    // answers again as soon as PostgreSQL does; until then each request fails fast with 503.
+    backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1),
+  }));
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,

@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { Database } from '../../db/client';
+import { isConnectionLoss } from '../../db/connection-loss';
 import { appendAudit } from './audit';
 import { thrownBeforeParsing } from './api-auth';
 import { AppError } from './errors';
@@ -45,6 +46,8 @@ export async function auditDenial(database: Database, actor: Actor | null, reaso
     }]),
   );
 }
+
+export const DATABASE_UNAVAILABLE = 'The database is not reachable at the moment; nothing of this request was saved. Try again shortly.';
 
 export interface ErrorBody {
   status: number;
@@ -92,6 +95,12 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
   }
   const refusedByDatabase = databaseRefusal(error);
   if (refusedByDatabase) return refusedByDatabase;
+  if (isConnectionLoss(error)) {
+    // Nothing of the request was kept (its transaction ended with the connection); the client may simply retry.
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    log.error('database connection lost', { requestId, path: url?.pathname, error: cause instanceof Error ? `${(cause as { code?: string }).code ?? ''} ${cause.message}` : String(cause) });
+    return { status: 503, body: { error: DATABASE_UNAVAILABLE } };
+  }
   if (code === 'NOT_FOUND') return { status: 404, body: { error: 'not found' } };
   if (code === 'PARSE') return { status: 400, body: { error: 'body: could not be parsed' } };
   if (code === 'INVALID_COOKIE_SIGNATURE') return { status: 401, body: { error: 'unauthorized' } };
@@ -118,6 +127,7 @@ export const httpPlatform = (database: Database) =>
       }
       set.status = status;
       set.headers['x-request-id'] = requestId;
+      if (status === 503) set.headers['retry-after'] = '5';
       const path = new URL(request.url).pathname;
       if (isApiPath(path) || request.headers.get('accept')?.includes('application/json')) return body;
       set.headers['content-type'] = 'text/html; charset=utf-8';

@@ -15,8 +15,12 @@ export class PipelinedWrites {
    */
   auditHead: { seq: number; hash: string } | null = null;
 
-  /** Starts the statement now (Drizzle's queries are lazy until awaited) and keeps its outcome for drain(). */
+  /**
+   * Starts the statement now (Drizzle's queries are lazy until awaited) and keeps its outcome for drain(). Once a
+   * statement failed the transaction is aborted (or its connection gone), so later ones are not sent at all.
+   */
   send(statement: PromiseLike<unknown>): void {
+    if (this.failure) return;
     this.inFlight.push(Promise.resolve(statement).then(() => undefined, (error: unknown) => {
       this.failure ??= { error };
     }));

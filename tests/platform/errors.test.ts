@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { t } from 'elysia';
 import { createApp } from '../../src/app';
 import { Data } from '../../src/platform/envelopes';
+import { DATABASE_UNAVAILABLE } from '../../src/platform/http';
 import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken } from '../helpers/factories';
 
@@ -36,15 +37,36 @@ describe('error envelope', () => {
     expect(text).not.toContain('passwordHash');
   });
 
-  test('a database failure while checking the token is a 500, even for a request with a body', async () => {
+  test('a database failure while checking the token answers as itself, never 400, even for a request with a body', async () => {
     const broken = await startTestEnv();
     await broken.ctx.close();
+    // A closed PostgreSQL pool is a lost connection (503, try again); a closed embedded database is our own failure.
+    const lost = broken.ctx.database.kind === 'postgres';
     for (const init of [bearer(token), bearer(token, { method: 'POST', body: JSON.stringify({ title: 'x' }) })]) {
       const res = await broken.request('/api/v1/risks', init);
-      expect(res.status).toBe(500);
-      expect(await res.json()).toEqual({ error: 'internal' });
+      expect(res.status).toBe(lost ? 503 : 500);
+      expect(await res.json()).toEqual({ error: lost ? DATABASE_UNAVAILABLE : 'internal' });
     }
   }, 60_000);
+
+  test('every kind of lost database connection answers 503 with the error envelope, on the API and on screens', async () => {
+    const losses = [
+      Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' }),
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('Failed query: select 1'), { cause: Object.assign(new Error('server closed the connection'), { code: '08006' }) }),
+    ];
+    for (const loss of losses) {
+      const app = createApp(env.ctx).get('/api/v1/test-loss', () => { throw loss; }).get('/test-loss', () => { throw loss; });
+      const res = await app.handle(new Request('http://localhost/api/v1/test-loss'));
+      expect(res.status, loss.message).toBe(503);
+      expect(await res.json()).toEqual({ error: DATABASE_UNAVAILABLE });
+      expect(res.headers.get('retry-after')).toBeTruthy();
+      const screen = await app.handle(new Request('http://localhost/test-loss'));
+      expect(screen.status).toBe(503);
+      expect(await screen.text()).toContain('database is not reachable');
+    }
+  });
 
   test('a body that is not JSON is a 400, not a 500', async () => {
     const res = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: '{"title": ', headers: { 'content-type': 'application/json' } }));
