@@ -37,9 +37,27 @@ interface Signed {
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Only same-site relative paths are accepted as a place to return to after sign-in. */
+const RETURN_BASE = 'http://return.invalid';
+/** Whitespace (U+2028 and U+2029 included) and control, format and unassigned code points: never part of a return address. */
+const UNSAFE_IN_NEXT = /[\s\p{C}]/u;
+
+/**
+ * The place to return to after sign-in: a path on this site, or '/'. Accepted only when it holds no whitespace or
+ * control character (browsers drop tabs and newlines, so `/\t/host` becomes `//host`; CR, LF or NUL would make an
+ * invalid Location header) and when it still names this origin after URL resolution; the resolved form is returned,
+ * so what the browser follows is what was checked (`/.//host` resolves to the path `//host`, which is refused).
+ */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  if (typeof next !== 'string' || !next.startsWith('/') || next.length > 2048 || UNSAFE_IN_NEXT.test(next)) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, RETURN_BASE);
+  } catch {
+    return '/';
+  }
+  const resolved = url.pathname + url.search + url.hash;
+  if (url.origin !== RETURN_BASE || resolved.startsWith('//') || resolved.startsWith('/\\')) return '/';
+  return resolved;
 }
 
 /**

@@ -73,6 +73,36 @@ describe('password sign-in', () => {
     const res = await browser(env).post('/sign-in', { email: user.email, password: user.password, next: '//evil.example/x' });
     expect(res.headers.get('location')).toBe('/');
   });
+
+  // Browsers drop tab, CR and LF inside a URL, so '/\t/host' is followed as '//host'; CR, LF, NUL made an invalid header (500).
+  const leaving = [
+    '/\t/localhost:8999/pwned', '/\n/evil.example', '/\r\n/evil.example', '/a\r\nSet-Cookie: x=1', '/a\u0000b', '/a\u2028b', '/a\u2029b',
+    '/.//evil.example', '/\\evil.example', '/\\/evil.example', '/%09/x ', ' /risks', 'https://evil.example/', '/\u00a0/evil.example',
+  ];
+
+  test('a return address that leaves this site or holds whitespace or control characters goes to the start page: signed-in GET', async () => {
+    const user = await makeUser(env, { 'risks:read': 'all' });
+    const b = await signedInBrowser(env, user.email, user.password);
+    for (const next of leaving) {
+      const res = await b.get(`/sign-in?next=${encodeURIComponent(next)}`);
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(res.headers.get('location'), JSON.stringify(next)).toBe('/');
+    }
+    const kept = await b.get(`/sign-in?next=${encodeURIComponent('/risks?status=open#list')}`);
+    expect(kept.headers.get('location')).toBe('/risks?status=open#list');
+  });
+
+  test('a return address that leaves this site or holds whitespace or control characters goes to the start page: the form', async () => {
+    const user = await makeUser(env, {});
+    for (const next of leaving) {
+      const page = await browser(env).get(`/sign-in?next=${encodeURIComponent(next)}`);
+      expect(page.status, JSON.stringify(next)).toBe(200);
+      expect(await page.text()).toContain('name="next" value="/"');
+      const res = await browser(env).post('/sign-in', { email: user.email, password: user.password, next });
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(res.headers.get('location'), JSON.stringify(next)).toBe('/');
+    }
+  }, 60_000);
 });
 
 describe('sessions', () => {
