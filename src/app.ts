@@ -2,6 +2,7 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { openapi } from '@elysiajs/openapi';
 import { sql } from 'drizzle-orm';
 import { httpPlatform } from './platform/http';
+import { refusalGuard } from './platform/refusals';
 import { screenAuth } from './platform/screen-auth';
 import { staticFiles } from './platform/static-files';
 import { peoplePages } from './modules/people/pages';
@@ -110,7 +111,8 @@ export function createApp(ctx: AppContext): Elysia {
   // normalize off: a body or query field the schema does not name is refused (400 "x: Unexpected property") instead
   // of silently dropped, and responses are checked against their exact schemas (envelopes.ts `exactly`).
   const app = new Elysia({ normalize: false })
-    .use(httpPlatform(ctx.database))
+    .use(httpPlatform(ctx))
+    .use(refusalGuard(ctx))
     .use(screenLimits())
     .use(screenAuth(ctx))
     .use(staticFiles())

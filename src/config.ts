@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { passwordProblem } from './platform/password-policy';
 
 /** The environment the service reads, validated once at start so a typo fails fast. */
 export const ConfigSchema = Type.Object({
@@ -12,6 +13,14 @@ export const ConfigSchema = Type.Object({
   MAIL_FROM: Type.String({ default: 'GRC Service <grc@localhost>' }),
   SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
+  /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (the proxy's own view). */
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  /** Window for folding identical refusals and for the per-client limit (docs/refusals.md); 0 audits every refusal alone. */
+  REFUSAL_WINDOW_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 60 }),
+  /** Refused requests a client address may make per window before it is answered 429; 0 for no limit. */
+  REFUSALS_PER_CLIENT: Type.Integer({ minimum: 0, maximum: 100_000, default: 30 }),
+  /** How often the background sweep runs (expired sessions, refusal summaries, count compaction, mail). */
+  SWEEP_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('error')], { default: 'info' }),
 });
 export type Config = Static<typeof ConfigSchema>;
@@ -25,10 +34,11 @@ export function readConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
-  const problems = [...Value.Errors(ConfigSchema, converted)];
-  if (problems.length > 0) {
-    const lines = problems.map((p) => `${p.path.slice(1) || '(root)'}: ${p.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  return converted as Config;
+  const problems = [...Value.Errors(ConfigSchema, converted)].map((p) => `${p.path.slice(1) || '(root)'}: ${p.message}`);
+  const config = converted as Config;
+  // The first administrator's password follows the same rules as every password set in the service.
+  const weak = !problems.length && config.ADMIN_PASSWORD !== undefined && passwordProblem(config.ADMIN_PASSWORD, { email: config.ADMIN_EMAIL });
+  if (weak) problems.push(`ADMIN_PASSWORD: ${weak}`);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return config;
 }

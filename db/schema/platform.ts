@@ -66,7 +66,42 @@ export const loginAttempts = pgTable('login_attempts', {
   ip: text('ip').notNull().default(''),
   succeeded: boolean('succeeded').notNull(),
   at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-}, (t) => [index('login_attempts_email_at_idx').on(t.email, t.at)]);
+}, (t) => [index('login_attempts_email_at_idx').on(t.email, t.at), index('login_attempts_ip_at_idx').on(t.ip, t.at)]);
+
+/**
+ * When the background sweep last ran (sweep.ts): an instance sweeps only when it can move `last_run_at` on by most of an
+ * interval, so several instances sweep once per interval between them. `runs` counts the sweeps.
+ */
+export const sweepRuns = pgTable('sweep_runs', {
+  name: text('name').primaryKey(),
+  lastRunAt: timestamp('last_run_at', { withTimezone: true, mode: 'date' }).notNull(),
+  runs: bigint('runs', { mode: 'number' }).notNull().default(0),
+});
+
+/**
+ * Refused requests per client address and window (docs/refusals.md): the shared count that limits a client across
+ * every instance. Rows of ended windows are removed by the sweep.
+ */
+export const clientRefusals = pgTable('client_refusals', {
+  client: text('client').notNull(),
+  windowStart: timestamp('window_start', { withTimezone: true, mode: 'date' }).notNull(),
+  windowEnd: timestamp('window_end', { withTimezone: true, mode: 'date' }).notNull(),
+  count: integer('count').notNull(),
+}, (t) => [primaryKey({ columns: [t.client, t.windowStart] }), index('client_refusals_window_end_idx').on(t.windowEnd)]);
+
+/**
+ * Identical refusals folded per window: the first is an Audit Log entry (`first_seq`), the rest only count here; the
+ * sweep writes one summary entry with the count once the window has ended, and removes the row.
+ */
+export const refusalWindows = pgTable('refusal_windows', {
+  fingerprint: text('fingerprint').notNull(),
+  windowStart: timestamp('window_start', { withTimezone: true, mode: 'date' }).notNull(),
+  windowEnd: timestamp('window_end', { withTimezone: true, mode: 'date' }).notNull(),
+  count: integer('count').notNull(),
+  firstSeq: bigint('first_seq', { mode: 'number' }),
+  /** What the summary entry repeats: the refusal's actor, module, action and details. */
+  event: jsonb('event').notNull(),
+}, (t) => [primaryKey({ columns: [t.fingerprint, t.windowStart] }), index('refusal_windows_window_end_idx').on(t.windowEnd)]);
 
 export const apiTokens = pgTable('api_tokens', {
   id: uuid('id').primaryKey().defaultRandom(),

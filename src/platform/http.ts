@@ -1,11 +1,11 @@
 import { Elysia, ValidationError } from 'elysia';
-import type { Database } from '../../db/client';
 import { isConnectionLoss } from '../../db/connection-loss';
-import { appendAudit } from './audit';
 import { thrownBeforeParsing } from './api-auth';
+import type { AppContext } from './context';
 import { AppError } from './errors';
 import { log } from './log';
 import { systemActor, type Actor } from './permissions';
+import { clientAddress, refusalLimiter, tooManyRefusals, type RefusalOutcome } from './refusals';
 
 interface ValidationIssue {
   path?: string;
@@ -34,17 +34,18 @@ export function describeValidation(error: ValidationError, url?: URL): { field: 
 
 const isApiPath = (path: string) => path.startsWith('/api/');
 
-/** Every refused request lands in the Audit Log (module security, action permission.denied), outside the refused transaction. */
-export async function auditDenial(database: Database, actor: Actor | null, reason: string, request: Request, tokenId?: string) {
+/**
+ * Every refused request lands in the Audit Log (module security, action permission.denied), outside the refused
+ * transaction, bounded per client (refusals.ts): identical refusals are folded per window, and a client over its
+ * limit is answered 429 instead.
+ */
+async function recordDenial(ctx: AppContext, actor: Actor | null, reason: string, request: Request, client: string, tokenId?: string): Promise<RefusalOutcome> {
   const url = new URL(request.url);
-  const who = actor ?? systemActor('api');
-  await database.db.transaction((tx) =>
-    appendAudit(tx, who, [{
-      module: 'security',
-      action: 'permission.denied',
-      details: { reason, method: request.method, path: url.pathname, tokenId: tokenId ?? actor?.tokenId ?? null },
-    }]),
-  );
+  return refusalLimiter(ctx).record(client, actor ?? systemActor('api'), {
+    module: 'security',
+    action: 'permission.denied',
+    details: { reason, method: request.method, path: url.pathname, tokenId: tokenId ?? actor?.tokenId ?? null },
+  });
 }
 
 export const DATABASE_UNAVAILABLE = 'The database is not reachable at the moment; nothing of this request was saved. Try again shortly.';
@@ -109,24 +110,31 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
 }
 
 /** Request ids and the single mapping from errors to `{ "error": ... }`; screens get an HTML fragment instead. */
-export const httpPlatform = (database: Database) =>
+export const httpPlatform = (ctx: AppContext) =>
   new Elysia({ name: 'platform:http' })
     .derive({ as: 'global' }, () => ({ requestId: crypto.randomUUID() }))
-    .onError({ as: 'global' }, async ({ error: raised, code, request, set, ...rest }) => {
+    .onError({ as: 'global' }, async ({ error: raised, code, request, set, server, ...rest }) => {
       // Elysia wraps whatever a parse hook throws as a parse error; the bearer check runs there (api-auth.ts).
       const fromAuth = code === 'PARSE' && raised instanceof Error && typeof raised.cause === 'object' && raised.cause !== null && thrownBeforeParsing.has(raised.cause);
       const error = fromAuth ? (raised as Error).cause : raised;
       const requestId = (rest as { requestId?: string }).requestId ?? crypto.randomUUID();
       const { status, body } = errorResponse(error, fromAuth ? 'UNKNOWN' : code, requestId, new URL(request.url));
+      set.headers['x-request-id'] = requestId;
       if (error instanceof AppError && error.deniedReason) {
         const denied = error as AppError & { actor?: Actor; tokenId?: string };
         const actor = denied.actor ?? (rest as { actor?: Actor | null }).actor ?? null;
-        await auditDenial(database, actor, error.deniedReason, request, denied.tokenId).catch((e) =>
-          log.error('could not audit a refusal', { requestId, error: String(e) }),
-        );
+        const outcome = await recordDenial(ctx, actor, error.deniedReason, request, clientAddress(request, server, ctx.config), denied.tokenId)
+          .catch((e): RefusalOutcome => {
+            log.error('could not audit a refusal', { requestId, error: String(e) });
+            return { limited: false };
+          });
+        if (outcome.limited) {
+          const limited = tooManyRefusals(request, outcome.retryAfterSeconds);
+          limited.headers.set('x-request-id', requestId);
+          return limited;
+        }
       }
       set.status = status;
-      set.headers['x-request-id'] = requestId;
       if (status === 503) set.headers['retry-after'] = '5';
       const path = new URL(request.url).pathname;
       if (isApiPath(path) || request.headers.get('accept')?.includes('application/json')) return body;

@@ -1,10 +1,13 @@
-import { and, count, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db, DbOrTx } from '../../db/client';
+import { availableParallelism } from 'node:os';
+import { selectRows, type Db, type DbOrTx } from '../../db/client';
 import { loginAttempts, sessions, users } from '../../db/schema';
 import { appendAudit } from './audit';
 import { AppError } from './errors';
 import { systemActor, type Actor } from './permissions';
+import type { RefusalLimiter } from './refusals';
+import { Semaphore, SemaphoreFull } from './semaphore';
 
 /** Failures per email (and, more generously, per address) inside the window before sign-in is refused. */
 export const MAX_FAILURES_PER_EMAIL = 5;
@@ -14,6 +17,16 @@ export const THROTTLE_WINDOW_MINUTES = 15;
 export const WRONG_CREDENTIALS = 'The email or password is not correct.';
 export const THROTTLED_MESSAGE =
   `Too many failed sign-in attempts. Sign-in for this account is paused for ${THROTTLE_WINDOW_MINUTES} minutes; try again later.`;
+export const BUSY_MESSAGE = 'Sign-in is busy at the moment. Try again in a few seconds.';
+
+/** Password checks (argon2id) at once in this process, and how many may wait for one before sign-in answers busy. */
+export const PASSWORD_CHECKS_AT_ONCE = Math.max(1, Math.floor(availableParallelism() / 2));
+const PASSWORD_CHECKS_WAITING = 64;
+/** Argon2id is deliberately expensive: a burst of sign-ins must not take every core, so checks queue for a slot. */
+export const passwordChecks = new Semaphore(PASSWORD_CHECKS_AT_ONCE, PASSWORD_CHECKS_WAITING);
+
+/** Namespace of the advisory locks that serialise the throttle decision per email and per client address. */
+const SIGN_IN_LOCK_SPACE = 7231005;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -35,16 +48,26 @@ export interface ResolvedSession {
   expiresAt: Date;
 }
 
-async function recentFailures(db: DbOrTx, column: typeof loginAttempts.email | typeof loginAttempts.ip, value: string): Promise<number> {
-  const since = new Date(Date.now() - THROTTLE_WINDOW_MINUTES * 60_000);
-  // Failures after the latest success in the window: a successful sign-in starts the count again.
-  const [row] = await db.select({ n: count() }).from(loginAttempts).where(and(
-    eq(column, value),
-    eq(loginAttempts.succeeded, false),
-    gt(loginAttempts.at, since),
-    sql`${loginAttempts.at} > coalesce((select max(s.at) from login_attempts s where s.${sql.raw(column.name)} = ${value} and s.succeeded), '-infinity'::timestamptz)`,
-  ));
-  return row?.n ?? 0;
+/**
+ * Decides, atomically across every instance, whether this attempt may check a password, and if so records it as a
+ * failure up front (a success turns it into one afterwards). Advisory locks on the email and on the client address
+ * (always in that order) serialise the count and the insert, so of any number of attempts arriving together the
+ * 6th for one email is refused. The email's count restarts after its last success; the address's count does not, so
+ * signing in to one's own account cannot buy more guesses at others'.
+ */
+async function reserveAttempt(db: Db, email: string, ip: string): Promise<number | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK_SPACE}, hashtext(${`email:${email}`}))`);
+    if (ip) await tx.execute(sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK_SPACE}, hashtext(${`ip:${ip}`}))`);
+    const since = new Date(Date.now() - THROTTLE_WINDOW_MINUTES * 60_000).toISOString();
+    const [counts] = await selectRows<{ email: number; ip: number }>(tx, sql`select
+      (select count(*)::int from ${loginAttempts} f where f.email = ${email} and not f.succeeded and f.at > ${since}::timestamptz
+        and f.at > coalesce((select max(s.at) from ${loginAttempts} s where s.email = ${email} and s.succeeded), '-infinity'::timestamptz)) as email,
+      (select count(*)::int from ${loginAttempts} f where ${ip} <> '' and f.ip = ${ip} and not f.succeeded and f.at > ${since}::timestamptz) as ip`);
+    if (counts.email >= MAX_FAILURES_PER_EMAIL || counts.ip >= MAX_FAILURES_PER_IP) return null;
+    const [attempt] = await tx.insert(loginAttempts).values({ email, ip, succeeded: false }).returning({ id: loginAttempts.id });
+    return attempt.id;
+  });
 }
 
 async function auditSignInFailure(db: Db, email: string, ip: string, reason: string, userId: string | null) {
@@ -55,30 +78,53 @@ async function auditSignInFailure(db: Db, email: string, ip: string, reason: str
   }]));
 }
 
+/** Without a limiter (scripts, tests calling the service): each refusal is its own entry. */
+const auditEveryRefusal = (db: Db): Pick<RefusalLimiter, 'record'> => ({
+  record: async (_client, actor, event) => {
+    await db.transaction((tx) => appendAudit(tx, actor, [event]));
+    return { limited: false };
+  },
+});
+
+/** A sign-in refused before any password was checked: audited through the refusal limiter (folded per window). */
+async function refuseSignIn(refusals: Pick<RefusalLimiter, 'record'>, email: string, ip: string, reason: 'throttled' | 'busy'): Promise<void> {
+  await refusals.record(ip, systemActor('screen'), { module: 'security', action: 'signin.failed', details: { email, ip, reason } });
+}
+
 /**
  * Password sign-in. Refused with THROTTLED while the email (or the client address) has too many recent failures,
- * even when the password is right, so guessing cannot continue in the window. Every outcome is audited.
+ * even when the password is right, so guessing cannot continue in the window; with UNAVAILABLE when too many password
+ * checks are already waiting. Every outcome is audited (refusals before a password check folded per window).
  */
 export async function signIn(
-  db: Db, emailInput: string, password: string, ip: string, options: { sessionHours: number },
+  db: Db, emailInput: string, password: string, ip: string,
+  options: { sessionHours: number; refusals?: Pick<RefusalLimiter, 'record'> },
 ): Promise<NewSession> {
   const email = emailInput.trim().toLowerCase();
-  const emailFailures = await recentFailures(db, loginAttempts.email, email);
-  const ipFailures = ip ? await recentFailures(db, loginAttempts.ip, ip) : 0;
-  if (emailFailures >= MAX_FAILURES_PER_EMAIL || ipFailures >= MAX_FAILURES_PER_IP) {
+  const refusals = options.refusals ?? auditEveryRefusal(db);
+  const attemptId = await reserveAttempt(db, email, ip);
+  if (attemptId === null) {
     // Throttled attempts are audited but not counted, so the pause ends when the window passes.
-    await auditSignInFailure(db, email, ip, 'throttled', null);
+    await refuseSignIn(refusals, email, ip, 'throttled');
     throw new AppError('THROTTLED', THROTTLED_MESSAGE);
   }
 
   const [user] = await db.select({ id: users.id, hash: users.passwordHash, status: users.status })
     .from(users).where(sql`lower(${users.email}) = ${email}`);
-  const verified = await Bun.password.verify(password, user?.hash ?? (await decoy()));
+  let verified: boolean;
+  try {
+    verified = await passwordChecks.run(async () => Bun.password.verify(password, user?.hash ?? (await decoy())));
+  } catch (error) {
+    if (!(error instanceof SemaphoreFull)) throw error;
+    // No password was checked: the attempt is not held against the account.
+    await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
+    await refuseSignIn(refusals, email, ip, 'busy');
+    throw new AppError('UNAVAILABLE', BUSY_MESSAGE);
+  }
   const reason = !user ? 'unknown email' : !user.hash ? 'no password set' : !verified ? 'wrong password'
     : user.status !== 'active' ? 'account deactivated' : null;
 
   if (reason || !user) {
-    await db.insert(loginAttempts).values({ email, ip, succeeded: false });
     await auditSignInFailure(db, email, ip, reason ?? 'unknown email', user?.id ?? null);
     throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
   }
@@ -89,7 +135,7 @@ export async function signIn(
   await db.transaction(async (tx) => {
     await tx.delete(sessions).where(lt(sessions.expiresAt, new Date()));
     await tx.insert(sessions).values({ id: sha256(secret), userId: user.id, csrfToken, expiresAt });
-    await tx.insert(loginAttempts).values({ email, ip, succeeded: true });
+    await tx.update(loginAttempts).set({ succeeded: true }).where(eq(loginAttempts.id, attemptId));
     await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId: user.id, email }, [{
       module: 'security', action: 'signin', recordType: 'user', recordId: user.id, details: { ip, expiresAt: expiresAt.toISOString() },
     }]);

@@ -25,7 +25,11 @@ export function testEnv(overrides: Record<string, string> = {}): Promise<TestEnv
 export async function startTestEnv(overrides: Record<string, string> = {}): Promise<TestEnv> {
   const databaseUrl = await createTestDatabaseUrl();
   const config = readConfig({
-    ADMIN_EMAIL, ADMIN_PASSWORD, LOG_LEVEL: 'error', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...overrides,
+    ADMIN_EMAIL, ADMIN_PASSWORD, LOG_LEVEL: 'error', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    // In-process requests have no client address, so every test would share one client's refusal limit and folded
+    // entries; tests of those (tests/platform/refusals.test.ts) turn them on in a service of their own.
+    REFUSAL_WINDOW_SECONDS: '0',
+    ...overrides,
   });
   const ctx = await boot(config, { memory: !databaseUrl });
   const app = createApp(ctx);

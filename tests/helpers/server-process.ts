@@ -35,8 +35,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const listening = new Promise<string>((resolve, reject) => {
     void (async () => {
       const decoder = new TextDecoder();
-      for await (const chunk of child.stderr as ReadableStream<Uint8Array>) {
-        stderr += decoder.decode(chunk, { stream: true });
+      const reader = (child.stderr as ReadableStream<Uint8Array>).getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        stderr += decoder.decode(read.value, { stream: true });
         const match = /"message":"listening","url":"(http:\/\/[^"]+)"/.exec(stderr);
         if (match && !url) {
           url = match[1].replace('localhost', '127.0.0.1');

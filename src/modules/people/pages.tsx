@@ -4,7 +4,9 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, signIn, signOut } from '../../platform/sessions';
+import { resolveSession, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { clientAddress, refusalLimiter } from '../../platform/refusals';
+import { passwordProblem } from '../../platform/password-policy';
 import { BareLayout, renderScreen, settingsLinksFor } from '../../../views/layout';
 import { Flash } from '../../../views/components/flash';
 import { attempt, CsrfField, Field, fieldErrors, formText, Select, type FieldErrors } from '../../../views/components/form';
@@ -117,7 +119,7 @@ function UsersContent(props: {
             <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={200} />
             <Field label="Email" name="email" type="email" value={form.email} error={errors.email} required maxlength={254} />
             <Field label="Password" name="password" type="password" error={errors.password} autocomplete="new-password"
-              hint="At least 12 characters. Leave blank for an account that signs in through the identity provider only." />
+              hint="At least 12 characters, not a commonly used password. Leave blank for an account that signs in through the identity provider only." />
             <Field label="Group" name="groupId" error={errors.groupIds}>
               <Select name="groupId" options={groupOptions} selected={form.groupId} />
             </Field>
@@ -136,7 +138,8 @@ function checkUserForm(form: UserForm, password: string): FieldProblem[] {
   if (!form.name.trim()) problems.push({ field: 'name', message: 'is required' });
   if (form.name.length > 200) problems.push({ field: 'name', message: 'must be at most 200 characters' });
   if (!EMAIL_PATTERN.test(form.email.trim()) || form.email.length > 254) problems.push({ field: 'email', message: 'must be an email address' });
-  if (password && (password.length < 12 || password.length > 200)) problems.push({ field: 'password', message: 'must be 12 to 200 characters' });
+  const weak = password ? passwordProblem(password, { email: form.email }) : null;
+  if (weak) problems.push({ field: 'password', message: weak });
   return problems;
 }
 
@@ -291,13 +294,14 @@ export const peoplePages = (ctx: AppContext) =>
       if (!sameOrigin(request)) throw forbidden('sign-in form posted from another site');
       const email = formText(body, 'email');
       const next = safeNext(formText(body, 'next'));
-      const ip = server?.requestIP(request)?.address ?? '';
+      const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: ctx.config.SESSION_HOURS });
+        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: ctx.config.SESSION_HOURS, refusals: refusalLimiter(ctx) });
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);
       } catch (error) {
-        if (!(error instanceof AppError) || (error.code !== 'UNAUTHORIZED' && error.code !== 'THROTTLED')) throw error;
+        if (!(error instanceof AppError) || !['UNAUTHORIZED', 'THROTTLED', 'UNAVAILABLE'].includes(error.code)) throw error;
+        if (error.code !== 'UNAUTHORIZED') set.headers['retry-after'] = error.code === 'THROTTLED' ? String(THROTTLE_WINDOW_MINUTES * 60) : '5';
         set.status = error.status;
         return signInPage({ email, next, error: error.message });
       }

@@ -4,11 +4,17 @@ import { groupMembers, groupRoles, groups, rolePermissions, roles, sessions, use
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../db/reference-data';
 import { conflict, forbidden, invalidField, notFound } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
+import { passwordProblem } from '../../platform/password-policy';
 import { isPermission, levelOf, requirePermission, systemActor, type Actor } from '../../platform/permissions';
 import type { GroupCreate, RoleCreate, UserCreate } from './schema';
 import { randomBytes } from 'node:crypto';
 
-const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' });
+/** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
+async function hashPassword(password: string, email?: string): Promise<string> {
+  const problem = passwordProblem(password, { email });
+  if (problem) throw invalidField('password', problem);
+  return Bun.password.hash(password, { algorithm: 'argon2id' });
+}
 
 const publicUser = (u: typeof users.$inferSelect) => ({
   id: u.id, email: u.email, name: u.name, status: u.status, createdAt: u.createdAt.toISOString(),
@@ -48,7 +54,7 @@ export async function createUser(tx: DbOrTx, actor: Actor, input: UserCreate): P
   const [row] = await tx.insert(users).values({
     email: input.email.trim(),
     name: input.name.trim(),
-    passwordHash: input.password ? await hashPassword(input.password) : null,
+    passwordHash: input.password ? await hashPassword(input.password, input.email) : null,
   }).returning();
   for (const groupId of input.groupIds ?? []) await addGroupMember(tx, actor, groupId, row.id);
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: row.id, action: 'create', before: null, after: publicUser(row) });
@@ -57,7 +63,9 @@ export async function createUser(tx: DbOrTx, actor: Actor, input: UserCreate): P
 
 export async function setUserPassword(tx: DbOrTx, actor: Actor, userId: string, password: string): Promise<void> {
   requirePermission(actor, 'settings:update');
-  const updated = await tx.update(users).set({ passwordHash: await hashPassword(password), updatedAt: new Date() })
+  const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  if (!user) throw notFound(`User ${userId}`);
+  const updated = await tx.update(users).set({ passwordHash: await hashPassword(password, user.email), updatedAt: new Date() })
     .where(eq(users.id, userId)).returning({ id: users.id });
   if (updated.length === 0) throw notFound(`User ${userId}`);
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'password.set', before: null, after: null });
