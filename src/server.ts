@@ -3,6 +3,7 @@ import { DataDirInUseError } from '../db/data-dir-lock';
 import { createApp } from './app';
 import { boot } from './platform/bootstrap';
 import { log } from './platform/log';
+import { API_BODY_LIMIT } from './platform/screen-limits';
 import { startBackgroundSweep } from './platform/sweep';
 
 async function main() {
@@ -11,7 +12,8 @@ async function main() {
   if (ctx.generatedAdminPassword) {
     console.log(`\nFirst administrator created: ${config.ADMIN_EMAIL}\nPassword (shown once, change it after signing in): ${ctx.generatedAdminPassword}\n`);
   }
-  const app = createApp(ctx).listen({ port: config.PORT, maxRequestBodySize: 64 * 1024 * 1024 });
+  // Above the REST API's own limit, so a body over it gets our 413 with the error envelope rather than Bun's.
+  const app = createApp(ctx).listen({ port: config.PORT, maxRequestBodySize: API_BODY_LIMIT + 1024 * 1024 });
   const sweep = startBackgroundSweep(ctx);
   log.info('listening', { url: `http://localhost:${app.server?.port}`, database: ctx.database.kind });
   const stop = async () => {

@@ -114,11 +114,13 @@ export const httpPlatform = (ctx: AppContext) =>
   new Elysia({ name: 'platform:http' })
     .derive({ as: 'global' }, () => ({ requestId: crypto.randomUUID() }))
     .onError({ as: 'global' }, async ({ error: raised, code, request, set, server, ...rest }) => {
-      // Elysia wraps whatever a parse hook throws as a parse error; the bearer check runs there (api-auth.ts).
-      const fromAuth = code === 'PARSE' && raised instanceof Error && typeof raised.cause === 'object' && raised.cause !== null && thrownBeforeParsing.has(raised.cause);
-      const error = fromAuth ? (raised as Error).cause : raised;
+      // Elysia wraps whatever fails while the body is parsed as a parse error: the bearer check runs in the parse hook
+      // (api-auth.ts), and a body over its size limit fails as it streams (screen-limits.tsx). Those answer as themselves.
+      const cause = code === 'PARSE' && raised instanceof Error ? raised.cause : undefined;
+      const unwrapped = typeof cause === 'object' && cause !== null && (thrownBeforeParsing.has(cause) || cause instanceof AppError);
+      const error = unwrapped ? cause : raised;
       const requestId = (rest as { requestId?: string }).requestId ?? crypto.randomUUID();
-      const { status, body } = errorResponse(error, fromAuth ? 'UNKNOWN' : code, requestId, new URL(request.url));
+      const { status, body } = errorResponse(error, unwrapped ? 'UNKNOWN' : code, requestId, new URL(request.url));
       set.headers['x-request-id'] = requestId;
       if (error instanceof AppError && error.deniedReason) {
         const denied = error as AppError & { actor?: Actor; tokenId?: string };

@@ -8,6 +8,7 @@ import { appendAudit, type AuditEvent } from './audit';
 import { canonicalJson, sha256Hex } from './canonical-json';
 import type { AppContext } from './context';
 import { systemActor, type Actor } from './permissions';
+import { originalRequest } from './screen-limits';
 
 /**
  * Refused requests are audited, but bounded (docs/refusals.md): identical refusals from one client are folded into
@@ -25,7 +26,7 @@ export function clientAddress(request: Request, server: Server<unknown> | null |
     const last = request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
     if (last) return last.slice(0, 64);
   }
-  return server?.requestIP(request)?.address ?? '';
+  return server?.requestIP(originalRequest(request))?.address ?? '';
 }
 
 export type RefusalOutcome = { limited: false } | { limited: true; retryAfterSeconds: number };

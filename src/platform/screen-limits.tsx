@@ -1,9 +1,17 @@
 import { Elysia } from 'elysia';
 import { BareLayout } from '../../views/layout';
 import { CSV_LIMITS } from './csv/parse';
+import { AppError } from './errors';
 
 /** Spec, Limits: screens accept requests up to 1 MB; larger uploads go through the REST API. */
 export const SCREEN_REQUEST_LIMIT = 1024 * 1024;
+/**
+ * REST API request bodies (ours; docs/decisions.md): a 10,000-item package, a 10 MB CSV file and everything else fit with
+ * room to spare, and a client cannot make one request hold more memory than this.
+ */
+export const API_BODY_LIMIT = 32 * 1024 * 1024;
+/** Objects and arrays nested deeper than this in a request body are refused (400) before validation walks them. */
+export const MAX_BODY_DEPTH = 32;
 /**
  * A CSV import's check uploads a file of up to CSV_LIMITS.maxBytes (our documented file rule); its Import rows posts the
  * checked file back as a form field, which URL encoding can make up to three times larger. The engine refuses a file
@@ -16,31 +24,100 @@ export const SCREEN_TOO_LARGE =
   'This request is larger than the 1 MB the screens accept. Larger uploads go through the REST API with an API token: ' +
   'a compliance package through POST /api/v1/compliance/packages, a CSV file of up to 10 MB through POST /api/v1/<area>/import ' +
   '(the import dialogs on the screens also take CSV files up to 10 MB).';
+export const API_TOO_LARGE = `The request body is larger than the ${API_BODY_LIMIT / 1024 / 1024} MB the REST API accepts.`;
+export const TOO_DEEP = `body: objects and arrays are nested deeper than ${MAX_BODY_DEPTH} levels`;
 
 const writes = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const isApi = (path: string) => path.startsWith('/api/');
 
-/** The screen limit a request falls under, or null for the REST API (whose limits are its own). */
-function limitFor(path: string): number | null {
-  if (path.startsWith('/api/')) return null;
+/** The size limit of a request to `path`: the REST API's, a CSV upload dialog's, or the screens'. */
+function limitFor(path: string): number {
+  if (isApi(path)) return API_BODY_LIMIT;
   return CSV_UPLOAD.test(path) ? CSV_UPLOAD_LIMIT : SCREEN_REQUEST_LIMIT;
 }
 
+const tooLarge = (path: string) => new AppError('TOO_LARGE', isApi(path) ? API_TOO_LARGE : SCREEN_TOO_LARGE);
+
+function tooLargeResponse(path: string): Response {
+  const headers = { 'cache-control': 'no-store', connection: 'close' };
+  if (isApi(path)) return Response.json({ error: API_TOO_LARGE }, { status: 413, headers });
+  const page = (
+    <BareLayout title="Request too large">
+      <>
+        <div class="flash flash-error" role="alert" safe>{SCREEN_TOO_LARGE}</div>
+        <p><a href="/">Back to the start page</a></p>
+      </>
+    </BareLayout>
+  );
+  return new Response(String(page), { status: 413, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } });
+}
+
+/** The request as it arrived, for a request whose body was replaced by a counted one (the socket's address needs it). */
+const arrived = new WeakMap<Request, Request>();
+export const originalRequest = (request: Request): Request => arrived.get(request) ?? request;
+
 /**
- * Refuses an oversized screen request by its Content-Length before the body is read (a body handed to the parser
- * cannot be refused with our own message). Handlers that take files check sizes again: a chunked upload has no length.
+ * The same request with its body counted as it streams: past `limit` bytes the stream fails with 413, so a body
+ * without a Content-Length (chunked) is never read whole into memory, whoever reads it (a parser or a handler).
+ */
+function countedRequest(request: Request, body: ReadableStream<Uint8Array>, limit: number, path: string): Request {
+  const reader = body.getReader();
+  let received = 0;
+  const counted = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      received += value.byteLength;
+      if (received > limit) {
+        const error = tooLarge(path);
+        controller.error(error);
+        await reader.cancel(error).catch(() => {});
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const limited = new Request(request.url, {
+    method: request.method, headers: request.headers, body: counted, signal: request.signal, duplex: 'half',
+  } as RequestInit);
+  arrived.set(limited, request);
+  return limited;
+}
+
+/** Whether `value` holds objects or arrays nested deeper than `max`; iterative, so a hostile body cannot exhaust the stack. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length) {
+    const [current, depth] = pending.pop()!;
+    if (depth > max) return true;
+    for (const child of Object.values(current as object)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * Request body limits, for screens and the REST API alike: a body over its limit by its Content-Length is answered 413
+ * before it is read; a body without one is counted as it streams and fails with 413 at the limit (the error handler
+ * unwraps it from the parse error); and a parsed body nested deeper than MAX_BODY_DEPTH is refused with 400 before
+ * validation. Handlers that take files check their own sizes again (a CSV file's 10 MB rule).
  */
 export const screenLimits = () =>
-  new Elysia({ name: 'platform:screen-limits' }).onRequest(({ request }) => {
-    if (!writes.has(request.method)) return undefined;
-    const limit = limitFor(new URL(request.url).pathname);
-    if (limit === null || Number(request.headers.get('content-length') ?? '0') <= limit) return undefined;
-    const page = (
-      <BareLayout title="Request too large">
-        <>
-          <div class="flash flash-error" role="alert" safe>{SCREEN_TOO_LARGE}</div>
-          <p><a href="/">Back to the start page</a></p>
-        </>
-      </BareLayout>
-    );
-    return new Response(String(page), { status: 413, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
-  });
+  new Elysia({ name: 'platform:screen-limits' })
+    .onRequest((context) => {
+      const { request } = context;
+      if (!writes.has(request.method)) return undefined;
+      const path = new URL(request.url).pathname;
+      const limit = limitFor(path);
+      const declared = request.headers.get('content-length');
+      if (declared !== null) return Number(declared) > limit ? tooLargeResponse(path) : undefined;
+      if (request.body) (context as { request: Request }).request = countedRequest(request, request.body, limit, path);
+      return undefined;
+    })
+    .onTransform({ as: 'global' }, ({ body }) => {
+      if (body !== null && typeof body === 'object' && nestedDeeperThan(body, MAX_BODY_DEPTH)) {
+        throw new AppError('INVALID', TOO_DEEP, [{ field: 'body', message: `nested deeper than ${MAX_BODY_DEPTH} levels` }]);
+      }
+    });
