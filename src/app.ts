@@ -3,6 +3,8 @@ import { openapi } from '@elysiajs/openapi';
 import { sql } from 'drizzle-orm';
 import { httpPlatform } from './platform/http';
 import { refusalGuard } from './platform/refusals';
+import { securityHeaders } from './platform/security-headers';
+import { apiDocs } from './platform/api-docs';
 import { screenAuth } from './platform/screen-auth';
 import { staticFiles } from './platform/static-files';
 import { peoplePages } from './modules/people/pages';
@@ -111,14 +113,17 @@ export function createApp(ctx: AppContext): Elysia {
   // normalize off: a body or query field the schema does not name is refused (400 "x: Unexpected property") instead
   // of silently dropped, and responses are checked against their exact schemas (envelopes.ts `exactly`).
   const app = new Elysia({ normalize: false })
+    .use(securityHeaders(ctx.config))
     .use(httpPlatform(ctx))
     .use(refusalGuard(ctx))
     .use(screenLimits())
     .use(screenAuth(ctx))
     .use(staticFiles())
+    .use(apiDocs())
     .use(
       openapi({
-        path: '/api/v1/docs',
+        // The browsable page is our own (api-docs.ts): the plugin's loads its viewer from a CDN.
+        provider: null,
         specPath: '/api/v1/openapi',
         exclude: { paths: [/^\/(?!api\/v1\/)/, '/api/v1/docs', '/api/v1/openapi'] },
         documentation: {

@@ -50,6 +50,8 @@ export interface LayoutProps {
   children?: JSX.Element;
 }
 
+const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
+
 /** The document head shared by the shell and the bare pages. */
 function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): JSX.Element {
   return (
@@ -58,6 +60,8 @@ function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): J
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title safe>{`${title} · GRC`}</title>
       <link rel="stylesheet" href="/static/app.css" />
+      {/* Under the Content-Security-Policy htmx may not add its own style element or evaluate script from attributes. */}
+      {htmx && <meta name="htmx-config" content={HTMX_CONFIG} />}
       {htmx && <script src="/static/htmx.min.js" defer></script>}
     </head>
   );

@@ -37,7 +37,7 @@ export function PoamResults({ rows, total, page, pageSize, filters }: { rows: Po
           {
             header: 'Due',
             cell: (i) => (i.overdue
-              ? <span><span safe>{i.dueDate ?? ''}</span> <span class="tag" style="color:#7a1a14">Overdue</span></span>
+              ? <span><span safe>{i.dueDate ?? ''}</span> <span class="tag tag-late">Overdue</span></span>
               : <Text value={i.dueDate ?? '—'} />),
           },
           { header: 'Owner', cell: (i) => <Text value={i.owner ?? '—'} /> },

@@ -57,13 +57,16 @@ export function ScoreCard({ score }: { score: PackageScore }): JSX.Element {
   );
 }
 
+/** Deeper items are indented like this depth (static/app.css has one rule per depth). */
+const MAX_INDENT = 12;
+
 /** One item of the tree; with an editable analysis, its status select PATCHes and htmx swaps this row for the answer. */
 export function TreeItemRow({ row }: { row: TreeRow }): JSX.Element {
   const a = row.analysis;
   const counts = a ? `${a.counts.controls} / ${a.counts.policies} / ${a.counts.risks} / ${a.counts.projects}` : '';
   return (
     <tr id={`item-${row.itemId}`} class={`kind-${row.kind}`}>
-      <td style={`padding-left:${0.5 + row.depth * 1.25}rem`}>{row.kind === 'heading' ? <strong safe>{row.code}</strong> : <Text value={row.code} />}</td>
+      <td class={`depth-${Math.min(row.depth, MAX_INDENT)}`}>{row.kind === 'heading' ? <strong safe>{row.code}</strong> : <Text value={row.code} />}</td>
       <td>{a ? <a href={`/compliance/analyses/${a.id}`} safe>{row.name}</a> : row.kind === 'heading' ? <strong safe>{row.name}</strong> : <Text value={row.name} />}</td>
       <td><Text value={KIND_LABELS[row.kind]} /></td>
       <td>

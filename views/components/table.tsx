@@ -49,3 +49,11 @@ export const Tags = ({ values }: { values: readonly string[] }) =>
 /** A stored value as a History change shows it: '—' for nothing, objects and lists as JSON, the rest as text. */
 export const shownValue = (value: unknown): string =>
   value === null || value === undefined || value === '' ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+
+/**
+ * A small square of a user-chosen colour (risk bands, labels). Drawn as SVG, whose fill attribute is not an inline style,
+ * so it needs nothing beyond the Content-Security-Policy's `style-src 'self'`; the text beside it carries the meaning.
+ */
+export const Swatch = ({ color }: { color: string }) => (
+  <svg class="swatch" viewBox="0 0 1 1" aria-hidden="true" focusable="false"><rect width="1" height="1" fill={color} /></svg>
+);

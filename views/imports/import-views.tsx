@@ -69,7 +69,6 @@ export function ImportResultView({ area, result, csrfToken, csv }: ImportResultP
   const filters = ['all', 'error', 'create', 'update', 'unchanged'] as const;
   return (
     <section class="import-result">
-      <style>{filters.slice(1).map((f) => `.import-result:has(#show-${f}:checked) tbody tr:not(.o-${f}){display:none}`).join('')}</style>
       <h2 safe>{heading}</h2>
       {result.outcome === 'imported'
         ? <Flash kind="success" message={`Imported ${result.fileName}: ${c.create} created, ${c.update} updated, ${c.unchanged} unchanged.`} />

@@ -82,7 +82,7 @@ export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, d
         <dt>Created</dt><dd><When value={risk.createdAt} /></dd>
         <dt>Updated</dt><dd><When value={risk.updatedAt} /></dd>
       </dl>
-      {risk.description && <div class="card"><h2>Description</h2><p style="white-space: pre-wrap" safe>{risk.description}</p></div>}
+      {risk.description && <div class="card"><h2>Description</h2><p class="pre-wrap" safe>{risk.description}</p></div>}
       <h2 id="history">History</h2>
       <DataTable<HistoryView>
         id="risk-history"

@@ -88,7 +88,7 @@ export function RiskList({ page, state, classifications, canCreate, importButton
           {importButton}
         </p>
       )}
-      <form method="get" action="/risks" class="card" role="search" style="display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: end"
+      <form method="get" action="/risks" class="card filter-bar" role="search"
         hx-get="/risks" hx-target={`#${RESULTS_ID}`} hx-swap="outerHTML" hx-push-url="true"
         hx-trigger="submit, change, input changed delay:400ms from:#f-q">
         <div class="field">

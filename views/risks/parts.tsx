@@ -1,4 +1,5 @@
 import type { Option } from '../components/form';
+import { Swatch } from '../components/table';
 
 export interface Band {
   name: string;
@@ -14,7 +15,7 @@ export function ScoreBadge({ score, band }: { score: number | null; band: Band |
       {band && (
         <>
           {' '}
-          <span class="tag" style={`border-left: 0.8em solid ${band.color}`} safe>{band.name}</span>
+          <span class="tag"><Swatch color={band.color} /><span safe>{band.name}</span></span>
         </>
       )}
     </span>

@@ -1,7 +1,7 @@
 import type { ClassificationView } from '../../src/modules/risks/schema';
 import { Flash } from '../components/flash';
 import { CsrfField, Field, type FieldErrors } from '../components/form';
-import { DataTable, Text } from '../components/table';
+import { DataTable, Swatch, Text } from '../components/table';
 
 /** A level row as typed in the editor (strings, so a refused save shows exactly what was entered). */
 export interface LevelRow {
@@ -131,7 +131,7 @@ function LevelRows({ axis, rows, errors, disabled }: { axis: 'likelihood' | 'imp
             const label = isNew ? `new ${axis} level` : `${axis} level ${row.value}`;
             return (
               <tr>
-                {input(i, 'value', row.value, `Value of ${label}`, { min: 1, max: 100, style: 'width: 6em' })}
+                {input(i, 'value', row.value, `Value of ${label}`, { min: 1, max: 100, class: 'short' })}
                 {input(i, 'name', row.name, `Name of ${label}`, { maxlength: 100 })}
                 {input(i, 'description', row.description, `Description of ${label}`, { maxlength: 2000 })}
                 <td>
@@ -180,8 +180,9 @@ function Matrix({ scale, disabled }: { scale: ScaleForm; disabled: boolean }): J
                 const score = scale.cells[cellKey(l.value, m.value)] ?? '';
                 const color = bandColor(scale.bands, score);
                 return (
-                  <td style={color ? `box-shadow: inset 0.4em 0 0 ${color}` : undefined}>
-                    <input type="number" name={`cell.${l.value}.${m.value}`} value={score} min={0} max={10000} style="width: 6em"
+                  <td class="matrix-cell">
+                    {color && <Swatch color={color} />}
+                    <input type="number" class="short" name={`cell.${l.value}.${m.value}`} value={score} min={0} max={10000}
                       disabled={disabled} aria-label={`Score for likelihood ${l.value} and impact ${m.value}`} />
                   </td>
                 );
@@ -201,7 +202,7 @@ function BandRows({ rows, errors, disabled }: { rows: BandRow[]; errors: FieldEr
     return (
       <td>
         <input type={type} name={name} value={value} aria-label={label} disabled={disabled} aria-invalid={errors[name] ? 'true' : undefined}
-          style={type === 'number' ? 'width: 6em' : undefined} />
+          class={type === 'number' ? 'short' : undefined} />
         {errors[name] && <span class="error" role="alert" safe>{errors[name]}</span>}
       </td>
     );

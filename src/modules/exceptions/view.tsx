@@ -8,7 +8,7 @@ export const EXCEPTION_STATUS_LABELS: Record<string, string> = { requested: 'Req
 
 /** The expiry date, marked when it has passed. */
 export const Expiry = ({ e }: { e: Pick<ExceptionView, 'expiresAt' | 'expired'> }) =>
-  e.expired ? <span><span safe>{e.expiresAt}</span> <span class="tag" style="color:#7a1a14">Expired</span></span> : <span safe>{e.expiresAt}</span>;
+  e.expired ? <span><span safe>{e.expiresAt}</span> <span class="tag tag-late">Expired</span></span> : <span safe>{e.expiresAt}</span>;
 
 export interface ExceptionRequestValues {
   title: string;

@@ -1,5 +1,6 @@
 import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, type FieldErrors } from '../../../views/components/form';
+import { Swatch } from '../../../views/components/table';
 import type { LabelView } from './schema';
 
 export interface LabelFormValues {
@@ -60,7 +61,7 @@ export function LabelsScreen(p: LabelsScreenProps): JSX.Element {
                 )
                 : (
                   <tr>
-                    <td><span class="tag" style={`border-left: 0.8em solid ${label.color}`} safe>{label.name}</span></td>
+                    <td><span class="tag"><Swatch color={label.color} /><span safe>{label.name}</span></span></td>
                     <td safe>{label.color}</td>
                     <td safe>{label.description}</td>
                   </tr>

@@ -125,7 +125,7 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
       <h2 id="reviews">Reviews</h2>
       <p>
         <span safe>{`Reviewed every ${p.reviews.frequencyMonths} months. Last review: ${p.reviews.lastReviewedOn ?? 'never'}. Next review due: ${p.reviews.nextReviewDue}`}</span>
-        {p.reviews.overdue && <> <span class="tag" style="color:#7a1a14">Overdue</span></>}
+        {p.reviews.overdue && <> <span class="tag tag-late">Overdue</span></>}
       </p>
       <DataTable<RiskReviews['reviews'][number]>
         id="risk-reviews"

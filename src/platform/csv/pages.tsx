@@ -35,9 +35,9 @@ export function ImportButton({ entries, own }: { entries: ImportEntry[]; own?: s
   if (entries.length === 1 && entries[0].href === own) return <a class="button secondary" href={entries[0].href}>Import</a>;
   if (entries.length === 1) return <a class="button secondary" href={entries[0].href} safe>{`Import ${entries[0].title.toLowerCase()}`}</a>;
   return (
-    <details class="menu import-menu" style="display: inline-block; position: relative">
+    <details class="menu import-menu">
       <summary class="button secondary">Import</summary>
-      <ul class="card" style="position: absolute; z-index: 10; list-style: none; margin: 0; padding: 0.5rem 1rem; white-space: nowrap">
+      <ul class="card">
         {entries.map((e) => <li><a href={e.href} safe>{e.title}</a></li>)}
       </ul>
     </details>
