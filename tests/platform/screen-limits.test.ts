@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { API_BODY_LIMIT, API_TOO_LARGE, MAX_BODY_DEPTH, SCREEN_REQUEST_LIMIT, TOO_DEEP } from '../../src/platform/screen-limits';
+import { API_BODY_LIMIT, API_TOO_LARGE, CSV_TOO_LARGE, MAX_BODY_DEPTH, SCREEN_REQUEST_LIMIT, TOO_DEEP } from '../../src/platform/screen-limits';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, bearer, classificationId, makeToken, unique } from '../helpers/factories';
@@ -96,6 +96,16 @@ describe('Bodies are counted as they arrive (chunked bodies have no Content-Leng
     }));
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: API_TOO_LARGE });
+  });
+
+  test('a chunked CSV import through the API of 40 MB is cut off soon after its 10 MB file rule', async () => {
+    const { body, progress } = streamedBody(40 * 1024 * 1024);
+    const res = await env.request('/api/v1/risks/import?mode=check', bearer(token, {
+      method: 'POST', body, duplex: 'half', headers: { 'content-type': 'text/csv' },
+    } as RequestInit));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: CSV_TOO_LARGE });
+    expect(progress.pulled).toBeLessThan(12 * 1024 * 1024);
   });
 
   test('a chunked CSV import through the API is read in full up to its 10 MB file rule', async () => {
