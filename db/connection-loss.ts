@@ -2,13 +2,13 @@ import type postgres from 'postgres';
 
 /**
  * Error codes that mean the connection to PostgreSQL is gone or cannot be made, not that a statement was wrong:
- * postgres.js's own codes, the socket's, and PostgreSQL's class 08 (connection exception) and 57P01-57P03 (the server
- * is shutting down, or its backend was terminated).
+ * postgres.js's own codes, the socket's, and PostgreSQL's class 08 (connection exception), 57P01-57P03 (the server
+ * is shutting down, or its backend was terminated) and 53300 (no connection slot free).
  */
 const CONNECTION_LOSS_CODES = new Set([
   'CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT',
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03',
+  '57P01', '57P02', '57P03', '53300',
 ]);
 
 /** Whether an error (or what it wraps) says the database connection was lost or could not be opened. */

@@ -54,6 +54,8 @@ describe('the per-address count', () => {
   }, 60_000);
   afterAll(async () => {
     await own?.app.stop();
+    // Its own database connections go now, not at the end of the whole run.
+    await own?.ctx.close();
   });
 
   const post = (email: string, password: string) =>

@@ -23,6 +23,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await env?.app.stop();
+  // Its own database connections go now, not at the end of the whole run.
+  await env?.ctx.close();
 });
 
 const head = async () => (await env.ctx.db.select({ seq: auditLog.seq }).from(auditLog).orderBy(auditLog.seq)).at(-1)?.seq ?? 0;
