@@ -8,6 +8,8 @@ import { apiDocs } from './platform/api-docs';
 import { screenAuth } from './platform/screen-auth';
 import { staticFiles } from './platform/static-files';
 import { peoplePages } from './modules/people/pages';
+import { scimApi } from './modules/people/scim/api';
+import { provisioningPages } from './modules/people/scim/pages';
 import { apiTokensPages } from './modules/apiTokens/pages';
 import { adminPages } from './platform/admin-pages';
 import { screenLimits } from './platform/screen-limits';
@@ -74,6 +76,8 @@ const modulePlugins = (ctx: AppContext): AnyElysia[] => [
   // CSV imports before the module screens: /risks/import must not be taken for the record /risks/:id.
   csvImports(ctx, [riskImport, controlImport, assetImport, policyImport, thirdPartyImport, incidentImport, projectImport, findingImport, ...exceptionImports]),
   peoplePages(ctx),
+  scimApi(ctx),
+  provisioningPages(ctx),
   apiTokensPages(ctx),
   adminPages(ctx),
   risksApi(ctx),

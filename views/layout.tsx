@@ -29,6 +29,7 @@ const SETTINGS_LINKS: NavLink[] = [
   { key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },
   { key: 'groups', href: '/settings/groups', label: 'Groups', needs: 'settings:read' },
   { key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
+  { key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
   { key: 'outbox', href: '/settings/outbox', label: 'Outbox', needs: 'settings:read', level: 'all' },
   { key: 'audit', href: '/settings/audit', label: 'Audit log', needs: 'settings:read', level: 'all' },
 ];

@@ -11,10 +11,20 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   passwordHash: text('password_hash'),
   status: text('status', { enum: ['active', 'deactivated'] }).notNull().default('active'),
+  /** Set by SCIM provisioning: the identity provider's own id and the parts of the person's name it sends. */
+  externalId: text('external_id'),
+  givenName: text('given_name'),
+  familyName: text('family_name'),
+  /**
+   * A SCIM DELETE: the user is deactivated and no longer a SCIM resource, but the row stays (the Audit Log, History
+   * and records name it). Provisioning the same userName again brings the account back.
+   */
+  deprovisionedAt: timestamp('deprovisioned_at', { withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('users_email_key').on(sql`lower(${t.email})`),
+  index('users_external_id_idx').on(t.externalId),
   check('users_status_check', sql`${t.status} in ('active', 'deactivated')`),
 ]);
 
@@ -22,7 +32,10 @@ export const groups = pgTable('groups', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull().unique(),
   description: text('description').notNull().default(''),
+  /** The identity provider's id of a group provisioned through SCIM. */
+  externalId: text('external_id'),
   createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
 export const groupMembers = pgTable('group_members', {
@@ -115,6 +128,18 @@ export const apiTokens = pgTable('api_tokens', {
   revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
   revokedBy: uuid('revoked_by').references(() => users.id),
 }, (t) => [index('api_tokens_created_by_idx').on(t.createdBy)]);
+
+/** Bearer tokens of the SCIM provisioning address (Settings › Provisioning); they do not work on the REST API. */
+export const scimTokens = pgTable('scim_tokens', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdBy: uuid('created_by').notNull().references(() => users.id),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+  revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  revokedBy: uuid('revoked_by').references(() => users.id),
+});
 
 export const settings = pgTable('settings', {
   key: text('key').primaryKey(),

@@ -214,6 +214,7 @@ const tokenAuthStatement = preparedOnce((db) => db.select({
  * whose reason (for the Audit Log) says why; the token id is attached when one was identified.
  */
 export async function authenticateToken(db: DbOrTx, secret: string): Promise<Actor> {
+  if (secret.startsWith('scim_')) throw unauthorized('a SCIM token cannot be used on the REST API');
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length < 40 || secret.length > 200) throw unauthorized('malformed token');
   const hash = hashSecret(secret);
   const [row] = await tokenAuthStatement(db).execute({ hash });
