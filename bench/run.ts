@@ -2,6 +2,7 @@ import { benchAudit } from './audit';
 import { benchCompliance } from './compliance';
 import { benchListEndpoints } from './list-endpoints';
 import { benchCsvImport } from './csv-import';
+import { benchScim } from './scim';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -11,6 +12,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Audit Log', benchAudit],
   ['CSV import', benchCsvImport],
   ['Compliance package import', benchCompliance],
+  ['SCIM provisioning', benchScim],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

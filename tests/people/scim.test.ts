@@ -310,7 +310,7 @@ describe('SCIM PATCH', () => {
     emails: [{ value: 'kim@example.com', type: 'work', primary: true }, { value: 'kim@home.example', type: 'home' }],
     active: true,
   };
-  const schema = { multiValued: new Set(['emails']), readOnly: new Set(['id', 'meta']) };
+  const schema = { core: USER.toLowerCase(), multiValued: new Set(['emails']), readOnly: new Set(['id', 'meta']) };
 
   const CASES: [string, Json[]][] = [
     ['replace a simple attribute', [{ op: 'replace', path: 'displayName', value: 'Kim P.' }]],

@@ -40,6 +40,8 @@ const sameValue = (a: unknown, b: unknown) => isObject(a) && isObject(b) && memb
   && String(member(a, 'value')) === String(member(b, 'value'));
 
 export interface PatchSchema {
+  /** The resource's core schema URN, lowercased; attributes of other (extension) schemas are not kept here. */
+  core: string;
   /** Lowercased names of the multi-valued attributes (emails, members, groups). */
   multiValued: ReadonlySet<string>;
   /** Lowercased names that may not be changed (id, meta, groups of a user). */
@@ -79,6 +81,8 @@ function parse(path: string): PatchPath {
 
 function applyAt(resource: Json, op: 'add' | 'replace' | 'remove', pathText: string, value: unknown, schema: PatchSchema): void {
   const target = parse(pathText);
+  // An extension attribute (Entra ID's enterprise department, manager, …): accepted, and not kept, like on create.
+  if (target.path.uri !== undefined && target.path.uri !== schema.core) return;
   const attr = target.path.attr;
   if (schema.readOnly.has(attr)) throw new ScimPatchError('invalidPath', `"${pathText}" cannot be changed`);
   const multi = schema.multiValued.has(attr);

@@ -287,8 +287,8 @@ const USER_ATTRIBUTES = new Set([
 ]);
 const GROUP_ATTRIBUTES = new Set(['schemas', 'id', 'externalid', 'meta', 'displayname', 'members']);
 
-const USER_PATCH: PatchSchema = { multiValued: new Set(['emails', 'phonenumbers', 'ims', 'photos', 'addresses', 'groups', 'entitlements', 'roles', 'x509certificates']), readOnly: new Set(['id', 'meta', 'groups']) };
-const GROUP_PATCH: PatchSchema = { multiValued: new Set(['members']), readOnly: new Set(['id', 'meta']) };
+const USER_PATCH: PatchSchema = { core: USER_SCHEMA.toLowerCase(), multiValued: new Set(['emails', 'phonenumbers', 'ims', 'photos', 'addresses', 'groups', 'entitlements', 'roles', 'x509certificates']), readOnly: new Set(['id', 'meta', 'groups']) };
+const GROUP_PATCH: PatchSchema = { core: GROUP_SCHEMA.toLowerCase(), multiValued: new Set(['members']), readOnly: new Set(['id', 'meta']) };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
