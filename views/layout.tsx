@@ -99,7 +99,7 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
               )}
             </nav>
             <div class="whoami">
-              <span class="email" safe>{viewer.email ?? ''}</span>
+              <a class="email" href="/settings/password" title="Change your password" safe>{viewer.email ?? ''}</a>
               <form method="post" action="/sign-out" class="inline">
                 <input type="hidden" name="_csrf" value={csrfToken} />
                 <button type="submit" class="link">Sign out</button>

@@ -30,6 +30,9 @@ const SIGN_IN_LOCK_SPACE = 7231005;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
+/** The stored id of the session a cookie secret opens (only this hash is kept). */
+export const sessionIdOf = (secret: string) => sha256(secret);
+
 /** A hash verified when the email is unknown, so the answer takes as long as for a real account. */
 let decoyHash: Promise<string> | undefined;
 const decoy = () => (decoyHash ??= Bun.password.hash(randomBytes(16).toString('hex'), { algorithm: 'argon2id' }));

@@ -9,6 +9,7 @@ import { attempt, CsrfField, Field, fieldErrors, formList, formText, type FieldE
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import type { TokenView } from './schema';
+import { endSession, listActiveSessions, type ActiveSession } from '../people/service';
 import { createToken, getToken, lastValidDay, listTokensPage, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
 
 interface CreateForm {
@@ -132,13 +133,41 @@ function RevokeConfirm({ token, csrfToken }: { token: TokenView; csrfToken: stri
   );
 }
 
-function SessionsContent({ viewer, csrfToken, maxDays, sessionHours, done, error }: {
-  viewer: Actor; csrfToken: string; maxDays: number; sessionHours: number; done?: boolean; error?: string;
+/** Signed-in sessions, for administrators (settings:read at level all), each with the power to end it. */
+function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfToken: string; sessions: ActiveSession[] }) {
+  const canEnd = levelOf(viewer, 'settings:update') === 'all';
+  return (
+    <div class="card">
+      <h2>Active sessions</h2>
+      <DataTable<ActiveSession>
+        rows={sessions}
+        empty="No active sessions."
+        columns={[
+          { header: 'User', cell: (s) => <><Text value={s.name} /> <span class="muted" safe>{s.email}</span></> },
+          { header: 'Signed in', cell: (s) => <When value={s.createdAt} /> },
+          { header: 'Expires', cell: (s) => <When value={s.expiresAt} /> },
+          {
+            header: '',
+            cell: (s) => canEnd ? (
+              <form method="post" action={`/settings/sessions/${s.id}/end`} class="inline">
+                <CsrfField token={csrfToken} />
+                <button type="submit" class="small danger" aria-label={`End session of ${s.email}`}>End</button>
+              </form>
+            ) : '',
+          },
+        ]}
+      />
+    </div>
+  );
+}
+
+function SessionsContent({ viewer, csrfToken, maxDays, sessionHours, sessions, done, error }: {
+  viewer: Actor; csrfToken: string; maxDays: number; sessionHours: number; sessions: ActiveSession[] | null; done?: string; error?: string;
 }) {
   const canUpdate = levelOf(viewer, 'settings:update') !== null;
   return (
     <section id="sessions">
-      <Flash kind="success" message={done ? 'Saved.' : undefined} />
+      <Flash kind="success" message={done === 'saved' ? 'Saved.' : done === 'ended' ? 'Session ended.' : undefined} />
       <div class="card">
         <h2>Browser sessions</h2>
         <p>Sessions end after <strong safe>{String(sessionHours)}</strong> hours (SESSION_HOURS in the server configuration), on sign-out, or at once when the account is deactivated.</p>
@@ -156,6 +185,7 @@ function SessionsContent({ viewer, csrfToken, maxDays, sessionHours, done, error
           <p>Maximum token lifetime: <strong safe>{maxDays === 0 ? 'no maximum' : `${maxDays} days`}</strong></p>
         )}
       </div>
+      {sessions && <ActiveSessions viewer={viewer} csrfToken={csrfToken} sessions={sessions} />}
     </section>
   );
 }
@@ -165,9 +195,10 @@ const pageNumber = (value: string | undefined) => {
   return Number.isInteger(n) && n >= 1 ? n : 1;
 };
 
-/** Settings › API tokens and Settings › Sessions; every change goes through the API token service. */
-export const apiTokensPages = (ctx: AppContext) =>
-  new Elysia({ name: 'module:apiTokens:pages' })
+/** Settings › API tokens and Settings › Sessions; every change goes through the API token and people services. */
+export const apiTokensPages = (ctx: AppContext) => {
+  const sessionsFor = async (viewer: Actor) => (levelOf(viewer, 'settings:read') === 'all' ? listActiveSessions(ctx.db) : null);
+  return new Elysia({ name: 'module:apiTokens:pages' })
     .use(screenAuth(ctx))
     .get('/settings/api-tokens', async ({ viewer, csrfToken, headers, query }) => {
       const [tokens, maxDays] = await Promise.all([
@@ -204,9 +235,9 @@ export const apiTokensPages = (ctx: AppContext) =>
       return redirect('/settings/api-tokens?done=revoked', 303);
     }, { page: 'apiTokens:update' })
     .get('/settings/sessions', async ({ viewer, csrfToken, headers, query }) => {
-      const maxDays = await maxLifetimeDays(ctx.db);
+      const [maxDays, sessions] = await Promise.all([maxLifetimeDays(ctx.db), sessionsFor(viewer)]);
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} sessionHours={ctx.config.SESSION_HOURS} done={query.done === 'saved'} />);
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} sessionHours={ctx.config.SESSION_HOURS} sessions={sessions} done={query.done} />);
     }, { page: 'settings:read' })
     .post('/settings/sessions', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const raw = formText(body, 'maxLifetimeDays').trim();
@@ -216,5 +247,10 @@ export const apiTokensPages = (ctx: AppContext) =>
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
         <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} sessionHours={ctx.config.SESSION_HOURS}
-          error={result.error.problems[0]?.message ?? result.error.message} />);
+          sessions={await sessionsFor(viewer)} error={result.error.problems[0]?.message ?? result.error.message} />);
+    }, { page: 'settings:update' })
+    .post('/settings/sessions/:id/end', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => endSession(tx, viewer, params.id));
+      return redirect('/settings/sessions?done=ended', 303);
     }, { page: 'settings:update' });
+};

@@ -4,7 +4,7 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { resolveSession, sessionIdOf, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
 import { BareLayout, renderScreen, settingsLinksFor } from '../../../views/layout';
@@ -12,8 +12,8 @@ import { Flash } from '../../../views/components/flash';
 import { attempt, CsrfField, Field, fieldErrors, formText, Select, type FieldErrors } from '../../../views/components/form';
 import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import {
-  addGroupMember, assignRoleToGroup, createGroup, createRole, createUser, listGroupDetails, listRoles, listUsers,
-  removeGroupMember, setUserStatus,
+  addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createRole, createUser, deleteRole, listGroupDetails,
+  listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
 
 /* ---------- Sign-in ---------- */
@@ -56,6 +56,9 @@ const DONE_MESSAGES: Record<string, string> = {
   'group-created': 'Group created.',
   'group-updated': 'Group updated.',
   'role-created': 'Role created.',
+  'role-updated': 'Role saved.',
+  'role-deleted': 'Role deleted.',
+  'password-changed': 'Password changed. Your other sessions have ended.',
 };
 
 interface UserForm {
@@ -90,6 +93,7 @@ function UsersContent(props: {
             header: 'Actions',
             cell: (u: UserRow) => (
               <div class="actions">
+                <a class="button small secondary" href={`/settings/users/${u.id}`}>Edit</a>
                 {u.id !== viewer.userId && (
                   <form method="post" action={`/settings/users/${u.id}/status`} class="inline">
                     <CsrfField token={csrfToken} />
@@ -182,7 +186,24 @@ function GroupsContent(props: {
               </ul>
             ),
           },
-          { header: 'Roles', cell: (g) => <Tags values={g.roleIds.map((id) => roleById.get(id)?.name ?? id)} /> },
+          {
+            header: 'Roles',
+            cell: (g) => (
+              <ul>
+                {g.roleIds.map((id) => (
+                  <li>
+                    <span class="tag" safe>{roleById.get(id)?.name ?? id}</span>{' '}
+                    {canUpdate && (
+                      <form method="post" action={`/settings/groups/${g.id}/roles/${id}/remove`} class="inline">
+                        <CsrfField token={csrfToken} />
+                        <button type="submit" class="link small" aria-label={`Take ${roleById.get(id)?.name ?? 'role'} from ${g.name}`}>remove</button>
+                      </form>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
           ...(canUpdate ? [{
             header: 'Actions',
             cell: (g: GroupRow) => (
@@ -226,52 +247,152 @@ function RolesContent(props: {
 }) {
   const { viewer, csrfToken, roles } = props;
   const canCreate = levelOf(viewer, 'settings:create') !== null;
+  const canUpdate = levelOf(viewer, 'settings:update') !== null;
   const form = props.form ?? { name: '', description: '', grants: {} };
   const errors = props.errors ?? {};
-  const levels = [{ value: '', label: '—' }, { value: 'own', label: 'Own' }, { value: 'all', label: 'All' }];
   return (
     <section id="roles">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
+      {props.form === undefined && <Flash kind="error" message={props.error} />}
       <DataTable<RoleRow>
         rows={roles}
         empty="No roles."
         columns={[
           { header: 'Role', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
           { header: 'Permissions', cell: (r) => <Tags values={r.permissions.map((p) => `${p.permission} (${p.level})`)} /> },
+          ...(canUpdate ? [{
+            header: 'Actions',
+            cell: (r: RoleRow) => r.builtIn ? '' : (
+              <div class="actions">
+                <a class="button small secondary" href={`/settings/roles/${r.id}`}>Edit</a>
+                <form method="post" action={`/settings/roles/${r.id}/delete`} class="inline">
+                  <CsrfField token={csrfToken} />
+                  <button type="submit" class="small danger" aria-label={`Delete ${r.name}`}>Delete</button>
+                </form>
+              </div>
+            ),
+          }] : []),
         ]}
       />
       {canCreate && (
         <details class="card" open={props.error !== undefined || Object.keys(errors).length > 0}>
           <summary><strong>Create role</strong></summary>
-          <form method="post" action="/settings/roles">
-            <Flash kind="error" message={props.error} />
-            <CsrfField token={csrfToken} />
-            <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={120} />
-            <Field label="Description" name="description" type="textarea" value={form.description} error={errors.description} maxlength={2000} />
-            {errors.permissions && <p class="error" role="alert" safe>{errors.permissions}</p>}
-            <div class="table-wrap">
-              <table class="data">
-                <thead><tr><th scope="col">Module</th>{['read', 'create', 'update', 'delete', 'review'].map((r) => <th scope="col" safe>{r}</th>)}</tr></thead>
-                <tbody>
-                  {MODULES.map((module) => (
-                    <tr>
-                      <th scope="row" safe>{module}</th>
-                      {(['read', 'create', 'update', 'delete', 'review'] as const).map((right) => {
-                        const permission = `${module}:${right}`;
-                        return rightsOf(module).includes(right)
-                          ? <td><Select id={`p-${permission}`} name={permission} options={levels} selected={form.grants[permission] ?? ''} /></td>
-                          : <td class="muted">n/a</td>;
-                      })}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <p><button type="submit">Create role</button></p>
-          </form>
+          <RoleForm action="/settings/roles" submit="Create role" csrfToken={csrfToken} form={form} errors={errors} error={props.error} />
         </details>
       )}
     </section>
+  );
+}
+
+interface RoleFormValues {
+  name: string;
+  description: string;
+  grants: Record<string, string>;
+}
+
+const LEVEL_OPTIONS = [{ value: '', label: '—' }, { value: 'own', label: 'Own' }, { value: 'all', label: 'All' }];
+const GRID_RIGHTS = ['read', 'create', 'update', 'delete', 'review'] as const;
+
+/** The role editor: a grid of module × right, each cell a level (none, own, all). */
+function RoleForm(p: { action: string; submit: string; csrfToken: string; form: RoleFormValues; errors: FieldErrors; error?: string }) {
+  return (
+    <form method="post" action={p.action}>
+      <Flash kind="error" message={p.error} />
+      <CsrfField token={p.csrfToken} />
+      <Field label="Name" name="name" value={p.form.name} error={p.errors.name} required maxlength={120} />
+      <Field label="Description" name="description" type="textarea" value={p.form.description} error={p.errors.description} maxlength={2000} />
+      {p.errors.permissions && <p class="error" role="alert" safe>{p.errors.permissions}</p>}
+      <div class="table-wrap">
+        <table class="data">
+          <thead><tr><th scope="col">Module</th>{GRID_RIGHTS.map((r) => <th scope="col" safe>{r}</th>)}</tr></thead>
+          <tbody>
+            {MODULES.map((module) => (
+              <tr>
+                <th scope="row" safe>{module}</th>
+                {GRID_RIGHTS.map((right) => {
+                  const permission = `${module}:${right}`;
+                  return rightsOf(module).includes(right)
+                    ? <td><Select id={`p-${permission}`} name={permission} options={LEVEL_OPTIONS} selected={p.form.grants[permission] ?? ''} aria-label={permission} /></td>
+                    : <td class="muted">n/a</td>;
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p><button type="submit">{p.submit}</button></p>
+    </form>
+  );
+}
+
+/** Reads the role editor's form into values and the grants it names. */
+function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: string; description: string; permissions: { permission: Permission; level: 'own' | 'all' }[] }; problems: FieldProblem[] } {
+  const grants: Record<string, string> = {};
+  for (const permission of ALL_GRANTABLE) {
+    const level = formText(body, permission);
+    if (level === 'own' || level === 'all') grants[permission] = level;
+  }
+  const form = { name: formText(body, 'name'), description: formText(body, 'description'), grants };
+  const problems: FieldProblem[] = [];
+  if (!form.name.trim() || form.name.length > 120) problems.push({ field: 'name', message: 'must be 1 to 120 characters' });
+  if (form.description.length > 2000) problems.push({ field: 'description', message: 'must be at most 2000 characters' });
+  const permissions = Object.entries(grants).map(([permission, level]) => ({ permission: permission as Permission, level: level as 'own' | 'all' }));
+  return { form, input: { name: form.name, description: form.description, permissions }, problems };
+}
+
+/* ---------- One user, and one's own password ---------- */
+
+function UserEditContent(p: { csrfToken: string; user: UserRow; groups: GroupRow[]; form?: { name: string; email: string }; errors?: FieldErrors; error?: string }) {
+  const form = p.form ?? { name: p.user.name, email: p.user.email };
+  const errors = p.errors ?? {};
+  const memberOf = p.groups.filter((g) => g.memberIds.includes(p.user.id));
+  return (
+    <section id="user">
+      <form method="post" action={`/settings/users/${p.user.id}`} class="card">
+        <Flash kind="error" message={p.error} />
+        <CsrfField token={p.csrfToken} />
+        <Field label="Name" name="name" value={form.name} error={errors.name} required maxlength={200} />
+        <Field label="Email" name="email" type="email" value={form.email} error={errors.email} required maxlength={254} hint="The sign-in address" />
+        <p class="actions"><button type="submit">Save</button> <a href="/settings/users">Cancel</a></p>
+      </form>
+      <div class="card">
+        <h2>Groups</h2>
+        {memberOf.length === 0 ? <p class="muted">In no group: this user has no rights.</p> : (
+          <ul>
+            {memberOf.map((g) => (
+              <li>
+                <span safe>{g.name}</span>{' '}
+                <form method="post" action={`/settings/groups/${g.id}/members/${p.user.id}/remove`} class="inline">
+                  <CsrfField token={p.csrfToken} />
+                  <button type="submit" class="link small" aria-label={`Remove from ${g.name}`}>remove</button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form method="post" action={`/settings/users/${p.user.id}/groups`} class="actions">
+          <CsrfField token={p.csrfToken} />
+          <label for="add-group">Add to group </label>
+          <Select id="add-group" name="groupId" options={p.groups.filter((g) => !g.memberIds.includes(p.user.id)).map((g) => ({ value: g.id, label: g.name }))} />
+          <button type="submit" class="small secondary">Add</button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+function PasswordContent(p: { csrfToken: string; done?: boolean; errors?: FieldErrors; error?: string }) {
+  const errors = p.errors ?? {};
+  return (
+    <form method="post" action="/settings/password" class="card narrow-form">
+      <Flash kind="success" message={p.done ? DONE_MESSAGES['password-changed'] : undefined} />
+      <Flash kind="error" message={p.error} />
+      <CsrfField token={p.csrfToken} />
+      <Field label="Current password" name="currentPassword" type="password" error={errors.currentPassword} required autocomplete="current-password" maxlength={200} />
+      <Field label="New password" name="newPassword" type="password" error={errors.newPassword ?? errors.password} required autocomplete="new-password" maxlength={200}
+        hint="At least 12 characters, not a commonly used password. Your other sessions end when it changes." />
+      <button type="submit">Change password</button>
+    </form>
   );
 }
 
@@ -400,19 +521,10 @@ export const peoplePages = (ctx: AppContext) =>
         <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} done={query.done} />);
     }, { page: 'settings:read' })
     .post('/settings/roles', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
-      const grants: Record<string, string> = {};
-      for (const permission of ALL_GRANTABLE) {
-        const level = formText(body, permission);
-        if (level === 'own' || level === 'all') grants[permission] = level;
-      }
-      const form = { name: formText(body, 'name'), description: formText(body, 'description'), grants };
+      const { form, input, problems } = roleFormOf(body);
       const result = await attempt(async () => {
-        const problems: FieldProblem[] = [];
-        if (!form.name.trim() || form.name.length > 120) problems.push({ field: 'name', message: 'must be 1 to 120 characters' });
-        if (form.description.length > 2000) problems.push({ field: 'description', message: 'must be at most 2000 characters' });
         if (problems.length) throw invalid(problems);
-        const permissions = Object.entries(grants).map(([permission, level]) => ({ permission: permission as Permission, level: level as 'own' | 'all' }));
-        return runWrite(ctx, (tx) => createRole(tx, viewer, { name: form.name, description: form.description, permissions }));
+        return runWrite(ctx, (tx) => createRole(tx, viewer, input));
       });
       if (result.ok) return redirect('/settings/roles?done=role-created', 303);
       set.status = result.error.status;
@@ -420,4 +532,73 @@ export const peoplePages = (ctx: AppContext) =>
       return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
         <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} form={form}
           errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
-    }, { page: 'settings:create' });
+    }, { page: 'settings:create' })
+    .get('/settings/roles/:id', async ({ viewer, csrfToken, headers, params }) => {
+      const role = (await listRoles(ctx.db)).find((r) => r.id === params.id && !r.builtIn);
+      if (!role) throw new AppError('NOT_FOUND', 'Custom role not found');
+      const form = { name: role.name, description: role.description, grants: Object.fromEntries(role.permissions.map((g) => [g.permission, g.level])) };
+      return renderScreen(headers, { title: `Edit role ${role.name}`, viewer, csrfToken, active: 'roles' },
+        <RoleForm action={`/settings/roles/${role.id}`} submit="Save role" csrfToken={csrfToken} form={form} errors={{}} />);
+    }, { page: 'settings:update' })
+    .post('/settings/roles/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const { form, input, problems } = roleFormOf(body);
+      const result = await attempt(async () => {
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => updateRole(tx, viewer, params.id, input));
+      });
+      if (result.ok) return redirect('/settings/roles?done=role-updated', 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Edit role', viewer, csrfToken, active: 'roles' },
+        <RoleForm action={`/settings/roles/${params.id}`} submit="Save role" csrfToken={csrfToken} form={form}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+    }, { page: 'settings:update' })
+    .post('/settings/roles/:id/delete', async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => deleteRole(tx, viewer, params.id)));
+      if (result.ok) return redirect('/settings/roles?done=role-deleted', 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
+        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={await listRoles(ctx.db)} error={result.error.message} />);
+    }, { page: 'settings:update' })
+    .post('/settings/groups/:id/roles/:roleId/remove', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => removeRoleFromGroup(tx, viewer, params.id, params.roleId));
+      return redirect('/settings/groups?done=group-updated', 303);
+    }, { page: 'settings:update' })
+
+    // One user
+    .get('/settings/users/:id', async ({ viewer, csrfToken, headers, params }) => {
+      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
+      const user = users.find((u) => u.id === params.id);
+      if (!user) throw new AppError('NOT_FOUND', 'User not found');
+      return renderScreen(headers, { title: `Edit ${user.name}`, viewer, csrfToken, active: 'users' },
+        <UserEditContent csrfToken={csrfToken} user={user} groups={groups} />);
+    }, { page: 'settings:update' })
+    .post('/settings/users/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const form = { name: formText(body, 'name'), email: formText(body, 'email') };
+      const result = await attempt(async () => {
+        const problems = checkUserForm({ ...form, groupId: '' }, '');
+        if (problems.length) throw invalid(problems);
+        return runWrite(ctx, (tx) => updateUser(tx, viewer, params.id, form));
+      });
+      if (result.ok) return redirect('/settings/users?done=user-updated', 303);
+      set.status = result.error.status;
+      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
+      const user = users.find((u) => u.id === params.id);
+      if (!user) throw new AppError('NOT_FOUND', 'User not found');
+      return renderScreen(headers, { title: `Edit ${user.name}`, viewer, csrfToken, active: 'users' },
+        <UserEditContent csrfToken={csrfToken} user={user} groups={groups} form={form}
+          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message} />);
+    }, { page: 'settings:update' })
+
+    // One's own password
+    .get('/settings/password', ({ viewer, csrfToken, headers, query }) =>
+      renderScreen(headers, { title: 'Change password', viewer, csrfToken }, <PasswordContent csrfToken={csrfToken} done={query.done === 'password-changed'} />),
+    { page: true })
+    .post('/settings/password', async ({ viewer, csrfToken, headers, body, cookie, redirect, set }) => {
+      const secret = cookieSecret(ctx.config, cookie);
+      const result = await attempt(() => runWrite(ctx, (tx) =>
+        changeOwnPassword(tx, viewer, formText(body, 'currentPassword'), formText(body, 'newPassword'), secret ? sessionIdOf(secret) : null)));
+      if (result.ok) return redirect('/settings/password?done=password-changed', 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Change password', viewer, csrfToken },
+        <PasswordContent csrfToken={csrfToken} errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+    }, { page: true });

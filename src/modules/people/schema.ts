@@ -13,6 +13,12 @@ export const UserCreate = t.Object({
 });
 export type UserCreate = Static<typeof UserCreate>;
 
+export const UserUpdate = t.Object({
+  email: Email,
+  name: t.String({ minLength: 1, maxLength: 200 }),
+});
+export type UserUpdate = Static<typeof UserUpdate>;
+
 export const UserView = t.Object({
   id: t.String(),
   email: t.String(),

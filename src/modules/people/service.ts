@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, rolePermissions, roles, sessions, users } from '../../../db/schema';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../db/reference-data';
@@ -6,7 +6,8 @@ import { conflict, forbidden, invalidField, notFound } from '../../platform/erro
 import { recordChange } from '../../platform/history';
 import { passwordProblem } from '../../platform/password-policy';
 import { isPermission, levelOf, requirePermission, systemActor, type Actor } from '../../platform/permissions';
-import type { GroupCreate, RoleCreate, UserCreate } from './schema';
+import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
+import { appendAudit } from '../../platform/audit';
 import { randomBytes } from 'node:crypto';
 
 /** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
@@ -180,4 +181,110 @@ export async function listGroupDetails(db: DbOrTx) {
     memberIds: members.filter((m) => m.groupId === g.id).map((m) => m.userId),
     roleIds: grants.filter((r) => r.groupId === g.id).map((r) => r.roleId),
   }));
+}
+
+/* ---------- Administration: edit users and roles, own password, sessions ---------- */
+
+export async function updateUser(tx: DbOrTx, actor: Actor, userId: string, input: UserUpdate): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const [before] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+  if (!before) throw notFound(`User ${userId}`);
+  const email = input.email.trim();
+  const [clash] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email}) and ${users.id} <> ${userId}`);
+  if (clash) throw conflict(`A user with email ${email} already exists`);
+  const [after] = await tx.update(users).set({ name: input.name.trim(), email, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
+}
+
+/**
+ * A signed-in user changes their own password: the current one is needed, the new one follows the password rules,
+ * and every other session of theirs ends (the one in use stays).
+ */
+export async function changeOwnPassword(tx: DbOrTx, actor: Actor, current: string, next: string, keepSessionId: string | null): Promise<void> {
+  if (actor.kind !== 'user' || !actor.userId) throw forbidden('only a signed-in user changes their own password');
+  const [user] = await tx.select({ email: users.email, hash: users.passwordHash }).from(users).where(eq(users.id, actor.userId));
+  if (!user) throw notFound('User');
+  if (!user.hash || !(await Bun.password.verify(current, user.hash))) throw invalidField('currentPassword', 'is not your current password');
+  if (current === next) throw invalidField('newPassword', 'must differ from the current password');
+  await tx.update(users).set({ passwordHash: await hashPassword(next, user.email), updatedAt: new Date() }).where(eq(users.id, actor.userId));
+  const others = keepSessionId
+    ? and(eq(sessions.userId, actor.userId), sql`${sessions.id} <> ${keepSessionId}`)
+    : eq(sessions.userId, actor.userId);
+  const ended = await tx.delete(sessions).where(others).returning({ id: sessions.id });
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: actor.userId, action: 'password.change', before: null, after: null, details: { otherSessionsEnded: ended.length } });
+}
+
+export async function removeRoleFromGroup(tx: DbOrTx, actor: Actor, groupId: string, roleId: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const [pair] = await tx.select({ group: groups.name, role: roles.name }).from(groupRoles)
+    .innerJoin(groups, eq(groups.id, groupRoles.groupId)).innerJoin(roles, eq(roles.id, groupRoles.roleId))
+    .where(and(eq(groupRoles.groupId, groupId), eq(groupRoles.roleId, roleId)));
+  if (!pair) return;
+  // Taking Administrator from the built-in group could leave nobody able to manage people.
+  if (pair.group === ADMINISTRATORS_GROUP && pair.role === ADMINISTRATOR_ROLE) throw conflict(`The ${ADMINISTRATOR_ROLE} role stays with the built-in ${ADMINISTRATORS_GROUP} group`);
+  await tx.delete(groupRoles).where(and(eq(groupRoles.groupId, groupId), eq(groupRoles.roleId, roleId)));
+  await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'role.remove', before: { roleId }, after: null });
+}
+
+async function customRole(tx: DbOrTx, roleId: string) {
+  const [role] = await tx.select().from(roles).where(eq(roles.id, roleId)).for('update');
+  if (!role) throw notFound(`Role ${roleId}`);
+  if (role.builtIn) throw conflict(`${role.name} is a built-in role and cannot be changed; create a custom role instead`);
+  return role;
+}
+
+/** Replaces a custom role's name, description and grants; members of its groups get the new rights at once. */
+export async function updateRole(tx: DbOrTx, actor: Actor, roleId: string, input: RoleCreate): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  requireGrantable(actor, input.permissions, 'This role');
+  const role = await customRole(tx, roleId);
+  const [clash] = await tx.select({ id: roles.id }).from(roles).where(sql`${roles.name} = ${input.name.trim()} and ${roles.id} <> ${roleId}`);
+  if (clash) throw conflict(`A role named ${input.name} already exists`);
+  const beforeGrants = await grantsOfRoles(tx, [roleId]);
+  await tx.update(roles).set({ name: input.name.trim(), description: input.description ?? '' }).where(eq(roles.id, roleId));
+  await tx.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId));
+  if (input.permissions.length) await tx.insert(rolePermissions).values(input.permissions.map((p) => ({ roleId, ...p })));
+  const sorted = (grants: readonly Grant[]) => [...grants].map((g) => `${g.permission}:${g.level}`).sort();
+  await recordChange(tx, actor, {
+    module: 'settings', recordType: 'role', recordId: roleId, action: 'update',
+    before: { name: role.name, description: role.description, permissions: sorted(beforeGrants) },
+    after: { name: input.name.trim(), description: input.description ?? '', permissions: sorted(input.permissions) },
+  });
+}
+
+/** A custom role still given to a group is not deleted: 409 naming the groups, so nobody loses rights unnoticed. */
+export async function deleteRole(tx: DbOrTx, actor: Actor, roleId: string): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const role = await customRole(tx, roleId);
+  const holders = await tx.select({ name: groups.name }).from(groupRoles).innerJoin(groups, eq(groups.id, groupRoles.groupId))
+    .where(eq(groupRoles.roleId, roleId)).orderBy(asc(groups.name));
+  if (holders.length) throw conflict(`${role.name} is still given to ${holders.map((h) => h.name).join(', ')}; take it from those groups first`);
+  const grants = await grantsOfRoles(tx, [roleId]);
+  await tx.delete(roles).where(eq(roles.id, roleId));
+  await recordChange(tx, actor, { module: 'settings', recordType: 'role', recordId: roleId, action: 'delete', before: { name: role.name, permissions: grants.map((g) => `${g.permission}:${g.level}`) }, after: null });
+}
+
+export interface ActiveSession {
+  /** The stored id (a SHA-256 of the cookie secret, which is never stored). */
+  id: string;
+  userId: string;
+  name: string;
+  email: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export async function listActiveSessions(db: DbOrTx, limit = 500): Promise<ActiveSession[]> {
+  const rows = await db.select({ id: sessions.id, userId: sessions.userId, name: users.name, email: users.email, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
+    .from(sessions).innerJoin(users, eq(users.id, sessions.userId))
+    .where(sql`${sessions.expiresAt} > now()`).orderBy(desc(sessions.createdAt)).limit(limit);
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString() }));
+}
+
+/** Ends a session at once (its cookie stops working); administrators only, audited. */
+export async function endSession(tx: DbOrTx, actor: Actor, sessionId: string): Promise<void> {
+  if (requirePermission(actor, 'settings:update') !== 'all') throw forbidden('settings:update at level all needed to end sessions');
+  const [ended] = await tx.delete(sessions).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId });
+  if (!ended) throw notFound('Active session');
+  await appendAudit(tx, actor, [{ module: 'security', action: 'session.end', recordType: 'user', recordId: ended.userId }]);
 }

@@ -1,0 +1,144 @@
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { and, desc, eq } from 'drizzle-orm';
+import { auditLog, groups, roles, users } from '../../db/schema';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
+import { assignRoleToGroup, createGroup, createRole } from '../../src/modules/people/service';
+import { systemActor } from '../../src/platform/permissions';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import { signedInBrowser, type Browser } from '../helpers/browser';
+import { makeUser, unique } from '../helpers/factories';
+
+let env: TestEnv;
+let admin: Browser;
+
+beforeAll(async () => {
+  env = await testEnv();
+  admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+});
+
+const lastEntry = async (recordId: string, action: string) =>
+  (await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, recordId), eq(auditLog.action, action))).orderBy(desc(auditLog.seq)).limit(1))[0];
+
+describe('editing a user', () => {
+  test('an administrator changes a user\'s name and e-mail, audited; an e-mail in use is refused and the form keeps what was typed', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const form = await admin.get(`/settings/users/${user.id}`);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain(user.email);
+    const email = `${unique('renamed')}@test.example`;
+    const saved = await admin.post(`/settings/users/${user.id}`, { name: 'Renamed Person', email });
+    expect(saved.status).toBe(303);
+    const [row] = await env.ctx.db.select().from(users).where(eq(users.id, user.id));
+    expect(row).toMatchObject({ name: 'Renamed Person', email });
+    expect(await lastEntry(user.id, 'update')).toBeDefined();
+    const clash = await admin.post(`/settings/users/${user.id}`, { name: 'Renamed Person', email: ADMIN_EMAIL });
+    expect(clash.status).toBe(409);
+    expect(await clash.text()).toContain(`A user with email ${ADMIN_EMAIL} already exists`);
+    const bad = await admin.post(`/settings/users/${user.id}`, { name: '', email: 'not an address' });
+    expect(bad.status).toBe(400);
+  });
+
+  test('a reader without settings:update cannot open or post the edit form', async () => {
+    const reader = await makeUser(env, { 'settings:read': 'all' });
+    const b = await signedInBrowser(env, reader.email, reader.password);
+    expect((await b.get(`/settings/users/${reader.id}`)).status).toBe(403);
+    expect((await b.post(`/settings/users/${reader.id}`, { name: 'X', email: reader.email })).status).toBe(403);
+  });
+});
+
+describe('changing one\'s own password', () => {
+  test('the current password is needed; the new one follows the rules; the other sessions end and this one stays', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const here = await signedInBrowser(env, user.email, user.password);
+    const elsewhere = await signedInBrowser(env, user.email, user.password);
+    const wrong = await here.post('/settings/password', { currentPassword: 'not my password at all', newPassword: 'a brand new passphrase' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('is not your current password');
+    const weak = await here.post('/settings/password', { currentPassword: user.password, newPassword: 'aaaaaaaaaaaaaaaa' });
+    expect(weak.status).toBe(400);
+    const changed = await here.post('/settings/password', { currentPassword: user.password, newPassword: 'a brand new passphrase' });
+    expect(changed.status).toBe(303);
+    expect((await here.get('/settings/password')).status).toBe(200);
+    expect((await elsewhere.get('/settings/password')).status).toBe(303);
+    await signedInBrowser(env, user.email, 'a brand new passphrase');
+    const entry = await lastEntry(user.id, 'password.change');
+    expect(entry.details).toMatchObject({ otherSessionsEnded: 1 });
+  });
+});
+
+describe('editing and deleting roles', () => {
+  test('the role editor grid changes a custom role\'s grants, and members get them at once', async () => {
+    const member = await makeUser(env, {});
+    const roleId = await env.ctx.db.transaction(async (tx) => {
+      const { id } = await createRole(tx, systemActor(), { name: unique('Analysts'), permissions: [{ permission: 'risks:read', level: 'own' }] });
+      await assignRoleToGroup(tx, systemActor(), member.groupId, id);
+      return id;
+    });
+    const b = await signedInBrowser(env, member.email, member.password);
+    expect((await b.get('/controls')).status).toBe(403);
+    const editor = await (await admin.get(`/settings/roles/${roleId}`)).text();
+    expect(editor).toMatch(/name="risks:read"[^>]*>[\s\S]*?<option value="own" selected/);
+    const saved = await admin.post(`/settings/roles/${roleId}`, { name: 'Control readers', description: 'Reads controls', 'controls:read': 'all' });
+    expect(saved.status).toBe(303);
+    expect((await b.get('/controls')).status).toBe(200);
+    const entry = await lastEntry(roleId, 'update');
+    expect(entry).toBeDefined();
+  });
+
+  test('a built-in role cannot be edited or deleted, and nobody grants beyond their own rights', async () => {
+    const [administrator] = await env.ctx.db.select().from(roles).where(eq(roles.name, ADMINISTRATOR_ROLE));
+    expect((await admin.post(`/settings/roles/${administrator.id}`, { name: 'Mine now' })).status).toBe(409);
+    expect((await admin.post(`/settings/roles/${administrator.id}/delete`, {})).status).toBe(409);
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'all', 'risks:read': 'own' });
+    const roleId = await env.ctx.db.transaction(async (tx) => (await createRole(tx, systemActor(), { name: unique('Small'), permissions: [] })).id);
+    const b = await signedInBrowser(env, manager.email, manager.password);
+    const beyond = await b.post(`/settings/roles/${roleId}`, { name: 'Small', 'risks:read': 'all' });
+    expect(beyond.status).toBe(403);
+  });
+
+  test('a role still given to a group answers 409 naming the group; taken from it, the role is deleted', async () => {
+    const groupName = unique('Holders');
+    const { roleId, groupId } = await env.ctx.db.transaction(async (tx) => {
+      const { id: role } = await createRole(tx, systemActor(), { name: unique('Held'), permissions: [{ permission: 'risks:read', level: 'own' }] });
+      const { id: group } = await createGroup(tx, systemActor(), { name: groupName });
+      await assignRoleToGroup(tx, systemActor(), group, role);
+      return { roleId: role, groupId: group };
+    });
+    const refused = await admin.post(`/settings/roles/${roleId}/delete`, {});
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain(groupName);
+    expect((await admin.post(`/settings/groups/${groupId}/roles/${roleId}/remove`, {})).status).toBe(303);
+    expect(await lastEntry(groupId, 'role.remove')).toBeDefined();
+    expect((await admin.post(`/settings/roles/${roleId}/delete`, {})).status).toBe(303);
+    expect(await env.ctx.db.select().from(roles).where(eq(roles.id, roleId))).toEqual([]);
+    expect(await lastEntry(roleId, 'delete')).toBeDefined();
+  });
+
+  test('the Administrator role cannot be taken from the built-in Administrators group', async () => {
+    const [group] = await env.ctx.db.select().from(groups).where(eq(groups.name, ADMINISTRATORS_GROUP));
+    const [role] = await env.ctx.db.select().from(roles).where(eq(roles.name, ADMINISTRATOR_ROLE));
+    expect((await admin.post(`/settings/groups/${group.id}/roles/${role.id}/remove`, {})).status).toBe(409);
+  });
+});
+
+describe('Settings › Sessions', () => {
+  test('an administrator sees the active sessions and ends one: its cookie stops working at once, audited', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const b = await signedInBrowser(env, user.email, user.password);
+    const page = await (await admin.get('/settings/sessions')).text();
+    expect(page).toContain('Active sessions');
+    const id = new RegExp(`action="/settings/sessions/([0-9a-f]{64})/end"[^]*?End session of ${user.email.replace(/[.]/g, '\\.')}`).exec(page)?.[1];
+    expect(id).toBeDefined();
+    expect((await admin.post(`/settings/sessions/${id}/end`, {})).status).toBe(303);
+    expect((await b.get('/risks')).status).toBe(303);
+    expect(await lastEntry(user.id, 'session.end')).toBeDefined();
+  });
+
+  test('a reader at level own sees the settings but not who is signed in', async () => {
+    const reader = await makeUser(env, { 'settings:read': 'own' });
+    const b = await signedInBrowser(env, reader.email, reader.password);
+    const page = await (await b.get('/settings/sessions')).text();
+    expect(page).not.toContain('Active sessions');
+    expect(page).not.toContain(ADMIN_EMAIL);
+  });
+});
