@@ -2,6 +2,7 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { openapi } from '@elysiajs/openapi';
 import { sql } from 'drizzle-orm';
 import { httpPlatform } from './platform/http';
+import { strictQuery } from './platform/strict-input';
 import { refusalGuard } from './platform/refusals';
 import { securityHeaders } from './platform/security-headers';
 import { apiDocs } from './platform/api-docs';
@@ -118,7 +119,8 @@ export function createApp(ctx: AppContext): Elysia {
   // of silently dropped, and responses are checked against their exact schemas (envelopes.ts `exactly`).
   const app = new Elysia({ normalize: false })
     .use(securityHeaders(ctx.config))
-    .use(httpPlatform(ctx))
+    .use(httpPlatform(ctx, (): readonly { method: string; path: string }[] => app.routes))
+    .use(strictQuery())
     .use(refusalGuard(ctx))
     .use(screenLimits())
     .use(screenAuth(ctx))

@@ -109,9 +109,48 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
   return { status: 500, body: { error: 'internal' } };
 }
 
-/** Request ids and the single mapping from errors to `{ "error": ... }`; screens get an HTML fragment instead. */
-export const httpPlatform = (ctx: AppContext) =>
-  new Elysia({ name: 'platform:http' })
+interface RouteEntry {
+  method: string;
+  path: string;
+}
+
+/** A route's path pattern (`/api/v1/risks/:id`, `/static/*`) as a regular expression over request paths. */
+const patternOf = (path: string) =>
+  new RegExp(`^${path.split('/').map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
+
+/**
+ * The methods the app answers at a path, for the 405 of a known address asked with another method. Compiled from the
+ * route table on first use, and again whenever routes were added since.
+ */
+export function methodsAtPath(routes: () => readonly RouteEntry[]): (path: string) => string[] {
+  let compiled: { count: number; patterns: { method: string; pattern: RegExp }[] } | undefined;
+  return (path) => {
+    const table = routes();
+    if (compiled?.count !== table.length) {
+      compiled = { count: table.length, patterns: table.map((r) => ({ method: r.method, pattern: patternOf(r.path) })) };
+    }
+    return [...new Set(compiled.patterns.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+  };
+}
+
+/**
+ * An address the app has, asked with a method it does not take (PUT on a collection): 405 naming the methods it
+ * takes in Allow, instead of the 404 of an unknown address.
+ */
+function methodNotAllowed(methodsAt: (path: string) => string[], request: Request): ErrorBody & { allow: string } | null {
+  const methods = methodsAt(new URL(request.url).pathname);
+  if (methods.length === 0 || methods.includes(request.method)) return null;
+  const allow = methods.join(', ');
+  return { status: 405, body: { error: `method ${request.method} not allowed here; this address takes ${allow}` }, allow };
+}
+
+/**
+ * Request ids and the single mapping from errors to `{ "error": ... }`; screens get an HTML fragment instead.
+ * `routes` is the composed app's route table (for 405 answers).
+ */
+export const httpPlatform = (ctx: AppContext, routes: () => readonly RouteEntry[] = () => []) => {
+  const methodsAt = methodsAtPath(routes);
+  return new Elysia({ name: 'platform:http' })
     .derive({ as: 'global' }, () => ({ requestId: crypto.randomUUID() }))
     .onError({ as: 'global' }, async ({ error: raised, code, request, set, server, ...rest }) => {
       // Elysia wraps whatever fails while the body is parsed as a parse error: the bearer check runs in the parse hook
@@ -120,8 +159,10 @@ export const httpPlatform = (ctx: AppContext) =>
       const unwrapped = typeof cause === 'object' && cause !== null && (thrownBeforeParsing.has(cause) || cause instanceof AppError);
       const error = unwrapped ? cause : raised;
       const requestId = (rest as { requestId?: string }).requestId ?? crypto.randomUUID();
-      const { status, body } = errorResponse(error, unwrapped ? 'UNKNOWN' : code, requestId, new URL(request.url));
+      const wrongMethod = code === 'NOT_FOUND' ? methodNotAllowed(methodsAt, request) : null;
+      const { status, body } = wrongMethod ?? errorResponse(error, unwrapped ? 'UNKNOWN' : code, requestId, new URL(request.url));
       set.headers['x-request-id'] = requestId;
+      if (wrongMethod) set.headers.allow = wrongMethod.allow;
       if (error instanceof AppError && error.deniedReason) {
         const denied = error as AppError & { actor?: Actor; tokenId?: string };
         const actor = denied.actor ?? (rest as { actor?: Actor | null }).actor ?? null;
@@ -143,6 +184,7 @@ export const httpPlatform = (ctx: AppContext) =>
       set.headers['content-type'] = 'text/html; charset=utf-8';
       return errorPage(status, body.error, request.headers.has('hx-request'));
     });
+};
 
 function errorPage(status: number, message: string, fragment: boolean): string {
   const text = Bun.escapeHTML(status === 500 ? 'Something went wrong. The error was logged.' : message);

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { BareLayout } from '../../views/layout';
 import { CSV_LIMITS } from './csv/parse';
-import { AppError } from './errors';
+import { AppError, invalid, type FieldProblem } from './errors';
 
 /** Spec, Limits: screens accept requests up to 1 MB; larger uploads go through the REST API. */
 export const SCREEN_REQUEST_LIMIT = 1024 * 1024;
@@ -94,23 +94,35 @@ function countedRequest(request: Request, body: ReadableStream<Uint8Array>, limi
 }
 
 /** Whether `value` holds objects or arrays nested deeper than `max`; iterative, so a hostile body cannot exhaust the stack. */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
+export const nestedDeeperThan = (value: unknown, max: number): boolean => bodyShapeProblem(value, max)?.field === 'body';
+
+/**
+ * What is wrong with the shape of a parsed body, before validation walks it: objects or arrays nested deeper than `max`
+ * (field `body`, found first), or a `__proto__` key. JSON.parse keeps that key as a plain property, but copying the body (as
+ * validation does to apply defaults) turns it into the copy's prototype: the field would vanish unrefused while its
+ * contents became inherited properties. It is refused like any other field the record does not have.
+ * Iterative, so a hostile body cannot exhaust the stack.
+ */
+export function bodyShapeProblem(value: unknown, max: number): FieldProblem | null {
+  const pending: [unknown, number, string][] = [[value, 1, '']];
+  let prototypeKey: FieldProblem | null = null;
   while (pending.length) {
-    const [current, depth] = pending.pop()!;
-    if (depth > max) return true;
-    for (const child of Object.values(current as object)) {
-      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    const [current, depth, path] = pending.pop()!;
+    if (depth > max) return { field: 'body', message: `nested deeper than ${max} levels` };
+    for (const [key, child] of Object.entries(current as object)) {
+      const field = path ? `${path}.${key}` : key;
+      if (key === '__proto__') prototypeKey ??= { field, message: 'Unexpected property' };
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1, field]);
     }
   }
-  return false;
+  return prototypeKey;
 }
 
 /**
  * Request body limits, for screens and the REST API alike: a body over its limit by its Content-Length is answered 413
  * before it is read; a body without one is counted as it streams and fails with 413 at the limit (the error handler
- * unwraps it from the parse error); and a parsed body nested deeper than MAX_BODY_DEPTH is refused with 400 before
- * validation. Handlers that take files check their own sizes again (a CSV file's 10 MB rule).
+ * unwraps it from the parse error); and a parsed body nested deeper than MAX_BODY_DEPTH or holding a `__proto__` key is
+ * refused with 400 before validation. Handlers that take files check their own sizes again (a CSV file's 10 MB rule).
  */
 export const screenLimits = () =>
   new Elysia({ name: 'platform:screen-limits' })
@@ -125,7 +137,8 @@ export const screenLimits = () =>
       return undefined;
     })
     .onTransform({ as: 'global' }, ({ body }) => {
-      if (body !== null && typeof body === 'object' && nestedDeeperThan(body, MAX_BODY_DEPTH)) {
-        throw new AppError('INVALID', TOO_DEEP, [{ field: 'body', message: `nested deeper than ${MAX_BODY_DEPTH} levels` }]);
-      }
+      if (body === null || typeof body !== 'object') return;
+      const problem = bodyShapeProblem(body, MAX_BODY_DEPTH);
+      if (problem?.field === 'body') throw new AppError('INVALID', TOO_DEEP, [problem]);
+      if (problem) throw invalid([problem]);
     });

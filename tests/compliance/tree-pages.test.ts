@@ -175,7 +175,10 @@ describe('POA&M screen', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toStartWith('text/csv');
     expect(csv.headers.get('content-disposition')).toContain('attachment');
-    const line = (await csv.text()).split('\r\n').find((l) => l.includes(id));
+    const bytes = new Uint8Array(await csv.arrayBuffer());
+    // The byte order mark the docs promise for every CSV written (Response.text() would hide it).
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const line = new TextDecoder().decode(bytes).split('\r\n').find((l) => l.includes(id));
     expect(line).toStartWith(`compliance,'@CMD =cmd|calc,`);
   });
 });

@@ -6,11 +6,14 @@ export interface ImportAnswer {
   outcome: 'checked' | 'imported' | 'refused';
   counts: { create: number; update: number; unchanged: number; error: number };
   rows: { line: number; outcome: string; changes?: { column: string; old: string; new: string }[]; errors?: { column: string; message: string }[] }[];
+  total: number;
+  page: number;
+  pageSize: number;
 }
 
 /** POSTs a CSV to /api/v1/<area>/import and returns the status and the body. */
-export async function postCsv(env: TestEnv, token: string, area: string, csv: string | Uint8Array, mode: 'check' | 'apply', fileName = 'test.csv') {
-  const res = await env.request(`/api/v1/${area}/import?mode=${mode}`, {
+export async function postCsv(env: TestEnv, token: string, area: string, csv: string | Uint8Array, mode: 'check' | 'apply', fileName = 'test.csv', query = '') {
+  const res = await env.request(`/api/v1/${area}/import?mode=${mode}${query}`, {
     method: 'POST',
     body: csv as BodyInit,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv', 'x-file-name': fileName },

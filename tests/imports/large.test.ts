@@ -32,7 +32,7 @@ describe('Files of several chunks', () => {
     expect(checked.data.counts).toEqual({ create: rows, update: 0, unchanged: 0, error: 0 });
     expect(await countControls(prefix)).toBe(0);
 
-    const applied = await postCsv(env, token, 'controls', csv, 'apply', 'chunked.csv');
+    const applied = await postCsv(env, token, 'controls', csv, 'apply', 'chunked.csv', '&pageSize=5000');
     expect(applied.data.outcome).toBe('imported');
     expect(applied.data.rows.map((r) => r.line)).toEqual(Array.from({ length: rows }, (_, i) => i + 2));
     expect(await countControls(prefix)).toBe(rows);
@@ -53,6 +53,37 @@ describe('Files of several chunks', () => {
     expect(applied.status).toBe(422);
     expect(applied.data.counts.error).toBe(1);
     expect(await countControls(prefix)).toBe(0);
+  });
+});
+
+describe('Answers of large files', () => {
+  test('a check of 49,999 error rows lists one bounded page with exact counts; the caller pages through the rest', async () => {
+    const rows = 49_999;
+    const csv = `name,description\n${',no name\n'.repeat(rows)}`;
+    const first = await postCsv(env, token, 'controls', csv, 'check', 'errors.csv');
+    expect(first.status).toBe(200);
+    expect(first.data.counts).toEqual({ create: 0, update: 0, unchanged: 0, error: rows });
+    expect({ total: first.data.total, page: first.data.page, pageSize: first.data.pageSize }).toEqual({ total: rows, page: 1, pageSize: 1_000 });
+    expect(first.data.rows.map((r) => r.line)).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 2));
+    expect(first.data.rows[0].errors).toEqual([{ column: 'name', message: expect.any(String) }]);
+    // Every row listed would have answered about 4 MB here (20 MB with more columns).
+    expect(first.text.length).toBeLessThan(200_000);
+
+    const last = await postCsv(env, token, 'controls', csv, 'check', 'errors.csv', '&page=10&pageSize=5000');
+    expect(last.data.rows.map((r) => r.line)).toEqual(Array.from({ length: 4_999 }, (_, i) => 45_002 + i));
+    expect(last.data.counts.error).toBe(rows);
+    const beyond = await postCsv(env, token, 'controls', csv, 'check', 'errors.csv', '&page=11&pageSize=5000');
+    expect(beyond.data.rows).toEqual([]);
+    expect((await postCsv(env, token, 'controls', 'name\nok', 'check', 'x.csv', '&pageSize=5001')).status).toBe(400);
+  });
+
+  test('outcome lists only the rows with that outcome; the counts stay those of the file', async () => {
+    const prefix = unique('Outcome');
+    const csv = `name,description\n${prefix} a,ok\n,no name\n${prefix} b,ok\n,no name\n`;
+    const errors = await postCsv(env, token, 'controls', csv, 'check', 'mixed.csv', '&outcome=error');
+    expect(errors.data.counts).toEqual({ create: 2, update: 0, unchanged: 0, error: 2 });
+    expect(errors.data.total).toBe(2);
+    expect(errors.data.rows.map((r) => [r.line, r.outcome])).toEqual([[3, 'error'], [5, 'error']]);
   });
 });
 

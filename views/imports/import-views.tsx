@@ -2,7 +2,7 @@ import { CsrfField } from '../components/form';
 import { Flash } from '../components/flash';
 import { errorsFirst, type ImportResult, type RowResult } from '../../src/platform/csv/engine';
 
-/** Rows shown on screen; the REST answer always lists every row. */
+/** Rows shown on screen (errors first, with exact counts); the REST answer pages through every row. */
 export const SHOWN_ROWS = 2_000;
 
 export interface ImportPageProps {

@@ -1,6 +1,5 @@
 import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
-import type { ImportMode } from '../../platform/csv/engine';
 import { csvUpload, importAnswer, importResponses, ImportModeQuery } from '../../platform/csv/routes';
 import { importReviewItems, ITEM_COLUMNS } from './import';
 import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
@@ -31,7 +30,7 @@ export const accountReviewsApi = (ctx: AppContext) =>
     })
     .post('/:id/items/import', async ({ actor, params, query, headers, request, set }) => {
       const file = await csvUpload(request, headers);
-      return importAnswer(() => importReviewItems(ctx.db, actor, params.id, file, query.mode as ImportMode), set);
+      return importAnswer(() => importReviewItems(ctx.db, actor, params.id, file, query.mode), set, query);
     }, {
       scope: 'accountReviews:update', params: IdParam, parse: 'none', query: ImportModeQuery, response: importResponses,
       detail: {
@@ -40,6 +39,7 @@ export const accountReviewsApi = (ctx: AppContext) =>
         description: [
           `Columns: ${ITEM_COLUMNS.map((c) => ('required' in c ? `${c.name}*` : c.name)).join(', ')}. Body: the CSV file, Content-Type text/csv; the file name in X-File-Name.`,
           'mode=check runs every row and rolls back (200); mode=apply imports only when every row succeeds (200, imported), else nothing (422, refused, rows with errors).',
+          'The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts.',
           'A file refused as a whole answers 422 { "error": "..." }.',
         ].join(' '),
         requestBody: { required: true, content: { 'text/csv': { schema: { type: 'string' } } } },

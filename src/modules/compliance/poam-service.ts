@@ -3,6 +3,7 @@ import type { DbOrTx } from '../../../db/client';
 import {
   analysisProjects, auditFindings, auditPlans, complianceAnalyses, complianceItems, compliancePackages, controls, controlTests, projects, users,
 } from '../../../db/schema';
+import { toCsv } from '../../platform/csv/write';
 import { ownershipCondition } from '../../platform/ownership';
 import { paging, type Page } from '../../platform/paging';
 import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
@@ -123,19 +124,10 @@ export async function listPoam(db: DbOrTx, actor: Actor, query: PoamQuery, now =
   return { rows: all.slice(offset, offset + pageSize), total: all.length, page, pageSize };
 }
 
-/** A spreadsheet would run a cell starting with = + - @ tab or CR as a formula; such cells get a leading apostrophe. */
-export function csvCell(value: string | number | boolean | null): string {
-  let text = value === null ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 export const POAM_CSV_COLUMNS = ['source', 'title', 'reference', 'weakness', 'severity', 'status', 'due_date', 'overdue', 'owner', 'source_id'] as const;
 
+/** The register as a CSV file, written like every CSV of the service (BOM, CRLF, formula-like cells neutralised). */
 export function poamCsv(items: PoamItem[]): string {
-  const lines = [POAM_CSV_COLUMNS.join(',')];
-  for (const i of items) {
-    lines.push([i.source, i.title, i.reference, i.weakness, i.severity, i.status, i.dueDate, i.overdue, i.owner, i.sourceId].map(csvCell).join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
+  const lines = items.map((i) => [i.source, i.title, i.reference, i.weakness, i.severity, i.status, i.dueDate, i.overdue, i.owner, i.sourceId]);
+  return toCsv([POAM_CSV_COLUMNS, ...lines]);
 }
