@@ -71,6 +71,8 @@ export const sessions = pgTable('sessions', {
   csrfToken: text('csrf_token').notNull(),
   createdAt: createdAt(),
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  /** Last request seen on the session (moved on at most once a minute), for the idle timeout on Settings › Sessions. */
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)]);
 
 export const loginAttempts = pgTable('login_attempts', {

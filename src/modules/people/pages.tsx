@@ -4,7 +4,7 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, sessionIdOf, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { resolveSession, sessionIdOf, sessionSettings, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
 import { BareLayout, renderScreen, settingsLinksFor } from '../../../views/layout';
@@ -417,7 +417,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(formText(body, 'next'));
       const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: ctx.config.SESSION_HOURS, refusals: refusalLimiter(ctx) });
+        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx) });
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);
       } catch (error) {
