@@ -182,3 +182,50 @@ describe('session lifetime and idle timeout', () => {
     }
   });
 });
+
+describe('password reset links', () => {
+  const linkIn = (html: string) => /class="secret">(http:\/\/localhost\/reset-password\/[\w-]+)</.exec(html)?.[1];
+
+  test('an administrator makes a one-use link, mailed to the person; it sets a new password and ends their sessions', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const before = await signedInBrowser(env, user.email, user.password);
+    const made = await admin.post(`/settings/users/${user.id}/reset-link`, {});
+    expect(made.status).toBe(200);
+    const link = linkIn(await made.text());
+    expect(link).toBeDefined();
+    const { outbox } = await import('../../db/schema');
+    const mails = await env.ctx.db.select().from(outbox).where(eq(outbox.kind, 'password.reset')).orderBy(desc(outbox.id)).limit(5);
+    expect(mails.some((m) => m.recipients.includes(user.email) && m.body.includes(link!))).toBe(true);
+    const path = new URL(link!).pathname;
+    const visitor = (await import('../helpers/browser')).browser(env);
+    const form = await visitor.get(path);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain(user.email);
+    expect((await visitor.post(path, { password: 'aaaaaaaaaaaaaaaa' })).status).toBe(400);
+    const done = await visitor.post(path, { password: 'my reset passphrase here' });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/sign-in?reset=1');
+    expect((await before.get('/risks')).status).toBe(303);
+    await signedInBrowser(env, user.email, 'my reset passphrase here');
+    const again = await visitor.post(path, { password: 'another fine passphrase' });
+    expect(again.status).toBe(404);
+    expect(await again.text()).toContain('expired or was already used');
+    expect(await lastEntry(user.id, 'password.reset')).toBeDefined();
+    expect(await lastEntry(user.id, 'password.resetLink')).toBeDefined();
+  });
+
+  test('an expired link, a replaced link and an unknown link are refused; only administrators make links', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const first = linkIn(await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text())!;
+    const second = linkIn(await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text())!;
+    const visitor = (await import('../helpers/browser')).browser(env);
+    expect((await visitor.get(new URL(first).pathname)).status).toBe(404);
+    const { passwordResets } = await import('../../db/schema');
+    await env.ctx.db.update(passwordResets).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(passwordResets.userId, user.id));
+    expect((await visitor.get(new URL(second).pathname)).status).toBe(404);
+    expect((await visitor.get('/reset-password/not-a-real-secret-at-all-xxxx')).status).toBe(404);
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'own' });
+    const b = await signedInBrowser(env, manager.email, manager.password);
+    expect((await b.post(`/settings/users/${user.id}/reset-link`, {})).status).toBe(403);
+  });
+});
