@@ -71,6 +71,8 @@ export const sessions = pgTable('sessions', {
   csrfToken: text('csrf_token').notNull(),
   createdAt: createdAt(),
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  /** Last request seen on the session (moved on at most once a minute), for the idle timeout on Settings › Sessions. */
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)]);
 
 export const loginAttempts = pgTable('login_attempts', {
@@ -128,6 +130,17 @@ export const apiTokens = pgTable('api_tokens', {
   revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
   revokedBy: uuid('revoked_by').references(() => users.id),
 }, (t) => [index('api_tokens_created_by_idx').on(t.createdBy)]);
+
+/** One-use links an administrator makes for a person to set a new password; only the secret's SHA-256 is kept. */
+export const passwordResets = pgTable('password_resets', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdBy: uuid('created_by').references(() => users.id),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+}, (t) => [index('password_resets_user_idx').on(t.userId)]);
 
 /** Bearer tokens of the SCIM provisioning address (Settings › Provisioning); they do not work on the REST API. */
 export const scimTokens = pgTable('scim_tokens', {

@@ -1,11 +1,11 @@
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { eq, inArray, lt, sql } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { selectRows, type Db, type DbOrTx } from '../../db/client';
-import { loginAttempts, sessions, users } from '../../db/schema';
+import { loginAttempts, sessions, settings, users } from '../../db/schema';
 import { appendAudit } from './audit';
-import { AppError } from './errors';
-import { systemActor, type Actor } from './permissions';
+import { AppError, invalid, type FieldProblem } from './errors';
+import { requirePermission, systemActor, type Actor } from './permissions';
 import type { RefusalLimiter } from './refusals';
 import { Semaphore, SemaphoreFull } from './semaphore';
 
@@ -146,13 +146,68 @@ export async function signIn(
   return { secret, csrfToken, userId: user.id, expiresAt };
 }
 
-/** The live session for a cookie secret: unexpired, and its user still active (deactivation ends it at once). */
+/* ---------- Session lifetime and idle timeout (Settings › Sessions) ---------- */
+
+export const SESSION_LIFETIME_SETTING = 'sessions.lifetimeHours';
+export const SESSION_IDLE_SETTING = 'sessions.idleMinutes';
+const LAST_SEEN_STEP_MS = 60_000;
+
+export interface SessionSettings {
+  /** Hours a sign-in lasts; the server's SESSION_HOURS until changed on the Sessions page. */
+  lifetimeHours: number;
+  /** Minutes without a request after which a session ends; 0 means no idle timeout. */
+  idleMinutes: number;
+}
+
+export async function sessionSettings(db: DbOrTx, defaultHours: number): Promise<SessionSettings> {
+  const rows = await db.select({ key: settings.key, value: settings.value }).from(settings)
+    .where(inArray(settings.key, [SESSION_LIFETIME_SETTING, SESSION_IDLE_SETTING]));
+  const value = (key: string, fallback: number) => {
+    const found = rows.find((r) => r.key === key)?.value;
+    return typeof found === 'number' ? found : fallback;
+  };
+  return { lifetimeHours: value(SESSION_LIFETIME_SETTING, defaultHours), idleMinutes: value(SESSION_IDLE_SETTING, 0) };
+}
+
+/** Applies to sessions signed in from now on (lifetime) and at once (idle timeout). settings:update, audited. */
+export async function setSessionSettings(tx: DbOrTx, actor: Actor, next: SessionSettings, defaultHours: number): Promise<void> {
+  requirePermission(actor, 'settings:update');
+  const problems: FieldProblem[] = [];
+  if (!Number.isInteger(next.lifetimeHours) || next.lifetimeHours < 1 || next.lifetimeHours > 720) problems.push({ field: 'lifetimeHours', message: 'must be a whole number of hours from 1 to 720' });
+  if (!Number.isInteger(next.idleMinutes) || next.idleMinutes < 0 || next.idleMinutes > 43_200) problems.push({ field: 'idleMinutes', message: 'must be a whole number of minutes from 0 (no idle timeout) to 43200' });
+  if (problems.length) throw invalid(problems);
+  const before = await sessionSettings(tx, defaultHours);
+  const changes: Record<string, { before: number; after: number }> = {};
+  for (const [key, field] of [[SESSION_LIFETIME_SETTING, 'lifetimeHours'], [SESSION_IDLE_SETTING, 'idleMinutes']] as const) {
+    if (before[field] === next[field]) continue;
+    changes[field] = { before: before[field], after: next[field] };
+    await tx.insert(settings).values({ key, value: next[field] })
+      .onConflictDoUpdate({ target: settings.key, set: { value: next[field], updatedAt: new Date() } });
+  }
+  if (Object.keys(changes).length) {
+    await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'setting', recordId: 'sessions', details: { changes } }]);
+  }
+}
+
+/**
+ * The live session for a cookie secret: unexpired, not idle beyond the idle timeout, and its user still active
+ * (deactivation ends it at once). One query reads the session, its user and the idle setting; the session's last-seen
+ * time moves on at most once a minute.
+ */
 export async function resolveSession(db: DbOrTx, secret: string | undefined): Promise<ResolvedSession | null> {
   if (!secret || secret.length < 20 || secret.length > 200) return null;
-  const [row] = await db.select({ userId: sessions.userId, csrfToken: sessions.csrfToken, expiresAt: sessions.expiresAt })
-    .from(sessions).innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sha256(secret)), gt(sessions.expiresAt, new Date()), eq(users.status, 'active')));
-  return row ?? null;
+  const id = sha256(secret);
+  const [row] = await selectRows<{ user_id: string; csrf_token: string; expires_at: string | Date; last_seen_at: string | Date }>(db, sql`
+    select s.user_id, s.csrf_token, s.expires_at, s.last_seen_at
+    from ${sessions} s join ${users} u on u.id = s.user_id
+    left join ${settings} idle on idle.key = ${SESSION_IDLE_SETTING}
+    where s.id = ${id} and s.expires_at > now() and u.status = 'active'
+      and (coalesce((idle.value #>> '{}')::int, 0) = 0 or s.last_seen_at > now() - make_interval(mins => (idle.value #>> '{}')::int))`);
+  if (!row) return null;
+  if (Date.now() - new Date(row.last_seen_at).getTime() >= LAST_SEEN_STEP_MS) {
+    await db.update(sessions).set({ lastSeenAt: new Date() }).where(eq(sessions.id, id));
+  }
+  return { userId: row.user_id, csrfToken: row.csrf_token, expiresAt: new Date(row.expires_at) };
 }
 
 /** Deletes the session (the cookie alone is then worthless) and records the sign-out. */

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { and, desc, eq } from 'drizzle-orm';
-import { auditLog, groups, roles, users } from '../../db/schema';
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import { auditLog, groups, roles, sessions, settings, users } from '../../db/schema';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { assignRoleToGroup, createGroup, createRole } from '../../src/modules/people/service';
 import { systemActor } from '../../src/platform/permissions';
@@ -140,5 +140,92 @@ describe('Settings › Sessions', () => {
     const page = await (await b.get('/settings/sessions')).text();
     expect(page).not.toContain('Active sessions');
     expect(page).not.toContain(ADMIN_EMAIL);
+  });
+});
+
+describe('session lifetime and idle timeout', () => {
+  const reset = () => env.ctx.db.delete(settings).where(inArray(settings.key, ['sessions.lifetimeHours', 'sessions.idleMinutes']));
+
+  test('the lifetime set on the Sessions page applies to the next sign-in; bad values are refused', async () => {
+    try {
+      expect((await admin.post('/settings/sessions/browser', { lifetimeHours: '2', idleMinutes: '0' })).status).toBe(303);
+      const user = await makeUser(env, { 'risks:read': 'own' });
+      await signedInBrowser(env, user.email, user.password);
+      const [session] = await env.ctx.db.select().from(sessions).where(eq(sessions.userId, user.id));
+      const hours = (session.expiresAt.getTime() - Date.now()) / 3_600_000;
+      expect(hours).toBeGreaterThan(1.9);
+      expect(hours).toBeLessThanOrEqual(2);
+      const bad = await admin.post('/settings/sessions/browser', { lifetimeHours: '0', idleMinutes: '-5' });
+      expect(bad.status).toBe(400);
+      const html = await bad.text();
+      expect(html).toContain('must be a whole number of hours from 1 to 720');
+      expect(html).toContain('from 0 (no idle timeout)');
+      expect((await env.ctx.db.select().from(auditLog).where(eq(auditLog.recordId, 'sessions')).orderBy(desc(auditLog.seq)).limit(1))[0].details)
+        .toMatchObject({ changes: { lifetimeHours: { after: 2 } } });
+    } finally {
+      await reset();
+    }
+  });
+
+  test('a session idle beyond the idle timeout ends; an active one goes on', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const idle = await signedInBrowser(env, user.email, user.password);
+    const active = await signedInBrowser(env, user.email, user.password);
+    try {
+      expect((await admin.post('/settings/sessions/browser', { lifetimeHours: '12', idleMinutes: '30' })).status).toBe(303);
+      const rows = await env.ctx.db.select().from(sessions).where(eq(sessions.userId, user.id)).orderBy(sessions.createdAt);
+      await env.ctx.db.update(sessions).set({ lastSeenAt: new Date(Date.now() - 31 * 60_000) }).where(eq(sessions.id, rows[0].id));
+      expect((await idle.get('/risks')).status).toBe(303);
+      expect((await active.get('/risks')).status).toBe(200);
+    } finally {
+      await reset();
+    }
+  });
+});
+
+describe('password reset links', () => {
+  const linkIn = (html: string) => /class="secret">(http:\/\/localhost\/reset-password\/[\w-]+)</.exec(html)?.[1];
+
+  test('an administrator makes a one-use link, mailed to the person; it sets a new password and ends their sessions', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const before = await signedInBrowser(env, user.email, user.password);
+    const made = await admin.post(`/settings/users/${user.id}/reset-link`, {});
+    expect(made.status).toBe(200);
+    const link = linkIn(await made.text());
+    expect(link).toBeDefined();
+    const { outbox } = await import('../../db/schema');
+    const mails = await env.ctx.db.select().from(outbox).where(eq(outbox.kind, 'password.reset')).orderBy(desc(outbox.id)).limit(5);
+    expect(mails.some((m) => m.recipients.includes(user.email) && m.body.includes(link!))).toBe(true);
+    const path = new URL(link!).pathname;
+    const visitor = (await import('../helpers/browser')).browser(env);
+    const form = await visitor.get(path);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain(user.email);
+    expect((await visitor.post(path, { password: 'aaaaaaaaaaaaaaaa' })).status).toBe(400);
+    const done = await visitor.post(path, { password: 'my reset passphrase here' });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/sign-in?reset=1');
+    expect((await before.get('/risks')).status).toBe(303);
+    await signedInBrowser(env, user.email, 'my reset passphrase here');
+    const again = await visitor.post(path, { password: 'another fine passphrase' });
+    expect(again.status).toBe(404);
+    expect(await again.text()).toContain('expired or was already used');
+    expect(await lastEntry(user.id, 'password.reset')).toBeDefined();
+    expect(await lastEntry(user.id, 'password.resetLink')).toBeDefined();
+  });
+
+  test('an expired link, a replaced link and an unknown link are refused; only administrators make links', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const first = linkIn(await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text())!;
+    const second = linkIn(await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text())!;
+    const visitor = (await import('../helpers/browser')).browser(env);
+    expect((await visitor.get(new URL(first).pathname)).status).toBe(404);
+    const { passwordResets } = await import('../../db/schema');
+    await env.ctx.db.update(passwordResets).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(passwordResets.userId, user.id));
+    expect((await visitor.get(new URL(second).pathname)).status).toBe(404);
+    expect((await visitor.get('/reset-password/not-a-real-secret-at-all-xxxx')).status).toBe(404);
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'own' });
+    const b = await signedInBrowser(env, manager.email, manager.password);
+    expect((await b.post(`/settings/users/${user.id}/reset-link`, {})).status).toBe(403);
   });
 });

@@ -10,6 +10,7 @@ import { Pager } from '../../../views/components/pager';
 import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import type { TokenView } from './schema';
 import { endSession, listActiveSessions, type ActiveSession } from '../people/service';
+import { sessionSettings, setSessionSettings, type SessionSettings } from '../../platform/sessions';
 import { createToken, getToken, lastValidDay, listTokensPage, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
 
 interface CreateForm {
@@ -161,8 +162,8 @@ function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfTo
   );
 }
 
-function SessionsContent({ viewer, csrfToken, maxDays, sessionHours, sessions, done, error }: {
-  viewer: Actor; csrfToken: string; maxDays: number; sessionHours: number; sessions: ActiveSession[] | null; done?: string; error?: string;
+function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, done, error, errors = {} }: {
+  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: ActiveSession[] | null; done?: string; error?: string; errors?: FieldErrors;
 }) {
   const canUpdate = levelOf(viewer, 'settings:update') !== null;
   return (
@@ -170,7 +171,19 @@ function SessionsContent({ viewer, csrfToken, maxDays, sessionHours, sessions, d
       <Flash kind="success" message={done === 'saved' ? 'Saved.' : done === 'ended' ? 'Session ended.' : undefined} />
       <div class="card">
         <h2>Browser sessions</h2>
-        <p>Sessions end after <strong safe>{String(sessionHours)}</strong> hours (SESSION_HOURS in the server configuration), on sign-out, or at once when the account is deactivated.</p>
+        {canUpdate ? (
+          <form method="post" action="/settings/sessions/browser">
+            <CsrfField token={csrfToken} />
+            <Field label="Session lifetime (hours)" name="lifetimeHours" type="number" value={String(session.lifetimeHours)} min={1} max={720} required
+              error={errors.lifetimeHours} hint="A sign-in lasts this long; applies to sign-ins from now on." />
+            <Field label="Idle timeout (minutes)" name="idleMinutes" type="number" value={String(session.idleMinutes)} min={0} max={43200} required
+              error={errors.idleMinutes} hint="A session with no request for this long ends; 0: no idle timeout. Applies at once." />
+            <button type="submit">Save</button>
+          </form>
+        ) : (
+          <p>Sessions last <strong safe>{`${session.lifetimeHours} hours`}</strong>{session.idleMinutes ? <> and end after <strong safe>{`${session.idleMinutes} minutes`}</strong> without a request</> : ''}.</p>
+        )}
+        <p class="muted">Sessions also end on sign-out, a password change (the other sessions) or at once when the account is deactivated.</p>
       </div>
       <div class="card">
         <h2>API token lifetime</h2>
@@ -237,7 +250,7 @@ export const apiTokensPages = (ctx: AppContext) => {
     .get('/settings/sessions', async ({ viewer, csrfToken, headers, query }) => {
       const [maxDays, sessions] = await Promise.all([maxLifetimeDays(ctx.db), sessionsFor(viewer)]);
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} sessionHours={ctx.config.SESSION_HOURS} sessions={sessions} done={query.done} />);
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} sessions={sessions} done={query.done} />);
     }, { page: 'settings:read' })
     .post('/settings/sessions', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const raw = formText(body, 'maxLifetimeDays').trim();
@@ -246,8 +259,18 @@ export const apiTokensPages = (ctx: AppContext) => {
       if (result.ok) return redirect('/settings/sessions?done=saved', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} sessionHours={ctx.config.SESSION_HOURS}
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)}
           sessions={await sessionsFor(viewer)} error={result.error.problems[0]?.message ?? result.error.message} />);
+    }, { page: 'settings:update' })
+    .post('/settings/sessions/browser', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
+      const whole = (name: string) => (/^\d{1,6}$/.test(formText(body, name).trim()) ? Number(formText(body, name).trim()) : Number.NaN);
+      const wanted = { lifetimeHours: whole('lifetimeHours'), idleMinutes: whole('idleMinutes') };
+      const result = await attempt(() => runWrite(ctx, (tx) => setSessionSettings(tx, viewer, wanted, ctx.config.SESSION_HOURS)));
+      if (result.ok) return redirect('/settings/sessions?done=saved', 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)}
+          sessions={await sessionsFor(viewer)} errors={fieldErrors(result.error.problems)} />);
     }, { page: 'settings:update' })
     .post('/settings/sessions/:id/end', async ({ viewer, params, redirect }) => {
       await runWrite(ctx, (tx) => endSession(tx, viewer, params.id));

@@ -4,7 +4,7 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, sessionIdOf, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { resolveSession, sessionIdOf, sessionSettings, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
 import { BareLayout, renderScreen, settingsLinksFor } from '../../../views/layout';
@@ -12,15 +12,17 @@ import { Flash } from '../../../views/components/flash';
 import { attempt, CsrfField, Field, fieldErrors, formText, Select, type FieldErrors } from '../../../views/components/form';
 import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import {
-  addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createRole, createUser, deleteRole, listGroupDetails,
+  addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, RESET_LINK_HOURS,
+  RESET_LINK_INVALID, usePasswordReset, createRole, createUser, deleteRole, listGroupDetails,
   listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
 
 /* ---------- Sign-in ---------- */
 
-function SignInForm({ email, next, error }: { email: string; next: string; error?: string }) {
+function SignInForm({ email, next, error, notice }: { email: string; next: string; error?: string; notice?: string }) {
   return (
     <form method="post" action="/sign-in" class="card">
+      <Flash kind="success" message={notice} />
       <Flash kind="error" message={error} />
       <input type="hidden" name="next" value={next} />
       <Field label="Email" name="email" type="email" value={email} required autocomplete="username" maxlength={254} />
@@ -30,7 +32,7 @@ function SignInForm({ email, next, error }: { email: string; next: string; error
   );
 }
 
-const signInPage = (props: { email: string; next: string; error?: string }) =>
+const signInPage = (props: { email: string; next: string; error?: string; notice?: string }) =>
   <BareLayout title="Sign in"><SignInForm {...props} /></BareLayout>;
 
 /** A browser sending Origin from another site is refused: stops a forged form signing a victim into another account. */
@@ -342,7 +344,10 @@ function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: strin
 
 /* ---------- One user, and one's own password ---------- */
 
-function UserEditContent(p: { csrfToken: string; user: UserRow; groups: GroupRow[]; form?: { name: string; email: string }; errors?: FieldErrors; error?: string }) {
+function UserEditContent(p: {
+  csrfToken: string; user: UserRow; groups: GroupRow[]; form?: { name: string; email: string }; errors?: FieldErrors; error?: string;
+  resetLink?: string; canReset?: boolean;
+}) {
   const form = p.form ?? { name: p.user.name, email: p.user.email };
   const errors = p.errors ?? {};
   const memberOf = p.groups.filter((g) => g.memberIds.includes(p.user.id));
@@ -377,9 +382,47 @@ function UserEditContent(p: { csrfToken: string; user: UserRow; groups: GroupRow
           <button type="submit" class="small secondary">Add</button>
         </form>
       </div>
+      {p.canReset && p.user.status === 'active' && (
+        <div class="card">
+          <h2>Password</h2>
+          {p.resetLink ? (
+            <div role="status">
+              <p>This link lets <span safe>{p.user.email}</span> set a new password once, within {String(RESET_LINK_HOURS)} hours. It was mailed to them and is not shown again.</p>
+              <pre class="secret" safe>{p.resetLink}</pre>
+            </div>
+          ) : (
+            <form method="post" action={`/settings/users/${p.user.id}/reset-link`}>
+              <CsrfField token={p.csrfToken} />
+              <p class="muted">Makes a one-use link to set a new password, mailed to the person; an earlier unused link stops working.</p>
+              <button type="submit" class="secondary">Make a password reset link</button>
+            </form>
+          )}
+        </div>
+      )}
     </section>
   );
 }
+
+function ResetPasswordForm({ secret, csrf, email, error, errors = {} }: { secret: string; csrf?: string; email: string; error?: string; errors?: FieldErrors }) {
+  return (
+    <BareLayout title="Set your password">
+      <form method="post" action={`/reset-password/${secret}`} class="card">
+        <Flash kind="error" message={error} />
+        {csrf && <CsrfField token={csrf} />}
+        <p>New password for <strong safe>{email}</strong>.</p>
+        <Field label="New password" name="password" type="password" error={errors.password} required autocomplete="new-password" maxlength={200}
+          hint="At least 12 characters, not a commonly used password." />
+        <button type="submit">Set password</button>
+      </form>
+    </BareLayout>
+  );
+}
+
+const resetLinkGone = () => (
+  <BareLayout title="Set your password">
+    <div class="card"><Flash kind="error" message={RESET_LINK_INVALID} /><p><a href="/sign-in">Sign in</a></p></div>
+  </BareLayout>
+);
 
 function PasswordContent(p: { csrfToken: string; done?: boolean; errors?: FieldErrors; error?: string }) {
   const errors = p.errors ?? {};
@@ -408,7 +451,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(query.next);
       if (await resolveSession(ctx.db, cookieSecret(ctx.config, cookie))) return redirect(next, 303);
       set.headers['content-type'] = 'text/html; charset=utf-8';
-      return signInPage({ email: '', next });
+      return signInPage({ email: '', next, notice: query.reset === '1' ? 'Your new password is set. Sign in with it.' : undefined });
     })
     .post('/sign-in', async ({ body, cookie, redirect, set, request, server }) => {
       set.headers['content-type'] = 'text/html; charset=utf-8';
@@ -417,7 +460,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(formText(body, 'next'));
       const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: ctx.config.SESSION_HOURS, refusals: refusalLimiter(ctx) });
+        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx) });
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);
       } catch (error) {
@@ -570,8 +613,45 @@ export const peoplePages = (ctx: AppContext) =>
       const user = users.find((u) => u.id === params.id);
       if (!user) throw new AppError('NOT_FOUND', 'User not found');
       return renderScreen(headers, { title: `Edit ${user.name}`, viewer, csrfToken, active: 'users' },
-        <UserEditContent csrfToken={csrfToken} user={user} groups={groups} />);
+        <UserEditContent csrfToken={csrfToken} user={user} groups={groups} canReset={levelOf(viewer, 'settings:update') === 'all'} />);
     }, { page: 'settings:update' })
+    .post('/settings/users/:id/reset-link', async ({ viewer, csrfToken, headers, params, request }) => {
+      const { link } = await runWrite(ctx, (tx) => createPasswordResetLink(tx, viewer, params.id, new URL(request.url).origin));
+      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
+      const user = users.find((u) => u.id === params.id)!;
+      return renderScreen(headers, { title: `Edit ${user.name}`, viewer, csrfToken, active: 'users' },
+        <UserEditContent csrfToken={csrfToken} user={user} groups={groups} canReset resetLink={link} />);
+    }, { page: 'settings:update' })
+
+    // A password reset link (no sign-in: the link's secret is the credential)
+    .get('/reset-password/:secret', async ({ params, cookie, set }) => {
+      set.headers['content-type'] = 'text/html; charset=utf-8';
+      set.headers['cache-control'] = 'no-store';
+      set.headers['referrer-policy'] = 'no-referrer';
+      const target = await passwordResetFor(ctx.db, params.secret);
+      if (!target) {
+        set.status = 404;
+        return resetLinkGone();
+      }
+      // A browser signed in to another account still posts this form: its session's CSRF token goes with it.
+      const session = await resolveSession(ctx.db, cookieSecret(ctx.config, cookie));
+      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target.email} />;
+    })
+    .post('/reset-password/:secret', async ({ params, body, cookie, redirect, set, request }) => {
+      set.headers['content-type'] = 'text/html; charset=utf-8';
+      set.headers['cache-control'] = 'no-store';
+      if (!sameOrigin(request)) throw forbidden('password reset form posted from another site');
+      const result = await attempt(() => runWrite(ctx, (tx) => usePasswordReset(tx, params.secret, formText(body, 'password'))));
+      if (result.ok) {
+        clearSessionCookie(ctx.config, cookie);
+        return redirect('/sign-in?reset=1', 303);
+      }
+      set.status = result.error.status;
+      if (result.error.code === 'NOT_FOUND') return resetLinkGone();
+      const target = await passwordResetFor(ctx.db, params.secret);
+      const session = await resolveSession(ctx.db, cookieSecret(ctx.config, cookie));
+      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)} />;
+    })
     .post('/settings/users/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), email: formText(body, 'email') };
       const result = await attempt(async () => {

@@ -1,14 +1,15 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
-import { groupMembers, groupRoles, groups, rolePermissions, roles, sessions, users } from '../../../db/schema';
+import { groupMembers, groupRoles, groups, passwordResets, rolePermissions, roles, sessions, users } from '../../../db/schema';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../db/reference-data';
-import { conflict, forbidden, invalidField, notFound } from '../../platform/errors';
+import { AppError, conflict, forbidden, invalidField, notFound } from '../../platform/errors';
+import { queueMail } from '../../platform/mail';
 import { recordChange } from '../../platform/history';
 import { passwordProblem } from '../../platform/password-policy';
 import { isPermission, levelOf, requirePermission, systemActor, type Actor } from '../../platform/permissions';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
 async function hashPassword(password: string, email?: string): Promise<string> {
@@ -287,4 +288,56 @@ export async function endSession(tx: DbOrTx, actor: Actor, sessionId: string): P
   const [ended] = await tx.delete(sessions).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId });
   if (!ended) throw notFound('Active session');
   await appendAudit(tx, actor, [{ module: 'security', action: 'session.end', recordType: 'user', recordId: ended.userId }]);
+}
+
+/* ---------- Password reset links ---------- */
+
+/** How long an administrator's password reset link works. */
+export const RESET_LINK_HOURS = 24;
+const resetHash = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/**
+ * An administrator (settings:update at level all) makes a one-use link for a person to set a new password; it is
+ * mailed to them and shown once. A new link replaces any unused earlier one. Audited.
+ */
+export async function createPasswordResetLink(tx: DbOrTx, actor: Actor, userId: string, origin: string): Promise<{ link: string; expiresAt: Date }> {
+  if (requirePermission(actor, 'settings:update') !== 'all') throw forbidden('settings:update at level all needed for password reset links');
+  const [user] = await tx.select({ email: users.email, status: users.status }).from(users).where(eq(users.id, userId));
+  if (!user) throw notFound(`User ${userId}`);
+  if (user.status !== 'active') throw conflict('The account is deactivated; reactivate it first');
+  const secret = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + RESET_LINK_HOURS * 3_600_000);
+  await tx.delete(passwordResets).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
+  await tx.insert(passwordResets).values({ userId, tokenHash: resetHash(secret), createdBy: actor.userId, expiresAt });
+  const link = `${origin}/reset-password/${secret}`;
+  await queueMail(tx, {
+    kind: 'password.reset', recipients: [user.email], subject: 'Set your password',
+    body: `An administrator made a link for you to set a new password:\n\n${link}\n\nIt works once, until ${expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+  });
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'password.resetLink', before: null, after: { expiresAt: expiresAt.toISOString() } });
+  return { link, expiresAt };
+}
+
+export const RESET_LINK_INVALID = 'This link has expired or was already used. Ask an administrator for a new one.';
+
+/** The person a reset link is for, while it is unused, unexpired and the account active; else null. */
+export async function passwordResetFor(db: DbOrTx, secret: string): Promise<{ userId: string; email: string } | null> {
+  if (secret.length < 20 || secret.length > 100) return null;
+  const [row] = await db.select({ userId: users.id, email: users.email }).from(passwordResets)
+    .innerJoin(users, eq(users.id, passwordResets.userId))
+    .where(and(eq(passwordResets.tokenHash, resetHash(secret)), isNull(passwordResets.usedAt), sql`${passwordResets.expiresAt} > now()`, eq(users.status, 'active')));
+  return row ?? null;
+}
+
+/** Sets the new password through the link (once): every session of the person ends. Audited as the person. */
+export async function usePasswordReset(tx: DbOrTx, secret: string, password: string): Promise<void> {
+  const target = await passwordResetFor(tx, secret);
+  if (!target) throw new AppError('NOT_FOUND', RESET_LINK_INVALID);
+  const used = await tx.update(passwordResets).set({ usedAt: new Date() })
+    .where(and(eq(passwordResets.tokenHash, resetHash(secret)), isNull(passwordResets.usedAt))).returning({ id: passwordResets.id });
+  if (!used.length) throw new AppError('NOT_FOUND', RESET_LINK_INVALID);
+  await tx.update(users).set({ passwordHash: await hashPassword(password, target.email), updatedAt: new Date() }).where(eq(users.id, target.userId));
+  await tx.delete(sessions).where(eq(sessions.userId, target.userId));
+  const actor: Actor = { ...systemActor('screen'), kind: 'user', userId: target.userId, email: target.email };
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: target.userId, action: 'password.reset', before: null, after: null });
 }

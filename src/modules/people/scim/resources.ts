@@ -13,14 +13,18 @@ const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 export const MAX_RESULTS = 1000;
 export const DEFAULT_COUNT = 100;
 
-export interface ScimUserRow {
-  id: string;
+/** What this service keeps of a SCIM user. */
+export interface UserFields {
   email: string;
   name: string;
   givenName: string | null;
   familyName: string | null;
   externalId: string | null;
   active: boolean;
+}
+
+export interface ScimUserRow extends UserFields {
+  id: string;
   createdAt: Date;
   updatedAt: Date;
   groups: { id: string; name: string }[];

@@ -19,7 +19,7 @@ import { applyPatch, ScimPatchError, type PatchOperation, type PatchSchema } fro
 import { filterSql, type SqlResource } from './query';
 import {
   DEFAULT_COUNT, GROUP_SCHEMA, groupResource, MAX_RESULTS, USER_SCHEMA, userResource,
-  type ScimGroupRow, type ScimResource, type ScimUserRow,
+  type ScimGroupRow, type ScimResource, type ScimUserRow, type UserFields,
 } from './resources';
 
 export const SCIM_TOKEN_PREFIX = 'scim_';
@@ -311,15 +311,6 @@ function booleanOf(value: unknown, field: string): boolean | undefined {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
   throw new ScimError(400, `${field} must be true or false`, 'invalidValue');
-}
-
-export interface UserFields {
-  email: string;
-  name: string;
-  givenName: string | null;
-  familyName: string | null;
-  externalId: string | null;
-  active: boolean;
 }
 
 export function userFieldsOf(resource: ScimResource): UserFields {
