@@ -165,7 +165,8 @@ export const httpPlatform = (ctx: AppContext, routes: () => readonly RouteEntry[
       if (wrongMethod) set.headers.allow = wrongMethod.allow;
       if (error instanceof AppError && error.deniedReason) {
         const denied = error as AppError & { actor?: Actor; tokenId?: string };
-        const actor = denied.actor ?? (rest as { actor?: Actor | null }).actor ?? null;
+        // The refused one: attached to the error, or the request's token actor (API) or signed-in viewer (screens).
+        const actor = denied.actor ?? (rest as { actor?: Actor | null }).actor ?? (rest as { viewer?: Actor | null }).viewer ?? null;
         const outcome = await recordDenial(ctx, actor, error.deniedReason, request, clientAddress(request, server, ctx.config), denied.tokenId)
           .catch((e): RefusalOutcome => {
             log.error('could not audit a refusal', { requestId, error: String(e) });

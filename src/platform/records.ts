@@ -398,13 +398,24 @@ const refusedBy = (error: unknown): FieldProblem[] => {
   throw error;
 };
 
+/** The kind's rules on one candidate of a batch; a refusal it throws (a link to a record not found) is that row's problem. */
+async function checkedByKind<T extends OwnedTable, Input extends Values>(
+  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null,
+): Promise<FieldProblem[]> {
+  try {
+    return (await kind.check?.(db, candidate, before, actor)) ?? [];
+  } catch (error) {
+    return refusedBy(error);
+  }
+}
+
 /** Candidate checks shared by batch create and update: owner rules from the lookup, the kind's rules, custom fields, own level. */
 async function batchProblems<T extends OwnedTable, Input extends Values>(
   db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, lookup: OwnerLookup, candidate: Input, before: Row<T> | null,
   level: 'own' | 'all', right: 'create' | 'update', customProblems: FieldProblem[],
 ): Promise<{ problems: FieldProblem[]; values: Values }> {
   const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
-  const problems = [...ownerProblemsFrom(lookup, owner), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...customProblems];
+  const problems = [...ownerProblemsFrom(lookup, owner), ...(await checkedByKind(db, kind, actor, candidate, before)), ...customProblems];
   if (problems.length) return { problems, values: {} };
   const values = columnsOnly(kind.table, kind.toColumns ? kind.toColumns(candidate, before) : { ...candidate });
   try {

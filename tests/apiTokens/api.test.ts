@@ -26,6 +26,13 @@ const endOfDayIn = (days: number) => {
 };
 const dateIn = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
 
+/** The permission.denied entries naming the token `secret` for requests to `path`. */
+async function denialsOf(secret: string, path: string) {
+  const [token] = await env.ctx.db.select({ id: apiTokens.id }).from(apiTokens).where(eq(apiTokens.tokenHash, hashSecret(secret)));
+  const rows = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.module, 'security'), eq(auditLog.action, 'permission.denied')));
+  return rows.filter((r) => (r.details as { tokenId?: string; path?: string }).tokenId === token.id && (r.details as { path?: string }).path === path);
+}
+
 async function storedToken(e: TestEnv, id: string) {
   const [row] = await e.ctx.db.select().from(apiTokens).where(eq(apiTokens.id, id));
   return row;
@@ -67,6 +74,9 @@ describe('API tokens over REST', () => {
     const res = await post(token, '/api/v1/api-tokens', { name: 'too wide', scopes: ['risks:read', 'risks:delete'] });
     expect(res.status, await res.clone().text()).toBe(400);
     expect(((await res.json()) as { error: string }).error).toContain('risks:delete');
+    // A refusal of rights, so it is in the Audit Log like any other.
+    const [denied] = await denialsOf(token, '/api/v1/api-tokens');
+    expect((denied?.details as { reason?: string })?.reason).toBe("token scopes beyond the creator's rights: risks:read, risks:delete");
     // The token's own scopes bound it too: it holds apiTokens:create but not risks:read.
     const narrow = await post(token, '/api/v1/api-tokens', { name: 'not in my scopes', scopes: ['risks:read'] });
     expect(narrow.status, await narrow.clone().text()).toBe(400);
@@ -188,8 +198,13 @@ describe('revoking tokens', () => {
     const [row] = await env.ctx.db.select().from(apiTokens).where(eq(apiTokens.tokenHash, hashSecret(secret)));
 
     const blind = await makeUser(env, { 'apiTokens:update': 'own', 'apiTokens:read': 'own', 'apiTokens:create': 'own' });
-    const blindRes = await post(await makeToken(env, await blind.actor(), ['apiTokens:update']), `/api/v1/api-tokens/${row.id}/revoke`);
-    expect(blindRes.status, await blindRes.text()).toBe(404);
+    const blindToken = await makeToken(env, await blind.actor(), ['apiTokens:update']);
+    const blindRes = await post(blindToken, `/api/v1/api-tokens/${row.id}/revoke`);
+    expect(blindRes.status).toBe(404);
+    // The same answer as a token that does not exist, but audited as the refusal it is.
+    expect(await blindRes.json()).toEqual({ error: `API token ${row.id} not found` });
+    const [denied] = await denialsOf(blindToken, `/api/v1/api-tokens/${row.id}/revoke`);
+    expect((denied?.details as { reason?: string })?.reason).toBe("revoking another user's token needs apiTokens:update at level all");
 
     const seer = await makeUser(env, { 'apiTokens:update': 'own', 'apiTokens:read': 'all', 'apiTokens:create': 'own' });
     const seerRes = await post(await makeToken(env, await seer.actor(), ['apiTokens:update', 'apiTokens:read']), `/api/v1/api-tokens/${row.id}/revoke`);

@@ -65,8 +65,10 @@ describe('assets over REST', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(await errorOf(res), JSON.stringify(body)).toContain(field);
     }
-    const missingUnit = await send('POST', '/api/v1/assets', { name: 'Ok', businessUnitId: crypto.randomUUID() });
-    expect(await errorOf(missingUnit)).toBe('businessUnitId: no such business unit');
+    const unknownUnit = crypto.randomUUID();
+    const missingUnit = await send('POST', '/api/v1/assets', { name: 'Ok', businessUnitId: unknownUnit });
+    expect(missingUnit.status).toBe(404);
+    expect(await errorOf(missingUnit)).toBe(`businessUnitId: Business unit ${unknownUnit} not found`);
     const id = await createAsset({ name: unique('Router') });
     const emptyPatch = await send('PATCH', `/api/v1/assets/${id}`, {});
     expect(emptyPatch.status).toBe(400);
@@ -76,12 +78,13 @@ describe('assets over REST', () => {
     expect((await send('GET', `/api/v1/assets/${crypto.randomUUID()}`)).status).toBe(404);
   });
 
-  test('a risk may name only an asset and a business unit that exist', async () => {
-    const res = await send('POST', '/api/v1/risks', await riskBody({ assetId: crypto.randomUUID(), businessUnitId: crypto.randomUUID() }));
-    expect(res.status).toBe(400);
-    const message = await errorOf(res);
-    expect(message).toContain('assetId: no such asset');
-    expect(message).toContain('businessUnitId: no such business unit');
+  test('a risk may name only an asset and a business unit that exist (404, as a link to one you cannot read)', async () => {
+    const asset = await send('POST', '/api/v1/risks', await riskBody({ assetId: crypto.randomUUID() }));
+    expect(asset.status).toBe(404);
+    expect(await errorOf(asset)).toStartWith('assetId: Asset ');
+    const unit = await send('POST', '/api/v1/risks', await riskBody({ businessUnitId: crypto.randomUUID() }));
+    expect(unit.status).toBe(404);
+    expect(await errorOf(unit)).toStartWith('businessUnitId: Business unit ');
   });
 
   test('deleting an asset that risks still name is refused naming them; after unlinking it is deleted', async () => {
@@ -120,12 +123,12 @@ describe('assets over REST', () => {
     expect(handedAway.status).toBe(403);
   });
 
-  test('a token without businessUnits:read cannot link an asset to a unit; the unit is reported as missing', async () => {
+  test('a token without businessUnits:read cannot link an asset to a unit (403: scopes bound everything a request does)', async () => {
     const unit = await createUnit();
     const assetsOnly = await makeToken(env, await adminActor(env), ['assets:create']);
     const res = await send('POST', '/api/v1/assets', { name: unique('Linked'), businessUnitId: unit }, assetsOnly);
-    expect(res.status).toBe(400);
-    expect(await errorOf(res)).toBe('businessUnitId: no such business unit');
+    expect(res.status).toBe(403);
+    expect(await errorOf(res)).toBe('forbidden');
   });
 
   test('creation, changes and deletion are in the History', async () => {

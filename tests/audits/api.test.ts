@@ -95,20 +95,20 @@ describe('audit findings', () => {
     expect(missing.status).toBe(400);
     expect(await errorOf(missing)).toContain('auditPlanId');
     const unknown = await post('/api/v1/audits/findings', { auditPlanId: crypto.randomUUID(), title: 'Orphan' });
-    expect(unknown.status).toBe(400);
-    expect(await errorOf(unknown)).toContain('auditPlanId: no such audit plan');
+    expect(unknown.status).toBe(404);
+    expect(await errorOf(unknown)).toStartWith('auditPlanId: Audit plan ');
 
     const id = await createFinding(await createPlan());
     const moved = await patch(`/api/v1/audits/findings/${id}`, { auditPlanId: crypto.randomUUID() });
-    expect(moved.status).toBe(400);
+    expect(moved.status).toBe(404);
     expect(await errorOf(moved)).toContain('auditPlanId');
   });
 
   test('the control must exist, and a control with findings cannot be deleted', async () => {
     const planId = await createPlan();
     const unknown = await post('/api/v1/audits/findings', { auditPlanId: planId, title: 'No such control', controlId: crypto.randomUUID() });
-    expect(unknown.status).toBe(400);
-    expect(await errorOf(unknown)).toContain('controlId: no such control');
+    expect(unknown.status).toBe(404);
+    expect(await errorOf(unknown)).toStartWith('controlId: Control ');
 
     const controlId = await post('/api/v1/controls', { name: unique('Joiner-mover-leaver process') }).then(created);
     const id = await createFinding(planId, { controlId });
@@ -161,7 +161,7 @@ describe('audits at level own', () => {
 
     // A plan they cannot read answers like a missing one.
     const intoTheirs = await post('/api/v1/audits/findings', { auditPlanId: theirPlan, title: 'Sneaked in' }, own);
-    expect(intoTheirs.status).toBe(400);
-    expect(await errorOf(intoTheirs)).toContain('auditPlanId: no such audit plan');
+    expect(intoTheirs.status).toBe(404);
+    expect(await errorOf(intoTheirs)).toBe(`auditPlanId: Audit plan ${theirPlan} not found`);
   });
 });

@@ -39,9 +39,10 @@ describe('business units over REST', () => {
     const badParent = await send('POST', '/api/v1/business-units', { name: unique('Unit'), parentId: 'not-a-uuid' });
     expect(badParent.status).toBe(400);
     expect(await errorOf(badParent)).toContain('parentId');
-    const missingParent = await send('POST', '/api/v1/business-units', { name: unique('Unit'), parentId: crypto.randomUUID() });
-    expect(missingParent.status).toBe(400);
-    expect(await errorOf(missingParent)).toBe('parentId: no such business unit');
+    const unknownParent = crypto.randomUUID();
+    const missingParent = await send('POST', '/api/v1/business-units', { name: unique('Unit'), parentId: unknownParent });
+    expect(missingParent.status).toBe(404);
+    expect(await errorOf(missingParent)).toBe(`parentId: Business unit ${unknownParent} not found`);
   });
 
   test('names are unique among siblings, ignoring case, but may repeat under another parent', async () => {
@@ -139,8 +140,8 @@ describe('business units over REST', () => {
     expect(tree.map((entry) => entry.id).sort()).toEqual([mine, groupOwned].sort());
     expect((await send('GET', `/api/v1/business-units/${theirs}`, undefined, own)).status).toBe(404);
     const underTheirs = await send('POST', '/api/v1/business-units', { name: unique('Sub'), parentId: theirs }, own);
-    expect(underTheirs.status).toBe(400);
-    expect(await errorOf(underTheirs)).toBe('parentId: no such business unit');
+    expect(underTheirs.status).toBe(404);
+    expect(await errorOf(underTheirs)).toBe(`parentId: Business unit ${theirs} not found`);
   });
 
   test('creation, changes and deletion are in the History', async () => {

@@ -129,7 +129,8 @@ describe('Download current records', () => {
   test('risks round-trip too: levels, classification, owner and status written as the import reads them', async () => {
     const { signedInBrowser } = await import('../helpers/browser');
     const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
-    const riskToken = await makeToken(env, await adminActor(env), ['risks:create', 'risks:update', 'risks:read']);
+    // Read on assets and business units too: the download names the links of every risk, other tests' included.
+    const riskToken = await makeToken(env, await adminActor(env), ['risks:create', 'risks:update', 'risks:read', 'assets:read', 'businessUnits:read']);
     const title = unique('Risk round trip');
     const seed = `title,classification,inherent_likelihood,inherent_impact,owner,status\n${title},Operational,Likely,Minor,${ADMIN_EMAIL},closed\n`;
     expect((await postCsv(env, riskToken, 'risks', seed, 'apply')).status).toBe(200);

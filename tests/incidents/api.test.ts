@@ -75,10 +75,10 @@ describe('incidents over REST', () => {
     expect(history[0].changes.status).toEqual({ before: 'open', after: 'closed' });
   });
 
-  test('the asset and third party must exist; while an incident names them they cannot be deleted', async () => {
+  test('the asset and third party must exist (404, as a link to one you cannot read); while an incident names them they cannot be deleted', async () => {
     for (const field of ['assetId', 'thirdPartyId']) {
       const res = await post('/api/v1/incidents', { title: 'Dangling link', [field]: crypto.randomUUID() });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(404);
       expect(await errorOf(res)).toContain(field);
     }
     const assetId = (await json<{ id: string }>(await post('/api/v1/assets', { name: unique('Mail server') }))).id;

@@ -18,7 +18,8 @@ export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; va
   try {
     return { ok: true, value: await work() };
   } catch (error) {
-    if (error instanceof AppError && (error.code === 'INVALID' || error.code === 'CONFLICT' || error.code === 'THROTTLED')) {
+    // A refusal of rights (deniedReason) goes on to the error handler, which writes it to the Audit Log.
+    if (error instanceof AppError && !error.deniedReason && (error.code === 'INVALID' || error.code === 'CONFLICT' || error.code === 'THROTTLED')) {
       return { ok: false, error };
     }
     throw error;

@@ -85,7 +85,12 @@ export async function createToken(tx: DbOrTx, actor: Actor, input: TokenCreate):
     if (!(error instanceof AppError)) throw error;
     problems.push(...error.problems);
   }
-  if (problems.length) throw invalid(problems);
+  if (problems.length) {
+    const refused = invalid(problems);
+    // Asking for more than one holds is a refusal of rights, not only a form mistake: it is audited (permission.denied).
+    if (!beyond.length) throw refused;
+    throw new AppError('INVALID', refused.message, problems, `token scopes beyond the creator's rights: ${beyond.join(', ')}`);
+  }
 
   const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const [row] = await tx.insert(apiTokens).values({
@@ -177,7 +182,10 @@ export async function revokeToken(tx: DbOrTx, actor: Actor, tokenId: string): Pr
   if (!row) throw notFound(`API token ${tokenId}`);
   const { token } = row;
   if (token.createdBy !== actor.userId && level !== 'all') {
-    if (levelOf(actor, 'apiTokens:read') !== 'all') throw notFound(`API token ${tokenId}`);
+    // Not disclosed (the same 404 as a token that does not exist), but audited as the refusal it is.
+    if (levelOf(actor, 'apiTokens:read') !== 'all') {
+      throw new AppError('NOT_FOUND', `API token ${tokenId} not found`, [], "revoking another user's token needs apiTokens:update at level all");
+    }
     throw forbidden("revoking another user's token needs apiTokens:update at level all");
   }
   if (token.revokedAt) return toView(row);

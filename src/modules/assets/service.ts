@@ -2,7 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import { assets, incidents, risks } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
 import { referencedBy, type RecordKind } from '../../platform/records';
-import { readableBusinessUnit } from '../businessUnits/service';
+import { requireReadableLink } from '../../platform/links';
+import { businessUnitKind } from '../businessUnits/service';
 import type { AssetCreate } from './schema';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -21,10 +22,7 @@ export const assetKind: RecordKind<typeof assets, AssetCreate> = {
     const problems: FieldProblem[] = [];
     if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
     // Linking needs businessUnits:read on the unit; a link kept unchanged on update is not re-checked.
-    const unitId = candidate.businessUnitId ?? null;
-    if (unitId && unitId !== (before?.businessUnitId ?? null) && !(await readableBusinessUnit(db, actor, unitId))) {
-      problems.push({ field: 'businessUnitId', message: 'no such business unit' });
-    }
+    await requireReadableLink(db, actor, businessUnitKind, 'businessUnitId', candidate.businessUnitId, before?.businessUnitId);
     return problems;
   },
   references: [

@@ -11,7 +11,7 @@ import { FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { findingKind } from './service';
 
 interface FindingLookups {
-  /** Audit plans the importer may read (others answer like missing ones: their existence is not disclosed). */
+  /** Audit plans and controls the importer may read (others answer like missing ones: their existence is not disclosed). */
   plans: NamedRecords;
   controls: NamedRecords;
 }
@@ -66,9 +66,12 @@ export const findingImport = defineImportType<FindingLookups>({
   async prepare(db, actor) {
     const [planRows, controlRows] = await Promise.all([
       db.select({ id: auditPlans.id, name: auditPlans.title, ownerId: auditPlans.ownerId, ownerGroupId: auditPlans.ownerGroupId }).from(auditPlans),
-      db.select({ id: controls.id, name: controls.name }).from(controls),
+      db.select({ id: controls.id, name: controls.name, ownerId: controls.ownerId, ownerGroupId: controls.ownerGroupId }).from(controls),
     ]);
-    return { plans: namedRecords(planRows.filter((p) => canTouch(actor, 'audits:read', p))), controls: namedRecords(controlRows) };
+    return {
+      plans: namedRecords(planRows.filter((p) => canTouch(actor, 'audits:read', p))),
+      controls: namedRecords(controlRows.filter((c) => canTouch(actor, 'controls:read', c))),
+    };
   },
   kind: (l) => findingImportKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
 });

@@ -3,8 +3,10 @@ import type { DbOrTx } from '../../../db/client';
 import { auditFindings, auditPlans, controls } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
 import { ownershipCondition } from '../../platform/ownership';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
+import { levelOf, type Actor } from '../../platform/permissions';
+import { requireReadableLink } from '../../platform/links';
 import { referencedBy, type RecordKind } from '../../platform/records';
+import { controlKind } from '../controls/service';
 import type { AuditPlanCreate, FindingCreate } from './schema';
 import { dateProblems } from '../../platform/dates';
 
@@ -35,12 +37,6 @@ export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
   references: [referencedBy('audit findings', auditFindings, auditFindings.auditPlanId)],
 };
 
-async function planReadable(db: DbOrTx, actor: Actor, planId: string): Promise<boolean> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(planId)) return false;
-  const [plan] = await db.select({ ownerId: auditPlans.ownerId, ownerGroupId: auditPlans.ownerGroupId }).from(auditPlans).where(eq(auditPlans.id, planId));
-  return plan !== undefined && canTouch(actor, 'audits:read', plan);
-}
-
 export const findingKind: RecordKind<typeof auditFindings, FindingCreate> = {
   module: 'audits',
   recordType: 'audit_finding',
@@ -59,17 +55,13 @@ export const findingKind: RecordKind<typeof auditFindings, FindingCreate> = {
   },
   toColumns: (c) => ({ ...c, title: c.title.trim() }),
   async check(db, c, before, actor) {
+    // A plan or control the actor cannot read answers like a missing one (404, audited): its existence is not disclosed.
+    await requireReadableLink(db, actor, auditPlanKind, 'auditPlanId', c.auditPlanId, before?.auditPlanId);
+    await requireReadableLink(db, actor, controlKind, 'controlId', c.controlId, before?.controlId);
     const problems: FieldProblem[] = [];
     if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
-    // A plan the actor cannot read answers like a missing one: its existence is not disclosed.
-    if (!(await planReadable(db, actor, c.auditPlanId))) problems.push({ field: 'auditPlanId', message: 'no such audit plan' });
     if (before === null && c.status !== 'open') problems.push({ field: 'status', message: 'a finding is created open' });
     problems.push(...dateProblems('deadline', c.deadline));
-    if (c.controlId) {
-      const [control] = /^[0-9a-f-]{36}$/i.test(c.controlId)
-        ? await db.select({ id: controls.id }).from(controls).where(eq(controls.id, c.controlId)) : [];
-      if (!control) problems.push({ field: 'controlId', message: 'no such control' });
-    }
     return problems;
   },
 };

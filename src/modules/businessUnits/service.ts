@@ -3,23 +3,14 @@ import type { DbOrTx } from '../../../db/client';
 import { assets, businessUnits, risks } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
 import { ownershipCondition } from '../../platform/ownership';
-import { canTouch, type Actor } from '../../platform/permissions';
+import type { Actor } from '../../platform/permissions';
+import { requireReadableLink } from '../../platform/links';
 import { referencedBy, type RecordKind } from '../../platform/records';
 import type { BusinessUnitCreate, BusinessUnitTreeEntry } from './schema';
 
 type BusinessUnitRow = typeof businessUnits.$inferSelect;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * A business unit the actor may link to: it exists and the actor can read it. An unreadable unit is reported
- * exactly like a missing one, so its existence is not disclosed.
- */
-export async function readableBusinessUnit(db: DbOrTx, actor: Actor, id: string): Promise<BusinessUnitRow | undefined> {
-  if (!UUID.test(id)) return undefined;
-  const [unit] = await db.select().from(businessUnits).where(eq(businessUnits.id, id));
-  return unit && canTouch(actor, 'businessUnits:read', unit) ? unit : undefined;
-}
 
 /** True when `unitId` is `candidateParentId` or one of its ancestors: making it the parent would close a cycle. */
 async function isAncestorOrSelf(db: DbOrTx, unitId: string, candidateParentId: string): Promise<boolean> {
@@ -39,7 +30,7 @@ async function parentProblems(db: DbOrTx, actor: Actor, candidate: BusinessUnitC
   const parentId = candidate.parentId ?? null;
   if (!parentId || parentId === (before?.parentId ?? null)) return [];
   if (before && parentId === before.id) return [{ field: 'parentId', message: 'a business unit cannot be its own parent' }];
-  if (!(await readableBusinessUnit(db, actor, parentId))) return [{ field: 'parentId', message: 'no such business unit' }];
+  await requireReadableLink(db, actor, businessUnitKind, 'parentId', parentId);
   if (before) {
     // Two concurrent moves (A under B, B under A) would each pass the check alone; serialise hierarchy moves.
     await db.execute(sql`select pg_advisory_xact_lock(hashtext('business_units.parent_id'))`);

@@ -10,11 +10,11 @@ import { listHistory, recordChange, type HistoryView } from '../../platform/hist
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions';
-import { getRecord } from '../../platform/records';
+import { requireLinked, type LinkTarget } from '../../platform/links';
 import { controlKind } from '../controls/service';
 import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';
-import { getRisk } from '../risks/service';
+import { riskLinkTarget } from '../risks/service';
 import type { AnalysisDetail, AnalysisListQuery, AnalysisStatus, AnalysisUpdate, AnalysisView, PackageScore, StatusCounts } from './analyses-api';
 
 /**
@@ -47,8 +47,8 @@ export interface MappingDefinition {
   targetStatus: PgColumn;
   targetOwner: PgColumn;
   targetOwnerGroup: PgColumn;
-  /** The record as the caller may see it: 404 when missing or unreadable. */
-  readable(db: DbOrTx, actor: Actor, id: string): Promise<{ id: string; title: string }>;
+  /** The record type mapped (read right and readable record required: requireLinked). */
+  link: LinkTarget;
 }
 
 export const MAPPING_KINDS = {
@@ -56,25 +56,25 @@ export const MAPPING_KINDS = {
     module: 'controls', label: 'Control', action: 'control', table: analysisControls, analysisColumn: analysisControls.analysisId,
     recordColumn: analysisControls.controlId, recordKey: 'controlId', target: controls, targetId: controls.id, targetTitle: controls.name,
     targetStatus: controls.status, targetOwner: controls.ownerId, targetOwnerGroup: controls.ownerGroupId,
-    readable: async (db, actor, id) => { const r = await getRecord(db, controlKind, actor, id); return { id: r.id, title: r.name }; },
+    link: controlKind,
   },
   policies: {
     module: 'policies', label: 'Policy', action: 'policy', table: analysisPolicies, analysisColumn: analysisPolicies.analysisId,
     recordColumn: analysisPolicies.policyId, recordKey: 'policyId', target: policies, targetId: policies.id, targetTitle: policies.title,
     targetStatus: policies.status, targetOwner: policies.ownerId, targetOwnerGroup: policies.ownerGroupId,
-    readable: async (db, actor, id) => { const r = await getRecord(db, policyKind, actor, id); return { id: r.id, title: r.title }; },
+    link: policyKind,
   },
   risks: {
     module: 'risks', label: 'Risk', action: 'risk', table: analysisRisks, analysisColumn: analysisRisks.analysisId,
     recordColumn: analysisRisks.riskId, recordKey: 'riskId', target: risks, targetId: risks.id, targetTitle: risks.title,
     targetStatus: risks.status, targetOwner: risks.ownerId, targetOwnerGroup: risks.ownerGroupId,
-    readable: async (db, actor, id) => { const r = await getRisk(db, actor, id); return { id: r.id, title: r.title }; },
+    link: riskLinkTarget,
   },
   projects: {
     module: 'projects', label: 'Project', action: 'project', table: analysisProjects, analysisColumn: analysisProjects.analysisId,
     recordColumn: analysisProjects.projectId, recordKey: 'projectId', target: projects, targetId: projects.id, targetTitle: projects.title,
     targetStatus: projects.status, targetOwner: projects.ownerId, targetOwnerGroup: projects.ownerGroupId,
-    readable: async (db, actor, id) => { const r = await getRecord(db, projectKind, actor, id); return { id: r.id, title: r.title }; },
+    link: projectKind,
   },
 } satisfies Record<string, MappingDefinition>;
 export type MappingKind = keyof typeof MAPPING_KINDS;
@@ -241,8 +241,7 @@ export async function updateAnalysis(tx: DbOrTx, actor: Actor, id: string, patch
 export async function linkRecord(tx: DbOrTx, actor: Actor, analysisId: string, kind: MappingKind, recordId: string): Promise<void> {
   await loadFor(tx, actor, analysisId, 'update');
   const m: MappingDefinition = MAPPING_KINDS[kind];
-  requirePermission(actor, `${m.module}:read` as Permission);
-  const record = await m.readable(tx, actor, recordId);
+  const record = await requireLinked(tx, actor, m.link, recordId, 'id');
   const inserted = await tx.insert(m.table).values({ analysisId, [m.recordKey]: record.id } as never).onConflictDoNothing().returning();
   if (!inserted.length) throw conflict(`${m.label} ${record.id} is already mapped to analysis ${analysisId}`);
   await history(tx, actor, analysisId, `${m.action}.link`, null, { [m.recordKey]: record.id, title: record.title });
@@ -251,8 +250,7 @@ export async function linkRecord(tx: DbOrTx, actor: Actor, analysisId: string, k
 export async function unlinkRecord(tx: DbOrTx, actor: Actor, analysisId: string, kind: MappingKind, recordId: string): Promise<void> {
   await loadFor(tx, actor, analysisId, 'update');
   const m: MappingDefinition = MAPPING_KINDS[kind];
-  requirePermission(actor, `${m.module}:read` as Permission);
-  const record = await m.readable(tx, actor, recordId);
+  const record = await requireLinked(tx, actor, m.link, recordId);
   const removed = await tx.delete(m.table).where(and(eq(m.analysisColumn, analysisId), eq(m.recordColumn, record.id))).returning();
   if (!removed.length) throw notFound(`Mapping of ${m.label.toLowerCase()} ${recordId} to analysis ${analysisId}`);
   await history(tx, actor, analysisId, `${m.action}.unlink`, { [m.recordKey]: record.id, title: record.title }, null);

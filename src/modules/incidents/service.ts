@@ -36,17 +36,13 @@ export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
   toColumns: (c) => ({ ...c, title: c.title.trim(), resolution: (c.resolution ?? '').trim() }),
   /** Holds on every path that writes an incident (REST, screens, CSV import): closing needs a resolution. */
   async check(db, c, before, actor) {
-    await requireReadableLink(db, actor, assetKind as never, c.assetId, before?.assetId);
-    await requireReadableLink(db, actor, thirdPartyKind as never, c.thirdPartyId, before?.thirdPartyId);
+    await requireReadableLink(db, actor, assetKind, 'assetId', c.assetId, before?.assetId);
+    await requireReadableLink(db, actor, thirdPartyKind, 'thirdPartyId', c.thirdPartyId, before?.thirdPartyId);
     const problems: FieldProblem[] = [];
     if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
     problems.push(...dateProblem('openedAt', c.openedAt));
     if (c.classificationId && !(await exists(db, incidentClassifications, incidentClassifications.id, c.classificationId))) {
       problems.push({ field: 'classificationId', message: 'no such incident classification' });
-    }
-    if (c.assetId && !(await exists(db, assets, assets.id, c.assetId))) problems.push({ field: 'assetId', message: 'no such asset' });
-    if (c.thirdPartyId && !(await exists(db, thirdParties, thirdParties.id, c.thirdPartyId))) {
-      problems.push({ field: 'thirdPartyId', message: 'no such third party' });
     }
     if (c.status === 'closed' && !(c.resolution ?? '').trim()) {
       problems.push({ field: 'resolution', message: 'closing an incident needs a resolution' });

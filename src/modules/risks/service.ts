@@ -14,7 +14,7 @@ import {
 import { exists, referencedBy } from '../../platform/records';
 import { listTotalQuery } from '../../platform/row-counts';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
-import { requireReadableLink } from '../../platform/links';
+import { requireReadableLink, type LinkTarget } from '../../platform/links';
 import { assetKind } from '../assets/service';
 import { businessUnitKind } from '../businessUnits/service';
 
@@ -336,14 +336,17 @@ const auditFields = (r: typeof risks.$inferSelect) => {
   return fields;
 };
 
+/** Risks as the target of links from other records (a third party's linked risks, an analysis's mapped risks). */
+export const riskLinkTarget: LinkTarget = { module: 'risks', label: 'Risk', table: risks, titleColumn: risks.title };
+
 export async function createRisk(tx: DbOrTx, actor: Actor, input: RiskCreate): Promise<{ id: string }> {
   const level = requirePermission(actor, 'risks:create');
   const withOwner = input.ownerId === undefined && input.ownerGroupId === undefined && actor.userId
     ? { ...input, ownerId: actor.userId }
     : input;
   const custom = await prepareCustomFields(tx, 'risks', null, input.customFields);
-  await requireReadableLink(tx, actor, assetKind as never, withOwner.assetId);
-  await requireReadableLink(tx, actor, businessUnitKind as never, withOwner.businessUnitId);
+  await requireReadableLink(tx, actor, assetKind, 'assetId', withOwner.assetId);
+  await requireReadableLink(tx, actor, businessUnitKind, 'businessUnitId', withOwner.businessUnitId);
   const values = await validateRisk(tx, withOwner, custom.problems);
   requireOwnLevelKeepsOwnership(actor, 'risks:create', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
   const [row] = await tx.insert(risks).values({ ...values, createdBy: actor.userId }).returning();
@@ -376,8 +379,8 @@ export async function updateRisk(tx: DbOrTx, actor: Actor, id: string, patch: Ri
     businessUnitId: patch.businessUnitId !== undefined ? patch.businessUnitId : before.businessUnitId,
   };
   const custom = await prepareCustomFields(tx, 'risks', id, patch.customFields);
-  await requireReadableLink(tx, actor, assetKind as never, merged.assetId, before.assetId);
-  await requireReadableLink(tx, actor, businessUnitKind as never, merged.businessUnitId, before.businessUnitId);
+  await requireReadableLink(tx, actor, assetKind, 'assetId', merged.assetId, before.assetId);
+  await requireReadableLink(tx, actor, businessUnitKind, 'businessUnitId', merged.businessUnitId, before.businessUnitId);
   const values = await validateRisk(tx, merged, custom.problems);
   requireOwnLevelKeepsOwnership(actor, 'risks:update', level, { ownerId: values.ownerId ?? null, ownerGroupId: values.ownerGroupId ?? null });
   const [after] = await tx.update(risks).set({ ...values, updatedAt: new Date() }).where(eq(risks.id, id)).returning();

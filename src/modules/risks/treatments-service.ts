@@ -5,8 +5,8 @@ import {
 } from '../../../db/schema';
 import { invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { listHistory, recordChange, type HistoryView } from '../../platform/history';
-import { canTouch, requireOnRecord, requirePermission, type Actor, type Permission } from '../../platform/permissions';
-import { loadForAction } from '../../platform/records';
+import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions';
+import { requireLinked } from '../../platform/links';
 import { addMonths, controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
 import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './treatments-api';
@@ -98,10 +98,7 @@ async function validateTreatment(tx: DbOrTx, actor: Actor, risk: Risk, c: Candid
     if (ri !== null && ri > risk.inherentImpact) problems.push({ field: 'residualImpact', message: "must not be above the risk's inherent impact" });
   }
   if (problems.length) throw invalid(problems);
-  if (newControlIds.length) {
-    requirePermission(actor, 'controls:read');
-    for (const id of newControlIds) await loadForAction(tx, controlKind, actor, id, 'read');
-  }
+  for (const id of newControlIds) await requireLinked(tx, actor, controlKind, id, 'controlIds');
   return {
     type: c.type, status: c.status, title, description: c.description, dueOn: c.dueOn,
     residualLikelihood: rl, residualImpact: ri,

@@ -4,9 +4,10 @@ import { incidents, risks, thirdParties, thirdPartyContacts, thirdPartyRisks, th
 import { conflict, invalid, invalidField, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
 import { ownershipCondition } from '../../platform/ownership';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import type { Actor } from '../../platform/permissions';
+import { requireLinked } from '../../platform/links';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
-import { getRisk } from '../risks/service';
+import { riskLinkTarget } from '../risks/service';
 import type {
   ContactCreate, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, SubProcessorCreate, SubProcessorView, ThirdPartyCreate,
 } from './schema';
@@ -129,15 +130,9 @@ export async function listLinkedRisks(db: DbOrTx, actor: Actor, thirdPartyId: st
   return rows.map((r) => ({ ...r, linkedAt: r.linkedAt.toISOString() }));
 }
 
-/** The risk as the actor sees it: 403 without risks:read (scope or right), 404 when missing or not readable. */
-async function readableRisk(db: DbOrTx, actor: Actor, riskId: string) {
-  requirePermission(actor, 'risks:read');
-  return getRisk(db, actor, riskId);
-}
-
 export async function linkRisk(tx: DbOrTx, actor: Actor, thirdPartyId: string, input: RiskLinkCreate): Promise<void> {
   await loadForAction(tx, thirdPartyKind, actor, thirdPartyId, 'update');
-  const risk = await readableRisk(tx, actor, input.riskId);
+  const risk = await requireLinked(tx, actor, riskLinkTarget, input.riskId, 'riskId');
   const inserted = await tx.insert(thirdPartyRisks).values({ thirdPartyId, riskId: risk.id }).onConflictDoNothing().returning();
   if (!inserted.length) throw conflict(`Risk ${risk.id} is already linked to third party ${thirdPartyId}`);
   await history(tx, actor, thirdPartyId, 'risk.link', null, { riskId: risk.id, riskTitle: risk.title });
@@ -145,7 +140,7 @@ export async function linkRisk(tx: DbOrTx, actor: Actor, thirdPartyId: string, i
 
 export async function unlinkRisk(tx: DbOrTx, actor: Actor, thirdPartyId: string, riskId: string): Promise<void> {
   await loadForAction(tx, thirdPartyKind, actor, thirdPartyId, 'update');
-  const risk = await readableRisk(tx, actor, riskId);
+  const risk = await requireLinked(tx, actor, riskLinkTarget, riskId);
   const removed = await tx.delete(thirdPartyRisks)
     .where(and(eq(thirdPartyRisks.thirdPartyId, thirdPartyId), eq(thirdPartyRisks.riskId, riskId))).returning();
   if (!removed.length) throw notFound(`Link between third party ${thirdPartyId} and risk ${riskId}`);
@@ -187,22 +182,22 @@ async function reaches(db: DbOrTx, from: string, target: string): Promise<boolea
 export async function addSubProcessor(tx: DbOrTx, actor: Actor, thirdPartyId: string, input: SubProcessorCreate): Promise<void> {
   await loadForAction(tx, thirdPartyKind, actor, thirdPartyId, 'update');
   if (input.thirdPartyId === thirdPartyId) throw invalidField('thirdPartyId', 'a third party cannot be its own sub-processor');
-  const sub = await getRecord(tx, thirdPartyKind, actor, input.thirdPartyId);
+  const sub = await requireLinked(tx, actor, thirdPartyKind, input.thirdPartyId, 'thirdPartyId');
   // Two links added at once (A→B and B→A) would each pass the cycle check alone: one graph change at a time.
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('third_party_sub_processors'))`);
   if (await reaches(tx, sub.id, thirdPartyId)) {
-    throw invalidField('thirdPartyId', `${sub.name} already processes for this third party through its own sub-processors; the link would make a cycle`);
+    throw invalidField('thirdPartyId', `${sub.title} already processes for this third party through its own sub-processors; the link would make a cycle`);
   }
   const inserted = await tx.insert(thirdPartySubProcessors).values({ thirdPartyId, subProcessorId: sub.id }).onConflictDoNothing().returning();
-  if (!inserted.length) throw conflict(`${sub.name} is already a sub-processor of third party ${thirdPartyId}`);
-  await history(tx, actor, thirdPartyId, 'subProcessor.add', null, { subProcessorId: sub.id, subProcessorName: sub.name });
+  if (!inserted.length) throw conflict(`${sub.title} is already a sub-processor of third party ${thirdPartyId}`);
+  await history(tx, actor, thirdPartyId, 'subProcessor.add', null, { subProcessorId: sub.id, subProcessorName: sub.title });
 }
 
 export async function removeSubProcessor(tx: DbOrTx, actor: Actor, thirdPartyId: string, subProcessorId: string): Promise<void> {
   await loadForAction(tx, thirdPartyKind, actor, thirdPartyId, 'update');
-  const sub = await getRecord(tx, thirdPartyKind, actor, subProcessorId);
+  const sub = await requireLinked(tx, actor, thirdPartyKind, subProcessorId);
   const removed = await tx.delete(thirdPartySubProcessors)
     .where(and(eq(thirdPartySubProcessors.thirdPartyId, thirdPartyId), eq(thirdPartySubProcessors.subProcessorId, subProcessorId))).returning();
   if (!removed.length) throw notFound(`Sub-processor ${subProcessorId} of third party ${thirdPartyId}`);
-  await history(tx, actor, thirdPartyId, 'subProcessor.remove', { subProcessorId, subProcessorName: sub.name }, null);
+  await history(tx, actor, thirdPartyId, 'subProcessor.remove', { subProcessorId, subProcessorName: sub.title }, null);
 }
