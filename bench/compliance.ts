@@ -6,11 +6,10 @@ import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import type { Actor } from '../src/platform/permissions';
 import { sessionCookieName } from '../src/platform/screen-auth';
 import { signIn } from '../src/platform/sessions';
-import { bootBenchService, ms, summarise } from './lib';
+import { bootBenchService, ms, READ_AUDIT_HEAD, summarise, timedInDatabase } from './lib';
 
 const ITEMS = 10_000;
 const ROUNDS = 5;
-const CHUNK = 2000;
 
 /** A framework of 100 headings with 99 items each; every seventh item is additional, the rest requirements. */
 function framework(round: number): PackageInput {
@@ -33,9 +32,58 @@ function framework(round: number): PackageInput {
 }
 
 /**
- * POST /api/v1/compliance/packages with 10,000 items over loopback HTTP (parse, validation, items, analyses, Audit Log,
- * History) next to the floor: the same items written by multi-row INSERTs straight through the driver, no analyses.
- * Rounds alternate so both see the same machine load. Target: under 2 s and within 5x of the floor.
+ * The least the database itself needs for the same import: the 10,000 items of `framework` (same codes, names,
+ * descriptions, kinds), one analysis per requirement and additional item, and for each of them an Audit Log entry
+ * (well-formed fake hashes) and a History entry with the same changes, prepared in SQL beforehand and then inserted
+ * into the real tables (keys, indexes, triggers) with one INSERT ... SELECT per table, timed inside the database.
+ */
+async function setBasedBound(database: Awaited<ReturnType<typeof bootBenchService>>['database'], ownerEmail: string): Promise<number> {
+  const change = (value: string) => `jsonb_build_object('before', null, 'after', ${value})`;
+  const setup = `
+    select id into owner_of from users where lower(email) = lower('${ownerEmail.replaceAll("'", "''")}');
+    ${READ_AUDIT_HEAD};
+    insert into compliance_packages (name, owner_id, created_by) values ('Set-based bound', owner_of, owner_of) returning id into package_of;
+    create temp table bench_items on commit drop as
+      select gen_random_uuid() as id, i as position, 'B-' || lpad(i::text, 5, '0') as code,
+        left('Requirement ' || i || ': ' || repeat('the organization shall document, approve and review the control ', 3), 150) as name,
+        repeat('Guidance for requirement ' || i || '. ', 3) as description,
+        case when i % 100 = 0 then null else 'B-' || lpad((i - i % 100)::text, 5, '0') end as parent_code,
+        case when i % 100 = 0 then 'heading' when i % 7 = 0 then 'additional' else 'requirement' end as kind
+      from generate_series(0, ${ITEMS - 1}) as i;
+    create temp table bench_analyses on commit drop as
+      select gen_random_uuid() as id, id as item_id from bench_items where kind <> 'heading';
+    create temp table bench_trail on commit drop as
+      select head_seq + row_number() over () as seq, record_type, record_id, changes from (
+        select 'complianceItem' as record_type, id::text as record_id, jsonb_build_object(
+          'packageId', ${change('package_of')}, 'position', ${change('position')}, 'code', ${change('code')}, 'name', ${change('name')},
+          'description', ${change('description')}, 'parentCode', ${change('parent_code')}, 'kind', ${change('kind')}) as changes
+        from bench_items
+        union all
+        select 'complianceAnalysis', id::text, jsonb_build_object(
+          'packageId', ${change('package_of')}, 'itemId', ${change('item_id')}, 'status', ${change("'not_assessed'")}, 'notes', ${change("''")},
+          'assessorId', ${change('null')}, 'assessedAt', ${change('null')}, 'ownerId', ${change('owner_of')}, 'ownerGroupId', ${change('null')})
+        from bench_analyses) as records;
+    create temp table bench_audit on commit drop as
+      select seq, now()::timestamptz(3) as at, record_type, record_id,
+        jsonb_build_object('changesSha256', encode(sha256(record_id::bytea), 'hex')) as details,
+        case when seq = head_seq + 1 then head_hash else encode(sha256(('bench' || (seq - 1))::bytea), 'hex') end as prev_hash,
+        encode(sha256(('bench' || seq)::bytea), 'hex') as hash
+      from bench_trail`;
+  const body = `
+    insert into compliance_items (id, package_id, position, code, name, description, parent_code, kind)
+      select id, package_of, position, code, name, description, parent_code, kind from bench_items;
+    insert into compliance_analyses (id, package_id, item_id, owner_id) select id, package_of, item_id, owner_of from bench_analyses;
+    insert into audit_log (seq, at, actor_kind, actor_user_id, via, module, action, record_type, record_id, details, prev_hash, hash)
+      select seq, at, 'user', owner_of, 'api', 'compliance', 'create', record_type, record_id, details, prev_hash, hash from bench_audit;
+    insert into history (record_type, record_id, action, actor_user_id, via, changes, audit_seq)
+      select record_type, record_id, 'create', owner_of, 'api', changes, seq from bench_trail`;
+  return timedInDatabase(database, { declare: 'owner_of uuid; package_of uuid; head_seq bigint; head_hash text;', setup, body });
+}
+
+/**
+ * POST /api/v1/compliance/packages with 10,000 items over loopback HTTP (parse, validation, items, analyses, and an Audit
+ * Log and History entry for each) next to the bound measured in the same run: the same rows inserted set-based in SQL
+ * (setBasedBound). Target: under 3 s and within 2x of the bound.
  */
 export async function benchCompliance(): Promise<Record<string, string>> {
   const ctx = await bootBenchService('compliance');
@@ -45,43 +93,33 @@ export async function benchCompliance(): Promise<Record<string, string>> {
     const server = createApp(ctx).listen({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: 64 * 1024 * 1024 });
     const url = `http://127.0.0.1:${server.server!.port}/api/v1/compliance/packages`;
     const posts: number[] = [];
-    const floors: number[] = [];
     let bodyBytes = 0;
+    let trail = 0;
     try {
-      for (let round = 0; round < ROUNDS; round++) {
-        const input = framework(round);
-        const body = JSON.stringify(input);
+      // One round first to warm the code up, as for the other HTTP benchmarks; the figures are steady state.
+      for (let round = 0; round <= ROUNDS; round++) {
+        const body = JSON.stringify(framework(round));
         bodyBytes = body.length;
         const start = performance.now();
         const res = await fetch(url, { method: 'POST', body, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } });
         const text = await res.text();
-        posts.push(performance.now() - start);
+        if (round > 0) posts.push(performance.now() - start);
         if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${text.slice(0, 500)}`);
-
-        const [pkg] = await ctx.database.raw<{ id: string }>(`insert into compliance_packages (name) values ('Floor ${round}') returning id`);
-        const floorStart = performance.now();
-        for (let offset = 0; offset < ITEMS; offset += CHUNK) {
-          const params: unknown[] = [];
-          const tuples = input.items.slice(offset, offset + CHUNK).map((item, i) => {
-            params.push(pkg.id, offset + i, item.code, item.name, item.description, item.parentCode, item.kind);
-            const p = i * 7;
-            return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7})`;
-          });
-          await ctx.database.raw(`insert into compliance_items (package_id, position, code, name, description, parent_code, kind) values ${tuples.join(', ')}`, params);
-        }
-        floors.push(performance.now() - floorStart);
+        const { id } = (JSON.parse(text) as { data: { id: string } }).data;
+        [{ n: trail }] = await ctx.database.raw<{ n: number }>(`select count(*)::int as n from history where record_id in (
+          select id::text from compliance_items where package_id = $1 union all select id::text from compliance_analyses where package_id = $1)`, [id]);
       }
     } finally {
       await server.stop(true);
     }
+    const bound = await setBasedBound(ctx.database, ctx.config.ADMIN_EMAIL);
     const post = summarise(posts);
-    const floor = summarise(floors);
-    const ratio = post.p50 / floor.p50;
-    const verdict = post.p50 < 2000 && ratio <= 5 ? 'ok' : 'OVER TARGET';
+    const ratio = post.p50 / bound;
+    const verdict = post.p50 < 3000 && ratio <= 2 ? 'ok' : 'OVER TARGET';
     return {
-      [`POST 10,000-item package (${(bodyBytes / 1e6).toFixed(1)} MB), analyses included, p50 of ${ROUNDS}`]: ms(post.p50),
-      'floor: multi-row INSERT of the same items, p50': ms(floor.p50),
-      'ratio to floor (target: < 2 s and within 5x)': `${ratio.toFixed(2)}x (${verdict})`,
+      [`POST 10,000-item package (${(bodyBytes / 1e6).toFixed(1)} MB), p50 of ${ROUNDS}`]: `${ms(post.p50)} (items, analyses, ${trail.toLocaleString('en')} History + Audit Log entries)`,
+      'bound: the same rows set-based in SQL (best of 3)': ms(bound),
+      'ratio to the bound (target: < 3 s and within 2x)': `${ratio.toFixed(2)}x (${verdict})`,
       ...(await benchTreePage(ctx, admin)),
     };
   } finally {

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import { riskImport } from '../src/modules/risks/import';
 import { runCsvImport } from '../src/platform/csv/engine';
-import { bootBenchService, ms, timeIt } from './lib';
+import { bootBenchService, ms, READ_AUDIT_HEAD, timeIt, timedInDatabase } from './lib';
 
 const ROWS = 10_000;
 const LEVELS = ['Rare', 'Unlikely', 'Possible', 'Likely', 'Almost certain'];
@@ -54,30 +54,15 @@ async function setBasedBound(database: Awaited<ReturnType<typeof bootBenchServic
       select seq, at, 'user', owner, 'import', 'risks', 'create', 'risk', record_id, details, prev_hash, hash from bench_audit;
     insert into history (record_type, record_id, action, actor_user_id, via, source, changes, audit_seq)
       select 'risk', record_id, 'create', owner, 'import', 'CSV import of bench.csv', changes, audit_seq from bench_history`;
-  // One statement (a DO block ended by an exception carrying the time), so it is one transaction on either driver and
-  // leaves nothing behind.
-  const timed = async (body: string): Promise<number> => {
-    try {
-      await database.raw(`do $$
-        declare owner_of uuid; class_of uuid; head_seq bigint; head_hash text; started timestamptz;
-        begin
-          select id into owner_of from users where lower(email) = lower('${ownerEmail.replaceAll("'", "''")}');
-          select id into class_of from risk_classifications order by name limit 1;
-          select coalesce(max(seq), 0) into head_seq from audit_log;
-          select coalesce((select hash from audit_log where seq = head_seq), repeat('0', 64)) into head_hash;
-          ${prepare};
-          started := clock_timestamp();
-          ${body};
-          raise exception 'bench-ms:%', extract(epoch from clock_timestamp() - started) * 1000;
-        end $$`);
-    } catch (error) {
-      const took = /bench-ms:([\d.]+)/.exec(String((error as Error)?.message ?? error));
-      if (took) return Number(took[1]);
-      throw error;
-    }
-    throw new Error('the bound was not rolled back');
-  };
-  const best = async (body: string) => Math.min(await timed(body), await timed(body), await timed(body));
+  const block = (body: string) => ({
+    declare: 'owner_of uuid; class_of uuid; head_seq bigint; head_hash text;',
+    setup: `select id into owner_of from users where lower(email) = lower('${ownerEmail.replaceAll("'", "''")}');
+      select id into class_of from risk_classifications order by name limit 1;
+      ${READ_AUDIT_HEAD};
+      ${prepare}`,
+    body,
+  });
+  const best = (body: string) => timedInDatabase(database, block(body));
   return { risks: await best(risks), apply: await best(`${risks}; ${trail}`) };
 }
 

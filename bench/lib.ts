@@ -43,3 +43,36 @@ export async function timeIt<T>(work: () => Promise<T>): Promise<{ ms: number; r
   const result = await work();
   return { ms: performance.now() - start, result };
 }
+
+type BenchDatabase = Awaited<ReturnType<typeof bootBenchService>>['database'];
+
+/**
+ * Milliseconds the database itself takes for `body`, timed inside it and rolled back: one DO block (so one
+ * transaction on either driver) that declares `declare`, runs `setup` untimed, then `body`, and ends by raising an
+ * exception that carries the time, which leaves nothing behind. The best of three runs.
+ */
+export async function timedInDatabase(database: BenchDatabase, block: { declare: string; setup: string; body: string }): Promise<number> {
+  const once = async (): Promise<number> => {
+    try {
+      await database.raw(`do $$
+        declare ${block.declare} started timestamptz;
+        begin
+          ${block.setup};
+          started := clock_timestamp();
+          ${block.body};
+          raise exception 'bench-ms:%', extract(epoch from clock_timestamp() - started) * 1000;
+        end $$`);
+    } catch (error) {
+      const took = /bench-ms:([\d.]+)/.exec(String((error as Error)?.message ?? error));
+      if (took) return Number(took[1]);
+      throw error;
+    }
+    throw new Error('the timed block was not rolled back');
+  };
+  return Math.min(await once(), await once(), await once());
+}
+
+/** The SQL that reads the Audit Log head into `head_seq` and `head_hash` (declared bigint and text) inside a timed block. */
+export const READ_AUDIT_HEAD = `
+  select coalesce(max(seq), 0) into head_seq from audit_log;
+  select coalesce((select hash from audit_log where seq = head_seq), repeat('0', 64)) into head_hash`;

@@ -128,7 +128,7 @@ describe('mapping controls, policies, risks and projects', () => {
     expect(unmapped.mappings.controls).toEqual([]);
     expect((await send('DELETE', `${base}/controls/${ids.controls}`)).status).toBe(404);
     const history = await ok<{ action: string }[]>(await send('GET', `${base}/history`));
-    expect(history.map((h) => h.action)).toEqual(['control.unlink', 'project.link', 'risk.link', 'policy.link', 'control.link']);
+    expect(history.map((h) => h.action)).toEqual(['control.unlink', 'project.link', 'risk.link', 'policy.link', 'control.link', 'create']);
   });
 
   test("mapping needs the linked module's read scope (403) and a record the caller can read (404)", async () => {

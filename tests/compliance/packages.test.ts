@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { auditLog, complianceAnalyses, complianceItems, compliancePackages, history } from '../../db/schema';
 import { importPackage, validatePackage } from '../../src/modules/compliance/packages-service';
+import { verifyAuditLog } from '../../src/platform/audit-verify';
 import type { PackageInput } from '../../src/modules/compliance/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
@@ -76,6 +77,34 @@ describe('package import over REST', () => {
     expect(packageHistory.map((h) => h.action)).toEqual(['create']);
   });
 
+  test('every item and every analysis written gets its own Audit Log and History entry, sealed in the chain', async () => {
+    const { id } = await json<{ id: string }>(await post(sample()));
+    const items = await env.ctx.db.select().from(complianceItems).where(eq(complianceItems.packageId, id));
+    const analyses = await env.ctx.db.select().from(complianceAnalyses).where(eq(complianceAnalyses.packageId, id));
+    expect([items.length, analyses.length]).toEqual([6, 4]);
+    for (const [recordType, rows] of [['complianceItem', items], ['complianceAnalysis', analyses]] as const) {
+      const ids = rows.map((row) => row.id);
+      const audited = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordType, recordType), inArray(auditLog.recordId, ids)));
+      expect(audited.map((e) => e.recordId).sort()).toEqual([...ids].sort());
+      expect(new Set(audited.map((e) => `${e.module} ${e.action} ${e.via}`))).toEqual(new Set(['compliance create api']));
+      const trail = await env.ctx.db.select().from(history).where(and(eq(history.recordType, recordType), inArray(history.recordId, ids)));
+      expect(trail.map((h) => h.recordId).sort()).toEqual([...ids].sort());
+      // Each History entry points at its own Audit Log entry, which seals its changes by digest.
+      const bySeq = new Map(audited.map((e) => [e.seq, e]));
+      for (const h of trail) expect(bySeq.get(h.auditSeq!)?.recordId).toBe(h.recordId);
+    }
+    const item = items.find((i) => i.code === 'A.5.1')!;
+    const [itemHistory] = await env.ctx.db.select().from(history).where(eq(history.recordId, item.id));
+    expect(itemHistory.changes).toMatchObject({ code: { before: null, after: 'A.5.1' }, parentCode: { before: null, after: 'A.5' }, kind: { before: null, after: 'requirement' } });
+    const analysis = analyses.find((a) => a.itemId === item.id)!;
+    const analysisHistory = await json<{ action: string; via: string; changes: Record<string, { after: unknown }> }[]>(
+      await env.request(`/api/v1/compliance/analyses/${analysis.id}/history`, bearer(token)));
+    expect(analysisHistory.map((h) => [h.action, h.via])).toEqual([['create', 'api']]);
+    expect(analysisHistory[0].changes.status.after).toBe('not_assessed');
+    expect(analysisHistory[0].changes.itemId.after).toBe(item.id);
+    expect((await verifyAuditLog(env.ctx.db)).ok).toBe(true);
+  });
+
   test('export answers exactly the import shape, and importing the export gives an identical tree', async () => {
     const { id } = await json<{ id: string }>(await post(sample()));
     const exported = (await (await env.request(`${PATH}/${id}/export`, bearer(token))).json()) as PackageInput;
@@ -102,6 +131,9 @@ describe('package import over REST', () => {
     expect(analyses).toBe(10_000 - 100);
     const [{ n: historyRows }] = await env.ctx.db.select({ n: count() }).from(history).where(eq(history.recordId, id));
     expect(historyRows).toBe(1);
+    const [{ n: trail }] = await env.ctx.db.select({ n: count() }).from(history)
+      .where(inArray(history.recordId, env.ctx.db.select({ id: sql<string>`${complianceAnalyses.id}::text` }).from(complianceAnalyses).where(eq(complianceAnalyses.packageId, id))));
+    expect(trail).toBe(10_000 - 100);
 
     const tooMany = generated(10_001);
     const refused = await post(tooMany);

@@ -16,6 +16,7 @@ import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';
 import { riskLinkTarget } from '../risks/service';
 import type { AnalysisDetail, AnalysisListQuery, AnalysisStatus, AnalysisUpdate, AnalysisView, PackageScore, StatusCounts } from './analyses-api';
+import { ANALYSIS_RECORD_TYPE } from './schema';
 
 /**
  * Analyses: one per requirement or additional item of a package, where its status is assessed and the controls,
@@ -205,7 +206,7 @@ const auditFields = (row: typeof complianceAnalyses.$inferSelect) => {
 };
 
 const history = (tx: DbOrTx, actor: Actor, id: string, action: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null) =>
-  recordChange(tx, actor, { module: 'compliance', recordType: 'complianceAnalysis', recordId: id, action, before, after });
+  recordChange(tx, actor, { module: 'compliance', recordType: ANALYSIS_RECORD_TYPE, recordId: id, action, before, after });
 
 /**
  * Assesses an analysis. Changing status or notes is an assessment: the assessor is the one named, or else the
@@ -258,7 +259,7 @@ export async function unlinkRecord(tx: DbOrTx, actor: Actor, analysisId: string,
 
 export async function analysisHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
   await loadFor(db, actor, id, 'read');
-  return listHistory(db, 'complianceAnalysis', id);
+  return listHistory(db, ANALYSIS_RECORD_TYPE, id);
 }
 
 /** Records of a kind the actor may read and that are not yet mapped to the analysis, for the mapping pickers. */

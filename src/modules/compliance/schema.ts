@@ -6,6 +6,10 @@ import { stringEnum } from '../../platform/schema-helpers';
 export const ITEM_KINDS = ['requirement', 'additional', 'heading'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
+/** Record types of the Audit Log and History: a package's items and analyses each have their own trail. */
+export const ITEM_RECORD_TYPE = 'complianceItem';
+export const ANALYSIS_RECORD_TYPE = 'complianceAnalysis';
+
 export const PACKAGE_LIMITS = {
   items: 10_000,
   code: 100,
