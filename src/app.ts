@@ -1,5 +1,4 @@
 import { Elysia, type AnyElysia } from 'elysia';
-import { openapi } from '@elysiajs/openapi';
 import { sql } from 'drizzle-orm';
 import { httpPlatform } from './platform/http';
 import { strictQuery } from './platform/strict-input';
@@ -15,7 +14,7 @@ import { apiTokensPages } from './modules/apiTokens/pages';
 import { adminPages } from './platform/admin-pages';
 import { screenLimits } from './platform/screen-limits';
 import type { AppContext } from './platform/context';
-import { ALL_PERMISSIONS } from './platform/permissions';
+import { openApiRoute } from './platform/openapi';
 import { risksApi } from './modules/risks/api';
 import { controlsApi } from './modules/controls/api';
 import { controlPages } from './modules/controls/pages';
@@ -126,22 +125,7 @@ export function createApp(ctx: AppContext): Elysia {
     .use(screenAuth(ctx))
     .use(staticFiles())
     .use(apiDocs())
-    .use(
-      openapi({
-        // The browsable page is our own (api-docs.ts): the plugin's loads its viewer from a CDN.
-        provider: null,
-        specPath: '/api/v1/openapi',
-        exclude: { paths: [/^\/(?!api\/v1\/)/, '/api/v1/docs', '/api/v1/openapi'] },
-        documentation: {
-          info: {
-            title: 'GRC Service REST API',
-            version: '1',
-            description: 'Every operation names the token scope it needs (`x-required-scope`). Scopes: ' + ALL_PERMISSIONS.join(', '),
-          },
-          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (aat_...)' } } },
-        },
-      }),
-    );
+    .use(openApiRoute((): AnyElysia => app));
   for (const plugin of modulePlugins(ctx)) app.use(plugin);
   return app as unknown as Elysia;
 }

@@ -24,7 +24,10 @@ export const Data = <T extends TSchema>(schema: T) => exactly(t.Object({ data: s
 export const Created = exactly(t.Object({ data: t.Object({ id: t.String() }) }, { description: 'Created' }));
 /** OpenAPI `responses` for a 204 delete (a null body schema would not be a valid OpenAPI media type). */
 export const deletedResponses = { 204: { description: 'Deleted; no body' } } as const;
-export const ErrorBody = t.Object({ error: t.String() });
+export const ErrorBody = t.Object({
+  error: t.String(),
+  problems: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }), { description: 'Invalid input: each field and its rule' })),
+});
 export const IdParam = t.Object({ id: t.String({ format: 'uuid', description: 'Record id' }) });
 
 export const HistoryEntry = t.Object({

@@ -10,11 +10,11 @@ const tags = ['API tokens'];
 export const apiTokensApi = (ctx: AppContext) =>
   new Elysia({ name: 'api:apiTokens', prefix: '/api/v1/api-tokens' })
     .use(apiAuth(ctx))
-    .get('/', async ({ actor, query }) => ({ data: await listTokensPage(ctx.db, actor, query) }), {
+    .get('', async ({ actor, query }) => ({ data: await listTokensPage(ctx.db, actor, query) }), {
       scope: 'apiTokens:read', query: TokenListQuery, response: TokenPage,
       detail: { tags, summary: 'List API tokens (every token at level all, otherwise your own)' },
     })
-    .post('/', async ({ actor, body, set }) => {
+    .post('', async ({ actor, body, set }) => {
       const { id, secret } = await runWrite(ctx, (tx) => createToken(tx, actor, body));
       set.status = 201;
       return { data: { id, secret } };
