@@ -69,19 +69,21 @@ describe('pages under the Content-Security-Policy', () => {
     const { page, violations, elsewhere } = await watchedPage();
     try {
       await page.goto(`${base}/api/v1/docs`);
-      await page.locator('.swagger-ui .info .title').waitFor();
+      // Chromium starts, then Swagger UI loads and renders the whole document (190 operations): with a second test run
+      // on the machine this took about 20 s, so the waits allow more than Playwright's default 30 s.
+      await page.locator('.swagger-ui .info .title').waitFor({ timeout: 75_000 });
       expect(await page.locator('.swagger-ui .info .title').textContent()).toContain('GRC Service REST API');
       // The operations are listed (rendered from /api/v1/openapi), and one opens.
       const create = page.locator('.opblock-post', { hasText: '/api/v1/risks' }).first();
-      await create.waitFor();
+      await create.waitFor({ timeout: 30_000 });
       await create.locator('.opblock-summary').click();
-      await page.locator('.opblock-post.is-open').first().waitFor();
+      await page.locator('.opblock-post.is-open').first().waitFor({ timeout: 30_000 });
       expect(elsewhere).toEqual([]);
       expect(violations).toEqual([]);
     } finally {
       await page.close();
     }
-  }, 60_000);
+  }, 150_000);
 
   test.skipIf(!chromiumAvailable)('screens work with no inline script or style: sign-in, htmx filtering, record pages, settings, imports', async () => {
     const title = unique('CSP risk');
