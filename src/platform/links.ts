@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from './errors';
-import { canTouch, requirePermission, type Actor, type Module, type Permission } from './permissions';
+import type { HistoryView } from './history';
+import { ownershipCondition } from './ownership';
+import { canTouch, levelOf, requirePermission, type Actor, type Module, type Owned, type Permission } from './permissions';
 
 /** A record type another record can link to: a module's owned records (every RecordKind is one). */
 export interface LinkTarget {
@@ -59,4 +61,72 @@ export async function requireReadableLink(
 ): Promise<void> {
   if (!id || id === previous) return;
   await requireLinked(db, actor, target, id, field);
+}
+
+/**
+ * How a linked record the reader may not read is shown, everywhere (REST, screens, CSV downloads, History): never its
+ * name. Its id may appear (ids disclose nothing), so a download still imports back unchanged.
+ */
+export const RESTRICTED_NAME = '(restricted)';
+
+/**
+ * The one rule for naming a linked record: its name when the reader may read it (the module's read right at level
+ * all, or at level own on a record they or their groups own), RESTRICTED_NAME otherwise.
+ */
+export function nameAsSeen(actor: Actor, module: Module, record: Owned, name: string): string {
+  return canTouch(actor, `${module}:read` as Permission, record) ? name : RESTRICTED_NAME;
+}
+
+/** The name of one linked record as the actor may see it (nameAsSeen); null when there is no such record. */
+export async function linkedNameAsSeen(db: DbOrTx, actor: Actor, target: LinkTarget, id: string): Promise<string | null> {
+  if (!UUID.test(id)) return null;
+  const { table } = target;
+  const [row] = await db.select({ title: target.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId })
+    .from(table as PgTable).where(eq(table.id, id)).limit(1);
+  if (!row) return null;
+  const owned = row as { title: string; ownerId: string | null; ownerGroupId: string | null };
+  return nameAsSeen(actor, target.module, owned, owned.title);
+}
+
+/** Of `ids` of `target`'s records, those the actor may read: for names kept apart from their record (History). */
+export async function readableIds(db: DbOrTx, actor: Actor, target: LinkTarget, ids: Iterable<string>): Promise<Set<string>> {
+  const wanted = [...new Set([...ids].filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  const read = `${target.module}:read` as Permission;
+  if (wanted.length === 0 || levelOf(actor, read) === null) return new Set();
+  const { table } = target;
+  const condition = ownershipCondition(actor, read, table.ownerId, table.ownerGroupId);
+  const rows = await db.select({ id: table.id }).from(table as PgTable).where(and(inArray(table.id, wanted), condition));
+  return new Set(rows.map((row) => String(row.id)));
+}
+
+/** A name a History entry keeps beside the id of the record it names ({riskId, riskTitle} of a third party's link). */
+export interface NamedLink {
+  idField: string;
+  nameField: string;
+  target: LinkTarget;
+}
+
+/**
+ * History entries as the reader may see them: each name kept beside a linked record's id becomes RESTRICTED_NAME
+ * when that record is not readable to the reader now. The stored entries (sealed in the Audit Log) are unchanged.
+ */
+export async function historyAsSeen(db: DbOrTx, actor: Actor, entries: HistoryView[], links: readonly NamedLink[]): Promise<HistoryView[]> {
+  if (links.length === 0) return entries;
+  const idsOf = (link: NamedLink) => entries.flatMap((entry) => {
+    const change = entry.changes[link.idField];
+    return change && entry.changes[link.nameField] ? [change.before, change.after].filter((v): v is string => typeof v === 'string') : [];
+  });
+  const readable = await Promise.all(links.map((link) => readableIds(db, actor, link.target, idsOf(link))));
+  return entries.map((entry) => {
+    let changes = entry.changes;
+    links.forEach((link, i) => {
+      const id = changes[link.idField];
+      const name = changes[link.nameField];
+      if (!id || !name) return;
+      const hide = (value: unknown, linked: unknown) =>
+        value !== null && value !== undefined && !(typeof linked === 'string' && readable[i].has(linked.toLowerCase())) ? RESTRICTED_NAME : value;
+      changes = { ...changes, [link.nameField]: { before: hide(name.before, id.before), after: hide(name.after, id.after) } };
+    });
+    return changes === entry.changes ? entry : { ...entry, changes };
+  });
 }

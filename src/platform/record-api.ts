@@ -3,11 +3,10 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { apiAuth } from './api-auth';
 import { runWrite, type AppContext } from './context';
 import { Created, Data, deletedResponses, HistoryList, IdParam } from './envelopes';
-import { listHistory } from './history';
 import { pageEnvelope } from './paging';
 import type { Permission } from './permissions';
 import {
-  createRecord, deleteRecord, getRecord, listRecords, updateRecord, type ListParams, type OwnedTable, type RecordKind,
+  createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type ListParams, type OwnedTable, type RecordKind,
 } from './records';
 
 export interface RecordApiOptions {
@@ -54,7 +53,6 @@ export function recordApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKin
       return null;
     }, { scope: scope('delete'), params: IdParam, detail: { tags, summary: `Delete a ${noun} (409 while others reference it)`, responses: deletedResponses } })
     .get('/:id/history', async ({ actor, params }) => {
-      await getRecord(ctx.db, kind, actor, params.id);
-      return { data: await listHistory(ctx.db, kind.recordType, params.id) };
+      return { data: await recordHistory(ctx.db, kind, actor, params.id) };
     }, { scope: scope('read'), params: IdParam, response: HistoryList, detail: { tags, summary: `A ${noun}'s History` } });
 }

@@ -8,6 +8,7 @@ import {
 } from '../../views/records/record-views';
 import { listGroups, listUsers } from '../modules/people/service';
 import { listAuditFor } from './audit';
+import { linkedNameAsSeen, RESTRICTED_NAME } from './links';
 import { CustomFieldInputs } from '../../views/customFields/inputs';
 import { runWrite, type AppContext } from './context';
 import {
@@ -16,11 +17,10 @@ import {
 import { ImportButton, importEntries, importTypesUnder } from './csv/pages';
 import { invalid } from './errors';
 import { schemaProblems } from './form-input';
-import { listHistory } from './history';
 import type { Page } from './paging';
 import { canTouch, levelOf, type Actor, type Permission } from './permissions';
 import {
-  createRecord, deleteRecord, getRecord, listRecords, updateRecord, type OwnedTable, type RecordKind, type RecordView,
+  createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type OwnedTable, type RecordKind, type RecordView,
 } from './records';
 import { screenAuth } from './screen-auth';
 
@@ -139,7 +139,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
         const visible = await field.options(viewer);
         const linked = current[field.name];
         choices[field.name] = linked && !visible.some((o) => o.value === linked)
-          ? [...visible, { value: linked, label: 'A record you cannot see (kept)' }]
+          ? [...visible, { value: linked, label: `${RESTRICTED_NAME}, kept` }]
           : visible;
       } else if (field.options) {
         choices[field.name] = field.options.map((v) => ({ value: v, label: readable(v) }));
@@ -156,11 +156,20 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
 
   const labelOf = (field: string) => o.fields.find((f) => f.name === field)?.label ?? readable(field.replace(/Id$/, ''));
 
-  const detailRows = (view: V, choices: Record<string, Option[]>) => [
+  /** Names of the records the view links to, as the viewer may see them (nameAsSeen): by field. */
+  const linkNamesOf = async (view: V, viewer: Actor): Promise<Map<string, string>> => {
+    const named = await Promise.all(o.fields.map(async (f) => {
+      const id = (view as Record<string, unknown>)[f.name];
+      return f.link && typeof id === 'string' ? [f.name, await linkedNameAsSeen(ctx.db, viewer, f.link, id)] as const : null;
+    }));
+    return new Map(named.filter((n) => n?.[1]).map((n) => [n![0], n![1]!]));
+  };
+
+  const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>) => [
     ...o.fields.map((f) => {
       const raw = (view as Record<string, unknown>)[f.name];
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
-      const named = choices[f.name]?.find((c) => c.value === value)?.label;
+      const named = linkNames.get(f.name) ?? choices[f.name]?.find((c) => c.value === value)?.label;
       return { label: f.label, value: f.kind === 'select' ? readable(value) : (named ?? value) };
     }),
     ...(o.fields.some((f) => f.kind === 'owner') ? [] : [{ label: 'Owner', value: view.owner?.name ?? view.ownerGroup?.name ?? '—' }]),
@@ -223,13 +232,13 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
 
     .get(`${o.path}/:id`, async ({ viewer, csrfToken, headers, params, query }) => {
       const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
-      const [history, audit, choices, sections, definitions] = await Promise.all([
-        listHistory(ctx.db, kind.recordType, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
-        choicesFor(viewer, view.ownerId as string | undefined), o.sections?.(view, viewer, csrfToken), customDefinitions(),
+      const [history, audit, choices, linkNames, sections, definitions] = await Promise.all([
+        recordHistory(ctx.db, kind, viewer, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
+        choicesFor(viewer, view.ownerId as string | undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken), customDefinitions(),
       ]);
       const customRows = definitions.map((d) => ({ label: d.label, value: shownCustomValue(d, view.customFields?.[d.key]) }));
       const customLabels = new Map(definitions.map((d) => [`customFields.${d.key}`, d.label]));
-      const rows = detailRows(view, choices);
+      const rows = detailRows(view, choices, linkNames);
       rows.splice(rows.length - 2, 0, ...customRows);
       const owned = { ownerId: view.ownerId as string | null, ownerGroupId: view.ownerGroupId as string | null };
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);

@@ -10,7 +10,8 @@ import {
 import { AppError, conflict, invalid, notFound, type FieldProblem } from './errors';
 import { insertRows, rowAsStored, updateRowsById } from './bulk-insert';
 import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
-import { diffFields, recordChange, recordChanges } from './history';
+import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from './history';
+import { historyAsSeen, type NamedLink } from './links';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from './ownership';
 import { paging, type Page } from './paging';
 import { listTotalQuery } from './row-counts';
@@ -73,6 +74,8 @@ export interface RecordKind<T extends OwnedTable, Input extends Values> {
    * `recordInputs(fields, { customFields: true })` and `recordView(fields, { customFields: true })`.
    */
   customFields?: boolean;
+  /** Names History keeps beside linked records' ids (a third party's linked risk): shown only to readers of those records. */
+  historyLinks?: readonly NamedLink[];
 }
 
 export interface ListParams {
@@ -244,6 +247,12 @@ export async function getRecord<T extends OwnedTable>(db: DbOrTx, kind: RecordKi
   const view = toView<T>(joined);
   if (kind.customFields) view.customFields = (await loadCustomFields(db, kind.module, [id])).get(id) ?? {};
   return view;
+}
+
+/** A record's History as the actor may see it: 404 unless the record is readable; linked names as historyAsSeen. */
+export async function recordHistory<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string): Promise<HistoryView[]> {
+  await getRecord(db, kind, actor, id);
+  return historyAsSeen(db, actor, await listHistory(db, kind.recordType, id), kind.historyLinks ?? []);
 }
 
 /** The fields History and the Audit Log keep: stored values without the bookkeeping columns. */

@@ -12,7 +12,7 @@ let token: string;
 
 beforeAll(async () => {
   env = await testEnv();
-  token = await makeToken(env, await adminActor(env), ['controls:create', 'controls:update', 'controls:read', 'assets:create', 'assets:update', 'assets:read']);
+  token = await makeToken(env, await adminActor(env), ['controls:create', 'controls:update', 'controls:read', 'assets:create', 'assets:update', 'assets:read', 'businessUnits:read']);
 });
 
 describe('File handling', () => {

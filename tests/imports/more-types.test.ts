@@ -20,9 +20,9 @@ let owner: TestUser;
 beforeAll(async () => {
   env = await testEnv();
   const admin = await adminActor(env);
-  // A finding's control is a link to another module: its read scope too (spec Bearer rule 4).
+  // A finding's control and an incident's asset are links to other modules: their read scopes too (spec Bearer rule 4).
   token = await makeToken(env, admin, [...(['policies', 'thirdParties', 'incidents', 'projects', 'audits'] as const)
-    .flatMap((m) => [`${m}:create`, `${m}:update`, `${m}:read`] as const), 'controls:read']);
+    .flatMap((m) => [`${m}:create`, `${m}:update`, `${m}:read`] as const), 'controls:read', 'assets:read']);
   browser = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
   owner = await makeUser(env, {});
 });

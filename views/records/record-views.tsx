@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../src/platform/audit';
 import type { Actor } from '../../src/platform/permissions';
 import type { HistoryView } from '../../src/platform/history';
+import type { LinkTarget } from '../../src/platform/links';
 import type { Page } from '../../src/platform/paging';
 import { Flash, FormError } from '../components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../components/form';
@@ -14,6 +15,8 @@ export interface FieldSpec {
   kind: 'text' | 'textarea' | 'number' | 'date' | 'url' | 'select' | 'owner' | 'ownerGroup' | 'reference';
   /** For select: allowed values (labels made readable). For reference: a loader of the choices the viewer may pick. */
   options?: readonly string[] | ((viewer: Actor) => Promise<Option[]>);
+  /** For a reference to another module's owned record: the record page names it only to a viewer who may read it. */
+  link?: LinkTarget;
   required?: boolean;
   hint?: string;
 }

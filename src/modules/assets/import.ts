@@ -1,6 +1,6 @@
-import { businessUnits } from '../../../db/schema';
 import type { NamedRecords } from '../../platform/csv/import-type';
-import { defineImportType, namedRecords, ownerColumn, ownerGroupColumn, readNamed, writeNamed } from '../../platform/csv/import-type';
+import { defineImportType, ownerColumn, ownerGroupColumn, readableNamed, readNamed, writeNamed } from '../../platform/csv/import-type';
+import { businessUnitKind } from '../businessUnits/service';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
@@ -27,8 +27,8 @@ export const assetImport = defineImportType<AssetLookups>({
     ownerColumn(),
     ownerGroupColumn(),
   ],
-  async prepare(db) {
-    return { units: namedRecords(await db.select({ id: businessUnits.id, name: businessUnits.name }).from(businessUnits)) };
+  async prepare(db, actor) {
+    return { units: await readableNamed(db, actor, businessUnitKind) };
   },
   kind: () => assetKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
 });

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../platform/context';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { businessUnitOptions } from '../businessUnits/service';
+import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
 
@@ -18,7 +18,7 @@ export const assetPages = (ctx: AppContext) =>
       { name: 'description', label: 'Description', kind: 'textarea' },
       {
         name: 'businessUnitId', label: 'Business unit', kind: 'reference', hint: 'Units you can read',
-        options: (viewer) => businessUnitOptions(ctx.db, viewer),
+        options: (viewer) => businessUnitOptions(ctx.db, viewer), link: businessUnitKind,
       },
       ...OWNER_FIELDS,
     ],

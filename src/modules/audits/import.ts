@@ -1,14 +1,14 @@
-import { auditFindings, auditPlans, controls } from '../../../db/schema';
+import type { auditFindings } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
-  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readDate, readNamed, writeNamed,
+  defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
 import { dateProblems } from '../../platform/dates';
-import { canTouch } from '../../platform/permissions';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
-import { findingKind } from './service';
+import { controlKind } from '../controls/service';
+import { auditPlanKind, findingKind } from './service';
 
 interface FindingLookups {
   /** Audit plans and controls the importer may read (others answer like missing ones: their existence is not disclosed). */
@@ -27,10 +27,11 @@ function findingImportKind(l: FindingLookups): RecordKind<typeof auditFindings, 
     async check(_db, c, before) {
       const problems: FieldProblem[] = [];
       if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
-      if (!l.plans.nameOf.has(c.auditPlanId)) problems.push({ field: 'auditPlanId', message: 'no such audit plan' });
+      // Lookups hold only records the importer may read; a link left as it was is not judged again (requireReadableLink).
+      if (c.auditPlanId !== before?.auditPlanId && !l.plans.nameOf.has(c.auditPlanId)) problems.push({ field: 'auditPlanId', message: 'no such audit plan' });
       if (before === null && c.status !== 'open') problems.push({ field: 'status', message: 'a finding is created open; change its status with an update' });
       problems.push(...dateProblems('deadline', c.deadline));
-      if (c.controlId && !l.controls.nameOf.has(c.controlId)) problems.push({ field: 'controlId', message: 'no such control' });
+      if (c.controlId && c.controlId !== before?.controlId && !l.controls.nameOf.has(c.controlId)) problems.push({ field: 'controlId', message: 'no such control' });
       return problems;
     },
   };
@@ -64,14 +65,8 @@ export const findingImport = defineImportType<FindingLookups>({
     ownerGroupColumn(),
   ],
   async prepare(db, actor) {
-    const [planRows, controlRows] = await Promise.all([
-      db.select({ id: auditPlans.id, name: auditPlans.title, ownerId: auditPlans.ownerId, ownerGroupId: auditPlans.ownerGroupId }).from(auditPlans),
-      db.select({ id: controls.id, name: controls.name, ownerId: controls.ownerId, ownerGroupId: controls.ownerGroupId }).from(controls),
-    ]);
-    return {
-      plans: namedRecords(planRows.filter((p) => canTouch(actor, 'audits:read', p))),
-      controls: namedRecords(controlRows.filter((c) => canTouch(actor, 'controls:read', c))),
-    };
+    const [plans, controls] = await Promise.all([readableNamed(db, actor, auditPlanKind), readableNamed(db, actor, controlKind)]);
+    return { plans, controls };
   },
   kind: (l) => findingImportKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
 });

@@ -8,6 +8,8 @@ import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pa
 import { listRecords, type RecordView } from '../../platform/records';
 import { AUDIT_PLAN_STATUSES, AuditPlanCreate, AuditPlanUpdate, FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { auditPlanKind, findingChoices, findingKind } from './service';
+import { controlKind } from '../controls/service';
+import { RESTRICTED_NAME } from '../../platform/links';
 
 type AuditPlanView = RecordView<typeof auditPlans>;
 
@@ -31,7 +33,7 @@ async function findingsSection(ctx: AppContext, plan: AuditPlanView, viewer: Act
           { header: 'Finding', cell: (f) => <a href={`/audits/findings/${f.id}`} safe>{f.title}</a> },
           { header: 'Status', cell: (f) => <Text value={readable(f.status)} /> },
           { header: 'Deadline', cell: (f) => <Text value={f.deadline ?? '—'} /> },
-          { header: 'Control', cell: (f) => <Text value={f.controlId ? (controlName.get(f.controlId) ?? '—') : '—'} /> },
+          { header: 'Control', cell: (f) => <Text value={f.controlId ? (controlName.get(f.controlId) ?? RESTRICTED_NAME) : '—'} /> },
           { header: 'Owner', cell: (f) => <Text value={f.owner?.name ?? f.ownerGroup?.name ?? '—'} /> },
         ]}
       />
@@ -102,13 +104,13 @@ export const auditPages = (ctx: AppContext) =>
       fields: [
         {
           name: 'auditPlanId', label: 'Audit plan', kind: 'reference', required: true,
-          options: async (viewer) => (await findingChoices(ctx.db, viewer)).plans,
+          options: async (viewer) => (await findingChoices(ctx.db, viewer)).plans, link: auditPlanKind,
         },
         { name: 'title', label: 'Title', kind: 'text', required: true },
         { name: 'description', label: 'Description', kind: 'textarea' },
         { name: 'status', label: 'Status', kind: 'select', options: FINDING_STATUSES, hint: 'A finding is created open; change it later' },
         { name: 'deadline', label: 'Deadline', kind: 'date' },
-        { name: 'controlId', label: 'Control', kind: 'reference', options: async (viewer) => (await findingChoices(ctx.db, viewer)).controls },
+        { name: 'controlId', label: 'Control', kind: 'reference', options: async (viewer) => (await findingChoices(ctx.db, viewer)).controls, link: controlKind },
         ...OWNER_FIELDS,
       ],
       columns: [

@@ -74,7 +74,7 @@ export const businessUnitPages = (ctx: AppContext) =>
       { name: 'description', label: 'Description', kind: 'textarea' },
       {
         name: 'parentId', label: 'Parent unit', kind: 'reference', hint: 'Blank for a top-level unit; a unit cannot sit below itself',
-        options: (viewer) => businessUnitOptions(ctx.db, viewer),
+        options: (viewer) => businessUnitOptions(ctx.db, viewer), link: businessUnitKind,
       },
       ...OWNER_FIELDS,
     ],

@@ -10,7 +10,7 @@ import { listHistory, recordChange, type HistoryView } from '../../platform/hist
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions';
-import { requireLinked, type LinkTarget } from '../../platform/links';
+import { historyAsSeen, requireLinked, type LinkTarget } from '../../platform/links';
 import { controlKind } from '../controls/service';
 import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';
@@ -259,7 +259,8 @@ export async function unlinkRecord(tx: DbOrTx, actor: Actor, analysisId: string,
 
 export async function analysisHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
   await loadFor(db, actor, id, 'read');
-  return listHistory(db, ANALYSIS_RECORD_TYPE, id);
+  const mappedNames = MAPPING_NAMES.map((name) => ({ idField: MAPPING_KINDS[name].recordKey, nameField: 'title', target: MAPPING_KINDS[name].link }));
+  return historyAsSeen(db, actor, await listHistory(db, ANALYSIS_RECORD_TYPE, id), mappedNames);
 }
 
 /** Records of a kind the actor may read and that are not yet mapped to the analysis, for the mapping pickers. */

@@ -4,6 +4,7 @@ import {
   analysisProjects, auditFindings, auditPlans, complianceAnalyses, complianceItems, compliancePackages, controls, controlTests, projects, users,
 } from '../../../db/schema';
 import { toCsv } from '../../platform/csv/write';
+import { nameAsSeen } from '../../platform/links';
 import { ownershipCondition } from '../../platform/ownership';
 import { paging, type Page } from '../../platform/paging';
 import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
@@ -66,13 +67,16 @@ async function complianceWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> 
 async function auditWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> {
   if (levelOf(actor, 'audits:read') === null) return [];
   const rows = await db.select({
-    id: auditFindings.id, title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline, plan: auditPlans.title, owner: users.name,
+    id: auditFindings.id, title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline, owner: users.name,
+    plan: auditPlans.title, planOwnerId: auditPlans.ownerId, planOwnerGroupId: auditPlans.ownerGroupId,
   }).from(auditFindings)
     .innerJoin(auditPlans, eq(auditPlans.id, auditFindings.auditPlanId))
     .leftJoin(users, eq(users.id, auditFindings.ownerId))
     .where(and(ne(auditFindings.status, 'closed'), ownershipCondition(actor, 'audits:read', auditFindings.ownerId, auditFindings.ownerGroupId)));
   return rows.map((r) => ({
-    id: `audit:${r.id}`, source: 'audit', sourceId: r.id, title: r.title, reference: r.plan, weakness: 'audit finding',
+    id: `audit:${r.id}`, source: 'audit', sourceId: r.id, title: r.title,
+    // A finding the reader owns can sit in a plan they may not read: the plan is then not named.
+    reference: nameAsSeen(actor, 'audits', { ownerId: r.planOwnerId, ownerGroupId: r.planOwnerGroupId }, r.plan), weakness: 'audit finding',
     severity: 'medium', status: r.status === 'in_remediation' ? 'in_remediation' : 'open', dueDate: r.deadline, owner: r.owner,
     link: `/audits/findings/${r.id}`,
   }));

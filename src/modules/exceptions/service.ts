@@ -8,6 +8,7 @@ import { diffFields, listHistory, recordChange, recordChanges, type HistoryView 
 import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
+import { nameAsSeen } from '../../platform/links';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
 import { isRealDate } from '../../platform/dates';
@@ -36,11 +37,13 @@ function selectViews(db: DbOrTx, parent: ExceptionParent) {
 
 type Joined = Awaited<ReturnType<ReturnType<typeof selectViews>['execute']>>[number];
 
-function toView(parent: ExceptionParent, row: Joined, today: string): ExceptionView {
+function toView(parent: ExceptionParent, actor: Actor, row: Joined, today: string): ExceptionView {
   const e = row.e;
   const parentId = e[parent.column] as string;
+  // At level own an exception can be readable (owned) while its parent is not: the parent is then not named.
+  const parentOwned = { ownerId: row.parentOwnerId as string | null, ownerGroupId: row.parentOwnerGroupId as string | null };
   return {
-    id: e.id, parentType: e.parentType, parentId, parent: { id: parentId, title: String(row.parentTitle) },
+    id: e.id, parentType: e.parentType, parentId, parent: { id: parentId, title: nameAsSeen(actor, parent.module, parentOwned, String(row.parentTitle)) },
     title: e.title, description: e.description, status: e.status, expiresAt: e.expiresAt, expired: e.expiresAt < today,
     approverId: e.approverId,
     approver: e.approverId && row.approverName ? { id: e.approverId, name: row.approverName, email: row.approverEmail ?? '' } : null,
@@ -85,7 +88,7 @@ export async function listExceptions(
     selectViews(db, parent).where(where).orderBy(...order).limit(pageSize).offset(offset),
     db.select({ total: count() }).from(exceptions).innerJoin(parent.table, eq(parent.idColumn, parentColumn(parent))).where(where),
   ]);
-  return { rows: rows.map((r) => toView(parent, r, today)), total, page, pageSize };
+  return { rows: rows.map((r) => toView(parent, actor, r, today)), total, page, pageSize };
 }
 
 async function loadJoined(db: DbOrTx, parent: ExceptionParent, id: string) {
@@ -115,7 +118,7 @@ async function loadFor(db: DbOrTx, parent: ExceptionParent, actor: Actor, id: st
 }
 
 export async function getException(db: DbOrTx, parent: ExceptionParent, actor: Actor, id: string, now = new Date()): Promise<ExceptionView> {
-  return toView(parent, await loadFor(db, parent, actor, id, 'read'), todayOf(now));
+  return toView(parent, actor, await loadFor(db, parent, actor, id, 'read'), todayOf(now));
 }
 
 /** Loads the parent for an action: 404 when missing or unreadable, 403 when readable but the right is not held. */

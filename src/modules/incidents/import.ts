@@ -1,8 +1,10 @@
-import { assets, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
+import { incidentClassifications, incidents } from '../../../db/schema';
+import { assetKind } from '../assets/service';
+import { thirdPartyKind } from '../thirdParties/service';
 import type { FieldProblem } from '../../platform/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
-  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readDate, readNamed, writeNamed,
+  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { INCIDENT_STATUSES, IncidentCreate, IncidentUpdate } from './schema';
@@ -26,8 +28,11 @@ function incidentImportKind(l: IncidentLookups): RecordKind<typeof incidents, In
     async check(db, c, before, actor) {
       const problems: FieldProblem[] = await incidentKind.check!(db, { ...c, classificationId: null, assetId: null, thirdPartyId: null }, before, actor);
       if (c.classificationId && !l.classifications.nameOf.has(c.classificationId)) problems.push({ field: 'classificationId', message: 'no such incident classification' });
-      if (c.assetId && !l.assets.nameOf.has(c.assetId)) problems.push({ field: 'assetId', message: 'no such asset' });
-      if (c.thirdPartyId && !l.thirdParties.nameOf.has(c.thirdPartyId)) problems.push({ field: 'thirdPartyId', message: 'no such third party' });
+      // Lookups hold only records the importer may read; a link left as it was is not judged again (requireReadableLink).
+      if (c.assetId && c.assetId !== before?.assetId && !l.assets.nameOf.has(c.assetId)) problems.push({ field: 'assetId', message: 'no such asset' });
+      if (c.thirdPartyId && c.thirdPartyId !== before?.thirdPartyId && !l.thirdParties.nameOf.has(c.thirdPartyId)) {
+        problems.push({ field: 'thirdPartyId', message: 'no such third party' });
+      }
       return problems;
     },
   };
@@ -65,13 +70,13 @@ export const incidentImport = defineImportType<IncidentLookups>({
     },
     { name: 'resolution', field: 'resolution', help: 'text; required to close', blankOnUpdate: 'clear' },
   ],
-  async prepare(db) {
-    const [classRows, assetRows, partyRows] = await Promise.all([
+  async prepare(db, actor) {
+    const [classRows, assetRecords, partyRecords] = await Promise.all([
       db.select({ id: incidentClassifications.id, name: incidentClassifications.name }).from(incidentClassifications),
-      db.select({ id: assets.id, name: assets.name }).from(assets),
-      db.select({ id: thirdParties.id, name: thirdParties.name }).from(thirdParties),
+      readableNamed(db, actor, assetKind),
+      readableNamed(db, actor, thirdPartyKind),
     ]);
-    return { classifications: namedRecords(classRows), assets: namedRecords(assetRows), thirdParties: namedRecords(partyRows) };
+    return { classifications: namedRecords(classRows), assets: assetRecords, thirdParties: partyRecords };
   },
   kind: (l) => incidentImportKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
 });

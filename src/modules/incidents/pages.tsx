@@ -17,6 +17,8 @@ import {
   addBreachNotification, createIncidentClassification, deleteIncidentClassification, getBreach, incidentClassificationOptions, incidentKind,
   incidentLinkChoices, listIncidentClassifications, putBreach, updateIncidentClassification,
 } from './service';
+import { assetKind } from '../assets/service';
+import { thirdPartyKind } from '../thirdParties/service';
 
 type IncidentView = RecordView<typeof incidents>;
 type Values = Record<string, string>;
@@ -225,8 +227,8 @@ export const incidentPages = (ctx: AppContext) => {
         options: async (viewer) => (await incidentClassificationOptions(ctx.db, viewer)).map((c) => ({ value: c.id, label: c.name })),
       },
       { name: 'openedAt', label: 'Opened on', kind: 'date', hint: 'Today when left blank' },
-      { name: 'assetId', label: 'Asset', kind: 'reference', options: async (viewer) => (await incidentLinkChoices(ctx.db, viewer)).assets },
-      { name: 'thirdPartyId', label: 'Third party', kind: 'reference', options: async (viewer) => (await incidentLinkChoices(ctx.db, viewer)).thirdParties },
+      { name: 'assetId', label: 'Asset', kind: 'reference', options: async (viewer) => (await incidentLinkChoices(ctx.db, viewer)).assets, link: assetKind },
+      { name: 'thirdPartyId', label: 'Third party', kind: 'reference', options: async (viewer) => (await incidentLinkChoices(ctx.db, viewer)).thirdParties, link: thirdPartyKind },
       { name: 'status', label: 'Status', kind: 'select', options: INCIDENT_STATUSES, hint: 'Blank gives open; closing needs a resolution' },
       { name: 'resolution', label: 'Resolution', kind: 'textarea', hint: 'Required to close the incident' },
       ...OWNER_FIELDS,

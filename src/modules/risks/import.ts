@@ -1,10 +1,9 @@
-import { assets, businessUnits, riskClassifications, riskImpactLevels, riskLikelihoodLevels, risks } from '../../../db/schema';
+import { riskClassifications, riskImpactLevels, riskLikelihoodLevels, risks } from '../../../db/schema';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
-  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readInteger, readNamed, writeNamed,
+  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readInteger, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
-import { levelOf } from '../../platform/permissions';
-import { listCondition, type OwnedTable, type RecordKind } from '../../platform/records';
+import type { OwnedTable, RecordKind } from '../../platform/records';
 import { assetKind } from '../assets/service';
 import { businessUnitKind } from '../businessUnits/service';
 import { RISK_STATUSES, RiskCreate, RiskUpdate } from './schema';
@@ -45,11 +44,12 @@ function riskKind(l: RiskLookups): RecordKind<typeof risks, RiskCreate> {
     sortable: {},
     defaults: { description: '', reviewFrequencyMonths: 12, status: 'open', residualLikelihood: null, residualImpact: null, assetId: null, businessUnitId: null },
     customFields: true,
-    async check(_db, c) {
+    async check(_db, c, before) {
+      // Lookups hold only records the importer may read; a link left as it was is not judged again (requireReadableLink).
       return riskRuleProblems(c, scale, {
         classification: l.classifications.nameOf.has(c.classificationId),
-        asset: !c.assetId || l.assets.nameOf.has(c.assetId),
-        businessUnit: !c.businessUnitId || l.units.nameOf.has(c.businessUnitId),
+        asset: !c.assetId || c.assetId === before?.assetId || l.assets.nameOf.has(c.assetId),
+        businessUnit: !c.businessUnitId || c.businessUnitId === before?.businessUnitId || l.units.nameOf.has(c.businessUnitId),
       }).problems;
     },
     toColumns: (c) => ({ ...c, title: c.title.trim() }),
@@ -97,17 +97,14 @@ export const riskImport = defineImportType<RiskLookups>({
   ],
   async prepare(db, actor) {
     // Links name only records the importer may read (spec Bearer rule 4), as a single write's requireReadableLink.
-    const readable = async (kind: typeof assetKind | typeof businessUnitKind, table: typeof assets | typeof businessUnits) =>
-      levelOf(actor, `${kind.module}:read`) === null ? [] : db.select({ id: table.id, name: table.name }).from(table)
-        .where(listCondition(kind as unknown as RecordKind<OwnedTable, Record<string, unknown>>, actor, {}));
-    const [likelihood, impact, classes, assetRows, unitRows] = await Promise.all([
+    const [likelihood, impact, classes, assetRecords, unitRecords] = await Promise.all([
       db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels),
       db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels),
       db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications),
-      readable(assetKind, assets),
-      readable(businessUnitKind, businessUnits),
+      readableNamed(db, actor, assetKind),
+      readableNamed(db, actor, businessUnitKind),
     ]);
-    return { likelihood, impact, classifications: namedRecords(classes), assets: namedRecords(assetRows), units: namedRecords(unitRows) };
+    return { likelihood, impact, classifications: namedRecords(classes), assets: assetRecords, units: unitRecords };
   },
   kind: (l) => riskKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
 });

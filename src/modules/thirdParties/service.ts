@@ -58,6 +58,13 @@ export const thirdPartyKind: RecordKind<typeof thirdParties, ThirdPartyCreate> =
     referencedBy('third parties using it as a sub-processor', thirdPartySubProcessors, thirdPartySubProcessors.subProcessorId),
     referencedBy('incidents', incidents, incidents.thirdPartyId),
   ],
+  // A getter: the sub-processor link names a record of this very kind.
+  get historyLinks() {
+    return [
+      { idField: 'riskId', nameField: 'riskTitle', target: riskLinkTarget },
+      { idField: 'subProcessorId', nameField: 'subProcessorName', target: thirdPartyKind },
+    ];
+  },
 };
 
 const history = (tx: DbOrTx, actor: Actor, thirdPartyId: string, action: string, before: Record<string, unknown> | null, after: Record<string, unknown> | null, details?: Record<string, unknown>) =>

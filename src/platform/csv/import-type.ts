@@ -1,9 +1,12 @@
 import type { TObject } from '@sinclair/typebox';
 import { asc } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { groups, users } from '../../../db/schema';
 import type { FieldProblem } from '../errors';
-import type { Actor, Module, Permission } from '../permissions';
+import { RESTRICTED_NAME, type LinkTarget } from '../links';
+import { ownershipCondition } from '../ownership';
+import { levelOf, type Actor, type Module, type Permission } from '../permissions';
 import type { PipelinedWrites } from '../pipelined-writes';
 import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records';
 
@@ -174,6 +177,19 @@ export function namedRecords(rows: { id: string; name: string }[]): NamedRecords
   return { byName, nameOf: new Map(rows.map((r) => [r.id, r.name])) };
 }
 
+/**
+ * Another module's records by name, holding only those the importer may read (spec Bearer rule 4): an import links
+ * to no other, and a download names no other (writeNamed shows the rest as restricted).
+ */
+export async function readableNamed(db: DbOrTx, actor: Actor, target: LinkTarget): Promise<NamedRecords> {
+  const read = `${target.module}:read` as Permission;
+  if (levelOf(actor, read) === null) return namedRecords([]);
+  const { table } = target;
+  const rows = await db.select({ id: table.id, name: target.titleColumn }).from(table as PgTable)
+    .where(ownershipCondition(actor, read, table.ownerId, table.ownerGroupId));
+  return namedRecords(rows as { id: string; name: string }[]);
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function readNamed(records: NamedRecords, what: string, text: string): ReadResult {
@@ -183,10 +199,15 @@ export function readNamed(records: NamedRecords, what: string, text: string): Re
   return { problem: ids.length ? `${ids.length} ${what}s are named ${text}; give the id instead` : `no ${what} named ${text}` };
 }
 
-/** The name when it identifies the record, otherwise the id (so a download always imports back). */
+/**
+ * The name when it identifies the record, otherwise the id (so a download always imports back); a record missing
+ * from the lookup is one the reader may not read, shown as restricted. Re-importing that cell unchanged keeps the
+ * link, since only cells that differ from the stored value are changes.
+ */
 export function writeNamed(records: NamedRecords, value: unknown): string {
   if (typeof value !== 'string') return '';
   const name = records.nameOf.get(value);
+  if (name === undefined && UUID.test(value)) return RESTRICTED_NAME;
   return name !== undefined && (records.byName.get(name.trim().toLowerCase())?.length ?? 0) === 1 ? name : value;
 }
 
