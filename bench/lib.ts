@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { readConfig } from '../src/config';
-import { boot, type Booted } from '../src/platform/bootstrap';
+import { boot } from '../src/app';
+import type { Booted } from '../src/platform/bootstrap';
 
 /** A throw-away service for a benchmark: a fresh database on DATABASE_URL's server (dropped afterwards) or in-memory PGlite. */
 export async function bootBenchService(label: string): Promise<Booted & { dispose(): Promise<void> }> {

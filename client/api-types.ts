@@ -24,146 +24,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/controls/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of controls
-         * @description Needs scope `controls:create` or `controls:update` on the token (and the creator's right); creating rows need `controls:create`, rows with an id need `controls:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1ControlsImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/assets/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of assets
-         * @description Needs scope `assets:create` or `assets:update` on the token (and the creator's right); creating rows need `assets:create`, rows with an id need `assets:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1AssetsImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of policies
-         * @description Needs scope `policies:create` or `policies:update` on the token (and the creator's right); creating rows need `policies:create`, rows with an id need `policies:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1PoliciesImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of third parties
-         * @description Needs scope `thirdParties:create` or `thirdParties:update` on the token (and the creator's right); creating rows need `thirdParties:create`, rows with an id need `thirdParties:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1Third-partiesImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of incidents
-         * @description Needs scope `incidents:create` or `incidents:update` on the token (and the creator's right); creating rows need `incidents:create`, rows with an id need `incidents:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1IncidentsImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/projects/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of projects
-         * @description Needs scope `projects:create` or `projects:update` on the token (and the creator's right); creating rows need `projects:create`, rows with an id need `projects:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1ProjectsImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audits/findings/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check or import a CSV file of audit findings
-         * @description Needs scope `audits:create` or `audits:update` on the token (and the creator's right); creating rows need `audits:create`, rows with an id need `audits:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
-         */
-        post: operations["postApiV1AuditsFindingsImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/risks/exceptions/import": {
         parameters: {
             query?: never;
@@ -218,6 +78,146 @@ export interface paths {
          * @description Needs scope `compliance:update` on the token (and the creator's right); creating rows need `compliance:update`, rows with an id need `compliance:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
         post: operations["postApiV1ComplianceExceptionsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/controls/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of controls
+         * @description Needs scope `controls:create` or `controls:update` on the token (and the creator's right); creating rows need `controls:create`, rows with an id need `controls:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1ControlsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of policies
+         * @description Needs scope `policies:create` or `policies:update` on the token (and the creator's right); creating rows need `policies:create`, rows with an id need `policies:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1PoliciesImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of assets
+         * @description Needs scope `assets:create` or `assets:update` on the token (and the creator's right); creating rows need `assets:create`, rows with an id need `assets:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1AssetsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of third parties
+         * @description Needs scope `thirdParties:create` or `thirdParties:update` on the token (and the creator's right); creating rows need `thirdParties:create`, rows with an id need `thirdParties:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1Third-partiesImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of incidents
+         * @description Needs scope `incidents:create` or `incidents:update` on the token (and the creator's right); creating rows need `incidents:create`, rows with an id need `incidents:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1IncidentsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits/findings/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of audit findings
+         * @description Needs scope `audits:create` or `audits:update` on the token (and the creator's right); creating rows need `audits:create`, rows with an id need `audits:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1AuditsFindingsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check or import a CSV file of projects
+         * @description Needs scope `projects:create` or `projects:update` on the token (and the creator's right); creating rows need `projects:create`, rows with an id need `projects:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
+         */
+        post: operations["postApiV1ProjectsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -290,490 +290,6 @@ export interface paths {
         get: operations["getApiV1RisksByIdHistory"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/controls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List controls (own level: only those you or your groups own)
-         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Controls"];
-        put?: never;
-        /**
-         * Create a control
-         * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Controls"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/controls/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a control
-         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1ControlsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a control (409 while others reference it)
-         * @description Needs scope `controls:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1ControlsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a control
-         * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1ControlsById"];
-        trace?: never;
-    };
-    "/api/v1/controls/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A control's History
-         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1ControlsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/controls/{id}/tests": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A control's testing schedule, test records and next test due
-         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1ControlsByIdTests"];
-        put?: never;
-        /**
-         * Record a control test
-         * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1ControlsByIdTests"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List policies (own level: only those you or your groups own)
-         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Policies"];
-        put?: never;
-        /**
-         * Create a policy
-         * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Policies"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a policy
-         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1PoliciesById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a policy (409 while others reference it)
-         * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1PoliciesById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a policy
-         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1PoliciesById"];
-        trace?: never;
-    };
-    "/api/v1/policies/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A policy's History
-         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1PoliciesByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/{id}/content": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Replace a policy's draft content (Markdown); published versions never change
-         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
-         */
-        put: operations["putApiV1PoliciesByIdContent"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/{id}/publish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Publish the draft as the next immutable version (409 when empty or unchanged)
-         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1PoliciesByIdPublish"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/{id}/versions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A policy's published versions, newest first
-         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1PoliciesByIdVersions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/{id}/reviews": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A policy's reviews and next review due
-         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1PoliciesByIdReviews"];
-        put?: never;
-        /**
-         * Record a policy review
-         * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1PoliciesByIdReviews"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/policies/{id}/approvals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Approvals recorded outside the app
-         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1PoliciesByIdApprovals"];
-        put?: never;
-        /**
-         * Record an approval given outside the app (409 while the setting 'Allow recording outside approvals' is off)
-         * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1PoliciesByIdApprovals"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/assets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List assets (own level: only those you or your groups own)
-         * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Assets"];
-        put?: never;
-        /**
-         * Create a asset
-         * @description Needs scope `assets:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Assets"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/assets/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a asset
-         * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AssetsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a asset (409 while others reference it)
-         * @description Needs scope `assets:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1AssetsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a asset
-         * @description Needs scope `assets:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1AssetsById"];
-        trace?: never;
-    };
-    "/api/v1/assets/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A asset's History
-         * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AssetsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/business-units": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List business units (own level: only those you or your groups own)
-         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Business-units"];
-        put?: never;
-        /**
-         * Create a business unit
-         * @description Needs scope `businessUnits:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Business-units"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/business-units/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a business unit
-         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Business-unitsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a business unit (409 while others reference it)
-         * @description Needs scope `businessUnits:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1Business-unitsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a business unit
-         * @description Needs scope `businessUnits:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1Business-unitsById"];
-        trace?: never;
-    };
-    "/api/v1/business-units/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A business unit's History
-         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Business-unitsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/business-units/tree": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The business unit hierarchy, depth-first with depth and path (own level: only readable units)
-         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Business-unitsTree"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/api-tokens": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List API tokens (every token at level all, otherwise your own)
-         * @description Needs scope `apiTokens:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Api-tokens"];
-        put?: never;
-        /**
-         * Create an API token acting as you; the secret is returned once. Every administrator is alerted by email
-         * @description Needs scope `apiTokens:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Api-tokens"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/api-tokens/{id}/revoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Revoke an API token (another user's needs apiTokens:update at level all); it stops working at once
-         * @description Needs scope `apiTokens:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Api-tokensByIdRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1172,7 +688,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/labels": {
+    "/api/v1/controls": {
         parameters: {
             query?: never;
             header?: never;
@@ -1180,23 +696,23 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List labels
-         * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
+         * List controls (own level: only those you or your groups own)
+         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Labels"];
+        get: operations["getApiV1Controls"];
         put?: never;
         /**
-         * Add a label (409 when the name is taken)
-         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
+         * Create a control
+         * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Labels"];
+        post: operations["postApiV1Controls"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/labels/{id}": {
+    "/api/v1/controls/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1204,27 +720,27 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a label
-         * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
+         * Read a control
+         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1LabelsById"];
+        get: operations["getApiV1ControlsById"];
         put?: never;
         post?: never;
         /**
-         * Delete a label
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         * Delete a control (409 while others reference it)
+         * @description Needs scope `controls:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1LabelsById"];
+        delete: operations["deleteApiV1ControlsById"];
         options?: never;
         head?: never;
         /**
-         * Rename, recolour or describe a label
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         * Change a control
+         * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1LabelsById"];
+        patch: operations["patchApiV1ControlsById"];
         trace?: never;
     };
-    "/api/v1/labels/{id}/history": {
+    "/api/v1/controls/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -1232,82 +748,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A label's History
-         * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
+         * A control's History
+         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1LabelsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List incidents (own level: only those you or your groups own)
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Incidents"];
-        put?: never;
-        /**
-         * Create a incident
-         * @description Needs scope `incidents:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Incidents"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a incident
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a incident (409 while others reference it)
-         * @description Needs scope `incidents:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1IncidentsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a incident
-         * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1IncidentsById"];
-        trace?: never;
-    };
-    "/api/v1/incidents/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A incident's History
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsByIdHistory"];
+        get: operations["getApiV1ControlsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1316,7 +760,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/incidents/classifications": {
+    "/api/v1/controls/{id}/tests": {
         parameters: {
             query?: never;
             header?: never;
@@ -1324,588 +768,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List incident classifications with how many incidents use each
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         * A control's testing schedule, test records and next test due
+         * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsClassifications"];
+        get: operations["getApiV1ControlsByIdTests"];
         put?: never;
         /**
-         * Add an incident classification (409 when the name is taken)
-         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
+         * Record a control test
+         * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1IncidentsClassifications"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read an incident classification
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsClassificationsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete an unused incident classification (409 naming how many incidents use it)
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1IncidentsClassificationsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Rename or describe an incident classification
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1IncidentsClassificationsById"];
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An incident classification's History
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsClassificationsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/{id}/breach": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An incident's personal-data-breach details with its notifications (404 when none are recorded)
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsByIdBreach"];
-        /**
-         * Record or replace the personal-data-breach details (categories, approximate subjects, detected and reported dates)
-         * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
-         */
-        put: operations["putApiV1IncidentsByIdBreach"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/{id}/breach/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A breach's notifications to the authority and the data subjects
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsByIdBreachNotifications"];
-        put?: never;
-        /**
-         * Record a breach notification (409 until breach details are recorded)
-         * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1IncidentsByIdBreachNotifications"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audits": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List audit plans (own level: only those you or your groups own)
-         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Audits"];
-        put?: never;
-        /**
-         * Create a audit plan
-         * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Audits"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audits/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a audit plan
-         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AuditsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a audit plan (409 while others reference it)
-         * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1AuditsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a audit plan
-         * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1AuditsById"];
-        trace?: never;
-    };
-    "/api/v1/audits/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A audit plan's History
-         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AuditsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audits/findings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List audit findings (own level: only those you or your groups own)
-         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AuditsFindings"];
-        put?: never;
-        /**
-         * Create a audit finding
-         * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1AuditsFindings"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audits/findings/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a audit finding
-         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AuditsFindingsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a audit finding (409 while others reference it)
-         * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1AuditsFindingsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a audit finding
-         * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1AuditsFindingsById"];
-        trace?: never;
-    };
-    "/api/v1/audits/findings/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A audit finding's History
-         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1AuditsFindingsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/custom-fields": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List custom field definitions (filter ?module=)
-         * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Custom-fields"];
-        put?: never;
-        /**
-         * Define a custom field
-         * @description Needs scope `customFields:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Custom-fields"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/custom-fields/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a custom field definition
-         * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Custom-fieldsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a definition and its values (409 unless ?confirm=true while records hold values)
-         * @description Needs scope `customFields:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1Custom-fieldsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change label, options, required or position (409 when a removed option is still held)
-         * @description Needs scope `customFields:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1Custom-fieldsById"];
-        trace?: never;
-    };
-    "/api/v1/third-parties": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List third parties (own level: only those you or your groups own)
-         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Third-parties"];
-        put?: never;
-        /**
-         * Create a third party
-         * @description Needs scope `thirdParties:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Third-parties"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a third party
-         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Third-partiesById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a third party (409 while others reference it)
-         * @description Needs scope `thirdParties:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1Third-partiesById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a third party
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1Third-partiesById"];
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A third party's History
-         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Third-partiesByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/contacts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A third party's contacts
-         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Third-partiesByIdContacts"];
-        put?: never;
-        /**
-         * Add a contact
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Third-partiesByIdContacts"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/contacts/{contactId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove a contact
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1Third-partiesByIdContactsByContactId"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a contact
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1Third-partiesByIdContactsByContactId"];
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/risks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Linked risks you may read (needs scope risks:read too)
-         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Third-partiesByIdRisks"];
-        put?: never;
-        /**
-         * Link a risk (needs scope risks:read too; 404 for a risk you cannot read)
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Third-partiesByIdRisks"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/risks/{riskId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Unlink a risk (needs scope risks:read too)
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1Third-partiesByIdRisksByRiskId"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/sub-processors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A third party's sub-processors
-         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Third-partiesByIdSub-processors"];
-        put?: never;
-        /**
-         * Add a sub-processor (another third party; no self-links or cycles)
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Third-partiesByIdSub-processors"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/third-parties/{id}/sub-processors/{subProcessorId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove a sub-processor
-         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/projects": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List projects (own level: only those you or your groups own)
-         * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1Projects"];
-        put?: never;
-        /**
-         * Create a project
-         * @description Needs scope `projects:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1Projects"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/projects/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a project
-         * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1ProjectsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a project (409 while others reference it)
-         * @description Needs scope `projects:delete` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1ProjectsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a project
-         * @description Needs scope `projects:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1ProjectsById"];
-        trace?: never;
-    };
-    "/api/v1/projects/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A project's History
-         * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1ProjectsByIdHistory"];
-        put?: never;
-        post?: never;
+        post: operations["postApiV1ControlsByIdTests"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2380,6 +1252,966 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List policies (own level: only those you or your groups own)
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Policies"];
+        put?: never;
+        /**
+         * Create a policy
+         * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Policies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a policy
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1PoliciesById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a policy (409 while others reference it)
+         * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1PoliciesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a policy
+         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1PoliciesById"];
+        trace?: never;
+    };
+    "/api/v1/policies/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A policy's History
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1PoliciesByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a policy's draft content (Markdown); published versions never change
+         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
+         */
+        put: operations["putApiV1PoliciesByIdContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the draft as the next immutable version (409 when empty or unchanged)
+         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1PoliciesByIdPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A policy's published versions, newest first
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1PoliciesByIdVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A policy's reviews and next review due
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1PoliciesByIdReviews"];
+        put?: never;
+        /**
+         * Record a policy review
+         * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1PoliciesByIdReviews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Approvals recorded outside the app
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1PoliciesByIdApprovals"];
+        put?: never;
+        /**
+         * Record an approval given outside the app (409 while the setting 'Allow recording outside approvals' is off)
+         * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1PoliciesByIdApprovals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List assets (own level: only those you or your groups own)
+         * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Assets"];
+        put?: never;
+        /**
+         * Create a asset
+         * @description Needs scope `assets:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Assets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a asset
+         * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AssetsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a asset (409 while others reference it)
+         * @description Needs scope `assets:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1AssetsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a asset
+         * @description Needs scope `assets:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1AssetsById"];
+        trace?: never;
+    };
+    "/api/v1/assets/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A asset's History
+         * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AssetsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/business-units": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List business units (own level: only those you or your groups own)
+         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Business-units"];
+        put?: never;
+        /**
+         * Create a business unit
+         * @description Needs scope `businessUnits:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Business-units"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/business-units/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a business unit
+         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Business-unitsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a business unit (409 while others reference it)
+         * @description Needs scope `businessUnits:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1Business-unitsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a business unit
+         * @description Needs scope `businessUnits:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1Business-unitsById"];
+        trace?: never;
+    };
+    "/api/v1/business-units/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A business unit's History
+         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Business-unitsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/business-units/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business unit hierarchy, depth-first with depth and path (own level: only readable units)
+         * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Business-unitsTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List third parties (own level: only those you or your groups own)
+         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Third-parties"];
+        put?: never;
+        /**
+         * Create a third party
+         * @description Needs scope `thirdParties:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Third-parties"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a third party
+         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Third-partiesById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a third party (409 while others reference it)
+         * @description Needs scope `thirdParties:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1Third-partiesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a third party
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1Third-partiesById"];
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A third party's History
+         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Third-partiesByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A third party's contacts
+         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Third-partiesByIdContacts"];
+        put?: never;
+        /**
+         * Add a contact
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Third-partiesByIdContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/contacts/{contactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a contact
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1Third-partiesByIdContactsByContactId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a contact
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1Third-partiesByIdContactsByContactId"];
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/risks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Linked risks you may read (needs scope risks:read too)
+         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Third-partiesByIdRisks"];
+        put?: never;
+        /**
+         * Link a risk (needs scope risks:read too; 404 for a risk you cannot read)
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Third-partiesByIdRisks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/risks/{riskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink a risk (needs scope risks:read too)
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1Third-partiesByIdRisksByRiskId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/sub-processors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A third party's sub-processors
+         * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Third-partiesByIdSub-processors"];
+        put?: never;
+        /**
+         * Add a sub-processor (another third party; no self-links or cycles)
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Third-partiesByIdSub-processors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/sub-processors/{subProcessorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a sub-processor
+         * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incidents (own level: only those you or your groups own)
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Incidents"];
+        put?: never;
+        /**
+         * Create a incident
+         * @description Needs scope `incidents:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Incidents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a incident
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a incident (409 while others reference it)
+         * @description Needs scope `incidents:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1IncidentsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a incident
+         * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1IncidentsById"];
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A incident's History
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/classifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incident classifications with how many incidents use each
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsClassifications"];
+        put?: never;
+        /**
+         * Add an incident classification (409 when the name is taken)
+         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1IncidentsClassifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/classifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an incident classification
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsClassificationsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an unused incident classification (409 naming how many incidents use it)
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1IncidentsClassificationsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or describe an incident classification
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1IncidentsClassificationsById"];
+        trace?: never;
+    };
+    "/api/v1/incidents/classifications/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An incident classification's History
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsClassificationsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/breach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An incident's personal-data-breach details with its notifications (404 when none are recorded)
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsByIdBreach"];
+        /**
+         * Record or replace the personal-data-breach details (categories, approximate subjects, detected and reported dates)
+         * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
+         */
+        put: operations["putApiV1IncidentsByIdBreach"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/breach/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A breach's notifications to the authority and the data subjects
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1IncidentsByIdBreachNotifications"];
+        put?: never;
+        /**
+         * Record a breach notification (409 until breach details are recorded)
+         * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1IncidentsByIdBreachNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit plans (own level: only those you or your groups own)
+         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Audits"];
+        put?: never;
+        /**
+         * Create a audit plan
+         * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Audits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a audit plan
+         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AuditsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a audit plan (409 while others reference it)
+         * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1AuditsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a audit plan
+         * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1AuditsById"];
+        trace?: never;
+    };
+    "/api/v1/audits/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A audit plan's History
+         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AuditsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit findings (own level: only those you or your groups own)
+         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AuditsFindings"];
+        put?: never;
+        /**
+         * Create a audit finding
+         * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1AuditsFindings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits/findings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a audit finding
+         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AuditsFindingsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a audit finding (409 while others reference it)
+         * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1AuditsFindingsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a audit finding
+         * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1AuditsFindingsById"];
+        trace?: never;
+    };
+    "/api/v1/audits/findings/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A audit finding's History
+         * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1AuditsFindingsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List projects (own level: only those you or your groups own)
+         * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Projects"];
+        put?: never;
+        /**
+         * Create a project
+         * @description Needs scope `projects:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Projects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a project
+         * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1ProjectsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project (409 while others reference it)
+         * @description Needs scope `projects:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1ProjectsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a project
+         * @description Needs scope `projects:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1ProjectsById"];
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's History
+         * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1ProjectsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account-reviews": {
         parameters: {
             query?: never;
@@ -2544,6 +2376,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API tokens (every token at level all, otherwise your own)
+         * @description Needs scope `apiTokens:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Api-tokens"];
+        put?: never;
+        /**
+         * Create an API token acting as you; the secret is returned once. Every administrator is alerted by email
+         * @description Needs scope `apiTokens:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Api-tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-tokens/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API token (another user's needs apiTokens:update at level all); it stops working at once
+         * @description Needs scope `apiTokens:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Api-tokensByIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom field definitions (filter ?module=)
+         * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Custom-fields"];
+        put?: never;
+        /**
+         * Define a custom field
+         * @description Needs scope `customFields:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Custom-fields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/custom-fields/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a custom field definition
+         * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Custom-fieldsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a definition and its values (409 unless ?confirm=true while records hold values)
+         * @description Needs scope `customFields:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1Custom-fieldsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change label, options, required or position (409 when a removed option is still held)
+         * @description Needs scope `customFields:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1Custom-fieldsById"];
+        trace?: never;
+    };
+    "/api/v1/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List labels
+         * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1Labels"];
+        put?: never;
+        /**
+         * Add a label (409 when the name is taken)
+         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1Labels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a label
+         * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1LabelsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a label
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteApiV1LabelsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, recolour or describe a label
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1LabelsById"];
+        trace?: never;
+    };
+    "/api/v1/labels/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A label's History
+         * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1LabelsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2567,1308 +2567,6 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
     postApiV1RisksImport: {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1ControlsImport: {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1AssetsImport: {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1PoliciesImport: {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Third-partiesImport": {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1IncidentsImport: {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1ProjectsImport: {
-        parameters: {
-            query: {
-                mode: "check" | "apply";
-                outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: {
-                /** @description Name of the file, recorded in History and the Audit Log */
-                "X-File-Name"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Response for status 422 */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            outcome: "checked" | "imported" | "refused";
-                            counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
-                            };
-                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
-                            rows: {
-                                /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
-                                /** @enum {string} */
-                                outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
-                                changes?: {
-                                    column: string;
-                                    old: string;
-                                    new: string;
-                                }[];
-                                /** @description Error rows: every reason */
-                                errors?: {
-                                    column: string;
-                                    message: string;
-                                }[];
-                            }[];
-                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    } | {
-                        error: string;
-                        /** @description Invalid input: each field and its rule */
-                        problems?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1AuditsFindingsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
@@ -4427,6 +3125,1308 @@ export interface operations {
         };
     };
     postApiV1ComplianceExceptionsImport: {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1ControlsImport: {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PoliciesImport: {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1AssetsImport: {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Third-partiesImport": {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1IncidentsImport: {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1AuditsFindingsImport: {
+        parameters: {
+            query: {
+                mode: "check" | "apply";
+                outcome?: "create" | "update" | "unchanged" | "error";
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: {
+                /** @description Name of the file, recorded in History and the Audit Log */
+                "X-File-Name"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 422 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            outcome: "checked" | "imported" | "refused";
+                            counts: {
+                                create: string | number;
+                                update: string | number;
+                                unchanged: string | number;
+                                error: string | number;
+                            };
+                            /** @description One page of the rows (filtered by `outcome` when given), in file order */
+                            rows: {
+                                /** @description Line of the file where the row starts (the header is line 1) */
+                                line: string | number;
+                                /** @enum {string} */
+                                outcome: "create" | "update" | "unchanged" | "error";
+                                /** @description Update rows: each changed column, old -> new */
+                                changes?: {
+                                    column: string;
+                                    old: string;
+                                    new: string;
+                                }[];
+                                /** @description Error rows: every reason */
+                                errors?: {
+                                    column: string;
+                                    message: string;
+                                }[];
+                            }[];
+                            /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    } | {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1ProjectsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
@@ -5339,3877 +5339,6 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1Controls: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                status?: "planned" | "active" | "retired";
-                ownerId?: string;
-                ownerGroupId?: string;
-                type?: "policy" | "process" | "technical" | "physical" | "other";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                /** @enum {string} */
-                                type: "policy" | "process" | "technical" | "physical" | "other";
-                                /** @enum {string} */
-                                status: "planned" | "active" | "retired";
-                                testFrequencyMonths: (string | number) | null;
-                                createdBy: string | null;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description Custom field values by key */
-                                customFields: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1Controls: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                    /**
-                     * @description Blank gives process
-                     * @enum {string}
-                     */
-                    type?: "policy" | "process" | "technical" | "physical" | "other";
-                    /**
-                     * @description Blank gives active
-                     * @enum {string}
-                     */
-                    status?: "planned" | "active" | "retired";
-                    /** @description Testing schedule: months between tests */
-                    testFrequencyMonths?: (string | number) | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1ControlsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            type: "policy" | "process" | "technical" | "physical" | "other";
-                            /** @enum {string} */
-                            status: "planned" | "active" | "retired";
-                            testFrequencyMonths: (string | number) | null;
-                            createdBy: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1ControlsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1ControlsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    /**
-                     * @description Blank gives process
-                     * @enum {string}
-                     */
-                    type?: "policy" | "process" | "technical" | "physical" | "other";
-                    /**
-                     * @description Blank gives active
-                     * @enum {string}
-                     */
-                    status?: "planned" | "active" | "retired";
-                    /** @description Testing schedule: months between tests */
-                    testFrequencyMonths?: (string | number) | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            type: "policy" | "process" | "technical" | "physical" | "other";
-                            /** @enum {string} */
-                            status: "planned" | "active" | "retired";
-                            testFrequencyMonths: (string | number) | null;
-                            createdBy: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1ControlsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1ControlsByIdTests: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            frequencyMonths: (string | number) | null;
-                            lastTestedOn: string | null;
-                            /** @description Last test plus the frequency; today when never tested */
-                            nextTestDue: string | null;
-                            tests: {
-                                id: string;
-                                controlId: string;
-                                testedOn: string;
-                                /** @enum {string} */
-                                result: "pass" | "fail" | "partial";
-                                notes: string;
-                                testerId: string | null;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1ControlsByIdTests: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    testedOn: string;
-                    /** @enum {string} */
-                    result: "pass" | "fail" | "partial";
-                    notes?: string;
-                    /** Format: uuid */
-                    testerId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1Policies: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "title" | "-title" | "status" | "-status" | "reviewFrequencyMonths" | "-reviewFrequencyMonths" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                status?: "draft" | "published";
-                ownerId?: string;
-                ownerGroupId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                title: string;
-                                description: string;
-                                /** @description The draft content (Markdown); the next publication carries it */
-                                content: string;
-                                reviewFrequencyMonths: string | number;
-                                /** @enum {string} */
-                                status: "draft" | "published";
-                                /** @description Number of the latest published version */
-                                currentVersion: (string | number) | null;
-                                createdBy: string | null;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description Custom field values by key */
-                                customFields: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1Policies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title: string;
-                    description?: string;
-                    /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                    reviewFrequencyMonths?: (string | number) | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1PoliciesById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            /** @description The draft content (Markdown); the next publication carries it */
-                            content: string;
-                            reviewFrequencyMonths: string | number;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
-                            createdBy: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1PoliciesById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1PoliciesById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title?: string;
-                    description?: string;
-                    /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                    reviewFrequencyMonths?: (string | number) | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            /** @description The draft content (Markdown); the next publication carries it */
-                            content: string;
-                            reviewFrequencyMonths: string | number;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
-                            createdBy: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1PoliciesByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    putApiV1PoliciesByIdContent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Markdown; raw HTML is shown as text, never rendered */
-                    content: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            /** @description The draft content (Markdown); the next publication carries it */
-                            content: string;
-                            reviewFrequencyMonths: string | number;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
-                            createdBy: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1PoliciesByIdPublish: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Published */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            version: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1PoliciesByIdVersions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            policyId: string;
-                            version: string | number;
-                            content: string;
-                            publishedAt: string;
-                            publishedBy: string | null;
-                            publishedByName: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1PoliciesByIdReviews: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            frequencyMonths: string | number;
-                            lastReviewedOn: string | null;
-                            /** @description Last review plus the frequency; before any review, the first publication plus the frequency */
-                            nextReviewDue: string | null;
-                            reviews: {
-                                id: string;
-                                policyId: string;
-                                reviewerId: string | null;
-                                reviewerName: string | null;
-                                reviewedOn: string;
-                                /** @enum {string} */
-                                outcome: "no_changes" | "changes_required";
-                                notes: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1PoliciesByIdReviews: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    reviewedOn: string;
-                    /** @enum {string} */
-                    outcome: "no_changes" | "changes_required";
-                    notes?: string;
-                    /** Format: uuid */
-                    reviewerId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1PoliciesByIdApprovals: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            policyId: string;
-                            version: string | number;
-                            approverName: string;
-                            approvedOn: string;
-                            recordedBy: string | null;
-                            createdAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1PoliciesByIdApprovals: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    approverName: string;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    approvedOn: string;
-                    /** @description The published version approved; the current one when left out */
-                    version?: string | number;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1Assets: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                ownerId?: string;
-                ownerGroupId?: string;
-                businessUnitId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                businessUnitId: string | null;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1Assets: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                    /**
-                     * Format: uuid
-                     * @description A business unit you can read
-                     */
-                    businessUnitId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AssetsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            businessUnitId: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1AssetsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1AssetsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    /**
-                     * Format: uuid
-                     * @description A business unit you can read
-                     */
-                    businessUnitId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            businessUnitId: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AssetsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Business-units": {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                ownerId?: string;
-                ownerGroupId?: string;
-                parentId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                parentId: string | null;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Business-units": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Unique among the units that share its parent (ignoring case) */
-                    name: string;
-                    description?: string;
-                    /**
-                     * Format: uuid
-                     * @description The parent unit; none for a top-level unit. A unit cannot become its own ancestor.
-                     */
-                    parentId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Business-unitsById": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            parentId: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "deleteApiV1Business-unitsById": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "patchApiV1Business-unitsById": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Unique among the units that share its parent (ignoring case) */
-                    name?: string;
-                    description?: string;
-                    /**
-                     * Format: uuid
-                     * @description The parent unit; none for a top-level unit. A unit cannot become its own ancestor.
-                     */
-                    parentId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            parentId: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Business-unitsByIdHistory": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Business-unitsTree": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            parentId: string | null;
-                            /** @description 0 for a top-level unit */
-                            depth: string | number;
-                            /** @description Names from the top-level unit down to this one */
-                            path: string[];
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Api-tokens": {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                scopes: string[];
-                                createdBy: {
-                                    id: string;
-                                    email: string;
-                                    name: string;
-                                };
-                                createdAt: string;
-                                /** @description Refreshed at most once a minute */
-                                lastUsedAt: string | null;
-                                /** @description The instant the token stops working; null: never */
-                                expiresAt: string | null;
-                                revokedAt: string | null;
-                                /** @enum {string} */
-                                status: "Active" | "Expired" | "Revoked";
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Api-tokens": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description What uses the token and who owns it (up to 120 characters) */
-                    name: string;
-                    /** @description At least one; none may exceed your own rights */
-                    scopes: ("risks:read" | "risks:create" | "risks:update" | "risks:delete" | "risks:review" | "controls:read" | "controls:create" | "controls:update" | "controls:delete" | "assets:read" | "assets:create" | "assets:update" | "assets:delete" | "businessUnits:read" | "businessUnits:create" | "businessUnits:update" | "businessUnits:delete" | "policies:read" | "policies:create" | "policies:update" | "policies:delete" | "policies:review" | "thirdParties:read" | "thirdParties:create" | "thirdParties:update" | "thirdParties:delete" | "incidents:read" | "incidents:create" | "incidents:update" | "incidents:delete" | "projects:read" | "projects:create" | "projects:update" | "projects:delete" | "audits:read" | "audits:create" | "audits:update" | "audits:delete" | "compliance:read" | "compliance:create" | "compliance:update" | "compliance:delete" | "compliance:review" | "evidence:read" | "evidence:create" | "evidence:update" | "evidence:delete" | "awareness:read" | "awareness:create" | "awareness:update" | "awareness:delete" | "dataPrivacy:read" | "dataPrivacy:create" | "dataPrivacy:update" | "dataPrivacy:delete" | "dataPrivacy:review" | "accountReviews:read" | "accountReviews:create" | "accountReviews:update" | "accountReviews:delete" | "assessments:read" | "assessments:create" | "assessments:update" | "assessments:delete" | "customFields:read" | "customFields:create" | "customFields:update" | "customFields:delete" | "settings:read" | "settings:create" | "settings:update" | "apiTokens:read" | "apiTokens:create" | "apiTokens:update")[];
-                    /** @description Blank gets the maximum lifetime (365 days unless changed); when the maximum is 0, blank never expires */
-                    expiresAt?: string | "" | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @description Begins with aat_; shown once, only its SHA-256 hash is stored */
-                            secret: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Api-tokensByIdRevoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            scopes: string[];
-                            createdBy: {
-                                id: string;
-                                email: string;
-                                name: string;
-                            };
-                            createdAt: string;
-                            /** @description Refreshed at most once a minute */
-                            lastUsedAt: string | null;
-                            /** @description The instant the token stops working; null: never */
-                            expiresAt: string | null;
-                            revokedAt: string | null;
-                            /** @enum {string} */
-                            status: "Active" | "Expired" | "Revoked";
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12504,4076 +8633,17 @@ export interface operations {
             };
         };
     };
-    getApiV1Labels: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt";
-                q?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                color: string;
-                                description: string;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1Labels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Unique, ignoring case */
-                    name: string;
-                    /** @description #rrggbb; #888888 when left out */
-                    color?: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1LabelsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            color: string;
-                            description: string;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1LabelsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1LabelsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Unique, ignoring case */
-                    name?: string;
-                    /** @description #rrggbb; #888888 when left out */
-                    color?: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            color: string;
-                            description: string;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1LabelsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1Incidents: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "title" | "-title" | "status" | "-status" | "openedAt" | "-openedAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                status?: "open" | "closed";
-                ownerId?: string;
-                ownerGroupId?: string;
-                classificationId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                title: string;
-                                description: string;
-                                classificationId: string | null;
-                                openedAt: string;
-                                assetId: string | null;
-                                thirdPartyId: string | null;
-                                /** @enum {string} */
-                                status: "open" | "closed";
-                                resolution: string;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description Custom field values by key */
-                                customFields: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1Incidents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title: string;
-                    description?: string;
-                    /**
-                     * Format: uuid
-                     * @description An incident classification (Settings)
-                     */
-                    classificationId?: string | null;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD; today when left out
-                     */
-                    openedAt?: string;
-                    /** Format: uuid */
-                    assetId?: string | null;
-                    /** Format: uuid */
-                    thirdPartyId?: string | null;
-                    /**
-                     * @description Blank gives open; closed needs a resolution
-                     * @enum {string}
-                     */
-                    status?: "open" | "closed";
-                    /** @description Required to close */
-                    resolution?: string;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            classificationId: string | null;
-                            openedAt: string;
-                            assetId: string | null;
-                            thirdPartyId: string | null;
-                            /** @enum {string} */
-                            status: "open" | "closed";
-                            resolution: string;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1IncidentsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1IncidentsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title?: string;
-                    description?: string;
-                    /**
-                     * Format: uuid
-                     * @description An incident classification (Settings)
-                     */
-                    classificationId?: string | null;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD; today when left out
-                     */
-                    openedAt?: string;
-                    /** Format: uuid */
-                    assetId?: string | null;
-                    /** Format: uuid */
-                    thirdPartyId?: string | null;
-                    /**
-                     * @description Blank gives open; closed needs a resolution
-                     * @enum {string}
-                     */
-                    status?: "open" | "closed";
-                    /** @description Required to close */
-                    resolution?: string;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            classificationId: string | null;
-                            openedAt: string;
-                            assetId: string | null;
-                            thirdPartyId: string | null;
-                            /** @enum {string} */
-                            status: "open" | "closed";
-                            resolution: string;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsClassifications: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt";
-                q?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                /** @description Incidents using it; one in use cannot be deleted */
-                                incidentCount: string | number;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1IncidentsClassifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1IncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1IncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsClassificationsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsByIdBreach: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            incidentId: string;
-                            categories: string[];
-                            approximateSubjects: (string | number) | null;
-                            detectedAt: string | null;
-                            reportedAt: string | null;
-                            updatedAt: string;
-                            notifications: {
-                                id: string;
-                                /** @enum {string} */
-                                recipient: "authority" | "subjects";
-                                notifiedOn: string;
-                                reference: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    putApiV1IncidentsByIdBreach: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Categories of personal data concerned */
-                    categories: string[];
-                    /** @description Approximate number of data subjects */
-                    approximateSubjects?: (string | number) | null;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    detectedAt?: string | null;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    reportedAt?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            incidentId: string;
-                            categories: string[];
-                            approximateSubjects: (string | number) | null;
-                            detectedAt: string | null;
-                            reportedAt: string | null;
-                            updatedAt: string;
-                            notifications: {
-                                id: string;
-                                /** @enum {string} */
-                                recipient: "authority" | "subjects";
-                                notifiedOn: string;
-                                reference: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsByIdBreachNotifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            recipient: "authority" | "subjects";
-                            notifiedOn: string;
-                            reference: string;
-                            createdAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1IncidentsByIdBreachNotifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description The supervisory authority or the data subjects
-                     * @enum {string}
-                     */
-                    recipient: "authority" | "subjects";
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    notifiedOn: string;
-                    /** @description The authority's case number or the mailing's reference */
-                    reference?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1Audits: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "title" | "-title" | "status" | "-status" | "periodStart" | "-periodStart" | "periodEnd" | "-periodEnd" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                status?: "planned" | "in_progress" | "completed";
-                ownerId?: string;
-                ownerGroupId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                title: string;
-                                scope: string;
-                                periodStart: string | null;
-                                periodEnd: string | null;
-                                /** @enum {string} */
-                                status: "planned" | "in_progress" | "completed";
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1Audits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title: string;
-                    /** @description What the audit covers */
-                    scope?: string;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    periodStart?: string | null;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD, not before periodStart
-                     */
-                    periodEnd?: string | null;
-                    /**
-                     * @description Blank gives planned
-                     * @enum {string}
-                     */
-                    status?: "planned" | "in_progress" | "completed";
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AuditsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            scope: string;
-                            periodStart: string | null;
-                            periodEnd: string | null;
-                            /** @enum {string} */
-                            status: "planned" | "in_progress" | "completed";
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1AuditsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1AuditsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title?: string;
-                    /** @description What the audit covers */
-                    scope?: string;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    periodStart?: string | null;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD, not before periodStart
-                     */
-                    periodEnd?: string | null;
-                    /**
-                     * @description Blank gives planned
-                     * @enum {string}
-                     */
-                    status?: "planned" | "in_progress" | "completed";
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            scope: string;
-                            periodStart: string | null;
-                            periodEnd: string | null;
-                            /** @enum {string} */
-                            status: "planned" | "in_progress" | "completed";
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AuditsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AuditsFindings: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                status?: "open" | "in_remediation" | "closed";
-                ownerId?: string;
-                ownerGroupId?: string;
-                auditPlanId?: string;
-                controlId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                auditPlanId: string;
-                                title: string;
-                                description: string;
-                                /** @enum {string} */
-                                status: "open" | "in_remediation" | "closed";
-                                deadline: string | null;
-                                controlId: string | null;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postApiV1AuditsFindings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The audit plan the finding belongs to
-                     */
-                    auditPlanId: string;
-                    title: string;
-                    description?: string;
-                    /**
-                     * @description A finding is created open; moving it is an update
-                     * @enum {string}
-                     */
-                    status?: "open" | "in_remediation" | "closed";
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    deadline?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description The control the finding concerns
-                     */
-                    controlId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AuditsFindingsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            auditPlanId: string;
-                            title: string;
-                            description: string;
-                            /** @enum {string} */
-                            status: "open" | "in_remediation" | "closed";
-                            deadline: string | null;
-                            controlId: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1AuditsFindingsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1AuditsFindingsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The audit plan the finding belongs to
-                     */
-                    auditPlanId?: string;
-                    title?: string;
-                    description?: string;
-                    /**
-                     * @description A finding is created open; moving it is an update
-                     * @enum {string}
-                     */
-                    status?: "open" | "in_remediation" | "closed";
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    deadline?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description The control the finding concerns
-                     */
-                    controlId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            auditPlanId: string;
-                            title: string;
-                            description: string;
-                            /** @enum {string} */
-                            status: "open" | "in_remediation" | "closed";
-                            deadline: string | null;
-                            controlId: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1AuditsFindingsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Custom-fields": {
-        parameters: {
-            query?: {
-                module?: "risks" | "controls" | "policies" | "thirdParties" | "incidents" | "projects";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            module: "risks" | "controls" | "policies" | "thirdParties" | "incidents" | "projects";
-                            key: string;
-                            label: string;
-                            /** @enum {string} */
-                            type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
-                            options: string[];
-                            required: boolean;
-                            position: string | number;
-                            /** @description How many records hold a value for this field */
-                            valueCount: string | number;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Custom-fields": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description The records that take the field
-                     * @enum {string}
-                     */
-                    module: "risks" | "controls" | "policies" | "thirdParties" | "incidents" | "projects";
-                    /** @description The name in REST reads and writes; unique per module; cannot change */
-                    key: string;
-                    label: string;
-                    /**
-                     * @description Cannot change once created
-                     * @enum {string}
-                     */
-                    type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
-                    /** @description The choices of a singleSelect or multiSelect field: non-empty, no repeats; empty for other types */
-                    options?: string[];
-                    /** @description A new record must give a value; false when left out */
-                    required?: boolean;
-                    /** @description Display order within the module (ascending) */
-                    position?: string | number;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Custom-fieldsById": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            module: "risks" | "controls" | "policies" | "thirdParties" | "incidents" | "projects";
-                            key: string;
-                            label: string;
-                            /** @enum {string} */
-                            type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
-                            options: string[];
-                            required: boolean;
-                            position: string | number;
-                            /** @description How many records hold a value for this field */
-                            valueCount: string | number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "deleteApiV1Custom-fieldsById": {
-        parameters: {
-            query?: {
-                confirm?: boolean;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "patchApiV1Custom-fieldsById": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        /** @description Removing an option that records still hold is refused (409) */
-        requestBody: {
-            content: {
-                "application/json": {
-                    label?: string;
-                    /** @description The choices of a singleSelect or multiSelect field: non-empty, no repeats; empty for other types */
-                    options?: string[];
-                    required?: boolean;
-                    position?: string | number;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            module: "risks" | "controls" | "policies" | "thirdParties" | "incidents" | "projects";
-                            key: string;
-                            label: string;
-                            /** @enum {string} */
-                            type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
-                            options: string[];
-                            required: boolean;
-                            position: string | number;
-                            /** @description How many records hold a value for this field */
-                            valueCount: string | number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Third-parties": {
+    getApiV1Controls: {
         parameters: {
             query?: {
                 page?: string | number;
                 pageSize?: string | number;
                 sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
-                status?: "active" | "offboarding" | "terminated";
+                status?: "planned" | "active" | "retired";
                 ownerId?: string;
                 ownerGroupId?: string;
-                type?: "vendor" | "partner" | "customer" | "other";
+                type?: "policy" | "process" | "technical" | "physical" | "other";
             };
             header?: never;
             path?: never;
@@ -16594,10 +8664,11 @@ export interface operations {
                                 name: string;
                                 description: string;
                                 /** @enum {string} */
-                                type: "vendor" | "partner" | "customer" | "other";
+                                type: "policy" | "process" | "technical" | "physical" | "other";
                                 /** @enum {string} */
-                                status: "active" | "offboarding" | "terminated";
-                                website: string | null;
+                                status: "planned" | "active" | "retired";
+                                testFrequencyMonths: (string | number) | null;
+                                createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -16670,7 +8741,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-parties": {
+    postApiV1Controls: {
         parameters: {
             query?: never;
             header?: never;
@@ -16683,17 +8754,17 @@ export interface operations {
                     name: string;
                     description?: string;
                     /**
-                     * @description Blank gives vendor
+                     * @description Blank gives process
                      * @enum {string}
                      */
-                    type?: "vendor" | "partner" | "customer" | "other";
+                    type?: "policy" | "process" | "technical" | "physical" | "other";
                     /**
                      * @description Blank gives active
                      * @enum {string}
                      */
-                    status?: "active" | "offboarding" | "terminated";
-                    /** @description An http or https address with a host */
-                    website?: string | null;
+                    status?: "planned" | "active" | "retired";
+                    /** @description Testing schedule: months between tests */
+                    testFrequencyMonths?: (string | number) | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -16799,7 +8870,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesById": {
+    getApiV1ControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -16822,10 +8893,11 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @enum {string} */
-                            type: "vendor" | "partner" | "customer" | "other";
+                            type: "policy" | "process" | "technical" | "physical" | "other";
                             /** @enum {string} */
-                            status: "active" | "offboarding" | "terminated";
-                            website: string | null;
+                            status: "planned" | "active" | "retired";
+                            testFrequencyMonths: (string | number) | null;
+                            createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -16903,7 +8975,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesById": {
+    deleteApiV1ControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -16986,7 +9058,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Third-partiesById": {
+    patchApiV1ControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17001,17 +9073,17 @@ export interface operations {
                     name?: string;
                     description?: string;
                     /**
-                     * @description Blank gives vendor
+                     * @description Blank gives process
                      * @enum {string}
                      */
-                    type?: "vendor" | "partner" | "customer" | "other";
+                    type?: "policy" | "process" | "technical" | "physical" | "other";
                     /**
                      * @description Blank gives active
                      * @enum {string}
                      */
-                    status?: "active" | "offboarding" | "terminated";
-                    /** @description An http or https address with a host */
-                    website?: string | null;
+                    status?: "planned" | "active" | "retired";
+                    /** @description Testing schedule: months between tests */
+                    testFrequencyMonths?: (string | number) | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -17042,10 +9114,11 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @enum {string} */
-                            type: "vendor" | "partner" | "customer" | "other";
+                            type: "policy" | "process" | "technical" | "physical" | "other";
                             /** @enum {string} */
-                            status: "active" | "offboarding" | "terminated";
-                            website: string | null;
+                            status: "planned" | "active" | "retired";
+                            testFrequencyMonths: (string | number) | null;
+                            createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -17141,7 +9214,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdHistory": {
+    getApiV1ControlsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -17233,7 +9306,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdContacts": {
+    getApiV1ControlsByIdTests: {
         parameters: {
             query?: never;
             header?: never;
@@ -17252,981 +9325,20 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            id: string;
-                            thirdPartyId: string;
-                            name: string;
-                            email: string | null;
-                            phone: string | null;
-                            role: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Third-partiesByIdContacts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @description An email address */
-                    email?: string | null;
-                    phone?: string | null;
-                    /** @description What the contact does for us, e.g. "Account manager" */
-                    role?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "deleteApiV1Third-partiesByIdContactsByContactId": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                contactId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "patchApiV1Third-partiesByIdContactsByContactId": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                contactId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    /** @description An email address */
-                    email?: string | null;
-                    phone?: string | null;
-                    /** @description What the contact does for us, e.g. "Account manager" */
-                    role?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            thirdPartyId: string;
-                            name: string;
-                            email: string | null;
-                            phone: string | null;
-                            role: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Third-partiesByIdRisks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            riskId: string;
-                            title: string;
-                            status: string;
-                            linkedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Third-partiesByIdRisks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    riskId: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Linked */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: null;
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "deleteApiV1Third-partiesByIdRisksByRiskId": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                riskId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "getApiV1Third-partiesByIdSub-processors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            thirdPartyId: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "vendor" | "partner" | "customer" | "other";
-                            /** @enum {string} */
-                            status: "active" | "offboarding" | "terminated";
-                            linkedAt: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "postApiV1Third-partiesByIdSub-processors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    thirdPartyId: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Linked */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: null;
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                subProcessorId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1Projects: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
-                q?: string;
-                status?: "planned" | "in_progress" | "completed";
-                ownerId?: string;
-                ownerGroupId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
+                            frequencyMonths: (string | number) | null;
+                            lastTestedOn: string | null;
+                            /** @description Last test plus the frequency; today when never tested */
+                            nextTestDue: string | null;
+                            tests: {
                                 id: string;
-                                title: string;
-                                description: string;
+                                controlId: string;
+                                testedOn: string;
                                 /** @enum {string} */
-                                status: "planned" | "in_progress" | "completed";
-                                /** @description YYYY-MM-DD */
-                                deadline: string | null;
-                                ownerId: string | null;
-                                ownerGroupId: string | null;
-                                owner: {
-                                    id: string;
-                                    name: string;
-                                    email: string;
-                                } | null;
-                                ownerGroup: {
-                                    id: string;
-                                    name: string;
-                                } | null;
+                                result: "pass" | "fail" | "partial";
+                                notes: string;
+                                testerId: string | null;
                                 createdAt: string;
-                                updatedAt: string;
-                                /** @description Custom field values by key */
-                                customFields: {
-                                    [key: string]: unknown;
-                                };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
                         };
                     };
                 };
@@ -18258,6 +9370,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
                 headers: {
@@ -18278,42 +9399,28 @@ export interface operations {
             };
         };
     };
-    postApiV1Projects: {
+    postApiV1ControlsByIdTests: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    title: string;
-                    description?: string;
-                    /**
-                     * @description Blank gives planned
-                     * @enum {string}
-                     */
-                    status?: "planned" | "in_progress" | "completed";
                     /**
                      * Format: date
                      * @description YYYY-MM-DD
                      */
-                    deadline?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
+                    testedOn: string;
+                    /** @enum {string} */
+                    result: "pass" | "fail" | "partial";
+                    notes?: string;
+                    /** Format: uuid */
+                    testerId?: string | null;
                 };
             };
         };
@@ -18378,436 +9485,6 @@ export interface operations {
             };
             /** @description The body is larger than the API accepts */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1ProjectsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            /** @enum {string} */
-                            status: "planned" | "in_progress" | "completed";
-                            /** @description YYYY-MM-DD */
-                            deadline: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1ProjectsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1ProjectsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    title?: string;
-                    description?: string;
-                    /**
-                     * @description Blank gives planned
-                     * @enum {string}
-                     */
-                    status?: "planned" | "in_progress" | "completed";
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD
-                     */
-                    deadline?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An active user; defaults to the creator when owner and group are both left out
-                     */
-                    ownerId?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description An existing group
-                     */
-                    ownerGroupId?: string | null;
-                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                    customFields?: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            description: string;
-                            /** @enum {string} */
-                            status: "planned" | "in_progress" | "completed";
-                            /** @description YYYY-MM-DD */
-                            deadline: string | null;
-                            ownerId: string | null;
-                            ownerGroupId: string | null;
-                            owner: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            } | null;
-                            ownerGroup: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description Custom field values by key */
-                            customFields: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1ProjectsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22587,6 +13264,7957 @@ export interface operations {
             };
         };
     };
+    getApiV1Policies: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "title" | "-title" | "status" | "-status" | "reviewFrequencyMonths" | "-reviewFrequencyMonths" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "draft" | "published";
+                ownerId?: string;
+                ownerGroupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                description: string;
+                                /** @description The draft content (Markdown); the next publication carries it */
+                                content: string;
+                                reviewFrequencyMonths: string | number;
+                                /** @enum {string} */
+                                status: "draft" | "published";
+                                /** @description Number of the latest published version */
+                                currentVersion: (string | number) | null;
+                                createdBy: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Custom field values by key */
+                                customFields: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Policies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
+                    reviewFrequencyMonths?: (string | number) | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1PoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            /** @description The draft content (Markdown); the next publication carries it */
+                            content: string;
+                            reviewFrequencyMonths: string | number;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description Number of the latest published version */
+                            currentVersion: (string | number) | null;
+                            createdBy: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1PoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1PoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string;
+                    /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
+                    reviewFrequencyMonths?: (string | number) | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            /** @description The draft content (Markdown); the next publication carries it */
+                            content: string;
+                            reviewFrequencyMonths: string | number;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description Number of the latest published version */
+                            currentVersion: (string | number) | null;
+                            createdBy: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1PoliciesByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putApiV1PoliciesByIdContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Markdown; raw HTML is shown as text, never rendered */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            /** @description The draft content (Markdown); the next publication carries it */
+                            content: string;
+                            reviewFrequencyMonths: string | number;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description Number of the latest published version */
+                            currentVersion: (string | number) | null;
+                            createdBy: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PoliciesByIdPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Published */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            version: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1PoliciesByIdVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            policyId: string;
+                            version: string | number;
+                            content: string;
+                            publishedAt: string;
+                            publishedBy: string | null;
+                            publishedByName: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1PoliciesByIdReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            frequencyMonths: string | number;
+                            lastReviewedOn: string | null;
+                            /** @description Last review plus the frequency; before any review, the first publication plus the frequency */
+                            nextReviewDue: string | null;
+                            reviews: {
+                                id: string;
+                                policyId: string;
+                                reviewerId: string | null;
+                                reviewerName: string | null;
+                                reviewedOn: string;
+                                /** @enum {string} */
+                                outcome: "no_changes" | "changes_required";
+                                notes: string;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PoliciesByIdReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    reviewedOn: string;
+                    /** @enum {string} */
+                    outcome: "no_changes" | "changes_required";
+                    notes?: string;
+                    /** Format: uuid */
+                    reviewerId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1PoliciesByIdApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            policyId: string;
+                            version: string | number;
+                            approverName: string;
+                            approvedOn: string;
+                            recordedBy: string | null;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PoliciesByIdApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approverName: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    approvedOn: string;
+                    /** @description The published version approved; the current one when left out */
+                    version?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Assets: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                ownerId?: string;
+                ownerGroupId?: string;
+                businessUnitId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                businessUnitId: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Assets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description A business unit you can read
+                     */
+                    businessUnitId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AssetsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            businessUnitId: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AssetsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1AssetsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description A business unit you can read
+                     */
+                    businessUnitId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            businessUnitId: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AssetsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Business-units": {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                ownerId?: string;
+                ownerGroupId?: string;
+                parentId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                parentId: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Business-units": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the units that share its parent (ignoring case) */
+                    name: string;
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description The parent unit; none for a top-level unit. A unit cannot become its own ancestor.
+                     */
+                    parentId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Business-unitsById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            parentId: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiV1Business-unitsById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "patchApiV1Business-unitsById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the units that share its parent (ignoring case) */
+                    name?: string;
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description The parent unit; none for a top-level unit. A unit cannot become its own ancestor.
+                     */
+                    parentId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            parentId: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Business-unitsByIdHistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Business-unitsTree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            parentId: string | null;
+                            /** @description 0 for a top-level unit */
+                            depth: string | number;
+                            /** @description Names from the top-level unit down to this one */
+                            path: string[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Third-parties": {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "active" | "offboarding" | "terminated";
+                ownerId?: string;
+                ownerGroupId?: string;
+                type?: "vendor" | "partner" | "customer" | "other";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                /** @enum {string} */
+                                type: "vendor" | "partner" | "customer" | "other";
+                                /** @enum {string} */
+                                status: "active" | "offboarding" | "terminated";
+                                website: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Custom field values by key */
+                                customFields: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Third-parties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    /**
+                     * @description Blank gives vendor
+                     * @enum {string}
+                     */
+                    type?: "vendor" | "partner" | "customer" | "other";
+                    /**
+                     * @description Blank gives active
+                     * @enum {string}
+                     */
+                    status?: "active" | "offboarding" | "terminated";
+                    /** @description An http or https address with a host */
+                    website?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Third-partiesById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @enum {string} */
+                            type: "vendor" | "partner" | "customer" | "other";
+                            /** @enum {string} */
+                            status: "active" | "offboarding" | "terminated";
+                            website: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiV1Third-partiesById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "patchApiV1Third-partiesById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    /**
+                     * @description Blank gives vendor
+                     * @enum {string}
+                     */
+                    type?: "vendor" | "partner" | "customer" | "other";
+                    /**
+                     * @description Blank gives active
+                     * @enum {string}
+                     */
+                    status?: "active" | "offboarding" | "terminated";
+                    /** @description An http or https address with a host */
+                    website?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @enum {string} */
+                            type: "vendor" | "partner" | "customer" | "other";
+                            /** @enum {string} */
+                            status: "active" | "offboarding" | "terminated";
+                            website: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Third-partiesByIdHistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Third-partiesByIdContacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            thirdPartyId: string;
+                            name: string;
+                            email: string | null;
+                            phone: string | null;
+                            role: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Third-partiesByIdContacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description An email address */
+                    email?: string | null;
+                    phone?: string | null;
+                    /** @description What the contact does for us, e.g. "Account manager" */
+                    role?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiV1Third-partiesByIdContactsByContactId": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "patchApiV1Third-partiesByIdContactsByContactId": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description An email address */
+                    email?: string | null;
+                    phone?: string | null;
+                    /** @description What the contact does for us, e.g. "Account manager" */
+                    role?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            thirdPartyId: string;
+                            name: string;
+                            email: string | null;
+                            phone: string | null;
+                            role: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Third-partiesByIdRisks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            riskId: string;
+                            title: string;
+                            status: string;
+                            linkedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Third-partiesByIdRisks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    riskId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Linked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiV1Third-partiesByIdRisksByRiskId": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                riskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Third-partiesByIdSub-processors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            thirdPartyId: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "vendor" | "partner" | "customer" | "other";
+                            /** @enum {string} */
+                            status: "active" | "offboarding" | "terminated";
+                            linkedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Third-partiesByIdSub-processors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    thirdPartyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Linked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                subProcessorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Incidents: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "title" | "-title" | "status" | "-status" | "openedAt" | "-openedAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "open" | "closed";
+                ownerId?: string;
+                ownerGroupId?: string;
+                classificationId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                description: string;
+                                classificationId: string | null;
+                                openedAt: string;
+                                assetId: string | null;
+                                thirdPartyId: string | null;
+                                /** @enum {string} */
+                                status: "open" | "closed";
+                                resolution: string;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Custom field values by key */
+                                customFields: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Incidents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description An incident classification (Settings)
+                     */
+                    classificationId?: string | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD; today when left out
+                     */
+                    openedAt?: string;
+                    /** Format: uuid */
+                    assetId?: string | null;
+                    /** Format: uuid */
+                    thirdPartyId?: string | null;
+                    /**
+                     * @description Blank gives open; closed needs a resolution
+                     * @enum {string}
+                     */
+                    status?: "open" | "closed";
+                    /** @description Required to close */
+                    resolution?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            classificationId: string | null;
+                            openedAt: string;
+                            assetId: string | null;
+                            thirdPartyId: string | null;
+                            /** @enum {string} */
+                            status: "open" | "closed";
+                            resolution: string;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1IncidentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1IncidentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description An incident classification (Settings)
+                     */
+                    classificationId?: string | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD; today when left out
+                     */
+                    openedAt?: string;
+                    /** Format: uuid */
+                    assetId?: string | null;
+                    /** Format: uuid */
+                    thirdPartyId?: string | null;
+                    /**
+                     * @description Blank gives open; closed needs a resolution
+                     * @enum {string}
+                     */
+                    status?: "open" | "closed";
+                    /** @description Required to close */
+                    resolution?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            classificationId: string | null;
+                            openedAt: string;
+                            assetId: string | null;
+                            thirdPartyId: string | null;
+                            /** @enum {string} */
+                            status: "open" | "closed";
+                            resolution: string;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsClassifications: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "name" | "-name" | "createdAt" | "-createdAt";
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                /** @description Incidents using it; one in use cannot be deleted */
+                                incidentCount: string | number;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1IncidentsClassifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @description Incidents using it; one in use cannot be deleted */
+                            incidentCount: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1IncidentsClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1IncidentsClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @description Incidents using it; one in use cannot be deleted */
+                            incidentCount: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsClassificationsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsByIdBreach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            incidentId: string;
+                            categories: string[];
+                            approximateSubjects: (string | number) | null;
+                            detectedAt: string | null;
+                            reportedAt: string | null;
+                            updatedAt: string;
+                            notifications: {
+                                id: string;
+                                /** @enum {string} */
+                                recipient: "authority" | "subjects";
+                                notifiedOn: string;
+                                reference: string;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putApiV1IncidentsByIdBreach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Categories of personal data concerned */
+                    categories: string[];
+                    /** @description Approximate number of data subjects */
+                    approximateSubjects?: (string | number) | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    detectedAt?: string | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    reportedAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            incidentId: string;
+                            categories: string[];
+                            approximateSubjects: (string | number) | null;
+                            detectedAt: string | null;
+                            reportedAt: string | null;
+                            updatedAt: string;
+                            notifications: {
+                                id: string;
+                                /** @enum {string} */
+                                recipient: "authority" | "subjects";
+                                notifiedOn: string;
+                                reference: string;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1IncidentsByIdBreachNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            recipient: "authority" | "subjects";
+                            notifiedOn: string;
+                            reference: string;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1IncidentsByIdBreachNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The supervisory authority or the data subjects
+                     * @enum {string}
+                     */
+                    recipient: "authority" | "subjects";
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    notifiedOn: string;
+                    /** @description The authority's case number or the mailing's reference */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Audits: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "title" | "-title" | "status" | "-status" | "periodStart" | "-periodStart" | "periodEnd" | "-periodEnd" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "planned" | "in_progress" | "completed";
+                ownerId?: string;
+                ownerGroupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                scope: string;
+                                periodStart: string | null;
+                                periodEnd: string | null;
+                                /** @enum {string} */
+                                status: "planned" | "in_progress" | "completed";
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Audits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    /** @description What the audit covers */
+                    scope?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    periodStart?: string | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, not before periodStart
+                     */
+                    periodEnd?: string | null;
+                    /**
+                     * @description Blank gives planned
+                     * @enum {string}
+                     */
+                    status?: "planned" | "in_progress" | "completed";
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AuditsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            scope: string;
+                            periodStart: string | null;
+                            periodEnd: string | null;
+                            /** @enum {string} */
+                            status: "planned" | "in_progress" | "completed";
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AuditsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1AuditsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @description What the audit covers */
+                    scope?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    periodStart?: string | null;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, not before periodStart
+                     */
+                    periodEnd?: string | null;
+                    /**
+                     * @description Blank gives planned
+                     * @enum {string}
+                     */
+                    status?: "planned" | "in_progress" | "completed";
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            scope: string;
+                            periodStart: string | null;
+                            periodEnd: string | null;
+                            /** @enum {string} */
+                            status: "planned" | "in_progress" | "completed";
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AuditsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AuditsFindings: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "open" | "in_remediation" | "closed";
+                ownerId?: string;
+                ownerGroupId?: string;
+                auditPlanId?: string;
+                controlId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                auditPlanId: string;
+                                title: string;
+                                description: string;
+                                /** @enum {string} */
+                                status: "open" | "in_remediation" | "closed";
+                                deadline: string | null;
+                                controlId: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1AuditsFindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The audit plan the finding belongs to
+                     */
+                    auditPlanId: string;
+                    title: string;
+                    description?: string;
+                    /**
+                     * @description A finding is created open; moving it is an update
+                     * @enum {string}
+                     */
+                    status?: "open" | "in_remediation" | "closed";
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    deadline?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The control the finding concerns
+                     */
+                    controlId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AuditsFindingsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            auditPlanId: string;
+                            title: string;
+                            description: string;
+                            /** @enum {string} */
+                            status: "open" | "in_remediation" | "closed";
+                            deadline: string | null;
+                            controlId: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AuditsFindingsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1AuditsFindingsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The audit plan the finding belongs to
+                     */
+                    auditPlanId?: string;
+                    title?: string;
+                    description?: string;
+                    /**
+                     * @description A finding is created open; moving it is an update
+                     * @enum {string}
+                     */
+                    status?: "open" | "in_remediation" | "closed";
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    deadline?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The control the finding concerns
+                     */
+                    controlId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            auditPlanId: string;
+                            title: string;
+                            description: string;
+                            /** @enum {string} */
+                            status: "open" | "in_remediation" | "closed";
+                            deadline: string | null;
+                            controlId: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AuditsFindingsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Projects: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "planned" | "in_progress" | "completed";
+                ownerId?: string;
+                ownerGroupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                description: string;
+                                /** @enum {string} */
+                                status: "planned" | "in_progress" | "completed";
+                                /** @description YYYY-MM-DD */
+                                deadline: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Custom field values by key */
+                                customFields: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Projects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    /**
+                     * @description Blank gives planned
+                     * @enum {string}
+                     */
+                    status?: "planned" | "in_progress" | "completed";
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    deadline?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1ProjectsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            /** @enum {string} */
+                            status: "planned" | "in_progress" | "completed";
+                            /** @description YYYY-MM-DD */
+                            deadline: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1ProjectsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1ProjectsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string;
+                    /**
+                     * @description Blank gives planned
+                     * @enum {string}
+                     */
+                    status?: "planned" | "in_progress" | "completed";
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    deadline?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            /** @enum {string} */
+                            status: "planned" | "in_progress" | "completed";
+                            /** @description YYYY-MM-DD */
+                            deadline: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1ProjectsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "getApiV1Account-reviews": {
         parameters: {
             query?: {
@@ -23974,6 +22602,1378 @@ export interface operations {
             path: {
                 id: string;
                 itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Api-tokens": {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                scopes: string[];
+                                createdBy: {
+                                    id: string;
+                                    email: string;
+                                    name: string;
+                                };
+                                createdAt: string;
+                                /** @description Refreshed at most once a minute */
+                                lastUsedAt: string | null;
+                                /** @description The instant the token stops working; null: never */
+                                expiresAt: string | null;
+                                revokedAt: string | null;
+                                /** @enum {string} */
+                                status: "Active" | "Expired" | "Revoked";
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What uses the token and who owns it (up to 120 characters) */
+                    name: string;
+                    /** @description At least one; none may exceed your own rights */
+                    scopes: ("risks:read" | "risks:create" | "risks:update" | "risks:delete" | "risks:review" | "controls:read" | "controls:create" | "controls:update" | "controls:delete" | "assets:read" | "assets:create" | "assets:update" | "assets:delete" | "businessUnits:read" | "businessUnits:create" | "businessUnits:update" | "businessUnits:delete" | "policies:read" | "policies:create" | "policies:update" | "policies:delete" | "policies:review" | "thirdParties:read" | "thirdParties:create" | "thirdParties:update" | "thirdParties:delete" | "incidents:read" | "incidents:create" | "incidents:update" | "incidents:delete" | "projects:read" | "projects:create" | "projects:update" | "projects:delete" | "audits:read" | "audits:create" | "audits:update" | "audits:delete" | "compliance:read" | "compliance:create" | "compliance:update" | "compliance:delete" | "compliance:review" | "evidence:read" | "evidence:create" | "evidence:update" | "evidence:delete" | "awareness:read" | "awareness:create" | "awareness:update" | "awareness:delete" | "dataPrivacy:read" | "dataPrivacy:create" | "dataPrivacy:update" | "dataPrivacy:delete" | "dataPrivacy:review" | "accountReviews:read" | "accountReviews:create" | "accountReviews:update" | "accountReviews:delete" | "assessments:read" | "assessments:create" | "assessments:update" | "assessments:delete" | "customFields:read" | "customFields:create" | "customFields:update" | "customFields:delete" | "settings:read" | "settings:create" | "settings:update" | "apiTokens:read" | "apiTokens:create" | "apiTokens:update")[];
+                    /** @description Blank gets the maximum lifetime (365 days unless changed); when the maximum is 0, blank never expires */
+                    expiresAt?: string | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description Begins with aat_; shown once, only its SHA-256 hash is stored */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Api-tokensByIdRevoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            scopes: string[];
+                            createdBy: {
+                                id: string;
+                                email: string;
+                                name: string;
+                            };
+                            createdAt: string;
+                            /** @description Refreshed at most once a minute */
+                            lastUsedAt: string | null;
+                            /** @description The instant the token stops working; null: never */
+                            expiresAt: string | null;
+                            revokedAt: string | null;
+                            /** @enum {string} */
+                            status: "Active" | "Expired" | "Revoked";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Custom-fields": {
+        parameters: {
+            query?: {
+                module?: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            module: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
+                            options: string[];
+                            required: boolean;
+                            position: string | number;
+                            /** @description How many records hold a value for this field */
+                            valueCount: string | number;
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiV1Custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The records that take the field: a module whose records take custom fields (risks, controls, policies, thirdParties, incidents, projects); any other is refused (400)
+                     * @enum {string}
+                     */
+                    module: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
+                    /** @description The name in REST reads and writes; unique per module; cannot change */
+                    key: string;
+                    label: string;
+                    /**
+                     * @description Cannot change once created
+                     * @enum {string}
+                     */
+                    type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
+                    /** @description The choices of a singleSelect or multiSelect field: non-empty, no repeats; empty for other types */
+                    options?: string[];
+                    /** @description A new record must give a value; false when left out */
+                    required?: boolean;
+                    /** @description Display order within the module (ascending) */
+                    position?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiV1Custom-fieldsById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            module: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
+                            options: string[];
+                            required: boolean;
+                            position: string | number;
+                            /** @description How many records hold a value for this field */
+                            valueCount: string | number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiV1Custom-fieldsById": {
+        parameters: {
+            query?: {
+                confirm?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "patchApiV1Custom-fieldsById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Removing an option that records still hold is refused (409) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    label?: string;
+                    /** @description The choices of a singleSelect or multiSelect field: non-empty, no repeats; empty for other types */
+                    options?: string[];
+                    required?: boolean;
+                    position?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            module: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
+                            options: string[];
+                            required: boolean;
+                            position: string | number;
+                            /** @description How many records hold a value for this field */
+                            valueCount: string | number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Labels: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                sort?: "name" | "-name" | "createdAt" | "-createdAt";
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                color: string;
+                                description: string;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Labels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique, ignoring case */
+                    name: string;
+                    /** @description #rrggbb; #888888 when left out */
+                    color?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1LabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            color: string;
+                            description: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1LabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1LabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique, ignoring case */
+                    name?: string;
+                    /** @description #rrggbb; #888888 when left out */
+                    color?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            color: string;
+                            description: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1LabelsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
             };
             cookie?: never;
         };

@@ -8,7 +8,7 @@ import { DataDirInUseError } from '../db/data-dir-lock';
 import { ConfigError, readConfig } from '../src/config';
 import { createToken, lastValidDay } from '../src/modules/apiTokens/service';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
-import { boot } from '../src/platform/bootstrap';
+import { boot } from '../src/app';
 import { AppError } from '../src/platform/errors';
 import { isPermission } from '../src/platform/permissions';
 

@@ -1,7 +1,7 @@
 /// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
-import { levelOf, type Actor, type Permission } from '../src/platform/permissions';
-import { MAIN_LINKS } from './nav';
+import { navigation, type NavEntry } from '../src/platform/module';
+import { levelOf, type Actor } from '../src/platform/permissions';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */
 export function isHtmx(headers: Record<string, string | undefined> | Headers): boolean {
@@ -9,38 +9,17 @@ export function isHtmx(headers: Record<string, string | undefined> | Headers): b
   return get('hx-request') === 'true' && get('hx-boosted') !== 'true';
 }
 
-interface NavLink {
-  href: string;
-  label: string;
-  key: string;
-  /** The permission needed to open the page; level 'all' when only administrators may. */
-  needs: Permission;
-  level?: 'all';
-}
-
-const SETTINGS_LINKS: NavLink[] = [
-  { key: 'risk-settings', href: '/settings/risks', label: 'Risk settings', needs: 'settings:read' },
-  { key: 'incident-settings', href: '/settings/incidents', label: 'Incident classifications', needs: 'settings:read' },
-  { key: 'labels', href: '/settings/labels', label: 'Labels', needs: 'settings:read' },
-  { key: 'policy-settings', href: '/settings/policies', label: 'Policy settings', needs: 'settings:read' },
-  { key: 'custom-fields', href: '/settings/custom-fields', label: 'Custom fields', needs: 'customFields:read' },
-  { key: 'api-tokens', href: '/settings/api-tokens', label: 'API tokens', needs: 'apiTokens:read' },
-  { key: 'sessions', href: '/settings/sessions', label: 'Sessions', needs: 'settings:read' },
-  { key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },
-  { key: 'groups', href: '/settings/groups', label: 'Groups', needs: 'settings:read' },
-  { key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
-  { key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
-  { key: 'outbox', href: '/settings/outbox', label: 'Outbox', needs: 'settings:read', level: 'all' },
-  { key: 'audit', href: '/settings/audit', label: 'Audit log', needs: 'settings:read', level: 'all' },
-];
-
-const mayOpen = (viewer: Actor, link: Pick<NavLink, 'needs' | 'level'>) => {
-  const level = levelOf(viewer, link.needs);
-  return link.level === 'all' ? level === 'all' : level !== null;
+const mayOpen = (viewer: Actor, entry: Pick<NavEntry, 'needs' | 'level'>) => {
+  const level = levelOf(viewer, entry.needs);
+  return entry.level === 'all' ? level === 'all' : level !== null;
 };
 
-/** The Settings pages this viewer may open (used by the nav and by the Settings index). */
-export const settingsLinksFor = (viewer: Actor) => SETTINGS_LINKS.filter((link) => mayOpen(viewer, link));
+/** The side navigation this viewer may open, by group (built from the modules' manifests). */
+const navigationFor = (viewer: Actor) =>
+  navigation().map((g) => ({ group: g.group, entries: g.entries.filter((e) => mayOpen(viewer, e)) })).filter((g) => g.entries.length > 0);
+
+/** The Settings pages this viewer may open (the Settings group of the navigation, and the Settings index). */
+export const settingsLinksFor = (viewer: Actor): NavEntry[] => navigationFor(viewer).find((g) => g.group === 'Settings')?.entries ?? [];
 
 export interface LayoutProps {
   title: string;
@@ -70,8 +49,7 @@ function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): J
 
 /** The app shell: every signed-in page renders inside it; htmx fragments render the page's content component alone. */
 export function Layout({ title, viewer, csrfToken, active, children }: LayoutProps): JSX.Element {
-  const settings = settingsLinksFor(viewer);
-  const inSettings = settings.some((link) => link.key === active);
+  const groups = navigationFor(viewer);
   const current = (key: string) => (key === active ? 'page' : undefined);
   return (
     <>
@@ -79,25 +57,11 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
       <html lang="en">
         <PageHead title={title} htmx />
         <body hx-headers={JSON.stringify({ 'x-csrf-token': csrfToken })}>
+          {/* Opens the side navigation on narrow screens without script (the Content-Security-Policy allows none inline). */}
+          <input type="checkbox" id="nav-toggle" class="nav-toggle-box" aria-label="Show the menu" />
           <header class="topbar">
+            <label for="nav-toggle" class="nav-toggle">Menu</label>
             <a class="brand" href="/">GRC</a>
-            <nav class="mainnav" aria-label="Main">
-              {MAIN_LINKS.filter((link) => mayOpen(viewer, link)).map((link) => (
-                <a href={link.href} aria-current={current(link.key)} safe>{link.label}</a>
-              ))}
-              {settings.length > 0 && (
-                <details class="menu" open={inSettings}>
-                  <summary>Settings</summary>
-                  <ul>
-                    {settings.map((link) => (
-                      <li>
-                        <a href={link.href} aria-current={current(link.key)} safe>{link.label}</a>
-                      </li>
-                    ))}
-                  </ul>
-                </details>
-              )}
-            </nav>
             <div class="whoami">
               <a class="email" href="/settings/password" title="Change your password" safe>{viewer.email ?? ''}</a>
               <form method="post" action="/sign-out" class="inline">
@@ -106,10 +70,26 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
               </form>
             </div>
           </header>
-          <main id="main">
-            <h1 safe>{title}</h1>
-            {children}
-          </main>
+          <div class="frame">
+            <nav class="sidenav" aria-label="Main">
+              {groups.map((g) => (
+                <section>
+                  <h2 safe>{g.group}</h2>
+                  <ul>
+                    {g.entries.map((e) => (
+                      <li>
+                        <a href={e.href} aria-current={current(e.key)} safe>{e.label}</a>
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              ))}
+            </nav>
+            <main id="main">
+              <h1 safe>{title}</h1>
+              {children}
+            </main>
+          </div>
         </body>
       </html>
     </>

@@ -8,7 +8,7 @@ import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, times
  */
 export const customFieldDefinitions = pgTable('custom_field_definitions', {
   id: uuid('id').primaryKey().defaultRandom(),
-  module: text('module', { enum: ['risks', 'controls', 'policies', 'thirdParties', 'incidents', 'projects'] }).notNull(),
+  module: text('module').notNull(),
   key: text('key').notNull(),
   label: text('label').notNull(),
   type: text('type', { enum: ['text', 'number', 'date', 'singleSelect', 'multiSelect', 'boolean'] }).notNull(),

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { authenticateToken } from '../modules/apiTokens/service';
 import { AppError, forbidden, unauthorized } from './errors';
 import { levelOf, requirePermission, type Actor, type Permission } from './permissions';
 import type { AppContext } from './context';
+import { platformService } from './module';
 
 export interface DeniedError extends AppError {
   actor?: Actor;
@@ -26,7 +26,7 @@ interface Incoming {
 function actorOf(db: AppContext['db'], { headers, request }: Incoming): Promise<Actor> {
   let actor = actors.get(request);
   if (!actor) {
-    actor = authenticateToken(db, bearerSecret(headers.authorization));
+    actor = platformService('authenticateToken')(db, bearerSecret(headers.authorization));
     actors.set(request, actor);
   }
   return actor;

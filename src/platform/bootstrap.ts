@@ -1,9 +1,9 @@
 import { openDatabase, runMigrations, type Database } from '../../db/client';
 import { applyReferenceData } from '../../db/reference-data';
 import type { Config } from '../config';
-import { ensureFirstAdministrator } from '../modules/people/service';
 import type { AppContext } from './context';
 import { createMailer } from './mail';
+import { platformService } from './module';
 
 export interface Booted extends AppContext {
   generatedAdminPassword?: string;
@@ -16,7 +16,7 @@ export async function boot(config: Config, options: { memory?: boolean; database
   try {
     await runMigrations(database);
     await applyReferenceData(database.db);
-    const admin = await ensureFirstAdministrator(database.db, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+    const admin = await platformService('ensureFirstAdministrator')(database.db, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
     const mailer = createMailer(database.db, config.SMTP_URL, config.MAIL_FROM);
     return {
       database,

@@ -4,6 +4,8 @@ import type { DbOrTx } from '../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../db/schema';
 import type { FieldProblem } from './errors';
 import { isRealDate } from './dates';
+import { customFieldModules } from './module';
+import type { Module } from './permissions';
 
 /**
  * Custom field values of records: validation by type, loading for a page of records in one query, writing the
@@ -11,14 +13,11 @@ import { isRealDate } from './dates';
  * the bespoke risk service both call these, so every register behaves the same.
  */
 
-/** Modules whose records can take custom fields (the spec's CSV import table, "Custom fields: Yes"). */
-export const CUSTOM_FIELD_MODULES = ['risks', 'controls', 'policies', 'thirdParties', 'incidents', 'projects'] as const;
-export type CustomFieldModule = (typeof CUSTOM_FIELD_MODULES)[number];
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'singleSelect', 'multiSelect', 'boolean'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
-export const isCustomFieldModule = (module: string): module is CustomFieldModule =>
-  (CUSTOM_FIELD_MODULES as readonly string[]).includes(module);
+/** Modules whose records take custom fields: those whose manifest says so (the spec's CSV import table, "Custom fields: Yes"). */
+export const isCustomFieldModule = (module: string): module is Module => (customFieldModules() as string[]).includes(module);
 
 export type CustomFieldValue = string | number | boolean | string[];
 export type CustomFieldMap = Record<string, CustomFieldValue>;
@@ -115,7 +114,7 @@ export function applyCustomFields(
  * The per-row lookup only runs when the module has a definition at all (checked once per query): for 200 rows it
  * costs about a millisecond even when there is nothing to find.
  */
-export function customFieldsColumn(module: CustomFieldModule, recordId: AnyColumn): SQL<CustomFieldMap | null> {
+export function customFieldsColumn(module: Module, recordId: AnyColumn): SQL<CustomFieldMap | null> {
   return sql`(case when exists (select 1 from ${customFieldDefinitions} where ${customFieldDefinitions.module} = ${module})
     then (select json_object_agg(d.key, v.value)::text
       from ${customFieldValues} v join ${customFieldDefinitions} d on d.id = v.definition_id

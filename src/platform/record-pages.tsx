@@ -6,7 +6,7 @@ import { renderScreen } from '../../views/layout';
 import {
   ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListState,
 } from '../../views/records/record-views';
-import { listGroups, listUsers } from '../modules/people/service';
+import { platformService } from './module';
 import { listAuditFor } from './audit';
 import { linkedNameAsSeen, RESTRICTED_NAME } from './links';
 import { CustomFieldInputs } from '../../views/customFields/inputs';
@@ -127,7 +127,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
    * linked record the viewer cannot see stays selected as such: opening and saving a form never drops a link silently.
    */
   const choicesFor = async (viewer: Actor, currentOwnerId = '', current: FormValues = {}): Promise<Record<string, Option[]>> => {
-    const [users, groups] = await Promise.all([listUsers(ctx.db), listGroups(ctx.db)]);
+    const [users, groups] = await Promise.all([platformService('listUsers')(ctx.db), platformService('listGroups')(ctx.db)]);
     const choices: Record<string, Option[]> = {};
     for (const field of o.fields) {
       if (field.kind === 'owner') {
@@ -204,7 +204,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       });
       const results = { path: o.path, page: page as unknown as Page<V>, state, columns: o.columns, plural: o.title };
       if (headers['hx-request'] === 'true' && headers['hx-target']) return <RecordResults {...results} />;
-      const users = await listUsers(ctx.db);
+      const users = await platformService('listUsers')(ctx.db);
       return renderScreen(headers, shell(o.title, viewer, csrfToken),
         <RecordList {...results} statuses={o.statuses} sorts={sorts} singular={o.singular}
           owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}

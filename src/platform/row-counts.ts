@@ -2,6 +2,7 @@ import { count, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { selectRows, type DbOrTx } from '../../db/client';
 import { rowCounts } from '../../db/schema';
+import { countedTables } from './module';
 
 /**
  * Exact totals of the register lists without scanning the table (docs/decisions.md, "Exact totals from delta
@@ -9,16 +10,12 @@ import { rowCounts } from '../../db/schema';
  * row_counts; a table's row count is the sum of its deltas, and the background sweep folds them into one row.
  */
 
-/** The tables whose triggers keep deltas; must name the same tables as the migration. */
-export const COUNTED_TABLES = [
-  'risks', 'controls', 'incidents', 'assets', 'business_units', 'third_parties', 'projects', 'policies',
-  'audit_plans', 'audit_findings', 'compliance_packages', 'account_review_programs',
-] as const;
 
 /** Held (transaction-scoped) by whoever rewrites deltas: the sweep's compaction and a recount never interleave. */
 const REWRITE_LOCK = 7231005;
 
-const isCounted = (name: string) => (COUNTED_TABLES as readonly string[]).includes(name);
+/** The tables whose triggers keep deltas: the modules' manifests name them (tests/platform/row-counts.test.ts checks them against the triggers). */
+const isCounted = (name: string) => countedTables().includes(name);
 
 /**
  * The total query of a list over `table` restricted by `where`. When nothing restricts the list (no filter, and
@@ -70,7 +67,7 @@ export interface Recount {
 export async function recountRows(tx: DbOrTx): Promise<Recount[]> {
   await tx.execute(sql`select pg_advisory_xact_lock(${REWRITE_LOCK})`);
   const recounts: Recount[] = [];
-  for (const table of COUNTED_TABLES) {
+  for (const table of countedTables()) {
     const [{ counted, rows }] = await selectRows<{ counted: number; rows: number }>(tx, sql`
       with gone as (delete from ${rowCounts} where ${rowCounts.tableName} = ${table} returning ${rowCounts.delta}),
            present as (select count(*) as n from ${sql.identifier(table)}),

@@ -1,6 +1,6 @@
 import { Elysia, type Cookie } from 'elysia';
 import type { Config } from '../config';
-import { loadUserRights, userActor } from '../modules/people/rights';
+import { platformService } from './module';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { requirePermission, type Actor, type Permission } from './permissions';
@@ -87,9 +87,8 @@ function buildScreenAuth(ctx: AppContext) {
       found = (async () => {
         const session = await resolveSession(ctx.db, secret);
         if (!session) return null;
-        const user = await loadUserRights(ctx.db, session.userId);
-        if (!user?.active) return null;
-        return { session, viewer: userActor(user, 'screen') };
+        const viewer = await platformService('screenActor')(ctx.db, session.userId);
+        return viewer ? { session, viewer } : null;
       })();
       lookups.set(request, found);
     }

@@ -1,5 +1,6 @@
 import type { CustomFieldView } from '../../src/modules/customFields/schema';
-import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../../src/platform/custom-field-values';
+import { CUSTOM_FIELD_TYPES } from '../../src/platform/custom-field-values';
+import { customFieldModules } from '../../src/platform/module';
 import { Flash, FormError } from '../components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../components/form';
 import { DataTable, Text } from '../components/table';
@@ -27,7 +28,7 @@ export function CustomFieldList(p: CustomFieldListProps): JSX.Element {
     <>
       <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
       <p class="muted">Extra fields on records. A field's key names it in the REST API (<code>customFields</code>) and cannot change, nor can its type.</p>
-      {CUSTOM_FIELD_MODULES.map((module) => (
+      {customFieldModules().map((module) => (
         <section id={`module-${module}`}>
           <h2 safe>{MODULE_LABELS[module]}</h2>
           <DataTable<CustomFieldView>
@@ -89,7 +90,7 @@ export function DefinitionForm(p: DefinitionFormProps): JSX.Element {
           <dt>Type</dt><dd safe>{TYPE_LABELS[v.type] ?? v.type}</dd></dl>
         : <>
           <Field label="Records" name="module" error={p.errors.module} required>
-            <Select name="module" selected={v.module} options={CUSTOM_FIELD_MODULES.map((m) => ({ value: m, label: MODULE_LABELS[m] }))} />
+            <Select name="module" selected={v.module} options={customFieldModules().map((m) => ({ value: m, label: MODULE_LABELS[m] }))} />
           </Field>
           <Field label="Key" name="key" value={v.key} error={p.errors.key} required maxlength={40}
             hint="Starts with a lowercase letter; letters, digits and _ (up to 40). Used in the REST API; cannot change." />

@@ -6,3 +6,12 @@ import { accountReviewPages } from './pages';
 /** Account reviews: review programs and their items, over REST and on screens. */
 export const accountReviewsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:accountReviews' }).use(accountReviewsApi(ctx)).use(accountReviewPages(ctx));
+import { defineModule } from '../../platform/module';
+
+export const manifest = defineModule({
+  name: 'accountReviews',
+  permissions: 'accountReviews',
+  plugins: (ctx) => [accountReviewsModule(ctx)],
+  nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],
+  countedTables: ['account_review_programs'],
+});

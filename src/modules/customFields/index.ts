@@ -6,3 +6,11 @@ import { customFieldPages } from './pages';
 /** Custom fields as one plugin: REST under /api/v1/custom-fields and Settings › Custom fields. */
 export const customFieldsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:customFields' }).use(customFieldsApi(ctx)).use(customFieldPages(ctx));
+import { defineModule } from '../../platform/module';
+
+export const manifest = defineModule({
+  name: 'customFields',
+  permissions: 'customFields',
+  plugins: (ctx) => [customFieldsModule(ctx)],
+  nav: [{ group: 'Settings', key: 'custom-fields', href: '/settings/custom-fields', label: 'Custom fields', needs: 'customFields:read' }],
+});

@@ -1,5 +1,6 @@
 import { t, type Static } from 'elysia';
-import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../../platform/custom-field-values';
+import { CUSTOM_FIELD_TYPES } from '../../platform/custom-field-values';
+import { MODULES } from '../../platform/permissions';
 import { stringEnum } from '../../platform/schema-helpers';
 
 export const CUSTOM_FIELD_KEY = '^[a-z][a-zA-Z0-9_]{0,39}$';
@@ -9,7 +10,7 @@ const Options = t.Array(t.String({ minLength: 1, maxLength: 200 }), {
 });
 
 export const CustomFieldCreate = t.Object({
-  module: stringEnum(CUSTOM_FIELD_MODULES, { description: 'The records that take the field' }),
+  module: stringEnum(MODULES, { description: 'The records that take the field: a module whose records take custom fields (risks, controls, policies, thirdParties, incidents, projects); any other is refused (400)' }),
   key: t.String({ pattern: CUSTOM_FIELD_KEY, description: 'The name in REST reads and writes; unique per module; cannot change' }),
   label: t.String({ minLength: 1, maxLength: 120 }),
   type: stringEnum(CUSTOM_FIELD_TYPES, { description: 'Cannot change once created' }),
@@ -29,7 +30,7 @@ export type CustomFieldUpdate = Static<typeof CustomFieldUpdate>;
 
 export const CustomFieldView = t.Object({
   id: t.String(),
-  module: stringEnum(CUSTOM_FIELD_MODULES),
+  module: stringEnum(MODULES),
   key: t.String(),
   label: t.String(),
   type: stringEnum(CUSTOM_FIELD_TYPES),
@@ -43,7 +44,7 @@ export const CustomFieldView = t.Object({
 export type CustomFieldView = Static<typeof CustomFieldView>;
 
 export const CustomFieldListQuery = t.Object({
-  module: t.Optional(stringEnum(CUSTOM_FIELD_MODULES)),
+  module: t.Optional(stringEnum(MODULES)),
 });
 export type CustomFieldListQuery = Static<typeof CustomFieldListQuery>;
 

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, max, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../../db/schema';
-import { type Definition } from '../../platform/custom-field-values';
+import { isCustomFieldModule, type Definition } from '../../platform/custom-field-values';
+import { customFieldModules } from '../../platform/module';
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
 import { recordChange } from '../../platform/history';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { requirePermission, type Actor, type Module } from '../../platform/permissions';
 import type { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, CustomFieldView } from './schema';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -13,7 +14,7 @@ const isSelect = (type: Definition['type']) => type === 'singleSelect' || type =
 const valueCount = sql<number>`(select count(*) from ${customFieldValues} v where v.definition_id = ${customFieldDefinitions.id})::int`;
 
 function toView(row: Definition & { valueCount: number }): CustomFieldView {
-  return { ...row, valueCount: Number(row.valueCount), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return { ...row, module: row.module as Module, valueCount: Number(row.valueCount), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
 }
 
 /** Definitions with how many records hold a value for each, by module then display order. */
@@ -62,6 +63,9 @@ export async function createCustomField(tx: DbOrTx, actor: Actor, input: CustomF
   requirePermission(actor, 'customFields:create');
   const label = input.label.trim();
   const { options, problems } = optionProblems(input.type, input.options);
+  if (!isCustomFieldModule(input.module)) {
+    problems.push({ field: 'module', message: `${input.module} records take no custom fields; these do: ${customFieldModules().join(', ')}` });
+  }
   if (!label) problems.push({ field: 'label', message: 'must not be blank' });
   if (problems.length) throw invalid(problems);
   const [taken] = await tx.select({ id: customFieldDefinitions.id }).from(customFieldDefinitions)

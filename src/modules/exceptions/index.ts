@@ -5,3 +5,16 @@ import { policyExceptionPages, riskExceptionPages } from './pages';
 
 /** Exceptions of every parent kind: REST and the exceptions registers. */
 export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx)).use(policyExceptionPages(ctx));
+import { defineModule } from '../../platform/module';
+import { exceptionImports } from './import';
+
+/** Exceptions belong to their parent's module: its rights govern them (risks, policies, compliance). */
+export const manifest = defineModule({
+  name: 'exceptions',
+  plugins: (ctx) => [exceptionsModule(ctx)],
+  imports: exceptionImports,
+  nav: [
+    { group: 'Risk', key: 'riskExceptions', href: '/risks/exceptions', label: 'Risk exceptions', needs: 'risks:read' },
+    { group: 'Governance', key: 'policyExceptions', href: '/policies/exceptions', label: 'Policy exceptions', needs: 'policies:read' },
+  ],
+});

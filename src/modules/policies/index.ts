@@ -6,3 +6,18 @@ import { policyPages, policySettingsPages } from './pages';
 /** The Policies module as one plugin: REST, screens and Settings › Policy settings (one `.use` keeps the app type shallow). */
 export const policiesModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:policies' }).use(policiesApi(ctx)).use(policyPages(ctx)).use(policySettingsPages(ctx));
+import { defineModule } from '../../platform/module';
+import { policyImport } from './import';
+
+export const manifest = defineModule({
+  name: 'policies',
+  permissions: 'policies',
+  plugins: (ctx) => [policiesModule(ctx)],
+  imports: [policyImport],
+  nav: [
+    { group: 'Governance', key: 'policies', href: '/policies', label: 'Policies', needs: 'policies:read' },
+    { group: 'Settings', key: 'policy-settings', href: '/settings/policies', label: 'Policy settings', needs: 'settings:read' },
+  ],
+  customFields: true,
+  countedTables: ['policies'],
+});

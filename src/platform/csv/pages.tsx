@@ -19,8 +19,10 @@ export interface ImportEntry {
 const registered = new Map<string, ImportType>();
 
 /** Registered import types whose area is `area` or lies under it ('policies' -> policies, policies/exceptions), in registration order. */
+/** The list's own type first, then those below it in area order (whatever order the modules registered them in). */
 export const importTypesUnder = (area: string): ImportType[] =>
-  [...registered.values()].filter((t) => t.area === area || t.area.startsWith(`${area}/`));
+  [...registered.values()].filter((t) => t.area === area || t.area.startsWith(`${area}/`))
+    .sort((a, b) => Number(b.area === area) - Number(a.area === area) || a.area.localeCompare(b.area));
 
 /** The entries of `types` the viewer may import (create or update right of the type). */
 export const importEntries = (viewer: Actor, types: readonly ImportType[]): ImportEntry[] =>

@@ -1,0 +1,16 @@
+import { defineModule } from '../../platform/module';
+import { assetsApi } from './api';
+import { assetImport } from './import';
+import { assetPages } from './pages';
+
+/** Assets. */
+export const manifest = defineModule({
+  name: 'assets',
+  permissions: 'assets',
+  plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],
+  imports: [assetImport],
+  nav: [
+    { group: 'Assets and vendors', key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
+  ],
+  countedTables: ['assets'],
+});

@@ -1,0 +1,14 @@
+import { defineModule } from '../../platform/module';
+import { businessUnitsApi } from './api';
+import { businessUnitPages } from './pages';
+
+/** Business units, in a tree. */
+export const manifest = defineModule({
+  name: 'businessUnits',
+  permissions: 'businessUnits',
+  plugins: (ctx) => [businessUnitsApi(ctx), businessUnitPages(ctx)],
+  nav: [
+    { group: 'Assets and vendors', key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
+  ],
+  countedTables: ['business_units'],
+});

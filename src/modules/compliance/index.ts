@@ -1,0 +1,19 @@
+import { defineModule } from '../../platform/module';
+import { analysesApi } from './analyses-api';
+import { analysesPages } from './analyses-pages';
+import { packagesApi } from './packages-api';
+import { compliancePackagePages } from './packages-pages';
+import { poamApi } from './poam-api';
+import { poamPages } from './poam-pages';
+
+/** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
+export const manifest = defineModule({
+  name: 'compliance',
+  permissions: 'compliance',
+  plugins: (ctx) => [analysesApi(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
+  nav: [
+    { group: 'Compliance', key: 'compliance', href: '/compliance/packages', label: 'Packages', needs: 'compliance:read' },
+    { group: 'Compliance', key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },
+  ],
+  countedTables: ['compliance_packages'],
+});

@@ -1,0 +1,18 @@
+import { defineModule } from '../../platform/module';
+import { incidentsApi } from './api';
+import { incidentImport } from './import';
+import { incidentPages } from './pages';
+
+/** Incidents, personal-data breaches and their notifications. */
+export const manifest = defineModule({
+  name: 'incidents',
+  permissions: 'incidents',
+  plugins: (ctx) => [incidentsApi(ctx), incidentPages(ctx)],
+  imports: [incidentImport],
+  nav: [
+    { group: 'Operations', key: 'incidents', href: '/incidents', label: 'Incidents', needs: 'incidents:read' },
+    { group: 'Settings', key: 'incident-settings', href: '/settings/incidents', label: 'Incident classifications', needs: 'settings:read' },
+  ],
+  customFields: true,
+  countedTables: ['incidents'],
+});

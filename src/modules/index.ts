@@ -1,0 +1,26 @@
+import type { ModuleManifest } from '../platform/module';
+import { manifest as accountReviews } from './accountReviews';
+import { manifest as apiTokens } from './apiTokens';
+import { manifest as assets } from './assets';
+import { manifest as audits } from './audits';
+import { manifest as businessUnits } from './businessUnits';
+import { manifest as compliance } from './compliance';
+import { manifest as controls } from './controls';
+import { manifest as customFields } from './customFields';
+import { manifest as exceptions } from './exceptions';
+import { manifest as incidents } from './incidents';
+import { manifest as labels } from './labels';
+import { manifest as people } from './people';
+import { manifest as policies } from './policies';
+import { manifest as projects } from './projects';
+import { manifest as risks } from './risks';
+import { manifest as thirdParties } from './thirdParties';
+
+/**
+ * Every module of the service, in navigation order within each group. Adding a module: its folder with an
+ * index.ts exporting its manifest, and one line here (docs/adding-a-module.md).
+ */
+export const MODULES: readonly ModuleManifest[] = [
+  risks, exceptions, controls, compliance, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews,
+  people, apiTokens, customFields, labels,
+];

@@ -1,0 +1,27 @@
+import { defineModule } from '../../platform/module';
+import { peoplePages } from './pages';
+import { loadUserRights, userActor } from './rights';
+import { ensureFirstAdministrator, listGroups, listUsers } from './service';
+import { scimApi } from './scim/api';
+import { provisioningPages } from './scim/pages';
+
+/** People: users, groups, roles, sessions, the signed-in user's password, and SCIM provisioning. */
+export const manifest = defineModule({
+  name: 'people',
+  permissions: 'settings',
+  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx)],
+  services: {
+    async screenActor(db, userId) {
+      const user = await loadUserRights(db, userId);
+      return user?.active ? userActor(user, 'screen') : null;
+    },
+    ensureFirstAdministrator, listUsers, listGroups,
+  },
+  nav: [
+    { group: 'Settings', key: 'sessions', href: '/settings/sessions', label: 'Sessions', needs: 'settings:read' },
+    { group: 'Settings', key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },
+    { group: 'Settings', key: 'groups', href: '/settings/groups', label: 'Groups', needs: 'settings:read' },
+    { group: 'Settings', key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
+    { group: 'Settings', key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
+  ],
+});

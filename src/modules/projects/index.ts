@@ -1,0 +1,17 @@
+import { defineModule } from '../../platform/module';
+import { projectsApi } from './api';
+import { projectImport } from './import';
+import { projectPages } from './pages';
+
+/** Projects. */
+export const manifest = defineModule({
+  name: 'projects',
+  permissions: 'projects',
+  plugins: (ctx) => [projectsApi(ctx), projectPages(ctx)],
+  imports: [projectImport],
+  nav: [
+    { group: 'Operations', key: 'projects', href: '/projects', label: 'Projects', needs: 'projects:read' },
+  ],
+  customFields: true,
+  countedTables: ['projects'],
+});

@@ -1,0 +1,20 @@
+import { defineModule } from '../../platform/module';
+import { risksApi } from './api';
+import { riskImport } from './import';
+import { riskPages } from './pages';
+import { riskSettingsApi } from './settings-api';
+import { riskTreatmentsModule } from './treatments-pages';
+
+/** Risks: the register, treatments, and Risk settings (scale and classifications). */
+export const manifest = defineModule({
+  name: 'risks',
+  permissions: 'risks',
+  plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],
+  imports: [riskImport],
+  nav: [
+    { group: 'Risk', key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },
+    { group: 'Settings', key: 'risk-settings', href: '/settings/risks', label: 'Risk settings', needs: 'settings:read' },
+  ],
+  customFields: true,
+  countedTables: ['risks'],
+});

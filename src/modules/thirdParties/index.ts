@@ -1,0 +1,17 @@
+import { defineModule } from '../../platform/module';
+import { thirdPartiesApi } from './api';
+import { thirdPartyImport } from './import';
+import { thirdPartyPages } from './pages';
+
+/** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
+export const manifest = defineModule({
+  name: 'thirdParties',
+  permissions: 'thirdParties',
+  plugins: (ctx) => [thirdPartiesApi(ctx), thirdPartyPages(ctx)],
+  imports: [thirdPartyImport],
+  nav: [
+    { group: 'Assets and vendors', key: 'thirdParties', href: '/third-parties', label: 'Third parties', needs: 'thirdParties:read' },
+  ],
+  customFields: true,
+  countedTables: ['third_parties'],
+});

@@ -1,0 +1,97 @@
+import type { AnyElysia } from 'elysia';
+import type { Db, DbOrTx } from '../../db/client';
+import type { AppContext } from './context';
+import type { ImportType } from './csv/import-type';
+import type { Actor, Module, Permission } from './permissions';
+
+/**
+ * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
+ * once in `src/modules/index.ts`. The app, the navigation, the CSV imports, custom fields and counted tables are
+ * derived from that list; nothing in `src/platform` imports a module. See docs/adding-a-module.md.
+ */
+
+/** Groups of the side navigation, in the order they are shown. */
+export const NAV_GROUPS = ['Overview', 'Risk', 'Compliance', 'Governance', 'Assets and vendors', 'Operations', 'Settings'] as const;
+export type NavGroup = (typeof NAV_GROUPS)[number];
+
+export interface NavEntry {
+  group: NavGroup;
+  /** Marks the entry current: screens pass it as their layout's `active`. */
+  key: string;
+  label: string;
+  href: string;
+  /** The right that shows the entry (at any level, or only at level all when `level` says so). */
+  needs: Permission;
+  level?: 'all';
+}
+
+/** Slots the coming modules fill (search, assistant, notifications, dashboard); each is read by the platform part that serves it. */
+export interface SearchSource {
+  recordType: string;
+  /** Path of a record's screen, from its id. */
+  href(id: string): string;
+}
+
+/** What the platform asks of the people and token modules, provided through their manifests. */
+export interface PlatformServices {
+  /** The actor of a bearer API token; throws 401 when it is not a valid one. */
+  authenticateToken(db: DbOrTx, secret: string): Promise<Actor>;
+  /** The actor of a signed-in user on the screens; null when the user is gone or deactivated. */
+  screenActor(db: DbOrTx, userId: string): Promise<Actor | null>;
+  /** Creates the first administrator on an empty database (the generated password when none was configured). */
+  ensureFirstAdministrator(db: Db, email: string, password?: string): Promise<{ generatedPassword?: string }>;
+  /** People pickers. */
+  listUsers(db: DbOrTx): Promise<{ id: string; name: string; status: string }[]>;
+  listGroups(db: DbOrTx): Promise<{ id: string; name: string }[]>;
+}
+
+export interface ModuleManifest {
+  /** The module's folder under src/modules. */
+  name: string;
+  /** The permission module its rights and token scopes are named after (`risks:read`); none for exceptions, whose rights are their parent's. */
+  permissions?: Module;
+  /** REST routes and screens. Order does not matter: the platform registers CSV imports before any `/:id` route. */
+  plugins(ctx: AppContext): AnyElysia[];
+  /** CSV import types (templates, checks, imports and current-records downloads under `/<area>/import`). */
+  imports?: readonly ImportType[];
+  nav?: readonly NavEntry[];
+  /** The module's records take custom fields (Settings › Custom fields). */
+  customFields?: boolean;
+  /** Tables whose row-count triggers keep exact list totals (db/migrations/0018_row_count_triggers.sql and later). */
+  countedTables?: readonly string[];
+  searchSources?: readonly SearchSource[];
+  services?: Partial<PlatformServices>;
+}
+
+export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
+
+let installed: readonly ModuleManifest[] = [];
+
+/** Called once by the app with the module list; the platform reads what it needs from here. */
+export function installModules(modules: readonly ModuleManifest[]): void {
+  const names = new Set<string>();
+  for (const m of modules) {
+    if (names.has(m.name)) throw new Error(`module ${m.name} is listed twice`);
+    names.add(m.name);
+  }
+  installed = modules;
+}
+
+export const installedModules = (): readonly ModuleManifest[] => installed;
+
+/** The installed module's implementation of a platform service; a clear failure when no module provides it. */
+export function platformService<K extends keyof PlatformServices>(name: K): PlatformServices[K] {
+  const provider = installed.find((m) => m.services?.[name]);
+  if (!provider) throw new Error(`no installed module provides ${name}: the app installs src/modules/index.ts (src/app.ts)`);
+  return provider.services![name]!;
+}
+
+/** The side navigation: every installed module's entries, grouped in NAV_GROUPS order. */
+export function navigation(): { group: NavGroup; entries: NavEntry[] }[] {
+  const entries = installed.flatMap((m) => m.nav ?? []);
+  return NAV_GROUPS.map((group) => ({ group, entries: entries.filter((e) => e.group === group) })).filter((g) => g.entries.length > 0);
+}
+
+export const countedTables = (): string[] => installed.flatMap((m) => [...(m.countedTables ?? [])]);
+
+export const customFieldModules = (): Module[] => installed.flatMap((m) => (m.customFields && m.permissions ? [m.permissions] : []));
