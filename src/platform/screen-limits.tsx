@@ -43,12 +43,20 @@ function limitFor(path: string): number {
   return CSV_UPLOAD.test(path) ? CSV_UPLOAD_LIMIT : SCREEN_REQUEST_LIMIT;
 }
 
-const tooLargeMessage = (path: string) => (!isApi(path) ? SCREEN_TOO_LARGE : CSV_API_UPLOAD.test(path) ? CSV_TOO_LARGE : API_TOO_LARGE);
+/** SCIM clients read errors in SCIM's error schema (RFC 7644 section 3.12), not the REST envelope or a page. */
+const SCIM_TOO_LARGE = 'SCIM request bodies are limited to 1 MB';
+
+const tooLargeMessage = (path: string) => (path.startsWith('/scim/') ? SCIM_TOO_LARGE
+  : !isApi(path) ? SCREEN_TOO_LARGE : CSV_API_UPLOAD.test(path) ? CSV_TOO_LARGE : API_TOO_LARGE);
 const tooLarge = (path: string) => new AppError('TOO_LARGE', tooLargeMessage(path));
 
 function tooLargeResponse(path: string): Response {
   const headers = { 'cache-control': 'no-store', connection: 'close' };
   if (isApi(path)) return Response.json({ error: tooLargeMessage(path) }, { status: 413, headers });
+  if (path.startsWith('/scim/')) {
+    const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '413', detail: SCIM_TOO_LARGE };
+    return new Response(JSON.stringify(body), { status: 413, headers: { ...headers, 'content-type': 'application/scim+json' } });
+  }
   const page = (
     <BareLayout title="Request too large">
       <>

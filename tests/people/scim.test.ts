@@ -400,3 +400,15 @@ describe('SCIM groups', () => {
     expect((await scim('DELETE', `/Groups/${admins.json.Resources[0].id}`)).status).toBe(409);
   });
 });
+
+describe('SCIM request size', () => {
+  test('a body over 1 MB is refused 413 in the SCIM error schema, before it is read, and creates nobody', async () => {
+    const userName = `${unique('huge')}@scim.example`;
+    const res = await scim('POST', '/Users', newUser(userName, { displayName: 'x'.repeat(1_100_000) }));
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toContain('application/scim+json');
+    expect(res.json).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '413', detail: 'SCIM request bodies are limited to 1 MB' });
+    const found = await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`);
+    expect(found.json.totalResults).toBe(0);
+  });
+});
