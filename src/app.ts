@@ -9,7 +9,7 @@ import { staticFiles } from './platform/static-files';
 import { screenLimits } from './platform/screen-limits';
 import type { AppContext } from './platform/context';
 import { csvImports } from './platform/csv/routes';
-import { installModules } from './platform/module';
+import { installModules, uploadLimits } from './platform/module';
 import { openApiRoute } from './platform/openapi';
 import { platformModule } from './platform/platform-module';
 import { MODULES } from './modules';
@@ -36,7 +36,7 @@ export function createApp(ctx: AppContext): Elysia {
     .use(httpPlatform(ctx, (): readonly { method: string; path: string }[] => app.routes))
     .use(strictQuery())
     .use(refusalGuard(ctx))
-    .use(screenLimits())
+    .use(screenLimits(uploadLimits(ctx.config)))
     .use(screenAuth(ctx))
     .use(staticFiles())
     .use(apiDocs())

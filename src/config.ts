@@ -21,6 +21,14 @@ export const ConfigSchema = Type.Object({
   REFUSALS_PER_CLIENT: Type.Integer({ minimum: 0, maximum: 100_000, default: 30 }),
   /** How often the background sweep runs (expired sessions, refusal summaries, count compaction, mail). */
   SWEEP_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  /** Largest evidence file accepted, in MB (docs/evidence.md). */
+  EVIDENCE_MAX_FILE_MB: Type.Integer({ minimum: 1, maximum: 5120, default: 100 }),
+  /** S3-compatible storage for evidence files; without a bucket they are kept under DATA_DIR/evidence. */
+  S3_BUCKET: Type.Optional(Type.String({ minLength: 3 })),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  S3_REGION: Type.Optional(Type.String()),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String()),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String()),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('error')], { default: 'info' }),
 });
 export type Config = Static<typeof ConfigSchema>;

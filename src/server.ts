@@ -4,6 +4,7 @@ import { createApp } from './app';
 import { boot } from './platform/bootstrap';
 import { log } from './platform/log';
 import { API_BODY_LIMIT } from './platform/screen-limits';
+import { uploadLimits } from './platform/module';
 import { startBackgroundSweep } from './platform/sweep';
 
 async function main() {
@@ -13,7 +14,8 @@ async function main() {
     console.log(`\nFirst administrator created: ${config.ADMIN_EMAIL}\nPassword (shown once, change it after signing in): ${ctx.generatedAdminPassword}\n`);
   }
   // Above the REST API's own limit, so a body over it gets our 413 with the error envelope rather than Bun's.
-  const app = createApp(ctx).listen({ port: config.PORT, maxRequestBodySize: API_BODY_LIMIT + 1024 * 1024 });
+  const largestUpload = Math.max(API_BODY_LIMIT, ...uploadLimits(config).map((u) => u.bytes));
+  const app = createApp(ctx).listen({ port: config.PORT, maxRequestBodySize: largestUpload + 1024 * 1024 });
   const sweep = startBackgroundSweep(ctx);
   log.info('listening', { url: `http://localhost:${app.server?.port}`, database: ctx.database.kind });
   const stop = async () => {

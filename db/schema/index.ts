@@ -13,3 +13,4 @@ export * from "./labels";
 export * from "./custom-fields";
 export * from "./compliance";
 export * from "./account-reviews";
+export * from "./evidence";

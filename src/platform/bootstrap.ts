@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { AppContext } from './context';
 import { createMailer } from './mail';
 import { platformService } from './module';
+import { storageFor } from './storage';
 
 export interface Booted extends AppContext {
   generatedAdminPassword?: string;
@@ -23,6 +24,7 @@ export async function boot(config: Config, options: { memory?: boolean; database
       db: database.db,
       config,
       mailer,
+      storage: storageFor(config),
       generatedAdminPassword: admin.generatedPassword,
       async close() {
         mailer.close();

@@ -1,6 +1,7 @@
 import type { Database, Db, Tx } from '../../db/client';
 import type { Config } from '../config';
 import type { Mailer } from './mail';
+import type { Storage } from './storage';
 
 /** What every route plugin needs; built once in server.ts (or by the tests) and handed to createApp. */
 export interface AppContext {
@@ -8,6 +9,8 @@ export interface AppContext {
   db: Db;
   config: Config;
   mailer: Mailer;
+  /** Stored files (evidence). */
+  storage: Storage;
 }
 
 /** Runs a service write in one transaction; mail queued by it is delivered after the commit, never before. */

@@ -27,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * (spec Errors), so a caller cannot learn that a record exists by linking to it. The reason, which tells the two
  * apart, goes only to the Audit Log (permission.denied; the error handler records it).
  */
-function linkNotFound(target: LinkTarget, id: string, field: string | undefined, reason: string): AppError {
+function linkNotFound(target: Pick<LinkTarget, 'label'>, id: string, field: string | undefined, reason: string): AppError {
   const message = `${target.label} ${id} not found`;
   return new AppError('NOT_FOUND', field ? `${field}: ${message}` : message, field ? [{ field, message }] : [], `link to ${target.label} ${id}: ${reason}`);
 }
@@ -39,17 +39,29 @@ function linkNotFound(target: LinkTarget, id: string, field: string | undefined,
  * link operations (a third party's linked risk, an analysis's mapped control).
  */
 export async function requireLinked(db: DbOrTx, actor: Actor, target: LinkTarget, id: string, field?: string): Promise<LinkedRecord> {
-  const read = `${target.module}:read` as Permission;
-  requirePermission(actor, read);
+  requirePermission(actor, `${target.module}:read` as Permission);
   const { table } = target;
   const [row] = UUID.test(id)
     ? await db.select({ id: table.id, title: target.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId })
       .from(table as PgTable).where(eq(table.id, id)).limit(1)
     : [];
+  return requireLinkedRow(actor, target, id, row as OwnedTitle | undefined, field);
+}
+
+export type OwnedTitle = { id: string; title: string } & Owned;
+
+/**
+ * requireLinked's rule on a row the caller has read itself (a link target whose title or owner lives on another
+ * table: a requirement's name on its item, a control test's owner on its control).
+ */
+export function requireLinkedRow(
+  actor: Actor, target: Pick<LinkTarget, 'module' | 'label'>, id: string, row: OwnedTitle | undefined, field?: string,
+): LinkedRecord {
+  const read = `${target.module}:read` as Permission;
+  requirePermission(actor, read);
   if (!row) throw linkNotFound(target, id, field, 'no such record');
-  const owned = row as { id: string; title: string; ownerId: string | null; ownerGroupId: string | null };
-  if (!canTouch(actor, read, owned)) throw linkNotFound(target, id, field, `not readable (${read})`);
-  return { id: owned.id, title: owned.title };
+  if (!canTouch(actor, read, row)) throw linkNotFound(target, id, field, `not readable (${read})`);
+  return { id: row.id, title: row.title };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { AnyElysia } from 'elysia';
 import type { Db, DbOrTx } from '../../db/client';
+import type { Config } from '../config';
 import type { AppContext } from './context';
+import type { UploadLimit } from './screen-limits';
 import type { ImportType } from './csv/import-type';
 import type { Actor, Module, Permission } from './permissions';
 
@@ -61,7 +63,26 @@ export interface ModuleManifest {
   countedTables?: readonly string[];
   searchSources?: readonly SearchSource[];
   services?: Partial<PlatformServices>;
+  /** Routes taking files beyond the usual request limits (evidence uploads), with their own limit and 413 message. */
+  uploads?(config: Config): readonly UploadLimit[];
+  /**
+   * Sections this module adds to other modules' record pages, by their record type (evidence lists what proves a
+   * control). Rendered by the register kit's detail page and by pages that call recordSections.
+   */
+  recordSections?: Readonly<Record<string, RecordSection>>;
 }
+
+export type RecordSection = (ctx: AppContext, recordId: string, viewer: Actor, csrfToken: string) => Promise<JSX.Element | null>;
+
+/** Every installed module's sections for a record page of `recordType`, rendered in module order. */
+export async function recordSections(ctx: AppContext, recordType: string, recordId: string, viewer: Actor, csrfToken: string): Promise<string[]> {
+  const sections = installed.flatMap((m) => (m.recordSections?.[recordType] ? [m.recordSections[recordType]] : []));
+  const rendered = await Promise.all(sections.map((section) => section(ctx, recordId, viewer, csrfToken)));
+  return rendered.filter((s): s is string => s !== null);
+}
+
+/** Upload limits every installed module declares. */
+export const uploadLimits = (config: Config): UploadLimit[] => installed.flatMap((m) => [...(m.uploads?.(config) ?? [])]);
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
 

@@ -6,7 +6,7 @@ import { renderScreen } from '../../views/layout';
 import {
   ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListState,
 } from '../../views/records/record-views';
-import { platformService } from './module';
+import { platformService, recordSections } from './module';
 import { listAuditFor } from './audit';
 import { linkedNameAsSeen, RESTRICTED_NAME } from './links';
 import { CustomFieldInputs } from '../../views/customFields/inputs';
@@ -232,10 +232,12 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
 
     .get(`${o.path}/:id`, async ({ viewer, csrfToken, headers, params, query }) => {
       const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
-      const [history, audit, choices, linkNames, sections, definitions] = await Promise.all([
+      const [history, audit, choices, linkNames, ownSections, otherSections, definitions] = await Promise.all([
         recordHistory(ctx.db, kind, viewer, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
-        choicesFor(viewer, view.ownerId as string | undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken), customDefinitions(),
+        choicesFor(viewer, view.ownerId as string | undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
+        recordSections(ctx, kind.recordType, view.id as string, viewer, csrfToken), customDefinitions(),
       ]);
+      const sections = <>{ownSections}{otherSections}</>;
       const customRows = definitions.map((d) => ({ label: d.label, value: shownCustomValue(d, view.customFields?.[d.key]) }));
       const customLabels = new Map(definitions.map((d) => [`customFields.${d.key}`, d.label]));
       const rows = detailRows(view, choices, linkNames);

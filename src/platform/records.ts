@@ -76,6 +76,10 @@ export interface RecordKind<T extends OwnedTable, Input extends Values> {
   customFields?: boolean;
   /** Names History keeps beside linked records' ids (a third party's linked risk): shown only to readers of those records. */
   historyLinks?: readonly NamedLink[];
+  /** Values derived in SQL and read with every row (evidence's status from its dates): by view field name. */
+  computed?: Record<string, SQL>;
+  /** Why the stored record refuses every change and its deletion (409), e.g. locked evidence; null when it does not. */
+  frozen?(before: Row<T>): string | null;
 }
 
 export interface ListParams {
@@ -107,7 +111,7 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
   const table = kind.table as OwnedTable;
   return db
-    .select({ row: table as PgTable, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name })
+    .select({ row: table as PgTable, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed })
     .from(table)
     .leftJoin(users, eq(users.id, table.ownerId))
     .leftJoin(groups, eq(groups.id, table.ownerGroupId));
@@ -131,7 +135,9 @@ function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values>) {
   const table = kind.table as OwnedTable;
   const customFields: Record<string, SQL> = kind.customFields && isCustomFieldModule(kind.module)
     ? { customFields: customFieldsColumn(kind.module, table.id) } : {};
-  return withIsoTimestamps({ ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...customFields });
+  return withIsoTimestamps({
+    ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed, ...customFields,
+  });
 }
 
 function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
@@ -150,8 +156,10 @@ interface JoinedRow {
   ownerGroupName: string | null;
 }
 
-function toView<T extends OwnedTable>(joined: JoinedRow): RecordView<T> {
-  return viewOf<T>(joined.row, Object.keys(joined.row), joined);
+function toView<T extends OwnedTable>(joined: JoinedRow, computed: readonly string[]): RecordView<T> {
+  const view = viewOf<T>(joined.row, Object.keys(joined.row), joined);
+  for (const key of computed) (view as Values)[key] = (joined as unknown as Values)[key];
+  return view;
 }
 
 /** The view of a stored row: its `columns` with dates as ISO strings, plus the owner and group with their names. */
@@ -211,7 +219,7 @@ export async function listRecords<T extends OwnedTable>(db: DbOrTx, kind: Record
     selectFlat<Values>(db, pageFields(kind), queries.page),
     queries.total.prepare(`${kind.recordType}_list_total`).execute(),
   ]);
-  const columns = Object.keys(getTableColumns(kind.table as OwnedTable));
+  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
   const views = (rows as (Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null })[]).map((r) => {
     const view = viewOf<T>(r, columns, r);
     if (kind.customFields) view.customFields = r.customFields ?? {};
@@ -237,6 +245,8 @@ export async function loadForAction<T extends OwnedTable>(
   if (!joined) throw notFound(what);
   const row = joined.row as Row<T> & { ownerId: string | null; ownerGroupId: string | null };
   requireOnRecord(actor, permission(kind, right), row, what);
+  const frozen = right === 'read' ? null : kind.frozen?.(row);
+  if (frozen) throw conflict(frozen);
   return row;
 }
 
@@ -244,7 +254,7 @@ export async function getRecord<T extends OwnedTable>(db: DbOrTx, kind: RecordKi
   const joined = await loadJoined(db, kind, id);
   if (!joined) throw notFound(`${kind.label} ${id}`);
   requireOnRecord(actor, permission(kind, 'read'), joined.row as { ownerId: string | null; ownerGroupId: string | null }, `${kind.label} ${id}`);
-  const view = toView<T>(joined);
+  const view = toView<T>(joined, Object.keys(kind.computed ?? {}));
   if (kind.customFields) view.customFields = (await loadCustomFields(db, kind.module, [id])).get(id) ?? {};
   return view;
 }
@@ -553,6 +563,8 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
     try {
       if (!before) throw notFound(`${kind.label} ${id}`);
       requireOnRecord(actor, permission(kind, 'update'), before as Row<T> & Owned, `${kind.label} ${id}`);
+      const frozen = kind.frozen?.(before);
+      if (frozen) throw conflict(frozen);
     } catch (error) {
       outcomes[index] = { ok: false, problems: refusedBy(error) };
       continue;

@@ -37,8 +37,17 @@ export const TOO_DEEP = `body: objects and arrays are nested deeper than ${MAX_B
 const writes = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const isApi = (path: string) => path.startsWith('/api/');
 
-/** The size limit of a request to `path`: the REST API's, a CSV upload dialog's, or the screens'. */
-function limitFor(path: string): number {
+/** A route taking files larger than the usual limits (evidence uploads), declared by its module's manifest. */
+export interface UploadLimit {
+  path: RegExp;
+  bytes: number;
+  message: string;
+}
+
+/** The size limit of a request to `path`: a declared upload's, the REST API's, a CSV upload dialog's, or the screens'. */
+function limitFor(path: string, uploads: readonly UploadLimit[]): number {
+  const upload = uploads.find((u) => u.path.test(path));
+  if (upload) return upload.bytes;
   if (isApi(path)) return CSV_API_UPLOAD.test(path) ? CSV_API_LIMIT : API_BODY_LIMIT;
   return CSV_UPLOAD.test(path) ? CSV_UPLOAD_LIMIT : SCREEN_REQUEST_LIMIT;
 }
@@ -46,13 +55,15 @@ function limitFor(path: string): number {
 /** SCIM clients read errors in SCIM's error schema (RFC 7644 section 3.12), not the REST envelope or a page. */
 const SCIM_TOO_LARGE = 'SCIM request bodies are limited to 1 MB';
 
-const tooLargeMessage = (path: string) => (path.startsWith('/scim/') ? SCIM_TOO_LARGE
-  : !isApi(path) ? SCREEN_TOO_LARGE : CSV_API_UPLOAD.test(path) ? CSV_TOO_LARGE : API_TOO_LARGE);
-const tooLarge = (path: string) => new AppError('TOO_LARGE', tooLargeMessage(path));
+const tooLargeMessage = (path: string, uploads: readonly UploadLimit[]) => uploads.find((u) => u.path.test(path))?.message
+  ?? (path.startsWith('/scim/') ? SCIM_TOO_LARGE : !isApi(path) ? SCREEN_TOO_LARGE : CSV_API_UPLOAD.test(path) ? CSV_TOO_LARGE : API_TOO_LARGE);
+const tooLarge = (path: string, uploads: readonly UploadLimit[]) => new AppError('TOO_LARGE', tooLargeMessage(path, uploads));
 
-function tooLargeResponse(path: string): Response {
+function tooLargeResponse(path: string, uploads: readonly UploadLimit[]): Response {
   const headers = { 'cache-control': 'no-store', connection: 'close' };
-  if (isApi(path)) return Response.json({ error: tooLargeMessage(path) }, { status: 413, headers });
+  const upload = uploads.find((u) => u.path.test(path));
+  // An upload answers in the REST envelope on the screens too: the screen's upload script shows the message.
+  if (isApi(path) || upload) return Response.json({ error: tooLargeMessage(path, uploads) }, { status: 413, headers });
   if (path.startsWith('/scim/')) {
     const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '413', detail: SCIM_TOO_LARGE };
     return new Response(JSON.stringify(body), { status: 413, headers: { ...headers, 'content-type': 'application/scim+json' } });
@@ -76,7 +87,7 @@ export const originalRequest = (request: Request): Request => arrived.get(reques
  * The same request with its body counted as it streams: past `limit` bytes the stream fails with 413, so a body
  * without a Content-Length (chunked) is never read whole into memory, whoever reads it (a parser or a handler).
  */
-function countedRequest(request: Request, body: ReadableStream<Uint8Array>, limit: number, path: string): Request {
+function countedRequest(request: Request, body: ReadableStream<Uint8Array>, limit: number, path: string, uploads: readonly UploadLimit[]): Request {
   const reader = body.getReader();
   let received = 0;
   const counted = new ReadableStream<Uint8Array>({
@@ -85,7 +96,7 @@ function countedRequest(request: Request, body: ReadableStream<Uint8Array>, limi
       if (done) return controller.close();
       received += value.byteLength;
       if (received > limit) {
-        const error = tooLarge(path);
+        const error = tooLarge(path, uploads);
         controller.error(error);
         await reader.cancel(error).catch(() => {});
         return;
@@ -132,16 +143,16 @@ export function bodyShapeProblem(value: unknown, max: number): FieldProblem | nu
  * unwraps it from the parse error); and a parsed body nested deeper than MAX_BODY_DEPTH or holding a `__proto__` key is
  * refused with 400 before validation. Handlers that take files check their own sizes again (a CSV file's 10 MB rule).
  */
-export const screenLimits = () =>
+export const screenLimits = (uploads: readonly UploadLimit[] = []) =>
   new Elysia({ name: 'platform:screen-limits' })
     .onRequest((context) => {
       const { request } = context;
       if (!writes.has(request.method)) return undefined;
       const path = new URL(request.url).pathname;
-      const limit = limitFor(path);
+      const limit = limitFor(path, uploads);
       const declared = request.headers.get('content-length');
-      if (declared !== null) return Number(declared) > limit ? tooLargeResponse(path) : undefined;
-      if (request.body) (context as { request: Request }).request = countedRequest(request, request.body, limit, path);
+      if (declared !== null) return Number(declared) > limit ? tooLargeResponse(path, uploads) : undefined;
+      if (request.body) (context as { request: Request }).request = countedRequest(request, request.body, limit, path, uploads);
       return undefined;
     })
     .onTransform({ as: 'global' }, ({ body }) => {

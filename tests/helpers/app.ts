@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp, type App } from '../../src/app';
 import { readConfig } from '../../src/config';
 import { boot, type Booted } from '../../src/platform/bootstrap';
@@ -29,6 +32,8 @@ export async function startTestEnv(overrides: Record<string, string> = {}): Prom
     // In-process requests have no client address, so every test would share one client's refusal limit and folded
     // entries; tests of those (tests/platform/refusals.test.ts) turn them on in a service of their own.
     REFUSAL_WINDOW_SECONDS: '0',
+    // Stored files (evidence) go to a folder of this service's own, never the checkout's ./data.
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'grc-test-')),
     ...overrides,
   });
   const ctx = await boot(config, { memory: !databaseUrl });

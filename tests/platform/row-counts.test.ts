@@ -7,6 +7,7 @@ import { assetKind } from '../../src/modules/assets/service';
 import { auditPlanKind, findingKind } from '../../src/modules/audits/service';
 import { businessUnitKind } from '../../src/modules/businessUnits/service';
 import { packageKind } from '../../src/modules/compliance/packages-service';
+import { evidenceKind } from '../../src/modules/evidence/service';
 import { controlKind } from '../../src/modules/controls/service';
 import { incidentKind } from '../../src/modules/incidents/service';
 import { policyKind } from '../../src/modules/policies/service';
@@ -53,7 +54,7 @@ describe('exact list totals from delta counts', () => {
   });
 
   test('every register with a REST list keeps delta counts, with insert, delete and truncate triggers', async () => {
-    const kinds = [controlKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind];
+    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind];
     const registers = ['risks', ...kinds.map((kind) => getTableName(kind.table))];
     expect([...countedTables()].sort()).toEqual([...new Set(registers)].sort());
     const triggers = await env.ctx.database.raw<{ table: string; n: number }>(

@@ -1,0 +1,147 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import type { Config } from '../../config';
+import { evidenceFiles } from '../../../db/schema';
+import { runWrite, type AppContext } from '../../platform/context';
+import { AppError, invalidField, notFound } from '../../platform/errors';
+import { recordChange } from '../../platform/history';
+import { log } from '../../platform/log';
+import type { Actor } from '../../platform/permissions';
+import { loadForAction } from '../../platform/records';
+import { sniffContentType, storeHashed } from '../../platform/storage';
+import type { EvidenceFileView } from './schema';
+import { evidenceKind } from './service';
+
+type FileRow = typeof evidenceFiles.$inferSelect;
+
+/** Why a file name is refused, or null: what a download may carry in Content-Disposition and an archive as an entry name. */
+export function fileNameProblem(name: string): string | null {
+  if (name.trim() === '') return 'must not be blank';
+  if ([...name].length > 255) return 'must be at most 255 characters';
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) return 'must not contain control characters';
+  if (/[/\\]/.test(name)) return 'must not contain path separators (/ or \\)';
+  if (name === '.' || name === '..') return 'must name a file';
+  return null;
+}
+
+export const fileView = (row: FileRow): EvidenceFileView => ({
+  id: row.id, evidenceId: row.evidenceId, name: row.name, size: row.size, sha256: row.sha256, contentType: row.contentType,
+  uploadedBy: row.uploadedBy, createdAt: row.createdAt.toISOString(),
+});
+
+/** History and the Audit Log name each file by name and SHA-256. */
+const fileFields = (row: FileRow) => ({ fileId: row.id, fileName: row.name, sha256: row.sha256, size: row.size, contentType: row.contentType });
+
+export async function listFiles(db: DbOrTx, actor: Actor, evidenceId: string): Promise<EvidenceFileView[]> {
+  await loadForAction(db, evidenceKind, actor, evidenceId, 'read');
+  const rows = await db.select().from(evidenceFiles).where(eq(evidenceFiles.evidenceId, evidenceId)).orderBy(asc(evidenceFiles.createdAt), asc(evidenceFiles.name));
+  return rows.map(fileView);
+}
+
+export const maxFileBytes = (ctx: { config: Pick<Config, 'EVIDENCE_MAX_FILE_MB'> }) => ctx.config.EVIDENCE_MAX_FILE_MB * 1024 * 1024;
+export const fileTooLarge = (ctx: { config: Pick<Config, 'EVIDENCE_MAX_FILE_MB'> }) => `file: larger than the ${ctx.config.EVIDENCE_MAX_FILE_MB} MB an evidence file may be`;
+
+/**
+ * Stores one file on evidence the actor may update: streamed to storage while hashed (never whole in memory), then
+ * recorded with its Audit Log and History entries in one transaction. Refusals come before any byte is stored where
+ * they can (name, permission, lock, declared size); a refusal or failure after storing removes the stored bytes, so
+ * no file is ever left without its record.
+ */
+export async function uploadFile(
+  ctx: AppContext, actor: Actor, evidenceId: string, name: string, body: ReadableStream<Uint8Array> | null, declaredSize?: number,
+): Promise<EvidenceFileView> {
+  const problem = fileNameProblem(name);
+  if (problem) throw invalidField('name', problem);
+  await loadForAction(ctx.db, evidenceKind, actor, evidenceId, 'update');
+  if (declaredSize !== undefined && declaredSize > maxFileBytes(ctx)) throw new AppError('TOO_LARGE', fileTooLarge(ctx));
+  if (!body || declaredSize === 0) throw invalidField('file', 'the file is empty');
+  const storageKey = crypto.randomUUID();
+  const digest = await storeHashed(ctx.storage, storageKey, body, maxFileBytes(ctx), fileTooLarge(ctx));
+  try {
+    return await runWrite(ctx, async (tx) => {
+      await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
+      const [row] = await tx.insert(evidenceFiles).values({
+        evidenceId, name, storageKey, size: digest.size, sha256: digest.sha256, crc32: digest.crc32, contentType: sniffContentType(digest.head),
+        uploadedBy: actor.userId,
+      }).returning();
+      await recordChange(tx, actor, { module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'file.upload', before: null, after: fileFields(row) });
+      return fileView(row);
+    });
+  } catch (error) {
+    await ctx.storage.remove(storageKey).catch((cause) => log.error('stored file left after a failed upload', { storageKey, error: String(cause) }));
+    throw error;
+  }
+}
+
+export async function loadFile(db: DbOrTx, actor: Actor, evidenceId: string, fileId: string): Promise<FileRow> {
+  await loadForAction(db, evidenceKind, actor, evidenceId, 'read');
+  const [row] = await db.select().from(evidenceFiles).where(and(eq(evidenceFiles.id, fileId), eq(evidenceFiles.evidenceId, evidenceId)));
+  if (!row) throw notFound(`File ${fileId} of evidence ${evidenceId}`);
+  return row;
+}
+
+/** Removes a file (evidence:update; refused while locked). The stored bytes go after the commit. */
+export async function removeFile(ctx: AppContext, actor: Actor, evidenceId: string, fileId: string): Promise<void> {
+  const removed = await runWrite(ctx, async (tx) => {
+    await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
+    const [row] = await tx.delete(evidenceFiles).where(and(eq(evidenceFiles.id, fileId), eq(evidenceFiles.evidenceId, evidenceId))).returning();
+    if (!row) throw notFound(`File ${fileId} of evidence ${evidenceId}`);
+    await recordChange(tx, actor, { module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'file.remove', before: fileFields(row), after: null });
+    return row;
+  });
+  await ctx.storage.remove(removed.storageKey).catch((error) => log.error('stored file not removed', { storageKey: removed.storageKey, error: String(error) }));
+}
+
+/** RFC 6266 / RFC 8187: an ASCII fallback for old clients and the exact UTF-8 name for the rest. */
+export function contentDisposition(name: string): string {
+  const fallback = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The byte range a Range header asks for (one range; RFC 9110 14.1.2), 'unsatisfiable', or null for the whole file. */
+export function requestedRange(header: string | null, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+/**
+ * The download response: the stored bytes with their SHA-256, the original name, and Range support. A stored file
+ * that is gone or no longer has its recorded size is answered 503 rather than sent cut short.
+ */
+export async function fileResponse(ctx: AppContext, file: FileRow, rangeHeader: string | null): Promise<Response> {
+  const storedSize = await ctx.storage.size(file.storageKey);
+  if (storedSize !== file.size) {
+    throw new AppError('UNAVAILABLE', `The stored bytes of file "${file.name}" are ${storedSize === null ? 'missing' : 'not the size recorded'}; run Verify files and restore it from a backup`);
+  }
+  const headers: Record<string, string> = {
+    'content-type': file.contentType,
+    'content-disposition': contentDisposition(file.name),
+    'x-content-sha256': file.sha256,
+    'accept-ranges': 'bytes',
+    etag: `"${file.sha256}"`,
+    'cache-control': 'private, no-store',
+  };
+  const range = requestedRange(rangeHeader, file.size);
+  if (range === 'unsatisfiable') {
+    const error = `The requested range lies outside the file's ${file.size} bytes`;
+    return Response.json({ error }, { status: 416, headers: { ...headers, 'content-type': 'application/json', 'content-range': `bytes */${file.size}` } });
+  }
+  if (range) {
+    return new Response(ctx.storage.read(file.storageKey, range), {
+      status: 206,
+      headers: { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${file.size}`, 'content-length': String(range.end - range.start + 1) },
+    });
+  }
+  return new Response(ctx.storage.read(file.storageKey), { status: 200, headers: { ...headers, 'content-length': String(file.size) } });
+}

@@ -1,0 +1,31 @@
+import { defineModule } from '../../platform/module';
+import { evidenceApi } from './api';
+import { fileTooLarge, maxFileBytes } from './files';
+import { evidencePages, evidenceSection } from './pages';
+
+const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
+
+/** Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files, auditor packages. */
+export const manifest = defineModule({
+  name: 'evidence',
+  permissions: 'evidence',
+  plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx)],
+  nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],
+  customFields: true,
+  countedTables: ['evidence'],
+  uploads: (config) => [{
+    path: UPLOAD,
+    bytes: maxFileBytes({ config }),
+    message: fileTooLarge({ config }),
+  }],
+  recordSections: {
+    control: evidenceSection(['control', 'controlTest']),
+    [`complianceAnalysis`]: evidenceSection(['requirement']),
+    risk: evidenceSection(['risk']),
+    policy: evidenceSection(['policy']),
+    thirdParty: evidenceSection(['thirdParty']),
+    audit_plan: evidenceSection(['auditPlan']),
+    audit_finding: evidenceSection(['auditFinding']),
+    incident: evidenceSection(['incident']),
+  },
+});
