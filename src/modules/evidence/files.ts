@@ -94,7 +94,7 @@ export async function removeFile(ctx: AppContext, actor: Actor, evidenceId: stri
 
 /** RFC 6266 / RFC 8187: an ASCII fallback for old clients and the exact UTF-8 name for the rest. */
 export function contentDisposition(name: string): string {
-  const fallback = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const fallback = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, exists as existsSql, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import {
@@ -48,7 +48,7 @@ export const evidenceKind: RecordKind<typeof evidence, EvidenceCreate> = {
     status: statusCondition,
     kind: (value) => eq(evidence.kind, value as 'evidence' | 'vendor_report'),
     locked: (value) => eq(evidence.locked, value === 'true'),
-    linked: (value) => existsSql(sql`select 1 from ${evidenceLinks} where ${evidenceLinks.evidenceId} = ${evidence.id} and ${evidenceLinks.recordId} = ${value}`),
+    linked: (value) => sql`exists (select 1 from ${evidenceLinks} where ${evidenceLinks.evidenceId} = ${evidence.id} and ${evidenceLinks.recordId} = ${value})`,
   },
   computed: {
     status: statusSql,

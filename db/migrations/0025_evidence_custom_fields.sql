@@ -1,0 +1,2 @@
+ALTER TABLE "custom_field_definitions" DROP CONSTRAINT "custom_field_definitions_module_check";--> statement-breakpoint
+ALTER TABLE "custom_field_definitions" ADD CONSTRAINT "custom_field_definitions_module_check" CHECK ("custom_field_definitions"."module" in ('risks', 'controls', 'policies', 'thirdParties', 'incidents', 'projects', 'evidence'));
