@@ -56,6 +56,8 @@ export interface RecordPagesOptions<V> {
    * that is the list's own gives a plain Import button, several a menu offering the record type first.
    */
   importable?: boolean;
+  /** Further buttons beside New on the list (evidence: Verify files, Auditor package), for the viewer. */
+  listActions?: (viewer: Actor) => JSX.Element | undefined;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
 }
@@ -195,7 +197,9 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     .get(o.path, async ({ viewer, csrfToken, headers, query }) => {
       const importButton = (v: Actor) => {
         const entries = o.importable ? importEntries(v, importTypesUnder(o.path.slice(1))) : [];
-        return entries.length ? <ImportButton entries={entries} own={`${o.path}/import`} /> : undefined;
+        const imports = entries.length ? <ImportButton entries={entries} own={`${o.path}/import`} /> : undefined;
+        const own = o.listActions?.(v);
+        return imports || own ? <>{imports}{own}</> : undefined;
       };
       const state = listState(query);
       const page = await listRecords(ctx.db, kind, viewer, {
@@ -243,11 +247,13 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const rows = detailRows(view, choices, linkNames);
       rows.splice(rows.length - 2, 0, ...customRows);
       const owned = { ownerId: view.ownerId as string | null, ownerGroupId: view.ownerGroupId as string | null };
+      // A frozen record (locked evidence) offers no Edit or Delete: both would be refused.
+      const frozen = kind.frozen?.(view as unknown as Parameters<NonNullable<typeof kind.frozen>>[0]) ?? null;
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
         <RecordDetail path={o.path} id={view.id as string} rows={rows} history={history} audit={audit}
           labelOf={(field) => customLabels.get(field) ?? labelOf(field)}
-          canUpdate={canTouch(viewer, right('update'), owned)} canDelete={canTouch(viewer, right('delete'), owned)} done={query.done}
+          canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)} done={query.done}
           sections={sections} plural={o.title} />);
     }, { page: right('read') })
 

@@ -239,6 +239,12 @@ export const evidencePages = (ctx: AppContext) => new Elysia({ name: 'pages:evid
     Create: EvidenceCreate,
     Update: EvidenceUpdate,
     statuses: EVIDENCE_STATUSES,
+    listActions: (viewer) => (
+      <>
+        <a class="button secondary" href="/evidence/package">Auditor package</a>
+        {levelOf(viewer, 'evidence:read') === 'all' && <a class="button secondary" href="/evidence/verify">Verify files</a>}
+      </>
+    ),
     fields: [
       { name: 'title', label: 'Title', kind: 'text', required: true },
       { name: 'description', label: 'Description', kind: 'textarea' },
