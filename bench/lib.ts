@@ -3,29 +3,32 @@ import { readConfig } from '../src/config';
 import { boot } from '../src/app';
 import type { Booted } from '../src/platform/bootstrap';
 
-/** A throw-away service for a benchmark: a fresh database on DATABASE_URL's server (dropped afterwards) or in-memory PGlite. */
-export async function bootBenchService(label: string): Promise<Booted & { dispose(): Promise<void> }> {
+/** A fresh database on DATABASE_URL's server for a benchmark (none on PGlite), and how to drop it afterwards. */
+export async function benchDatabase(label: string): Promise<{ url?: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
-  let url: string | undefined;
+  if (!base) return { drop: async () => {} };
   const name = `grc_bench_${label}_${process.pid}`;
-  if (base) {
+  const run = async (statement: string) => {
     const admin = postgres(base, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.unsafe(`create database ${name}`);
+    await admin.unsafe(statement);
     await admin.end();
-    const parsed = new URL(base);
-    parsed.pathname = `/${name}`;
-    url = parsed.toString();
-  }
-  const ctx = await boot(readConfig({ LOG_LEVEL: 'error', ADMIN_PASSWORD: 'benchmark password', ...(url ? { DATABASE_URL: url } : {}) }), { memory: !url });
+  };
+  await run(`drop database if exists ${name} with (force)`);
+  await run(`create database ${name}`);
+  const parsed = new URL(base);
+  parsed.pathname = `/${name}`;
+  return { url: parsed.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+}
+
+/** A throw-away service for a benchmark: a fresh database on DATABASE_URL's server (dropped afterwards) or in-memory PGlite. */
+export async function bootBenchService(label: string, overrides: Record<string, string> = {}): Promise<Booted & { dispose(): Promise<void> }> {
+  const database = await benchDatabase(label);
+  const url = database.url;
+  const ctx = await boot(readConfig({ LOG_LEVEL: 'error', ADMIN_PASSWORD: 'benchmark password', ...(url ? { DATABASE_URL: url } : {}), ...overrides }), { memory: !url });
   return Object.assign(ctx, {
     async dispose() {
       await ctx.close();
-      if (base) {
-        const admin = postgres(base, { max: 1, onnotice: () => {} });
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      }
+      await database.drop();
     },
   });
 }

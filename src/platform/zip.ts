@@ -1,4 +1,5 @@
 import { createInflateRaw } from 'node:zlib';
+import { collectEvery } from './storage';
 
 /**
  * Zip archives (APPNOTE 6.3) written as a stream and read from a file without loading it: the auditor package and its
@@ -57,6 +58,7 @@ function zip64Extra(values: number[]): Uint8Array {
  * its recorded CRC no longer matches (every reader, and the verifier, reports it).
  */
 export function zipStream(entries: AsyncIterable<ZipEntry>, onSizeMismatch?: (entry: ZipEntry, actual: number) => void): ReadableStream<Uint8Array> {
+  const collect = collectEvery();
   async function* archive(): AsyncGenerator<Uint8Array> {
     const central: Uint8Array[] = [];
     let offset = 0;
@@ -77,6 +79,7 @@ export function zipStream(entries: AsyncIterable<ZipEntry>, onSizeMismatch?: (en
       const body = entry.body();
       const chunks = body instanceof Uint8Array ? [body] : (body as unknown as AsyncIterable<Uint8Array>);
       for await (const chunk of chunks) {
+        collect(chunk.byteLength);
         const room = entry.size - written;
         if (room > 0) yield chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
         written += chunk.byteLength;
