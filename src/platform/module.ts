@@ -115,4 +115,8 @@ export function navigation(): { group: NavGroup; entries: NavEntry[] }[] {
 
 export const countedTables = (): string[] => installed.flatMap((m) => [...(m.countedTables ?? [])]);
 
+/** What a module's records are called on the screens: its first navigation entry's label ('Third parties'). */
+export const moduleLabel = (module: string): string =>
+  installed.find((m) => m.permissions === module)?.nav?.[0]?.label ?? module;
+
 export const customFieldModules = (): Module[] => installed.flatMap((m) => (m.customFields && m.permissions ? [m.permissions] : []));

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
-import { adminActor, makeToken, makeUser } from '../helpers/factories';
+import { adminActor, makeRisk, makeToken, makeUser } from '../helpers/factories';
 import { restClient, sha256 } from './helpers';
 
 let env: TestEnv;
@@ -41,10 +41,13 @@ describe('evidence screens', () => {
   });
 
   test('a record is linked from the evidence page, and the control page lists the evidence', async () => {
-    const control = await api.created('/api/v1/controls', { name: `Log review ${crypto.randomUUID().slice(0, 6)}` });
+    const name = `Log review ${crypto.randomUUID().slice(0, 6)}`;
+    const control = await api.created('/api/v1/controls', { name });
     const id = await api.created('/api/v1/evidence', { title: 'SIEM weekly review' });
-    const choices = await (await admin.get(`/evidence/${id}/link-choices?recordType=control`)).text();
+    const choices = await (await admin.get(`/evidence/${id}/link-choices?recordType=control&q=${encodeURIComponent(name.slice(-6))}`)).text();
     expect(choices).toContain(control);
+    const none = await (await admin.get(`/evidence/${id}/link-choices?recordType=control&q=no-such-title-anywhere`)).text();
+    expect(none).toContain('No control you may read has &quot;no-such-title-anywhere&quot; in its title.');
     const linked = await admin.post(`/evidence/${id}/links`, { recordType: 'control', recordId: control });
     expect(linked.status, await linked.clone().text()).toBe(303);
     expect(await (await admin.get(`/evidence/${id}`)).text()).toContain(`/controls/${control}`);
@@ -54,6 +57,25 @@ describe('evidence screens', () => {
     const unlinked = await admin.post(`/evidence/${id}/links/remove`, { recordType: 'control', recordId: control });
     expect(unlinked.status).toBe(303);
     expect(await (await admin.get(`/controls/${control}`)).text()).not.toContain('SIEM weekly review');
+  });
+
+  test('a risk page and a requirement page list the evidence linked to them, to readers of evidence only', async () => {
+    const token = await makeToken(env, await adminActor(env), ['evidence:read', 'evidence:create', 'evidence:update', 'risks:read', 'compliance:read', 'compliance:create']);
+    const client = restClient(env, token);
+    const risk = await makeRisk(env, await adminActor(env));
+    const pkg = await client.created('/api/v1/compliance/packages', { name: `Pkg ${crypto.randomUUID().slice(0, 6)}`, items: [{ code: 'C1', name: 'Keep logs' }] });
+    const [analysis] = (await client.json<{ rows: { id: string }[] }>(await client.send('GET', `/api/v1/compliance/analyses?packageId=${pkg}`))).rows;
+    const id = await client.created('/api/v1/evidence', { title: 'Log retention screenshot' });
+    await client.send('POST', `/api/v1/evidence/${id}/links`, { recordType: 'risk', recordId: risk });
+    await client.send('POST', `/api/v1/evidence/${id}/links`, { recordType: 'requirement', recordId: analysis.id });
+    for (const path of [`/risks/${risk}`, `/compliance/analyses/${analysis.id}`]) {
+      const page = await (await admin.get(path)).text();
+      expect(page, path).toContain('Log retention screenshot');
+    }
+    const riskReader = await makeUser(env, { 'risks:read': 'all' });
+    const page = await (await (await signedInBrowser(env, riskReader.email, riskReader.password)).get(`/risks/${risk}`)).text();
+    expect(page).not.toContain('Log retention screenshot');
+    expect(page).not.toContain('<h2>Evidence</h2>');
   });
 
   test('the upload route takes the file as the body with the CSRF header, answering JSON; download carries the SHA-256', async () => {

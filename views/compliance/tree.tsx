@@ -126,6 +126,8 @@ export interface AnalysisPageProps {
   exceptionError?: string;
   exceptionErrors?: Record<string, string>;
   exceptionValues?: { title: string; description: string; expiresAt: string };
+  /** Sections other modules add to the requirement's page (its evidence). */
+  sections?: JSX.Element;
 }
 
 function MappingSection({ kind, p }: { kind: MappingKind; p: AnalysisPageProps }): JSX.Element {
@@ -216,6 +218,7 @@ export function AnalysisPage(p: AnalysisPageProps): JSX.Element {
         <ExceptionRequestForm action={`/compliance/analyses/${a.id}/exceptions`} csrfToken={p.csrfToken} values={p.exceptionValues}
           errors={p.exceptionErrors} error={p.exceptionError} />
       )}
+      {p.sections}
       <h2>History</h2>
       <DataTable<HistoryView>
         rows={p.history}

@@ -1,13 +1,10 @@
 import type { CustomFieldView } from '../../src/modules/customFields/schema';
 import { CUSTOM_FIELD_TYPES } from '../../src/platform/custom-field-values';
-import { customFieldModules } from '../../src/platform/module';
+import { customFieldModules, moduleLabel } from '../../src/platform/module';
 import { Flash, FormError } from '../components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../components/form';
 import { DataTable, Text } from '../components/table';
 
-export const MODULE_LABELS: Record<string, string> = {
-  risks: 'Risks', controls: 'Controls', policies: 'Policies', thirdParties: 'Third parties', incidents: 'Incidents', projects: 'Projects',
-};
 export const TYPE_LABELS: Record<string, string> = {
   text: 'Text', number: 'Number', date: 'Date', singleSelect: 'Single select', multiSelect: 'Multi select', boolean: 'Yes / no',
 };
@@ -30,7 +27,7 @@ export function CustomFieldList(p: CustomFieldListProps): JSX.Element {
       <p class="muted">Extra fields on records. A field's key names it in the REST API (<code>customFields</code>) and cannot change, nor can its type.</p>
       {customFieldModules().map((module) => (
         <section id={`module-${module}`}>
-          <h2 safe>{MODULE_LABELS[module]}</h2>
+          <h2 safe>{moduleLabel(module)}</h2>
           <DataTable<CustomFieldView>
             rows={p.definitions.filter((d) => d.module === module)}
             empty="No custom fields."
@@ -52,7 +49,7 @@ export function CustomFieldList(p: CustomFieldListProps): JSX.Element {
               },
             ]}
           />
-          {p.canCreate && <p><a class="button" href={`/settings/custom-fields/new?module=${module}`} safe>{`New ${MODULE_LABELS[module].toLowerCase()} field`}</a></p>}
+          {p.canCreate && <p><a class="button" href={`/settings/custom-fields/new?module=${module}`} safe>{`New ${moduleLabel(module).toLowerCase()} field`}</a></p>}
         </section>
       ))}
     </>
@@ -86,11 +83,11 @@ export function DefinitionForm(p: DefinitionFormProps): JSX.Element {
       <CsrfField token={p.csrfToken} />
       <FormError message={p.error} />
       {p.editing
-        ? <dl class="details"><dt>Records</dt><dd safe>{MODULE_LABELS[v.module] ?? v.module}</dd><dt>Key</dt><dd><code safe>{v.key}</code></dd>
+        ? <dl class="details"><dt>Records</dt><dd safe>{moduleLabel(v.module)}</dd><dt>Key</dt><dd><code safe>{v.key}</code></dd>
           <dt>Type</dt><dd safe>{TYPE_LABELS[v.type] ?? v.type}</dd></dl>
         : <>
           <Field label="Records" name="module" error={p.errors.module} required>
-            <Select name="module" selected={v.module} options={customFieldModules().map((m) => ({ value: m, label: MODULE_LABELS[m] }))} />
+            <Select name="module" selected={v.module} options={customFieldModules().map((m) => ({ value: m, label: moduleLabel(m) }))} />
           </Field>
           <Field label="Key" name="key" value={v.key} error={p.errors.key} required maxlength={40}
             hint="Starts with a lowercase letter; letters, digits and _ (up to 40). Used in the REST API; cannot change." />
@@ -121,7 +118,7 @@ export function ConfirmDefinitionDelete({ definition, csrfToken }: { definition:
     <form method="post" action={`/settings/custom-fields/${definition.id}/delete`} class="card">
       <CsrfField token={csrfToken} />
       <input type="hidden" name="confirm" value="true" />
-      <p safe>{`Delete the custom field "${definition.label}" (${definition.key}) of ${MODULE_LABELS[definition.module]?.toLowerCase() ?? definition.module}?`}</p>
+      <p safe>{`Delete the custom field "${definition.label}" (${definition.key}) of ${moduleLabel(definition.module).toLowerCase()}?`}</p>
       <p safe>{n > 0
         ? `${n} record${n === 1 ? ' holds a value' : 's hold values'} for this field; ${n === 1 ? 'it is' : 'they are'} deleted with it. The Audit Log records how many.`
         : 'No record holds a value for this field.'}</p>

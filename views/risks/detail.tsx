@@ -44,12 +44,14 @@ export interface RiskDetailProps {
   canUpdate: boolean;
   canDelete: boolean;
   done?: string;
+  /** Sections other modules add to a risk's page (its evidence). */
+  sections?: JSX.Element;
   /** Custom field values as shown (label, value), and labels for their History entries (`customFields.<key>`). */
   customFields?: { label: string; value: string }[];
   fieldLabels?: Record<string, string>;
 }
 
-export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, done, customFields, fieldLabels }: RiskDetailProps): JSX.Element {
+export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, done, customFields, fieldLabels, sections }: RiskDetailProps): JSX.Element {
   const level = (l: { value: number; name: string } | null) => (l ? `${l.value} – ${l.name}` : 'Not rated');
   return (
     <>
@@ -83,6 +85,7 @@ export function RiskDetail({ risk, history, audit, name, canUpdate, canDelete, d
         <dt>Updated</dt><dd><When value={risk.updatedAt} /></dd>
       </dl>
       {risk.description && <div class="card"><h2>Description</h2><p class="pre-wrap" safe>{risk.description}</p></div>}
+      {sections}
       <h2 id="history">History</h2>
       <DataTable<HistoryView>
         id="risk-history"

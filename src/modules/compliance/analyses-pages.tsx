@@ -1,3 +1,5 @@
+import { recordSections } from '../../platform/module';
+import { ANALYSIS_RECORD_TYPE } from './schema';
 import { Elysia } from 'elysia';
 import { renderScreen } from '../../../views/layout';
 import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
@@ -38,16 +40,17 @@ export function analysesPages(ctx: AppContext) {
 
   const analysisScreen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string, extra: Extra = {}) => {
     const analysis = await getAnalysis(ctx.db, viewer, id);
-    const [choiceLists, exceptions, history, canUpdate] = await Promise.all([
+    const [choiceLists, exceptions, history, canUpdate, sections] = await Promise.all([
       Promise.all(MAPPING_NAMES.map(async (kind) => (levelOf(viewer, `${MAPPING_KINDS[kind].module}:read`) === null ? null : mappingChoices(ctx.db, viewer, id, kind)))),
       listExceptions(ctx.db, complianceParent, viewer, { parentId: id, page: 1, pageSize: 200, sort: 'expiresAt' }),
       analysisHistory(ctx.db, viewer, id),
       mayUpdateAnalysis(ctx.db, viewer, id),
+      recordSections(ctx, ANALYSIS_RECORD_TYPE, id, viewer, csrfToken),
     ]);
     const choices = Object.fromEntries(MAPPING_NAMES.map((kind, i) => [kind, choiceLists[i]])) as Record<MappingKind, Option[] | null>;
     return renderScreen(headers, shell(`${analysis.item.code} ${analysis.item.name}`, viewer, csrfToken),
       <AnalysisPage analysis={analysis} canUpdate={canUpdate} canReview={levelOf(viewer, 'compliance:review') !== null} choices={choices}
-        exceptions={exceptions.rows} history={history} csrfToken={csrfToken} {...extra} />);
+        exceptions={exceptions.rows} history={history} csrfToken={csrfToken} sections={<>{sections}</>} {...extra} />);
   };
 
   return new Elysia({ name: 'pages:compliance-analyses' })

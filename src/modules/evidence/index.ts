@@ -20,7 +20,7 @@ export const manifest = defineModule({
   }],
   recordSections: {
     control: evidenceSection(['control', 'controlTest']),
-    [`complianceAnalysis`]: evidenceSection(['requirement']),
+    complianceAnalysis: evidenceSection(['requirement']),
     risk: evidenceSection(['risk']),
     policy: evidenceSection(['policy']),
     thirdParty: evidenceSection(['thirdParty']),

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { evidence as evidenceTable } from '../../../db/schema';
 import { compliancePackages, controlTests, evidence, thirdParties } from '../../../db/schema';
 import { CsrfField, Field, Select, formText, type Option } from '../../../views/components/form';
@@ -36,14 +36,18 @@ async function thirdPartyChoices(db: DbOrTx, viewer: Actor): Promise<Option[]> {
     .where(ownershipCondition(viewer, 'thirdParties:read', thirdParties.ownerId, thirdParties.ownerGroupId)).orderBy(asc(thirdParties.name)).limit(1000);
 }
 
-/** Records of one type the viewer may read (and so may link), by title: at most 1,000, as every picker. */
-async function linkChoices(db: DbOrTx, viewer: Actor, recordType: LinkedRecordType): Promise<Option[]> {
+/** Records of one type the viewer may read (and so may link), by title, those containing `q` when given: at most `limit`. */
+async function linkChoices(db: DbOrTx, viewer: Actor, recordType: LinkedRecordType, q = '', limit = 1000): Promise<Option[]> {
   const type = LINKED_TYPES[recordType];
   if (levelOf(viewer, `${type.module}:read`) === null) return [];
   const base = db.select({ value: sql<string>`${type.id}::text`, label: type.title }).from(type.from);
   const joined = type.join ? base.innerJoin(type.join.table, type.join.on) : base;
-  return joined.where(ownershipCondition(viewer, `${type.module}:read`, type.ownerId, type.ownerGroupId)).orderBy(asc(type.title)).limit(1000);
+  const matching = q ? sql`${type.title} ilike ${`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined;
+  return joined.where(and(ownershipCondition(viewer, `${type.module}:read`, type.ownerId, type.ownerGroupId), matching))
+    .orderBy(asc(type.title)).limit(limit);
 }
+
+const LINK_CHOICES = 200;
 
 const typeLabel = (recordType: LinkedRecordType) => LINKED_TYPES[recordType].label;
 
@@ -140,10 +144,15 @@ async function linksSection(ctx: AppContext, view: EvidenceView, viewer: Actor, 
         <form method="post" action={`/evidence/${view.id}/links`} class="card form">
           <CsrfField token={csrfToken} />
           <Field label="Record type" name="recordType">
-            <select id="recordType" name="recordType" required hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices" hx-trigger="change">
+            <select id="recordType" name="recordType" required hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices" hx-trigger="change"
+              hx-include="#link-q">
               <option value="">Choose…</option>
               {types.map((type) => <option value={type} safe>{typeLabel(type)}</option>)}
             </select>
+          </Field>
+          <Field label="Find by title" name="q" hint="Narrows the records offered below">
+            <input type="search" id="link-q" name="q" maxlength="200" hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices"
+              hx-trigger="keyup changed delay:300ms, search" hx-include="#recordType" />
           </Field>
           <div id="link-choices"><p class="muted">Choose a record type to pick the record.</p></div>
           <button type="submit">Link record</button>
@@ -350,11 +359,17 @@ const evidenceToolPages = (ctx: AppContext) => new Elysia({ name: 'pages:evidenc
   .get('/evidence/:id/link-choices', async ({ viewer, query }) => {
     const recordType = LINKED_RECORD_TYPES.find((type) => type === query.recordType);
     if (!recordType) return <p class="muted">Choose a record type to pick the record.</p>;
-    const options = await linkChoices(ctx.db, viewer, recordType);
-    return options.length
-      ? <Field label={typeLabel(recordType)} name="recordId"><Select id="recordId" name="recordId" options={options} required /></Field>
-      : <p class="muted" safe>{`No ${typeLabel(recordType).toLowerCase()} you may read.`}</p>;
-  }, { page: 'evidence:read', query: t.Object({ recordType: t.Optional(t.String()) }) })
+    const q = (query.q ?? '').trim().slice(0, 200);
+    const options = await linkChoices(ctx.db, viewer, recordType, q, LINK_CHOICES + 1);
+    const label = typeLabel(recordType).toLowerCase();
+    if (!options.length) return <p class="muted" safe>{q ? `No ${label} you may read has "${q}" in its title.` : `No ${label} you may read.`}</p>;
+    return (
+      <>
+        <Field label={typeLabel(recordType)} name="recordId"><Select id="recordId" name="recordId" options={options.slice(0, LINK_CHOICES)} required /></Field>
+        {options.length > LINK_CHOICES && <p class="muted" safe>{`The first ${LINK_CHOICES} by title; type part of the title to find others.`}</p>}
+      </>
+    );
+  }, { page: 'evidence:read', query: t.Object({ recordType: t.Optional(t.String()), q: t.Optional(t.String()) }) })
   .post('/evidence/:id/links', async ({ viewer, params, body, redirect }) => {
     const input = linkInputOf(body);
     await runWrite(ctx, (tx) => linkEvidence(tx, viewer, params.id, input));

@@ -5,6 +5,7 @@ import { runWrite, type AppContext } from '../../platform/context';
 import { invalid } from '../../platform/errors';
 import { schemaProblems } from '../../platform/form-input';
 import { listHistory } from '../../platform/history';
+import { recordSections } from '../../platform/module';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import {
   customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue,
@@ -257,15 +258,16 @@ export const riskPages = (ctx: AppContext) => {
 
     .get('/risks/:id', async ({ viewer, csrfToken, headers, params, query }) => {
       const risk = await getRisk(ctx.db, viewer, params.id);
-      const [history, audit, name, definitions] = await Promise.all([
+      const [history, audit, name, definitions, sections] = await Promise.all([
         listHistory(ctx.db, 'risk', risk.id), listAuditFor(ctx.db, 'risk', risk.id), namer(viewer), definitionsFor(ctx.db, 'risks'),
+        recordSections(ctx, 'risk', risk.id, viewer, csrfToken),
       ]);
       const customFields = definitions.map((d) => ({ label: d.label, value: shownCustomValue(d, risk.customFields?.[d.key]) }));
       const fieldLabels = Object.fromEntries(definitions.map((d) => [`customFields.${d.key}`, d.label]));
       const owned = { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null };
       return renderScreen(headers, shell(risk.title, viewer, csrfToken),
         <RiskDetail risk={risk} history={history} audit={audit} name={name} done={query.done} customFields={customFields} fieldLabels={fieldLabels}
-          canUpdate={canTouch(viewer, 'risks:update', owned)} canDelete={canTouch(viewer, 'risks:delete', owned)} />);
+          canUpdate={canTouch(viewer, 'risks:update', owned)} canDelete={canTouch(viewer, 'risks:delete', owned)} sections={<>{sections}</>} />);
     }, { page: 'risks:read' })
 
     .get('/risks/:id/edit', async ({ viewer, csrfToken, headers, params }) => {
