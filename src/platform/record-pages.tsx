@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { attempt, fieldErrors, formText, type Option } from '../../views/components/form';
 import { renderScreen } from '../../views/layout';
 import {
-  ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListState,
+  ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
 } from '../../views/records/record-views';
 import { platformService, recordSections } from './module';
 import { listAuditFor } from './audit';
@@ -56,6 +56,8 @@ export interface RecordPagesOptions<V> {
    * that is the list's own gives a plain Import button, several a menu offering the record type first.
    */
   importable?: boolean;
+  /** The register's own list filters beyond status and owner (evidence: kind, locked). */
+  filters?: readonly ListFilter[];
   /** Further buttons beside New on the list (evidence: Verify files, Auditor package), for the viewer. */
   listActions?: (viewer: Actor) => JSX.Element | undefined;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
@@ -121,6 +123,10 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       sort: sorts.some((s) => s.value === query.sort) ? query.sort! : '',
       page: Math.max(1, int(query.page, 1)),
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
+      extra: Object.fromEntries((o.filters ?? []).flatMap((f) => {
+        const value = query[f.name] ?? '';
+        return f.options.some((option) => option.value === value) ? [[f.name, value]] : [];
+      })),
     };
   };
 
@@ -205,12 +211,13 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const page = await listRecords(ctx.db, kind, viewer, {
         page: state.page, pageSize: state.pageSize, ...(state.sort ? { sort: state.sort } : {}),
         ...(state.q ? { q: state.q } : {}), ...(state.status ? { status: state.status } : {}), ...(state.ownerId ? { ownerId: state.ownerId } : {}),
+        ...state.extra,
       });
       const results = { path: o.path, page: page as unknown as Page<V>, state, columns: o.columns, plural: o.title };
       if (headers['hx-request'] === 'true' && headers['hx-target']) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
       return renderScreen(headers, shell(o.title, viewer, csrfToken),
-        <RecordList {...results} statuses={o.statuses} sorts={sorts} singular={o.singular}
+        <RecordList {...results} statuses={o.statuses} sorts={sorts} filters={o.filters} singular={o.singular}
           owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}
           extraActions={importButton(viewer)} />);
     }, { page: right('read') })

@@ -38,6 +38,11 @@ describe('evidence screens', () => {
     expect(expiring).toContain(title);
     const expired = await (await admin.get(`/evidence?status=expired&q=${encodeURIComponent(title)}`)).text();
     expect(expired).toContain('No evidence match these filters.');
+    const reports = await (await admin.get(`/evidence?kind=vendor_report&q=${encodeURIComponent(title)}`)).text();
+    expect(reports).toContain('No evidence match these filters.');
+    const unlocked = await (await admin.get(`/evidence?kind=evidence&locked=false&q=${encodeURIComponent(title)}`)).text();
+    expect(unlocked).toContain(`>${title}</a>`);
+    expect(unlocked).toContain('<option value="false" selected>Unlocked</option>');
   });
 
   test('a record is linked from the evidence page, and the control page lists the evidence', async () => {

@@ -35,6 +35,15 @@ export interface ListState {
   sort: string;
   page: number;
   pageSize: number;
+  /** Values of the register's own filters (evidence: kind, locked), by name; only chosen ones. */
+  extra?: Record<string, string>;
+}
+
+/** A register's own list filter: a select of allowed values, passed to the list query under its name. */
+export interface ListFilter {
+  name: string;
+  label: string;
+  options: Option[];
 }
 
 export const readable = (value: string) => value.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase());
@@ -45,6 +54,7 @@ export function listHref(path: string, state: ListState, page = state.page): str
   if (state.status) params.set('status', state.status);
   if (state.ownerId) params.set('ownerId', state.ownerId);
   if (state.sort) params.set('sort', state.sort);
+  for (const [name, value] of Object.entries(state.extra ?? {})) params.set(name, value);
   if (page > 1) params.set('page', String(page));
   if (state.pageSize !== 25) params.set('pageSize', String(state.pageSize));
   const query = params.toString();
@@ -68,7 +78,7 @@ const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-')
 /** The table and pager; the whole page renders it and htmx swaps it alone when filters change. */
 export function RecordResults<V extends Identified>({ path, page, state, columns, plural }: ResultsProps<V>): JSX.Element {
   const id = resultsId(path);
-  const filtered = Boolean(state.q || state.status || state.ownerId);
+  const filtered = Boolean(state.q || state.status || state.ownerId || Object.keys(state.extra ?? {}).length);
   return (
     <section id={id} aria-live="polite">
       <DataTable<V>
@@ -91,6 +101,7 @@ export interface ListProps<V extends Identified> extends ResultsProps<V> {
   canCreate: boolean;
   singular: string;
   extraActions?: JSX.Element;
+  filters?: readonly ListFilter[];
 }
 
 /** Filters are a plain GET form (works without JavaScript); htmx replaces only the results and pushes the URL. */
@@ -110,6 +121,9 @@ export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Eleme
           <label>Status <Select name="status" selected={state.status}
             options={[{ value: '', label: 'Any' }, ...statuses.map((s) => ({ value: s, label: readable(s) }))]} /></label>
         )}
+        {props.filters?.map((f) => (
+          <label><span safe>{f.label}</span> <Select name={f.name} selected={state.extra?.[f.name] ?? ''} options={[{ value: '', label: 'Any' }, ...f.options]} /></label>
+        ))}
         <label>Owner <Select name="ownerId" selected={state.ownerId} options={[{ value: '', label: 'Anyone' }, ...owners]} /></label>
         <label>Sort <Select name="sort" selected={state.sort} options={sorts} /></label>
         <noscript><button type="submit">Apply</button></noscript>

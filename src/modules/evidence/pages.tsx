@@ -248,6 +248,10 @@ export const evidencePages = (ctx: AppContext) => new Elysia({ name: 'pages:evid
     Create: EvidenceCreate,
     Update: EvidenceUpdate,
     statuses: EVIDENCE_STATUSES,
+    filters: [
+      { name: 'kind', label: 'Kind', options: EVIDENCE_KINDS.map((k) => ({ value: k, label: readable(k) })) },
+      { name: 'locked', label: 'Locked', options: [{ value: 'true', label: 'Locked' }, { value: 'false', label: 'Unlocked' }] },
+    ],
     listActions: (viewer) => (
       <>
         <a class="button secondary" href="/evidence/package">Auditor package</a>
