@@ -2,6 +2,7 @@ import type { ModuleManifest } from '../platform/module';
 import { manifest as accountReviews } from './accountReviews';
 import { manifest as apiTokens } from './apiTokens';
 import { manifest as assets } from './assets';
+import { manifest as assistant } from './assistant';
 import { manifest as audits } from './audits';
 import { manifest as businessUnits } from './businessUnits';
 import { manifest as compliance } from './compliance';
@@ -23,5 +24,5 @@ import { manifest as thirdParties } from './thirdParties';
  */
 export const MODULES: readonly ModuleManifest[] = [
   risks, exceptions, controls, compliance, evidence, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews,
-  people, apiTokens, customFields, labels,
+  people, apiTokens, customFields, labels, assistant,
 ];

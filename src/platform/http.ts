@@ -39,7 +39,7 @@ const isApiPath = (path: string) => path.startsWith('/api/');
  * transaction, bounded per client (refusals.ts): identical refusals are folded per window, and a client over its
  * limit is answered 429 instead.
  */
-async function recordDenial(ctx: AppContext, actor: Actor | null, reason: string, request: Request, client: string, tokenId?: string): Promise<RefusalOutcome> {
+export async function recordDenial(ctx: AppContext, actor: Actor | null, reason: string, request: Request, client: string, tokenId?: string): Promise<RefusalOutcome> {
   const url = new URL(request.url);
   return refusalLimiter(ctx).record(client, actor ?? systemActor('api'), {
     module: 'security',

@@ -1,4 +1,5 @@
 import type { AnyElysia } from 'elysia';
+import type { TObject } from '@sinclair/typebox';
 import type { Db, DbOrTx } from '../../db/client';
 import type { Config } from '../config';
 import type { AppContext } from './context';
@@ -70,7 +71,27 @@ export interface ModuleManifest {
    * control). Rendered by the register kit's detail page and by pages that call recordSections.
    */
   recordSections?: Readonly<Record<string, RecordSection>>;
+  /** Tools the module offers AI assistants on /api/mcp (the assistant module serves them). */
+  assistantTools?: readonly AssistantTool[];
 }
+
+/**
+ * One tool of the AI-assistant endpoint: its input is the module's own TypeBox schema (served as the tool's JSON
+ * Schema and checked before `run`), and `run` calls the module's services as the assistant's user.
+ */
+export interface AssistantTool {
+  name: string;
+  title: string;
+  description: string;
+  input: TObject;
+  /** Reads only (MCP readOnlyHint); a writing tool may still say it never removes anything. */
+  readOnly: boolean;
+  destructive?: boolean;
+  run(ctx: AppContext, actor: Actor, args: Record<string, unknown>): Promise<unknown>;
+}
+
+/** Every installed module's assistant tools. */
+export const assistantTools = (): AssistantTool[] => installed.flatMap((m) => [...(m.assistantTools ?? [])]);
 
 export type RecordSection = (ctx: AppContext, recordId: string, viewer: Actor, csrfToken: string) => Promise<JSX.Element | null>;
 

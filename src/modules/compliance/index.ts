@@ -5,6 +5,8 @@ import { packagesApi } from './packages-api';
 import { compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
+import { AnalysisListQuery } from './analyses-api';
+import { listAnalyses } from './analyses-service';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
@@ -16,4 +18,9 @@ export const manifest = defineModule({
     { group: 'Compliance', key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },
   ],
   countedTables: ['compliance_packages'],
+  assistantTools: [{
+    name: 'list_compliance', title: 'List requirements and their status', readOnly: true, input: AnalysisListQuery,
+    description: 'Requirements (analyses) of compliance packages you may read with their assessed status, paged; the filters of GET /api/v1/compliance/analyses (packageId, status, q, sort).',
+    run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args as AnalysisListQuery),
+  }],
 });

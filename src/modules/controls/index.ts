@@ -2,6 +2,9 @@ import { defineModule } from '../../platform/module';
 import { controlsApi } from './api';
 import { controlImport } from './import';
 import { controlPages } from './pages';
+import { listRecords, type ListParams } from '../../platform/records';
+import { ControlListQuery } from './schema';
+import { controlKind } from './service';
 
 /** Controls and their tests. */
 export const manifest = defineModule({
@@ -12,4 +15,9 @@ export const manifest = defineModule({
   nav: [{ group: 'Compliance', key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' }],
   customFields: true,
   countedTables: ['controls'],
+  assistantTools: [{
+    name: 'list_controls', title: 'List controls', readOnly: true, input: ControlListQuery,
+    description: 'Controls you may read, paged; the filters of GET /api/v1/controls (status, type, ownerId, q, sort).',
+    run: (ctx, actor, args) => listRecords(ctx.db, controlKind, actor, args as ListParams),
+  }],
 });

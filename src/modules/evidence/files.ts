@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import type { DbOrTx, Tx } from '../../../db/client';
 import type { Config } from '../../config';
 import { evidenceFiles } from '../../../db/schema';
 import { runWrite, type AppContext } from '../../platform/context';
@@ -8,7 +8,7 @@ import { recordChange } from '../../platform/history';
 import { log } from '../../platform/log';
 import type { Actor } from '../../platform/permissions';
 import { loadForAction } from '../../platform/records';
-import { sniffContentType, storeHashed } from '../../platform/storage';
+import { sniffContentType, storeHashed, type StoredDigest } from '../../platform/storage';
 import type { EvidenceFileView } from './schema';
 import { evidenceKind } from './service';
 
@@ -41,11 +41,49 @@ export async function listFiles(db: DbOrTx, actor: Actor, evidenceId: string): P
 export const maxFileBytes = (ctx: { config: Pick<Config, 'EVIDENCE_MAX_FILE_MB'> }) => ctx.config.EVIDENCE_MAX_FILE_MB * 1024 * 1024;
 export const fileTooLarge = (ctx: { config: Pick<Config, 'EVIDENCE_MAX_FILE_MB'> }) => `file: larger than the ${ctx.config.EVIDENCE_MAX_FILE_MB} MB an evidence file may be`;
 
+/** Bytes streamed into storage under a key of the server's making, with their digest. */
+export interface StoredBytes {
+  storageKey: string;
+  digest: StoredDigest;
+}
+
+/** Streams a file into storage while hashing it: 413 past the limit and 400 when empty, leaving nothing stored. */
+export async function storeFile(ctx: AppContext, body: ReadableStream<Uint8Array> | null, declaredSize?: number, maxBytes = maxFileBytes(ctx), tooLarge = fileTooLarge(ctx)): Promise<StoredBytes> {
+  if (declaredSize !== undefined && declaredSize > maxBytes) throw new AppError('TOO_LARGE', tooLarge);
+  if (!body || declaredSize === 0) throw invalidField('file', 'the file is empty');
+  const storageKey = crypto.randomUUID();
+  return { storageKey, digest: await storeHashed(ctx.storage, storageKey, body, maxBytes, tooLarge) };
+}
+
+/** Records stored bytes as a file of the evidence, with its History and Audit Log entries (in the caller's transaction). */
+export async function recordStoredFile(tx: DbOrTx, actor: Actor, evidenceId: string, name: string, stored: StoredBytes): Promise<EvidenceFileView> {
+  await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
+  const { storageKey, digest } = stored;
+  const [row] = await tx.insert(evidenceFiles).values({
+    evidenceId, name, storageKey, size: digest.size, sha256: digest.sha256, crc32: digest.crc32, contentType: sniffContentType(digest.head),
+    uploadedBy: actor.userId,
+  }).returning();
+  await recordChange(tx, actor, { module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'file.upload', before: null, after: fileFields(row) });
+  return fileView(row);
+}
+
+/**
+ * Runs `write` (which records the stored bytes) in one transaction; when it fails or is refused, the stored bytes are
+ * removed, so no file is ever left without its record.
+ */
+export async function recordOrDiscard<T>(ctx: AppContext, stored: StoredBytes, write: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await runWrite(ctx, write);
+  } catch (error) {
+    await ctx.storage.remove(stored.storageKey).catch((cause) => log.error('stored file left after a failed upload', { storageKey: stored.storageKey, error: String(cause) }));
+    throw error;
+  }
+}
+
 /**
  * Stores one file on evidence the actor may update: streamed to storage while hashed (never whole in memory), then
  * recorded with its Audit Log and History entries in one transaction. Refusals come before any byte is stored where
- * they can (name, permission, lock, declared size); a refusal or failure after storing removes the stored bytes, so
- * no file is ever left without its record.
+ * they can (name, permission, lock, declared size); a refusal or failure after storing removes the stored bytes.
  */
 export async function uploadFile(
   ctx: AppContext, actor: Actor, evidenceId: string, name: string, body: ReadableStream<Uint8Array> | null, declaredSize?: number,
@@ -53,24 +91,8 @@ export async function uploadFile(
   const problem = fileNameProblem(name);
   if (problem) throw invalidField('name', problem);
   await loadForAction(ctx.db, evidenceKind, actor, evidenceId, 'update');
-  if (declaredSize !== undefined && declaredSize > maxFileBytes(ctx)) throw new AppError('TOO_LARGE', fileTooLarge(ctx));
-  if (!body || declaredSize === 0) throw invalidField('file', 'the file is empty');
-  const storageKey = crypto.randomUUID();
-  const digest = await storeHashed(ctx.storage, storageKey, body, maxFileBytes(ctx), fileTooLarge(ctx));
-  try {
-    return await runWrite(ctx, async (tx) => {
-      await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
-      const [row] = await tx.insert(evidenceFiles).values({
-        evidenceId, name, storageKey, size: digest.size, sha256: digest.sha256, crc32: digest.crc32, contentType: sniffContentType(digest.head),
-        uploadedBy: actor.userId,
-      }).returning();
-      await recordChange(tx, actor, { module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'file.upload', before: null, after: fileFields(row) });
-      return fileView(row);
-    });
-  } catch (error) {
-    await ctx.storage.remove(storageKey).catch((cause) => log.error('stored file left after a failed upload', { storageKey, error: String(cause) }));
-    throw error;
-  }
+  const stored = await storeFile(ctx, body, declaredSize);
+  return recordOrDiscard(ctx, stored, (tx) => recordStoredFile(tx, actor, evidenceId, name, stored));
 }
 
 export async function loadFile(db: DbOrTx, actor: Actor, evidenceId: string, fileId: string): Promise<FileRow> {

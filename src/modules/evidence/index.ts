@@ -1,5 +1,6 @@
 import { defineModule } from '../../platform/module';
 import { evidenceApi } from './api';
+import { evidenceTools } from './assistant';
 import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
 
@@ -13,6 +14,7 @@ export const manifest = defineModule({
   nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],
   customFields: true,
   countedTables: ['evidence'],
+  assistantTools: evidenceTools,
   uploads: (config) => [{
     path: UPLOAD,
     bytes: maxFileBytes({ config }),

@@ -123,3 +123,29 @@ export const ReminderView = t.Object({
 export type ReminderView = Static<typeof ReminderView>;
 
 export const LockState = t.Object({ locked: t.Boolean(), lockedAt: t.Union([t.String(), t.Null()]), lockedBy: t.Union([t.String(), t.Null()]) });
+
+/* ---------- AI-assistant tool inputs ---------- */
+
+/** upload_evidence takes at most this much content (spec Limits). */
+export const ASSISTANT_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+export const EvidenceRef = t.Object({ evidenceId: Uuid }, { additionalProperties: false });
+
+export const LinkEvidenceToolInput = t.Object({
+  evidenceId: Uuid,
+  recordType: stringEnum(LINKED_RECORD_TYPES),
+  recordId: Uuid,
+  unlink: t.Optional(t.Boolean({ description: 'true removes the link instead of making it' })),
+}, { additionalProperties: false });
+export type LinkEvidenceToolInput = Static<typeof LinkEvidenceToolInput>;
+
+export const UPLOAD_TARGETS = ['evidence', ...LINKED_RECORD_TYPES.filter((type) => type !== 'controlTest')] as const;
+export const UploadEvidenceInput = t.Object({
+  recordType: stringEnum(UPLOAD_TARGETS, { description: 'evidence: a file on that evidence; any other: new evidence linked to that record' }),
+  recordId: Uuid,
+  fileName: t.String({ minLength: 1, maxLength: 255 }),
+  text: t.Optional(t.String({ maxLength: ASSISTANT_UPLOAD_BYTES, description: 'The content as text (UTF-8)' })),
+  base64: t.Optional(t.String({ maxLength: Math.ceil(ASSISTANT_UPLOAD_BYTES / 3) * 4 + 4, description: 'The content, base64-encoded' })),
+  title: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'Title of the new evidence (default: the file name)' })),
+}, { additionalProperties: false });
+export type UploadEvidenceInput = Static<typeof UploadEvidenceInput>;

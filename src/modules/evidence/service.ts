@@ -176,6 +176,13 @@ export async function requireLinkableRecord(db: DbOrTx, actor: Actor, input: Evi
   return requireLinkedRow(actor, type, input.recordId, row, field);
 }
 
+/** The owner and owner group of a linkable record (for the rights on the record itself, as upload_evidence needs). */
+export async function linkedOwner(db: DbOrTx, target: EvidenceLinkInput): Promise<{ ownerId: string | null; ownerGroupId: string | null }> {
+  const row = (await linkedRows(db, LINKED_TYPES[target.recordType], [target.recordId])).get(target.recordId);
+  if (!row) throw notFound(`${LINKED_TYPES[target.recordType].label} ${target.recordId}`);
+  return { ownerId: row.ownerId, ownerGroupId: row.ownerGroupId };
+}
+
 export async function linkEvidence(tx: DbOrTx, actor: Actor, evidenceId: string, input: EvidenceLinkInput): Promise<void> {
   await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
   const record = await requireLinkableRecord(tx, actor, input, 'recordId');

@@ -8,6 +8,9 @@ export const policiesModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:policies' }).use(policiesApi(ctx)).use(policyPages(ctx)).use(policySettingsPages(ctx));
 import { defineModule } from '../../platform/module';
 import { policyImport } from './import';
+import { listRecords, type ListParams } from '../../platform/records';
+import { PolicyListQuery } from './schema';
+import { policyKind } from './service';
 
 export const manifest = defineModule({
   name: 'policies',
@@ -20,4 +23,9 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['policies'],
+  assistantTools: [{
+    name: 'list_policies', title: 'List policies', readOnly: true, input: PolicyListQuery,
+    description: 'Policies you may read, paged; the filters of GET /api/v1/policies (status, ownerId, q, sort).',
+    run: (ctx, actor, args) => listRecords(ctx.db, policyKind, actor, args as ListParams),
+  }],
 });

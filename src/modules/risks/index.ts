@@ -4,6 +4,8 @@ import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
 import { riskTreatmentsModule } from './treatments-pages';
+import { RiskListQuery } from './schema';
+import { listRisks } from './service';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -17,4 +19,9 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['risks'],
+  assistantTools: [{
+    name: 'list_risks', title: 'List risks', readOnly: true, input: RiskListQuery,
+    description: 'Risks you may read, with inherent and residual scores, paged; the filters of GET /api/v1/risks (status, classificationId, ownerId, q, sort).',
+    run: (ctx, actor, args) => listRisks(ctx.db, actor, args as RiskListQuery),
+  }],
 });

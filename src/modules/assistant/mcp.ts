@@ -1,0 +1,129 @@
+import { Elysia, t } from 'elysia';
+import { Value } from '@sinclair/typebox/value';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AppContext } from '../../platform/context';
+import { AppError, notFound, unauthorized } from '../../platform/errors';
+import { errorResponse, recordDenial } from '../../platform/http';
+import { assistantTools, platformService, type AssistantTool } from '../../platform/module';
+import type { Actor } from '../../platform/permissions';
+import { clientAddress } from '../../platform/refusals';
+import { assistantSettings } from './settings-service';
+
+/**
+ * The AI-assistant endpoint: the Model Context Protocol over streamable HTTP (the SDK's web-standard transport and its
+ * low-level Server), stateless: every request builds its server from the tools the modules declare, authenticates the
+ * bearer token and loads the user's rights afresh, so a right removed takes effect on the next call and any instance
+ * behind a load balancer answers any request. Answers are JSON (no SSE stream is kept open).
+ */
+
+const SERVER_INFO = { name: 'grc-service', version: '1' };
+/** upload_evidence's 10 MB as base64 inside its JSON-RPC message, with room for the rest of the message. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** A tool's result text is capped so one answer cannot flood the assistant's context. */
+const MAX_RESULT_CHARS = 200_000;
+
+function describe(tool: AssistantTool): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    // TypeBox schemas are JSON Schema; serialising drops TypeBox's symbol keys.
+    inputSchema: JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'],
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, openWorldHint: false },
+  };
+}
+
+const argumentProblems = (tool: AssistantTool, args: unknown) =>
+  [...Value.Errors(tool.input, args)].map((e) => `${e.path.replace(/^\//, '').replaceAll('/', '.') || 'arguments'}: ${e.message}`);
+
+function resultText(value: unknown): string {
+  const text = JSON.stringify(value, null, 2) ?? 'null';
+  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}\n… (cut at ${MAX_RESULT_CHARS} characters; ask for a smaller page)` : text;
+}
+
+interface CallContext {
+  ctx: AppContext;
+  actor: Actor;
+  request: Request;
+  client: string;
+}
+
+/** Runs one tool: arguments checked against its schema (a JSON-RPC error), refusals as tool errors with REST's message. */
+async function callTool(call: CallContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const tool = assistantTools().find((candidate) => candidate.name === name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const problems = argumentProblems(tool, args);
+  if (problems.length) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${name}: ${problems.slice(0, 20).join('; ')}`);
+  try {
+    const result = await tool.run(call.ctx, call.actor, args);
+    return { content: [{ type: 'text', text: resultText(result) }] };
+  } catch (error) {
+    const refused = errorResponse(error, '', crypto.randomUUID());
+    if (refused.status >= 500) throw error;
+    if (error instanceof AppError && error.deniedReason) {
+      await recordDenial(call.ctx, call.actor, `${error.deniedReason} (tool ${name})`, call.request, call.client);
+    }
+    return { isError: true, content: [{ type: 'text', text: refused.body.error }] };
+  }
+}
+
+async function assistantActor(ctx: AppContext, authorization: string | null): Promise<Actor> {
+  const secret = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!secret) throw unauthorized('no bearer token');
+  const actor = await platformService('authenticateToken')(ctx.db, secret);
+  return { ...actor, via: 'mcp' };
+}
+
+async function answer(call: Omit<CallContext, 'actor'>): Promise<Response> {
+  const settings = await assistantSettings(call.ctx.db);
+  if (!settings.enabled) throw notFound('/api/mcp');
+  const actor = await assistantActor(call.ctx, call.request.headers.get('authorization'));
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: 'Governance, risk and compliance records, as the signed-in user may see them. Evidence can be recorded, linked, locked and uploaded; nothing is deleted or decided here.',
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: assistantTools().map(describe) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool({ ...call, actor }, request.params.name, request.params.arguments ?? {}));
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_MESSAGE_BYTES });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(call.request);
+  } finally {
+    await server.close();
+  }
+}
+
+const JsonRpcMessage = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  id: t.Optional(t.Union([t.String(), t.Number()])),
+  method: t.Optional(t.String()),
+  params: t.Optional(t.Unknown()),
+  result: t.Optional(t.Unknown()),
+  error: t.Optional(t.Unknown()),
+});
+
+/** JSON content of a documented body or answer (TypeBox is JSON Schema; the plugin's type wants its own). */
+const json = (schema: object) => ({ 'application/json': { schema } });
+
+export const mcpEndpoint = (ctx: AppContext) =>
+  new Elysia({ name: 'api:mcp' })
+    .post('/api/mcp', ({ request, server }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }), {
+      parse: 'none',
+      detail: {
+        tags: ['AI assistants'],
+        summary: 'Model Context Protocol (streamable HTTP, stateless, JSON answers): tools/list and tools/call as the token’s user',
+        description: 'Authorization: Bearer <API token>. 404 while Settings › AI assistants › Allow AI assistants to connect is off. '
+          + 'Each tool checks the token’s scopes and the user’s current rights on every call (docs/assistant.md).',
+        security: [{ bearerAuth: [] }],
+        requestBody: { required: true, content: json(JsonRpcMessage) },
+        responses: {
+          200: { description: 'The JSON-RPC answer', content: json(JsonRpcMessage) },
+          202: { description: 'A notification was accepted; no body' },
+        },
+      },
+    })
+    // Stateless: there is no stream to open (GET) or session to end (DELETE); the transport answers 405 for both.
+    .get('/api/mcp', ({ request, server }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }), { detail: { hide: true } })
+    .delete('/api/mcp', ({ request, server }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }), { parse: 'none', detail: { hide: true } });

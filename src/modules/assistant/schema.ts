@@ -1,0 +1,25 @@
+import { t, type Static } from 'elysia';
+
+/** Settings › AI assistants (spec "AI-assistant settings"); kept as one value in the settings table. */
+export const AssistantSettings = t.Object({
+  enabled: t.Boolean({ description: 'Allow AI assistants to connect; while off /api/mcp answers 404' }),
+  includePrivacy: t.Boolean({ description: 'Include privacy records; while off no tool returns or accepts them' }),
+  acceptIdpTokens: t.Boolean({ description: 'Accept identity-provider access tokens' }),
+  tenantId: t.String({ maxLength: 200, description: 'Directory (tenant) ID' }),
+  clientId: t.String({ maxLength: 200, description: 'Application (client) ID' }),
+  applicationIdUri: t.String({ maxLength: 500, description: 'Application ID URI; blank gives api://<client ID>' }),
+  requiredScope: t.String({ maxLength: 200, description: 'Required scope; blank gives Mcp.Access' }),
+}, { additionalProperties: false });
+export type AssistantSettings = Static<typeof AssistantSettings>;
+
+export const DEFAULT_ASSISTANT_SETTINGS: AssistantSettings = {
+  enabled: false, includePrivacy: false, acceptIdpTokens: false, tenantId: '', clientId: '', applicationIdUri: '', requiredScope: '',
+};
+
+export const GET_RECORD_TYPES = ['risk', 'control', 'policy', 'requirement', 'evidence', 'thirdParty', 'incident', 'auditPlan', 'auditFinding', 'asset', 'project'] as const;
+export const GetRecordInput = t.Object({
+  recordType: t.UnionEnum(GET_RECORD_TYPES as unknown as ['risk'], { description: 'What kind of record' }),
+  id: t.String({ format: 'uuid' }),
+}, { additionalProperties: false });
+
+export const MyOpenItemsInput = t.Object({}, { additionalProperties: false });

@@ -1,0 +1,111 @@
+import type { AssistantTool } from '../../platform/module';
+import { AppError, invalidField } from '../../platform/errors';
+import { requireOnRecord, type Actor } from '../../platform/permissions';
+import { createRecord, listRecords, type ListParams } from '../../platform/records';
+import { runWrite, type AppContext } from '../../platform/context';
+import { fileNameProblem, listFiles, recordOrDiscard, recordStoredFile, storeFile } from './files';
+import {
+  ASSISTANT_UPLOAD_BYTES, EvidenceCreate, EvidenceListQuery, EvidenceRef, LinkEvidenceToolInput, UploadEvidenceInput,
+  type EvidenceCreate as EvidenceCreateInput, type LinkedRecordType,
+} from './schema';
+import { evidenceKind, getEvidence, linkedOwner, linkEvidence, linksAsSeen, lockEvidence, requireLinkableRecord, unlinkEvidence, LINKED_TYPES } from './service';
+
+/** Evidence rows with their files (name, size, SHA-256) and links, as list_evidence and get_record give them. */
+async function withFilesAndLinks(ctx: AppContext, actor: Actor, ids: string[]) {
+  const links = await linksAsSeen(ctx.db, actor, ids);
+  const files = new Map(await Promise.all(ids.map(async (id) => [id, await listFiles(ctx.db, actor, id)] as const)));
+  return { links, files };
+}
+
+async function listEvidence(ctx: AppContext, actor: Actor, args: Record<string, unknown>) {
+  const page = await listRecords(ctx.db, evidenceKind, actor, args as ListParams);
+  const ids = page.rows.map((row) => String(row.id));
+  const { links, files } = await withFilesAndLinks(ctx, actor, ids);
+  return { ...page, rows: page.rows.map((row) => ({ ...row, files: files.get(String(row.id)) ?? [], links: links.get(String(row.id)) ?? [] })) };
+}
+
+export async function evidenceInFull(ctx: AppContext, actor: Actor, id: string) {
+  const record = await getEvidence(ctx.db, actor, id);
+  const { links, files } = await withFilesAndLinks(ctx, actor, [id]);
+  return { ...record, files: files.get(id) ?? [], links: links.get(id) ?? [] };
+}
+
+/** The content of an upload_evidence call as bytes: text or base64, one of them, at most 10 MB. */
+function uploadBytes(input: UploadEvidenceInput): Uint8Array<ArrayBuffer> {
+  if ((input.text === undefined) === (input.base64 === undefined)) throw invalidField('text', 'give the content as text or as base64, one of them');
+  if (input.base64 !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(input.base64.replace(/\s+/g, ''))) throw invalidField('base64', 'is not base64');
+  const bytes = input.text !== undefined ? new TextEncoder().encode(input.text) : Uint8Array.from(Buffer.from(input.base64!, 'base64'));
+  if (bytes.length > ASSISTANT_UPLOAD_BYTES) throw new AppError('TOO_LARGE', `upload_evidence takes at most ${ASSISTANT_UPLOAD_BYTES / 1024 / 1024} MB; upload larger files on the evidence page or through the REST API`);
+  if (bytes.length === 0) throw invalidField('file', 'the file is empty');
+  return bytes as Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * upload_evidence: onto evidence the user may update, or onto any other supported record the user may update, where it
+ * lands on new evidence linked to that record (needing evidence:create). Stored first, then recorded in one
+ * transaction (evidence, link, file); a refusal leaves nothing.
+ */
+async function uploadEvidence(ctx: AppContext, actor: Actor, input: UploadEvidenceInput) {
+  const nameProblem = fileNameProblem(input.fileName);
+  if (nameProblem) throw invalidField('fileName', nameProblem);
+  const bytes = uploadBytes(input);
+  if (input.recordType === 'evidence') {
+    await getEvidence(ctx.db, actor, input.recordId);
+  } else {
+    const type = LINKED_TYPES[input.recordType as LinkedRecordType];
+    const target = { recordType: input.recordType as LinkedRecordType, recordId: input.recordId };
+    const row = await requireLinkableRecord(ctx.db, actor, target, 'recordId');
+    requireOnRecord(actor, `${type.module}:update`, await linkedOwner(ctx.db, target), `${type.label} ${row.id}`);
+  }
+  const stored = await storeFile(ctx, new Blob([bytes]).stream(), bytes.length, ASSISTANT_UPLOAD_BYTES);
+  return recordOrDiscard(ctx, stored, async (tx) => {
+    let evidenceId = input.recordId;
+    if (input.recordType !== 'evidence') {
+      const created: EvidenceCreateInput = { title: input.title ?? input.fileName, description: 'Uploaded by an AI assistant.' };
+      evidenceId = (await createRecord(tx, evidenceKind, actor, created)).id;
+      await linkEvidence(tx, actor, evidenceId, { recordType: input.recordType as LinkedRecordType, recordId: input.recordId });
+    }
+    const file = await recordStoredFile(tx, actor, evidenceId, input.fileName, stored);
+    return { evidenceId, file };
+  });
+}
+
+export const evidenceTools: AssistantTool[] = [
+  {
+    name: 'list_evidence', title: 'List evidence', readOnly: true, input: EvidenceListQuery,
+    description: 'Evidence and vendor reports you may read, with status (current, expiring, expired), lock state, files (name, size, SHA-256) and the records each proves. Filters: kind, status, linked (a record id), locked, ownerId, q; paged.',
+    run: (ctx, actor, args) => listEvidence(ctx, actor, args),
+  },
+  {
+    name: 'create_evidence', title: 'Record evidence', readOnly: false, input: EvidenceCreate,
+    description: 'Record evidence or a vendor report (kind vendor_report names its thirdPartyId). Needs evidence:create.',
+    run: async (ctx, actor, args) => {
+      const { id } = await runWrite(ctx, (tx) => createRecord(tx, evidenceKind, actor, args as EvidenceCreateInput));
+      return getEvidence(ctx.db, actor, id);
+    },
+  },
+  {
+    name: 'link_evidence', title: 'Link or unlink evidence', readOnly: false, destructive: true, input: LinkEvidenceToolInput,
+    description: 'Link evidence to a record it proves (control, controlTest, requirement, risk, policy, thirdParty, auditPlan, auditFinding, incident), or unlink it with unlink: true. Needs evidence:update and read access to the record; refused while the evidence is locked.',
+    run: async (ctx, actor, args) => {
+      const input = args as LinkEvidenceToolInput;
+      const link = { recordType: input.recordType, recordId: input.recordId };
+      await runWrite(ctx, (tx) => (input.unlink ? unlinkEvidence(tx, actor, input.evidenceId, link) : linkEvidence(tx, actor, input.evidenceId, link)));
+      return evidenceInFull(ctx, actor, input.evidenceId);
+    },
+  },
+  {
+    name: 'lock_evidence', title: 'Lock evidence', readOnly: false, input: EvidenceRef,
+    description: 'Lock evidence so its fields, files and links cannot change. Needs evidence:update. Unlocking is only possible in the app or the REST API.',
+    run: async (ctx, actor, args) => {
+      const { evidenceId } = args as { evidenceId: string };
+      await runWrite(ctx, (tx) => lockEvidence(tx, actor, evidenceId));
+      return getEvidence(ctx.db, actor, evidenceId);
+    },
+  },
+  {
+    name: 'upload_evidence', title: 'Upload evidence', readOnly: false, input: UploadEvidenceInput,
+    description: 'Attach short content you wrote (text, or base64 up to 10 MB) as a file. recordType evidence: onto that evidence (evidence:update). Any other record you may update (for example a control or a requirement): onto new evidence linked to it (evidence:create). Answers the file with its SHA-256.',
+    run: (ctx, actor, args) => uploadEvidence(ctx, actor, args as UploadEvidenceInput),
+  },
+];

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { and, eq } from 'drizzle-orm';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { auditLog } from '../../db/schema';
+import { createApp } from '../../src/app';
+import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
+import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
+import { removeGroupMember } from '../../src/modules/people/service';
+import { systemActor, type Actor, type Permission } from '../../src/platform/permissions';
+import { testEnv, type TestEnv } from '../helpers/app';
+import { adminActor, makeRisk, makeToken, makeUser } from '../helpers/factories';
+
+let env: TestEnv;
+let admin: Actor;
+let server: ReturnType<ReturnType<typeof createApp>['listen']>;
+let endpoint: string;
+const clients: Client[] = [];
+
+const EVIDENCE: Permission[] = ['evidence:read', 'evidence:create', 'evidence:update'];
+const READS: Permission[] = ['risks:read', 'controls:read', 'policies:read', 'compliance:read', 'audits:read'];
+
+async function setEnabled(enabled: boolean) {
+  await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...DEFAULT_ASSISTANT_SETTINGS, enabled }));
+}
+
+/** An MCP client of the official SDK, connected over HTTP with the token. */
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'grc-test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  clients.push(client);
+  return client;
+}
+
+type ToolResult = { isError?: boolean; content: { type: string; text: string }[] };
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+const data = <T>(result: ToolResult): T => {
+  if (result.isError) throw new Error(`tool error: ${result.content[0]?.text}`);
+  return JSON.parse(result.content[0].text) as T;
+};
+
+beforeAll(async () => {
+  env = await testEnv();
+  admin = await adminActor(env);
+  server = createApp(env.ctx).listen({ port: 0, hostname: '127.0.0.1' });
+  endpoint = `http://127.0.0.1:${server.server!.port}/api/mcp`;
+  await setEnabled(true);
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => {});
+  await setEnabled(false);
+  await server?.stop();
+});
+
+describe('the AI-assistant endpoint', () => {
+  test('answers 404 while assistants may not connect, and 401 without a valid token', async () => {
+    await setEnabled(false);
+    const token = await makeToken(env, admin, READS);
+    const off = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(off.status).toBe(404);
+    await setEnabled(true);
+    const anonymous = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(anonymous.status).toBe(401);
+    const wrong = await fetch(endpoint, { method: 'POST', headers: { authorization: 'Bearer aat_not-a-token', 'content-type': 'application/json' }, body: '{}' });
+    expect(wrong.status).toBe(401);
+  });
+
+  test('initializes with the official client and lists the tools with their schemas and annotations', async () => {
+    const client = await connect(await makeToken(env, admin, READS));
+    expect(client.getServerVersion()?.name).toBe('grc-service');
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual([
+      'create_evidence', 'get_record', 'link_evidence', 'list_compliance', 'list_controls', 'list_evidence', 'list_policies', 'list_risks',
+      'lock_evidence', 'my_open_items', 'upload_evidence',
+    ]);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of ['list_risks', 'list_controls', 'list_compliance', 'list_policies', 'list_evidence', 'get_record', 'my_open_items']) {
+      expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
+    }
+    for (const name of ['create_evidence', 'link_evidence', 'lock_evidence', 'upload_evidence']) expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
+    expect(Object.keys(byName.get('list_risks')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['page', 'pageSize', 'status', 'q', 'sort']));
+    expect(byName.get('upload_evidence')!.inputSchema.required).toEqual(expect.arrayContaining(['recordType', 'recordId', 'fileName']));
+  });
+
+  test("list tools act as the token's user: scopes, own level, and a right removed takes effect on the next call", async () => {
+    const user = await makeUser(env, { 'risks:read': 'own', 'risks:create': 'own', 'apiTokens:create': 'own' });
+    const mine = await makeRisk(env, await user.actor());
+    const others = await makeRisk(env, admin);
+    const client = await connect(await makeToken(env, await user.actor(), ['risks:read']));
+    const page = data<{ rows: { id: string }[] }>(await call(client, 'list_risks', { pageSize: 200 }));
+    expect(page.rows.map((r) => r.id)).toContain(mine);
+    expect(page.rows.map((r) => r.id)).not.toContain(others);
+    const noScope = await call(client, 'list_controls', {});
+    expect(noScope).toMatchObject({ isError: true, content: [{ text: 'forbidden' }] });
+
+    await env.ctx.db.transaction((tx) => removeGroupMember(tx, systemActor(), user.groupId, user.id));
+    const after = await call(client, 'list_risks', {});
+    expect(after).toMatchObject({ isError: true, content: [{ text: 'forbidden' }] });
+  });
+
+  test('evidence tools: create, link, upload (text and base64), lock; locked evidence refuses changes; every write audited as the assistant', async () => {
+    const token = await makeToken(env, admin, [...EVIDENCE, ...READS, 'controls:update']);
+    const client = await connect(token);
+    const control = (await env.ctx.db.transaction(async (tx) => {
+      const { createRecord } = await import('../../src/platform/records');
+      const { controlKind } = await import('../../src/modules/controls/service');
+      return createRecord(tx, controlKind, admin, { name: 'Access reviews' });
+    })).id;
+
+    const created = data<{ id: string; title: string }>(await call(client, 'create_evidence', { title: 'Q3 access review sign-off' }));
+    const linked = data<{ links: { recordType: string; title: string }[] }>(await call(client, 'link_evidence', { evidenceId: created.id, recordType: 'control', recordId: control }));
+    expect(linked.links).toEqual([expect.objectContaining({ recordType: 'control', title: 'Access reviews' })]);
+    const text = data<{ file: { sha256: string; name: string } }>(await call(client, 'upload_evidence', { recordType: 'evidence', recordId: created.id, fileName: 'summary.md', text: '# All 42 accounts reviewed' }));
+    expect(text.file.sha256).toBe(new Bun.CryptoHasher('sha256').update('# All 42 accounts reviewed').digest('hex'));
+    const onControl = data<{ evidenceId: string; file: { name: string } }>(await call(client, 'upload_evidence', {
+      recordType: 'control', recordId: control, fileName: 'export.csv', base64: Buffer.from('user,reviewed\nana,yes\n').toString('base64'), title: 'Reviewer export',
+    }));
+    const full = data<{ title: string; links: { recordId: string }[]; files: { name: string; sha256: string }[] }>(await call(client, 'get_record', { recordType: 'evidence', id: onControl.evidenceId }));
+    expect(full).toMatchObject({ title: 'Reviewer export', links: [{ recordId: control }], files: [{ name: 'export.csv' }] });
+    const controlRecord = data<{ evidence: { id: string; files: { sha256: string }[] }[] }>(await call(client, 'get_record', { recordType: 'control', id: control }));
+    expect(controlRecord.evidence.map((e) => e.id).sort()).toEqual([created.id, onControl.evidenceId].sort());
+
+    data(await call(client, 'lock_evidence', { evidenceId: created.id }));
+    const refused = await call(client, 'upload_evidence', { recordType: 'evidence', recordId: created.id, fileName: 'late.txt', text: 'late' });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0].text).toContain('is locked');
+    const unlink = await call(client, 'link_evidence', { evidenceId: created.id, recordType: 'control', recordId: control, unlink: true });
+    expect(unlink.content[0].text).toContain('is locked');
+
+    const entries = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, created.id), eq(auditLog.via, 'mcp')));
+    expect(entries.map((e) => e.action)).toEqual(expect.arrayContaining(['create', 'link', 'file.upload', 'lock']));
+    expect(entries.every((e) => e.actorTokenId !== null && e.actorUserId === admin.userId)).toBe(true);
+  });
+
+  test('bad calls are JSON-RPC errors, never a 500, and write nothing', async () => {
+    const client = await connect(await makeToken(env, admin, [...EVIDENCE, ...READS]));
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toBeInstanceOf(McpError);
+    await expect(client.callTool({ name: 'create_evidence', arguments: { title: 42 } })).rejects.toThrow(/Invalid arguments for create_evidence: title/);
+    const before = (await env.ctx.db.select({ id: auditLog.seq }).from(auditLog)).length;
+    await expect(call(client, 'upload_evidence', { recordType: 'evidence', recordId: crypto.randomUUID(), fileName: 'big.txt', text: 'x'.repeat(10 * 1024 * 1024 + 1) }))
+      .rejects.toThrow(/Invalid arguments for upload_evidence: text/);
+    const decoded = Buffer.alloc(10 * 1024 * 1024 + 1, 1).toString('base64');
+    const overDecoded = await call(client, 'upload_evidence', { recordType: 'evidence', recordId: crypto.randomUUID(), fileName: 'big.bin', base64: decoded });
+    expect(overDecoded).toMatchObject({ isError: true, content: [{ text: 'upload_evidence takes at most 10 MB; upload larger files on the evidence page or through the REST API' }] });
+    expect((await env.ctx.db.select({ id: auditLog.seq }).from(auditLog)).length).toBe(before);
+
+    const token = await makeToken(env, admin, READS);
+    const post = (body: string) => fetch(endpoint, {
+      method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    const malformed = await post('{"jsonrpc": "2.0", "method": ');
+    expect(malformed.status).toBeLessThan(500);
+    expect(((await malformed.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const notRpc = await post('{"hello": "world"}');
+    expect(notRpc.status).toBeLessThan(500);
+  });
+
+  test('my_open_items lists evidence of the user expiring soon', async () => {
+    const token = await makeToken(env, admin, [...EVIDENCE, ...READS]);
+    const client = await connect(token);
+    const soon = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const created = data<{ id: string }>(await call(client, 'create_evidence', { title: 'Pen test letter', validUntil: soon }));
+    const items = data<{ evidenceExpiring: { evidenceId: string; status: string }[]; auditFindings: unknown[] }>(await call(client, 'my_open_items'));
+    expect(items.evidenceExpiring).toContainEqual(expect.objectContaining({ evidenceId: created.id, status: 'expiring' }));
+    expect(Array.isArray(items.auditFindings)).toBe(true);
+  });
+});
