@@ -2868,6 +2868,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the registers you may read (full text and codes), best matches first
+         * @description Needs the read scope of at least one register; each register is searched only with its read scope and right (own level included).
+         */
+        get: operations["getApiV1Search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -26509,6 +26529,86 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Search: {
+        parameters: {
+            query: {
+                q: string;
+                limit?: string | number;
+                kinds?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            kind: string;
+                            id: string;
+                            title: string;
+                            /** @description Text around the matches, each match between ** */
+                            snippet: string;
+                            rank: number;
+                            /** @description Path of the record's screen */
+                            href: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -65,7 +66,9 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     mkdirSync(dataDir, { recursive: true });
     claimDataDir(dataDir);
   }
-  const client = dataDir ? new PGlite(join(dataDir, 'pgdata')) : new PGlite();
+  // pg_trgm ships with PGlite as a loadable extension; the search migration creates it like on PostgreSQL.
+  const options = { extensions: { pg_trgm } };
+  const client = dataDir ? new PGlite(join(dataDir, 'pgdata'), options) : new PGlite(options);
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {

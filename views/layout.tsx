@@ -62,6 +62,9 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
           <header class="topbar">
             <label for="nav-toggle" class="nav-toggle">Menu</label>
             <a class="brand" href="/">GRC</a>
+            <form method="get" action="/search" role="search" class="topsearch">
+              <input type="search" name="q" placeholder="Search" aria-label="Search records" maxlength="200" />
+            </form>
             <div class="whoami">
               <a class="email" href="/settings/password" title="Change your password" safe>{viewer.email ?? ''}</a>
               <form method="post" action="/sign-out" class="inline">

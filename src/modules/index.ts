@@ -16,6 +16,7 @@ import { manifest as people } from './people';
 import { manifest as policies } from './policies';
 import { manifest as projects } from './projects';
 import { manifest as risks } from './risks';
+import { manifest as search } from './search';
 import { manifest as thirdParties } from './thirdParties';
 
 /**
@@ -24,5 +25,5 @@ import { manifest as thirdParties } from './thirdParties';
  */
 export const MODULES: readonly ModuleManifest[] = [
   risks, exceptions, controls, compliance, evidence, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews,
-  people, apiTokens, customFields, labels, assistant,
+  people, apiTokens, customFields, labels, assistant, search,
 ];

@@ -1,5 +1,7 @@
 import type { AnyElysia } from 'elysia';
 import type { TObject } from '@sinclair/typebox';
+import type { SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../db/client';
 import type { Config } from '../config';
 import type { AppContext } from './context';
@@ -28,10 +30,23 @@ export interface NavEntry {
   level?: 'all';
 }
 
-/** Slots the coming modules fill (search, assistant, notifications, dashboard); each is read by the platform part that serves it. */
+/**
+ * A record type the search covers (src/platform/search.ts): where its id, title, text and owner are, and its screen.
+ * `title` and `body` must be the expressions indexed in the search migration (db/migrations/0026_search.sql).
+ */
 export interface SearchSource {
-  recordType: string;
-  /** Path of a record's screen, from its id. */
+  kind: string;
+  /** Heading of its group on the results page: 'Risks'. */
+  label: string;
+  /** Its read right: results need `<module>:read`, own level included. */
+  module: Module;
+  from: PgTable;
+  join?: { table: PgTable; on: SQL };
+  id: PgColumn;
+  title: SQL;
+  body: SQL;
+  ownerId: PgColumn;
+  ownerGroupId: PgColumn;
   href(id: string): string;
 }
 
@@ -89,6 +104,9 @@ export interface AssistantTool {
   destructive?: boolean;
   run(ctx: AppContext, actor: Actor, args: Record<string, unknown>): Promise<unknown>;
 }
+
+/** Every installed module's search sources. */
+export const searchSources = (): SearchSource[] => installed.flatMap((m) => [...(m.searchSources ?? [])]);
 
 /** Every installed module's assistant tools. */
 export const assistantTools = (): AssistantTool[] => installed.flatMap((m) => [...(m.assistantTools ?? [])]);

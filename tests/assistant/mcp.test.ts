@@ -74,10 +74,10 @@ describe('the AI-assistant endpoint', () => {
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual([
       'create_evidence', 'get_record', 'link_evidence', 'list_compliance', 'list_controls', 'list_evidence', 'list_policies', 'list_risks',
-      'lock_evidence', 'my_open_items', 'upload_evidence',
+      'lock_evidence', 'my_open_items', 'search', 'upload_evidence',
     ]);
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ['list_risks', 'list_controls', 'list_compliance', 'list_policies', 'list_evidence', 'get_record', 'my_open_items']) {
+    for (const name of ['list_risks', 'list_controls', 'list_compliance', 'list_policies', 'list_evidence', 'get_record', 'my_open_items', 'search']) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
     for (const name of ['create_evidence', 'link_evidence', 'lock_evidence', 'upload_evidence']) expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);

@@ -1,3 +1,5 @@
+import { assets } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
@@ -6,6 +8,7 @@ import { assetPages } from './pages';
 /** Assets. */
 export const manifest = defineModule({
   name: 'assets',
+  searchSources: [registerSearch({ kind: 'asset', label: 'Assets', module: 'assets', table: assets, title: assets.name, body: assets.description, href: (id) => `/assets/${id}` })],
   permissions: 'assets',
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],
   imports: [assetImport],

@@ -1,3 +1,5 @@
+import { businessUnits } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { businessUnitsApi } from './api';
 import { businessUnitPages } from './pages';
@@ -5,6 +7,7 @@ import { businessUnitPages } from './pages';
 /** Business units, in a tree. */
 export const manifest = defineModule({
   name: 'businessUnits',
+  searchSources: [registerSearch({ kind: 'businessUnit', label: 'Business units', module: 'businessUnits', table: businessUnits, title: businessUnits.name, body: businessUnits.description, href: (id) => `/business-units/${id}` })],
   permissions: 'businessUnits',
   plugins: (ctx) => [businessUnitsApi(ctx), businessUnitPages(ctx)],
   nav: [

@@ -1,3 +1,5 @@
+import { eq, sql } from 'drizzle-orm';
+import { complianceAnalyses, complianceItems } from '../../../db/schema';
 import { defineModule } from '../../platform/module';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
@@ -11,6 +13,13 @@ import { listAnalyses } from './analyses-service';
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
   name: 'compliance',
+  // Requirements: found by their item's code and name (as indexed), read through their analysis's owner.
+  searchSources: [{
+    kind: 'requirement', label: 'Requirements', module: 'compliance', from: complianceAnalyses,
+    join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) }, id: complianceAnalyses.id,
+    title: sql`(${complianceItems.code} || ' ' || ${complianceItems.name})`, body: sql`${complianceItems.description}`,
+    ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId, href: (id) => `/compliance/analyses/${id}`,
+  }],
   permissions: 'compliance',
   plugins: (ctx) => [analysesApi(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
   nav: [

@@ -1,3 +1,5 @@
+import { controls } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { controlsApi } from './api';
 import { controlImport } from './import';
@@ -9,6 +11,7 @@ import { controlKind } from './service';
 /** Controls and their tests. */
 export const manifest = defineModule({
   name: 'controls',
+  searchSources: [registerSearch({ kind: 'control', label: 'Controls', module: 'controls', table: controls, title: controls.name, body: controls.description, href: (id) => `/controls/${id}` })],
   permissions: 'controls',
   plugins: (ctx) => [controlsApi(ctx), controlPages(ctx)],
   imports: [controlImport],

@@ -1,3 +1,5 @@
+import { evidence } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { evidenceApi } from './api';
 import { evidenceTools } from './assistant';
@@ -9,6 +11,7 @@ const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 /** Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files, auditor packages. */
 export const manifest = defineModule({
   name: 'evidence',
+  searchSources: [registerSearch({ kind: 'evidence', label: 'Evidence', module: 'evidence', table: evidence, title: evidence.title, body: evidence.description, href: (id) => `/evidence/${id}` })],
   permissions: 'evidence',
   plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx)],
   nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],

@@ -1,3 +1,5 @@
+import { incidents } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { incidentsApi } from './api';
 import { incidentImport } from './import';
@@ -6,6 +8,7 @@ import { incidentPages } from './pages';
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
   name: 'incidents',
+  searchSources: [registerSearch({ kind: 'incident', label: 'Incidents', module: 'incidents', table: incidents, title: incidents.title, body: incidents.description, href: (id) => `/incidents/${id}` })],
   permissions: 'incidents',
   plugins: (ctx) => [incidentsApi(ctx), incidentPages(ctx)],
   imports: [incidentImport],

@@ -1,3 +1,5 @@
+import { policies } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/context';
 import { policiesApi } from './api';
@@ -14,6 +16,7 @@ import { policyKind } from './service';
 
 export const manifest = defineModule({
   name: 'policies',
+  searchSources: [registerSearch({ kind: 'policy', label: 'Policies', module: 'policies', table: policies, title: policies.title, body: policies.description, href: (id) => `/policies/${id}` })],
   permissions: 'policies',
   plugins: (ctx) => [policiesModule(ctx)],
   imports: [policyImport],

@@ -1,3 +1,5 @@
+import { projects } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { projectsApi } from './api';
 import { projectImport } from './import';
@@ -6,6 +8,7 @@ import { projectPages } from './pages';
 /** Projects. */
 export const manifest = defineModule({
   name: 'projects',
+  searchSources: [registerSearch({ kind: 'project', label: 'Projects', module: 'projects', table: projects, title: projects.title, body: projects.description, href: (id) => `/projects/${id}` })],
   permissions: 'projects',
   plugins: (ctx) => [projectsApi(ctx), projectPages(ctx)],
   imports: [projectImport],

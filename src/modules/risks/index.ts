@@ -1,3 +1,5 @@
+import { risks } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { risksApi } from './api';
 import { riskImport } from './import';
@@ -10,6 +12,7 @@ import { listRisks } from './service';
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
   name: 'risks',
+  searchSources: [registerSearch({ kind: 'risk', label: 'Risks', module: 'risks', table: risks, title: risks.title, body: risks.description, href: (id) => `/risks/${id}` })],
   permissions: 'risks',
   plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],
   imports: [riskImport],

@@ -1,3 +1,5 @@
+import { thirdParties } from '../../../db/schema';
+import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
@@ -6,6 +8,7 @@ import { thirdPartyPages } from './pages';
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
   name: 'thirdParties',
+  searchSources: [registerSearch({ kind: 'thirdParty', label: 'Third parties', module: 'thirdParties', table: thirdParties, title: thirdParties.name, body: thirdParties.description, href: (id) => `/third-parties/${id}` })],
   permissions: 'thirdParties',
   plugins: (ctx) => [thirdPartiesApi(ctx), thirdPartyPages(ctx)],
   imports: [thirdPartyImport],

@@ -1,0 +1,36 @@
+import { Elysia, t } from 'elysia';
+import { apiAuth } from '../../platform/api-auth';
+import type { AppContext } from '../../platform/context';
+import { Data } from '../../platform/envelopes';
+import { defineModule, searchSources } from '../../platform/module';
+import type { Permission } from '../../platform/permissions';
+import { search } from '../../platform/search';
+import { searchPages } from './pages';
+import { SearchHitView, SearchQuery } from './schema';
+
+export const runSearch = (ctx: AppContext, actor: Parameters<typeof search>[1], query: SearchQuery) =>
+  search(ctx.db, actor, { q: query.q, limit: query.limit, kinds: query.kinds?.split(',') });
+
+const searchApi = (ctx: AppContext) => {
+  const reads = [...new Set(searchSources().map((s) => `${s.module}:read` as Permission))];
+  return new Elysia({ name: 'api:search' }).use(apiAuth(ctx))
+    .get('/api/v1/search', async ({ actor, query }) => ({ data: await runSearch(ctx, actor, query) }), {
+      scopeAnyOf: reads, query: SearchQuery, response: Data(t.Array(SearchHitView)),
+      detail: {
+        tags: ['Search'], summary: 'Search the registers you may read (full text and codes), best matches first',
+        security: [{ bearerAuth: [] }], 'x-required-scope': reads[0], 'x-required-scopes-any-of': reads,
+        description: 'Needs the read scope of at least one register; each register is searched only with its read scope and right (own level included).',
+      },
+    });
+};
+
+/** Search across the registers (the sources their manifests declare): REST, the screens' search box and the assistant tool. */
+export const manifest = defineModule({
+  name: 'search',
+  plugins: (ctx) => [searchApi(ctx), searchPages(ctx)],
+  assistantTools: [{
+    name: 'search', title: 'Search records', readOnly: true, input: SearchQuery,
+    description: 'Full-text search over risks, controls, policies, requirements, vendors, assets, audit plans and findings, incidents, projects, business units and evidence you may read; matches codes such as "AC-2" too. Results: kind, id, title, a snippet with matches between **, rank. Read one with get_record.',
+    run: (ctx, actor, args) => runSearch(ctx, actor, args as SearchQuery),
+  }],
+});
