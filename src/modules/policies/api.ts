@@ -6,17 +6,22 @@ import { getRecord } from '../../platform/records';
 import { recordApi } from '../../platform/record-api';
 import {
   PolicyApprovalCreate, PolicyApprovalView, PolicyContent, PolicyCreate, PolicyListQuery, PolicyReviewCreate, PolicyReviews,
-  PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
+  PolicySettings, PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
 } from './schema';
 import {
   listPolicyApprovals, listPolicyVersions, policyKind, policyReviewSchedule, publishPolicy, recordPolicyApproval,
   recordPolicyReview, setPolicyContent,
 } from './service';
+import { policyApprovalSettings } from './settings-service';
 
 const tags = ['Policies'];
 
 export const policiesApi = (ctx: AppContext) =>
   recordApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyCreate, Update: PolicyUpdate, View: PolicyView, ListQuery: PolicyListQuery })
+    .get('/settings', async ({ actor }) => ({ data: await policyApprovalSettings(ctx.db, actor) }), {
+      scope: 'policies:read', response: Data(PolicySettings),
+      detail: { tags, summary: "Whether 'Allow recording outside approvals' is on (read only; it is changed in Settings › Policies)" },
+    })
     .put('/:id/content', async ({ actor, params, body }) => {
       await runWrite(ctx, (tx) => setPolicyContent(tx, actor, params.id, body));
       // The kit's view type does not carry custom fields; the record read does (policyKind.customFields).
