@@ -3,6 +3,7 @@ import { benchCompliance } from './compliance';
 import { benchListEndpoints } from './list-endpoints';
 import { benchCsvImport } from './csv-import';
 import { benchScim } from './scim';
+import { benchBundleLoader } from './bundle-loader';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -13,6 +14,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['CSV import', benchCsvImport],
   ['Compliance package import', benchCompliance],
   ['SCIM provisioning', benchScim],
+  ['Bundle loader', benchBundleLoader],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {
