@@ -262,6 +262,17 @@ export function buildPlan(bundle: Bundle, snapshot: Snapshot, instance: Instance
   }
 
   // ---- policies, by ref: fields, draft content, publishing; then their outside approvals.
+  // Rule 8, the instance's part: signatories are recorded as outside approvals, which the setting must allow.
+  if (!snapshot.allowOutsideApprovals) {
+    (bundle.policies ?? []).forEach((policy, i) => {
+      if (policy.signatories?.length) {
+        problems.push({
+          path: `policies[${i}].signatories`,
+          message: 'the instance does not allow recording approvals given outside the app (Settings › Policies › Allow recording outside approvals)',
+        });
+      }
+    });
+  }
   const policySteps = new Map<string, Step>();
   for (const policy of bundle.policies ?? []) {
     const rows = snapshot.policies.get(policy.ref) ?? [];
@@ -294,7 +305,7 @@ export function buildPlan(bundle: Bundle, snapshot: Snapshot, instance: Instance
       if (contentChanges) changes.push(change('content (draft)', row.content, content));
       const current = num(row.currentVersion);
       newVersion = publish && (current === null || snapshot.publishedContent.get(row.id) !== content);
-      if (newVersion) changes.push(change('published version', current === null ? 'none' : `version ${current}`, `version ${(current ?? 0) + 1}`));
+      if (newVersion) changes.push({ field: 'published version', from: current === null ? 'none' : `version ${current}`, to: `version ${(current ?? 0) + 1}` });
       if (!publish && policy.status === 'draft' && row.status === 'published') {
         warnings.push(`policies ${policy.ref}: published on the instance and a draft in the bundle; a published policy stays published`);
       }

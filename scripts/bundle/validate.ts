@@ -156,7 +156,7 @@ export function riskLevelProblems(risks: readonly BundleRisk[], scale: ScaleLeve
       if (ref === undefined) return undefined;
       if (!scale) return typeof ref === 'number' ? ref : undefined;
       const value = resolveLevel(scale[axis], ref);
-      if (value === undefined) problems.push({ path: `${at}.${field}`, message: `${quote(ref)} is not a ${axis} level of ${scaleName}` });
+      if (value === undefined) problems.push({ path: `${at}.${field}`, message: `${quote(ref)} is not ${article(axis)} level of ${scaleName}` });
       return value;
     };
     const inherent = { likelihood: resolve('inherentLikelihood', 'likelihood', risk.inherentLikelihood), impact: resolve('inherentImpact', 'impact', risk.inherentImpact) };
@@ -183,8 +183,8 @@ const scalePath = (field: string) => `riskScale.${jsonPath(field.replaceAll('.',
 /** Rule 2: a title or name begins with its ref and one space, and says something after it. */
 function titleProblem(at: string, field: 'title' | 'name', ref: string, title: string): Problem | null {
   const trimmed = title.trim();
+  if (trimmed === ref) return { path: `${at}.${field}`, message: `must say something after its ref ${quote(ref)}` };
   if (!trimmed.startsWith(`${ref} `)) return { path: `${at}.${field}`, message: `must begin with its ref ${quote(`${ref} `)}` };
-  if (!trimmed.slice(ref.length + 1).trim()) return { path: `${at}.${field}`, message: `must say something after its ref ${quote(ref)}` };
   return null;
 }
 
