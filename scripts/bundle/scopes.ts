@@ -16,7 +16,11 @@ export function requiredScopes(bundle: Bundle): Permission[] {
   if (bundle.policies?.length) writeRights('policies');
   if (bundle.policies?.some((p) => p.signatories?.length)) scopes.push('policies:review');
   if (bundle.package) writeRights('compliance');
-  if (bundle.classifications?.length || bundle.riskScale) scopes.push('settings:create', 'settings:update');
+  if (bundle.classifications?.length || bundle.riskScale) {
+    // Classifications and the scale are changed with Settings rights and read with risks:read.
+    if (!scopes.includes('risks:read')) scopes.unshift('risks:read');
+    scopes.push('settings:create', 'settings:update');
+  }
   return scopes;
 }
 

@@ -86,6 +86,11 @@ describe('scope check', () => {
     const result = await load([bundleFile(bundle), '--url', instance.url, '--apply', '--json'], { token });
     expect(result.code, result.stderr).toBe(0);
     expect(result.json!.counts).toEqual({ controls: { create: 1, update: 0, unchanged: 0, failed: 0, skipped: 0 } });
+    const classifications = { format: 'grc-bundle', version: 1, classifications: [{ name: unique('Reputation'), description: 'Press and customers' }] };
+    const settings = await instance.token(['risks:read', 'settings:create', 'settings:update']);
+    const added = await load([bundleFile(classifications), '--url', instance.url, '--apply', '--json'], { token: settings });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.json!.counts).toEqual({ classifications: { create: 1, update: 0, unchanged: 0, failed: 0, skipped: 0 } });
   });
 
   test('a dry run with read scopes only reports what it would do and warns that --apply would stop; without a read scope it stops', async () => {
