@@ -81,7 +81,6 @@ export interface Plan {
 /** Ids of the instance's records, filled from the snapshot and by each create as it succeeds. */
 interface Ids {
   classifications: Map<string, string>;
-  packageId: string | null;
   analyses: Map<string, string>;
   controls: Map<string, string>;
   policies: Map<string, string>;
@@ -119,7 +118,7 @@ export function buildPlan(bundle: Bundle, snapshot: Snapshot, instance: Instance
   const warnings: string[] = [];
   const problems: Problem[] = [];
   const ids: Ids = {
-    classifications: new Map(), packageId: null, analyses: new Map(), controls: new Map(), policies: new Map(), risks: new Map(),
+    classifications: new Map(), analyses: new Map(), controls: new Map(), policies: new Map(), risks: new Map(),
   };
   const add = (step: Step) => {
     steps.push(step);
@@ -196,11 +195,9 @@ export function buildPlan(bundle: Bundle, snapshot: Snapshot, instance: Instance
     if (!row) {
       packageStep = stepOf('package', pkg.name.trim(), 'create', [], [], async () => {
         const created = await expectData('POST /api/v1/compliance/packages', api.POST('/api/v1/compliance/packages', { body: pkg }));
-        ids.packageId = created.data.id;
         for (const analysis of await readAnalyses(instance, created.data.id)) ids.analyses.set(analysis.item.code, analysis.id);
       });
     } else {
-      ids.packageId = row.id;
       for (const [code, analysis] of snapshot.analyses) ids.analyses.set(code, analysis.id);
       const changes: FieldChange[] = [];
       const body: { name?: string; standard?: string; version?: string; description?: string } = {};
