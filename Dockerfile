@@ -14,7 +14,8 @@ COPY src ./src
 COPY db ./db
 COPY views ./views
 COPY static ./static
-COPY scripts ./scripts
+# Only the maintenance commands run on the server; the bundle loader (scripts/load-bundle.ts, scripts/bundle/) stays out.
+COPY scripts/cli.ts scripts/token-create.ts scripts/audit-verify.ts scripts/row-counts-recount.ts scripts/evidence-verify.ts ./scripts/
 RUN mkdir -p /data && chown bun:bun /data
 USER bun
 VOLUME ["/data"]

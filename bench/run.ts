@@ -4,6 +4,7 @@ import { benchListEndpoints } from './list-endpoints';
 import { benchCsvImport } from './csv-import';
 import { benchScim } from './scim';
 import { benchEvidence } from './evidence';
+import { benchBundleLoader } from './bundle-loader';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -14,6 +15,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['CSV import', benchCsvImport],
   ['Compliance package import', benchCompliance],
   ['SCIM provisioning', benchScim],
+  ['Bundle loader', benchBundleLoader],
   ['Evidence files', benchEvidence],
 ];
 const only = process.argv[2];

@@ -248,6 +248,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/risks/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many risks in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1RisksBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change many risks in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1RisksBatch"];
+        trace?: never;
+    };
     "/api/v1/risks/{id}": {
         parameters: {
             query?: never;
@@ -406,6 +430,46 @@ export interface paths {
         get: operations["getApiV1Risk-scaleHistory"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/risks/treatments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Treatments of every risk you can read, a page at a time, by risk (own level: risks you or your groups own)
+         * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1RisksTreatments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/risks/treatments/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add treatments to many risks in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1RisksTreatmentsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -760,6 +824,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/controls/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many controls in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1ControlsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change many controls in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1ControlsBatch"];
+        trace?: never;
+    };
     "/api/v1/controls/{id}/tests": {
         parameters: {
             query?: never;
@@ -842,6 +930,26 @@ export interface paths {
         get: operations["getApiV1ComplianceAnalysesByIdHistory"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compliance/mappings/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Map many records to analyses in one transaction: one result per item; a mapping already there is answered changed: false
+         * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1ComplianceMappingsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1640,6 +1748,70 @@ export interface paths {
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
         get: operations["getApiV1PoliciesByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many policies in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1PoliciesBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change many policies in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1PoliciesBatch"];
+        trace?: never;
+    };
+    "/api/v1/policies/batch/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish many policies in one transaction, each as POST /{id}/publish (the result id is the new version's)
+         * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1PoliciesBatchPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether 'Allow recording outside approvals' is on (read only; it is changed in Settings › Policies)
+         * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getApiV1PoliciesSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5220,6 +5392,300 @@ export interface operations {
             };
         };
     };
+    postApiV1RisksBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each as the body of POST /risks. */
+                    items: {
+                        title: string;
+                        description?: string;
+                        /** Format: uuid */
+                        classificationId: string;
+                        /** @description A level's value or its name, as defined in Risk Settings */
+                        inherentLikelihood: (string | number) | string;
+                        /** @description A level's value or its name, as defined in Risk Settings */
+                        inherentImpact: (string | number) | string;
+                        /** @description Never above the inherent likelihood */
+                        residualLikelihood?: ((string | number) | string) | null;
+                        /** @description Never above the inherent impact */
+                        residualImpact?: ((string | number) | string) | null;
+                        /** Format: uuid */
+                        ownerId?: string | null;
+                        /** Format: uuid */
+                        ownerGroupId?: string | null;
+                        /** @description 1 to 120; 12 when blank */
+                        reviewFrequencyMonths?: string | number;
+                        /** @enum {string} */
+                        status?: "open" | "closed" | "archived";
+                        /** Format: uuid */
+                        assetId?: string | null;
+                        /** Format: uuid */
+                        businessUnitId?: string | null;
+                        /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                        customFields?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1RisksBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each an id and the changes, as the body of PATCH /risks/{id}. */
+                    items: {
+                        /** Format: uuid */
+                        id: string;
+                        changes: {
+                            title?: string;
+                            description?: string;
+                            /** Format: uuid */
+                            classificationId?: string;
+                            /** @description A level's value or its name, as defined in Risk Settings */
+                            inherentLikelihood?: (string | number) | string;
+                            /** @description A level's value or its name, as defined in Risk Settings */
+                            inherentImpact?: (string | number) | string;
+                            /** @description Never above the inherent likelihood */
+                            residualLikelihood?: ((string | number) | string) | null;
+                            /** @description Never above the inherent impact */
+                            residualImpact?: ((string | number) | string) | null;
+                            /** Format: uuid */
+                            ownerId?: string | null;
+                            /** Format: uuid */
+                            ownerGroupId?: string | null;
+                            /** @description 1 to 120; 12 when blank */
+                            reviewFrequencyMonths?: string | number;
+                            /** @enum {string} */
+                            status?: "open" | "closed" | "archived";
+                            /** Format: uuid */
+                            assetId?: string | null;
+                            /** Format: uuid */
+                            businessUnitId?: string | null;
+                            /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                            customFields?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1RisksById: {
         parameters: {
             query?: never;
@@ -6531,6 +6997,246 @@ export interface operations {
             };
             /** @description The token's scopes or its creator's rights lack the module and right needed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1RisksTreatments: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                pageSize?: string | number;
+                riskId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                riskId: string;
+                                /** @enum {string} */
+                                type: "mitigate" | "accept" | "transfer" | "avoid";
+                                /** @enum {string} */
+                                status: "planned" | "implemented";
+                                title: string;
+                                description: string;
+                                dueOn: string | null;
+                                residualLikelihood: {
+                                    value: string | number;
+                                    name: string;
+                                } | null;
+                                residualImpact: {
+                                    value: string | number;
+                                    name: string;
+                                } | null;
+                                /** @description Linked controls you can read */
+                                controls: {
+                                    id: string;
+                                    name: string;
+                                }[];
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: string | number;
+                            page: string | number;
+                            pageSize: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1RisksTreatmentsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each the risk and the treatment, as POST /risks/{id}/treatments takes it. */
+                    items: {
+                        /** Format: uuid */
+                        riskId: string;
+                        /** @enum {string} */
+                        type: "mitigate" | "accept" | "transfer" | "avoid";
+                        /**
+                         * @description Blank gives planned
+                         * @enum {string}
+                         */
+                        status?: "planned" | "implemented";
+                        title: string;
+                        description?: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        dueOn?: string | null;
+                        /** @description Mitigate only; never above the risk's inherent likelihood */
+                        residualLikelihood?: ((string | number) | string) | null;
+                        /** @description Mitigate only; never above the risk's inherent impact */
+                        residualImpact?: ((string | number) | string) | null;
+                        /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
+                        controlIds?: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9650,6 +10356,300 @@ export interface operations {
             };
         };
     };
+    postApiV1ControlsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each as the body of POST /controls. */
+                    items: {
+                        name: string;
+                        description?: string;
+                        /**
+                         * @description Blank gives process
+                         * @enum {string}
+                         */
+                        type?: "policy" | "process" | "technical" | "physical" | "other";
+                        /**
+                         * @description Blank gives active
+                         * @enum {string}
+                         */
+                        status?: "planned" | "active" | "retired";
+                        /** @description Testing schedule: months between tests */
+                        testFrequencyMonths?: (string | number) | null;
+                        /**
+                         * Format: uuid
+                         * @description An active user; defaults to the creator when owner and group are both left out
+                         */
+                        ownerId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description An existing group
+                         */
+                        ownerGroupId?: string | null;
+                        /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                        customFields?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1ControlsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each an id and the changes, as the body of PATCH /controls/{id}. */
+                    items: {
+                        /** Format: uuid */
+                        id: string;
+                        changes: {
+                            name?: string;
+                            description?: string;
+                            /**
+                             * @description Blank gives process
+                             * @enum {string}
+                             */
+                            type?: "policy" | "process" | "technical" | "physical" | "other";
+                            /**
+                             * @description Blank gives active
+                             * @enum {string}
+                             */
+                            status?: "planned" | "active" | "retired";
+                            /** @description Testing schedule: months between tests */
+                            testFrequencyMonths?: (string | number) | null;
+                            /**
+                             * Format: uuid
+                             * @description An active user; defaults to the creator when owner and group are both left out
+                             */
+                            ownerId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @description An existing group
+                             */
+                            ownerGroupId?: string | null;
+                            /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                            customFields?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1ControlsByIdTests: {
         parameters: {
             query?: never;
@@ -10371,6 +11371,132 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1ComplianceMappingsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each an analysis and a record to map to it, as POST /analyses/{id}/{kind} (which also needs read on that record's module). */
+                    items: {
+                        /** Format: uuid */
+                        analysisId: string;
+                        /**
+                         * @description What is mapped: controls, policies, risks or projects
+                         * @enum {string}
+                         */
+                        kind: "controls" | "policies" | "risks" | "projects";
+                        /** Format: uuid */
+                        id: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16391,6 +17517,464 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PoliciesBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each as the body of POST /policies. */
+                    items: {
+                        title: string;
+                        description?: string;
+                        /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
+                        reviewFrequencyMonths?: (string | number) | null;
+                        /**
+                         * Format: uuid
+                         * @description An active user; defaults to the creator when owner and group are both left out
+                         */
+                        ownerId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description An existing group
+                         */
+                        ownerGroupId?: string | null;
+                        /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                        customFields?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The draft content (Markdown), as PUT /{id}/content sets it */
+                        content?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1PoliciesBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each an id and the changes, as the body of PATCH /policies/{id}. */
+                    items: {
+                        /** Format: uuid */
+                        id: string;
+                        changes: {
+                            title?: string;
+                            description?: string;
+                            /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
+                            reviewFrequencyMonths?: (string | number) | null;
+                            /**
+                             * Format: uuid
+                             * @description An active user; defaults to the creator when owner and group are both left out
+                             */
+                            ownerId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @description An existing group
+                             */
+                            ownerGroupId?: string | null;
+                            /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                            customFields?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The draft content (Markdown), as PUT /{id}/content sets it */
+                            content?: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PoliciesBatchPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each a policy to publish. */
+                    items: {
+                        /** Format: uuid */
+                        id: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1PoliciesSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Allow recording outside approvals (off by default) */
+                            allowOutsideApprovals: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

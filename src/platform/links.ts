@@ -65,6 +65,24 @@ export function requireLinkedRow(
 }
 
 /**
+ * requireLinked for many ids at once (batch writes): the records among `ids` the actor may read, in one query.
+ * Throws 403 without the linked module's read right; an id missing from the answer is one to refuse as linkNotFound.
+ */
+export async function readableLinked(db: DbOrTx, actor: Actor, target: LinkTarget, ids: string[]): Promise<Map<string, LinkedRecord>> {
+  const read = `${target.module}:read` as Permission;
+  requirePermission(actor, read);
+  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  if (wanted.length === 0) return new Map();
+  const { table } = target;
+  const rows = await db.select({ id: table.id, title: target.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId })
+    .from(table as PgTable).where(inArray(table.id, wanted)) as { id: string; title: string; ownerId: string | null; ownerGroupId: string | null }[];
+  return new Map(rows.filter((row) => canTouch(actor, read, row)).map((row) => [row.id, { id: row.id, title: row.title }]));
+}
+
+/** The refusal of a link to a record that is not among readableLinked's answer (the same 404 as requireLinked's). */
+export const unreadableLink = (target: LinkTarget, id: string, field?: string): AppError => linkNotFound(target, id, field, 'no such record, or not readable');
+
+/**
  * A link field of a record being written (`assetId` of an incident): checked as requireLinked when it is set or
  * changed, never when it stays as it was, so editing a record does not fail on a link someone else made.
  */

@@ -1,12 +1,13 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { apiAuth } from './api-auth';
 import { runWrite, type AppContext } from './context';
 import { Created, Data, deletedResponses, HistoryList, IdParam } from './envelopes';
 import { pageEnvelope } from './paging';
 import type { Permission } from './permissions';
+import { batchOf, BatchResults, resultOf } from './batch';
 import {
-  createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type ListParams, type OwnedTable, type RecordKind,
+  createRecord, createRecords, deleteRecord, getRecord, listRecords, loadOwnerLookup, recordHistory, updateRecord, updateRecords, type ListParams, type OwnedTable, type RecordKind,
 } from './records';
 
 export interface RecordApiOptions {
@@ -55,4 +56,44 @@ export function recordApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKin
     .get('/:id/history', async ({ actor, params }) => {
       return { data: await recordHistory(ctx.db, kind, actor, params.id) };
     }, { scope: scope('read'), params: IdParam, response: HistoryList, detail: { tags, summary: `A ${noun}'s History` } });
+}
+
+export interface RecordBatchApiOptions {
+  /** The register's path under /api/v1, e.g. '/controls' (for the documentation: the routes take the prefix of the plugin that uses them). */
+  path: string;
+  tag: string;
+  plural: string;
+  /** One item of a batch create (usually the register's create shape). */
+  Create: TObject;
+  /** The changes of one item of a batch update (usually the register's update shape). */
+  Update: TObject;
+}
+
+/**
+ * Batch create and change of a register (`POST` and `PATCH` `<path>/batch`, see batch.ts): the kit's batch writes
+ * (createRecords / updateRecords, those of the CSV import) with the rules of createRecord / updateRecord, in one
+ * transaction, one result per item. `.use` it in the register's recordApi chain, whose prefix it takes.
+ */
+export function recordBatchApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>>, o: RecordBatchApiOptions) {
+  const scope = (right: string) => `${kind.module}:${right}` as Permission;
+  const tags = [o.tag];
+  const BatchUpdateItem = t.Object({ id: t.String({ format: 'uuid' }), changes: o.Update }, { additionalProperties: false });
+  return new Elysia({ name: `api:${kind.recordType}:batch` })
+    .use(apiAuth(ctx))
+    .post('/batch', async ({ actor, body }) => {
+      const outcomes = await runWrite(ctx, async (tx) =>
+        createRecords(tx, kind, actor, body.items as Record<string, unknown>[], { owners: await loadOwnerLookup(tx) }));
+      return { data: { results: outcomes.map(resultOf) } };
+    }, {
+      scope: scope('create'), body: batchOf(o.Create, `Each as the body of POST ${o.path}.`), response: BatchResults,
+      detail: { tags, summary: `Create many ${o.plural} in one transaction: one result per item (refused items are listed, the others written)` },
+    })
+    .patch('/batch', async ({ actor, body }) => {
+      const items = (body.items as { id: string; changes: Record<string, unknown> }[]).map((item) => ({ id: item.id, patch: item.changes }));
+      const outcomes = await runWrite(ctx, async (tx) => updateRecords(tx, kind, actor, items, { owners: await loadOwnerLookup(tx) }));
+      return { data: { results: outcomes.map(resultOf) } };
+    }, {
+      scope: scope('update'), body: batchOf(BatchUpdateItem, `Each an id and the changes, as the body of PATCH ${o.path}/{id}.`), response: BatchResults,
+      detail: { tags, summary: `Change many ${o.plural} in one transaction: one result per item (refused items are listed, the others written)` },
+    });
 }

@@ -224,6 +224,21 @@ describe('approvals recorded outside the app', () => {
     await setOutsideApprovals(false);
   });
 
+  test('a policies reader reads the setting over REST (GET /policies/settings), so a client can tell before recording approvals', async () => {
+    const reader = await makeUser(env, { 'policies:read': 'all', 'apiTokens:create': 'own' });
+    const readOnly = await makeToken(env, await reader.actor(), ['policies:read']);
+    await setOutsideApprovals(true);
+    const on = await send('GET', '/api/v1/policies/settings', undefined, readOnly);
+    expect(on.status, await on.clone().text()).toBe(200);
+    expect(await json(on)).toEqual({ allowOutsideApprovals: true });
+    await setOutsideApprovals(false);
+    expect(await json(await send('GET', '/api/v1/policies/settings', undefined, readOnly))).toEqual({ allowOutsideApprovals: false });
+    const withoutRead = await makeToken(env, await adminActor(env), ['policies:create']);
+    expect((await send('GET', '/api/v1/policies/settings', undefined, withoutRead)).status).toBe(403);
+    // Read only: the setting is changed on the Settings screen.
+    expect((await send('PUT', '/api/v1/policies/settings', { allowOutsideApprovals: true })).status).toBe(405);
+  });
+
   test('the setting needs settings:update to change, and each change is in the Audit Log', async () => {
     const reader = await (await makeUser(env, { 'settings:read': 'all' })).actor();
     await expect(env.ctx.db.transaction((tx) => savePolicySettings(tx, reader, { allowOutsideApprovals: true }))).rejects.toThrow('forbidden');

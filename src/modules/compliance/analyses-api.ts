@@ -1,6 +1,7 @@
 import { Elysia, t, type Static } from 'elysia';
 import { apiAuth } from '../../platform/api-auth';
 import { runWrite, type AppContext } from '../../platform/context';
+import { batchOf, BatchResults } from '../../platform/batch';
 import { Data, HistoryList, IdParam } from '../../platform/envelopes';
 import { listQuery, pageEnvelope } from '../../platform/paging';
 import { NullableUuid, ownerView, Uuid } from '../../platform/record-schema';
@@ -8,7 +9,7 @@ import { stringEnum } from '../../platform/schema-helpers';
 import { exceptionsApi } from '../exceptions/api';
 import { complianceParent } from '../exceptions/parents';
 import {
-  analysisHistory, getAnalysis, linkRecord, listAnalyses, MAPPING_KINDS, packageScore, unlinkRecord, updateAnalysis, type MappingKind,
+  analysisHistory, getAnalysis, linkRecord, linkRecords, listAnalyses, MAPPING_KINDS, packageScore, unlinkRecord, updateAnalysis, type MappingKind,
 } from './analyses-service';
 
 /** The REST shapes of analyses, mappings and the package score (one schema: route validation and OpenAPI). */
@@ -104,6 +105,18 @@ export function analysesApi(ctx: AppContext) {
     }, { scope: 'compliance:update', params: IdParam, body: AnalysisUpdate, response: Data(AnalysisDetail), detail: { tags, summary: 'Assess an analysis (status, notes, assessor) or change its owner' } })
     .get('/analyses/:id/history', async ({ actor, params }) => ({ data: await analysisHistory(ctx.db, actor, params.id) }), {
       scope: 'compliance:read', params: IdParam, response: HistoryList, detail: { tags, summary: "An analysis's History (assessments and mapping changes)" },
+    })
+    .post('/mappings/batch', async ({ actor, body }) => ({
+      data: { results: await runWrite(ctx, (tx) => linkRecords(tx, actor, body.items)) },
+    }), {
+      scope: 'compliance:update',
+      body: batchOf(t.Object({
+        analysisId: Uuid,
+        kind: stringEnum(Object.keys(MAPPING_KINDS) as MappingKind[], { description: 'What is mapped: controls, policies, risks or projects' }),
+        id: Uuid,
+      }, { additionalProperties: false }), 'Each an analysis and a record to map to it, as POST /analyses/{id}/{kind} (which also needs read on that record\'s module).'),
+      response: BatchResults,
+      detail: { tags, summary: 'Map many records to analyses in one transaction: one result per item; a mapping already there is answered changed: false' },
     })
     .get('/packages/:id/score', async ({ actor, params }) => ({ data: await packageScore(ctx.db, actor, params.id) }), {
       scope: 'compliance:read', params: IdParam, response: Data(PackageScore),

@@ -6,11 +6,12 @@ import {
   policies, projects, risks, users,
 } from '../../../db/schema';
 import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
+import { refusalOf, type BatchResult } from '../../platform/batch';
+import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/history';
 import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
 import { orderBy, paging, type Page } from '../../platform/paging';
 import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions';
-import { historyAsSeen, requireLinked, type LinkTarget } from '../../platform/links';
+import { historyAsSeen, readableLinked, requireLinked, unreadableLink, type LinkTarget } from '../../platform/links';
 import { controlKind } from '../controls/service';
 import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';
@@ -246,6 +247,89 @@ export async function linkRecord(tx: DbOrTx, actor: Actor, analysisId: string, k
   const inserted = await tx.insert(m.table).values({ analysisId, [m.recordKey]: record.id } as never).onConflictDoNothing().returning();
   if (!inserted.length) throw conflict(`${m.label} ${record.id} is already mapped to analysis ${analysisId}`);
   await history(tx, actor, analysisId, `${m.action}.link`, null, { [m.recordKey]: record.id, title: record.title });
+}
+
+/** One item of a batch of mappings (POST /api/v1/compliance/mappings/batch). */
+export interface MappingBatchItem {
+  analysisId: string;
+  kind: MappingKind;
+  id: string;
+}
+
+/**
+ * Maps many records in one transaction with the rules of linkRecord (compliance:update on each analysis, the mapped
+ * module's read right and a readable record), one result per item: analyses and records read once per kind, the
+ * mappings inserted together, each in the analysis's History and the Audit Log. A mapping already there is answered
+ * `changed: false` (a single POST answers 409).
+ */
+export async function linkRecords(tx: DbOrTx, actor: Actor, items: MappingBatchItem[]): Promise<BatchResult[]> {
+  const analysisIds = [...new Set(items.map((item) => item.analysisId).filter((id) => UUID.test(id)))];
+  const analyses = analysisIds.length
+    ? await tx.select({
+      id: complianceAnalyses.id, ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
+      packageOwnerId: compliancePackages.ownerId, packageOwnerGroupId: compliancePackages.ownerGroupId,
+    }).from(complianceAnalyses).innerJoin(compliancePackages, eq(compliancePackages.id, complianceAnalyses.packageId))
+      .where(inArray(complianceAnalyses.id, analysisIds))
+    : [];
+  const analysisById = new Map(analyses.map((a) => [a.id, a]));
+  const readable = new Map<MappingKind, Map<string, { id: string; title: string }> | AppError>();
+  for (const kind of MAPPING_NAMES) {
+    const ids = items.filter((item) => item.kind === kind).map((item) => item.id);
+    if (ids.length === 0) continue;
+    try {
+      readable.set(kind, await readableLinked(tx, actor, MAPPING_KINDS[kind].link, ids));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      readable.set(kind, error);
+    }
+  }
+  const results: BatchResult[] = new Array(items.length);
+  const accepted: { index: number; item: MappingBatchItem; title: string }[] = [];
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    try {
+      const analysis = analysisById.get(item.analysisId);
+      const what = `Analysis ${item.analysisId}`;
+      const pkg: Owned = { ownerId: analysis?.packageOwnerId ?? null, ownerGroupId: analysis?.packageOwnerGroupId ?? null };
+      if (!analysis || !mayOnAnalysis(actor, 'compliance:read', analysis, pkg)) throw notFound(what);
+      const level = requirePermission(actor, 'compliance:update');
+      if (level === 'own' && !(ownsRecord(actor, analysis) || packageOwned(actor, pkg))) throw forbidden(`compliance:update is at level own and ${what} is not owned`);
+      const records = readable.get(item.kind)!;
+      if (records instanceof AppError) throw records;
+      const record = records.get(item.id);
+      if (!record) throw unreadableLink(MAPPING_KINDS[item.kind].link, item.id, 'id');
+      const key = `${item.analysisId} ${item.kind} ${item.id}`;
+      if (seen.has(key)) {
+        results[index] = { id: item.analysisId, changed: false };
+        return;
+      }
+      seen.add(key);
+      accepted.push({ index, item, title: record.title });
+    } catch (error) {
+      results[index] = refusalOf(error);
+    }
+  });
+  const changes: RecordChange[] = [];
+  for (const kind of MAPPING_NAMES) {
+    const m: MappingDefinition = MAPPING_KINDS[kind];
+    const ofKind = accepted.filter((a) => a.item.kind === kind);
+    if (ofKind.length === 0) continue;
+    const inserted = await tx.insert(m.table).values(ofKind.map((a) => ({ analysisId: a.item.analysisId, [m.recordKey]: a.item.id })) as never)
+      .onConflictDoNothing().returning() as Record<string, string>[];
+    const made = new Set(inserted.map((row) => `${row.analysisId} ${row[m.recordKey]}`));
+    for (const a of ofKind) {
+      const changed = made.has(`${a.item.analysisId} ${a.item.id}`);
+      results[a.index] = { id: a.item.analysisId, changed };
+      if (changed) {
+        changes.push({
+          module: 'compliance', recordType: ANALYSIS_RECORD_TYPE, recordId: a.item.analysisId, action: `${m.action}.link`,
+          before: null, after: { [m.recordKey]: a.item.id, title: a.title },
+        });
+      }
+    }
+  }
+  if (changes.length) await recordChanges(tx, actor, changes);
+  return results;
 }
 
 export async function unlinkRecord(tx: DbOrTx, actor: Actor, analysisId: string, kind: MappingKind, recordId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { runWrite, type AppContext } from '../../platform/context';
 import { Created, Data, IdParam } from '../../platform/envelopes';
-import { recordApi } from '../../platform/record-api';
+import { recordApi, recordBatchApi } from '../../platform/record-api';
 import { ControlCreate, ControlListQuery, ControlTestCreate, ControlTesting, ControlUpdate, ControlView } from './schema';
 import { controlKind, controlTesting, recordControlTest } from './service';
 
@@ -8,6 +8,7 @@ const tags = ['Controls'];
 
 export const controlsApi = (ctx: AppContext) =>
   recordApi(ctx, controlKind, { path: '/controls', tag: 'Controls', plural: 'controls', Create: ControlCreate, Update: ControlUpdate, View: ControlView, ListQuery: ControlListQuery })
+    .use(recordBatchApi(ctx, controlKind, { path: '/controls', tag: 'Controls', plural: 'controls', Create: ControlCreate, Update: ControlUpdate }))
     .get('/:id/tests', async ({ actor, params }) => ({ data: await controlTesting(ctx.db, actor, params.id) }), {
       scope: 'controls:read', params: IdParam, response: Data(ControlTesting),
       detail: { tags, summary: "A control's testing schedule, test records and next test due" },

@@ -3,20 +3,34 @@ import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
 import { Created, Data, IdParam } from '../../platform/envelopes';
 import { getRecord } from '../../platform/records';
-import { recordApi } from '../../platform/record-api';
+import { batchOf, BatchResults } from '../../platform/batch';
+import { recordApi, recordBatchApi } from '../../platform/record-api';
 import {
-  PolicyApprovalCreate, PolicyApprovalView, PolicyContent, PolicyCreate, PolicyListQuery, PolicyReviewCreate, PolicyReviews,
-  PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
+  PolicyApprovalCreate, PolicyApprovalView, PolicyBatchCreate, PolicyBatchUpdate, PolicyContent, PolicyCreate, PolicyListQuery, PolicyReviewCreate, PolicyReviews,
+  PolicySettings, PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
 } from './schema';
 import {
-  listPolicyApprovals, listPolicyVersions, policyKind, policyReviewSchedule, publishPolicy, recordPolicyApproval,
+  listPolicyApprovals, listPolicyVersions, policyKind, policyReviewSchedule, publishPolicies, publishPolicy, recordPolicyApproval,
   recordPolicyReview, setPolicyContent,
 } from './service';
+import { policyApprovalSettings } from './settings-service';
 
 const tags = ['Policies'];
 
 export const policiesApi = (ctx: AppContext) =>
   recordApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyCreate, Update: PolicyUpdate, View: PolicyView, ListQuery: PolicyListQuery })
+    .use(recordBatchApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyBatchCreate, Update: PolicyBatchUpdate }))
+    .post('/batch/publish', async ({ actor, body }) => ({
+      data: { results: await runWrite(ctx, (tx) => publishPolicies(tx, actor, body.items.map((item) => item.id))) },
+    }), {
+      scope: 'policies:update', body: batchOf(t.Object({ id: t.String({ format: 'uuid' }) }, { additionalProperties: false }), 'Each a policy to publish.'),
+      response: BatchResults,
+      detail: { tags, summary: 'Publish many policies in one transaction, each as POST /{id}/publish (the result id is the new version\'s)' },
+    })
+    .get('/settings', async ({ actor }) => ({ data: await policyApprovalSettings(ctx.db, actor) }), {
+      scope: 'policies:read', response: Data(PolicySettings),
+      detail: { tags, summary: "Whether 'Allow recording outside approvals' is on (read only; it is changed in Settings › Policies)" },
+    })
     .put('/:id/content', async ({ actor, params, body }) => {
       await runWrite(ctx, (tx) => setPolicyContent(tx, actor, params.id, body));
       // The kit's view type does not carry custom fields; the record read does (policyKind.customFields).

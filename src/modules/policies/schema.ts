@@ -20,6 +20,13 @@ export const { Create: PolicyCreate, Update: PolicyUpdate } = recordInputs(polic
 export type PolicyCreate = Static<typeof PolicyCreate>;
 export type PolicyUpdate = Static<typeof PolicyUpdate>;
 
+/** A batch item (POST/PATCH /api/v1/policies/batch): the record's fields and, unlike the single create, its draft content. */
+export const PolicyBatchCreate = t.Object({
+  ...PolicyCreate.properties,
+  content: t.Optional(t.String({ maxLength: MAX_CONTENT_LENGTH, description: 'The draft content (Markdown), as PUT /{id}/content sets it' })),
+}, { additionalProperties: false });
+export const PolicyBatchUpdate = t.Partial(PolicyBatchCreate, { additionalProperties: false, minProperties: 1 });
+
 export const PolicyView = recordView({
   title: t.String(),
   description: t.String(),

@@ -1,8 +1,11 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisPolicies, policies, policyApprovals, policyReviews, policyVersions, users } from '../../../db/schema';
-import { conflict, invalidField } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
+import { refusalOf, type BatchResult } from '../../platform/batch';
+import { updateRowsById } from '../../platform/bulk-insert';
+import { conflict, invalidField, notFound } from '../../platform/errors';
+import { recordChange, recordChanges, type RecordChange } from '../../platform/history';
 import { requireOnRecord, type Actor } from '../../platform/permissions';
 import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
 import { addMonths } from '../controls/service';
@@ -36,6 +39,8 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   references: [referencedBy('published versions (kept for good: a published policy cannot be deleted)', policyVersions, policyVersions.policyId), referencedBy('compliance analyses', analysisPolicies, analysisPolicies.policyId)],
 };
 
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireRealDate(field: string, value: string): void {
   if (!isRealDate(value)) throw invalidField(field, 'must be a real date written YYYY-MM-DD');
@@ -81,6 +86,59 @@ export async function publishPolicy(tx: DbOrTx, actor: Actor, id: string): Promi
   const { id: versionId, ...fields } = created;
   await recordChange(tx, actor, { module: 'policies', recordType: 'policyVersion', recordId: versionId, action: 'create', before: null, after: fields });
   return { id: versionId, version };
+}
+
+/**
+ * Publishes many policies in one transaction (POST /api/v1/policies/batch/publish): the rules of publishPolicy for
+ * each (update right on the policy, content not empty, not identical to the current version), one result per id,
+ * the versions inserted together and every publication and version in the Audit Log and History.
+ */
+export async function publishPolicies(tx: DbOrTx, actor: Actor, ids: string[]): Promise<BatchResult[]> {
+  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  const rows = wanted.length ? await tx.select().from(policies).where(inArray(policies.id, wanted)).orderBy(asc(policies.id)).for('update') : [];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const latest = new Map((wanted.length
+    ? await tx.selectDistinctOn([policyVersions.policyId], { policyId: policyVersions.policyId, version: policyVersions.version, content: policyVersions.content })
+      .from(policyVersions).where(inArray(policyVersions.policyId, wanted)).orderBy(policyVersions.policyId, desc(policyVersions.version))
+    : []).map((v) => [v.policyId, v]));
+  const results: BatchResult[] = new Array(ids.length);
+  const publishing: { index: number; before: typeof policies.$inferSelect; version: number; versionId: string }[] = [];
+  const seen = new Set<string>();
+  ids.forEach((id, index) => {
+    try {
+      const before = byId.get(id);
+      if (!before) throw notFound(`Policy ${id}`);
+      requireOnRecord(actor, 'policies:update', before, `Policy ${id}`);
+      if (seen.has(id)) throw conflict(`Policy ${id} is given more than once`);
+      seen.add(id);
+      if (!before.content.trim()) throw conflict(`Policy ${id} has no content to publish; write its content first`);
+      const current = latest.get(id);
+      if (current && current.content === before.content) throw conflict(`Policy ${id}: the content is unchanged since version ${current.version}; nothing to publish`);
+      publishing.push({ index, before, version: (current?.version ?? 0) + 1, versionId: randomUUID() });
+    } catch (error) {
+      results[index] = refusalOf(error);
+    }
+  });
+  if (publishing.length === 0) return results;
+  const publishedAt = new Date();
+  const versions = await tx.insert(policyVersions).values(publishing.map((p) => ({
+    id: p.versionId, policyId: p.before.id, version: p.version, content: p.before.content, publishedBy: actor.userId, publishedAt,
+  }))).returning();
+  const versionById = new Map(versions.map((v) => [v.id, v]));
+  await updateRowsById(tx, policies, publishing.map((p) => ({ id: p.before.id, values: { status: 'published', currentVersion: p.version } })));
+  const changes: RecordChange[] = [];
+  for (const p of publishing) {
+    const after = { ...p.before, status: 'published' as const, currentVersion: p.version };
+    changes.push({
+      module: 'policies', recordType: 'policy', recordId: p.before.id, action: 'publish', before: auditFields(p.before), after: auditFields(after),
+      details: { version: p.version },
+    });
+    const { id: versionId, ...fields } = versionById.get(p.versionId)!;
+    changes.push({ module: 'policies', recordType: 'policyVersion', recordId: versionId, action: 'create', before: null, after: fields });
+    results[p.index] = { id: versionId, changed: true };
+  }
+  await recordChanges(tx, actor, changes);
+  return results;
 }
 
 /** Every published version, newest first (needs read on the policy). */

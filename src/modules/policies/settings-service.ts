@@ -19,6 +19,16 @@ export async function getPolicySettings(db: DbOrTx, actor: Actor): Promise<Polic
   return { allowOutsideApprovals: await outsideApprovalsAllowed(db) };
 }
 
+/**
+ * The setting as a policies reader sees it (GET /api/v1/policies/settings, policies:read): whoever records approvals
+ * over the API, the bundle loader among them, can tell before writing whether POST /:id/approvals will be refused.
+ * Read only: changing it stays on the Settings screen, which has no REST equivalent.
+ */
+export async function policyApprovalSettings(db: DbOrTx, actor: Actor): Promise<PolicySettings> {
+  requirePermission(actor, 'policies:read');
+  return { allowOutsideApprovals: await outsideApprovalsAllowed(db) };
+}
+
 /** Saving needs settings:update; a change is written to the Audit Log (saving the same value writes nothing). */
 export async function savePolicySettings(tx: DbOrTx, actor: Actor, input: PolicySettings): Promise<{ changed: boolean }> {
   requirePermission(actor, 'settings:update');

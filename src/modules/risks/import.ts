@@ -3,6 +3,8 @@ import type { NamedRecords } from '../../platform/csv/import-type';
 import {
   defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readInteger, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
+import type { DbOrTx } from '../../../db/client';
+import type { Actor } from '../../platform/permissions';
 import type { OwnedTable, RecordKind } from '../../platform/records';
 import { assetKind } from '../assets/service';
 import { businessUnitKind } from '../businessUnits/service';
@@ -52,8 +54,27 @@ function riskKind(l: RiskLookups): RecordKind<typeof risks, RiskCreate> {
         businessUnit: !c.businessUnitId || c.businessUnitId === before?.businessUnitId || l.units.nameOf.has(c.businessUnitId),
       }).problems;
     },
-    toColumns: (c) => ({ ...c, title: c.title.trim() }),
+    // Levels given by name (a REST batch item) are stored as their values; a CSV row's are values already.
+    toColumns: (c) => ({ ...c, title: c.title.trim(), ...riskRuleProblems(c, scale, { classification: true, asset: true, businessUnit: true }).levels }),
   };
+}
+
+/** Lookups of the risk rules for a batch, loaded once: the scale, classifications, and the assets and units the actor may read. */
+async function prepareRiskLookups(db: DbOrTx, actor: Actor): Promise<RiskLookups> {
+  // Links name only records the importer may read (spec Bearer rule 4), as a single write's requireReadableLink.
+  const [likelihood, impact, classes, assetRecords, unitRecords] = await Promise.all([
+    db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels),
+    db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels),
+    db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications),
+    readableNamed(db, actor, assetKind),
+    readableNamed(db, actor, businessUnitKind),
+  ]);
+  return { likelihood, impact, classifications: namedRecords(classes), assets: assetRecords, units: unitRecords };
+}
+
+/** The risk rules as a RecordKind for the kit's batch writes (POST and PATCH /api/v1/risks/batch), over lookups loaded once. */
+export async function riskBatchKind(db: DbOrTx, actor: Actor): Promise<RecordKind<OwnedTable, Record<string, unknown>>> {
+  return riskKind(await prepareRiskLookups(db, actor)) as unknown as RecordKind<OwnedTable, Record<string, unknown>>;
 }
 
 /** Risks CSV: classification by name, likelihood and impact by a level's value or name, asset and business unit by name. */
@@ -95,16 +116,6 @@ export const riskImport = defineImportType<RiskLookups>({
     },
     { name: 'status', field: 'status', help: `${RISK_STATUSES.join(', ')} (blank gives open)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(RISK_STATUSES, text) },
   ],
-  async prepare(db, actor) {
-    // Links name only records the importer may read (spec Bearer rule 4), as a single write's requireReadableLink.
-    const [likelihood, impact, classes, assetRecords, unitRecords] = await Promise.all([
-      db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels),
-      db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels),
-      db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications),
-      readableNamed(db, actor, assetKind),
-      readableNamed(db, actor, businessUnitKind),
-    ]);
-    return { likelihood, impact, classifications: namedRecords(classes), assets: assetRecords, units: unitRecords };
-  },
+  prepare: prepareRiskLookups,
   kind: (l) => riskKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
 });

@@ -1,12 +1,14 @@
 import { Elysia, t, type Static } from 'elysia';
 import { apiAuth } from '../../platform/api-auth';
 import { runWrite, type AppContext } from '../../platform/context';
+import { batchOf, BatchResults } from '../../platform/batch';
+import { PageQuery, pageEnvelope } from '../../platform/paging';
 import { Created, Data, deletedResponses, HistoryList } from '../../platform/envelopes';
 import { IsoDate, NullableDate, Uuid } from '../../platform/record-schema';
 import { stringEnum } from '../../platform/schema-helpers';
 import { LevelRef } from './schema';
 import {
-  createTreatment, deleteTreatment, listTreatments, recordRiskReview, riskReviews, treatmentHistory, updateTreatment,
+  createTreatment, createTreatments, deleteTreatment, listAllTreatments, listTreatments, recordRiskReview, riskReviews, treatmentHistory, updateTreatment,
 } from './treatments-service';
 
 export const TREATMENT_TYPES = ['mitigate', 'accept', 'transfer', 'avoid'] as const;
@@ -77,6 +79,20 @@ const tags = ['Risk treatments and reviews'];
 export const riskTreatmentsApi = (ctx: AppContext) =>
   new Elysia({ name: 'api:risk-treatments', prefix: '/api/v1/risks' })
     .use(apiAuth(ctx))
+    .get('/treatments', async ({ actor, query }) => ({ data: await listAllTreatments(ctx.db, actor, query) }), {
+      scope: 'risks:read',
+      query: t.Object({ ...PageQuery.properties, riskId: t.Optional({ ...Uuid, description: 'Only this risk\'s treatments' }) }),
+      response: pageEnvelope(TreatmentView),
+      detail: { tags, summary: 'Treatments of every risk you can read, a page at a time, by risk (own level: risks you or your groups own)' },
+    })
+    .post('/treatments/batch', async ({ actor, body }) => ({
+      data: { results: await runWrite(ctx, (tx) => createTreatments(tx, actor, body.items)) },
+    }), {
+      scope: 'risks:update',
+      body: batchOf(t.Object({ riskId: Uuid, ...TreatmentCreate.properties }, { additionalProperties: false }), 'Each the risk and the treatment, as POST /risks/{id}/treatments takes it.'),
+      response: BatchResults,
+      detail: { tags, summary: 'Add treatments to many risks in one transaction: one result per item (refused items are listed, the others written)' },
+    })
     .get('/:id/treatments', async ({ actor, params }) => ({ data: await listTreatments(ctx.db, actor, params.id) }), {
       scope: 'risks:read', params: RiskParam, response: Data(t.Array(TreatmentView)), detail: { tags, summary: "A risk's treatments" },
     })

@@ -1,12 +1,16 @@
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import {
   controls, riskImpactLevels, riskLikelihoodLevels, riskReviews as reviewsTable, riskTreatments, risks, treatmentControls, users,
 } from '../../../db/schema';
-import { invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
+import { randomUUID } from 'node:crypto';
+import { refusalOf, type BatchResult } from '../../platform/batch';
+import { AppError, invalid, notFound, type FieldProblem } from '../../platform/errors';
+import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
+import { ownershipCondition } from '../../platform/ownership';
+import { paging, type Page } from '../../platform/paging';
 import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions';
-import { requireLinked } from '../../platform/links';
+import { readableLinked, requireLinked, unreadableLink } from '../../platform/links';
 import { addMonths, controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
 import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './treatments-api';
@@ -20,13 +24,15 @@ import { isRealDate } from '../../platform/dates';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const riskColumns = {
+  id: risks.id, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId, inherentLikelihood: risks.inherentLikelihood,
+  inherentImpact: risks.inherentImpact, residualLikelihood: risks.residualLikelihood, residualImpact: risks.residualImpact,
+  reviewFrequencyMonths: risks.reviewFrequencyMonths, createdAt: risks.createdAt,
+};
+
 async function loadRiskFor(db: DbOrTx, actor: Actor, riskId: string, permission: Permission) {
   if (!UUID.test(riskId)) throw notFound(`Risk ${riskId}`);
-  const [risk] = await db.select({
-    id: risks.id, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId, inherentLikelihood: risks.inherentLikelihood,
-    inherentImpact: risks.inherentImpact, residualLikelihood: risks.residualLikelihood, residualImpact: risks.residualImpact,
-    reviewFrequencyMonths: risks.reviewFrequencyMonths, createdAt: risks.createdAt,
-  }).from(risks).where(eq(risks.id, riskId));
+  const [risk] = await db.select(riskColumns).from(risks).where(eq(risks.id, riskId));
   if (!risk) throw notFound(`Risk ${riskId}`);
   requireOnRecord(actor, permission, risk, `Risk ${riskId}`);
   return risk;
@@ -71,10 +77,11 @@ interface Candidate {
   controlIds: string[];
 }
 
-/** Every rule at once: a 400 lists each problem; links to controls need controls:read (403) on readable controls (404). */
-async function validateTreatment(tx: DbOrTx, actor: Actor, risk: Risk, c: Candidate, newControlIds: string[]) {
+type Scale = Awaited<ReturnType<typeof loadScale>>;
+
+/** The treatment rules on a candidate, as every problem at once, and the columns to store. Pure: single and batch writes share it. */
+function treatmentRules(risk: Pick<Risk, 'inherentLikelihood' | 'inherentImpact'>, scale: Scale, c: Candidate) {
   const problems: FieldProblem[] = [];
-  const scale = await loadScale(tx);
   const level = (field: string, levels: { value: number; name: string }[], ref: number | string | null) => {
     if (ref === null || ref === '') return null;
     const value = resolveLevel(levels, ref);
@@ -97,12 +104,18 @@ async function validateTreatment(tx: DbOrTx, actor: Actor, risk: Risk, c: Candid
     if (rl !== null && rl > risk.inherentLikelihood) problems.push({ field: 'residualLikelihood', message: "must not be above the risk's inherent likelihood" });
     if (ri !== null && ri > risk.inherentImpact) problems.push({ field: 'residualImpact', message: "must not be above the risk's inherent impact" });
   }
+  return {
+    problems,
+    values: { type: c.type, status: c.status, title, description: c.description, dueOn: c.dueOn, residualLikelihood: rl, residualImpact: ri },
+  };
+}
+
+/** Every rule at once: a 400 lists each problem; links to controls need controls:read (403) on readable controls (404). */
+async function validateTreatment(tx: DbOrTx, actor: Actor, risk: Risk, c: Candidate, newControlIds: string[]) {
+  const { problems, values } = treatmentRules(risk, await loadScale(tx), c);
   if (problems.length) throw invalid(problems);
   for (const id of newControlIds) await requireLinked(tx, actor, controlKind, id, 'controlIds');
-  return {
-    type: c.type, status: c.status, title, description: c.description, dueOn: c.dueOn,
-    residualLikelihood: rl, residualImpact: ri,
-  };
+  return values;
 }
 
 /**
@@ -135,6 +148,73 @@ export async function createTreatment(tx: DbOrTx, actor: Actor, riskId: string, 
   });
   await applyResidual(tx, actor, risk, row);
   return { id: row.id };
+}
+
+/** One item of a batch create (POST /api/v1/risks/treatments/batch): the risk and the treatment as POST /risks/{id}/treatments takes it. */
+export type TreatmentBatchItem = TreatmentCreate & { riskId: string };
+
+/**
+ * Adds many treatments in one transaction with the rules of createTreatment (risks:update on each risk, the treatment
+ * rules, controls:read and readable controls for links), one result per item: the risks, the scale and the linked
+ * controls read once, the treatments and their links inserted together, every one in the Audit Log and History. An
+ * implemented mitigate treatment with a residual rating sets its risk's rating, as a single write does.
+ */
+export async function createTreatments(tx: DbOrTx, actor: Actor, items: TreatmentBatchItem[]): Promise<BatchResult[]> {
+  const riskIds = [...new Set(items.map((item) => item.riskId).filter((id) => UUID.test(id)))];
+  const [riskRows, scale] = await Promise.all([
+    riskIds.length ? tx.select(riskColumns).from(risks).where(inArray(risks.id, riskIds)) : Promise.resolve([] as Risk[]),
+    loadScale(tx),
+  ]);
+  const riskById = new Map(riskRows.map((r) => [r.id, r]));
+  const linkIds = [...new Set(items.flatMap((item) => item.controlIds ?? []))];
+  let readable: Map<string, { id: string; title: string }> | AppError = new Map();
+  if (linkIds.length) {
+    try {
+      readable = await readableLinked(tx, actor, controlKind, linkIds);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      readable = error;
+    }
+  }
+  const results: BatchResult[] = new Array(items.length);
+  const accepted: { index: number; risk: Risk; row: typeof riskTreatments.$inferInsert & { id: string }; controlIds: string[] }[] = [];
+  items.forEach((item, index) => {
+    try {
+      const risk = riskById.get(item.riskId);
+      if (!risk) throw notFound(`Risk ${item.riskId}`);
+      requireOnRecord(actor, 'risks:update', risk, `Risk ${item.riskId}`);
+      const controlIds = [...new Set(item.controlIds ?? [])];
+      const { problems, values } = treatmentRules(risk, scale, {
+        type: item.type, status: item.status ?? 'planned', title: item.title, description: item.description ?? '',
+        dueOn: item.dueOn ?? null, residualLikelihood: item.residualLikelihood ?? null, residualImpact: item.residualImpact ?? null, controlIds,
+      });
+      if (problems.length) throw invalid(problems);
+      if (controlIds.length && readable instanceof AppError) throw readable;
+      for (const id of controlIds) if (!(readable as Map<string, unknown>).has(id)) throw unreadableLink(controlKind, id, 'controlIds');
+      accepted.push({ index, risk, row: { id: randomUUID(), ...values, riskId: risk.id, createdBy: actor.userId }, controlIds });
+    } catch (error) {
+      results[index] = refusalOf(error);
+    }
+  });
+  if (accepted.length === 0) return results;
+  const rows = await tx.insert(riskTreatments).values(accepted.map((a) => a.row)).returning();
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  const links = accepted.flatMap((a) => a.controlIds.map((controlId) => ({ treatmentId: a.row.id, controlId })));
+  if (links.length) await tx.insert(treatmentControls).values(links);
+  await recordChanges(tx, actor, accepted.map((a) => ({
+    module: 'risks', recordType: 'riskTreatment', recordId: a.row.id, action: 'create', before: null,
+    after: historyFields(stored.get(a.row.id)!, a.controlIds), details: { riskId: a.risk.id },
+  })));
+  for (const a of accepted) {
+    // The risk as it now stands: an earlier item of the batch may have set its rating already.
+    await applyResidual(tx, actor, a.risk, stored.get(a.row.id)!);
+    if (a.row.type === 'mitigate' && a.row.status === 'implemented' && a.row.residualLikelihood != null && a.row.residualImpact != null) {
+      a.risk.residualLikelihood = a.row.residualLikelihood;
+      a.risk.residualImpact = a.row.residualImpact;
+    }
+    results[a.index] = { id: a.row.id, changed: true };
+  }
+  return results;
 }
 
 export async function updateTreatment(tx: DbOrTx, actor: Actor, riskId: string, treatmentId: string, patch: TreatmentUpdate): Promise<TreatmentView> {
@@ -201,6 +281,24 @@ export async function listTreatments(db: DbOrTx, actor: Actor, riskId: string): 
   const rows = await db.select().from(riskTreatments).where(eq(riskTreatments.riskId, riskId))
     .orderBy(asc(riskTreatments.createdAt), asc(riskTreatments.id));
   return treatmentViews(db, actor, rows);
+}
+
+/**
+ * Every treatment of the risks the actor may read, a page at a time (GET /api/v1/risks/treatments): for clients that
+ * need the treatments of many risks, one request per 200 treatments instead of one per risk.
+ */
+export async function listAllTreatments(db: DbOrTx, actor: Actor, query: { page?: number; pageSize?: number; riskId?: string }): Promise<Page<TreatmentView>> {
+  const { page, pageSize, offset } = paging(query);
+  const where = and(
+    ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId),
+    query.riskId ? eq(riskTreatments.riskId, query.riskId) : undefined,
+  );
+  const [rows, [{ total }]] = await Promise.all([
+    db.select({ t: riskTreatments }).from(riskTreatments).innerJoin(risks, eq(risks.id, riskTreatments.riskId)).where(where)
+      .orderBy(asc(riskTreatments.riskId), asc(riskTreatments.createdAt), asc(riskTreatments.id)).limit(pageSize).offset(offset),
+    db.select({ total: count() }).from(riskTreatments).innerJoin(risks, eq(risks.id, riskTreatments.riskId)).where(where),
+  ]);
+  return { rows: await treatmentViews(db, actor, rows.map((r) => r.t)), total, page, pageSize };
 }
 
 export async function treatmentHistory(db: DbOrTx, actor: Actor, riskId: string, treatmentId: string): Promise<HistoryView[]> {
