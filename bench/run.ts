@@ -4,6 +4,7 @@ import { benchListEndpoints } from './list-endpoints';
 import { benchCsvImport } from './csv-import';
 import { benchScim } from './scim';
 import { benchEvidence } from './evidence';
+import { benchAssistant } from './assistant';
 import { benchBundleLoader } from './bundle-loader';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
@@ -17,6 +18,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['SCIM provisioning', benchScim],
   ['Bundle loader', benchBundleLoader],
   ['Evidence files', benchEvidence],
+  ['AI assistant endpoint', benchAssistant],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

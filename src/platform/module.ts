@@ -32,7 +32,7 @@ export interface NavEntry {
 
 /**
  * A record type the search covers (src/platform/search.ts): where its id, title, text and owner are, and its screen.
- * `title` and `body` must be the expressions indexed in the search migration (db/migrations/0026_search.sql).
+ * `title` must be the expression whose trigram index the search migration makes (db/migrations/0026_search.sql).
  */
 export interface SearchSource {
   kind: string;
@@ -45,6 +45,8 @@ export interface SearchSource {
   id: PgColumn;
   title: SQL;
   body: SQL;
+  /** The stored tsvector of title and text (the search migration's `search_vector` column). */
+  vector: SQL;
   ownerId: PgColumn;
   ownerGroupId: PgColumn;
   href(id: string): string;

@@ -29,10 +29,13 @@ const MARK_END = '\u{E001}';
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function sourceQuery(source: SearchSource, actor: Actor, text: string): SQL {
-  const vector = sql`grc_search_vector(${source.title}, ${source.body})`;
+  const vector = source.vector;
   const query = sql`websearch_to_tsquery('english', ${text})`;
   const readable = ownershipCondition(actor, `${source.module}:read` as Permission, source.ownerId, source.ownerGroupId);
-  const matches = or(sql`${vector} @@ ${query}`, sql`${source.title} ilike ${`%${escapeLike(text)}%`}`, sql`${source.title} % ${text}`);
+  // The substring match runs on the title's trigram index, so codes and short names ("AC-2", "ISO") are found; the
+  // similarity operator (%) is left out: for common words nearly every title shares trigrams with the query and
+  // would be rechecked (0.8 s over 200,000 rows in the benchmark).
+  const matches = or(sql`${vector} @@ ${query}`, sql`${source.title} ilike ${`%${escapeLike(text)}%`}`);
   const join = source.join ? sql` join ${source.join.table} on ${source.join.on}` : sql``;
   return sql`(select ${source.kind}::text as kind, ${source.id}::text as id, ${source.title} as title, ${source.body} as body,
     (ts_rank(${vector}, ${query}) * 2 + similarity(${source.title}, ${text}))::float8 as rank
@@ -44,19 +47,32 @@ function readableSources(actor: Actor, kinds?: readonly string[]): SearchSource[
   return searchSources().filter((s) => (!kinds?.length || kinds.includes(s.kind)) && levelOf(actor, `${s.module}:read` as Permission) !== null);
 }
 
-export async function search(db: DbOrTx, actor: Actor, input: { q: string; limit?: number; kinds?: readonly string[] }): Promise<SearchHit[]> {
+export interface SearchInput {
+  q: string;
+  limit?: number;
+  kinds?: readonly string[];
+}
+
+/** The one statement a search runs (exported so the benchmark times exactly it); null when no register is readable. */
+export function searchStatement(actor: Actor, input: SearchInput): SQL | null {
   const text = input.q.trim();
   if (!text) throw invalidField('q', 'must not be blank');
   const limit = Math.min(Math.max(input.limit ?? SEARCH_LIMIT.default, 1), SEARCH_LIMIT.max);
   const sources = readableSources(actor, input.kinds);
-  if (sources.length === 0) return [];
+  if (sources.length === 0) return null;
   const union = sql.join(sources.map((source) => sourceQuery(source, actor, text)), sql` union all `);
-  const rows = await selectRows<{ kind: string; id: string; title: string; snippet: string; rank: number }>(db, sql`
+  return sql`
     select kind, id, title, rank,
       ts_headline('english', case when body <> '' and to_tsvector('english', body) @@ websearch_to_tsquery('english', ${text}) then body else title end,
         websearch_to_tsquery('english', ${text}), ${`StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=10, MaxFragments=1`}) as snippet
-    from (${union}) hits order by rank desc, title, id limit ${limit}`);
-  const hrefOf = new Map(sources.map((s) => [s.kind, s.href]));
+    from (${union}) hits order by rank desc, title, id limit ${limit}`;
+}
+
+export async function search(db: DbOrTx, actor: Actor, input: SearchInput): Promise<SearchHit[]> {
+  const statement = searchStatement(actor, input);
+  if (!statement) return [];
+  const rows = await selectRows<{ kind: string; id: string; title: string; snippet: string; rank: number }>(db, statement);
+  const hrefOf = new Map(searchSources().map((s) => [s.kind, s.href]));
   return rows.map((row) => ({
     kind: row.kind, id: row.id, title: row.title, rank: Number(Number(row.rank).toFixed(4)),
     snippet: row.snippet.replaceAll(MARK_START, '**').replaceAll(MARK_END, '**'),
@@ -75,6 +91,6 @@ export function registerSearch(o: {
 }): SearchSource {
   return {
     kind: o.kind, label: o.label, module: o.module, from: o.table, id: o.table.id, ownerId: o.table.ownerId, ownerGroupId: o.table.ownerGroupId,
-    title: sql`${o.title}`, body: o.body ? sql`${o.body}` : sql`''`, href: o.href,
+    title: sql`${o.title}`, body: o.body ? sql`${o.body}` : sql`''`, vector: sql`${o.table}.search_vector`, href: o.href,
   };
 }

@@ -18,6 +18,7 @@ export const manifest = defineModule({
     kind: 'requirement', label: 'Requirements', module: 'compliance', from: complianceAnalyses,
     join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) }, id: complianceAnalyses.id,
     title: sql`(${complianceItems.code} || ' ' || ${complianceItems.name})`, body: sql`${complianceItems.description}`,
+    vector: sql`${complianceItems}.search_vector`,
     ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId, href: (id) => `/compliance/analyses/${id}`,
   }],
   permissions: 'compliance',
