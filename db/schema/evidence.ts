@@ -82,3 +82,19 @@ export const evidenceVerifyRuns = pgTable('evidence_verify_runs', {
   check('evidence_verify_runs_status_check', sql`${t.status} in ('running', 'finished', 'interrupted')`),
   uniqueIndex('evidence_verify_runs_one_running').on(t.status).where(sql`${t.status} = 'running'`),
 ]);
+
+/**
+ * Browser upload links an assistant asks for (request_upload_link): the secret is stored as its SHA-256 only; valid 15
+ * minutes for up to 10 files, each slot used once; uploads act as the user who asked.
+ */
+export const evidenceUploadLinks = pgTable('evidence_upload_links', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  secretHash: text('secret_hash').notNull(),
+  userId: uuid('user_id').notNull().references(() => users.id),
+  tokenId: uuid('token_id'),
+  recordType: text('record_type').notNull(),
+  recordId: uuid('record_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  filesUsed: integer('files_used').notNull().default(0),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('evidence_upload_links_secret_key').on(t.secretHash)]);

@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'GONE'
   | 'TOO_LARGE'
   | 'THROTTLED'
   | 'UNAVAILABLE';
@@ -15,6 +16,7 @@ export const statusOfCode: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  GONE: 410,
   TOO_LARGE: 413,
   THROTTLED: 429,
   UNAVAILABLE: 503,

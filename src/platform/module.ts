@@ -104,7 +104,8 @@ export interface AssistantTool {
   /** Reads only (MCP readOnlyHint); a writing tool may still say it never removes anything. */
   readOnly: boolean;
   destructive?: boolean;
-  run(ctx: AppContext, actor: Actor, args: Record<string, unknown>): Promise<unknown>;
+  /** `call.origin`: the address the assistant reached the service at (for links it hands to the user). */
+  run(ctx: AppContext, actor: Actor, args: Record<string, unknown>, call: { origin: string }): Promise<unknown>;
 }
 
 /** Every installed module's search sources. */

@@ -74,13 +74,13 @@ describe('the AI-assistant endpoint', () => {
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual([
       'create_evidence', 'get_record', 'link_evidence', 'list_compliance', 'list_controls', 'list_evidence', 'list_policies', 'list_risks',
-      'lock_evidence', 'my_open_items', 'search', 'upload_evidence',
+      'lock_evidence', 'my_open_items', 'request_upload_link', 'search', 'upload_evidence',
     ]);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of ['list_risks', 'list_controls', 'list_compliance', 'list_policies', 'list_evidence', 'get_record', 'my_open_items', 'search']) {
       expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
     }
-    for (const name of ['create_evidence', 'link_evidence', 'lock_evidence', 'upload_evidence']) expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
+    for (const name of ['create_evidence', 'link_evidence', 'lock_evidence', 'upload_evidence', 'request_upload_link']) expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
     expect(Object.keys(byName.get('list_risks')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['page', 'pageSize', 'status', 'q', 'sort']));
     expect(byName.get('upload_evidence')!.inputSchema.required).toEqual(expect.arrayContaining(['recordType', 'recordId', 'fileName']));
   });

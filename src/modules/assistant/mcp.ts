@@ -57,7 +57,7 @@ async function callTool(call: CallContext, name: string, args: Record<string, un
   const problems = argumentProblems(tool, args);
   if (problems.length) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${name}: ${problems.slice(0, 20).join('; ')}`);
   try {
-    const result = await tool.run(call.ctx, call.actor, args);
+    const result = await tool.run(call.ctx, call.actor, args, { origin: new URL(call.request.url).origin });
     return { content: [{ type: 'text', text: resultText(result) }] };
   } catch (error) {
     const refused = errorResponse(error, '', crypto.randomUUID());

@@ -1,11 +1,11 @@
 import type { AssistantTool } from '../../platform/module';
 import { AppError, invalidField } from '../../platform/errors';
-import { requireOnRecord, type Actor } from '../../platform/permissions';
-import { createRecord, listRecords, type ListParams } from '../../platform/records';
+import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
+import { createRecord, listRecords, loadForAction, type ListParams } from '../../platform/records';
 import { runWrite, type AppContext } from '../../platform/context';
-import { fileNameProblem, listFiles, recordOrDiscard, recordStoredFile, storeFile } from './files';
+import { fileNameProblem, listFiles, recordOrDiscard, recordStoredFile, storeFile, type StoredBytes } from './files';
 import {
-  ASSISTANT_UPLOAD_BYTES, EvidenceCreate, EvidenceListQuery, EvidenceRef, LinkEvidenceToolInput, UploadEvidenceInput,
+  ASSISTANT_UPLOAD_BYTES, EvidenceCreate, EvidenceListQuery, EvidenceRef, LinkEvidenceToolInput, UPLOAD_TARGETS, UploadEvidenceInput,
   type EvidenceCreate as EvidenceCreateInput, type LinkedRecordType,
 } from './schema';
 import { evidenceKind, getEvidence, linkedOwner, linkEvidence, linksAsSeen, lockEvidence, requireLinkableRecord, unlinkEvidence, LINKED_TYPES } from './service';
@@ -40,6 +40,42 @@ function uploadBytes(input: UploadEvidenceInput): Uint8Array<ArrayBuffer> {
   return bytes as Uint8Array<ArrayBuffer>;
 }
 
+/** Where assistant content lands: evidence itself, or another record (new evidence linked to it). */
+export interface AttachTarget {
+  recordType: (typeof UPLOAD_TARGETS)[number];
+  recordId: string;
+}
+
+/**
+ * Refuses before any byte is stored when the content could not land: evidence the user cannot read, or another record
+ * the user may not update or read (404) or evidence:create missing (403). The write re-checks everything.
+ */
+export async function checkAttachTarget(ctx: AppContext, actor: Actor, target: AttachTarget): Promise<void> {
+  if (target.recordType === 'evidence') {
+    await loadForAction(ctx.db, evidenceKind, actor, target.recordId, 'update');
+    return;
+  }
+  const link = { recordType: target.recordType as LinkedRecordType, recordId: target.recordId };
+  const type = LINKED_TYPES[link.recordType];
+  const row = await requireLinkableRecord(ctx.db, actor, link, 'recordId');
+  requireOnRecord(actor, `${type.module}:update`, await linkedOwner(ctx.db, link), `${type.label} ${row.id}`);
+  requirePermission(actor, 'evidence:create');
+}
+
+/** Records stored bytes where they land, in one transaction (new evidence and its link when needed); a refusal removes them. */
+export function attachStored(ctx: AppContext, actor: Actor, target: AttachTarget, fileName: string, stored: StoredBytes, title?: string) {
+  return recordOrDiscard(ctx, stored, async (tx) => {
+    let evidenceId = target.recordId;
+    if (target.recordType !== 'evidence') {
+      const created: EvidenceCreateInput = { title: title ?? fileName, description: 'Uploaded by an AI assistant.' };
+      evidenceId = (await createRecord(tx, evidenceKind, actor, created)).id;
+      await linkEvidence(tx, actor, evidenceId, { recordType: target.recordType as LinkedRecordType, recordId: target.recordId });
+    }
+    const file = await recordStoredFile(tx, actor, evidenceId, fileName, stored);
+    return { evidenceId, file };
+  });
+}
+
 /**
  * upload_evidence: onto evidence the user may update, or onto any other supported record the user may update, where it
  * lands on new evidence linked to that record (needing evidence:create). Stored first, then recorded in one
@@ -49,25 +85,9 @@ async function uploadEvidence(ctx: AppContext, actor: Actor, input: UploadEviden
   const nameProblem = fileNameProblem(input.fileName);
   if (nameProblem) throw invalidField('fileName', nameProblem);
   const bytes = uploadBytes(input);
-  if (input.recordType === 'evidence') {
-    await getEvidence(ctx.db, actor, input.recordId);
-  } else {
-    const type = LINKED_TYPES[input.recordType as LinkedRecordType];
-    const target = { recordType: input.recordType as LinkedRecordType, recordId: input.recordId };
-    const row = await requireLinkableRecord(ctx.db, actor, target, 'recordId');
-    requireOnRecord(actor, `${type.module}:update`, await linkedOwner(ctx.db, target), `${type.label} ${row.id}`);
-  }
+  await checkAttachTarget(ctx, actor, input);
   const stored = await storeFile(ctx, new Blob([bytes]).stream(), bytes.length, ASSISTANT_UPLOAD_BYTES);
-  return recordOrDiscard(ctx, stored, async (tx) => {
-    let evidenceId = input.recordId;
-    if (input.recordType !== 'evidence') {
-      const created: EvidenceCreateInput = { title: input.title ?? input.fileName, description: 'Uploaded by an AI assistant.' };
-      evidenceId = (await createRecord(tx, evidenceKind, actor, created)).id;
-      await linkEvidence(tx, actor, evidenceId, { recordType: input.recordType as LinkedRecordType, recordId: input.recordId });
-    }
-    const file = await recordStoredFile(tx, actor, evidenceId, input.fileName, stored);
-    return { evidenceId, file };
-  });
+  return attachStored(ctx, actor, input, input.fileName, stored, input.title);
 }
 
 export const evidenceTools: AssistantTool[] = [

@@ -3,6 +3,7 @@ import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { evidenceApi } from './api';
 import { evidenceTools } from './assistant';
+import { uploadLinkLimit, uploadLinkRoutes, uploadLinkTool } from './upload-links';
 import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
 
@@ -13,16 +14,12 @@ export const manifest = defineModule({
   name: 'evidence',
   searchSources: [registerSearch({ kind: 'evidence', label: 'Evidence', module: 'evidence', table: evidence, title: evidence.title, body: evidence.description, href: (id) => `/evidence/${id}` })],
   permissions: 'evidence',
-  plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx)],
+  plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx), uploadLinkRoutes(ctx)],
   nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],
   customFields: true,
   countedTables: ['evidence'],
-  assistantTools: evidenceTools,
-  uploads: (config) => [{
-    path: UPLOAD,
-    bytes: maxFileBytes({ config }),
-    message: fileTooLarge({ config }),
-  }],
+  assistantTools: [...evidenceTools, uploadLinkTool],
+  uploads: (config) => [{ path: UPLOAD, bytes: maxFileBytes({ config }), message: fileTooLarge({ config }) }, uploadLinkLimit],
   recordSections: {
     control: evidenceSection(['control', 'controlTest']),
     complianceAnalysis: evidenceSection(['requirement']),

@@ -149,3 +149,11 @@ export const UploadEvidenceInput = t.Object({
   title: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'Title of the new evidence (default: the file name)' })),
 }, { additionalProperties: false });
 export type UploadEvidenceInput = Static<typeof UploadEvidenceInput>;
+
+export const UPLOAD_LINK = { minutes: 15, files: 10, fileBytes: 25 * 1024 * 1024 } as const;
+
+export const UploadLinkInput = t.Object({
+  recordType: stringEnum(UPLOAD_TARGETS, { description: 'evidence: files on that evidence; any other: each file on new evidence linked to that record' }),
+  recordId: Uuid,
+}, { additionalProperties: false });
+export type UploadLinkInput = Static<typeof UploadLinkInput>;
