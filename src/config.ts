@@ -29,6 +29,8 @@ export const ConfigSchema = Type.Object({
   S3_REGION: Type.Optional(Type.String()),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String()),
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String()),
+  /** Identity provider for assistants' access tokens (Settings › AI assistants): issuer and keys under <authority>/<tenant>. */
+  IDP_AUTHORITY: Type.String({ pattern: '^https?://', default: 'https://login.microsoftonline.com' }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('error')], { default: 'info' }),
 });
 export type Config = Static<typeof ConfigSchema>;

@@ -9,6 +9,8 @@ import { errorResponse, recordDenial } from '../../platform/http';
 import { assistantTools, platformService, type AssistantTool } from '../../platform/module';
 import type { Actor } from '../../platform/permissions';
 import { clientAddress } from '../../platform/refusals';
+import { idpActor, protectedResourceMetadata } from './idp';
+import type { AssistantSettings } from './schema';
 import { assistantSettings } from './settings-service';
 
 /**
@@ -69,17 +71,30 @@ async function callTool(call: CallContext, name: string, args: Record<string, un
   }
 }
 
-async function assistantActor(ctx: AppContext, authorization: string | null): Promise<Actor> {
+/** An API token (aat_…), or, when the setting is on, an identity-provider access token. */
+async function assistantActor(ctx: AppContext, settings: AssistantSettings, authorization: string | null): Promise<Actor> {
   const secret = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
   if (!secret) throw unauthorized('no bearer token');
+  if (settings.acceptIdpTokens && !secret.startsWith('aat_')) return idpActor(ctx, settings, secret);
   const actor = await platformService('authenticateToken')(ctx.db, secret);
   return { ...actor, via: 'mcp' };
 }
 
-async function answer(call: Omit<CallContext, 'actor'>): Promise<Response> {
+const metadataPath = '/.well-known/oauth-protected-resource';
+
+async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<string, string | number> }): Promise<Response> {
   const settings = await assistantSettings(call.ctx.db);
   if (!settings.enabled) throw notFound('/api/mcp');
-  const actor = await assistantActor(call.ctx, call.request.headers.get('authorization'));
+  let actor: Actor;
+  try {
+    actor = await assistantActor(call.ctx, settings, call.request.headers.get('authorization'));
+  } catch (error) {
+    // RFC 9728 section 5.1: point clients at the metadata that names the identity provider.
+    if (settings.acceptIdpTokens && error instanceof AppError && error.code === 'UNAUTHORIZED') {
+      set.headers['www-authenticate'] = `Bearer resource_metadata="${new URL(call.request.url).origin}${metadataPath}"`;
+    }
+    throw error;
+  }
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: 'Governance, risk and compliance records, as the signed-in user may see them. Evidence can be recorded, linked, locked and uploaded; nothing is deleted or decided here.',
@@ -109,7 +124,7 @@ const json = (schema: object) => ({ 'application/json': { schema } });
 
 export const mcpEndpoint = (ctx: AppContext) =>
   new Elysia({ name: 'api:mcp' })
-    .post('/api/mcp', ({ request, server }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }), {
+    .post('/api/mcp', ({ request, server, set }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }, set), {
       parse: 'none',
       detail: {
         tags: ['AI assistants'],
@@ -125,5 +140,14 @@ export const mcpEndpoint = (ctx: AppContext) =>
       },
     })
     // Stateless: there is no stream to open (GET) or session to end (DELETE); the transport answers 405 for both.
-    .get('/api/mcp', ({ request, server }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }), { detail: { hide: true } })
-    .delete('/api/mcp', ({ request, server }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }), { parse: 'none', detail: { hide: true } });
+    .get('/api/mcp', ({ request, server, set }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }, set), { detail: { hide: true } })
+    .delete('/api/mcp', ({ request, server, set }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }, set), { parse: 'none', detail: { hide: true } })
+    // RFC 9728 protected resource metadata, only while assistants may connect with identity-provider tokens.
+    .get(metadataPath, ({ request }) => protectedResource(ctx, request), { detail: { hide: true } })
+    .get(`${metadataPath}/api/mcp`, ({ request }) => protectedResource(ctx, request), { detail: { hide: true } });
+
+async function protectedResource(ctx: AppContext, request: Request) {
+  const settings = await assistantSettings(ctx.db);
+  if (!settings.enabled || !settings.acceptIdpTokens) throw notFound(metadataPath);
+  return protectedResourceMetadata(ctx, settings, new URL(request.url).origin);
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { createApp } from '../../src/app';
+import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
+import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
+import { startTestEnv, ADMIN_EMAIL, type TestEnv } from '../helpers/app';
+import { adminActor, makeUser } from '../helpers/factories';
+
+/**
+ * Identity-provider access tokens, against keys made here and a JWKS served on loopback as the tenant's: the right
+ * token signs its user in; a wrong audience, issuer, scope, signature or expiry, or an unknown user, is refused 401
+ * with the RFC 9728 pointer.
+ */
+
+const TENANT = 'contoso-tenant';
+const CLIENT = 'client-123';
+let env: TestEnv;
+let jwks: ReturnType<typeof Bun.serve>;
+let server: ReturnType<ReturnType<typeof createApp>['listen']>;
+let base: string;
+let authority: string;
+let signing: CryptoKey;
+let stranger: CryptoKey;
+
+beforeAll(async () => {
+  const keys = await generateKeyPair('RS256');
+  signing = keys.privateKey;
+  stranger = (await generateKeyPair('RS256')).privateKey;
+  const jwk: JWK = { ...(await exportJWK(keys.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+  jwks = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => (new URL(req.url).pathname === `/${TENANT}/discovery/v2.0/keys` ? Response.json({ keys: [jwk] }) : new Response('no', { status: 404 })) });
+  authority = `http://127.0.0.1:${jwks.port}`;
+  env = await startTestEnv({ IDP_AUTHORITY: authority });
+  const admin = await adminActor(env);
+  await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, {
+    ...DEFAULT_ASSISTANT_SETTINGS, enabled: true, acceptIdpTokens: true, tenantId: TENANT, clientId: CLIENT,
+  }));
+  server = createApp(env.ctx).listen({ port: 0, hostname: '127.0.0.1' });
+  base = `http://127.0.0.1:${server.server!.port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  jwks?.stop(true);
+});
+
+const token = (claims: Record<string, unknown> = {}, options: { key?: CryptoKey; expires?: string; issuer?: string; audience?: string } = {}) =>
+  new SignJWT({ scp: 'Mcp.Access', preferred_username: ADMIN_EMAIL, ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+    .setIssuer(options.issuer ?? `${authority}/${TENANT}/v2.0`)
+    .setAudience(options.audience ?? `api://${CLIENT}`)
+    .setIssuedAt()
+    .setExpirationTime(options.expires ?? '10m')
+    .sign(options.key ?? signing);
+
+const listTools = (bearer: string) => fetch(`${base}/api/mcp`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+});
+
+describe('identity-provider access tokens', () => {
+  test('a token from the tenant for the application, with the scope, signs its user in', async () => {
+    const res = await listTools(await token());
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(5);
+    const byClientId = await listTools(await token({}, { audience: CLIENT }));
+    expect(byClientId.status).toBe(200);
+  });
+
+  test('wrong audience, issuer, scope, signature or expiry, or an unknown user: 401 pointing at the resource metadata', async () => {
+    const other = await makeUser(env, { 'risks:read': 'own' });
+    const cases: [string, string][] = [
+      ['audience', await token({}, { audience: 'api://someone-else' })],
+      ['issuer', await token({}, { issuer: `${authority}/other-tenant/v2.0` })],
+      ['scope', await token({ scp: 'User.Read' })],
+      ['signature', await token({}, { key: stranger })],
+      ['expiry', await token({}, { expires: '-5m' })],
+      ['unknown user', await token({ preferred_username: 'nobody@test.example' })],
+    ];
+    for (const [what, bad] of cases) {
+      const res = await listTools(bad);
+      expect(res.status, what).toBe(401);
+      expect(res.headers.get('www-authenticate'), what).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+    }
+    expect((await listTools(await token({ preferred_username: other.email }))).status).toBe(200);
+  });
+
+  test('the protected resource metadata names the tenant and the scope while the setting is on', async () => {
+    const res = await fetch(`${base}/.well-known/oauth-protected-resource`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      resource: `${base}/api/mcp`, authorization_servers: [`${authority}/${TENANT}/v2.0`], scopes_supported: [`api://${CLIENT}/Mcp.Access`],
+      bearer_methods_supported: ['header'], resource_name: 'GRC service AI-assistant endpoint',
+    });
+    const admin = await adminActor(env);
+    await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...DEFAULT_ASSISTANT_SETTINGS, enabled: true }));
+    expect((await fetch(`${base}/.well-known/oauth-protected-resource`)).status).toBe(404);
+    expect((await listTools(await token())).status).toBe(401);
+  });
+});
