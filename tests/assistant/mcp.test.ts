@@ -158,6 +158,37 @@ describe('the AI-assistant endpoint', () => {
     expect(notRpc.status).toBeLessThan(500);
   });
 
+  test('every list tool answers with the scope and is refused without it; get_record refuses a record the user cannot read', async () => {
+    const full = await connect(await makeToken(env, admin, [...READS, 'evidence:read']));
+    for (const name of ['list_risks', 'list_controls', 'list_policies', 'list_compliance', 'list_evidence']) {
+      const page = data<{ rows: unknown[]; total: number; page: number }>(await call(full, name, { pageSize: 5 }));
+      expect(page.page, name).toBe(1);
+    }
+    const bare = await connect(await makeToken(env, admin, ['evidence:read']));
+    for (const name of ['list_risks', 'list_controls', 'list_policies', 'list_compliance']) {
+      expect(await call(bare, name, {}), name).toMatchObject({ isError: true, content: [{ text: 'forbidden' }] });
+    }
+    const riskId = await makeRisk(env, admin);
+    expect(data<{ id: string; treatments: unknown[] }>(await call(full, 'get_record', { recordType: 'risk', id: riskId }))).toMatchObject({ id: riskId, treatments: [] });
+    const user = await makeUser(env, { 'risks:read': 'own', 'apiTokens:create': 'own' });
+    const own = await connect(await makeToken(env, await user.actor(), ['risks:read']));
+    expect(await call(own, 'get_record', { recordType: 'risk', id: riskId })).toMatchObject({ isError: true, content: [{ text: `Risk ${riskId} not found` }] });
+    expect(await call(bare, 'create_evidence', { title: 'x' })).toMatchObject({ isError: true, content: [{ text: 'forbidden' }] });
+    expect(await call(bare, 'search', { q: 'anything' })).not.toMatchObject({ isError: true });
+  });
+
+  test('a JSON-RPC batch is refused as an error, never a 500', async () => {
+    const token = await makeToken(env, admin, READS);
+    const res = await fetch(endpoint, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]),
+    });
+    expect(res.status).toBeLessThan(500);
+    const body = (await res.json()) as { error?: { code: number } } | { error?: { code: number } }[];
+    const first = Array.isArray(body) ? body[0] : body;
+    expect(first.error?.code ?? 0).toBeLessThan(0);
+  });
+
   test('my_open_items lists evidence of the user expiring soon', async () => {
     const token = await makeToken(env, admin, [...EVIDENCE, ...READS]);
     const client = await connect(token);

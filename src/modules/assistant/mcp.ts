@@ -104,10 +104,21 @@ async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<s
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_MESSAGE_BYTES });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(call.request);
+    return (await batchRefusal(call.request)) ?? (await transport.handleRequest(call.request));
   } finally {
     await server.close();
   }
+}
+
+/**
+ * JSON-RPC batches left MCP in its 2025-06-18 revision; a batch is answered with one Invalid Request error and none of
+ * its messages is run (the transport would otherwise run them all).
+ */
+async function batchRefusal(request: Request): Promise<Response | null> {
+  if (request.method !== 'POST') return null;
+  const text = await request.clone().text();
+  if (!text.trimStart().startsWith('[')) return null;
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported: send one message per request' } }, { status: 400 });
 }
 
 const JsonRpcMessage = t.Object({
