@@ -106,7 +106,8 @@ export type RecordView<T extends OwnedTable> = {
 
 const permission = (kind: { module: Module }, right: 'read' | 'create' | 'update' | 'delete') => `${kind.module}:${right}` as Permission;
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** A text for ILIKE '%…%' that matches itself literally (%, _ and \ escaped). */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
   const table = kind.table as OwnedTable;

@@ -4,6 +4,7 @@ import { invalidField } from './errors';
 import { searchSources, type SearchSource } from './module';
 import { ownershipCondition } from './ownership';
 import { levelOf, type Actor, type Permission } from './permissions';
+import { escapeLike } from './records';
 
 /**
  * Search across the registers the manifests declare (`searchSources`): PostgreSQL full-text search over title (weight
@@ -25,8 +26,6 @@ export interface SearchHit {
 export const SEARCH_LIMIT = { default: 20, max: 50 };
 const MARK_START = '\u{E000}';
 const MARK_END = '\u{E001}';
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function sourceQuery(source: SearchSource, actor: Actor, text: string): SQL {
   const vector = source.vector;

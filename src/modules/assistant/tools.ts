@@ -1,7 +1,7 @@
 import type { AssistantTool } from '../../platform/module';
 import type { AppContext } from '../../platform/context';
 import { invalidField } from '../../platform/errors';
-import type { Actor } from '../../platform/permissions';
+import { levelOf, type Actor, type Permission } from '../../platform/permissions';
 import { getRecord, listRecords, type OwnedTable, type RecordKind } from '../../platform/records';
 import { todayIso } from '../../platform/dates';
 import { assetKind } from '../assets/service';
@@ -72,8 +72,7 @@ async function recordInFull(ctx: AppContext, actor: Actor, recordType: RecordTyp
  */
 async function myOpenItems(ctx: AppContext, actor: Actor) {
   const today = todayIso();
-  const readable = (module: string) => actor.kind === 'system' || actor.rights.has(`${module}:read` as never);
-  const scoped = (module: string) => readable(module) && (!actor.scopes || actor.scopes.has(`${module}:read` as never));
+  const scoped = (module: string) => levelOf(actor, `${module}:read` as Permission) !== null;
   const findings = scoped('audits') && actor.userId
     ? (await listRecords(ctx.db, findingKind, actor, { ownerId: actor.userId, pageSize: 200, sort: 'deadline' })).rows.filter((f) => f.status !== 'closed')
     : [];

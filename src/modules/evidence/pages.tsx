@@ -12,7 +12,7 @@ import { screenAuth } from '../../platform/screen-auth';
 import { ownershipCondition } from '../../platform/ownership';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-pages';
-import type { RecordView } from '../../platform/records';
+import { escapeLike, type RecordView } from '../../platform/records';
 import type { DbOrTx } from '../../../db/client';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile } from './files';
 import { evidencePackage } from './package';
@@ -42,7 +42,7 @@ async function linkChoices(db: DbOrTx, viewer: Actor, recordType: LinkedRecordTy
   if (levelOf(viewer, `${type.module}:read`) === null) return [];
   const base = db.select({ value: sql<string>`${type.id}::text`, label: type.title }).from(type.from);
   const joined = type.join ? base.innerJoin(type.join.table, type.join.on) : base;
-  const matching = q ? sql`${type.title} ilike ${`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined;
+  const matching = q ? sql`${type.title} ilike ${`%${escapeLike(q)}%`}` : undefined;
   return joined.where(and(ownershipCondition(viewer, `${type.module}:read`, type.ownerId, type.ownerGroupId), matching))
     .orderBy(asc(type.title)).limit(limit);
 }
