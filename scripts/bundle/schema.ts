@@ -1,7 +1,6 @@
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { t, type Static } from 'elysia';
-import { ANALYSIS_STATUSES } from '../../src/modules/compliance/analyses-api';
-import { PackageInput, PackageItem } from '../../src/modules/compliance/schema';
+import { ANALYSIS_STATUSES, PackageInput, PackageItem } from '../../src/modules/compliance/schema';
 import { ControlCreate } from '../../src/modules/controls/schema';
 import { MAX_CONTENT_LENGTH, PolicyApprovalCreate, PolicyContent, PolicyCreate } from '../../src/modules/policies/schema';
 import { ClassificationInput, LevelRef, RiskCreate, RiskScale } from '../../src/modules/risks/schema';

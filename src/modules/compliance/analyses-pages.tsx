@@ -3,7 +3,7 @@ import { ANALYSIS_RECORD_TYPE } from './schema';
 import { Elysia } from 'elysia';
 import { renderScreen } from '../../../views/layout';
 import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
-import { AnalysisPage, PackageTreePage, TreeItemRow } from '../../../views/compliance/tree';
+import { AnalysisPage, PackageTreePage, TreeItemRow } from './views/tree';
 import { runWrite, type AppContext } from '../../platform/context';
 import { notFound } from '../../platform/errors';
 import { levelOf, type Actor } from '../../platform/permissions';
@@ -11,15 +11,13 @@ import { screenAuth } from '../../platform/screen-auth';
 import { exceptionPages } from '../exceptions/pages';
 import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';
-import { ANALYSIS_STATUSES, type AnalysisStatus } from './analyses-api';
+import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES, type AnalysisStatus, type MappingKind } from './schema';
 import {
   analysisHistory, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, packageScore, packageTree, unlinkRecord, updateAnalysis,
-  type MappingKind,
 } from './analyses-service';
 
 const NAV = 'compliance';
-const MAPPING_NAMES = Object.keys(MAPPING_KINDS) as MappingKind[];
-const isMappingKind = (value: string): value is MappingKind => (MAPPING_NAMES as string[]).includes(value);
+const isMappingKind = (value: string): value is MappingKind => (MAPPING_KIND_NAMES as readonly string[]).includes(value);
 const isStatus = (value: string): value is AnalysisStatus => (ANALYSIS_STATUSES as readonly string[]).includes(value);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,13 +39,13 @@ export function analysesPages(ctx: AppContext) {
   const analysisScreen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string, extra: Extra = {}) => {
     const analysis = await getAnalysis(ctx.db, viewer, id);
     const [choiceLists, exceptions, history, canUpdate, sections] = await Promise.all([
-      Promise.all(MAPPING_NAMES.map(async (kind) => (levelOf(viewer, `${MAPPING_KINDS[kind].module}:read`) === null ? null : mappingChoices(ctx.db, viewer, id, kind)))),
+      Promise.all(MAPPING_KIND_NAMES.map(async (kind) => (levelOf(viewer, `${MAPPING_KINDS[kind].module}:read`) === null ? null : mappingChoices(ctx.db, viewer, id, kind)))),
       listExceptions(ctx.db, complianceParent, viewer, { parentId: id, page: 1, pageSize: 200, sort: 'expiresAt' }),
       analysisHistory(ctx.db, viewer, id),
       mayUpdateAnalysis(ctx.db, viewer, id),
       recordSections(ctx, ANALYSIS_RECORD_TYPE, id, viewer, csrfToken),
     ]);
-    const choices = Object.fromEntries(MAPPING_NAMES.map((kind, i) => [kind, choiceLists[i]])) as Record<MappingKind, Option[] | null>;
+    const choices = Object.fromEntries(MAPPING_KIND_NAMES.map((kind, i) => [kind, choiceLists[i]])) as Record<MappingKind, Option[] | null>;
     return renderScreen(headers, shell(`${analysis.item.code} ${analysis.item.name}`, viewer, csrfToken),
       <AnalysisPage analysis={analysis} canUpdate={canUpdate} canReview={levelOf(viewer, 'compliance:review') !== null} choices={choices}
         exceptions={exceptions.rows} history={history} csrfToken={csrfToken} sections={<>{sections}</>} {...extra} />);

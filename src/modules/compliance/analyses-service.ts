@@ -16,8 +16,10 @@ import { controlKind } from '../controls/service';
 import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';
 import { riskLinkTarget } from '../risks/service';
-import type { AnalysisDetail, AnalysisListQuery, AnalysisStatus, AnalysisUpdate, AnalysisView, PackageScore, StatusCounts } from './analyses-api';
-import { ANALYSIS_RECORD_TYPE } from './schema';
+import {
+  ANALYSIS_RECORD_TYPE, MAPPING_KIND_NAMES,
+  type AnalysisDetail, type AnalysisListQuery, type AnalysisStatus, type AnalysisUpdate, type AnalysisView, type MappingKind, type PackageScore, type StatusCounts,
+} from './schema';
 
 /**
  * Analyses: one per requirement or additional item of a package, where its status is assessed and the controls,
@@ -78,9 +80,7 @@ export const MAPPING_KINDS = {
     targetStatus: projects.status, targetOwner: projects.ownerId, targetOwnerGroup: projects.ownerGroupId,
     link: projectKind,
   },
-} satisfies Record<string, MappingDefinition>;
-export type MappingKind = keyof typeof MAPPING_KINDS;
-const MAPPING_NAMES = Object.keys(MAPPING_KINDS) as MappingKind[];
+} satisfies Record<MappingKind, MappingDefinition>;
 
 /** Mapping counts as correlated subqueries: one query for a whole list or tree, never one per row. */
 export const mappingCounts = {
@@ -179,7 +179,7 @@ async function loadFor(db: DbOrTx, actor: Actor, id: string, right: 'read' | 'up
 
 /** Mapped records of each kind that the actor may read: four queries, whatever the number of mappings. */
 async function mappingsOf(db: DbOrTx, actor: Actor, analysisId: string): Promise<AnalysisDetail['mappings']> {
-  const lists = await Promise.all(MAPPING_NAMES.map(async (name) => {
+  const lists = await Promise.all(MAPPING_KIND_NAMES.map(async (name) => {
     const m: MappingDefinition = MAPPING_KINDS[name];
     const read = `${m.module}:read` as Permission;
     if (levelOf(actor, read) === null) return [];
@@ -273,7 +273,7 @@ export async function linkRecords(tx: DbOrTx, actor: Actor, items: MappingBatchI
     : [];
   const analysisById = new Map(analyses.map((a) => [a.id, a]));
   const readable = new Map<MappingKind, Map<string, { id: string; title: string }> | AppError>();
-  for (const kind of MAPPING_NAMES) {
+  for (const kind of MAPPING_KIND_NAMES) {
     const ids = items.filter((item) => item.kind === kind).map((item) => item.id);
     if (ids.length === 0) continue;
     try {
@@ -310,7 +310,7 @@ export async function linkRecords(tx: DbOrTx, actor: Actor, items: MappingBatchI
     }
   });
   const changes: RecordChange[] = [];
-  for (const kind of MAPPING_NAMES) {
+  for (const kind of MAPPING_KIND_NAMES) {
     const m: MappingDefinition = MAPPING_KINDS[kind];
     const ofKind = accepted.filter((a) => a.item.kind === kind);
     if (ofKind.length === 0) continue;
@@ -343,7 +343,7 @@ export async function unlinkRecord(tx: DbOrTx, actor: Actor, analysisId: string,
 
 export async function analysisHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
   await loadFor(db, actor, id, 'read');
-  const mappedNames = MAPPING_NAMES.map((name) => ({ idField: MAPPING_KINDS[name].recordKey, nameField: 'title', target: MAPPING_KINDS[name].link }));
+  const mappedNames = MAPPING_KIND_NAMES.map((name) => ({ idField: MAPPING_KINDS[name].recordKey, nameField: 'title', target: MAPPING_KINDS[name].link }));
   return historyAsSeen(db, actor, await listHistory(db, ANALYSIS_RECORD_TYPE, id), mappedNames);
 }
 

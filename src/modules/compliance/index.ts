@@ -7,7 +7,7 @@ import { packagesApi } from './packages-api';
 import { compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
-import { AnalysisListQuery } from './analyses-api';
+import { AnalysisListQuery } from './schema';
 import { listAnalyses } from './analyses-service';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */

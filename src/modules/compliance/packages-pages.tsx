@@ -5,7 +5,7 @@ import {
   ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE,
   emptyImportValues,
   type ImportFormValues,
-} from '../../../views/compliance/packages';
+} from './views/packages';
 import { renderScreen } from '../../../views/layout';
 import { SCREEN_REQUEST_LIMIT } from '../../platform/screen-limits';
 import { runWrite, type AppContext } from '../../platform/context';

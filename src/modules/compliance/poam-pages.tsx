@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
 import { renderScreen } from '../../../views/layout';
-import { PoamPage, PoamResults, type PoamFilters } from '../../../views/compliance/poam';
+import { PoamPage, PoamResults, type PoamFilters } from './views/poam';
 import type { AppContext } from '../../platform/context';
 import { screenAuth } from '../../platform/screen-auth';
-import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './poam-api';
+import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './schema';
 import { listPoam, poamCsv, poamItems } from './poam-service';
 
 type Query = Record<string, string | undefined>;

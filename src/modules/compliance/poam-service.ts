@@ -9,7 +9,7 @@ import { ownershipCondition } from '../../platform/ownership';
 import { paging, type Page } from '../../platform/paging';
 import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
 import { analysisCondition } from './analyses-service';
-import type { PoamItem, PoamQuery, PoamSeverity, PoamSource } from './poam-api';
+import type { PoamItem, PoamQuery, PoamSeverity, PoamSource } from './schema';
 
 /**
  * The POA&M register (plan of action and milestones): every open weakness, drawn from three sources, read only.

@@ -1,6 +1,7 @@
 import { t, type Static } from 'elysia';
 import { exactly } from '../../platform/envelopes';
-import { recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
+import { listQuery, PageQuery } from '../../platform/paging';
+import { NullableUuid, ownerView, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/record-schema';
 import { stringEnum } from '../../platform/schema-helpers';
 
 export const ITEM_KINDS = ['requirement', 'additional', 'heading'] as const;
@@ -104,3 +105,123 @@ export const PackageCsvQuery = t.Object({
   description: t.Optional(t.String()),
 });
 export type PackageCsvQuery = Static<typeof PackageCsvQuery>;
+
+/* ---- Analyses, mappings and the package score (route validation and OpenAPI) ---- */
+
+export const ANALYSIS_STATUSES = ['not_assessed', 'compliant', 'partially_compliant', 'non_compliant', 'not_applicable'] as const;
+export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
+
+const Person = t.Union([t.Object({ id: t.String(), name: t.String(), email: t.String() }), t.Null()]);
+const Counts = t.Object({ controls: t.Integer(), policies: t.Integer(), risks: t.Integer(), projects: t.Integer() });
+const Linked = t.Object({ id: t.String(), title: t.String(), status: t.String() });
+
+export const AnalysisView = t.Object({
+  id: t.String(),
+  packageId: t.String(),
+  package: t.Object({ id: t.String(), name: t.String() }),
+  itemId: t.String(),
+  item: t.Object({ code: t.String(), name: t.String(), description: t.String(), kind: t.String(), parentCode: t.Union([t.String(), t.Null()]) }),
+  status: stringEnum(ANALYSIS_STATUSES),
+  notes: t.String(),
+  assessorId: t.Union([t.String(), t.Null()]),
+  assessor: Person,
+  assessedAt: t.Union([t.String(), t.Null()]),
+  mappingCounts: t.Object({ ...Counts.properties }, { description: 'How many records of each kind are mapped (whether or not you can read them)' }),
+  ...ownerView,
+  createdAt: t.String(),
+  updatedAt: t.String(),
+});
+export type AnalysisView = Static<typeof AnalysisView>;
+
+export const AnalysisDetail = t.Composite([AnalysisView, t.Object({
+  mappings: t.Object({
+    controls: t.Array(Linked), policies: t.Array(Linked), risks: t.Array(Linked), projects: t.Array(Linked),
+  }, { description: 'Mapped records you can read (a module you hold no read right on shows none)' }),
+})]);
+export type AnalysisDetail = Static<typeof AnalysisDetail>;
+
+export const AnalysisUpdate = t.Partial(t.Object({
+  status: stringEnum(ANALYSIS_STATUSES),
+  notes: t.String({ maxLength: 100_000 }),
+  assessorId: NullableUuid,
+  ownerId: NullableUuid,
+  ownerGroupId: NullableUuid,
+}), {
+  additionalProperties: false, minProperties: 1,
+  description: 'Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now',
+});
+export type AnalysisUpdate = Static<typeof AnalysisUpdate>;
+
+export const ANALYSIS_SORTS = ['position', 'status', 'assessedAt', 'updatedAt'] as const;
+export const AnalysisListQuery = listQuery(ANALYSIS_SORTS, {
+  packageId: t.Optional(Uuid),
+  status: t.Optional(stringEnum(ANALYSIS_STATUSES)),
+  kind: t.Optional(stringEnum(['requirement', 'additional'] as const)),
+});
+export type AnalysisListQuery = Static<typeof AnalysisListQuery>;
+
+export const LinkBody = t.Object({ id: Uuid }, { additionalProperties: false });
+
+/** What an analysis maps, in this order; the service's MAPPING_KINDS has one definition per name. */
+export const MAPPING_KIND_NAMES = ['controls', 'policies', 'risks', 'projects'] as const;
+export type MappingKind = (typeof MAPPING_KIND_NAMES)[number];
+
+/** One item of POST /compliance/mappings/batch. */
+export const MappingBatchItem = t.Object({
+  analysisId: Uuid,
+  kind: stringEnum(MAPPING_KIND_NAMES, { description: 'What is mapped: controls, policies, risks or projects' }),
+  id: Uuid,
+}, { additionalProperties: false });
+
+const StatusCounts = t.Object({
+  total: t.Integer(), not_assessed: t.Integer(), compliant: t.Integer(), partially_compliant: t.Integer(),
+  non_compliant: t.Integer(), not_applicable: t.Integer(),
+  applicable: t.Integer({ description: 'total minus not_applicable' }),
+  percentCompliant: t.Union([t.Number(), t.Null()], {
+    description: 'compliant / applicable × 100, one decimal; not assessed items count against it; null when nothing is applicable',
+  }),
+  percentAssessed: t.Union([t.Number(), t.Null()], { description: '(applicable − not_assessed) / applicable × 100, one decimal' }),
+});
+export type StatusCounts = Static<typeof StatusCounts>;
+
+export const PackageScore = t.Object({
+  packageId: t.String(),
+  requirements: StatusCounts,
+  additional: t.Composite([StatusCounts], { description: 'Additional items, counted separately; headings are not counted' }),
+});
+export type PackageScore = Static<typeof PackageScore>;
+
+export const KindParam = t.Object({ id: t.String({ format: 'uuid' }), recordId: t.String({ format: 'uuid' }) });
+
+/* ---- The POA&M register (read only) ---- */
+
+export const POAM_SOURCES = ['compliance', 'audit', 'controlTest'] as const;
+export type PoamSource = (typeof POAM_SOURCES)[number];
+export const POAM_SEVERITIES = ['high', 'medium', 'low'] as const;
+export type PoamSeverity = (typeof POAM_SEVERITIES)[number];
+export const POAM_STATUSES = ['open', 'in_remediation'] as const;
+
+export const PoamItem = t.Object({
+  id: t.String({ description: '<source>:<sourceId>' }),
+  source: stringEnum(POAM_SOURCES),
+  sourceId: t.String({ description: 'The analysis, audit finding or control test' }),
+  title: t.String(),
+  reference: t.String({ description: 'The package, audit plan or control' }),
+  weakness: t.String({ description: 'What is wrong: the analysis status, "audit finding", or the failed test' }),
+  severity: stringEnum(POAM_SEVERITIES),
+  status: stringEnum(POAM_STATUSES),
+  dueDate: t.Union([t.String(), t.Null()]),
+  overdue: t.Boolean({ description: 'dueDate is before today (UTC)' }),
+  owner: t.Union([t.String(), t.Null()]),
+  link: t.String({ description: 'Screen address of the source record' }),
+});
+export type PoamItem = Static<typeof PoamItem>;
+
+export const PoamQuery = t.Object({
+  ...PageQuery.properties,
+  status: t.Optional(stringEnum(POAM_STATUSES)),
+  severity: t.Optional(stringEnum(POAM_SEVERITIES)),
+  source: t.Optional(stringEnum(POAM_SOURCES)),
+  overdue: t.Optional(stringEnum(['true', 'false'] as const)),
+});
+export type PoamQuery = Static<typeof PoamQuery>;

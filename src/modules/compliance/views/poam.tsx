@@ -1,7 +1,7 @@
-import type { PoamItem } from '../../src/modules/compliance/poam-api';
-import { Pager } from '../components/pager';
-import { Select } from '../components/form';
-import { DataTable, Text } from '../components/table';
+import type { PoamItem } from '../schema';
+import { Pager } from '../../../../views/components/pager';
+import { Select } from '../../../../views/components/form';
+import { DataTable, Text } from '../../../../views/components/table';
 
 export const POAM_SOURCE_LABELS: Record<string, string> = { compliance: 'Compliance analysis', audit: 'Audit finding', controlTest: 'Control test' };
 const SEVERITY_LABELS: Record<string, string> = { high: 'High', medium: 'Medium', low: 'Low' };

@@ -1,10 +1,9 @@
-import { Flash } from '../components/flash';
-import { CsrfField, Field } from '../components/form';
-import { Pager } from '../components/pager';
-import { DataTable, Text } from '../components/table';
-import type { Page } from '../../src/platform/paging';
-import type { ItemCounts, PackageInput, PackageItem, PackageProblem, PackageView } from '../../src/modules/compliance/schema';
-import type { PackageScore } from '../../src/modules/compliance/analyses-api';
+import { Flash } from '../../../../views/components/flash';
+import { CsrfField, Field } from '../../../../views/components/form';
+import { Pager } from '../../../../views/components/pager';
+import { DataTable, Text } from '../../../../views/components/table';
+import type { Page } from '../../../platform/paging';
+import type { ItemCounts, PackageInput, PackageItem, PackageProblem, PackageScore, PackageView } from '../schema';
 
 export const PACKAGES_PATH = '/compliance/packages';
 export const IMPORT_PATH = `${PACKAGES_PATH}/import`;

@@ -1,11 +1,11 @@
-import type { AnalysisDetail, PackageScore, StatusCounts } from '../../src/modules/compliance/analyses-api';
-import type { MappingKind, TreeRow } from '../../src/modules/compliance/analyses-service';
-import type { ExceptionView } from '../../src/modules/exceptions/schema';
-import type { HistoryView } from '../../src/platform/history';
-import { Flash, FormError } from '../components/flash';
-import { CsrfField, Field, Select, type Option } from '../components/form';
-import { DataTable, Text, When } from '../components/table';
-import { ExceptionRequestForm, Expiry, EXCEPTION_STATUS_LABELS, DecisionButtons } from '../../src/modules/exceptions/view';
+import type { AnalysisDetail, MappingKind, PackageScore, StatusCounts } from '../schema';
+import type { TreeRow } from '../analyses-service';
+import type { ExceptionView } from '../../exceptions/schema';
+import type { HistoryView } from '../../../platform/history';
+import { Flash, FormError } from '../../../../views/components/flash';
+import { CsrfField, Field, Select, type Option } from '../../../../views/components/form';
+import { DataTable, Text, When } from '../../../../views/components/table';
+import { ExceptionRequestForm, Expiry, EXCEPTION_STATUS_LABELS, DecisionButtons } from '../../exceptions/view';
 
 export const ANALYSIS_STATUS_LABELS: Record<string, string> = {
   not_assessed: 'Not assessed',
