@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { ConfirmDefinitionDelete, CustomFieldList, DefinitionForm, type DefinitionFormValues } from '../../../views/customFields/settings';
+import { ConfirmDefinitionDelete, CustomFieldList, DefinitionForm, type DefinitionFormValues } from './views';
 import { renderScreen } from '../../../views/layout';
 import { runWrite, type AppContext } from '../../platform/context';
 import { isCustomFieldModule } from '../../platform/custom-field-values';

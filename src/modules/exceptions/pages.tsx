@@ -7,7 +7,7 @@ import { renderScreen } from '../../../views/layout';
 import { policyParent, riskParent, type ExceptionParent } from './parents';
 import { EXCEPTION_STATUSES } from './schema';
 import { createException, decideException, listExceptions } from './service';
-import { ExceptionList, ExceptionRequestForm, type ExceptionRequestValues } from './view';
+import { ExceptionList, ExceptionRequestForm, type ExceptionRequestValues } from './views';
 
 type Query = Record<string, string | undefined>;
 

@@ -5,7 +5,7 @@ import { screenAuth } from '../../platform/screen-auth';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { Layout } from '../../../views/layout';
 import { createLabel, deleteLabel, listLabels, updateLabel } from './service';
-import { LabelsScreen, type LabelsScreenProps } from './view';
+import { LabelsScreen, type LabelsScreenProps } from './views';
 
 /** Settings › Labels: opens with settings:read; adding needs settings:create, saving and deleting settings:update. */
 export const labelPages = (ctx: AppContext) => {

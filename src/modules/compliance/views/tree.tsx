@@ -5,7 +5,7 @@ import type { HistoryView } from '../../../platform/history';
 import { Flash, FormError } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type Option } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';
-import { ExceptionRequestForm, Expiry, EXCEPTION_STATUS_LABELS, DecisionButtons } from '../../exceptions/view';
+import { ExceptionRequestForm, Expiry, EXCEPTION_STATUS_LABELS, DecisionButtons } from '../../exceptions/views';
 
 export const ANALYSIS_STATUS_LABELS: Record<string, string> = {
   not_assessed: 'Not assessed',

@@ -1,9 +1,9 @@
-import type { CustomFieldView } from '../../src/modules/customFields/schema';
-import { CUSTOM_FIELD_TYPES } from '../../src/platform/custom-field-values';
-import { customFieldModules, moduleLabel } from '../../src/platform/module';
-import { Flash, FormError } from '../components/flash';
-import { CsrfField, Field, Select, type FieldErrors } from '../components/form';
-import { DataTable, Text } from '../components/table';
+import type { CustomFieldView } from './schema';
+import { CUSTOM_FIELD_TYPES } from '../../platform/custom-field-values';
+import { customFieldModules, moduleLabel } from '../../platform/module';
+import { Flash, FormError } from '../../../views/components/flash';
+import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
+import { DataTable, Text } from '../../../views/components/table';
 
 export const TYPE_LABELS: Record<string, string> = {
   text: 'Text', number: 'Number', date: 'Date', singleSelect: 'Single select', multiSelect: 'Multi select', boolean: 'Yes / no',
