@@ -1,4 +1,4 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import { Value } from '@sinclair/typebox/value';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -10,7 +10,7 @@ import { assistantTools, platformService, type AssistantTool } from '../../platf
 import type { Actor } from '../../platform/permissions';
 import { clientAddress } from '../../platform/refusals';
 import { idpActor, protectedResourceMetadata } from './idp';
-import type { AssistantSettings } from './schema';
+import { JsonRpcMessage, type AssistantSettings } from './schema';
 import { assistantSettings } from './settings-service';
 
 /**
@@ -120,15 +120,6 @@ async function batchRefusal(request: Request): Promise<Response | null> {
   if (!text.trimStart().startsWith('[')) return null;
   return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported: send one message per request' } }, { status: 400 });
 }
-
-const JsonRpcMessage = t.Object({
-  jsonrpc: t.Literal('2.0'),
-  id: t.Optional(t.Union([t.String(), t.Number()])),
-  method: t.Optional(t.String()),
-  params: t.Optional(t.Unknown()),
-  result: t.Optional(t.Unknown()),
-  error: t.Optional(t.Unknown()),
-});
 
 /** JSON content of a documented body or answer (TypeBox is JSON Schema; the plugin's type wants its own). */
 const json = (schema: object) => ({ 'application/json': { schema } });

@@ -23,3 +23,13 @@ export const GetRecordInput = t.Object({
 }, { additionalProperties: false });
 
 export const MyOpenItemsInput = t.Object({}, { additionalProperties: false });
+
+/** One JSON-RPC 2.0 message on /api/mcp, as the OpenAPI document describes it (the MCP SDK checks the rest). */
+export const JsonRpcMessage = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  id: t.Optional(t.Union([t.String(), t.Number()])),
+  method: t.Optional(t.String()),
+  params: t.Optional(t.Unknown()),
+  result: t.Optional(t.Unknown()),
+  error: t.Optional(t.Unknown()),
+});

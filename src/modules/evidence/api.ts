@@ -6,16 +6,12 @@ import { fileResponse, listFiles, loadFile, removeFile, uploadFile, fileView } f
 import { evidencePackage } from './package';
 import {
   EvidenceCreate, EvidenceFileView, EvidenceLinkInput, EvidenceLinkView, EvidenceListQuery, EvidenceUpdate, EvidenceView, FileParams, FileUploadQuery,
-  LINKED_RECORD_TYPES, PackageQuery, ReminderView, VerifyRunView,
+  LinkParams, PackageQuery, ReminderView, RunParams, VerifyRunView,
 } from './schema';
-import { stringEnum } from '../../platform/schema-helpers';
 import { evidenceKind, evidenceReminders, getEvidence, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence } from './service';
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
 
 const tags = ['Evidence'];
-const LinkParams = t.Object({ id: t.String({ format: 'uuid' }), recordType: stringEnum(LINKED_RECORD_TYPES), recordId: t.String({ format: 'uuid' }) });
-const RunParams = t.Object({ runId: t.String({ format: 'uuid' }) });
-
 const declaredLength = (headers: Record<string, string | undefined>) => {
   const raw = headers['content-length'];
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;

@@ -157,3 +157,8 @@ export const UploadLinkInput = t.Object({
   recordId: Uuid,
 }, { additionalProperties: false });
 export type UploadLinkInput = Static<typeof UploadLinkInput>;
+
+/** DELETE /evidence/{id}/links/{recordType}/{recordId}. */
+export const LinkParams = t.Object({ id: t.String({ format: 'uuid' }), recordType: stringEnum(LINKED_RECORD_TYPES), recordId: t.String({ format: 'uuid' }) });
+/** GET /evidence/verify/{runId}. */
+export const RunParams = t.Object({ runId: t.String({ format: 'uuid' }) });

@@ -1,6 +1,4 @@
 import { eq } from 'drizzle-orm';
-import type { TObject } from '@sinclair/typebox';
-import { t } from 'elysia';
 import { complianceAnalyses, complianceItems, compliancePackages, exceptions, policies, risks } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/errors';
 import {
@@ -8,9 +6,10 @@ import {
   type ImportColumn, type ImportType, type ImportWriter, type NamedRecords,
 } from '../../platform/csv/import-type';
 import { canTouch, type Actor, type Permission } from '../../platform/permissions';
-import { Uuid } from '../../platform/record-schema';
 import { complianceParent, policyParent, riskParent, type ExceptionParent } from './parents';
-import { ExceptionCreate, ExceptionUpdate } from './schema';
+import {
+  ComplianceExceptionImportCreate, ComplianceExceptionImportUpdate, ExceptionCreate, ParentExceptionImportUpdate, type ExceptionUpdate,
+} from './schema';
 import { createExceptions, readableExceptions, updateExceptions, type ExceptionBatchOutcome } from './service';
 
 /**
@@ -46,8 +45,6 @@ const commonColumns = <L>(): ImportColumn<L>[] => [
   { ...ownerColumn<L>(), name: 'approver', field: 'approverId', help: 'e-mail of an active account expected to decide' },
   { name: 'expires_at', field: 'expiresAt', required: true, help: 'date YYYY-MM-DD', blankOnUpdate: 'keep', read: readDate },
 ];
-
-const withoutParent = Object.fromEntries(Object.entries(ExceptionCreate.properties).filter(([key]) => key !== 'parentId'));
 
 /** The exceptions writer of one parent kind; `toParent` / `fromParent` translate the parent columns. */
 function exceptionWriter(
@@ -107,7 +104,7 @@ function parentImport(parent: ExceptionParent, table: typeof risks | typeof poli
     module: parent.module,
     title: `${parent.label} exceptions`,
     Create: ExceptionCreate,
-    Update: t.Object({ parentId: t.Optional(Uuid), ...ExceptionUpdate.properties }, { additionalProperties: false }),
+    Update: ParentExceptionImportUpdate,
     customFields: false,
     rights: { create: updatePermission(parent), update: updatePermission(parent), read: readPermission(parent) },
     columns: [
@@ -128,19 +125,13 @@ function parentImport(parent: ExceptionParent, table: typeof risks | typeof poli
 export const riskExceptionImport: ImportType = parentImport(riskParent, risks, 'risk');
 export const policyExceptionImport: ImportType = parentImport(policyParent, policies, 'policy');
 
-const ComplianceCreate: TObject = t.Object({
-  packageId: Uuid,
-  requirement: t.String({ minLength: 1, description: 'Code of a requirement (item) of the package' }),
-  ...withoutParent,
-}, { additionalProperties: false });
-
 /** Compliance exceptions: package by name (or id) and requirement by its item code within the package name the analysis. */
 export const complianceExceptionImport: ImportType = defineImportType<ParentLookups>({
   area: complianceParent.path.slice(1),
   module: complianceParent.module,
   title: 'Compliance exceptions',
-  Create: ComplianceCreate,
-  Update: t.Object({ packageId: t.Optional(Uuid), requirement: t.Optional(t.String()), ...ExceptionUpdate.properties }, { additionalProperties: false }),
+  Create: ComplianceExceptionImportCreate,
+  Update: ComplianceExceptionImportUpdate,
   customFields: false,
   rights: { create: updatePermission(complianceParent), update: updatePermission(complianceParent), read: readPermission(complianceParent) },
   columns: [

@@ -1,3 +1,4 @@
+import type { TObject } from '@sinclair/typebox';
 import { t, type Static } from 'elysia';
 import { IsoDate, ownerView, Uuid } from '../../platform/record-schema';
 import { listQuery } from '../../platform/paging';
@@ -67,3 +68,18 @@ export const ExceptionListQuery = listQuery(EXCEPTION_SORTS, {
   ownerGroupId: t.Optional(Uuid),
 });
 export type ExceptionListQuery = Static<typeof ExceptionListQuery>;
+
+/* ---- CSV import (src/modules/exceptions/import.ts): the parent is named by columns of its own ---- */
+
+const withoutParent = Object.fromEntries(Object.entries(ExceptionCreate.properties).filter(([key]) => key !== 'parentId'));
+
+/** Risk and policy exceptions: the parent column may be left out on update (an exception stays with its parent). */
+export const ParentExceptionImportUpdate = t.Object({ parentId: t.Optional(Uuid), ...ExceptionUpdate.properties }, { additionalProperties: false });
+
+/** Compliance exceptions: the package and the requirement's code name the analysis. */
+export const ComplianceExceptionImportCreate: TObject = t.Object({
+  packageId: Uuid,
+  requirement: t.String({ minLength: 1, description: 'Code of a requirement (item) of the package' }),
+  ...withoutParent,
+}, { additionalProperties: false });
+export const ComplianceExceptionImportUpdate = t.Object({ packageId: t.Optional(Uuid), requirement: t.Optional(t.String()), ...ExceptionUpdate.properties }, { additionalProperties: false });

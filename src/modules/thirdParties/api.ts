@@ -1,9 +1,9 @@
 import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, exactly, IdParam } from '../../platform/envelopes';
+import { Created, Data, deletedResponses, IdParam } from '../../platform/envelopes';
 import { recordApi } from '../../platform/record-api';
 import {
-  ContactCreate, ContactParams, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, RiskLinkParams, SubProcessorCreate,
+  ContactCreate, ContactParams, ContactUpdate, ContactView, LinkCreated, LinkedRiskView, RiskLinkCreate, RiskLinkParams, SubProcessorCreate,
   SubProcessorParams, SubProcessorView, ThirdPartyCreate, ThirdPartyListQuery, ThirdPartyUpdate, ThirdPartyView,
 } from './schema';
 import {
@@ -12,8 +12,6 @@ import {
 } from './service';
 
 const tags = ['Third parties'];
-
-const Linked = exactly(t.Object({ data: t.Null() }, { description: 'Linked' }));
 
 export const thirdPartiesApi = (ctx: AppContext) =>
   recordApi(ctx, thirdPartyKind, {
@@ -45,7 +43,7 @@ export const thirdPartiesApi = (ctx: AppContext) =>
       set.status = 201;
       return { data: null };
     }, {
-      scope: 'thirdParties:update', params: IdParam, body: RiskLinkCreate, response: { 201: Linked },
+      scope: 'thirdParties:update', params: IdParam, body: RiskLinkCreate, response: { 201: LinkCreated },
       detail: { tags, summary: 'Link a risk (needs scope risks:read too; 404 for a risk you cannot read)' },
     })
     .delete('/:id/risks/:riskId', async ({ actor, params, set }) => {
@@ -61,7 +59,7 @@ export const thirdPartiesApi = (ctx: AppContext) =>
       set.status = 201;
       return { data: null };
     }, {
-      scope: 'thirdParties:update', params: IdParam, body: SubProcessorCreate, response: { 201: Linked },
+      scope: 'thirdParties:update', params: IdParam, body: SubProcessorCreate, response: { 201: LinkCreated },
       detail: { tags, summary: 'Add a sub-processor (another third party; no self-links or cycles)' },
     })
     .delete('/:id/sub-processors/:subProcessorId', async ({ actor, params, set }) => {

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { exactly } from '../../platform/envelopes';
 import { Uuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
 import { stringEnum } from '../../platform/schema-helpers';
 
@@ -76,3 +77,6 @@ export const SubProcessorView = t.Object({
   linkedAt: t.String(),
 });
 export type SubProcessorView = Static<typeof SubProcessorView>;
+
+/** The answer to linking a risk or a sub-processor (201, no body of its own). */
+export const LinkCreated = exactly(t.Object({ data: t.Null() }, { description: 'Linked' }));
