@@ -5,15 +5,11 @@ import { listRecords, type RecordView } from '../../platform/records';
 import { renderScreen } from '../../../views/layout';
 import type { businessUnits } from '../../../db/schema';
 import { assetKind } from '../assets/service';
-import { BusinessUnitCreate, BusinessUnitUpdate, type BusinessUnitTreeEntry } from './schema';
+import { BusinessUnitCreate, BusinessUnitUpdate } from './schema';
 import { businessUnitKind, businessUnitOptions, businessUnitTree } from './service';
+import { UnitLinks, TreeList } from './views';
 
 type BusinessUnitView = RecordView<typeof businessUnits>;
-
-const UnitLinks = ({ units, empty }: { units: { id: string; name: string }[]; empty: string }) =>
-  units.length === 0
-    ? <p class="muted" safe>{empty}</p>
-    : <ul>{units.map((u) => <li><a href={`/business-units/${u.id}`} safe>{u.name}</a></li>)}</ul>;
 
 /** The unit's place in the hierarchy (its path, its child units) and the assets assigned to it. */
 async function structureSection(ctx: AppContext, view: BusinessUnitView, viewer: Actor): Promise<JSX.Element> {
@@ -41,24 +37,6 @@ async function structureSection(ctx: AppContext, view: BusinessUnitView, viewer:
       <p><a href="/business-units/tree">Show the whole hierarchy</a></p>
     </section>
   );
-}
-
-/** The hierarchy as nested lists, built from the depth-first entries. */
-function TreeList({ entries }: { entries: BusinessUnitTreeEntry[] }): JSX.Element {
-  const below = (parentId: string | null, depth: number): JSX.Element => {
-    const level = entries.filter((e) => e.depth === depth && (depth === 0 || e.parentId === parentId));
-    return (
-      <ul class="tree">
-        {level.map((e) => (
-          <li>
-            <a href={`/business-units/${e.id}`} safe>{e.name}</a>
-            {entries.some((c) => c.parentId === e.id && c.depth === depth + 1) && below(e.id, depth + 1)}
-          </li>
-        ))}
-      </ul>
-    );
-  };
-  return entries.length === 0 ? <p class="muted">No business units yet.</p> : below(null, 0);
 }
 
 export const businessUnitPages = (ctx: AppContext) =>

@@ -1,9 +1,7 @@
 import { Elysia, t } from 'elysia';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { evidence as evidenceTable } from '../../../db/schema';
 import { compliancePackages, controlTests, evidence, thirdParties } from '../../../db/schema';
-import { CsrfField, Field, Select, formText, type Option } from '../../../views/components/form';
-import { DataTable, Text, When } from '../../../views/components/table';
+import { formText, type Option } from '../../../views/components/form';
 import { renderScreen } from '../../../views/layout';
 import { runWrite, type AppContext } from '../../platform/context';
 import { AppError, invalid } from '../../platform/errors';
@@ -12,21 +10,20 @@ import { screenAuth } from '../../platform/screen-auth';
 import { ownershipCondition } from '../../platform/ownership';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-pages';
-import { escapeLike, type RecordView } from '../../platform/records';
+import { escapeLike } from '../../platform/records';
 import type { DbOrTx } from '../../../db/client';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile } from './files';
 import { evidencePackage } from './package';
-import { EVIDENCE_KINDS, EVIDENCE_STATUSES, EvidenceCreate, EvidenceUpdate, LINKED_RECORD_TYPES, PackageQuery, type LinkedRecordType, type VerifyRunView } from './schema';
+import { EVIDENCE_KINDS, EVIDENCE_STATUSES, EvidenceCreate, EvidenceUpdate, LINKED_RECORD_TYPES, PackageQuery, type LinkedRecordType } from './schema';
 import {
   evidenceKind, evidenceLinkedTo, LINKED_TYPES, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence,
 } from './service';
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
 import { thirdPartyKind } from '../thirdParties/service';
+import {
+  FilesSection, LinkChoices, LinkedEvidence, LinksSection, LockPanel, PackagePage, readable, VerifyPage, VerifyProgress, type EvidenceView,
+} from './views';
 
-type EvidenceView = RecordView<typeof evidenceTable> & { status: string; fileCount: number; linkCount: number };
-
-const readable = (value: string) => value.replaceAll('_', ' ');
-const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'evidence' });
 
 /** Third parties the viewer may read, for the vendor report picker. */
@@ -49,117 +46,17 @@ async function linkChoices(db: DbOrTx, viewer: Actor, recordType: LinkedRecordTy
 
 const LINK_CHOICES = 200;
 
-const typeLabel = (recordType: LinkedRecordType) => LINKED_TYPES[recordType].label;
-
-function LockPanel({ view, viewer, csrfToken }: { view: EvidenceView; viewer: Actor; csrfToken: string }): JSX.Element {
-  const canLock = !view.locked && canTouch(viewer, 'evidence:update', view);
-  const canUnlock = view.locked && levelOf(viewer, 'evidence:update') === 'all';
-  return (
-    <section id="lock">
-      {view.locked
-        ? <p class="flash flash-info" safe>{`Locked ${String(view.lockedAt ?? '').slice(0, 16).replace('T', ' ')}: fields, files and links cannot change until unlocked.`}</p>
-        : <p class="muted">Unlocked: fields, files and links can change. Lock the evidence once it is final.</p>}
-      {canLock && (
-        <form method="post" action={`/evidence/${view.id}/lock`} class="inline">
-          <CsrfField token={csrfToken} /><button type="submit">Lock evidence</button>
-        </form>
-      )}
-      {canUnlock && (
-        <form method="post" action={`/evidence/${view.id}/unlock`} class="inline">
-          <CsrfField token={csrfToken} /><button type="submit" class="danger">Unlock evidence</button>
-        </form>
-      )}
-    </section>
-  );
-}
-
 async function filesSection(ctx: AppContext, view: EvidenceView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
   const files = await listFiles(ctx.db, viewer, view.id);
   const canChange = !view.locked && canTouch(viewer, 'evidence:update', view);
-  return (
-    <section id="files">
-      <h2>Files</h2>
-      <DataTable
-        rows={files}
-        empty="No files yet."
-        columns={[
-          { header: 'File', cell: (f) => <a href={`/evidence/${view.id}/files/${f.id}`} safe>{f.name}</a> },
-          { header: 'Size', cell: (f) => <Text value={bytes(f.size)} /> },
-          { header: 'SHA-256', cell: (f) => <code class="hash" safe>{f.sha256}</code> },
-          { header: 'Type', cell: (f) => <Text value={f.contentType} /> },
-          { header: 'Uploaded', cell: (f) => <When value={f.createdAt} /> },
-          ...(canChange ? [{
-            header: '',
-            cell: (f: { id: string; name: string }) => (
-              <form method="post" action={`/evidence/${view.id}/files/${f.id}/remove`} class="inline">
-                <CsrfField token={csrfToken} /><button type="submit" class="danger small" aria-label={`Remove ${f.name}`}>Remove</button>
-              </form>
-            ),
-          }] : []),
-        ]}
-      />
-      {canChange && (
-        <form class="card form" id="evidence-upload" data-action={`/evidence/${view.id}/files`} data-csrf={csrfToken}
-          data-max-bytes={String(ctx.config.EVIDENCE_MAX_FILE_MB * 1024 * 1024)}>
-          <Field label={`Add files (up to ${ctx.config.EVIDENCE_MAX_FILE_MB} MB each)`} name="files">
-            <input type="file" id="files" name="files" multiple required />
-          </Field>
-          <button type="submit">Upload</button>
-          <ul class="upload-progress" aria-live="polite"></ul>
-          <noscript><p class="muted">Uploading on this page needs JavaScript; without it use POST /api/v1/evidence/{view.id}/files.</p></noscript>
-          <script src="/static/evidence-upload.js" defer></script>
-        </form>
-      )}
-    </section>
-  );
+  return <FilesSection view={view} files={files} canChange={canChange} csrfToken={csrfToken} maxFileMb={ctx.config.EVIDENCE_MAX_FILE_MB} />;
 }
 
 async function linksSection(ctx: AppContext, view: EvidenceView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
   const links = await listLinks(ctx.db, viewer, view.id);
   const canChange = !view.locked && canTouch(viewer, 'evidence:update', view);
   const types = LINKED_RECORD_TYPES.filter((type) => levelOf(viewer, `${LINKED_TYPES[type].module}:read`) !== null);
-  return (
-    <section id="links">
-      <h2>Proves</h2>
-      <DataTable
-        rows={links}
-        empty="Not linked to any record yet."
-        columns={[
-          { header: 'Record type', cell: (l) => <Text value={typeLabel(l.recordType)} /> },
-          { header: 'Record', cell: (l) => (l.href ? <a href={l.href} safe>{l.title}</a> : <Text value={l.title} />) },
-          { header: 'Linked', cell: (l) => <When value={l.linkedAt} /> },
-          ...(canChange ? [{
-            header: '',
-            cell: (l: { recordType: string; recordId: string; title: string }) => (
-              <form method="post" action={`/evidence/${view.id}/links/remove`} class="inline">
-                <CsrfField token={csrfToken} />
-                <input type="hidden" name="recordType" value={l.recordType} /><input type="hidden" name="recordId" value={l.recordId} />
-                <button type="submit" class="small" aria-label={`Unlink ${l.title}`}>Unlink</button>
-              </form>
-            ),
-          }] : []),
-        ]}
-      />
-      {canChange && types.length > 0 && (
-        <form method="post" action={`/evidence/${view.id}/links`} class="card form">
-          <CsrfField token={csrfToken} />
-          <Field label="Record type" name="recordType">
-            <select id="recordType" name="recordType" required hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices" hx-trigger="change"
-              hx-include="#link-q">
-              <option value="">Choose…</option>
-              {types.map((type) => <option value={type} safe>{typeLabel(type)}</option>)}
-            </select>
-          </Field>
-          <Field label="Find by title" name="q" hint="Narrows the records offered below">
-            <input type="search" id="link-q" name="q" maxlength="200" hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices"
-              hx-trigger="keyup changed delay:300ms, search" hx-include="#recordType" />
-          </Field>
-          <div id="link-choices"><p class="muted">Choose a record type to pick the record.</p></div>
-          <button type="submit">Link record</button>
-        </form>
-      )}
-    </section>
-  );
+  return <LinksSection view={view} links={links} canChange={canChange} types={types} csrfToken={csrfToken} />;
 }
 
 /** Evidence proving a record, on that record's page (controls, requirements, risks, policies, ...). */
@@ -172,49 +69,8 @@ export const evidenceSection = (recordTypes: readonly LinkedRecordType[]) =>
       ids.push(...tests.map((test) => test.id));
     }
     const rows = await evidenceLinkedTo(ctx.db, viewer, recordTypes, ids);
-    return (
-      <section id="evidence">
-        <h2>Evidence</h2>
-        <DataTable
-          rows={rows}
-          empty="No evidence linked."
-          columns={[
-            { header: 'Evidence', cell: (e) => <a href={`/evidence/${e.id}`} safe>{e.title}</a> },
-            { header: 'Kind', cell: (e) => <Text value={readable(e.kind)} /> },
-            { header: 'Status', cell: (e) => <Text value={e.status} /> },
-            { header: 'Valid until', cell: (e) => <Text value={e.validUntil ?? '—'} /> },
-            { header: 'Locked', cell: (e) => <Text value={e.locked ? 'yes' : 'no'} /> },
-          ]}
-        />
-      </section>
-    );
+    return <LinkedEvidence rows={rows} />;
   };
-
-function VerifyProgress({ run }: { run: VerifyRunView | null }): JSX.Element {
-  if (!run) return <div id="verify-run"><p class="muted">Files have not been verified yet.</p></div>;
-  const running = run.status === 'running';
-  return (
-    <div id="verify-run" {...(running ? { 'hx-get': `/evidence/verify/${run.id}`, 'hx-trigger': 'every 2s', 'hx-swap': 'outerHTML' } : {})}>
-      <p safe>{running
-        ? `Checking… ${run.checked} of ${run.total} files.`
-        : run.status === 'interrupted'
-          ? `The run started ${run.startedAt.slice(0, 16).replace('T', ' ')} was interrupted after ${run.checked} of ${run.total} files. Start it again.`
-          : `Checked ${run.checked} files on ${String(run.finishedAt).slice(0, 16).replace('T', ' ')}: ${run.problems.length ? `${run.problems.length} problem(s).` : 'every file matches its SHA-256.'}`}</p>
-      {running && <progress max={String(Math.max(run.total, 1))} value={String(run.checked)}></progress>}
-      {run.problems.length > 0 && (
-        <DataTable
-          rows={run.problems}
-          columns={[
-            { header: 'Evidence', cell: (p) => <a href={`/evidence/${p.evidenceId}`} safe>{p.evidenceTitle}</a> },
-            { header: 'File', cell: (p) => <Text value={p.fileName} /> },
-            { header: 'Problem', cell: (p) => <Text value={p.problem === 'missing' ? 'missing' : 'changed'} /> },
-            { header: 'Detail', cell: (p) => <Text value={p.detail} /> },
-          ]}
-        />
-      )}
-    </div>
-  );
-}
 
 async function packageChoices(db: DbOrTx, viewer: Actor) {
   const [packages, controlOptions, requirementOptions, evidenceOptions] = await Promise.all([
@@ -226,16 +82,6 @@ async function packageChoices(db: DbOrTx, viewer: Actor) {
       .where(ownershipCondition(viewer, 'evidence:read', evidence.ownerId, evidence.ownerGroupId)).orderBy(asc(evidence.title)).limit(1000),
   ]);
   return { packages, controlOptions, requirementOptions, evidenceOptions };
-}
-
-function MultiSelect({ name, label, options, hint }: { name: string; label: string; options: Option[]; hint: string }): JSX.Element {
-  return (
-    <Field label={label} name={name} hint={hint}>
-      <select id={name} name={name} multiple="multiple" size="6">
-        {options.map((o) => <option value={o.value} safe>{o.label}</option>)}
-      </select>
-    </Field>
-  );
 }
 
 export const evidencePages = (ctx: AppContext) => new Elysia({ name: 'pages:evidence-tools' })
@@ -303,18 +149,7 @@ const evidenceToolPages = (ctx: AppContext) => new Elysia({ name: 'pages:evidenc
   .use(screenAuth(ctx))
   .get('/evidence/verify', async ({ viewer, csrfToken, headers }) => {
     const run = await latestVerifyRun(ctx.db, viewer);
-    return renderScreen(headers, shell('Verify files', viewer, csrfToken), (
-      <>
-        <p><a href="/evidence">← All evidence</a></p>
-        <p>Re-reads every stored evidence file and compares it with the SHA-256 recorded when it was uploaded. Files that are
-          missing or changed are listed by evidence and file name. The run continues in the background; this page follows it.</p>
-        <form method="post" action="/evidence/verify">
-          <CsrfField token={csrfToken} />
-          <button type="submit" disabled={run?.status === 'running'}>Verify files</button>
-        </form>
-        <VerifyProgress run={run} />
-      </>
-    ));
+    return renderScreen(headers, shell('Verify files', viewer, csrfToken), <VerifyPage run={run} csrfToken={csrfToken} />);
   }, { page: 'evidence:read' })
   .post('/evidence/verify', async ({ viewer, redirect }) => {
     await startVerifyRun(ctx, viewer);
@@ -325,27 +160,7 @@ const evidenceToolPages = (ctx: AppContext) => new Elysia({ name: 'pages:evidenc
   })
   .get('/evidence/package', async ({ viewer, csrfToken, headers }) => {
     const choices = await packageChoices(ctx.db, viewer);
-    return renderScreen(headers, shell('Auditor package', viewer, csrfToken), (
-      <>
-        <p><a href="/evidence">← All evidence</a></p>
-        <p>Choose what goes in: evidence linked to a package's requirements, to chosen requirements or controls (and their
-          tests), chosen evidence, or evidence collected in a date range. Criteria of different kinds add up; a date range
-          narrows them. Only evidence you may read goes in. The zip holds the files, a manifest.json with every file's
-          SHA-256, size and the records it proves, and the Audit Log checkpoint of the export. Check it offline with
-          <code>bun run evidence:verify package.zip</code>.</p>
-        <form method="get" action="/evidence/package.zip" class="card form">
-          <Field label="Compliance package" name="packageId" hint="Evidence linked to any of its requirements">
-            <Select name="packageId" options={[{ value: '', label: '—' }, ...choices.packages]} />
-          </Field>
-          <MultiSelect name="analysisId" label="Requirements" options={choices.requirementOptions} hint="Ctrl or ⌘ to choose several" />
-          <MultiSelect name="controlId" label="Controls" options={choices.controlOptions} hint="Evidence linked to the control or its tests" />
-          <MultiSelect name="evidenceId" label="Evidence" options={choices.evidenceOptions} hint="These records themselves" />
-          <Field label="Collected from" name="from" type="date" />
-          <Field label="Collected to" name="to" type="date" />
-          <button type="submit">Download package</button>
-        </form>
-      </>
-    ));
+    return renderScreen(headers, shell('Auditor package', viewer, csrfToken), <PackagePage choices={choices} />);
   }, { page: 'evidence:read' })
   .get('/evidence/package.zip', async ({ viewer, request }) => {
     const query = packageQueryOf(new URL(request.url).searchParams);
@@ -362,17 +177,10 @@ const evidenceToolPages = (ctx: AppContext) => new Elysia({ name: 'pages:evidenc
   }, { page: 'evidence:update' })
   .get('/evidence/:id/link-choices', async ({ viewer, query }) => {
     const recordType = LINKED_RECORD_TYPES.find((type) => type === query.recordType);
-    if (!recordType) return <p class="muted">Choose a record type to pick the record.</p>;
+    if (!recordType) return <LinkChoices />;
     const q = (query.q ?? '').trim().slice(0, 200);
     const options = await linkChoices(ctx.db, viewer, recordType, q, LINK_CHOICES + 1);
-    const label = typeLabel(recordType).toLowerCase();
-    if (!options.length) return <p class="muted" safe>{q ? `No ${label} you may read has "${q}" in its title.` : `No ${label} you may read.`}</p>;
-    return (
-      <>
-        <Field label={typeLabel(recordType)} name="recordId"><Select id="recordId" name="recordId" options={options.slice(0, LINK_CHOICES)} required /></Field>
-        {options.length > LINK_CHOICES && <p class="muted" safe>{`The first ${LINK_CHOICES} by title; type part of the title to find others.`}</p>}
-      </>
-    );
+    return <LinkChoices recordType={recordType} q={q} options={options} limit={LINK_CHOICES} />;
   }, { page: 'evidence:read', query: t.Object({ recordType: t.Optional(t.String()), q: t.Optional(t.String()) }) })
   .post('/evidence/:id/links', async ({ viewer, params, body, redirect }) => {
     const input = linkInputOf(body);

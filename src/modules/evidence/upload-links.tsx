@@ -7,10 +7,10 @@ import { AppError, invalidField, notFound } from '../../platform/errors';
 import { appendAudit } from '../../platform/audit';
 import { platformService, type AssistantTool } from '../../platform/module';
 import type { Actor } from '../../platform/permissions';
-import { BareLayout } from '../../../views/layout';
 import { attachStored, checkAttachTarget } from './assistant';
 import { fileNameProblem, storeFile } from './files';
 import { UPLOAD_LINK, UploadLinkInput } from './schema';
+import { UploadPage } from './views';
 
 /**
  * Upload links (request_upload_link): a browser page, usable without signing in only through the link's secret, to
@@ -82,23 +82,6 @@ async function uploadThroughLink(ctx: AppContext, secret: string, name: string, 
 }
 
 export const UPLOAD_LINK_PATH = /^\/api\/upload\/[^/]+\/files$/;
-
-function UploadPage({ secret, link }: { secret: string; link: LinkRow }): JSX.Element {
-  return (
-    <BareLayout title="Upload evidence">
-      <>
-        <h1>Upload evidence</h1>
-        <p safe>{`Up to ${UPLOAD_LINK.files - link.filesUsed} more file(s) of at most ${UPLOAD_LINK.fileBytes / 1024 / 1024} MB each, until ${link.expiresAt.toISOString().slice(11, 16)} UTC. Each file is sealed with its SHA-256.`}</p>
-        <form class="card form" id="evidence-upload" data-action={`/api/upload/${secret}/files`} data-csrf="" data-max-bytes={String(UPLOAD_LINK.fileBytes)}>
-          <div class="field"><label for="files">Files</label><input type="file" id="files" name="files" multiple required /></div>
-          <button type="submit">Upload</button>
-          <ul class="upload-progress" aria-live="polite"></ul>
-          <script src="/static/evidence-upload.js" defer></script>
-        </form>
-      </>
-    </BareLayout>
-  );
-}
 
 export const uploadLinkRoutes = (ctx: AppContext) =>
   new Elysia({ name: 'evidence:upload-links' })
