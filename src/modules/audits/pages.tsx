@@ -1,19 +1,12 @@
 import { Elysia } from 'elysia';
-import type { auditPlans } from '../../../db/schema';
-import { CsrfField, Field, Select } from '../../../views/components/form';
-import { DataTable, Text } from '../../../views/components/table';
 import type { AppContext } from '../../platform/context';
 import { canTouch, type Actor } from '../../platform/permissions';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { listRecords, type RecordView } from '../../platform/records';
+import { listRecords } from '../../platform/records';
 import { AUDIT_PLAN_STATUSES, AuditPlanCreate, AuditPlanUpdate, FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { auditPlanKind, findingChoices, findingKind } from './service';
 import { controlKind } from '../controls/service';
-import { RESTRICTED_NAME } from '../../platform/links';
-
-type AuditPlanView = RecordView<typeof auditPlans>;
-
-const readable = (value: string) => value.replaceAll('_', ' ');
+import { FindingsSection, readable, type AuditPlanView } from './views';
 
 /** The plan's findings, with a short form to add one for those who may create findings. */
 async function findingsSection(ctx: AppContext, plan: AuditPlanView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
@@ -23,39 +16,7 @@ async function findingsSection(ctx: AppContext, plan: AuditPlanView, viewer: Act
   ]);
   const controlName = new Map(choices.controls.map((c) => [c.value, c.label]));
   const canCreate = canTouch(viewer, 'audits:create', { ownerId: viewer.userId, ownerGroupId: null });
-  return (
-    <section id="findings">
-      <h2>Findings</h2>
-      <DataTable
-        rows={findings.rows}
-        empty="No findings for this plan."
-        columns={[
-          { header: 'Finding', cell: (f) => <a href={`/audits/findings/${f.id}`} safe>{f.title}</a> },
-          { header: 'Status', cell: (f) => <Text value={readable(f.status)} /> },
-          { header: 'Deadline', cell: (f) => <Text value={f.deadline ?? '—'} /> },
-          { header: 'Control', cell: (f) => <Text value={f.controlId ? (controlName.get(f.controlId) ?? RESTRICTED_NAME) : '—'} /> },
-          { header: 'Owner', cell: (f) => <Text value={f.owner?.name ?? f.ownerGroup?.name ?? '—'} /> },
-        ]}
-      />
-      {findings.total > findings.rows.length && <p class="muted" safe>{`Showing ${findings.rows.length} of ${findings.total} findings.`}</p>}
-      {canCreate && (
-        <details>
-          <summary>Add a finding</summary>
-          <form method="post" action="/audits/findings" class="card form">
-            <CsrfField token={csrfToken} />
-            <input type="hidden" name="auditPlanId" value={plan.id} />
-            <Field label="Title" name="title" required maxlength={300} />
-            <Field label="Description" name="description" type="textarea" />
-            <Field label="Deadline" name="deadline" type="date" />
-            <Field label="Control" name="controlId">
-              <Select name="controlId" options={[{ value: '', label: '—' }, ...choices.controls]} />
-            </Field>
-            <button type="submit">Add finding (open)</button>
-          </form>
-        </details>
-      )}
-    </section>
-  );
+  return <FindingsSection plan={plan} findings={findings} controlName={controlName} choices={choices} canCreate={canCreate} csrfToken={csrfToken} />;
 }
 
 export const auditPages = (ctx: AppContext) =>

@@ -7,7 +7,7 @@ import type { businessUnits } from '../../../db/schema';
 import { assetKind } from '../assets/service';
 import { BusinessUnitCreate, BusinessUnitUpdate } from './schema';
 import { businessUnitKind, businessUnitOptions, businessUnitTree } from './service';
-import { UnitLinks, TreeList } from './views';
+import { StructureSection, TreeList } from './views';
 
 type BusinessUnitView = RecordView<typeof businessUnits>;
 
@@ -19,24 +19,7 @@ async function structureSection(ctx: AppContext, view: BusinessUnitView, viewer:
   const assets = levelOf(viewer, 'assets:read')
     ? await listRecords(ctx.db, assetKind, viewer, { businessUnitId: view.id, pageSize: 200, sort: 'name' })
     : null;
-  return (
-    <section>
-      <h2>Structure</h2>
-      <p safe>{self && self.path.length > 1 ? `Path: ${self.path.join(' › ')}` : 'A top-level unit.'}</p>
-      <h3>Child units</h3>
-      <UnitLinks units={children} empty="No child units." />
-      {assets && (
-        <>
-          <h3>Assets</h3>
-          {assets.rows.length === 0
-            ? <p class="muted">No assets in this unit.</p>
-            : <ul>{assets.rows.map((a) => <li><a href={`/assets/${a.id}`} safe>{a.name}</a></li>)}</ul>}
-          {assets.total > assets.rows.length && <p class="muted" safe>{`Showing ${assets.rows.length} of ${assets.total}.`}</p>}
-        </>
-      )}
-      <p><a href="/business-units/tree">Show the whole hierarchy</a></p>
-    </section>
-  );
+  return <StructureSection self={self} childUnits={children} assets={assets} />;
 }
 
 export const businessUnitPages = (ctx: AppContext) =>

@@ -3,47 +3,16 @@ import { schemaProblems } from '../../platform/form-input';
 import { invalid } from '../../platform/errors';
 import { canTouch, type Actor } from '../../platform/permissions';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import type { RecordView } from '../../platform/records';
-import { CsrfField, Field, Select, formText } from '../../../views/components/form';
-import { DataTable, Text } from '../../../views/components/table';
-import type { controls } from '../../../db/schema';
-import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlTestCreate, ControlUpdate, TEST_RESULTS } from './schema';
+import { formText } from '../../../views/components/form';
+import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlTestCreate, ControlUpdate } from './schema';
 import { controlKind, controlTesting, recordControlTest } from './service';
-
-type ControlView = RecordView<typeof controls>;
+import { TestingSection, type ControlView } from './views';
 
 /** The testing schedule and test records, with a form to record a test for those who may update the control. */
 async function testingSection(ctx: AppContext, view: ControlView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
   const testing = await controlTesting(ctx.db, viewer, view.id);
   const canRecord = canTouch(viewer, 'controls:update', view);
-  return (
-    <section>
-      <h2>Testing</h2>
-      <p safe>{testing.frequencyMonths
-        ? `Tested every ${testing.frequencyMonths} months. Last test: ${testing.lastTestedOn ?? 'never'}. Next test due: ${testing.nextTestDue}.`
-        : 'No testing schedule.'}</p>
-      <DataTable
-        rows={testing.tests}
-        empty="No tests recorded."
-        columns={[
-          { header: 'Date', cell: (t) => <Text value={t.testedOn} /> },
-          { header: 'Result', cell: (t) => <Text value={t.result} /> },
-          { header: 'Notes', cell: (t) => <Text value={t.notes} /> },
-        ]}
-      />
-      {canRecord && (
-        <form method="post" action={`/controls/${view.id}/tests`} class="card form">
-          <CsrfField token={csrfToken} />
-          <Field label="Tested on" name="testedOn" type="date" required />
-          <Field label="Result" name="result" required>
-            <Select name="result" options={TEST_RESULTS.map((r) => ({ value: r, label: r }))} />
-          </Field>
-          <Field label="Notes" name="notes" type="textarea" />
-          <button type="submit">Record test</button>
-        </form>
-      )}
-    </section>
-  );
+  return <TestingSection view={view} testing={testing} canRecord={canRecord} csrfToken={csrfToken} />;
 }
 
 export const controlPages = (ctx: AppContext) =>
