@@ -5,102 +5,30 @@ import { schemaProblems } from '../../platform/form-input';
 import { AppError, invalid } from '../../platform/errors';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { listRecords, loadForAction, type RecordView } from '../../platform/records';
+import { listRecords, loadForAction } from '../../platform/records';
 import { renderScreen } from '../../../views/layout';
-import { FormError } from '../../../views/components/flash';
-import { attempt, CsrfField, Field, fieldErrors, formText, Select, type FieldErrors, type Option } from '../../../views/components/form';
-import { DataTable, Text } from '../../../views/components/table';
+import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { readable } from '../../../views/records/record-views';
-import type { thirdParties } from '../../../db/schema';
 import { listRisks } from '../risks/service';
-import { ContactCreate, ContactUpdate, RiskLinkCreate, SubProcessorCreate, THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES, ThirdPartyCreate, ThirdPartyUpdate, type ContactView } from './schema';
+import { ContactCreate, ContactUpdate, RiskLinkCreate, SubProcessorCreate, THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES, ThirdPartyCreate, ThirdPartyUpdate } from './schema';
 import {
   addContact, addSubProcessor, linkRisk, listContacts, listLinkedRisks, listSubProcessors, removeContact, removeSubProcessor,
   thirdPartyKind, unlinkRisk, updateContact,
 } from './service';
-
-type ThirdPartyView = RecordView<typeof thirdParties>;
-const PATH = '/third-parties';
-
-/** A one-button form that posts to `action` (removing a contact or a link). */
-const RemoveButton = ({ action, csrfToken, label }: { action: string; csrfToken: string; label: string }) => (
-  <form method="post" action={action} class="inline">
-    <CsrfField token={csrfToken} />
-    <button type="submit" class="link danger" safe>{label}</button>
-  </form>
-);
-
-/** A select of choices and a submit button, for adding a link. */
-const LinkForm = ({ action, csrfToken, name, label, options, submit }: {
-  action: string; csrfToken: string; name: string; label: string; options: Option[]; submit: string;
-}) => (
-  <form method="post" action={action} class="card form">
-    <CsrfField token={csrfToken} />
-    <Field label={label} name={name} required>
-      <Select name={name} required options={[{ value: '', label: 'Choose…' }, ...options]} />
-    </Field>
-    <button type="submit" safe>{submit}</button>
-  </form>
-);
+import { ContactsSection, RisksSection, SubProcessorsSection, PATH, CONTACT_FIELDS, ContactForm, type ThirdPartyView, type ContactValues } from './views';
 
 async function contactsSection(ctx: AppContext, view: ThirdPartyView, viewer: Actor, csrfToken: string, canChange: boolean): Promise<JSX.Element> {
   const contacts = await listContacts(ctx.db, viewer, view.id);
-  const base = `${PATH}/${view.id}/contacts`;
-  return (
-    <section>
-      <h2>Contacts</h2>
-      <DataTable<ContactView>
-        rows={contacts}
-        empty="No contacts yet."
-        columns={[
-          { header: 'Name', cell: (c) => <Text value={c.name} /> },
-          { header: 'Role', cell: (c) => <Text value={c.role} /> },
-          { header: 'Email', cell: (c) => (c.email ? <a href={`mailto:${c.email}`} safe>{c.email}</a> : <span />) },
-          { header: 'Phone', cell: (c) => <Text value={c.phone} /> },
-          ...(canChange ? [{
-            header: '',
-            cell: (c: ContactView) => (
-              <span class="actions">
-                <a href={`${base}/${c.id}/edit`}>Edit</a>
-                <RemoveButton action={`${base}/${c.id}/delete`} csrfToken={csrfToken} label="Remove" />
-              </span>
-            ),
-          }] : []),
-        ]}
-      />
-      {canChange && <p><a class="button" href={`${base}/new`}>Add contact</a></p>}
-    </section>
-  );
+  return <ContactsSection view={view} contacts={contacts} canChange={canChange} csrfToken={csrfToken} />;
 }
 
 async function risksSection(ctx: AppContext, view: ThirdPartyView, viewer: Actor, csrfToken: string, canChange: boolean): Promise<JSX.Element> {
-  if (levelOf(viewer, 'risks:read') === null) {
-    return <section><h2>Linked risks</h2><p class="muted">Linked risks are shown to people who may read risks.</p></section>;
-  }
+  if (levelOf(viewer, 'risks:read') === null) return <RisksSection view={view} linked={null} choices={[]} canChange={false} csrfToken={csrfToken} />;
   const linked = await listLinkedRisks(ctx.db, viewer, view.id);
   const linkedIds = new Set(linked.map((r) => r.riskId));
   const readableRisks = canChange ? (await listRisks(ctx.db, viewer, { page: 1, pageSize: 200, sort: 'title' })).rows : [];
   const choices = readableRisks.filter((r) => !linkedIds.has(r.id)).map((r) => ({ value: r.id, label: r.title }));
-  return (
-    <section>
-      <h2>Linked risks</h2>
-      <DataTable
-        rows={linked}
-        empty="No linked risks you may read."
-        columns={[
-          { header: 'Risk', cell: (r) => <a href={`/risks/${r.riskId}`} safe>{r.title}</a> },
-          { header: 'Status', cell: (r) => <Text value={readable(r.status)} /> },
-          ...(canChange ? [{
-            header: '',
-            cell: (r: { riskId: string }) => <RemoveButton action={`${PATH}/${view.id}/risks/${r.riskId}/delete`} csrfToken={csrfToken} label="Unlink" />,
-          }] : []),
-        ]}
-      />
-      {canChange && choices.length > 0 && (
-        <LinkForm action={`${PATH}/${view.id}/risks`} csrfToken={csrfToken} name="riskId" label="Risk" options={choices} submit="Link risk" />
-      )}
-    </section>
-  );
+  return <RisksSection view={view} linked={linked} choices={choices} canChange={canChange} csrfToken={csrfToken} />;
 }
 
 async function subProcessorsSection(ctx: AppContext, view: ThirdPartyView, viewer: Actor, csrfToken: string, canChange: boolean): Promise<JSX.Element> {
@@ -108,27 +36,7 @@ async function subProcessorsSection(ctx: AppContext, view: ThirdPartyView, viewe
   const taken = new Set([view.id, ...subs.map((s) => s.thirdPartyId)]);
   const candidates = canChange ? (await listRecords(ctx.db, thirdPartyKind, viewer, { page: 1, pageSize: 200, sort: 'name' })).rows : [];
   const choices = candidates.filter((c) => !taken.has(c.id)).map((c) => ({ value: c.id, label: c.name }));
-  return (
-    <section>
-      <h2>Sub-processors</h2>
-      <DataTable
-        rows={subs}
-        empty="No sub-processors."
-        columns={[
-          { header: 'Third party', cell: (s) => <a href={`${PATH}/${s.thirdPartyId}`} safe>{s.name}</a> },
-          { header: 'Type', cell: (s) => <Text value={readable(s.type)} /> },
-          { header: 'Status', cell: (s) => <Text value={readable(s.status)} /> },
-          ...(canChange ? [{
-            header: '',
-            cell: (s: { thirdPartyId: string }) => <RemoveButton action={`${PATH}/${view.id}/sub-processors/${s.thirdPartyId}/delete`} csrfToken={csrfToken} label="Remove" />,
-          }] : []),
-        ]}
-      />
-      {canChange && choices.length > 0 && (
-        <LinkForm action={`${PATH}/${view.id}/sub-processors`} csrfToken={csrfToken} name="thirdPartyId" label="Third party" options={choices} submit="Add sub-processor" />
-      )}
-    </section>
-  );
+  return <SubProcessorsSection view={view} subs={subs} choices={choices} canChange={canChange} csrfToken={csrfToken} />;
 }
 
 async function sections(ctx: AppContext, view: ThirdPartyView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
@@ -139,28 +47,6 @@ async function sections(ctx: AppContext, view: ThirdPartyView, viewer: Actor, cs
     subProcessorsSection(ctx, view, viewer, csrfToken, canChange),
   ]);
   return <>{contacts}{risks}{subs}</>;
-}
-
-const CONTACT_FIELDS = ['name', 'role', 'email', 'phone'] as const;
-type ContactValues = Partial<Record<(typeof CONTACT_FIELDS)[number], string>>;
-
-function ContactForm({ action, cancel, values, errors, error, csrfToken, submit }: {
-  action: string; cancel: string; values: ContactValues; errors: FieldErrors; error?: string; csrfToken: string; submit: string;
-}): JSX.Element {
-  return (
-    <form method="post" action={action} class="card form" novalidate>
-      <CsrfField token={csrfToken} />
-      <FormError message={error} />
-      <Field label="Name" name="name" value={values.name} error={errors.name} required />
-      <Field label="Role" name="role" value={values.role} error={errors.role} hint='e.g. "Account manager"' />
-      <Field label="Email" name="email" type="email" value={values.email} error={errors.email} />
-      <Field label="Phone" name="phone" value={values.phone} error={errors.phone} />
-      <p class="actions">
-        <button type="submit" safe>{submit}</button>
-        <a href={cancel}>Cancel</a>
-      </p>
-    </form>
-  );
 }
 
 /** Form strings to the REST shape: blanks are left out on add and cleared (null) on change. */
