@@ -15,7 +15,7 @@ export interface CreateForm {
 }
 
 /** Scopes a user may put on a token: only what they hold, grouped by module for the checkboxes. */
-export function grantableScopes(viewer: Actor): { module: string; scopes: Permission[] }[] {
+function grantableScopes(viewer: Actor): { module: string; scopes: Permission[] }[] {
   return MODULES.map((module) => ({
     module,
     scopes: rightsOf(module).map((r) => `${module}:${r}` as Permission).filter((p) => levelOf(viewer, p) !== null),
@@ -23,12 +23,12 @@ export function grantableScopes(viewer: Actor): { module: string; scopes: Permis
 }
 
 /** Own token: apiTokens:update; another's: apiTokens:update at level all (the service re-checks). */
-export const mayRevoke = (viewer: Actor, token: TokenView) => {
+const mayRevoke = (viewer: Actor, token: TokenView) => {
   const level = levelOf(viewer, 'apiTokens:update');
   return token.status === 'Active' && (level === 'all' || (level === 'own' && token.createdBy.id === viewer.userId));
 };
 
-export interface TokensProps {
+interface TokensProps {
   viewer: Actor;
   csrfToken: string;
   tokens: Awaited<ReturnType<typeof listTokensPage>>;
@@ -130,7 +130,7 @@ export function RevokeConfirm({ token, csrfToken }: { token: TokenView; csrfToke
 }
 
 /** Signed-in sessions, for administrators (settings:read at level all), each with the power to end it. */
-export function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfToken: string; sessions: ActiveSession[] }) {
+function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfToken: string; sessions: ActiveSession[] }) {
   const canEnd = levelOf(viewer, 'settings:update') === 'all';
   return (
     <div class="card">

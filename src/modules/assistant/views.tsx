@@ -4,7 +4,7 @@ import { levelOf, type Actor } from '../../platform/permissions';
 import type { AssistantSettings } from './schema';
 import { effectiveIdp } from './settings-service';
 
-export interface PageProps {
+interface PageProps {
   viewer: Actor;
   csrfToken: string;
   origin: string;
@@ -14,7 +14,7 @@ export interface PageProps {
   errors?: Record<string, string>;
 }
 
-export function Checkbox({ name, label, checked, disabled }: { name: string; label: string; checked: boolean; disabled: boolean }): JSX.Element {
+function Checkbox({ name, label, checked, disabled }: { name: string; label: string; checked: boolean; disabled: boolean }): JSX.Element {
   return <label class="inline"><input type="checkbox" name={name} value="on" checked={checked} disabled={disabled} /> <span safe>{label}</span></label>;
 }
 

@@ -3,7 +3,7 @@ import type { assets as assetsTable } from '../../../db/schema';
 import type { Page } from '../../platform/paging';
 import type { BusinessUnitTreeEntry } from './schema';
 
-export const UnitLinks = ({ units, empty }: { units: { id: string; name: string }[]; empty: string }) =>
+const UnitLinks = ({ units, empty }: { units: { id: string; name: string }[]; empty: string }) =>
   units.length === 0
     ? <p class="muted" safe>{empty}</p>
     : <ul>{units.map((u) => <li><a href={`/business-units/${u.id}`} safe>{u.name}</a></li>)}</ul>;

@@ -14,7 +14,7 @@ export const readable = (value: string) => value.replaceAll('_', ' ');
 
 export const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 
-export const typeLabel = (recordType: LinkedRecordType) => LINKED_TYPES[recordType].label;
+const typeLabel = (recordType: LinkedRecordType) => LINKED_TYPES[recordType].label;
 
 export function LockPanel({ view, viewer, csrfToken }: { view: EvidenceView; viewer: Actor; csrfToken: string }): JSX.Element {
   const canLock = !view.locked && canTouch(viewer, 'evidence:update', view);
@@ -64,7 +64,7 @@ export function VerifyProgress({ run }: { run: VerifyRunView | null }): JSX.Elem
   );
 }
 
-export function MultiSelect({ name, label, options, hint }: { name: string; label: string; options: Option[]; hint: string }): JSX.Element {
+function MultiSelect({ name, label, options, hint }: { name: string; label: string; options: Option[]; hint: string }): JSX.Element {
   return (
     <Field label={label} name={name} hint={hint}>
       <select id={name} name={name} multiple="multiple" size="6">

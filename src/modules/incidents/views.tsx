@@ -9,7 +9,7 @@ export type IncidentView = RecordView<typeof incidents>;
 
 export type Values = Record<string, string>;
 
-export const RECIPIENT_LABELS: Record<string, string> = { authority: 'Supervisory authority', subjects: 'Data subjects' };
+const RECIPIENT_LABELS: Record<string, string> = { authority: 'Supervisory authority', subjects: 'Data subjects' };
 
 // ---------------------------------------------------------------- breach forms (shown in the section and on their own page)
 
@@ -43,7 +43,7 @@ export function NotificationForm({ id, csrfToken, values, errors }: { id: string
   );
 }
 
-export const breachValues = (breach: BreachView | null): Values => ({
+const breachValues = (breach: BreachView | null): Values => ({
   categories: breach?.categories.join('\n') ?? '',
   approximateSubjects: breach?.approximateSubjects === null || breach?.approximateSubjects === undefined ? '' : String(breach.approximateSubjects),
   detectedAt: breach?.detectedAt ?? '',
@@ -63,7 +63,7 @@ export interface SettingsProps {
   errors?: FieldErrors;
 }
 
-export const SETTINGS_DONE: Record<string, string> = {
+const SETTINGS_DONE: Record<string, string> = {
   created: 'Classification added.', updated: 'Classification renamed.', deleted: 'Classification deleted.',
 };
 

@@ -1,7 +1,7 @@
 import { searchKinds, type SearchHit } from '../../platform/search';
 
 /** A snippet's matches (between **) as <mark>, everything else escaped. */
-export function Snippet({ text }: { text: string }): JSX.Element {
+function Snippet({ text }: { text: string }): JSX.Element {
   const parts = text.split('**');
   return <p class="snippet">{parts.map((part, i) => (i % 2 === 1 ? <mark safe>{part}</mark> : <span safe>{part}</span>))}</p>;
 }

@@ -11,7 +11,7 @@ export type ThirdPartyView = RecordView<typeof thirdParties>;
 export const PATH = '/third-parties';
 
 /** A one-button form that posts to `action` (removing a contact or a link). */
-export const RemoveButton = ({ action, csrfToken, label }: { action: string; csrfToken: string; label: string }) => (
+const RemoveButton = ({ action, csrfToken, label }: { action: string; csrfToken: string; label: string }) => (
   <form method="post" action={action} class="inline">
     <CsrfField token={csrfToken} />
     <button type="submit" class="link danger" safe>{label}</button>
@@ -19,7 +19,7 @@ export const RemoveButton = ({ action, csrfToken, label }: { action: string; csr
 );
 
 /** A select of choices and a submit button, for adding a link. */
-export const LinkForm = ({ action, csrfToken, name, label, options, submit }: {
+const LinkForm = ({ action, csrfToken, name, label, options, submit }: {
   action: string; csrfToken: string; name: string; label: string; options: Option[]; submit: string;
 }) => (
   <form method="post" action={action} class="card form">
