@@ -11,6 +11,8 @@ import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import type { TokenView } from './schema';
 import { endSession, listActiveSessions, type ActiveSession } from '../people/service';
 import { sessionSettings, setSessionSettings, type SessionSettings } from '../../platform/sessions';
+import { twoFactorRule, type TwoFactorRule } from '../people/two-factor/service';
+import { TwoFactorRuleCard } from '../people/two-factor/views';
 import { createToken, getToken, lastValidDay, listTokensPage, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
 
 interface CreateForm {
@@ -162,8 +164,9 @@ function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfTo
   );
 }
 
-function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, done, error, errors = {} }: {
-  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: ActiveSession[] | null; done?: string; error?: string; errors?: FieldErrors;
+function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, twoFactor, done, error, errors = {} }: {
+  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: ActiveSession[] | null; twoFactor: TwoFactorRule;
+  done?: string; error?: string; errors?: FieldErrors;
 }) {
   const canUpdate = levelOf(viewer, 'settings:update') !== null;
   return (
@@ -198,6 +201,7 @@ function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, done, 
           <p>Maximum token lifetime: <strong safe>{maxDays === 0 ? 'no maximum' : `${maxDays} days`}</strong></p>
         )}
       </div>
+      <TwoFactorRuleCard csrfToken={csrfToken} rule={twoFactor} canUpdate={levelOf(viewer, 'settings:update') === 'all'} />
       {sessions && <ActiveSessions viewer={viewer} csrfToken={csrfToken} sessions={sessions} />}
     </section>
   );
@@ -250,7 +254,7 @@ export const apiTokensPages = (ctx: AppContext) => {
     .get('/settings/sessions', async ({ viewer, csrfToken, headers, query }) => {
       const [maxDays, sessions] = await Promise.all([maxLifetimeDays(ctx.db), sessionsFor(viewer)]);
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} sessions={sessions} done={query.done} />);
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} twoFactor={await twoFactorRule(ctx.db)} sessions={sessions} done={query.done} />);
     }, { page: 'settings:read' })
     .post('/settings/sessions', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const raw = formText(body, 'maxLifetimeDays').trim();
@@ -259,7 +263,7 @@ export const apiTokensPages = (ctx: AppContext) => {
       if (result.ok) return redirect('/settings/sessions?done=saved', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)}
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} twoFactor={await twoFactorRule(ctx.db)}
           sessions={await sessionsFor(viewer)} error={result.error.problems[0]?.message ?? result.error.message} />);
     }, { page: 'settings:update' })
     .post('/settings/sessions/browser', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
@@ -269,7 +273,7 @@ export const apiTokensPages = (ctx: AppContext) => {
       if (result.ok) return redirect('/settings/sessions?done=saved', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)}
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} twoFactor={await twoFactorRule(ctx.db)}
           sessions={await sessionsFor(viewer)} errors={fieldErrors(result.error.problems)} />);
     }, { page: 'settings:update' })
     .post('/settings/sessions/:id/end', async ({ viewer, params, redirect }) => {

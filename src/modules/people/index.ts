@@ -4,12 +4,13 @@ import { loadUserRights, userActor } from './rights';
 import { ensureFirstAdministrator, listGroups, listUsers } from './service';
 import { scimApi } from './scim/api';
 import { provisioningPages } from './scim/pages';
+import { twoFactorPages } from './two-factor/pages';
 
-/** People: users, groups, roles, sessions, the signed-in user's password, and SCIM provisioning. */
+/** People: users, groups, roles, sessions, the signed-in user's password and second factor, and SCIM provisioning. */
 export const manifest = defineModule({
   name: 'people',
   permissions: 'settings',
-  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx)],
+  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx)],
   services: {
     async screenActor(db, userId) {
       const user = await loadUserRights(db, userId);

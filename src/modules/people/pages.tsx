@@ -16,6 +16,8 @@ import {
   RESET_LINK_INVALID, usePasswordReset, createRole, createUser, deleteRole, listGroupDetails,
   listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
+import { twoFactorAfterPassword } from './two-factor/gate';
+import { TwoFactorUserCard } from './two-factor/views';
 
 /* ---------- Sign-in ---------- */
 
@@ -36,7 +38,7 @@ const signInPage = (props: { email: string; next: string; error?: string; notice
   <BareLayout title="Sign in"><SignInForm {...props} /></BareLayout>;
 
 /** A browser sending Origin from another site is refused: stops a forged form signing a victim into another account. */
-function sameOrigin(request: Request): boolean {
+export function sameOrigin(request: Request): boolean {
   const origin = request.headers.get('origin');
   if (!origin || origin === 'null') return origin === null;
   try {
@@ -399,6 +401,7 @@ function UserEditContent(p: {
           )}
         </div>
       )}
+      {p.canReset && <TwoFactorUserCard userId={p.user.id} />}
     </section>
   );
 }
@@ -460,7 +463,8 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(formText(body, 'next'));
       const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx) });
+        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx), afterPassword: twoFactorAfterPassword(ctx, cookie, next) });
+        if ('continueAt' in session) return redirect(session.continueAt, 303);
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);
       } catch (error) {
