@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, count, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Db, DbOrTx } from '../../../../db/client';
@@ -404,12 +404,4 @@ export async function completeWithEnrolment(db: Db, secret: string, code: string
 /** Drops a pending sign-in (the person chose to start again). */
 export async function cancelPendingSignIn(db: DbOrTx, secret: string | undefined): Promise<void> {
   if (secret) await db.delete(pendingSignIns).where(eq(pendingSignIns.id, sha256(secret)));
-}
-
-/** People with a second factor among these ids (the Users list). */
-export async function enrolledAmong(db: DbOrTx, userIds: string[]): Promise<Set<string>> {
-  if (!userIds.length) return new Set();
-  const rows = await db.select({ userId: userTwoFactor.userId }).from(userTwoFactor)
-    .where(and(inArray(userTwoFactor.userId, userIds), isNotNull(userTwoFactor.confirmedAt)));
-  return new Set(rows.map((r) => r.userId));
 }
