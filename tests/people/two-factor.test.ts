@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { auditLog, sessions, userTwoFactor } from '../../db/schema';
+import { auditLog, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
 import { beginEnrolment, confirmEnrolment, setTwoFactorRule, twoFactorStatus, WRONG_CODE, REPLAYED_CODE } from '../../src/modules/people/two-factor/service';
 import { MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, testEnv, type TestEnv } from '../helpers/app';
@@ -177,6 +177,30 @@ describe('signing in with a second factor', () => {
     expect(second.cookies.has('grc_session')).toBe(false);
     const reasons = (await auditOf(env, 'signin.failed', user.id)).map((r) => (r.details as { reason: string }).reason);
     expect(reasons).toEqual(['second-factor code used again', 'second-factor code used again']);
+  });
+
+  test('the same code sent from two browsers at once signs in only one of them', async () => {
+    const user = await makeUser(env, {});
+    const { secret } = await enrol(env, user);
+    const [one, two] = [browserOf(env), browserOf(env)];
+    await one.post('/sign-in', { email: user.email, password: user.password });
+    await two.post('/sign-in', { email: user.email, password: user.password });
+    const code = codeOf(secret);
+    const answers = await Promise.all([one.post('/sign-in/two-factor', { code }), two.post('/sign-in/two-factor', { code })]);
+    expect(answers.map((r) => r.status).sort()).toEqual([303, 401]);
+  });
+
+  test('a pending sign-in older than five minutes is gone: sign in again', async () => {
+    const user = await makeUser(env, {});
+    const { secret } = await enrol(env, user);
+    const b = browserOf(env);
+    await b.post('/sign-in', { email: user.email, password: user.password });
+    await env.ctx.db.update(pendingSignIns).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(pendingSignIns.userId, user.id));
+    const late = await b.post('/sign-in/two-factor', { code: codeOf(secret) });
+    expect(late.status).toBe(410);
+    expect(await late.text()).toContain('Sign in again');
+    expect(b.cookies.has('grc_session')).toBe(false);
+    expect((await b.get('/sign-in/two-factor')).headers.get('location')).toBe('/sign-in');
   });
 
   test('a recovery code signs in once, audited', async () => {
