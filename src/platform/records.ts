@@ -155,11 +155,13 @@ interface JoinedRow {
   ownerName: string | null;
   ownerEmail: string | null;
   ownerGroupName: string | null;
+  /** The kind's computed values, by view field name. */
+  [computed: string]: unknown;
 }
 
 function toView<T extends OwnedTable>(joined: JoinedRow, computed: readonly string[]): RecordView<T> {
   const view = viewOf<T>(joined.row, Object.keys(joined.row), joined);
-  for (const key of computed) (view as Values)[key] = (joined as unknown as Values)[key];
+  for (const key of computed) (view as Values)[key] = joined[key];
   return view;
 }
 
@@ -311,7 +313,7 @@ export async function createRecord<T extends OwnedTable, Input extends Values>(
   });
   const table = kind.table as OwnedTable;
   const stamped = 'createdBy' in kind.table ? { ...values, createdBy: actor.userId } : values;
-  const [row] = (await tx.insert(table).values(stamped as never).returning()) as Values[];
+  const [row] = (await tx.insert(table as PgTable).values(stamped).returning()) as Values[];
   if (custom.write) await saveCustomFieldWrite(tx, custom.write, String(row.id));
   const after = { ...auditFields(row), ...auditedCustomFields(custom.write?.next ?? {}) };
   await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: String(row.id), action: 'create', before: null, after });
@@ -332,7 +334,7 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
     ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
   });
   const table = kind.table as OwnedTable;
-  const [after] = (await tx.update(table).set({ ...values, updatedAt: new Date() } as never).where(eq(table.id, id)).returning()) as Values[];
+  const [after] = (await tx.update(table as PgTable).set({ ...values, updatedAt: new Date() }).where(eq(table.id, id)).returning()) as Values[];
   if (custom.write) await saveCustomFieldWrite(tx, custom.write, id);
   const beforeFields = { ...auditFields(before as Values), ...auditedCustomFields(custom.write?.before ?? {}) };
   const afterFields = { ...auditFields(after), ...auditedCustomFields(custom.write?.next ?? {}) };
