@@ -60,7 +60,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Values = Record<string, unknown>;
 type AnyType = ImportType<object>;
 type Lookups = object & ImportLookups;
-type AnyKind = RecordKind<OwnedTable, Values>;
+type AnyKind = RecordKind<OwnedTable, Values, unknown>;
 
 /** Thrown inside the transaction to roll it back while carrying the result out. */
 class RollBack extends Error {
@@ -190,11 +190,14 @@ async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: strin
 
 /** A kind's batch writes (the register kit) as the engine's writer. */
 function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups, definitions: Definition[]): ImportWriter {
+  // A kind's batch rules (data its rules read) are loaded once per run, on the first chunk, not once per chunk.
+  let loaded: ReturnType<NonNullable<AnyKind['batchRules']>> | undefined;
+  const rules = (tx: DbOrTx, actor: Actor) => (kind.batchRules ? (loaded ??= kind.batchRules(tx, actor)) : undefined);
   return {
     label: kind.label,
     stored: (db, _actor, ids) => storedFields(db, type, kind, ids),
-    create: (tx, actor, inputs, writes) => createRecords(tx, kind, actor, inputs, { owners: lookups.owners, definitions, writes }),
-    update: (tx, actor, items, writes) => updateRecords(tx, kind, actor, items, { owners: lookups.owners, definitions, writes }),
+    create: (tx, actor, inputs, writes) => createRecords(tx, kind, actor, inputs, { owners: lookups.owners, definitions, writes, rules: rules(tx, actor) }),
+    update: (tx, actor, items, writes) => updateRecords(tx, kind, actor, items, { owners: lookups.owners, definitions, writes, rules: rules(tx, actor) }),
     async current(db, actor, limit) {
       const table = kind.table as OwnedTable;
       const rows = (await db.select().from(table as PgTable).where(listCondition(kind, actor, {}))

@@ -63,7 +63,7 @@ export interface ImportType<L = object> {
   /** The type's own lookups, loaded once per run (risk scale, classifications, ...). */
   prepare(db: DbOrTx, actor: Actor): Promise<L>;
   /** The kind whose batch writes (createRecords / updateRecords) run the rows; it may close over the lookups. */
-  kind?(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>>;
+  kind?(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>, unknown>;
   /**
    * Instead of a kind: the type's own set-based writer (records that are not a plain RecordKind, such as exceptions
    * of a parent). Exactly one of `kind` and `writer` is given.
