@@ -237,6 +237,8 @@ export function listQueries<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T
   return {
     page: selectPageViews(db, kind).where(where).orderBy(...listOrder(kind, query.sort)).limit(pageSize).offset(offset),
     total: listTotalQuery(db, kind.table, where),
+    /** Nothing narrows the list (level all, no filter): the page can run as the kind's prepared unfiltered page. */
+    unfiltered: where === undefined,
   };
 }
 
@@ -271,11 +273,10 @@ async function presenter<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T
 export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams): Promise<Page<V>> {
   const { page, pageSize, offset } = paging(query);
   const queries = listQueries(db, kind, actor, query);
-  const unfiltered = listCondition(kind, actor, query) === undefined;
   const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
   // Named statements: PostgreSQL keeps the plan per connection instead of planning every request.
   const [rows, [{ total }], present] = await Promise.all([
-    unfiltered ? unfilteredPage(db, kind, sort).execute({ limit: pageSize, offset }) : selectFlat<Values>(db, pageFields(kind), queries.page),
+    queries.unfiltered ? unfilteredPage(db, kind, sort).execute({ limit: pageSize, offset }) : selectFlat<Values>(db, pageFields(kind), queries.page),
     queries.total.prepare(`${kind.recordType}_list_total`).execute(),
     presenter(db, kind),
   ]);
@@ -321,7 +322,7 @@ export async function getRecord<T extends OwnedTable, V>(db: DbOrTx, kind: Recor
 
 /** A record's History as the actor may see it: 404 unless the record is readable; linked names as historyAsSeen. */
 export async function recordHistory<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, id: string): Promise<HistoryView[]> {
-  await getRecord(db, kind, actor, id);
+  await loadForAction(db, kind, actor, id, 'read');
   return historyAsSeen(db, actor, await listHistory(db, kind.recordType, id), kind.historyLinks ?? []);
 }
 
