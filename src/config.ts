@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object({
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String()),
   /** Identity provider for assistants' access tokens (Settings › AI assistants): issuer and keys under <authority>/<tenant>. */
   IDP_AUTHORITY: Type.String({ pattern: '^https?://', default: 'https://login.microsoftonline.com' }),
+  /** The address people reach the service at (e.g. https://grc.example.com), for links it hands out such as the sign-in redirect URI; else each request's origin. */
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$' })),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('error')], { default: 'info' }),
 });
 export type Config = Static<typeof ConfigSchema>;

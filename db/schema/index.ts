@@ -14,3 +14,4 @@ export * from "./custom-fields";
 export * from "./compliance";
 export * from "./account-reviews";
 export * from "./evidence";
+export * from "./sign-in";
