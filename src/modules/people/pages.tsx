@@ -654,7 +654,8 @@ export const peoplePages = (ctx: AppContext) =>
       if (result.error.code === 'NOT_FOUND') return resetLinkGone();
       const target = await passwordResetFor(ctx.db, params.secret);
       const session = await resolveSession(ctx.db, cookieSecret(ctx.config, cookie));
-      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)} />;
+      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)}
+        error={result.error.problems.length ? undefined : result.error.message} />;
     })
     .post('/settings/users/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), email: formText(body, 'email') };
