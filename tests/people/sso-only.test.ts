@@ -173,6 +173,9 @@ describe('while only SSO sign-in is allowed', () => {
     const res = await b.post(`/settings/users/${breakGlass.id}/break-glass`, { breakGlass: 'off' });
     expect(res.status).toBe(409);
     expect(await res.text()).toContain('At least one active break-glass administrator must remain');
+    const leaving = await b.post(`/settings/groups/${administratorsGroup}/members/${breakGlass.id}/remove`, {});
+    expect(leaving.status).toBe(409);
+    expect(await leaving.text()).toContain('At least one active break-glass administrator must remain');
 
     // With a second one, the first can go.
     const other = await makeAdministrator();

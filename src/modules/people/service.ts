@@ -228,6 +228,7 @@ export async function removeRoleFromGroup(tx: DbOrTx, actor: Actor, groupId: str
   if (pair.group === ADMINISTRATORS_GROUP && pair.role === ADMINISTRATOR_ROLE) throw conflict(`The ${ADMINISTRATOR_ROLE} role stays with the built-in ${ADMINISTRATORS_GROUP} group`);
   await tx.delete(groupRoles).where(and(eq(groupRoles.groupId, groupId), eq(groupRoles.roleId, roleId)));
   await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'role.remove', before: { roleId }, after: null });
+  if (pair.role === ADMINISTRATOR_ROLE) await requireBreakGlassRemains(tx);
 }
 
 async function customRole(tx: DbOrTx, roleId: string) {
