@@ -45,7 +45,7 @@ function describe(error: unknown): string {
  * metadata, which is stored with the settings: sign-ins then need no discovery. The document must name this issuer
  * exactly and offer the authorization code flow with PKCE (S256).
  */
-export async function discoverIssuer(issuer: string, clientId: string, secret: string): Promise<Record<string, unknown>> {
+export async function discoverIssuer(issuer: string, clientId: string): Promise<Record<string, unknown>> {
   let found: client.Configuration;
   try {
     found = await client.discovery(new URL(issuer), clientId, undefined, undefined, {
@@ -60,7 +60,6 @@ export async function discoverIssuer(issuer: string, clientId: string, secret: s
   if (!metadata.authorization_endpoint || !metadata.token_endpoint || !metadata.jwks_uri) {
     throw new Error(`the provider at ${issuer} names no authorization, token or key endpoint`);
   }
-  void secret;
   return metadata;
 }
 

@@ -1,6 +1,6 @@
 import { Elysia, type Cookie } from 'elysia';
 import type { Db } from '../../../../db/client';
-import { attempt, formText } from '../../../../views/components/form';
+import { attempt, fieldErrors, formText } from '../../../../views/components/form';
 import { renderScreen } from '../../../../views/layout';
 import { runWrite, type AppContext } from '../../../platform/context';
 import { AppError } from '../../../platform/errors';
@@ -75,7 +75,7 @@ export const signInPages = (ctx: AppContext) => {
       return renderScreen(headers, shell(viewer, csrfToken),
         await page(viewer, csrfToken, request, { ...typed, clientSecretSet: stored.clientSecretSet, discoveredAt: stored.discoveredAt }, {
           error: problems.length ? 'Please correct the fields marked below.' : saved.error.message,
-          errors: problems.length ? Object.fromEntries(problems.map((p) => [p.field, p.message])) : { ssoOnly: saved.error.message },
+          errors: problems.length ? fieldErrors(problems) : { ssoOnly: saved.error.message },
         }));
     }, { page: 'settings:read' })
 

@@ -170,7 +170,7 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
   if (problems.length) throw invalid(problems);
   if (oidc.issuer && oidc.clientId) {
     try {
-      oidc.metadata = await discoverIssuer(oidc.issuer, oidc.clientId, oidc.clientSecret);
+      oidc.metadata = await discoverIssuer(oidc.issuer, oidc.clientId);
       oidc.discoveredAt = new Date().toISOString();
     } catch (error) {
       throw invalid([{ field: 'issuer', message: error instanceof Error ? error.message : String(error) }]);
