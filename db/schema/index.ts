@@ -15,3 +15,4 @@ export * from "./compliance";
 export * from "./account-reviews";
 export * from "./evidence";
 export * from "./two-factor";
+export * from "./sign-in";

@@ -4,7 +4,10 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, sessionIdOf, sessionSettings, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { resolveSession, sessionIdOf, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { passwordSignIn } from './sign-in/settings-service';
+import { ssoSignInOption } from './sign-in/pages';
+import { BreakGlassCard } from './sign-in/views';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
 import { BareLayout, renderScreen, settingsLinksFor } from '../../../views/layout';
@@ -34,8 +37,8 @@ function SignInForm({ email, next, error, notice }: { email: string; next: strin
   );
 }
 
-const signInPage = (props: { email: string; next: string; error?: string; notice?: string }) =>
-  <BareLayout title="Sign in"><SignInForm {...props} /></BareLayout>;
+const signInPage = ({ sso, ...props }: { email: string; next: string; error?: string; notice?: string; sso: JSX.Element }) =>
+  <BareLayout title="Sign in"><>{sso}<SignInForm {...props} /></></BareLayout>;
 
 /** A browser sending Origin from another site is refused: stops a forged form signing a victim into another account. */
 export function sameOrigin(request: Request): boolean {
@@ -384,6 +387,7 @@ function UserEditContent(p: {
           <button type="submit" class="small secondary">Add</button>
         </form>
       </div>
+      {p.canReset && <BreakGlassCard csrfToken={p.csrfToken} userId={p.user.id} breakGlass={p.user.breakGlass} />}
       {p.canReset && p.user.status === 'active' && (
         <div class="card">
           <h2>Password</h2>
@@ -454,7 +458,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(query.next);
       if (await resolveSession(ctx.db, cookieSecret(ctx.config, cookie))) return redirect(next, 303);
       set.headers['content-type'] = 'text/html; charset=utf-8';
-      return signInPage({ email: '', next, notice: query.reset === '1' ? 'Your new password is set. Sign in with it.' : undefined });
+      return signInPage({ email: '', next, notice: query.reset === '1' ? 'Your new password is set. Sign in with it.' : undefined, sso: await ssoSignInOption(ctx.db, next) });
     })
     .post('/sign-in', async ({ body, cookie, redirect, set, request, server }) => {
       set.headers['content-type'] = 'text/html; charset=utf-8';
@@ -463,7 +467,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(formText(body, 'next'));
       const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx), afterPassword: twoFactorAfterPassword(ctx, cookie, next) });
+        const session = await passwordSignIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx), afterPassword: twoFactorAfterPassword(ctx, cookie, next) });
         if ('continueAt' in session) return redirect(session.continueAt, 303);
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);
@@ -471,7 +475,7 @@ export const peoplePages = (ctx: AppContext) =>
         if (!(error instanceof AppError) || !['UNAUTHORIZED', 'THROTTLED', 'UNAVAILABLE'].includes(error.code)) throw error;
         if (error.code !== 'UNAUTHORIZED') set.headers['retry-after'] = error.code === 'THROTTLED' ? String(THROTTLE_WINDOW_MINUTES * 60) : '5';
         set.status = error.status;
-        return signInPage({ email, next, error: error.message });
+        return signInPage({ email, next, error: error.message, sso: await ssoSignInOption(ctx.db, next) });
       }
     })
     .post('/sign-out', async ({ cookie, redirect }) => {
@@ -654,7 +658,8 @@ export const peoplePages = (ctx: AppContext) =>
       if (result.error.code === 'NOT_FOUND') return resetLinkGone();
       const target = await passwordResetFor(ctx.db, params.secret);
       const session = await resolveSession(ctx.db, cookieSecret(ctx.config, cookie));
-      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)} />;
+      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)}
+        error={result.error.problems.length ? undefined : result.error.message} />;
     })
     .post('/settings/users/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), email: formText(body, 'email') };
