@@ -248,30 +248,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create many risks in one transaction: one result per item (refused items are listed, the others written)
-         * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1RisksBatch"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change many risks in one transaction: one result per item (refused items are listed, the others written)
-         * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1RisksBatch"];
-        trace?: never;
-    };
     "/api/v1/risks/{id}": {
         parameters: {
             query?: never;
@@ -318,6 +294,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/risks/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many risks in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postApiV1RisksBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change many risks in one transaction: one result per item (refused items are listed, the others written)
+         * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchApiV1RisksBatch"];
         trace?: never;
     };
     "/api/v1/risk-classifications": {
@@ -5392,300 +5392,6 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksBatch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description 1 to 500 items. Each as the body of POST /risks. */
-                    items: {
-                        title: string;
-                        description?: string;
-                        /** Format: uuid */
-                        classificationId: string;
-                        /** @description A level's value or its name, as defined in Risk Settings */
-                        inherentLikelihood: (string | number) | string;
-                        /** @description A level's value or its name, as defined in Risk Settings */
-                        inherentImpact: (string | number) | string;
-                        /** @description Never above the inherent likelihood */
-                        residualLikelihood?: ((string | number) | string) | null;
-                        /** @description Never above the inherent impact */
-                        residualImpact?: ((string | number) | string) | null;
-                        /** Format: uuid */
-                        ownerId?: string | null;
-                        /** Format: uuid */
-                        ownerGroupId?: string | null;
-                        /** @description 1 to 120; 12 when blank */
-                        reviewFrequencyMonths?: string | number;
-                        /** @enum {string} */
-                        status?: "open" | "closed" | "archived";
-                        /** Format: uuid */
-                        assetId?: string | null;
-                        /** Format: uuid */
-                        businessUnitId?: string | null;
-                        /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                        customFields?: {
-                            [key: string]: unknown;
-                        };
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description One result per item, in the order of the items */
-                            results: ({
-                                /** @description The record written (or found as it was) */
-                                id: string;
-                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
-                                changed: boolean;
-                            } | {
-                                /** @description Why the item was refused, as the single-record operation would say it */
-                                error: string;
-                                problems: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                            })[];
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1RisksBatch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description 1 to 500 items. Each an id and the changes, as the body of PATCH /risks/{id}. */
-                    items: {
-                        /** Format: uuid */
-                        id: string;
-                        changes: {
-                            title?: string;
-                            description?: string;
-                            /** Format: uuid */
-                            classificationId?: string;
-                            /** @description A level's value or its name, as defined in Risk Settings */
-                            inherentLikelihood?: (string | number) | string;
-                            /** @description A level's value or its name, as defined in Risk Settings */
-                            inherentImpact?: (string | number) | string;
-                            /** @description Never above the inherent likelihood */
-                            residualLikelihood?: ((string | number) | string) | null;
-                            /** @description Never above the inherent impact */
-                            residualImpact?: ((string | number) | string) | null;
-                            /** Format: uuid */
-                            ownerId?: string | null;
-                            /** Format: uuid */
-                            ownerGroupId?: string | null;
-                            /** @description 1 to 120; 12 when blank */
-                            reviewFrequencyMonths?: string | number;
-                            /** @enum {string} */
-                            status?: "open" | "closed" | "archived";
-                            /** Format: uuid */
-                            assetId?: string | null;
-                            /** Format: uuid */
-                            businessUnitId?: string | null;
-                            /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
-                            customFields?: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description One result per item, in the order of the items */
-                            results: ({
-                                /** @description The record written (or found as it was) */
-                                id: string;
-                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
-                                changed: boolean;
-                            } | {
-                                /** @description Why the item was refused, as the single-record operation would say it */
-                                error: string;
-                                problems: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                            })[];
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getApiV1RisksById: {
         parameters: {
             query?: never;
@@ -6149,6 +5855,300 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1RisksBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each as the body of POST /risks. */
+                    items: {
+                        title: string;
+                        description?: string;
+                        /** Format: uuid */
+                        classificationId: string;
+                        /** @description A level's value or its name, as defined in Risk Settings */
+                        inherentLikelihood: (string | number) | string;
+                        /** @description A level's value or its name, as defined in Risk Settings */
+                        inherentImpact: (string | number) | string;
+                        /** @description Never above the inherent likelihood */
+                        residualLikelihood?: ((string | number) | string) | null;
+                        /** @description Never above the inherent impact */
+                        residualImpact?: ((string | number) | string) | null;
+                        /** Format: uuid */
+                        ownerId?: string | null;
+                        /** Format: uuid */
+                        ownerGroupId?: string | null;
+                        /** @description 1 to 120; 12 when blank */
+                        reviewFrequencyMonths?: string | number;
+                        /** @enum {string} */
+                        status?: "open" | "closed" | "archived";
+                        /** Format: uuid */
+                        assetId?: string | null;
+                        /** Format: uuid */
+                        businessUnitId?: string | null;
+                        /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                        customFields?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1RisksBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items. Each an id and the changes, as the body of PATCH /risks/{id}. */
+                    items: {
+                        /** Format: uuid */
+                        id: string;
+                        changes: {
+                            title?: string;
+                            description?: string;
+                            /** Format: uuid */
+                            classificationId?: string;
+                            /** @description A level's value or its name, as defined in Risk Settings */
+                            inherentLikelihood?: (string | number) | string;
+                            /** @description A level's value or its name, as defined in Risk Settings */
+                            inherentImpact?: (string | number) | string;
+                            /** @description Never above the inherent likelihood */
+                            residualLikelihood?: ((string | number) | string) | null;
+                            /** @description Never above the inherent impact */
+                            residualImpact?: ((string | number) | string) | null;
+                            /** Format: uuid */
+                            ownerId?: string | null;
+                            /** Format: uuid */
+                            ownerGroupId?: string | null;
+                            /** @description 1 to 120; 12 when blank */
+                            reviewFrequencyMonths?: string | number;
+                            /** @enum {string} */
+                            status?: "open" | "closed" | "archived";
+                            /** Format: uuid */
+                            assetId?: string | null;
+                            /** Format: uuid */
+                            businessUnitId?: string | null;
+                            /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                            customFields?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per item, in the order of the items */
+                            results: ({
+                                /** @description The record written (or found as it was) */
+                                id: string;
+                                /** @description false when the item changed nothing (an update to the same values, a mapping already there) */
+                                changed: boolean;
+                            } | {
+                                /** @description Why the item was refused, as the single-record operation would say it */
+                                error: string;
+                                problems: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

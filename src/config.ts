@@ -31,6 +31,13 @@ export const ConfigSchema = Type.Object({
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String()),
   /** Identity provider for assistants' access tokens (Settings › AI assistants): issuer and keys under <authority>/<tenant>. */
   IDP_AUTHORITY: Type.String({ pattern: '^https?://', default: 'https://login.microsoftonline.com' }),
+  /**
+   * Key for secrets the service must read back (two-factor secrets), encrypted with AES-256-GCM: 32 random bytes as
+   * base64 (`openssl rand -base64 32`). Without it they are stored unencrypted (docs/people.md).
+   */
+  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  /** The address people reach the service at (e.g. https://grc.example.com), for links it hands out such as the sign-in redirect URI; else each request's origin. */
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$' })),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('error')], { default: 'info' }),
 });
 export type Config = Static<typeof ConfigSchema>;

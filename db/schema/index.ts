@@ -14,3 +14,5 @@ export * from "./custom-fields";
 export * from "./compliance";
 export * from "./account-reviews";
 export * from "./evidence";
+export * from "./two-factor";
+export * from "./sign-in";

@@ -20,6 +20,8 @@ export const users = pgTable('users', {
    * and records name it). Provisioning the same userName again brings the account back.
    */
   deprovisionedAt: timestamp('deprovisioned_at', { withTimezone: true, mode: 'date' }),
+  /** An administrator who may still sign in with a password while only single sign-on is allowed (docs/sign-in.md). */
+  breakGlass: boolean('break_glass').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [

@@ -20,42 +20,48 @@ export interface RecordApiOptions {
   Update: TObject;
   View: TSchema;
   ListQuery: TObject;
+  /** Summaries of the operations where the register words them its own way (risks: 'Read a risk with its computed scores'). */
+  summaries?: Partial<Record<'list' | 'create' | 'read' | 'update' | 'delete' | 'history', string>>;
 }
 
 /**
  * The standard REST surface of a register: list, create, read, change, delete and History, each declaring the
  * scope it needs. Modules add their sub-resources to the returned plugin.
  */
-export function recordApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>>, o: RecordApiOptions) {
+export function recordApi<T extends OwnedTable, V>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordApiOptions) {
   const scope = (right: string) => `${kind.module}:${right}` as Permission;
   const tags = [o.tag];
   const noun = kind.label.toLowerCase();
+  const summary = { ...{
+    list: `List ${o.plural} (own level: only those you or your groups own)`, create: `Create a ${noun}`, read: `Read a ${noun}`,
+    update: `Change a ${noun}`, delete: `Delete a ${noun} (409 while others reference it)`, history: `A ${noun}'s History`,
+  }, ...o.summaries };
   return new Elysia({ name: `api:${kind.recordType}`, prefix: `/api/v1${o.path}` })
     .use(apiAuth(ctx))
     .get('', async ({ actor, query }) => ({ data: await listRecords(ctx.db, kind, actor, query as ListParams) }), {
       scope: scope('read'), query: o.ListQuery, response: pageEnvelope(o.View),
-      detail: { tags, summary: `List ${o.plural} (own level: only those you or your groups own)` },
+      detail: { tags, summary: summary.list },
     })
     .post('', async ({ actor, body, set }) => {
       const created = await runWrite(ctx, (tx) => createRecord(tx, kind, actor, body as Record<string, unknown>));
       set.status = 201;
       return { data: created };
-    }, { scope: scope('create'), body: o.Create, response: { 201: Created }, detail: { tags, summary: `Create a ${noun}` } })
+    }, { scope: scope('create'), body: o.Create, response: { 201: Created }, detail: { tags, summary: summary.create } })
     .get('/:id', async ({ actor, params }) => ({ data: await getRecord(ctx.db, kind, actor, params.id) }), {
-      scope: scope('read'), params: IdParam, response: Data(o.View), detail: { tags, summary: `Read a ${noun}` },
+      scope: scope('read'), params: IdParam, response: Data(o.View), detail: { tags, summary: summary.read },
     })
     .patch('/:id', async ({ actor, params, body }) => {
       await runWrite(ctx, (tx) => updateRecord(tx, kind, actor, params.id, body as Record<string, unknown>));
       return { data: await getRecord(ctx.db, kind, actor, params.id) };
-    }, { scope: scope('update'), params: IdParam, body: o.Update, response: Data(o.View), detail: { tags, summary: `Change a ${noun}` } })
+    }, { scope: scope('update'), params: IdParam, body: o.Update, response: Data(o.View), detail: { tags, summary: summary.update } })
     .delete('/:id', async ({ actor, params, set }) => {
       await runWrite(ctx, (tx) => deleteRecord(tx, kind, actor, params.id));
       set.status = 204;
       return null;
-    }, { scope: scope('delete'), params: IdParam, detail: { tags, summary: `Delete a ${noun} (409 while others reference it)`, responses: deletedResponses } })
+    }, { scope: scope('delete'), params: IdParam, detail: { tags, summary: summary.delete, responses: deletedResponses } })
     .get('/:id/history', async ({ actor, params }) => {
       return { data: await recordHistory(ctx.db, kind, actor, params.id) };
-    }, { scope: scope('read'), params: IdParam, response: HistoryList, detail: { tags, summary: `A ${noun}'s History` } });
+    }, { scope: scope('read'), params: IdParam, response: HistoryList, detail: { tags, summary: summary.history } });
 }
 
 export interface RecordBatchApiOptions {
@@ -74,7 +80,7 @@ export interface RecordBatchApiOptions {
  * (createRecords / updateRecords, those of the CSV import) with the rules of createRecord / updateRecord, in one
  * transaction, one result per item. `.use` it in the register's recordApi chain, whose prefix it takes.
  */
-export function recordBatchApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>>, o: RecordBatchApiOptions) {
+export function recordBatchApi<T extends OwnedTable>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, unknown>, o: RecordBatchApiOptions) {
   const scope = (right: string) => `${kind.module}:${right}` as Permission;
   const tags = [o.tag];
   const BatchUpdateItem = t.Object({ id: t.String({ format: 'uuid' }), changes: o.Update }, { additionalProperties: false });

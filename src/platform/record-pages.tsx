@@ -17,7 +17,6 @@ import {
 import { ImportButton, importEntries, importTypesUnder } from './csv/pages';
 import { invalid } from './errors';
 import { schemaProblems } from './form-input';
-import type { Page } from './paging';
 import { canTouch, levelOf, type Actor, type Permission } from './permissions';
 import {
   createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type OwnedTable, type RecordKind, type RecordView,
@@ -105,7 +104,7 @@ export function formInput(
  * the URL), detail with History and Audit Log, create and edit forms with inline errors, delete with confirmation —
  * all through the same services as the REST API. Modules chain their own screens onto the returned plugin.
  */
-export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id: string }>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>>, o: RecordPagesOptions<V>) {
+export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id: string }>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
   const right = (r: string) => `${kind.module}:${r}` as Permission;
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: o.navKey });
   const sorts: Option[] = o.sorts ?? [
@@ -213,7 +212,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
         ...(state.q ? { q: state.q } : {}), ...(state.status ? { status: state.status } : {}), ...(state.ownerId ? { ownerId: state.ownerId } : {}),
         ...state.extra,
       });
-      const results = { path: o.path, page: page as unknown as Page<V>, state, columns: o.columns, plural: o.title };
+      const results = { path: o.path, page, state, columns: o.columns, plural: o.title };
       if (headers['hx-request'] === 'true' && headers['hx-target']) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
       return renderScreen(headers, shell(o.title, viewer, csrfToken),
@@ -242,7 +241,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     }, { page: right('create') })
 
     .get(`${o.path}/:id`, async ({ viewer, csrfToken, headers, params, query }) => {
-      const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
+      const view = await getRecord(ctx.db, kind, viewer, params.id);
       const [history, audit, choices, linkNames, ownSections, otherSections, definitions] = await Promise.all([
         recordHistory(ctx.db, kind, viewer, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
         choicesFor(viewer, view.ownerId as string | undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
@@ -255,7 +254,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       rows.splice(rows.length - 2, 0, ...customRows);
       const owned = { ownerId: view.ownerId as string | null, ownerGroupId: view.ownerGroupId as string | null };
       // A frozen record (locked evidence) offers no Edit or Delete: both would be refused.
-      const frozen = kind.frozen?.(view as unknown as Parameters<NonNullable<typeof kind.frozen>>[0]) ?? null;
+      const frozen = kind.frozen?.(view) ?? null;
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
         <RecordDetail path={o.path} id={view.id as string} rows={rows} history={history} audit={audit}
@@ -265,7 +264,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     }, { page: right('read') })
 
     .get(`${o.path}/:id/edit`, async ({ viewer, csrfToken, headers, params }) => {
-      const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
+      const view = await getRecord(ctx.db, kind, viewer, params.id);
       const definitions = await customDefinitions();
       return form(viewer, csrfToken, headers, {
         title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${view.id}`, cancel: `${o.path}/${view.id}`, values: valuesOf(view),
@@ -287,7 +286,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     }, { page: right('update') })
 
     .get(`${o.path}/:id/delete`, async ({ viewer, csrfToken, headers, params }) => {
-      const view = (await getRecord(ctx.db, kind, viewer, params.id)) as V;
+      const view = await getRecord(ctx.db, kind, viewer, params.id);
       const name = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? view.id);
       return renderScreen(headers, shell(`Delete ${o.singular.toLowerCase()}`, viewer, csrfToken),
         <ConfirmDelete action={`${o.path}/${view.id}/delete`} cancel={`${o.path}/${view.id}`} what={`${o.singular.toLowerCase()} "${name}"`} csrfToken={csrfToken} />);

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { selectFlat, withIsoTimestamps, type DbOrTx } from '../../db/client';
+import { flatStatement, selectFlat, withIsoTimestamps, type DbOrTx } from '../../db/client';
 import { customFieldValues, groups, users } from '../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -44,7 +44,26 @@ export interface Reference {
   count(db: DbOrTx, id: string): Promise<number>;
 }
 
-export interface RecordKind<T extends OwnedTable, Input extends Values> {
+/**
+ * The rules a batch write applies (createRecords / updateRecords): by default the kind's own check and toColumns;
+ * a kind whose rules read data (risks: the scale and the records a link may name) gives batchRules instead, which
+ * loads that data once per batch and answers from it.
+ */
+export interface BatchRules<T extends OwnedTable, Input extends Values> {
+  check?(db: DbOrTx, candidate: Input, before: Row<T> | null, actor: Actor): Promise<FieldProblem[]>;
+  toColumns?(candidate: Input, before: Row<T> | null, db: DbOrTx): Values | Promise<Values>;
+}
+
+/** Makes a register's own view of a record from the standard one (a method, so kinds stay assignable to the kit's general types). */
+export interface Presenter<T extends OwnedTable, View> {
+  view(record: RecordView<T>): View;
+}
+
+/**
+ * A register: its table and its rules. `View` is what reads answer (REST, screens, MCP): by default the stored row
+ * as RecordView; a kind with `present` shapes its own (risks: levels with names, scores and bands).
+ */
+export interface RecordKind<T extends OwnedTable, Input extends Values, View = RecordView<T>> {
   module: Module;
   /** Stored in the Audit Log and History: 'control', 'asset', ... */
   recordType: string;
@@ -54,8 +73,8 @@ export interface RecordKind<T extends OwnedTable, Input extends Values> {
   /** The name or title column: searched by `q`, shown in messages and pickers. */
   titleColumn: PgColumn;
   statusColumn?: PgColumn;
-  /** Whitelisted sort keys (API names) and their columns. */
-  sortable: Record<string, AnyColumn>;
+  /** Whitelisted sort keys (API names) and their columns, or SQL computed per row (a risk's score). */
+  sortable: Record<string, AnyColumn | SQL>;
   /** Values a new record takes where the input leaves them out. */
   defaults?: Partial<Input>;
   /**
@@ -64,7 +83,14 @@ export interface RecordKind<T extends OwnedTable, Input extends Values> {
    */
   check?(db: DbOrTx, candidate: Input, before: Row<T> | null, actor: Actor): Promise<FieldProblem[]>;
   /** Stored columns for a valid candidate (trimming, derived values); by default the candidate's own keys. */
-  toColumns?(candidate: Input, before: Row<T> | null): Values;
+  toColumns?(candidate: Input, before: Row<T> | null, db: DbOrTx): Values | Promise<Values>;
+  /** check and toColumns over data loaded once per batch, for the batch writes (see BatchRules). */
+  batchRules?(db: DbOrTx, actor: Actor): Promise<BatchRules<T, Input>>;
+  /**
+   * The register's own view of its records, made from the standard view (owner names, ISO dates, custom fields) by a
+   * function prepared once per read from data it loads (risks: the scale and bands). Absent: the standard view.
+   */
+  present?(db: DbOrTx): Promise<Presenter<T, View>>;
   references?: Reference[];
   /** Extra list filters from the query string, by name. */
   filters?: Record<string, (value: string) => SQL | undefined>;
@@ -78,8 +104,8 @@ export interface RecordKind<T extends OwnedTable, Input extends Values> {
   historyLinks?: readonly NamedLink[];
   /** Values derived in SQL and read with every row (evidence's status from its dates): by view field name. */
   computed?: Record<string, SQL>;
-  /** Why the stored record refuses every change and its deletion (409), e.g. locked evidence; null when it does not. */
-  frozen?(before: Row<T>): string | null;
+  /** Why the record (stored row, or its view on a screen) refuses every change and its deletion (409), e.g. locked evidence; null when it does not. */
+  frozen?(before: Row<T> | RecordView<T>): string | null;
 }
 
 export interface ListParams {
@@ -109,7 +135,7 @@ const permission = (kind: { module: Module }, right: 'read' | 'create' | 'update
 /** A text for ILIKE '%…%' that matches itself literally (%, _ and \ escaped). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
+function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>) {
   const table = kind.table as OwnedTable;
   return db
     .select({ row: table as PgTable, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed })
@@ -126,13 +152,13 @@ function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Value
 const pageFieldsOfKind = new WeakMap<object, ReturnType<typeof buildPageFields>>();
 
 /** The kind's page fields, built once per kind (the page query and its row mapping take the same map). */
-function pageFields<T extends OwnedTable>(kind: RecordKind<T, Values>) {
+function pageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) {
   let fields = pageFieldsOfKind.get(kind);
   if (!fields) pageFieldsOfKind.set(kind, (fields = buildPageFields(kind)));
   return fields;
 }
 
-function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values>) {
+function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) {
   const table = kind.table as OwnedTable;
   const customFields: Record<string, SQL> = kind.customFields && isCustomFieldModule(kind.module)
     ? { customFields: customFieldsColumn(kind.module, table.id) } : {};
@@ -141,7 +167,7 @@ function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values>) {
   });
 }
 
-function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>) {
+function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>) {
   const table = kind.table as OwnedTable;
   return db
     .select(pageFields(kind))
@@ -155,11 +181,13 @@ interface JoinedRow {
   ownerName: string | null;
   ownerEmail: string | null;
   ownerGroupName: string | null;
+  /** The kind's computed values, by view field name. */
+  [computed: string]: unknown;
 }
 
 function toView<T extends OwnedTable>(joined: JoinedRow, computed: readonly string[]): RecordView<T> {
   const view = viewOf<T>(joined.row, Object.keys(joined.row), joined);
-  for (const key of computed) (view as Values)[key] = (joined as unknown as Values)[key];
+  for (const key of computed) (view as Values)[key] = joined[key];
   return view;
 }
 
@@ -178,7 +206,7 @@ function viewOf<T extends OwnedTable>(row: Values, columns: readonly string[], n
 }
 
 /** WHERE for a list: what the actor may see, plus the standard filters (status, owner, owner group, text) and the kind's own. */
-export function listCondition<T extends OwnedTable>(kind: RecordKind<T, Values>, actor: Actor, query: ListParams): SQL | undefined {
+export function listCondition<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams): SQL | undefined {
   const table = kind.table as OwnedTable;
   const extra = Object.entries(kind.filters ?? {}).map(([name, build]) => {
     const value = query[name];
@@ -194,7 +222,7 @@ export function listCondition<T extends OwnedTable>(kind: RecordKind<T, Values>,
   );
 }
 
-function listOrder<T extends OwnedTable>(kind: RecordKind<T, Values>, sort: string | undefined): SQL[] {
+function listOrder<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>, sort: string | undefined): SQL[] {
   const table = kind.table as OwnedTable;
   const descending = sort?.startsWith('-') ?? false;
   const column = sort ? kind.sortable[descending ? sort.slice(1) : sort] : undefined;
@@ -203,35 +231,67 @@ function listOrder<T extends OwnedTable>(kind: RecordKind<T, Values>, sort: stri
 }
 
 /** The page and total queries of a list; exported so benchmarks time exactly the SQL the API runs. */
-export function listQueries<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, query: ListParams) {
+export function listQueries<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams) {
   const { pageSize, offset } = paging(query);
   const where = listCondition(kind, actor, query);
   return {
     page: selectPageViews(db, kind).where(where).orderBy(...listOrder(kind, query.sort)).limit(pageSize).offset(offset),
     total: listTotalQuery(db, kind.table, where),
+    /** Nothing narrows the list (level all, no filter): the page can run as the kind's prepared unfiltered page. */
+    unfiltered: where === undefined,
   };
 }
 
-export async function listRecords<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, query: ListParams): Promise<Page<RecordView<T>>> {
-  const { page, pageSize } = paging(query);
+/**
+ * The unfiltered page (level all, no filter: what an integration reads most) of a kind by sort order, built once per
+ * handle with the page's limit and offset as placeholders: the same SQL as listQueries writes, without building it
+ * per request.
+ */
+const unfilteredPages = new WeakMap<DbOrTx, WeakMap<object, Map<string, ReturnType<typeof flatStatement<Values>>>>>();
+
+function unfilteredPage<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, sort: string | undefined) {
+  let byKind = unfilteredPages.get(db);
+  if (!byKind) unfilteredPages.set(db, (byKind = new WeakMap()));
+  let bySort = byKind.get(kind);
+  if (!bySort) byKind.set(kind, (bySort = new Map()));
+  const key = sort ?? '';
+  let statement = bySort.get(key);
+  if (!statement) {
+    const builder = selectPageViews(db, kind).orderBy(...listOrder(kind, sort)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    bySort.set(key, (statement = flatStatement<Values>(db, pageFields(kind), builder)));
+  }
+  return statement;
+}
+
+/** The kind's presenter prepared for one read; the standard view when it has none. */
+async function presenter<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T, Values, V>): Promise<Presenter<T, V>> {
+  if (kind.present) return kind.present(db);
+  // No presenter: View is the interface's default, RecordView<T> (a kind may only declare another View with present).
+  return { view: (record) => record as unknown as V };
+}
+
+export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams): Promise<Page<V>> {
+  const { page, pageSize, offset } = paging(query);
   const queries = listQueries(db, kind, actor, query);
+  const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
   // Named statements: PostgreSQL keeps the plan per connection instead of planning every request.
-  const [rows, [{ total }]] = await Promise.all([
-    selectFlat<Values>(db, pageFields(kind), queries.page),
+  const [rows, [{ total }], present] = await Promise.all([
+    queries.unfiltered ? unfilteredPage(db, kind, sort).execute({ limit: pageSize, offset }) : selectFlat<Values>(db, pageFields(kind), queries.page),
     queries.total.prepare(`${kind.recordType}_list_total`).execute(),
+    presenter(db, kind),
   ]);
   const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
   const views = (rows as (Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null })[]).map((r) => {
     const view = viewOf<T>(r, columns, r);
     if (kind.customFields) view.customFields = r.customFields ?? {};
-    return view;
+    return present.view(view);
   });
   return { rows: views, total, page, pageSize };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, id: string): Promise<JoinedRow | undefined> {
+async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<JoinedRow | undefined> {
   if (!UUID.test(id)) return undefined;
   const [row] = await selectViews(db, kind).where(eq((kind.table as OwnedTable).id, id));
   return row as JoinedRow | undefined;
@@ -239,7 +299,7 @@ async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, 
 
 /** The stored row after the permission check: 404 when missing or unreadable, 403 when readable but `right` is not held. */
 export async function loadForAction<T extends OwnedTable>(
-  db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string, right: 'read' | 'update' | 'delete',
+  db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, id: string, right: 'read' | 'update' | 'delete',
 ): Promise<Row<T>> {
   const joined = await loadJoined(db, kind, id);
   const what = `${kind.label} ${id}`;
@@ -251,18 +311,18 @@ export async function loadForAction<T extends OwnedTable>(
   return row;
 }
 
-export async function getRecord<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string): Promise<RecordView<T>> {
-  const joined = await loadJoined(db, kind, id);
+export async function getRecord<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, id: string): Promise<V> {
+  const [joined, present] = await Promise.all([loadJoined(db, kind, id), presenter(db, kind)]);
   if (!joined) throw notFound(`${kind.label} ${id}`);
   requireOnRecord(actor, permission(kind, 'read'), joined.row as { ownerId: string | null; ownerGroupId: string | null }, `${kind.label} ${id}`);
   const view = toView<T>(joined, Object.keys(kind.computed ?? {}));
   if (kind.customFields) view.customFields = (await loadCustomFields(db, kind.module, [id])).get(id) ?? {};
-  return view;
+  return present.view(view);
 }
 
 /** A record's History as the actor may see it: 404 unless the record is readable; linked names as historyAsSeen. */
-export async function recordHistory<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string): Promise<HistoryView[]> {
-  await getRecord(db, kind, actor, id);
+export async function recordHistory<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, id: string): Promise<HistoryView[]> {
+  await loadForAction(db, kind, actor, id, 'read');
   return historyAsSeen(db, actor, await listHistory(db, kind.recordType, id), kind.historyLinks ?? []);
 }
 
@@ -273,12 +333,12 @@ export function auditFields(row: Values): Values {
 }
 
 async function validated<T extends OwnedTable, Input extends Values>(
-  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
+  db: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
 ): Promise<Values> {
   const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
   const problems = [...(await ownerProblems(db, owner)), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
   if (problems.length) throw invalid(problems);
-  return kind.toColumns ? kind.toColumns(candidate, before) : { ...candidate };
+  return kind.toColumns ? kind.toColumns(candidate, before, db) : { ...candidate };
 }
 
 /** Only keys that are columns of the table are written; an input may carry extra fields for `check`. */
@@ -299,7 +359,7 @@ async function customFieldsOf(
 }
 
 export async function createRecord<T extends OwnedTable, Input extends Values>(
-  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, input: Input,
+  tx: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, input: Input,
 ): Promise<{ id: string }> {
   const level = requirePermission(actor, permission(kind, 'create'));
   const custom = await customFieldsOf(tx, kind, null, input);
@@ -311,7 +371,7 @@ export async function createRecord<T extends OwnedTable, Input extends Values>(
   });
   const table = kind.table as OwnedTable;
   const stamped = 'createdBy' in kind.table ? { ...values, createdBy: actor.userId } : values;
-  const [row] = (await tx.insert(table).values(stamped as never).returning()) as Values[];
+  const [row] = (await tx.insert(table as PgTable).values(stamped).returning()) as Values[];
   if (custom.write) await saveCustomFieldWrite(tx, custom.write, String(row.id));
   const after = { ...auditFields(row), ...auditedCustomFields(custom.write?.next ?? {}) };
   await recordChange(tx, actor, { module: kind.module, recordType: kind.recordType, recordId: String(row.id), action: 'create', before: null, after });
@@ -320,9 +380,9 @@ export async function createRecord<T extends OwnedTable, Input extends Values>(
 
 /** Applies a partial change: fields left out keep their stored value; `null` clears an optional field. */
 export async function updateRecord<T extends OwnedTable, Input extends Values>(
-  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, id: string, patch: Partial<Input>,
+  tx: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, id: string, patch: Partial<Input>,
 ): Promise<{ changed: boolean }> {
-  const before = await loadForAction(tx, kind as RecordKind<T, Values>, actor, id, 'update');
+  const before = await loadForAction(tx, kind as RecordKind<T, Values, unknown>, actor, id, 'update');
   const level = requirePermission(actor, permission(kind, 'update'));
   const custom = await customFieldsOf(tx, kind, id, patch as Values);
   const defined = Object.fromEntries(Object.entries(custom.own).filter(([, v]) => v !== undefined));
@@ -332,7 +392,7 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
     ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
   });
   const table = kind.table as OwnedTable;
-  const [after] = (await tx.update(table).set({ ...values, updatedAt: new Date() } as never).where(eq(table.id, id)).returning()) as Values[];
+  const [after] = (await tx.update(table as PgTable).set({ ...values, updatedAt: new Date() }).where(eq(table.id, id)).returning()) as Values[];
   if (custom.write) await saveCustomFieldWrite(tx, custom.write, id);
   const beforeFields = { ...auditFields(before as Values), ...auditedCustomFields(custom.write?.before ?? {}) };
   const afterFields = { ...auditFields(after), ...auditedCustomFields(custom.write?.next ?? {}) };
@@ -341,7 +401,7 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
 }
 
 /** Refuses (409) while other records point at this one, naming what still does; never orphans data. */
-export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: RecordKind<T, Values>, actor: Actor, id: string): Promise<void> {
+export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, id: string): Promise<void> {
   const before = await loadForAction(tx, kind, actor, id, 'delete');
   const still: string[] = [];
   for (const reference of kind.references ?? []) {
@@ -420,10 +480,10 @@ const refusedBy = (error: unknown): FieldProblem[] => {
 
 /** The kind's rules on one candidate of a batch; a refusal it throws (a link to a record not found) is that row's problem. */
 async function checkedByKind<T extends OwnedTable, Input extends Values>(
-  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null,
+  db: DbOrTx, rules: BatchRules<T, Input>, actor: Actor, candidate: Input, before: Row<T> | null,
 ): Promise<FieldProblem[]> {
   try {
-    return (await kind.check?.(db, candidate, before, actor)) ?? [];
+    return (await rules.check?.(db, candidate, before, actor)) ?? [];
   } catch (error) {
     return refusedBy(error);
   }
@@ -431,13 +491,13 @@ async function checkedByKind<T extends OwnedTable, Input extends Values>(
 
 /** Candidate checks shared by batch create and update: owner rules from the lookup, the kind's rules, custom fields, own level. */
 async function batchProblems<T extends OwnedTable, Input extends Values>(
-  db: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, lookup: OwnerLookup, candidate: Input, before: Row<T> | null,
-  level: 'own' | 'all', right: 'create' | 'update', customProblems: FieldProblem[],
+  db: DbOrTx, kind: RecordKind<T, Input, unknown>, rules: BatchRules<T, Input>, actor: Actor, lookup: OwnerLookup, candidate: Input,
+  before: Row<T> | null, level: 'own' | 'all', right: 'create' | 'update', customProblems: FieldProblem[],
 ): Promise<{ problems: FieldProblem[]; values: Values }> {
   const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
-  const problems = [...ownerProblemsFrom(lookup, owner), ...(await checkedByKind(db, kind, actor, candidate, before)), ...customProblems];
+  const problems = [...ownerProblemsFrom(lookup, owner), ...(await checkedByKind(db, rules, actor, candidate, before)), ...customProblems];
   if (problems.length) return { problems, values: {} };
-  const values = columnsOnly(kind.table, kind.toColumns ? kind.toColumns(candidate, before) : { ...candidate });
+  const values = columnsOnly(kind.table, rules.toColumns ? await rules.toColumns(candidate, before, db) : { ...candidate });
   try {
     requireOwnLevelKeepsOwnership(actor, permission(kind, right), level, {
       ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
@@ -485,6 +545,16 @@ export interface BatchOptions {
   definitions?: Definition[];
   /** Send the writes without waiting (a bulk path that drains them before its transaction ends). */
   writes?: PipelinedWrites;
+  /** The kind's batchRules when the caller loaded them already (a CSV import loads them once per run, not per chunk). */
+  rules?: Promise<BatchRules<OwnedTable, Values>>;
+}
+
+/** The rules a batch applies: those given, the kind's batchRules loaded now, or its own check and toColumns. */
+async function batchRulesOf<T extends OwnedTable, Input extends Values>(
+  db: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, options: BatchOptions,
+): Promise<BatchRules<T, Input>> {
+  if (options.rules) return options.rules;
+  return kind.batchRules ? kind.batchRules(db, actor) : kind;
 }
 
 /**
@@ -495,9 +565,10 @@ export interface BatchOptions {
  * create at all.
  */
 export async function createRecords<T extends OwnedTable, Input extends Values>(
-  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, inputs: Input[], options: BatchOptions,
+  tx: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, inputs: Input[], options: BatchOptions,
 ): Promise<BatchOutcome[]> {
   const level = requirePermission(actor, permission(kind, 'create'));
+  const rules = await batchRulesOf(tx, kind, actor, options);
   const definitions = kind.customFields ? (options.definitions ?? (await definitionsFor(tx, kind.module))) : [];
   const outcomes: BatchOutcome[] = new Array(inputs.length);
   const accepted: { index: number; values: Values; write: CustomFieldWrite | null }[] = [];
@@ -514,7 +585,7 @@ export async function createRecords<T extends OwnedTable, Input extends Values>(
     }
     const unowned = own.ownerId === undefined && own.ownerGroupId === undefined;
     const candidate = { ...kind.defaults, ...own, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
-    const checked = await batchProblems(tx, kind, actor, options.owners, candidate, null, level, 'create', customProblems);
+    const checked = await batchProblems(tx, kind, rules, actor, options.owners, candidate, null, level, 'create', customProblems);
     if (checked.problems.length) outcomes[index] = { ok: false, problems: checked.problems };
     else {
       const values = { id: crypto.randomUUID(), ...('createdBy' in kind.table ? { createdBy: actor.userId } : {}), ...checked.values };
@@ -548,9 +619,10 @@ export async function createRecords<T extends OwnedTable, Input extends Values>(
  * reported unchanged and not written; the rest go in one UPDATE ... FROM (VALUES ...) with one recordChanges call.
  */
 export async function updateRecords<T extends OwnedTable, Input extends Values>(
-  tx: DbOrTx, kind: RecordKind<T, Input>, actor: Actor, items: { id: string; patch: Partial<Input> }[], options: BatchOptions,
+  tx: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, items: { id: string; patch: Partial<Input> }[], options: BatchOptions,
 ): Promise<BatchOutcome[]> {
   const level = requirePermission(actor, permission(kind, 'update'));
+  const rules = await batchRulesOf(tx, kind, actor, options);
   const table = kind.table as OwnedTable;
   const ids = [...new Set(items.map((item) => item.id).filter((id) => UUID.test(id)))];
   const stored = ids.length ? ((await tx.select().from(table as PgTable).where(inArray(table.id, ids))) as Values[]) : [];
@@ -583,7 +655,7 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
     }
     const defined = Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined));
     const candidate = { ...(before as Values), ...defined } as Input;
-    const checked = await batchProblems(tx, kind, actor, options.owners, candidate, before, level, 'update', customProblems);
+    const checked = await batchProblems(tx, kind, rules, actor, options.owners, candidate, before, level, 'update', customProblems);
     if (checked.problems.length) {
       outcomes[index] = { ok: false, problems: checked.problems };
       continue;

@@ -58,7 +58,7 @@ export interface ResolvedSession {
  * 6th for one email is refused. The email's count restarts after its last success; the address's count does not, so
  * signing in to one's own account cannot buy more guesses at others'.
  */
-async function reserveAttempt(db: Db, email: string, ip: string): Promise<number | null> {
+export async function reserveAttempt(db: Db, email: string, ip: string): Promise<number | null> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK_SPACE}, hashtext(${`email:${email}`}))`);
     if (ip) await tx.execute(sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK_SPACE}, hashtext(${`ip:${ip}`}))`);
@@ -102,7 +102,15 @@ async function refuseSignIn(refusals: Pick<RefusalLimiter, 'record'>, email: str
 export async function signIn(
   db: Db, emailInput: string, password: string, ip: string,
   options: { sessionHours: number; refusals?: Pick<RefusalLimiter, 'record'> },
-): Promise<NewSession> {
+): Promise<NewSession>;
+export async function signIn(
+  db: Db, emailInput: string, password: string, ip: string,
+  options: { sessionHours: number; refusals?: Pick<RefusalLimiter, 'record'>; afterPassword: AfterPassword },
+): Promise<NewSession | SecondStep>;
+export async function signIn(
+  db: Db, emailInput: string, password: string, ip: string,
+  options: { sessionHours: number; refusals?: Pick<RefusalLimiter, 'record'>; afterPassword?: AfterPassword },
+): Promise<NewSession | SecondStep> {
   const email = emailInput.trim().toLowerCase();
   const refusals = options.refusals ?? auditEveryRefusal(db);
   const attemptId = await reserveAttempt(db, email, ip);
@@ -132,18 +140,49 @@ export async function signIn(
     throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
   }
 
+  const checked: PasswordChecked = { userId: user.id, email, ip, attemptIds: [attemptId] };
+  const later = await options.afterPassword?.(checked);
+  if (later) return later;
+  return openSession(db, checked, options.sessionHours);
+}
+
+/** A password found right for an active account; `attemptIds` are its login_attempts rows, still counted as failures. */
+export interface PasswordChecked {
+  userId: string;
+  email: string;
+  ip: string;
+  attemptIds: number[];
+}
+
+/** Where the browser goes next when sign-in needs another step (a second factor) before a session opens. */
+export interface SecondStep {
+  continueAt: string;
+}
+
+/**
+ * A step after a correct password (the people module's two-factor sign-in): answers a SecondStep to hold the session
+ * back, or null to open it now. The step later opens the session itself with openSession.
+ */
+export type AfterPassword = (checked: PasswordChecked) => Promise<SecondStep | null>;
+
+/**
+ * Opens a session for a sign-in whose every step succeeded: its attempts become successes (the email's failure count
+ * restarts), the sign-in is audited, and expired sessions are cleared. `details` adds to the audit entry.
+ */
+export async function openSession(db: Db, checked: PasswordChecked, sessionHours: number, details: Record<string, unknown> = {}): Promise<NewSession> {
+  const { userId, email, ip } = checked;
   const secret = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + options.sessionHours * 3_600_000);
+  const expiresAt = new Date(Date.now() + sessionHours * 3_600_000);
   await db.transaction(async (tx) => {
     await tx.delete(sessions).where(lt(sessions.expiresAt, new Date()));
-    await tx.insert(sessions).values({ id: sha256(secret), userId: user.id, csrfToken, expiresAt });
-    await tx.update(loginAttempts).set({ succeeded: true }).where(eq(loginAttempts.id, attemptId));
-    await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId: user.id, email }, [{
-      module: 'security', action: 'signin', recordType: 'user', recordId: user.id, details: { ip, expiresAt: expiresAt.toISOString() },
+    await tx.insert(sessions).values({ id: sha256(secret), userId, csrfToken, expiresAt });
+    if (checked.attemptIds.length) await tx.update(loginAttempts).set({ succeeded: true }).where(inArray(loginAttempts.id, checked.attemptIds));
+    await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId, email }, [{
+      module: 'security', action: 'signin', recordType: 'user', recordId: userId, details: { ip, expiresAt: expiresAt.toISOString(), ...details },
     }]);
   });
-  return { secret, csrfToken, userId: user.id, expiresAt };
+  return { secret, csrfToken, userId, expiresAt };
 }
 
 /* ---------- Session lifetime and idle timeout (Settings › Sessions) ---------- */

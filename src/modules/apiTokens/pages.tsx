@@ -7,6 +7,7 @@ import { renderScreen } from '../../../views/layout';
 import { attempt, fieldErrors, formList, formText } from '../../../views/components/form';
 import { endSession, listActiveSessions } from '../people/service';
 import { sessionSettings, setSessionSettings } from '../../platform/sessions';
+import { twoFactorRule } from '../people/two-factor/service';
 import { createToken, getToken, listTokensPage, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
 import { TokensContent, RevokeConfirm, SessionsContent, type CreateForm } from './views';
 
@@ -57,7 +58,7 @@ export const apiTokensPages = (ctx: AppContext) => {
     .get('/settings/sessions', async ({ viewer, csrfToken, headers, query }) => {
       const [maxDays, sessions] = await Promise.all([maxLifetimeDays(ctx.db), sessionsFor(viewer)]);
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} sessions={sessions} done={query.done} />);
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={maxDays} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} twoFactor={await twoFactorRule(ctx.db)} sessions={sessions} done={query.done} />);
     }, { page: 'settings:read' })
     .post('/settings/sessions', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const raw = formText(body, 'maxLifetimeDays').trim();
@@ -66,7 +67,7 @@ export const apiTokensPages = (ctx: AppContext) => {
       if (result.ok) return redirect('/settings/sessions?done=saved', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)}
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} twoFactor={await twoFactorRule(ctx.db)}
           sessions={await sessionsFor(viewer)} error={result.error.problems[0]?.message ?? result.error.message} />);
     }, { page: 'settings:update' })
     .post('/settings/sessions/browser', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
@@ -76,7 +77,7 @@ export const apiTokensPages = (ctx: AppContext) => {
       if (result.ok) return redirect('/settings/sessions?done=saved', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Sessions', viewer, csrfToken, active: 'sessions' },
-        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)}
+        <SessionsContent viewer={viewer} csrfToken={csrfToken} maxDays={await maxLifetimeDays(ctx.db)} session={await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)} twoFactor={await twoFactorRule(ctx.db)}
           sessions={await sessionsFor(viewer)} errors={fieldErrors(result.error.problems)} />);
     }, { page: 'settings:update' })
     .post('/settings/sessions/:id/end', async ({ viewer, params, redirect }) => {

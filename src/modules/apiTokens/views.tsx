@@ -6,6 +6,8 @@ import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import type { TokenView } from './schema';
 import type { ActiveSession } from '../people/service';
 import type { SessionSettings } from '../../platform/sessions';
+import type { TwoFactorRule } from '../people/two-factor/service';
+import { TwoFactorRuleCard } from '../people/two-factor/views';
 import { lastValidDay, listTokensPage } from './service';
 
 export interface CreateForm {
@@ -157,8 +159,9 @@ function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfTo
   );
 }
 
-export function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, done, error, errors = {} }: {
-  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: ActiveSession[] | null; done?: string; error?: string; errors?: FieldErrors;
+export function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, twoFactor, done, error, errors = {} }: {
+  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: ActiveSession[] | null; twoFactor: TwoFactorRule;
+  done?: string; error?: string; errors?: FieldErrors;
 }) {
   const canUpdate = levelOf(viewer, 'settings:update') !== null;
   return (
@@ -193,6 +196,7 @@ export function SessionsContent({ viewer, csrfToken, maxDays, session, sessions,
           <p>Maximum token lifetime: <strong safe>{maxDays === 0 ? 'no maximum' : `${maxDays} days`}</strong></p>
         )}
       </div>
+      <TwoFactorRuleCard csrfToken={csrfToken} rule={twoFactor} canUpdate={levelOf(viewer, 'settings:update') === 'all'} />
       {sessions && <ActiveSessions viewer={viewer} csrfToken={csrfToken} sessions={sessions} />}
     </section>
   );

@@ -1,7 +1,6 @@
 import type { NamedRecords } from '../../platform/csv/import-type';
 import { defineImportType, ownerColumn, ownerGroupColumn, readableNamed, readNamed, writeNamed } from '../../platform/csv/import-type';
 import { businessUnitKind } from '../businessUnits/service';
-import type { OwnedTable, RecordKind } from '../../platform/records';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
 
@@ -30,5 +29,5 @@ export const assetImport = defineImportType<AssetLookups>({
   async prepare(db, actor) {
     return { units: await readableNamed(db, actor, businessUnitKind) };
   },
-  kind: () => assetKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: () => assetKind,
 });

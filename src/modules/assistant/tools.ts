@@ -31,13 +31,13 @@ async function attachments(ctx: AppContext, actor: Actor, types: LinkedRecordTyp
 }
 
 const kinds: Partial<Record<RecordType, RecordKind<OwnedTable, Record<string, unknown>>>> = {
-  policy: policyKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-  thirdParty: thirdPartyKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-  incident: incidentKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-  auditPlan: auditPlanKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-  auditFinding: findingKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-  asset: assetKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
-  project: projectKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  policy: policyKind,
+  thirdParty: thirdPartyKind,
+  incident: incidentKind,
+  auditPlan: auditPlanKind,
+  auditFinding: findingKind,
+  asset: assetKind,
+  project: projectKind,
 };
 
 /** One record in full as the user may read it, with its key linked records and the evidence files that prove it. */

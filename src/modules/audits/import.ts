@@ -5,7 +5,7 @@ import {
   defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
 import { dateProblems } from '../../platform/dates';
-import type { OwnedTable, RecordKind } from '../../platform/records';
+import type { RecordKind } from '../../platform/records';
 import { FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { controlKind } from '../controls/service';
 import { auditPlanKind, findingKind } from './service';
@@ -68,5 +68,5 @@ export const findingImport = defineImportType<FindingLookups>({
     const [plans, controls] = await Promise.all([readableNamed(db, actor, auditPlanKind), readableNamed(db, actor, controlKind)]);
     return { plans, controls };
   },
-  kind: (l) => findingImportKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: (l) => findingImportKind(l),
 });

@@ -1,5 +1,4 @@
 import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
-import type { OwnedTable, RecordKind } from '../../platform/records';
 import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlUpdate } from './schema';
 import { controlKind } from './service';
 
@@ -20,5 +19,5 @@ export const controlImport = defineImportType({
     ownerGroupColumn(),
   ],
   prepare: async () => ({}),
-  kind: () => controlKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: () => controlKind,
 });

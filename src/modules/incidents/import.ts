@@ -6,7 +6,7 @@ import type { NamedRecords } from '../../platform/csv/import-type';
 import {
   defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
-import type { OwnedTable, RecordKind } from '../../platform/records';
+import type { RecordKind } from '../../platform/records';
 import { INCIDENT_STATUSES, IncidentCreate, IncidentUpdate } from './schema';
 import { incidentKind } from './service';
 
@@ -78,5 +78,5 @@ export const incidentImport = defineImportType<IncidentLookups>({
     ]);
     return { classifications: namedRecords(classRows), assets: assetRecords, thirdParties: partyRecords };
   },
-  kind: (l) => incidentImportKind(l) as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: (l) => incidentImportKind(l),
 });

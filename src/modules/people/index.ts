@@ -4,12 +4,14 @@ import { loadUserRights, userActor } from './rights';
 import { ensureFirstAdministrator, listGroups, listUsers } from './service';
 import { scimApi } from './scim/api';
 import { provisioningPages } from './scim/pages';
+import { twoFactorPages } from './two-factor/pages';
+import { signInPages } from './sign-in/pages';
 
-/** People: users, groups, roles, sessions, the signed-in user's password, and SCIM provisioning. */
+/** People: users, groups, roles, sessions, the signed-in user's password and second factor, and SCIM provisioning. */
 export const manifest = defineModule({
   name: 'people',
   permissions: 'settings',
-  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx)],
+  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx), signInPages(ctx)],
   services: {
     async screenActor(db, userId) {
       const user = await loadUserRights(db, userId);
@@ -22,6 +24,7 @@ export const manifest = defineModule({
     { group: 'Settings', key: 'users', href: '/settings/users', label: 'Users', needs: 'settings:read' },
     { group: 'Settings', key: 'groups', href: '/settings/groups', label: 'Groups', needs: 'settings:read' },
     { group: 'Settings', key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
+    { group: 'Settings', key: 'sign-in', href: '/settings/sign-in', label: 'Sign-in', needs: 'settings:read' },
     { group: 'Settings', key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
   ],
 });

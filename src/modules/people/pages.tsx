@@ -4,7 +4,9 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, sessionIdOf, sessionSettings, signIn, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { resolveSession, sessionIdOf, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { passwordSignIn } from './sign-in/settings-service';
+import { ssoSignInOption } from './sign-in/pages';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
 import { renderScreen, settingsLinksFor } from '../../../views/layout';
@@ -14,10 +16,11 @@ import {
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
+import { twoFactorAfterPassword } from './two-factor/gate';
 import { signInPage, ResetPasswordForm, resetLinkGone, PasswordContent } from './views/accounts';
 
 /** A browser sending Origin from another site is refused: stops a forged form signing a victim into another account. */
-function sameOrigin(request: Request): boolean {
+export function sameOrigin(request: Request): boolean {
   const origin = request.headers.get('origin');
   if (!origin || origin === 'null') return origin === null;
   try {
@@ -66,7 +69,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(query.next);
       if (await resolveSession(ctx.db, cookieSecret(ctx.config, cookie))) return redirect(next, 303);
       set.headers['content-type'] = 'text/html; charset=utf-8';
-      return signInPage({ email: '', next, notice: query.reset === '1' ? 'Your new password is set. Sign in with it.' : undefined });
+      return signInPage({ email: '', next, notice: query.reset === '1' ? 'Your new password is set. Sign in with it.' : undefined, sso: await ssoSignInOption(ctx.db, next) });
     })
     .post('/sign-in', async ({ body, cookie, redirect, set, request, server }) => {
       set.headers['content-type'] = 'text/html; charset=utf-8';
@@ -75,14 +78,15 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(formText(body, 'next'));
       const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await signIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx) });
+        const session = await passwordSignIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx), afterPassword: twoFactorAfterPassword(ctx, cookie, next) });
+        if ('continueAt' in session) return redirect(session.continueAt, 303);
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);
       } catch (error) {
         if (!(error instanceof AppError) || !['UNAUTHORIZED', 'THROTTLED', 'UNAVAILABLE'].includes(error.code)) throw error;
         if (error.code !== 'UNAUTHORIZED') set.headers['retry-after'] = error.code === 'THROTTLED' ? String(THROTTLE_WINDOW_MINUTES * 60) : '5';
         set.status = error.status;
-        return signInPage({ email, next, error: error.message });
+        return signInPage({ email, next, error: error.message, sso: await ssoSignInOption(ctx.db, next) });
       }
     })
     .post('/sign-out', async ({ cookie, redirect }) => {
@@ -265,7 +269,8 @@ export const peoplePages = (ctx: AppContext) =>
       if (result.error.code === 'NOT_FOUND') return resetLinkGone();
       const target = await passwordResetFor(ctx.db, params.secret);
       const session = await resolveSession(ctx.db, cookieSecret(ctx.config, cookie));
-      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)} />;
+      return <ResetPasswordForm secret={params.secret} csrf={session?.csrfToken} email={target?.email ?? ''} errors={fieldErrors(result.error.problems)}
+        error={result.error.problems.length ? undefined : result.error.message} />;
     })
     .post('/settings/users/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), email: formText(body, 'email') };

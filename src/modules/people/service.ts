@@ -10,6 +10,7 @@ import { isPermission, levelOf, requirePermission, systemActor, type Actor } fro
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
 import { createHash, randomBytes } from 'node:crypto';
+import { requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/settings-service';
 
 /** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
 async function hashPassword(password: string, email?: string): Promise<string> {
@@ -19,7 +20,7 @@ async function hashPassword(password: string, email?: string): Promise<string> {
 }
 
 const publicUser = (u: typeof users.$inferSelect) => ({
-  id: u.id, email: u.email, name: u.name, status: u.status, createdAt: u.createdAt.toISOString(),
+  id: u.id, email: u.email, name: u.name, status: u.status, breakGlass: u.breakGlass, createdAt: u.createdAt.toISOString(),
 });
 
 interface Grant {
@@ -82,6 +83,7 @@ export async function setUserStatus(tx: DbOrTx, actor: Actor, userId: string, st
   if (status === 'deactivated' && actor.userId === userId) throw conflict('You cannot deactivate your own account');
   const [after] = await tx.update(users).set({ status, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
   if (status === 'deactivated') await tx.delete(sessions).where(eq(sessions.userId, userId));
+  if (status === 'deactivated') await requireBreakGlassRemains(tx);
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
 }
 
@@ -117,6 +119,7 @@ export async function removeGroupMember(tx: DbOrTx, actor: Actor, groupId: strin
   requirePermission(actor, 'settings:update');
   const removed = await tx.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), eq(groupMembers.userId, userId))).returning();
   if (removed.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.remove', before: { userId }, after: null });
+  if (removed.length) await requireBreakGlassRemains(tx);
 }
 
 export async function createRole(tx: DbOrTx, actor: Actor, input: RoleCreate): Promise<{ id: string }> {
@@ -225,6 +228,7 @@ export async function removeRoleFromGroup(tx: DbOrTx, actor: Actor, groupId: str
   if (pair.group === ADMINISTRATORS_GROUP && pair.role === ADMINISTRATOR_ROLE) throw conflict(`The ${ADMINISTRATOR_ROLE} role stays with the built-in ${ADMINISTRATORS_GROUP} group`);
   await tx.delete(groupRoles).where(and(eq(groupRoles.groupId, groupId), eq(groupRoles.roleId, roleId)));
   await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'role.remove', before: { roleId }, after: null });
+  if (pair.role === ADMINISTRATOR_ROLE) await requireBreakGlassRemains(tx);
 }
 
 async function customRole(tx: DbOrTx, roleId: string) {
@@ -305,6 +309,7 @@ export async function createPasswordResetLink(tx: DbOrTx, actor: Actor, userId: 
   const [user] = await tx.select({ email: users.email, status: users.status }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound(`User ${userId}`);
   if (user.status !== 'active') throw conflict('The account is deactivated; reactivate it first');
+  await requirePasswordAllowed(tx, userId);
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + RESET_LINK_HOURS * 3_600_000);
   await tx.delete(passwordResets).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
@@ -333,6 +338,7 @@ export async function passwordResetFor(db: DbOrTx, secret: string): Promise<{ us
 export async function usePasswordReset(tx: DbOrTx, secret: string, password: string): Promise<void> {
   const target = await passwordResetFor(tx, secret);
   if (!target) throw new AppError('NOT_FOUND', RESET_LINK_INVALID);
+  await requirePasswordAllowed(tx, target.userId);
   const used = await tx.update(passwordResets).set({ usedAt: new Date() })
     .where(and(eq(passwordResets.tokenHash, resetHash(secret)), isNull(passwordResets.usedAt))).returning({ id: passwordResets.id });
   if (!used.length) throw new AppError('NOT_FOUND', RESET_LINK_INVALID);

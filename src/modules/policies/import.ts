@@ -1,5 +1,4 @@
 import { defineImportType, ownerColumn, ownerGroupColumn, readInteger } from '../../platform/csv/import-type';
-import type { OwnedTable, RecordKind } from '../../platform/records';
 import { DEFAULT_REVIEW_FREQUENCY_MONTHS, PolicyCreate, PolicyUpdate } from './schema';
 import { policyKind } from './service';
 
@@ -23,5 +22,5 @@ export const policyImport = defineImportType({
     },
   ],
   prepare: async () => ({}),
-  kind: () => policyKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: () => policyKind,
 });

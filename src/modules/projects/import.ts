@@ -1,5 +1,4 @@
 import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readDate } from '../../platform/csv/import-type';
-import type { OwnedTable, RecordKind } from '../../platform/records';
 import { PROJECT_STATUSES, ProjectCreate, ProjectUpdate } from './schema';
 import { projectKind } from './service';
 
@@ -20,5 +19,5 @@ export const projectImport = defineImportType({
     ownerGroupColumn(),
   ],
   prepare: async () => ({}),
-  kind: () => projectKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: () => projectKind,
 });

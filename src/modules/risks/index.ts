@@ -6,8 +6,9 @@ import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
 import { riskTreatmentsModule } from './treatments-pages';
+import { listRecords, type ListParams } from '../../platform/records';
 import { RiskListQuery } from './schema';
-import { listRisks } from './service';
+import { riskKind } from './service';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -25,6 +26,6 @@ export const manifest = defineModule({
   assistantTools: [{
     name: 'list_risks', title: 'List risks', readOnly: true, input: RiskListQuery,
     description: 'Risks you may read, with inherent and residual scores, paged; the filters of GET /api/v1/risks (status, classificationId, ownerId, q, sort).',
-    run: (ctx, actor, args) => listRisks(ctx.db, actor, args as RiskListQuery),
+    run: (ctx, actor, args) => listRecords(ctx.db, riskKind, actor, args as ListParams),
   }],
 });

@@ -4,7 +4,6 @@ import { listAuditFor } from '../../platform/audit';
 import { runWrite, type AppContext } from '../../platform/context';
 import { invalid } from '../../platform/errors';
 import { schemaProblems } from '../../platform/form-input';
-import { listHistory } from '../../platform/history';
 import { recordSections } from '../../platform/module';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions';
 import {
@@ -13,13 +12,14 @@ import {
 import { screenAuth } from '../../platform/screen-auth';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { isHtmx, Layout, renderScreen } from '../../../views/layout';
-import { ConfirmDelete, RiskDetail, type ValueNamer } from '../../../views/risks/detail';
-import { RiskForm, type RiskFormValues } from '../../../views/risks/form';
-import { RiskList, RiskResults, SORT_OPTIONS, type RiskListState } from '../../../views/risks/list';
-import { cellKey, RiskSettings, type BandRow, type LevelRow, type RiskSettingsProps, type ScaleForm } from '../../../views/risks/settings';
+import { ConfirmDelete, RiskDetail, type ValueNamer } from './views/detail';
+import { RiskForm, type RiskFormValues } from './views/form';
+import { RiskList, RiskResults, SORT_OPTIONS, type RiskListState } from './views/list';
+import { cellKey, RiskSettings, type BandRow, type LevelRow, type RiskSettingsProps, type ScaleForm } from './views/settings';
 import { listGroups, listUsers } from '../people/service';
-import { ClassificationInput, RISK_STATUSES, RiskCreate, RiskScale, type RiskListQuery, type RiskScaleView, type RiskView } from './schema';
-import { createRisk, deleteRisk, getRisk, listRisks, updateRisk } from './service';
+import { ClassificationInput, RISK_STATUSES, RiskCreate, RiskScale, type RiskScaleView, type RiskView } from './schema';
+import { createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord } from '../../platform/records';
+import { riskKind } from './service';
 import {
   classificationOptions, createClassification, deleteClassification, getRiskScale, listClassifications, replaceRiskScale,
   updateClassification,
@@ -54,7 +54,9 @@ const RISK_FORM_FIELDS: (keyof RiskFormValues)[] = [
 ];
 
 function formValues(body: unknown): RiskFormValues {
-  return Object.fromEntries(RISK_FORM_FIELDS.map((f) => [f, formText(body, f)])) as unknown as RiskFormValues;
+  const values = { ...NEW_RISK };
+  for (const field of RISK_FORM_FIELDS) values[field] = formText(body, field);
+  return values;
 }
 
 function valuesOf(risk: RiskView): RiskFormValues {
@@ -222,10 +224,10 @@ export const riskPages = (ctx: AppContext) => {
     .use(screenAuth(ctx))
     .get('/risks', async ({ viewer, csrfToken, headers, query }) => {
       const state = listState(query);
-      const page = await listRisks(ctx.db, viewer, {
-        page: state.page, pageSize: state.pageSize, sort: state.sort as RiskListQuery['sort'],
+      const page = await listRecords(ctx.db, riskKind, viewer, {
+        page: state.page, pageSize: state.pageSize, sort: state.sort,
         ...(state.q ? { q: state.q } : {}),
-        ...(state.status ? { status: state.status as RiskView['status'] } : {}),
+        ...(state.status ? { status: state.status } : {}),
         ...(state.classificationId ? { classificationId: state.classificationId } : {}),
       });
       if (isHtmx(headers)) return <RiskResults page={page} state={state} />;
@@ -247,7 +249,7 @@ export const riskPages = (ctx: AppContext) => {
       const values = formValues(body);
       const definitions = await definitionsFor(ctx.db, 'risks');
       const customFields = { definitions, values: customFieldFormValues(definitions, body) };
-      const result = await attempt(() => runWrite(ctx, (tx) => createRisk(tx, viewer, riskInput(values, customFieldsFromForm(definitions, body, 'create')))));
+      const result = await attempt(() => runWrite(ctx, (tx) => createRecord(tx, riskKind, viewer, riskInput(values, customFieldsFromForm(definitions, body, 'create')))));
       if (result.ok) return redirect(`/risks/${result.value.id}?done=created`, 303);
       set.status = result.error.status;
       return renderScreen(headers, shell('New risk', viewer, csrfToken),
@@ -257,9 +259,9 @@ export const riskPages = (ctx: AppContext) => {
     }, { page: 'risks:create' })
 
     .get('/risks/:id', async ({ viewer, csrfToken, headers, params, query }) => {
-      const risk = await getRisk(ctx.db, viewer, params.id);
+      const risk = await getRecord(ctx.db, riskKind, viewer, params.id);
       const [history, audit, name, definitions, sections] = await Promise.all([
-        listHistory(ctx.db, 'risk', risk.id), listAuditFor(ctx.db, 'risk', risk.id), namer(viewer), definitionsFor(ctx.db, 'risks'),
+        recordHistory(ctx.db, riskKind, viewer, risk.id), listAuditFor(ctx.db, 'risk', risk.id), namer(viewer), definitionsFor(ctx.db, 'risks'),
         recordSections(ctx, 'risk', risk.id, viewer, csrfToken),
       ]);
       const customFields = definitions.map((d) => ({ label: d.label, value: shownCustomValue(d, risk.customFields?.[d.key]) }));
@@ -271,7 +273,7 @@ export const riskPages = (ctx: AppContext) => {
     }, { page: 'risks:read' })
 
     .get('/risks/:id/edit', async ({ viewer, csrfToken, headers, params }) => {
-      const risk = await getRisk(ctx.db, viewer, params.id);
+      const risk = await getRecord(ctx.db, riskKind, viewer, params.id);
       const definitions = await definitionsFor(ctx.db, 'risks');
       return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
         <RiskForm action={`/risks/${risk.id}`} submitLabel="Save changes" cancelHref={`/risks/${risk.id}`} csrfToken={csrfToken}
@@ -279,11 +281,11 @@ export const riskPages = (ctx: AppContext) => {
           customFields={{ definitions, values: customFieldFormValuesOf(definitions, risk.customFields) }} />);
     }, { page: 'risks:update' })
     .post('/risks/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
-      const risk = await getRisk(ctx.db, viewer, params.id);
+      const risk = await getRecord(ctx.db, riskKind, viewer, params.id);
       const values = formValues(body);
       const definitions = await definitionsFor(ctx.db, 'risks');
       const customFields = { definitions, values: customFieldFormValues(definitions, body) };
-      const result = await attempt(() => runWrite(ctx, (tx) => updateRisk(tx, viewer, risk.id, riskInput(values, customFieldsFromForm(definitions, body, 'update')))));
+      const result = await attempt(() => runWrite(ctx, (tx) => updateRecord(tx, riskKind, viewer, risk.id, riskInput(values, customFieldsFromForm(definitions, body, 'update')))));
       if (result.ok) return redirect(`/risks/${risk.id}?done=updated`, 303);
       set.status = result.error.status;
       return renderScreen(headers, shell(`Edit ${risk.title}`, viewer, csrfToken),
@@ -293,11 +295,11 @@ export const riskPages = (ctx: AppContext) => {
     }, { page: 'risks:update' })
 
     .get('/risks/:id/delete', async ({ viewer, csrfToken, headers, params }) => {
-      const risk = await getRisk(ctx.db, viewer, params.id);
+      const risk = await getRecord(ctx.db, riskKind, viewer, params.id);
       return renderScreen(headers, shell(`Delete ${risk.title}`, viewer, csrfToken), <ConfirmDelete risk={risk} csrfToken={csrfToken} />);
     }, { page: 'risks:delete' })
     .post('/risks/:id/delete', async ({ viewer, params, redirect }) => {
-      await runWrite(ctx, (tx) => deleteRisk(tx, viewer, params.id));
+      await runWrite(ctx, (tx) => deleteRecord(tx, riskKind, viewer, params.id));
       return redirect('/risks?done=deleted', 303);
     }, { page: 'risks:delete' })
 

@@ -1,5 +1,4 @@
 import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
-import type { OwnedTable, RecordKind } from '../../platform/records';
 import { THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES, ThirdPartyCreate, ThirdPartyUpdate } from './schema';
 import { thirdPartyKind } from './service';
 
@@ -21,5 +20,5 @@ export const thirdPartyImport = defineImportType({
     ownerGroupColumn(),
   ],
   prepare: async () => ({}),
-  kind: () => thirdPartyKind as unknown as RecordKind<OwnedTable, Record<string, unknown>>,
+  kind: () => thirdPartyKind,
 });

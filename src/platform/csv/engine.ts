@@ -58,9 +58,9 @@ export const DOWNLOAD_LIMIT = 5_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Values = Record<string, unknown>;
-type AnyType = ImportType<Values>;
-type Lookups = Values & ImportLookups;
-type AnyKind = RecordKind<OwnedTable, Values>;
+type AnyType = ImportType<object>;
+type Lookups = object & ImportLookups;
+type AnyKind = RecordKind<OwnedTable, Values, unknown>;
 
 /** Thrown inside the transaction to roll it back while carrying the result out. */
 class RollBack extends Error {
@@ -69,13 +69,13 @@ class RollBack extends Error {
   }
 }
 
-const ID_COLUMN: ImportColumn<Values> = { name: 'id', field: 'id', help: 'filled: update that record; blank: create one' };
+const ID_COLUMN: ImportColumn<object> = { name: 'id', field: 'id', help: 'filled: update that record; blank: create one' };
 
 /* ---------- Custom field columns ---------- */
 
 const OPTION_SEPARATOR = '|';
 
-function customColumn(d: Definition): ImportColumn<Values> {
+function customColumn(d: Definition): ImportColumn<object> {
   const field = `customFields.${d.key}`;
   const name = `cf.${d.key}`;
   const base = { name, field, required: d.required, blankOnUpdate: 'clear' as const };
@@ -112,7 +112,7 @@ function customColumn(d: Definition): ImportColumn<Values> {
 }
 
 /** The columns of a type's import format: id, the type's own, then one per custom field. */
-export async function importColumns(db: DbOrTx, type: AnyType): Promise<ImportColumn<Values>[]> {
+export async function importColumns(db: DbOrTx, type: AnyType): Promise<ImportColumn<object>[]> {
   const custom = type.customFields ? (await definitionsFor(db, type.module)).map(customColumn) : [];
   return [ID_COLUMN, ...type.columns, ...custom];
 }
@@ -150,13 +150,13 @@ export function mapHeader<C extends { name: string }>(header: string[], columns:
 /** Values the service wrote as a spreadsheet-safe cell ('=x) come back without the guard apostrophe. */
 export const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
 
-const writeCell = (column: ImportColumn<Values>, fields: Values, lookups: Lookups): string => {
+const writeCell = (column: ImportColumn<object>, fields: Values, lookups: Lookups): string => {
   const value = fields[column.field];
   if (column.write) return column.write(value, lookups);
   return value === null || value === undefined ? '' : String(value);
 };
 
-const readCell = (column: ImportColumn<Values>, text: string, lookups: Lookups): ReadResult => (column.read ? column.read(text, lookups) : { value: text });
+const readCell = (column: ImportColumn<object>, text: string, lookups: Lookups): ReadResult => (column.read ? column.read(text, lookups) : { value: text });
 
 /** Puts a mapped value on the input: `customFields.<key>` nest under customFields. */
 function setField(input: Values, field: string, value: unknown) {
@@ -167,7 +167,7 @@ function setField(input: Values, field: string, value: unknown) {
 }
 
 /** A blank cell on update: null when the schema accepts it, otherwise '' (text), otherwise left out. */
-function blankValue(type: AnyType, column: ImportColumn<Values>): { value: unknown } | null {
+function blankValue(type: AnyType, column: ImportColumn<object>): { value: unknown } | null {
   if (column.blankOnUpdate === 'keep') return null;
   if (column.field.startsWith('customFields.')) return { value: null };
   const property = type.Update.properties[column.field];
@@ -190,11 +190,14 @@ async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: strin
 
 /** A kind's batch writes (the register kit) as the engine's writer. */
 function kindWriter(type: AnyType, kind: AnyKind, lookups: Lookups, definitions: Definition[]): ImportWriter {
+  // A kind's batch rules (data its rules read) are loaded once per run, on the first chunk, not once per chunk.
+  let loaded: ReturnType<NonNullable<AnyKind['batchRules']>> | undefined;
+  const rules = (tx: DbOrTx, actor: Actor) => (kind.batchRules ? (loaded ??= kind.batchRules(tx, actor)) : undefined);
   return {
     label: kind.label,
     stored: (db, _actor, ids) => storedFields(db, type, kind, ids),
-    create: (tx, actor, inputs, writes) => createRecords(tx, kind, actor, inputs, { owners: lookups.owners, definitions, writes }),
-    update: (tx, actor, items, writes) => updateRecords(tx, kind, actor, items, { owners: lookups.owners, definitions, writes }),
+    create: (tx, actor, inputs, writes) => createRecords(tx, kind, actor, inputs, { owners: lookups.owners, definitions, writes, rules: rules(tx, actor) }),
+    update: (tx, actor, items, writes) => updateRecords(tx, kind, actor, items, { owners: lookups.owners, definitions, writes, rules: rules(tx, actor) }),
     async current(db, actor, limit) {
       const table = kind.table as OwnedTable;
       const rows = (await db.select().from(table as PgTable).where(listCondition(kind, actor, {}))
@@ -232,7 +235,7 @@ interface Pending {
 
 /** Runs one chunk of rows through the kind's batch service; returns their results in file order. */
 async function runChunk(
-  tx: DbOrTx, type: AnyType, writer: ImportWriter, importer: Actor, rows: CsvRow[], mapped: (ImportColumn<Values> | null)[],
+  tx: DbOrTx, type: AnyType, writer: ImportWriter, importer: Actor, rows: CsvRow[], mapped: (ImportColumn<object> | null)[],
   lookups: Lookups, seenIds: Map<string, number>, rights: { create: boolean; update: boolean }, writes: PipelinedWrites,
 ): Promise<RowResult[]> {
   const idIndex = mapped.findIndex((c) => c?.name === 'id');
@@ -367,7 +370,7 @@ export async function runCsvImport<L extends object>(
   db: Db, importType: ImportType<L>, actor: Actor, file: ImportFile, mode: ImportMode,
   options: { onProgress?(rowsDone: number, rowsTotal: number): void } = {},
 ): Promise<ImportResult> {
-  const type = importType as unknown as AnyType;
+  const type = importType;
   const rights = { create: levelOf(actor, right(type, 'create')) !== null, update: levelOf(actor, right(type, 'update')) !== null };
   if (!rights.create && !rights.update) {
     requirePermission(actor, right(type, 'create'));
@@ -447,12 +450,12 @@ export function templateCsv(columns: readonly { name: string; help: string; requ
 
 /** The template of an import type (its custom field columns included). */
 export async function csvTemplate(db: DbOrTx, importType: ImportType<object>, comments = true): Promise<string> {
-  return templateCsv(await importColumns(db, importType as unknown as AnyType), comments);
+  return templateCsv(await importColumns(db, importType), comments);
 }
 
 /** Current records the actor can read (at most DOWNLOAD_LIMIT, oldest first) in the import format. */
 export async function csvCurrentRecords(db: DbOrTx, importType: ImportType<object>, actor: Actor): Promise<{ csv: string; truncated: boolean }> {
-  const type = importType as unknown as AnyType;
+  const type = importType;
   requirePermission(actor, right(type, 'read'));
   const lookups = { ...(await type.prepare(db, actor)), ...(await loadImportLookups(db)) } as Lookups;
   const columns = await importColumns(db, type);

@@ -63,7 +63,7 @@ export interface ImportType<L = object> {
   /** The type's own lookups, loaded once per run (risk scale, classifications, ...). */
   prepare(db: DbOrTx, actor: Actor): Promise<L>;
   /** The kind whose batch writes (createRecords / updateRecords) run the rows; it may close over the lookups. */
-  kind?(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>>;
+  kind?(lookups: L & ImportLookups): RecordKind<OwnedTable, Record<string, unknown>, unknown>;
   /**
    * Instead of a kind: the type's own set-based writer (records that are not a plain RecordKind, such as exceptions
    * of a parent). Exactly one of `kind` and `writer` is given.
@@ -214,4 +214,4 @@ export function writeNamed(records: NamedRecords, value: unknown): string {
 export type { FieldProblem };
 
 /** Declares an import type; the result is what the engine, routes and app.ts take (its lookups' type is its own business). */
-export const defineImportType = <L extends object>(type: ImportType<L>): ImportType => type as unknown as ImportType;
+export const defineImportType = <L extends object>(type: ImportType<L>): ImportType => type;

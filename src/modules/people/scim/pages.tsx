@@ -4,7 +4,7 @@ import { screenAuth } from '../../../platform/screen-auth';
 import { renderScreen } from '../../../../views/layout';
 import { attempt, formText } from '../../../../views/components/form';
 import { createScimToken, listScimTokens, revokeScimToken, scimEnabled, setScimEnabled } from './service';
-import { ProvisioningContent, type ProvisioningProps } from '../views/provisioning';
+import { ProvisioningContent, type ProvisioningProps } from './views';
 
 export const provisioningPages = (ctx: AppContext) => {
   const page = async (request: Request, props: Omit<ProvisioningProps, 'origin' | 'enabled' | 'tokens'>) => {

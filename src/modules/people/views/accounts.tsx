@@ -19,8 +19,8 @@ function SignInForm({ email, next, error, notice }: { email: string; next: strin
   );
 }
 
-export const signInPage = (props: { email: string; next: string; error?: string; notice?: string }) =>
-  <BareLayout title="Sign in"><SignInForm {...props} /></BareLayout>;
+export const signInPage = ({ sso, ...props }: { email: string; next: string; error?: string; notice?: string; sso: JSX.Element }) =>
+  <BareLayout title="Sign in"><>{sso}<SignInForm {...props} /></></BareLayout>;
 
 export function ResetPasswordForm({ secret, csrf, email, error, errors = {} }: { secret: string; csrf?: string; email: string; error?: string; errors?: FieldErrors }) {
   return (

@@ -3,6 +3,8 @@ import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../../views/components/form';
 import { DataTable, Tags, Text, When } from '../../../../views/components/table';
 import { listGroupDetails, listRoles, listUsers, RESET_LINK_HOURS } from '../service';
+import { BreakGlassCard } from '../sign-in/views';
+import { TwoFactorUserCard } from '../two-factor/views';
 
 /* ---------- Users ---------- */
 
@@ -314,6 +316,7 @@ export function UserEditContent(p: {
           <button type="submit" class="small secondary">Add</button>
         </form>
       </div>
+      {p.canReset && <BreakGlassCard csrfToken={p.csrfToken} userId={p.user.id} breakGlass={p.user.breakGlass} />}
       {p.canReset && p.user.status === 'active' && (
         <div class="card">
           <h2>Password</h2>
@@ -331,6 +334,7 @@ export function UserEditContent(p: {
           )}
         </div>
       )}
+      {p.canReset && <TwoFactorUserCard userId={p.user.id} />}
     </section>
   );
 }

@@ -1,7 +1,7 @@
-import type { ClassificationView } from '../../src/modules/risks/schema';
-import { Flash } from '../components/flash';
-import { CsrfField, Field, type FieldErrors } from '../components/form';
-import { DataTable, Swatch, Text } from '../components/table';
+import type { ClassificationView } from '../schema';
+import { Flash } from '../../../../views/components/flash';
+import { CsrfField, Field, type FieldErrors } from '../../../../views/components/form';
+import { DataTable, Swatch, Text } from '../../../../views/components/table';
 
 /** A level row as typed in the editor (strings, so a refused save shows exactly what was entered). */
 export interface LevelRow {

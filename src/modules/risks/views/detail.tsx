@@ -1,9 +1,9 @@
-import type { RiskView } from '../../src/modules/risks/schema';
-import type { AuditEntry } from '../../src/platform/audit';
-import type { HistoryView } from '../../src/platform/history';
-import { Flash } from '../components/flash';
-import { CsrfField } from '../components/form';
-import { DataTable, Text, When } from '../components/table';
+import type { RiskView } from '../schema';
+import type { AuditEntry } from '../../../platform/audit';
+import type { HistoryView } from '../../../platform/history';
+import { Flash } from '../../../../views/components/flash';
+import { CsrfField } from '../../../../views/components/form';
+import { DataTable, Text, When } from '../../../../views/components/table';
 import { ScoreBadge, STATUS_LABELS } from './parts';
 
 const DONE: Record<string, string> = { created: 'Risk created.', updated: 'Risk updated.' };

@@ -1,8 +1,8 @@
-import type { RiskScaleView } from '../../src/modules/risks/schema';
-import { Flash } from '../components/flash';
-import { CsrfField, Field, Select, type FieldErrors, type Option } from '../components/form';
-import type { CustomFieldFormValues, Definition } from '../../src/platform/custom-field-values';
-import { CustomFieldInputs } from '../customFields/inputs';
+import type { RiskScaleView } from '../schema';
+import { Flash } from '../../../../views/components/flash';
+import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../../views/components/form';
+import type { CustomFieldFormValues, Definition } from '../../../platform/custom-field-values';
+import { CustomFieldInputs } from '../../../../views/customFields/inputs';
 import { statusOptions } from './parts';
 
 /** What the form holds: every value as the browser sends it, so a refused form comes back exactly as typed. */

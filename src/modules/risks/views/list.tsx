@@ -1,9 +1,9 @@
-import type { RiskView } from '../../src/modules/risks/schema';
-import type { Page } from '../../src/platform/paging';
-import { Flash } from '../components/flash';
-import { Select, type Option } from '../components/form';
-import { Pager } from '../components/pager';
-import { DataTable, Text, When } from '../components/table';
+import type { RiskView } from '../schema';
+import type { Page } from '../../../platform/paging';
+import { Flash } from '../../../../views/components/flash';
+import { Select, type Option } from '../../../../views/components/form';
+import { Pager } from '../../../../views/components/pager';
+import { DataTable, Text, When } from '../../../../views/components/table';
 import { ScoreBadge, STATUS_LABELS, statusOptions } from './parts';
 
 /** The list's filter state; it lives in the URL so a filtered list can be bookmarked, shared and reloaded. */

@@ -2,8 +2,8 @@ import { levelOf, type Actor } from '../../../platform/permissions';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';
-import { SCIM_BASE_PATH } from '../scim/api';
-import type { ScimTokenView } from '../scim/service';
+import { SCIM_BASE_PATH } from './api';
+import type { ScimTokenView } from './service';
 
 const DONE: Record<string, string> = {
   on: 'Provisioning is on.',

@@ -1,5 +1,5 @@
-import type { Option } from '../components/form';
-import { Swatch } from '../components/table';
+import type { Option } from '../../../../views/components/form';
+import { Swatch } from '../../../../views/components/table';
 
 export interface Band {
   name: string;

@@ -1,0 +1,263 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import type { Db, DbOrTx } from '../../../../db/client';
+import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { groupMembers, groupRoles, groups, roles, settings, users } from '../../../../db/schema';
+import { appendAudit } from '../../../platform/audit';
+import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../../platform/errors';
+import { recordChange } from '../../../platform/history';
+import { queueMail } from '../../../platform/mail';
+import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
+import { signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
+import { administratorEmails } from '../service';
+import { discoverIssuer } from './oidc';
+import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
+
+export const OIDC_SETTINGS_KEY = 'signIn.oidc';
+export const SSO_ONLY_KEY = 'signIn.ssoOnly';
+
+export const LAST_BREAK_GLASS =
+  'At least one active break-glass administrator must remain while only single sign-on is allowed: mark another administrator as break-glass first, or allow password sign-in again.';
+export const SSO_ONLY_NEEDS_BREAK_GLASS =
+  'Only single sign-on can be required once at least one active administrator is marked break-glass (on their user page), so someone can still sign in if the identity provider is down.';
+export const SSO_ONLY_NEEDS_OIDC = 'Only single sign-on can be required once OpenID Connect sign-in is turned on and configured.';
+export const RESET_NEEDS_BREAK_GLASS =
+  'Only single sign-on is allowed: passwords, and so password reset links, are kept for break-glass administrators.';
+
+/** The stored OpenID Connect settings, the client secret included (never hand these to a page). */
+export async function oidcSettings(db: DbOrTx): Promise<StoredOidcSettings> {
+  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, OIDC_SETTINGS_KEY));
+  return { ...DEFAULT_OIDC_SETTINGS, ...((row?.value as Partial<StoredOidcSettings> | undefined) ?? {}) };
+}
+
+export async function ssoOnly(db: DbOrTx): Promise<boolean> {
+  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, SSO_ONLY_KEY));
+  return row?.value === true;
+}
+
+/** OpenID Connect sign-in is offered: turned on, with the provider found when the settings were saved. */
+export const oidcReady = (s: StoredOidcSettings): boolean =>
+  s.enabled && Boolean(s.issuer && s.clientId && s.clientSecret && s.metadata);
+
+/** Opening Settings › Sign-in needs settings:read; the secret is never part of what it shows. */
+export async function readSignInSettings(db: DbOrTx, actor: Actor): Promise<OidcSettingsView> {
+  requirePermission(actor, 'settings:read');
+  const [stored, only] = await Promise.all([oidcSettings(db), ssoOnly(db)]);
+  const { clientSecret, metadata: _metadata, ...rest } = stored;
+  return { ...rest, clientSecretSet: clientSecret !== '', ssoOnly: only };
+}
+
+function requireAdministrator(actor: Actor, what: string): void {
+  if (requirePermission(actor, 'settings:update') !== 'all') {
+    throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], `settings:update at level all needed to ${what}`), { actor });
+  }
+}
+
+const CLAIM_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** An issuer is an https URL; plain http only on this machine's loopback (a provider run locally or by the tests). */
+export function issuerProblem(issuer: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return 'must be a URL such as https://login.example.com/realms/staff';
+  }
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return null;
+  return 'must start with https:// (plain http only on a loopback address)';
+}
+
+/** Holds the Administrator role through one of their groups. */
+const administratorCondition = (userId: ReturnType<typeof sql>) => sql`exists (
+  select 1 from ${groupMembers} gm join ${groupRoles} gr on gr.group_id = gm.group_id join ${roles} r on r.id = gr.role_id
+  where gm.user_id = ${userId} and r.name = ${ADMINISTRATOR_ROLE})`;
+
+/** Active administrators marked break-glass: the people who may still sign in with a password when only SSO is allowed. */
+export async function countBreakGlassAdministrators(db: DbOrTx): Promise<number> {
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(users)
+    .where(and(eq(users.status, 'active'), eq(users.breakGlass, true), administratorCondition(sql`${users.id}`)));
+  return row.count;
+}
+
+/** Whether this user may sign in with a password (and get a reset link) while only single sign-on is allowed. */
+export async function isBreakGlassAdministrator(db: DbOrTx, userId: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users)
+    .where(and(eq(users.id, userId), eq(users.status, 'active'), eq(users.breakGlass, true), administratorCondition(sql`${users.id}`)));
+  return row !== undefined;
+}
+
+/**
+ * Called after a change that can take break-glass away (the flag, deactivation, leaving a group): while only single
+ * sign-on is allowed, at least one active break-glass administrator must remain, else the change is refused (409) and
+ * its transaction rolled back.
+ */
+export async function requireBreakGlassRemains(tx: DbOrTx): Promise<void> {
+  if (!(await ssoOnly(tx))) return;
+  if ((await countBreakGlassAdministrators(tx)) === 0) throw conflict(LAST_BREAK_GLASS);
+}
+
+/** Password reset links and their use: only break-glass administrators while only single sign-on is allowed (409). */
+export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promise<void> {
+  if (!(await ssoOnly(tx))) return;
+  if (!(await isBreakGlassAdministrator(tx, userId))) throw conflict(RESET_NEEDS_BREAK_GLASS);
+}
+
+/** Marks or unmarks an administrator as break-glass (settings:update at level all); audited with History. */
+export async function setBreakGlass(tx: DbOrTx, actor: Actor, userId: string, breakGlass: boolean): Promise<void> {
+  requireAdministrator(actor, 'mark break-glass administrators');
+  const [user] = await tx.select({ id: users.id, email: users.email, breakGlass: users.breakGlass }).from(users).where(eq(users.id, userId)).for('update');
+  if (!user) throw notFound(`User ${userId}`);
+  if (user.breakGlass === breakGlass) return;
+  if (breakGlass) {
+    const [admin] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), administratorCondition(sql`${users.id}`)));
+    if (!admin) throw conflict(`${user.email} is not an administrator: only members of a group holding the ${ADMINISTRATOR_ROLE} role can be break-glass administrators`);
+  }
+  await tx.update(users).set({ breakGlass, updatedAt: new Date() }).where(eq(users.id, userId));
+  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: { breakGlass: user.breakGlass }, after: { breakGlass } });
+  if (!breakGlass) await requireBreakGlassRemains(tx);
+}
+
+/** A save, checked and with the provider's metadata discovered, ready to be written in a transaction. */
+export interface PreparedSignInSettings {
+  oidc: StoredOidcSettings;
+  ssoOnly: boolean;
+}
+
+/**
+ * Checks the form and discovers the issuer, outside any transaction (it waits on the network). Needs settings:update
+ * at level all before anything else, so nobody else can make the service fetch a URL. A blank secret keeps the stored
+ * one; an issuer that cannot be discovered is refused with the reason.
+ */
+export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: OidcSettingsInput): Promise<PreparedSignInSettings> {
+  requireAdministrator(actor, 'change sign-in settings');
+  const before = await oidcSettings(db);
+  const oidc: StoredOidcSettings = {
+    enabled: input.enabled,
+    providerName: input.providerName.trim(),
+    issuer: input.issuer.trim().replace(/\/+$/, ''),
+    clientId: input.clientId.trim(),
+    clientSecret: input.clientSecret || before.clientSecret,
+    emailClaim: input.emailClaim.trim() || 'email',
+    jitEnabled: input.jitEnabled,
+    jitGroupId: input.jitGroupId.trim(),
+    metadata: null,
+    discoveredAt: null,
+  };
+  const problems: FieldProblem[] = [];
+  const needed = (field: keyof StoredOidcSettings, message: string) => {
+    if (oidc.enabled && !oidc[field]) problems.push({ field, message });
+  };
+  needed('providerName', 'is needed for the sign-in button');
+  needed('issuer', 'is needed to turn OpenID Connect sign-in on');
+  needed('clientId', 'is needed to turn OpenID Connect sign-in on');
+  needed('clientSecret', 'is needed to turn OpenID Connect sign-in on');
+  const issuerError = oidc.issuer ? issuerProblem(oidc.issuer) : null;
+  if (issuerError) problems.push({ field: 'issuer', message: issuerError });
+  if (!CLAIM_PATTERN.test(oidc.emailClaim)) problems.push({ field: 'emailClaim', message: 'must be a claim name (letters, digits, _ . : -)' });
+  if (oidc.jitEnabled && !oidc.jitGroupId) problems.push({ field: 'jitGroupId', message: 'choose the group new people join' });
+  if (oidc.jitGroupId) {
+    const [group] = /^[0-9a-f-]{36}$/i.test(oidc.jitGroupId)
+      ? await db.select({ id: groups.id }).from(groups).where(eq(groups.id, oidc.jitGroupId)) : [];
+    if (!group) problems.push({ field: 'jitGroupId', message: 'is not a group' });
+    else {
+      const [admin] = await db.select({ id: groupRoles.groupId }).from(groupRoles).innerJoin(roles, eq(roles.id, groupRoles.roleId))
+        .where(and(eq(groupRoles.groupId, oidc.jitGroupId), eq(roles.name, ADMINISTRATOR_ROLE)));
+      if (admin) problems.push({ field: 'jitGroupId', message: `holds the ${ADMINISTRATOR_ROLE} role: people created at sign-in must not become administrators` });
+    }
+  }
+  if (problems.length) throw invalid(problems);
+  if (oidc.issuer && oidc.clientId) {
+    try {
+      oidc.metadata = await discoverIssuer(oidc.issuer, oidc.clientId);
+      oidc.discoveredAt = new Date().toISOString();
+    } catch (error) {
+      throw invalid([{ field: 'issuer', message: error instanceof Error ? error.message : String(error) }]);
+    }
+  }
+  return { oidc, ssoOnly: input.ssoOnly };
+}
+
+const secretFingerprint = (secret: string) => (secret ? createHash('sha256').update(secret).digest('hex').slice(0, 12) : '');
+
+/**
+ * Writes prepared sign-in settings (settings:update at level all). "Only SSO sign-in" needs OpenID Connect on and an
+ * active break-glass administrator (409 otherwise). Audited without the secret (only whether it changed) and emailed to
+ * every administrator.
+ */
+export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: PreparedSignInSettings): Promise<void> {
+  requireAdministrator(actor, 'change sign-in settings');
+  if (actor.via === 'mcp') throw forbidden('assistants cannot change sign-in settings');
+  const { oidc } = prepared;
+  if (prepared.ssoOnly) {
+    if (!oidcReady(oidc)) throw conflict(SSO_ONLY_NEEDS_OIDC);
+    if ((await countBreakGlassAdministrators(tx)) === 0) throw conflict(SSO_ONLY_NEEDS_BREAK_GLASS);
+  }
+  const [before, beforeOnly] = await Promise.all([oidcSettings(tx), ssoOnly(tx)]);
+  for (const [key, value] of [[OIDC_SETTINGS_KEY, oidc], [SSO_ONLY_KEY, prepared.ssoOnly]] as const) {
+    await tx.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: new Date() } });
+  }
+  const shown = ['enabled', 'providerName', 'issuer', 'clientId', 'emailClaim', 'jitEnabled', 'jitGroupId'] as const;
+  const changes: Record<string, { before: unknown; after: unknown }> = {};
+  for (const key of shown) if (before[key] !== oidc[key]) changes[key] = { before: before[key], after: oidc[key] };
+  if (secretFingerprint(before.clientSecret) !== secretFingerprint(oidc.clientSecret)) changes.clientSecret = { before: before.clientSecret ? 'set' : 'none', after: 'replaced' };
+  if (beforeOnly !== prepared.ssoOnly) changes.ssoOnly = { before: beforeOnly, after: prepared.ssoOnly };
+  await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'setting', recordId: 'sign-in', details: { changes, discoveredAt: oidc.discoveredAt } }]);
+  const [jitGroup] = oidc.jitGroupId ? await tx.select({ name: groups.name }).from(groups).where(inArray(groups.id, [oidc.jitGroupId])) : [];
+  await queueMail(tx, {
+    kind: 'security-alert',
+    recipients: await administratorEmails(tx),
+    subject: 'Security alert: sign-in settings saved',
+    body: [
+      `The sign-in settings were saved by ${actor.email ?? actor.userId}.`,
+      '',
+      `OpenID Connect sign-in: ${oidc.enabled ? `on (${oidc.providerName}, issuer ${oidc.issuer}, client ${oidc.clientId}, e-mail claim ${oidc.emailClaim})` : 'off'}`,
+      `Create people at first sign-in: ${oidc.jitEnabled ? `on, into ${jitGroup?.name ?? oidc.jitGroupId}` : 'off'}`,
+      `Only SSO sign-in: ${prepared.ssoOnly ? 'on (password sign-in only for break-glass administrators)' : 'off'}`,
+      '',
+      `Changed: ${Object.keys(changes).join(', ') || 'nothing'}`,
+    ].join('\n'),
+  });
+}
+
+/* ---------- Password sign-in while only single sign-on is allowed ---------- */
+
+export const ssoOnlyPasswordMessage = (providerName: string) =>
+  `Only single sign-on is allowed here: use “Sign in with ${providerName || 'your identity provider'}”. Password sign-in is kept for break-glass administrators, and this e-mail and password are not one of theirs.`;
+
+/** Verified for people who may not use a password, so the refusal takes as long as a real check. */
+let decoyHash: Promise<string> | undefined;
+const decoy = () => (decoyHash ??= Bun.password.hash(createHash('sha256').update(String(Math.random())).digest('hex'), { algorithm: 'argon2id' }));
+
+/**
+ * The sign-in form's password sign-in. While only single sign-on is allowed, it is refused for everyone but active
+ * break-glass administrators: audited as `signin.failed` (reason `single sign-on only`), with one message whether the
+ * address is unknown, someone else's or a break-glass administrator's with a wrong password, so the answer does not
+ * tell who is break-glass. Break-glass administrators go through the usual checks (throttle included).
+ */
+export async function passwordSignIn(
+  db: Db, emailInput: string, password: string, ip: string, options: Parameters<typeof signIn>[4],
+): Promise<NewSession | SecondStep> {
+  if (!(await ssoOnly(db))) return signIn(db, emailInput, password, ip, options);
+  const message = ssoOnlyPasswordMessage((await oidcSettings(db)).providerName);
+  const email = emailInput.trim().toLowerCase();
+  const [user] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
+  if (!user || !(await isBreakGlassAdministrator(db, user.id))) {
+    await Bun.password.verify(password || 'x', await decoy());
+    const actor: Actor = { ...systemActor('screen'), userId: user?.id ?? null };
+    const event = {
+      module: 'security', action: 'signin.failed', recordType: user ? 'user' : null, recordId: user?.id ?? null,
+      details: { email, ip, reason: 'single sign-on only' },
+    };
+    if (options.refusals) await options.refusals.record(ip, actor, event);
+    else await db.transaction((tx) => appendAudit(tx, actor, [event]));
+    throw new AppError('UNAUTHORIZED', message);
+  }
+  try {
+    return await signIn(db, emailInput, password, ip, options);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'UNAUTHORIZED') throw new AppError('UNAUTHORIZED', message);
+    throw error;
+  }
+}
