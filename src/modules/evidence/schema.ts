@@ -162,3 +162,6 @@ export type UploadLinkInput = Static<typeof UploadLinkInput>;
 export const LinkParams = t.Object({ id: t.String({ format: 'uuid' }), recordType: stringEnum(LINKED_RECORD_TYPES), recordId: t.String({ format: 'uuid' }) });
 /** GET /evidence/verify/{runId}. */
 export const RunParams = t.Object({ runId: t.String({ format: 'uuid' }) });
+
+/** POST /api/upload/{secret}/files: the file's name. */
+export const UploadLinkFileQuery = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });

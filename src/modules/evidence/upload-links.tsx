@@ -1,4 +1,4 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { evidenceUploadLinks } from '../../../db/schema';
 import { sha256Hex } from '../../platform/canonical-json';
@@ -9,7 +9,7 @@ import { platformService, type AssistantTool } from '../../platform/module';
 import type { Actor } from '../../platform/permissions';
 import { attachStored, checkAttachTarget } from './assistant';
 import { fileNameProblem, storeFile } from './files';
-import { UPLOAD_LINK, UploadLinkInput } from './schema';
+import { UPLOAD_LINK, UploadLinkFileQuery, UploadLinkInput } from './schema';
 import { UploadPage } from './views';
 
 /**
@@ -97,7 +97,7 @@ export const uploadLinkRoutes = (ctx: AppContext) =>
       set.status = 201;
       return { data: result.file };
     }, {
-      parse: 'none', query: t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) }),
+      parse: 'none', query: UploadLinkFileQuery,
       detail: {
         tags: ['Evidence'], summary: 'Upload a file through an upload link an assistant asked for (the link’s secret is the credential)',
         description: `The body is the file (at most ${UPLOAD_LINK.fileBytes / 1024 / 1024} MB); 404 unknown link, 410 expired, 409 every file used.`,

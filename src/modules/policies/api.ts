@@ -6,8 +6,8 @@ import { getRecord } from '../../platform/records';
 import { batchOf, BatchResults } from '../../platform/batch';
 import { recordApi, recordBatchApi } from '../../platform/record-api';
 import {
-  PolicyApprovalCreate, PolicyApprovalView, PolicyBatchCreate, PolicyBatchUpdate, PolicyContent, PolicyCreate, PolicyListQuery, PolicyReviewCreate, PolicyReviews,
-  PolicySettings, PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
+  PolicyApprovalCreate, PolicyApprovalView, PolicyBatchCreate, PolicyBatchUpdate, PolicyContent, PolicyCreate, PolicyListQuery, PolicyPublishItem,
+  PolicyReviewCreate, PolicyReviews, PolicySettings, PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
 } from './schema';
 import {
   listPolicyApprovals, listPolicyVersions, policyKind, policyReviewSchedule, publishPolicies, publishPolicy, recordPolicyApproval,
@@ -23,7 +23,7 @@ export const policiesApi = (ctx: AppContext) =>
     .post('/batch/publish', async ({ actor, body }) => ({
       data: { results: await runWrite(ctx, (tx) => publishPolicies(tx, actor, body.items.map((item) => item.id))) },
     }), {
-      scope: 'policies:update', body: batchOf(t.Object({ id: t.String({ format: 'uuid' }) }, { additionalProperties: false }), 'Each a policy to publish.'),
+      scope: 'policies:update', body: batchOf(PolicyPublishItem, 'Each a policy to publish.'),
       response: BatchResults,
       detail: { tags, summary: 'Publish many policies in one transaction, each as POST /{id}/publish (the result id is the new version\'s)' },
     })

@@ -108,3 +108,6 @@ export const PolicySettings = t.Object({
   allowOutsideApprovals: t.Boolean({ description: 'Allow recording outside approvals (off by default)' }),
 }, { additionalProperties: false });
 export type PolicySettings = Static<typeof PolicySettings>;
+
+/** One item of POST /policies/batch/publish. */
+export const PolicyPublishItem = t.Object({ id: t.String({ format: 'uuid' }) }, { additionalProperties: false });
