@@ -3,8 +3,7 @@ import { t, type Static } from 'elysia';
 import { ANALYSIS_STATUSES, PackageInput, PackageItem } from '../../src/modules/compliance/schema';
 import { ControlCreate } from '../../src/modules/controls/schema';
 import { MAX_CONTENT_LENGTH, PolicyApprovalCreate, PolicyContent, PolicyCreate } from '../../src/modules/policies/schema';
-import { ClassificationInput, LevelRef, RiskCreate, RiskScale } from '../../src/modules/risks/schema';
-import { TreatmentCreate } from '../../src/modules/risks/treatments-api';
+import { ClassificationInput, LevelRef, RiskCreate, RiskScale, TreatmentCreate } from '../../src/modules/risks/schema';
 import { IsoDate } from '../../src/platform/record-schema';
 import { stringEnum } from '../../src/platform/schema-helpers';
 

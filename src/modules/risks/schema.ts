@@ -2,6 +2,7 @@ import { t, type Static } from 'elysia';
 import { CustomFieldsInput, CustomFieldsView } from '../../platform/custom-field-values';
 import { listQuery } from '../../platform/paging';
 import { stringEnum } from '../../platform/schema-helpers';
+import { IsoDate, NullableDate } from '../../platform/record-schema';
 
 export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
 export const RiskStatus = stringEnum(RISK_STATUSES);
@@ -131,3 +132,65 @@ export const RiskScaleView = t.Object({
   bands: t.Array(t.Object({ name: t.String(), minScore: t.Integer(), maxScore: t.Integer(), color: t.String() })),
 });
 export type RiskScaleView = Static<typeof RiskScaleView>;
+
+/* ---------- Treatments and reviews ---------- */
+
+export const TREATMENT_TYPES = ['mitigate', 'accept', 'transfer', 'avoid'] as const;
+export const TREATMENT_STATUSES = ['planned', 'implemented'] as const;
+export const REVIEW_OUTCOMES = ['no_change', 'changed', 'escalated'] as const;
+
+export const TreatmentCreate = t.Object({
+  type: stringEnum(TREATMENT_TYPES),
+  status: t.Optional(stringEnum(TREATMENT_STATUSES, { description: 'Blank gives planned' })),
+  title: t.String({ minLength: 1, maxLength: 300 }),
+  description: t.Optional(t.String({ maxLength: 100_000 })),
+  dueOn: t.Optional(NullableDate),
+  residualLikelihood: t.Optional(t.Union([LevelRef, t.Null()], { description: 'Mitigate only; never above the risk\'s inherent likelihood' })),
+  residualImpact: t.Optional(t.Union([LevelRef, t.Null()], { description: 'Mitigate only; never above the risk\'s inherent impact' })),
+  controlIds: t.Optional(t.Array(Uuid, {
+    maxItems: 500, description: 'Mitigate only. Replaces the links to controls you can read (needs controls:read on each)',
+  })),
+}, { additionalProperties: false });
+export type TreatmentCreate = Static<typeof TreatmentCreate>;
+export const TreatmentUpdate = t.Partial(TreatmentCreate, { additionalProperties: false, minProperties: 1 });
+export type TreatmentUpdate = Static<typeof TreatmentUpdate>;
+
+export const TreatmentView = t.Object({
+  id: t.String(),
+  riskId: t.String(),
+  type: stringEnum(TREATMENT_TYPES),
+  status: stringEnum(TREATMENT_STATUSES),
+  title: t.String(),
+  description: t.String(),
+  dueOn: t.Union([t.String(), t.Null()]),
+  residualLikelihood: t.Union([Level, t.Null()]),
+  residualImpact: t.Union([Level, t.Null()]),
+  controls: t.Array(t.Object({ id: t.String(), name: t.String() }), { description: 'Linked controls you can read' }),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+});
+export type TreatmentView = Static<typeof TreatmentView>;
+
+export const ReviewCreate = t.Object({
+  reviewedOn: IsoDate,
+  outcome: stringEnum(REVIEW_OUTCOMES),
+  notes: t.Optional(t.String({ maxLength: 100_000 })),
+  reviewerId: t.Optional(t.Union([Uuid, t.Null()], { description: 'An active user; defaults to you' })),
+}, { additionalProperties: false });
+export type ReviewCreate = Static<typeof ReviewCreate>;
+
+export const RiskReviews = t.Object({
+  frequencyMonths: t.Integer(),
+  lastReviewedOn: t.Union([t.String(), t.Null()]),
+  nextReviewDue: t.String({ description: 'Last review plus the review frequency; the creation date plus the frequency when never reviewed' }),
+  overdue: t.Boolean(),
+  reviews: t.Array(t.Object({
+    id: t.String(),
+    reviewer: t.Union([t.Object({ id: t.String(), name: t.String(), email: t.String() }), t.Null()]),
+    reviewedOn: t.String(),
+    outcome: stringEnum(REVIEW_OUTCOMES),
+    notes: t.String(),
+    createdAt: t.String(),
+  })),
+});
+export type RiskReviews = Static<typeof RiskReviews>;

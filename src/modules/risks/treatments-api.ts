@@ -6,71 +6,11 @@ import { PageQuery, pageEnvelope } from '../../platform/paging';
 import { Created, Data, deletedResponses, HistoryList } from '../../platform/envelopes';
 import { IsoDate, NullableDate, Uuid } from '../../platform/record-schema';
 import { stringEnum } from '../../platform/schema-helpers';
-import { LevelRef } from './schema';
+import { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
 import {
   createTreatment, createTreatments, deleteTreatment, listAllTreatments, listTreatments, recordRiskReview, riskReviews, treatmentHistory, updateTreatment,
 } from './treatments-service';
 
-export const TREATMENT_TYPES = ['mitigate', 'accept', 'transfer', 'avoid'] as const;
-export const TREATMENT_STATUSES = ['planned', 'implemented'] as const;
-export const REVIEW_OUTCOMES = ['no_change', 'changed', 'escalated'] as const;
-
-export const TreatmentCreate = t.Object({
-  type: stringEnum(TREATMENT_TYPES),
-  status: t.Optional(stringEnum(TREATMENT_STATUSES, { description: 'Blank gives planned' })),
-  title: t.String({ minLength: 1, maxLength: 300 }),
-  description: t.Optional(t.String({ maxLength: 100_000 })),
-  dueOn: t.Optional(NullableDate),
-  residualLikelihood: t.Optional(t.Union([LevelRef, t.Null()], { description: 'Mitigate only; never above the risk\'s inherent likelihood' })),
-  residualImpact: t.Optional(t.Union([LevelRef, t.Null()], { description: 'Mitigate only; never above the risk\'s inherent impact' })),
-  controlIds: t.Optional(t.Array(Uuid, {
-    maxItems: 500, description: 'Mitigate only. Replaces the links to controls you can read (needs controls:read on each)',
-  })),
-}, { additionalProperties: false });
-export type TreatmentCreate = Static<typeof TreatmentCreate>;
-export const TreatmentUpdate = t.Partial(TreatmentCreate, { additionalProperties: false, minProperties: 1 });
-export type TreatmentUpdate = Static<typeof TreatmentUpdate>;
-
-const Level = t.Object({ value: t.Integer(), name: t.String() });
-export const TreatmentView = t.Object({
-  id: t.String(),
-  riskId: t.String(),
-  type: stringEnum(TREATMENT_TYPES),
-  status: stringEnum(TREATMENT_STATUSES),
-  title: t.String(),
-  description: t.String(),
-  dueOn: t.Union([t.String(), t.Null()]),
-  residualLikelihood: t.Union([Level, t.Null()]),
-  residualImpact: t.Union([Level, t.Null()]),
-  controls: t.Array(t.Object({ id: t.String(), name: t.String() }), { description: 'Linked controls you can read' }),
-  createdAt: t.String(),
-  updatedAt: t.String(),
-});
-export type TreatmentView = Static<typeof TreatmentView>;
-
-export const ReviewCreate = t.Object({
-  reviewedOn: IsoDate,
-  outcome: stringEnum(REVIEW_OUTCOMES),
-  notes: t.Optional(t.String({ maxLength: 100_000 })),
-  reviewerId: t.Optional(t.Union([Uuid, t.Null()], { description: 'An active user; defaults to you' })),
-}, { additionalProperties: false });
-export type ReviewCreate = Static<typeof ReviewCreate>;
-
-export const RiskReviews = t.Object({
-  frequencyMonths: t.Integer(),
-  lastReviewedOn: t.Union([t.String(), t.Null()]),
-  nextReviewDue: t.String({ description: 'Last review plus the review frequency; the creation date plus the frequency when never reviewed' }),
-  overdue: t.Boolean(),
-  reviews: t.Array(t.Object({
-    id: t.String(),
-    reviewer: t.Union([t.Object({ id: t.String(), name: t.String(), email: t.String() }), t.Null()]),
-    reviewedOn: t.String(),
-    outcome: stringEnum(REVIEW_OUTCOMES),
-    notes: t.String(),
-    createdAt: t.String(),
-  })),
-});
-export type RiskReviews = Static<typeof RiskReviews>;
 
 const RiskParam = t.Object({ id: Uuid });
 const TreatmentParam = t.Object({ id: Uuid, treatmentId: Uuid });

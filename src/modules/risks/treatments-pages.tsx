@@ -12,11 +12,12 @@ import { controlKind } from '../controls/service';
 import { riskParent } from '../exceptions/parents';
 import type { ExceptionView } from '../exceptions/schema';
 import { createException, listExceptions } from '../exceptions/service';
-import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry } from '../exceptions/view';
+import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry } from '../exceptions/views';
 import type { RiskScaleView, RiskView } from './schema';
 import { getRisk } from './service';
 import { getRiskScale } from './settings-service';
-import { REVIEW_OUTCOMES, riskTreatmentsApi, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentView } from './treatments-api';
+import { riskTreatmentsApi } from './treatments-api';
+import { REVIEW_OUTCOMES, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentView } from './schema';
 import { createTreatment, deleteTreatment, listTreatments, recordRiskReview, riskReviews, updateTreatment } from './treatments-service';
 
 type Body = unknown;

@@ -13,7 +13,7 @@ import { canTouch, requireOnRecord, type Actor, type Permission } from '../../pl
 import { readableLinked, requireLinked, unreadableLink } from '../../platform/links';
 import { addMonths, controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
-import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './treatments-api';
+import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
 import { isRealDate } from '../../platform/dates';
 
 /**
