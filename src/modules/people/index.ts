@@ -6,12 +6,13 @@ import { scimApi } from './scim/api';
 import { provisioningPages } from './scim/pages';
 import { twoFactorPages } from './two-factor/pages';
 import { signInPages } from './sign-in/pages';
+import { ldapPages } from './sign-in/ldap-pages';
 
-/** People: users, groups, roles, sessions, the signed-in user's password and second factor, and SCIM provisioning. */
+/** People: users, groups, roles, sessions, the signed-in user's password and second factor, SCIM provisioning and directory (LDAP) sign-in. */
 export const manifest = defineModule({
   name: 'people',
   permissions: 'settings',
-  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx), signInPages(ctx)],
+  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx), signInPages(ctx), ldapPages(ctx)],
   services: {
     async screenActor(db, userId) {
       const user = await loadUserRights(db, userId);
@@ -26,5 +27,6 @@ export const manifest = defineModule({
     { group: 'Settings', key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
     { group: 'Settings', key: 'sign-in', href: '/settings/sign-in', label: 'Sign-in', needs: 'settings:read' },
     { group: 'Settings', key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
+    { group: 'Settings', key: 'ldap', href: '/settings/sign-in/ldap', label: 'Directory (LDAP)', needs: 'settings:read' },
   ],
 });

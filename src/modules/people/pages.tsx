@@ -5,7 +5,6 @@ import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/
 import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
 import { resolveSession, sessionIdOf, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
-import { passwordSignIn } from './sign-in/settings-service';
 import { ssoSignInOption } from './sign-in/pages';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
@@ -16,6 +15,7 @@ import {
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
+import { signInWithPasswordOrDirectory } from './sign-in/ldap';
 import { twoFactorAfterPassword } from './two-factor/gate';
 import { signInPage, ResetPasswordForm, resetLinkGone, PasswordContent } from './views/accounts';
 
@@ -78,7 +78,7 @@ export const peoplePages = (ctx: AppContext) =>
       const next = safeNext(formText(body, 'next'));
       const ip = clientAddress(request, server, ctx.config);
       try {
-        const session = await passwordSignIn(ctx.db, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx), afterPassword: twoFactorAfterPassword(ctx, cookie, next) });
+        const session = await signInWithPasswordOrDirectory(ctx, email, formText(body, 'password'), ip, { sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours, refusals: refusalLimiter(ctx), afterPassword: twoFactorAfterPassword(ctx, cookie, next) });
         if ('continueAt' in session) return redirect(session.continueAt, 303);
         setSessionCookie(ctx.config, cookie, session.secret, session.expiresAt);
         return redirect(next, 303);

@@ -1,0 +1,488 @@
+/**
+ * Sign-in against an LDAP directory (docs/people.md, LDAP): the settings (Settings › Directory (LDAP)), the test of
+ * the connection, and the sign-in itself. A person the directory knows is found with the service account and the
+ * configured filter, then proven by a bind as their own entry with the typed password; here they are created (when
+ * just-in-time creation is on), kept in step with the mapped groups, and go through the same second step, throttle and
+ * session as password sign-in.
+ */
+import { X509Certificate } from 'node:crypto';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { t, type Static } from 'elysia';
+import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
+import type { ConnectionOptions } from 'node:tls';
+import type { DbOrTx } from '../../../../db/client';
+import { groupMembers, groups, loginAttempts, settings, users } from '../../../../db/schema';
+import type { Config } from '../../../config';
+import { appendAudit } from '../../../platform/audit';
+import type { AppContext } from '../../../platform/context';
+import { AppError, forbidden, invalid, type FieldProblem } from '../../../platform/errors';
+import { queueMail } from '../../../platform/mail';
+import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
+import type { RefusalLimiter } from '../../../platform/refusals';
+import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
+import {
+  openSession, reserveAttempt, THROTTLED_MESSAGE, WRONG_CREDENTIALS,
+  type AfterPassword, type NewSession, type PasswordChecked, type SecondStep,
+} from '../../../platform/sessions';
+import { addGroupMember, administratorEmails, createUser, removeGroupMember, updateUser } from '../service';
+import { passwordSignIn, ssoOnly } from './settings-service';
+
+export const LDAP_SETTING = 'signIn.ldap';
+const SEAL_PURPOSE = 'settings:signIn.ldap:bindPassword';
+export const LOGIN_PLACEHOLDER = '{login}';
+
+export const DIRECTORY_UNREACHABLE = 'The directory could not be reached; try again later or ask an administrator.';
+export const NO_ACCOUNT_HERE = 'The directory accepted your password, but you have no account here. Ask an administrator to add you.';
+
+/* ---------- Settings ---------- */
+
+export const GroupMapping = t.Object({
+  directoryGroupDn: t.String({ minLength: 1, maxLength: 1000, description: 'DN of the group in the directory' }),
+  groupId: t.String({ format: 'uuid', description: 'The group here its members are put in' }),
+}, { additionalProperties: false });
+
+/** Settings › Directory (LDAP), kept as one value in the settings table (the service account's password apart). */
+export const LdapSettings = t.Object({
+  enabled: t.Boolean({ description: 'Sign in people without a password here against the directory' }),
+  url: t.String({ maxLength: 500, description: 'ldap://host[:port] or ldaps://host[:port]' }),
+  startTls: t.Boolean({ description: 'Upgrade an ldap:// connection with StartTLS before any password is sent' }),
+  caCertificate: t.String({ maxLength: 20_000, description: 'PEM of the certificate authority to trust for ldaps:// and StartTLS; blank trusts the system ones' }),
+  bindDn: t.String({ maxLength: 1000, description: 'DN of the service account that searches for people' }),
+  baseDn: t.String({ maxLength: 1000, description: 'Where people are searched for (subtree)' }),
+  userFilter: t.String({ maxLength: 1000, description: 'LDAP filter finding one person; {login} stands for the typed e-mail, escaped (RFC 4515)' }),
+  emailAttribute: t.String({ maxLength: 100, description: 'Attribute holding the e-mail address' }),
+  nameAttribute: t.String({ maxLength: 100, description: 'Attribute holding the display name' }),
+  groupMappings: t.Array(GroupMapping, { maxItems: 50, description: 'Directory group → group here; memberships of these groups follow the directory' }),
+  createUsers: t.Boolean({ description: 'Create an account here on the first sign-in of a person the filter finds' }),
+  timeoutSeconds: t.Integer({ minimum: 1, maximum: 60, description: 'Seconds to wait for the directory' }),
+}, { additionalProperties: false });
+export type LdapSettings = Static<typeof LdapSettings>;
+export type GroupMapping = Static<typeof GroupMapping>;
+
+/** What Save and Test connection receive: the settings and a new password, blank to keep the stored one. */
+export type LdapSettingsInput = LdapSettings & { bindPassword: string };
+
+/** What the page shows: never the password, only whether one is stored. */
+export type LdapSettingsView = LdapSettings & { hasBindPassword: boolean };
+
+export const DEFAULT_LDAP_SETTINGS: LdapSettings = {
+  enabled: false, url: '', startTls: false, caCertificate: '', bindDn: '', baseDn: '',
+  userFilter: '(&(objectClass=inetOrgPerson)(mail={login}))', emailAttribute: 'mail', nameAttribute: 'cn',
+  groupMappings: [], createUsers: false, timeoutSeconds: 5,
+};
+
+type Stored = LdapSettings & { bindPasswordSealed: string | null };
+
+async function storedSettings(db: DbOrTx): Promise<Stored> {
+  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, LDAP_SETTING));
+  return { ...DEFAULT_LDAP_SETTINGS, bindPasswordSealed: null, ...((row?.value as Partial<Stored> | undefined) ?? {}) };
+}
+
+const viewOf = ({ bindPasswordSealed, ...rest }: Stored): LdapSettingsView => ({ ...rest, hasBindPassword: bindPasswordSealed !== null });
+
+/** Opening the page needs settings:read. */
+export async function readLdapSettings(db: DbOrTx, actor: Actor): Promise<LdapSettingsView> {
+  requirePermission(actor, 'settings:read');
+  return viewOf(await storedSettings(db));
+}
+
+/** Who may sign in is an administrator's decision: saving and testing need settings:update at level all. */
+function requireSignInAdmin(actor: Actor): void {
+  if (requirePermission(actor, 'settings:update') !== 'all') {
+    throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], 'settings:update at level all needed for directory sign-in'), { actor });
+  }
+  if (actor.via === 'mcp') throw forbidden('assistants cannot change sign-in settings');
+}
+
+const ATTRIBUTE = /^([A-Za-z][A-Za-z0-9-]*|\d+(\.\d+)+)$/;
+const looksLikeDn = (value: string) => /^[^=,]+=[^,]/.test(value.trim());
+
+function urlProblem(url: string, startTls: boolean): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return 'must be an address such as ldaps://directory.example.com or ldap://directory.example.com:389';
+  }
+  if (parsed.protocol !== 'ldap:' && parsed.protocol !== 'ldaps:') return 'must start with ldap:// or ldaps://';
+  if (!parsed.hostname) return 'must name the directory host';
+  if ((parsed.pathname && parsed.pathname !== '/') || parsed.search || parsed.hash || parsed.username) return 'must hold only ldap(s)://host and an optional port';
+  if (startTls && parsed.protocol === 'ldaps:') return 'StartTLS is for ldap:// addresses; ldaps:// is encrypted already';
+  return null;
+}
+
+/** Every problem with the settings at once, so the form can mark each field. */
+function settingsProblems(s: LdapSettings, hasPassword: boolean, groupIdsHere: ReadonlySet<string>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const needed = (field: string, value: string, what: string) => {
+    if (s.enabled && !value.trim()) problems.push({ field, message: `is needed to sign in through the directory (${what})` });
+  };
+  needed('url', s.url, 'where the directory is');
+  if (s.url.trim()) {
+    const problem = urlProblem(s.url, s.startTls);
+    if (problem) problems.push({ field: 'url', message: problem });
+  }
+  if (s.caCertificate.trim()) {
+    try {
+      new X509Certificate(s.caCertificate.trim());
+    } catch {
+      problems.push({ field: 'caCertificate', message: 'must be a certificate in PEM form (-----BEGIN CERTIFICATE----- …)' });
+    }
+  }
+  needed('bindDn', s.bindDn, 'the service account that searches');
+  if (s.bindDn.trim() && !looksLikeDn(s.bindDn)) problems.push({ field: 'bindDn', message: 'must be a DN such as cn=grc-reader,dc=example,dc=com' });
+  if (s.enabled && !hasPassword) problems.push({ field: 'bindPassword', message: 'is needed: the service account never binds without a password' });
+  needed('baseDn', s.baseDn, 'where people are searched for');
+  if (s.baseDn.trim() && !looksLikeDn(s.baseDn)) problems.push({ field: 'baseDn', message: 'must be a DN such as ou=people,dc=example,dc=com' });
+  if (!s.userFilter.includes(LOGIN_PLACEHOLDER)) {
+    problems.push({ field: 'userFilter', message: `must contain ${LOGIN_PLACEHOLDER}, which stands for the typed e-mail` });
+  } else {
+    try {
+      FilterParser.parseString(userFilterFor(s.userFilter, 'someone@example.com'));
+    } catch {
+      problems.push({ field: 'userFilter', message: 'is not an LDAP filter (RFC 4515), for example (&(objectClass=inetOrgPerson)(mail={login}))' });
+    }
+  }
+  if (!ATTRIBUTE.test(s.emailAttribute)) problems.push({ field: 'emailAttribute', message: 'must be an attribute name such as mail' });
+  if (!ATTRIBUTE.test(s.nameAttribute)) problems.push({ field: 'nameAttribute', message: 'must be an attribute name such as cn or displayName' });
+  s.groupMappings.forEach((m, i) => {
+    if (!looksLikeDn(m.directoryGroupDn)) problems.push({ field: `groupMappings.${i}`, message: 'the directory group must be a DN such as cn=auditors,ou=groups,dc=example,dc=com' });
+    else if (!groupIdsHere.has(m.groupId)) problems.push({ field: `groupMappings.${i}`, message: 'choose the group here its members go in' });
+  });
+  if (!Number.isInteger(s.timeoutSeconds) || s.timeoutSeconds < 1 || s.timeoutSeconds > 60) {
+    problems.push({ field: 'timeoutSeconds', message: 'must be a whole number of seconds from 1 to 60' });
+  }
+  return problems;
+}
+
+function trimmed(s: LdapSettings): LdapSettings {
+  return {
+    ...s, url: s.url.trim(), caCertificate: s.caCertificate.trim(), bindDn: s.bindDn.trim(), baseDn: s.baseDn.trim(),
+    userFilter: s.userFilter.trim(), emailAttribute: s.emailAttribute.trim(), nameAttribute: s.nameAttribute.trim(),
+    groupMappings: s.groupMappings.map((m) => ({ directoryGroupDn: m.directoryGroupDn.trim(), groupId: m.groupId })),
+  };
+}
+
+async function existingGroupIds(db: DbOrTx, mappings: GroupMapping[]): Promise<Set<string>> {
+  const ids = [...new Set(mappings.map((m) => m.groupId))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  if (!ids.length) return new Set();
+  return new Set((await db.select({ id: groups.id }).from(groups).where(inArray(groups.id, ids))).map((g) => g.id));
+}
+
+/**
+ * Saves the settings (settings:update at level all). A blank password keeps the stored one; a new one is sealed with
+ * ENCRYPTION_KEY. Audited (the password only as "changed") and mailed to every administrator as a security alert.
+ */
+export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Config, 'ENCRYPTION_KEY'>, input: LdapSettingsInput): Promise<LdapSettingsView> {
+  requireSignInAdmin(actor);
+  const { bindPassword, ...rest } = input;
+  const next = trimmed(rest);
+  const before = await storedSettings(tx);
+  const problems = settingsProblems(next, bindPassword !== '' || before.bindPasswordSealed !== null, await existingGroupIds(tx, next.groupMappings));
+  if (problems.length) throw invalid(problems);
+  const after: Stored = { ...next, bindPasswordSealed: bindPassword !== '' ? sealSecret(config, SEAL_PURPOSE, bindPassword) : before.bindPasswordSealed };
+  await tx.insert(settings).values({ key: LDAP_SETTING, value: after })
+    .onConflictDoUpdate({ target: settings.key, set: { value: after, updatedAt: new Date() } });
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(next) as (keyof LdapSettings)[]) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(next[key])) changes[key] = { before: before[key], after: next[key] };
+  }
+  if (bindPassword !== '') changes.bindPassword = 'changed';
+  await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'setting', recordId: LDAP_SETTING, details: { changes } }]);
+  await queueMail(tx, {
+    kind: 'security-alert',
+    recipients: await administratorEmails(tx),
+    subject: 'Security alert: directory (LDAP) sign-in settings saved',
+    body: [
+      `The directory (LDAP) sign-in settings were saved by ${actor.email ?? actor.userId ?? 'the system'}.`,
+      '',
+      `Sign-in through the directory: ${after.enabled ? 'on' : 'off'}`,
+      `Directory: ${after.url || '(none)'}${after.startTls ? ' with StartTLS' : ''}`,
+      `Just-in-time creation of accounts: ${after.createUsers ? 'on' : 'off'}`,
+      `Mapped groups: ${after.groupMappings.length}`,
+      '',
+      `Changed: ${Object.keys(changes).join(', ') || 'nothing'}`,
+    ].join('\n'),
+  });
+  return viewOf(after);
+}
+
+/* ---------- Talking to the directory ---------- */
+
+/** The directory did not answer as a directory should (down, timed out, TLS refused, the service account refused). */
+export class DirectoryUnavailable extends Error {}
+
+/** The typed login put into the filter, escaped per RFC 4515 so it can only ever be a value (no `*`, `(`, `)`, `\`, NUL). */
+export const userFilterFor = (filter: string, login: string) => filter.split(LOGIN_PLACEHOLDER).join(Filter.escape(login));
+
+interface Connection {
+  settings: LdapSettings;
+  bindPassword: string;
+}
+
+function tlsOptions(s: LdapSettings): ConnectionOptions {
+  const host = new URL(s.url).hostname;
+  return { minVersion: 'TLSv1.2', servername: host, ...(s.caCertificate ? { ca: [s.caCertificate] } : {}) };
+}
+
+/** Why the directory could not be used, in words an administrator can act on. */
+function unavailableReason(error: unknown, s: LdapSettings): string {
+  if (error instanceof DirectoryUnavailable) return error.message;
+  if (error instanceof InvalidCredentialsError) return 'the directory refused the service account (check the bind DN and password)';
+  if (error instanceof NoSuchObjectError) return `the base DN ${s.baseDn} does not exist in the directory`;
+  if (error instanceof ResultCodeError) return `the directory answered: ${error.message} (result code ${error.code})`;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ECONNREFUSED') return `nothing answers at ${s.url} (connection refused)`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host in ${s.url} is not known`;
+  if (/time(d)? ?out/i.test(message)) return `no answer from ${s.url} within ${s.timeoutSeconds} seconds`;
+  return `${s.url}: ${message}`;
+}
+
+/** A connection, encrypted by StartTLS when asked, not yet bound. Closed by the caller. */
+async function connect(s: LdapSettings): Promise<Client> {
+  const ms = s.timeoutSeconds * 1000;
+  const client = new Client({ url: s.url, timeout: ms, connectTimeout: ms, ...(s.url.startsWith('ldaps:') ? { tlsOptions: tlsOptions(s) } : {}) });
+  if (s.startTls) await client.startTLS(tlsOptions(s));
+  return client;
+}
+
+async function close(client: Client): Promise<void> {
+  await client.unbind().catch(() => {});
+}
+
+/** Runs `work` with a connection bound as the service account; any failure of the directory is DirectoryUnavailable. */
+async function asServiceAccount<T>(c: Connection, work: (client: Client) => Promise<T>): Promise<T> {
+  if (!c.bindPassword) throw new DirectoryUnavailable('no service account password is stored');
+  let client: Client | undefined;
+  try {
+    client = await connect(c.settings);
+    await client.bind(c.settings.bindDn, c.bindPassword);
+    return await work(client);
+  } catch (error) {
+    throw new DirectoryUnavailable(unavailableReason(error, c.settings));
+  } finally {
+    if (client) await close(client);
+  }
+}
+
+const firstValue = (entry: Entry, attribute: string): string => {
+  const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
+  const value = key ? entry[key] : undefined;
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first.trim() : Buffer.isBuffer(first) ? first.toString('utf8').trim() : '';
+};
+
+const allValues = (entry: Entry, attribute: string): string[] => {
+  const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
+  const value = key ? entry[key] : undefined;
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
+};
+
+/** DNs compared the way people write them: case and spaces around separators do not matter. */
+const sameDn = (a: string, b: string) => a.replace(/\s*([,=+])\s*/g, '$1').toLowerCase() === b.replace(/\s*([,=+])\s*/g, '$1').toLowerCase();
+
+async function connectionFor(config: Pick<Config, 'ENCRYPTION_KEY'>, s: Stored): Promise<Connection> {
+  const { bindPasswordSealed, ...rest } = s;
+  return { settings: rest, bindPassword: bindPasswordSealed ? openSecret(config, SEAL_PURPOSE, bindPasswordSealed, 'directory service account password') : '' };
+}
+
+export type ConnectionTest = { ok: true; entries: number; more: boolean } | { ok: false; reason: string };
+
+const COUNT_LIMIT = 1000;
+
+/**
+ * Test connection (settings:update at level all): binds as the service account with the values on the form (a blank
+ * password means the stored one) and counts the entries the filter finds under the base DN with any login.
+ */
+export async function testLdapConnection(db: DbOrTx, actor: Actor, config: Pick<Config, 'ENCRYPTION_KEY'>, input: LdapSettingsInput): Promise<ConnectionTest> {
+  requireSignInAdmin(actor);
+  const { bindPassword, ...rest } = input;
+  const s = trimmed(rest);
+  const stored = await storedSettings(db);
+  const problems = settingsProblems({ ...s, enabled: true, groupMappings: [] }, bindPassword !== '' || stored.bindPasswordSealed !== null, new Set());
+  if (problems.length) throw invalid(problems);
+  const password = bindPassword !== '' ? bindPassword : (await connectionFor(config, stored)).bindPassword;
+  try {
+    return await asServiceAccount({ settings: s, bindPassword: password }, async (client) => {
+      // Any login: the placeholder becomes a wildcard, so (mail={login}) counts every entry with an e-mail.
+      const filter = s.userFilter.split(LOGIN_PLACEHOLDER).join('*');
+      try {
+        const { searchEntries } = await client.search(s.baseDn, { scope: 'sub', filter, attributes: ['1.1'], sizeLimit: COUNT_LIMIT });
+        return { ok: true as const, entries: searchEntries.length, more: false };
+      } catch (error) {
+        if (error instanceof SizeLimitExceededError) return { ok: true as const, entries: COUNT_LIMIT, more: true };
+        throw error;
+      }
+    });
+  } catch (error) {
+    if (error instanceof DirectoryUnavailable) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+interface DirectoryPerson {
+  dn: string;
+  email: string;
+  name: string;
+  /** The mapped directory groups this person is a member of. */
+  memberOf: GroupMapping[];
+}
+
+type Lookup = { found: DirectoryPerson } | { refused: string };
+
+/**
+ * Finds the person with the service account, proves the password with a bind as their own entry on a connection of
+ * its own, and then reads which mapped groups hold them. Throws DirectoryUnavailable when the directory fails.
+ */
+async function checkWithDirectory(c: Connection, login: string, password: string): Promise<Lookup> {
+  const s = c.settings;
+  return asServiceAccount(c, async (service) => {
+    let entries: Entry[];
+    try {
+      entries = (await service.search(s.baseDn, {
+        scope: 'sub', filter: userFilterFor(s.userFilter, login), attributes: [s.emailAttribute, s.nameAttribute, 'memberOf'], sizeLimit: 2,
+      })).searchEntries;
+    } catch (error) {
+      if (error instanceof SizeLimitExceededError) return { refused: 'the directory filter matched more than one entry' };
+      throw error;
+    }
+    if (entries.length === 0) return { refused: 'not found in the directory' };
+    if (entries.length > 1) return { refused: 'the directory filter matched more than one entry' };
+    const [entry] = entries;
+
+    const user = await connect(s);
+    try {
+      await user.bind(entry.dn, password);
+    } catch (error) {
+      if (error instanceof InvalidCredentialsError) return { refused: 'wrong password' };
+      // Locked, expired or otherwise refused by the directory's own policy: a refusal, not an outage.
+      if (error instanceof ResultCodeError) return { refused: `the directory refused the bind: ${error.message}` };
+      throw error;
+    } finally {
+      await close(user);
+    }
+
+    const email = firstValue(entry, s.emailAttribute);
+    if (!email) return { refused: `the directory entry has no ${s.emailAttribute}` };
+    const listed = allValues(entry, 'memberOf');
+    const memberOf: GroupMapping[] = [];
+    for (const mapping of s.groupMappings) {
+      if (listed.some((dn) => sameDn(dn, mapping.directoryGroupDn)) || await holds(service, mapping.directoryGroupDn, entry.dn)) memberOf.push(mapping);
+    }
+    return { found: { dn: entry.dn, email, name: firstValue(entry, s.nameAttribute) || email, memberOf } };
+  });
+}
+
+/** Whether a group entry (groupOfNames or groupOfUniqueNames) lists `memberDn`; the directory does the DN matching. */
+async function holds(client: Client, groupDn: string, memberDn: string): Promise<boolean> {
+  const escaped = Filter.escape(memberDn);
+  try {
+    const { searchEntries } = await client.search(groupDn, { scope: 'base', filter: `(|(member=${escaped})(uniqueMember=${escaped}))`, attributes: ['1.1'] });
+    return searchEntries.length > 0;
+  } catch (error) {
+    // A mapped group since removed from the directory holds nobody.
+    if (error instanceof NoSuchObjectError) return false;
+    throw error;
+  }
+}
+
+/* ---------- Sign-in ---------- */
+
+export interface SignInOptions {
+  sessionHours: number;
+  refusals: Pick<RefusalLimiter, 'record'>;
+  afterPassword: AfterPassword;
+}
+
+/**
+ * The sign-in form's one door: password sign-in for a person with a password here (or while directory sign-in is
+ * off), otherwise sign-in against the directory. Both pass the same throttle, the same second step and openSession.
+ * While only single sign-on is allowed (docs/sign-in.md) the directory is not asked: a directory password is a
+ * password, so everyone but break-glass administrators is refused by password sign-in's own rule.
+ */
+export async function signInWithPasswordOrDirectory(
+  ctx: Pick<AppContext, 'db' | 'config'>, emailInput: string, password: string, ip: string, options: SignInOptions,
+): Promise<NewSession | SecondStep> {
+  const email = emailInput.trim().toLowerCase();
+  const stored = await storedSettings(ctx.db);
+  if (!stored.enabled || await ssoOnly(ctx.db) || await hasPasswordHere(ctx.db, email)) return passwordSignIn(ctx.db, emailInput, password, ip, options);
+  return signInThroughDirectory(ctx, stored, email, password, ip, options);
+}
+
+async function hasPasswordHere(db: DbOrTx, email: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email} and ${users.passwordHash} is not null`);
+  return row !== undefined;
+}
+
+const directoryActor = (email: string): Actor => ({ ...systemActor('screen'), source: `directory (LDAP) sign-in of ${email}` });
+
+async function signInThroughDirectory(
+  ctx: Pick<AppContext, 'db' | 'config'>, stored: Stored, email: string, password: string, ip: string, options: SignInOptions,
+): Promise<NewSession | SecondStep> {
+  const { db } = ctx;
+  const attemptId = await reserveAttempt(db, email, ip);
+  if (attemptId === null) {
+    await options.refusals.record(ip, systemActor('screen'), { module: 'security', action: 'signin.failed', details: { email, ip, reason: 'throttled' } });
+    throw new AppError('THROTTLED', THROTTLED_MESSAGE);
+  }
+  const fail = async (reason: string, userId: string | null = null): Promise<never> => {
+    await db.transaction((tx) => appendAudit(tx, { ...systemActor('screen'), userId }, [{
+      module: 'security', action: 'signin.failed', recordType: userId ? 'user' : null, recordId: userId, details: { email, ip, reason, via: 'directory' },
+    }]));
+    throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
+  };
+
+  // An empty password would make the bind an unauthenticated one (RFC 4513 §5.1.2), which some directories accept
+  // as if it were right: it is never sent.
+  if (password === '') return fail('empty password');
+  if (email.length > 254 || password.length > 1000) return fail('too long');
+
+  let lookup: Lookup;
+  try {
+    lookup = await checkWithDirectory(await connectionFor(ctx.config, stored), email, password);
+  } catch (error) {
+    if (!(error instanceof DirectoryUnavailable) && !(error instanceof AppError && error.code === 'UNAVAILABLE')) throw error;
+    // No password was checked: the attempt is not held against the account.
+    await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
+    await options.refusals.record(ip, systemActor('screen'), {
+      module: 'security', action: 'signin.failed', details: { email, ip, reason: 'directory unreachable', error: (error as Error).message },
+    });
+    throw new AppError('UNAVAILABLE', DIRECTORY_UNREACHABLE);
+  }
+  if ('refused' in lookup) return fail(lookup.refused);
+  const person = lookup.found;
+
+  const [existing] = await db.select({ id: users.id, name: users.name, email: users.email, status: users.status })
+    .from(users).where(sql`lower(${users.email}) = ${person.email.toLowerCase()}`);
+  if (existing?.status === 'deactivated') return fail('account deactivated', existing.id);
+  if (!existing && !stored.createUsers) {
+    await db.transaction((tx) => appendAudit(tx, systemActor('screen'), [{
+      module: 'security', action: 'signin.failed', details: { email, ip, reason: 'no account here (just-in-time creation is off)', via: 'directory' },
+    }]));
+    throw new AppError('UNAUTHORIZED', NO_ACCOUNT_HERE);
+  }
+
+  const mappedHere = [...new Set(stored.groupMappings.map((m) => m.groupId))];
+  const belongs = new Set(person.memberOf.map((m) => m.groupId));
+  const heldNow = existing && mappedHere.length
+    ? new Set((await db.select({ groupId: groupMembers.groupId }).from(groupMembers)
+      .where(sql`${groupMembers.userId} = ${existing.id} and ${inArray(groupMembers.groupId, mappedHere)}`)).map((r) => r.groupId))
+    : new Set<string>();
+  const actor = directoryActor(person.email);
+  const userId = await db.transaction(async (tx) => {
+    const id = existing ? existing.id : (await createUser(tx, actor, { email: person.email, name: person.name.slice(0, 200) })).id;
+    if (existing && existing.name !== person.name.slice(0, 200)) await updateUser(tx, actor, id, { name: person.name.slice(0, 200), email: existing.email });
+    // Only the mapped groups follow the directory; memberships given here in other groups are left alone.
+    for (const groupId of mappedHere) {
+      if (belongs.has(groupId) && !heldNow.has(groupId)) await addGroupMember(tx, actor, groupId, id);
+      if (!belongs.has(groupId) && heldNow.has(groupId)) await removeGroupMember(tx, actor, groupId, id);
+    }
+    return id;
+  });
+
+  const checked: PasswordChecked = { userId, email, ip, attemptIds: [attemptId] };
+  const later = await options.afterPassword(checked);
+  if (later) return later;
+  return openSession(db, checked, options.sessionHours, { via: 'directory', dn: person.dn });
+}
