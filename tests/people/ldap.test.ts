@@ -1,0 +1,377 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { Client } from 'ldapts';
+import { createServer, type Server } from 'node:net';
+import { Secret, TOTP } from 'otpauth';
+import { auditLog, groupMembers, history, loginAttempts, outbox, sessions, settings, users } from '../../db/schema';
+import {
+  DEFAULT_LDAP_SETTINGS, DIRECTORY_UNREACHABLE, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSettings, userFilterFor, type LdapSettingsInput,
+} from '../../src/modules/people/sign-in/ldap';
+import { loadUserRights, userActor } from '../../src/modules/people/rights';
+import { addGroupMember, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
+import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
+import type { Actor } from '../../src/platform/permissions';
+import { MAX_FAILURES_PER_EMAIL, WRONG_CREDENTIALS } from '../../src/platform/sessions';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
+import { browser, sessionCookieOf, signedInBrowser } from '../helpers/browser';
+import { adminActor, makeUser, unique } from '../helpers/factories';
+import {
+  BASE_DN, groupDn, personDn, SERVICE_DN, SERVICE_PASSWORD, slapdMissing, startSlapd, type DirectoryPerson, type Slapd,
+} from '../helpers/slapd';
+
+const missing = slapdMissing();
+if (missing) console.warn(`Skipping the LDAP sign-in tests: ${missing}.`);
+
+const ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/** People of the test directory; each test signs in its own, so the throttle and memberships never cross tests. */
+const person = (uid: string, cn = `${uid[0].toUpperCase()}${uid.slice(1)} Example`): DirectoryPerson =>
+  ({ uid, cn, mail: `${uid}@dir.example`, password: `${uid} directory password` });
+const PEOPLE = ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kim', 'lou', 'max', 'ned'].map((uid) => person(uid));
+const ann = PEOPLE[0];
+const directoryPerson = (uid: string) => PEOPLE.find((p) => p.uid === uid)!;
+
+// A separate service: the directory setting is global and must not change how other test files sign in.
+let env: TestEnv;
+let slapd: Slapd;
+let admin: Actor;
+let auditorsHere: string;
+let readersHere: string;
+let projectHere: string;
+
+const signIn = (email: string, password: string) => browser(env).post('/sign-in', { email, password, next: '/settings' });
+
+async function configure(overrides: Partial<LdapSettingsInput> = {}): Promise<void> {
+  const input: LdapSettingsInput = {
+    ...DEFAULT_LDAP_SETTINGS, enabled: true, url: slapd.url, bindDn: SERVICE_DN, bindPassword: SERVICE_PASSWORD, baseDn: BASE_DN,
+    createUsers: true, timeoutSeconds: 3,
+    groupMappings: [{ directoryGroupDn: groupDn('auditors'), groupId: auditorsHere }, { directoryGroupDn: groupDn('readers'), groupId: readersHere }],
+    ...overrides,
+  };
+  await env.ctx.db.transaction((tx) => saveLdapSettings(tx, admin, env.ctx.config, input));
+}
+
+async function userByEmail(email: string) {
+  const [row] = await env.ctx.db.select().from(users).where(sql`lower(${users.email}) = ${email.toLowerCase()}`);
+  return row;
+}
+
+async function failures(email: string) {
+  const rows = await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
+    .where(and(eq(auditLog.action, 'signin.failed'), sql`${auditLog.details}->>'email' = ${email}`)).orderBy(auditLog.seq);
+  return rows.map((r) => (r.details as { reason: string }).reason);
+}
+
+async function groupsOf(userId: string) {
+  return (await env.ctx.db.select({ groupId: groupMembers.groupId }).from(groupMembers).where(eq(groupMembers.userId, userId))).map((r) => r.groupId);
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real slapd)', () => {
+  beforeAll(async () => {
+    slapd = await startSlapd(PEOPLE, [
+      { cn: 'auditors', members: ['ann', 'cat'] },
+      { cn: 'readers', members: ['bob'] },
+      { cn: 'unmapped', members: ['ann'] },
+    ]);
+    env = await startTestEnv({ ENCRYPTION_KEY });
+    admin = await adminActor(env);
+    [auditorsHere, readersHere, projectHere] = await env.ctx.db.transaction(async (tx) => [
+      (await createGroup(tx, admin, { name: unique('Auditors') })).id,
+      (await createGroup(tx, admin, { name: unique('Readers') })).id,
+      (await createGroup(tx, admin, { name: unique('Project') })).id,
+    ]);
+    await configure();
+  });
+
+  afterAll(async () => {
+    await slapd?.stop();
+  });
+
+  test('a right directory password signs the person in and creates them here (no password here), audited', async () => {
+    const res = await signIn(ann.mail.toUpperCase(), ann.password);
+    expect(res.status, await res.clone().text()).toBe(303);
+    expect(res.headers.get('location')).toBe('/settings');
+    expect(sessionCookieOf(res)?.value).toBeTruthy();
+    const created = await userByEmail(ann.mail);
+    expect(created).toMatchObject({ email: ann.mail, name: ann.cn, status: 'active', passwordHash: null });
+    const [signin] = await env.ctx.db.select().from(auditLog)
+      .where(and(eq(auditLog.action, 'signin'), eq(auditLog.recordId, created.id)));
+    expect(signin.details).toMatchObject({ via: 'directory', dn: personDn('ann') });
+    const [made] = await env.ctx.db.select().from(history)
+      .where(and(eq(history.recordType, 'user'), eq(history.recordId, created.id), eq(history.action, 'create')));
+    expect(made.source).toBe(`directory (LDAP) sign-in of ${ann.mail}`);
+    // The session works.
+    const b = browser(env);
+    b.cookie = `grc_session=${sessionCookieOf(res)!.value}`;
+    expect((await b.get('/settings')).status).toBe(200);
+  });
+
+  test('a wrong password and an unknown person get the same answer as password sign-in, each audited with its reason', async () => {
+    const bob = directoryPerson('bob');
+    const wrong = await signIn(bob.mail, 'not the directory password');
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain(WRONG_CREDENTIALS);
+    expect(sessionCookieOf(wrong)).toBeUndefined();
+    const unknown = await signIn('nobody@dir.example', 'whatever it is');
+    expect(unknown.status).toBe(401);
+    expect(await unknown.text()).toContain(WRONG_CREDENTIALS);
+    expect(await failures(bob.mail)).toEqual(['wrong password']);
+    expect(await failures('nobody@dir.example')).toEqual(['not found in the directory']);
+    expect(await userByEmail('nobody@dir.example')).toBeUndefined();
+  });
+
+  test('the typed login is escaped in the filter: wildcards and filter syntax find nobody', async () => {
+    expect(userFilterFor('(mail={login})', '*)(mail=*')).toBe('(mail=\\2a\\29\\28mail=\\2a)');
+    const cat = directoryPerson('cat');
+    // Unescaped, (mail=ca*) would find cat and the bind with cat's password would succeed.
+    for (const login of ['ca*', '*', '*)(mail=*', 'cat@dir.example)(|(mail=*', 'x\\2a', '*)(objectClass=*))(|(mail=*']) {
+      const res = await signIn(login, cat.password);
+      expect(res.status, login).toBe(401);
+      expect(sessionCookieOf(res), login).toBeUndefined();
+    }
+    expect(await userByEmail(cat.mail)).toBeUndefined();
+    expect(await failures('ca*')).toEqual(['not found in the directory']);
+  });
+
+  test('an empty password is never sent as a bind, though this directory would accept one as an unauthenticated bind', async () => {
+    const dan = directoryPerson('dan');
+    // The trap is real here: slapd answers success to a DN with an empty password.
+    const client = new Client({ url: slapd.url, timeout: 3000, connectTimeout: 3000 });
+    await client.bind(personDn('dan'), '');
+    await client.unbind();
+    const res = await signIn(dan.mail, '');
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain(WRONG_CREDENTIALS);
+    expect(sessionCookieOf(res)).toBeUndefined();
+    expect(await failures(dan.mail)).toEqual(['empty password']);
+    expect(await userByEmail(dan.mail)).toBeUndefined();
+  });
+
+  test('mapped groups follow the directory (added and removed); groups not mapped are left alone; each change in History', async () => {
+    const eve = directoryPerson('eve');
+    await slapd.setGroupMembers('auditors', ['ann', 'cat', 'eve']);
+    expect((await signIn(eve.mail, eve.password)).status).toBe(303);
+    const user = await userByEmail(eve.mail);
+    expect((await groupsOf(user.id)).sort()).toEqual([auditorsHere]);
+    // A membership given here in a group the directory does not map.
+    await env.ctx.db.transaction((tx) => addGroupMember(tx, admin, projectHere, user.id));
+
+    await slapd.setGroupMembers('auditors', ['ann', 'cat']);
+    await slapd.setGroupMembers('readers', ['bob', 'eve']);
+    expect((await signIn(eve.mail, eve.password)).status).toBe(303);
+    expect((await groupsOf(user.id)).sort()).toEqual([readersHere, projectHere].sort());
+    const changes = await env.ctx.db.select({ recordId: history.recordId, action: history.action, source: history.source }).from(history)
+      .where(and(eq(history.recordType, 'group'), sql`${history.changes}::text like ${`%${user.id}%`}`)).orderBy(history.id);
+    expect(changes).toEqual([
+      { recordId: auditorsHere, action: 'member.add', source: `directory (LDAP) sign-in of ${eve.mail}` },
+      { recordId: projectHere, action: 'member.add', source: null },
+      { recordId: auditorsHere, action: 'member.remove', source: `directory (LDAP) sign-in of ${eve.mail}` },
+      { recordId: readersHere, action: 'member.add', source: `directory (LDAP) sign-in of ${eve.mail}` },
+    ]);
+  });
+
+  test('with just-in-time creation off, a person with no account here is refused; one added here without a password signs in', async () => {
+    const fay = directoryPerson('fay');
+    const gus = directoryPerson('gus');
+    await configure({ createUsers: false, bindPassword: '' });
+    try {
+      const refused = await signIn(fay.mail, fay.password);
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).toContain(NO_ACCOUNT_HERE.replaceAll("'", '&#39;'));
+      expect(await userByEmail(fay.mail)).toBeUndefined();
+      expect(await failures(fay.mail)).toEqual(['no account here (just-in-time creation is off)']);
+
+      await env.ctx.db.transaction((tx) => createUser(tx, admin, { email: gus.mail, name: 'Gus (added by hand)' }));
+      expect((await signIn(gus.mail, gus.password)).status).toBe(303);
+      // The directory's name replaces the one typed here.
+      expect((await userByEmail(gus.mail)).name).toBe(gus.cn);
+    } finally {
+      await configure({ bindPassword: '' });
+    }
+  });
+
+  test('a person deactivated here is refused even though the directory accepts the password', async () => {
+    const hal = directoryPerson('hal');
+    expect((await signIn(hal.mail, hal.password)).status).toBe(303);
+    const user = await userByEmail(hal.mail);
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, admin, user.id, 'deactivated'));
+    const res = await signIn(hal.mail, hal.password);
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain(WRONG_CREDENTIALS);
+    expect(sessionCookieOf(res)).toBeUndefined();
+    expect(await failures(hal.mail)).toEqual(['account deactivated']);
+  });
+
+  test(`after ${MAX_FAILURES_PER_EMAIL} wrong directory passwords the account is paused, even for the right one`, async () => {
+    const ivy = directoryPerson('ivy');
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) expect((await signIn(ivy.mail, `guess ${i}`)).status).toBe(401);
+    const right = await signIn(ivy.mail, ivy.password);
+    expect(right.status).toBe(429);
+    expect(await right.text()).toContain('Too many failed sign-in attempts');
+  });
+
+  test('two-factor sign-in is not skipped: an enrolled directory person gets the code step, not a session', async () => {
+    const jo = directoryPerson('jo');
+    expect((await signIn(jo.mail, jo.password)).status).toBe(303);
+    const user = await userByEmail(jo.mail);
+    const actor = userActor((await loadUserRights(env.ctx.db, user.id))!, 'screen');
+    const { secret } = await env.ctx.db.transaction((tx) => beginEnrolment(tx, actor, env.ctx.config));
+    const code = TOTP.generate({ secret: Secret.fromBase32(secret.replaceAll(' ', '')) });
+    await env.ctx.db.transaction((tx) => confirmEnrolment(tx, actor, code, env.ctx.config));
+    const before = (await env.ctx.db.select().from(sessions).where(eq(sessions.userId, user.id))).length;
+    const res = await signIn(jo.mail, jo.password);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/sign-in/two-factor');
+    expect(sessionCookieOf(res)).toBeUndefined();
+    expect((await env.ctx.db.select().from(sessions).where(eq(sessions.userId, user.id))).length).toBe(before);
+  });
+
+  test('people with a password here still sign in with it while the directory is on', async () => {
+    const local = await makeUser(env, {});
+    expect((await signIn(local.email, local.password)).status).toBe(303);
+    expect((await signIn(ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(303);
+  });
+
+  test('a directory that is down or silent: a clear 503, audited, not counted against the person, and the service stays up', async () => {
+    const kim = directoryPerson('kim');
+    const silent: Server = createServer(() => { /* accepts and never answers */ });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      for (const url of [`ldap://127.0.0.1:${await closedPort()}`, `ldap://127.0.0.1:${(silent.address() as { port: number }).port}`]) {
+        await configure({ url, bindPassword: '', timeoutSeconds: 1 });
+        const started = Date.now();
+        const res = await signIn(kim.mail, kim.password);
+        expect(res.status, url).toBe(503);
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(await res.text()).toContain(DIRECTORY_UNREACHABLE);
+        expect(sessionCookieOf(res)).toBeUndefined();
+      }
+      const reasons = await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
+        .where(and(eq(auditLog.action, 'signin.failed'), sql`${auditLog.details}->>'email' = ${kim.mail}`)).orderBy(auditLog.seq);
+      expect(reasons.map((r) => r.details)).toEqual([
+        expect.objectContaining({ reason: 'directory unreachable', error: expect.stringContaining('connection refused') }),
+        expect.objectContaining({ reason: 'directory unreachable', error: expect.stringContaining('within 1 seconds') }),
+      ]);
+      expect(await env.ctx.db.select().from(loginAttempts).where(eq(loginAttempts.email, kim.mail))).toEqual([]);
+      expect((await env.request('/sign-in')).status).toBe(200);
+      expect((await env.request('/api/health')).status).toBe(200);
+    } finally {
+      silent.close();
+      await configure({ bindPassword: '' });
+    }
+    expect((await signIn(kim.mail, kim.password)).status).toBe(303);
+  });
+
+  test('Settings › Directory (LDAP): administrators save it (validated, audited without the password, mailed, password sealed)', async () => {
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const page = await b.get('/settings/sign-in/ldap');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Directory (LDAP)');
+    expect(html).toContain('A password is stored. Leave blank to keep it.');
+    expect(html).not.toContain(SERVICE_PASSWORD);
+
+    const form = {
+      enabled: 'on', url: slapd.url, caCertificate: '', timeoutSeconds: '4', bindDn: SERVICE_DN, bindPassword: '', baseDn: BASE_DN,
+      userFilter: '(&(objectClass=inetOrgPerson)(mail={login}))', emailAttribute: 'mail', nameAttribute: 'cn', createUsers: 'on',
+      mapRows: '3', 'mapDn.0': groupDn('auditors'), 'mapGroup.0': auditorsHere, 'mapDn.1': '', 'mapGroup.1': '', 'mapDn.2': groupDn('readers'), 'mapGroup.2': readersHere,
+    };
+    const bad = await b.post('/settings/sign-in/ldap', { ...form, url: 'http://directory.example', userFilter: '(mail=*)', 'mapGroup.2': '' });
+    expect(bad.status).toBe(400);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain('must start with ldap:// or ldaps://');
+    expect(badHtml).toContain('must contain {login}');
+    expect(badHtml).toContain('choose the group here its members go in');
+    expect(badHtml).toContain('value="http://directory.example"');
+
+    const newPassword = `rotated-${unique('pw')}`;
+    const saved = await b.post('/settings/sign-in/ldap', { ...form, bindPassword: newPassword });
+    expect(saved.status, await saved.clone().text()).toBe(303);
+    expect(saved.headers.get('location')).toBe('/settings/sign-in/ldap?done=saved');
+    const [entry] = await env.ctx.db.select().from(auditLog)
+      .where(and(eq(auditLog.action, 'update'), eq(auditLog.recordId, LDAP_SETTING))).orderBy(desc(auditLog.seq)).limit(1);
+    expect(entry.details).toMatchObject({ changes: { timeoutSeconds: { before: 3, after: 4 }, bindPassword: 'changed' } });
+    expect(JSON.stringify(entry.details)).not.toContain(newPassword);
+    const [stored] = await env.ctx.db.select().from(settings).where(eq(settings.key, LDAP_SETTING));
+    expect(JSON.stringify(stored.value)).not.toContain(newPassword);
+    expect((stored.value as { bindPasswordSealed: string }).bindPasswordSealed).toStartWith('gcm1:');
+    const [mail] = await env.ctx.db.select().from(outbox).where(eq(outbox.subject, 'Security alert: directory (LDAP) sign-in settings saved')).orderBy(desc(outbox.id)).limit(1);
+    expect(mail.recipients).toContain(ADMIN_EMAIL);
+
+    // The service account's password is now wrong in the directory: sign-in says the directory cannot be used.
+    const lou = directoryPerson('lou');
+    expect((await signIn(lou.mail, lou.password)).status).toBe(503);
+    await configure();
+    expect((await signIn(lou.mail, lou.password)).status).toBe(303);
+  });
+
+  test('only administrators change it: settings:read sees the page without Save, settings:update at level own is refused', async () => {
+    const reader = await makeUser(env, { 'settings:read': 'all' });
+    const b = await signedInBrowser(env, reader.email, reader.password);
+    const page = await b.get('/settings/sign-in/ldap');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Only administrators change these settings.');
+    expect((await b.post('/settings/sign-in/ldap', { enabled: '' })).status).toBe(403);
+    const ownOnly = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'own' });
+    const o = await signedInBrowser(env, ownOnly.email, ownOnly.password);
+    expect((await o.post('/settings/sign-in/ldap', { enabled: '' })).status).toBe(403);
+    expect((await o.post('/settings/sign-in/ldap/test', { url: slapd.url })).status).toBe(403);
+    const unchanged = await env.ctx.db.select().from(settings).where(eq(settings.key, LDAP_SETTING));
+    expect((unchanged[0].value as { enabled: boolean }).enabled).toBe(true);
+  });
+
+  test('Test connection binds as the service account and reports how many entries the filter finds, or why it could not', async () => {
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const form = {
+      url: slapd.url, timeoutSeconds: '2', bindDn: SERVICE_DN, bindPassword: '', baseDn: BASE_DN,
+      userFilter: '(&(objectClass=inetOrgPerson)(mail={login}))', emailAttribute: 'mail', nameAttribute: 'cn', mapRows: '0',
+    };
+    const good = await b.post('/settings/sign-in/ldap/test', form);
+    expect(good.status).toBe(200);
+    expect(await good.text()).toContain(`The user filter finds ${PEOPLE.length} entries under the base DN.`);
+
+    const wrongPassword = await b.post('/settings/sign-in/ldap/test', { ...form, bindPassword: 'not the reader password' });
+    expect(await wrongPassword.text()).toContain('Test connection failed: the directory refused the service account (check the bind DN and password).');
+    const noBase = await b.post('/settings/sign-in/ldap/test', { ...form, baseDn: 'ou=nowhere,dc=example,dc=test' });
+    expect(await noBase.text()).toContain('the base DN ou=nowhere,dc=example,dc=test does not exist in the directory');
+    const down = await b.post('/settings/sign-in/ldap/test', { ...form, url: `ldap://127.0.0.1:${await closedPort()}` });
+    expect(await down.text()).toContain('(connection refused)');
+    const invalid = await b.post('/settings/sign-in/ldap/test', { ...form, userFilter: '(mail={login}' });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toContain('is not an LDAP filter');
+    // Testing saves nothing.
+    const [stored] = await env.ctx.db.select().from(settings).where(eq(settings.key, LDAP_SETTING));
+    expect((stored.value as { timeoutSeconds: number }).timeoutSeconds).toBe(3);
+  });
+
+  test('with the directory switched off, people without a password here are refused as before', async () => {
+    const max = directoryPerson('max');
+    await configure({ enabled: false, bindPassword: '' });
+    try {
+      const res = await signIn(max.mail, max.password);
+      expect(res.status).toBe(401);
+      expect(await failures(max.mail)).toEqual(['unknown email']);
+    } finally {
+      await configure({ bindPassword: '' });
+    }
+  });
+
+  test('stopping the directory itself: sign-in answers 503 with the clear message and the service keeps serving', async () => {
+    const ned = directoryPerson('ned');
+    await slapd.stop();
+    const res = await signIn(ned.mail, ned.password);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toContain(DIRECTORY_UNREACHABLE);
+    const local = await makeUser(env, {});
+    expect((await signIn(local.email, local.password)).status).toBe(303);
+  });
+});
