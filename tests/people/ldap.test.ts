@@ -10,11 +10,13 @@ import {
 import { loadUserRights, userActor } from '../../src/modules/people/rights';
 import { addGroupMember, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
+import { prepareSignInSettings, saveSignInSettings, setBreakGlass } from '../../src/modules/people/sign-in/settings-service';
 import type { Actor } from '../../src/platform/permissions';
 import { MAX_FAILURES_PER_EMAIL, WRONG_CREDENTIALS } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
 import { browser, sessionCookieOf, signedInBrowser } from '../helpers/browser';
 import { adminActor, makeUser, unique } from '../helpers/factories';
+import { startOidcProvider } from '../helpers/oidc-provider';
 import {
   BASE_DN, groupDn, personDn, SERVICE_DN, SERVICE_PASSWORD, slapdMissing, startSlapd, type DirectoryPerson, type Slapd,
 } from '../helpers/slapd';
@@ -363,6 +365,30 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     } finally {
       await configure({ bindPassword: '' });
     }
+  });
+
+  test('while only single sign-on is allowed, the directory is not asked: a directory password is refused like any password', async () => {
+    const provider = await startOidcProvider({ redirectUris: ['http://localhost/sign-in/oidc/callback'] });
+    const saveOidc = async (ssoOnly: boolean) => {
+      const prepared = await prepareSignInSettings(env.ctx.db, admin, {
+        enabled: true, providerName: 'Contoso SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret,
+        emailClaim: 'email', jitEnabled: false, jitGroupId: '', ssoOnly,
+      });
+      await env.ctx.db.transaction((tx) => saveSignInSettings(tx, admin, prepared));
+    };
+    try {
+      await env.ctx.db.transaction((tx) => setBreakGlass(tx, admin, admin.userId!, true));
+      await saveOidc(true);
+      const ann2 = directoryPerson('ann');
+      const res = await signIn(ann2.mail, ann2.password);
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('Only single sign-on is allowed here');
+      expect((await failures(ann2.mail)).at(-1)).toBe('single sign-on only');
+    } finally {
+      await saveOidc(false);
+      await provider.close();
+    }
+    expect((await signIn(ann.mail, ann.password)).status).toBe(303);
   });
 
   test('stopping the directory itself: sign-in answers 503 with the clear message and the service keeps serving', async () => {
