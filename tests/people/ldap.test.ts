@@ -3,12 +3,14 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { Client } from 'ldapts';
 import { createServer, type Server } from 'node:net';
 import { Secret, TOTP } from 'otpauth';
-import { auditLog, groupMembers, history, loginAttempts, outbox, sessions, settings, users } from '../../db/schema';
+import { auditLog, groupMembers, groups, history, loginAttempts, outbox, roles, sessions, settings, users } from '../../db/schema';
 import {
   DEFAULT_LDAP_SETTINGS, DIRECTORY_UNREACHABLE, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSettings, userFilterFor, type LdapSettingsInput,
 } from '../../src/modules/people/sign-in/ldap';
 import { loadUserRights, userActor } from '../../src/modules/people/rights';
-import { addGroupMember, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
+import { addGroupMember, assignRoleToGroup, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
+import { AppError } from '../../src/platform/errors';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
 import { prepareSignInSettings, saveSignInSettings, setBreakGlass } from '../../src/modules/people/sign-in/settings-service';
 import type { Actor } from '../../src/platform/permissions';
@@ -179,6 +181,30 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       { recordId: auditorsHere, action: 'member.remove', source: `directory (LDAP) sign-in of ${eve.mail}` },
       { recordId: readersHere, action: 'member.add', source: `directory (LDAP) sign-in of ${eve.mail}` },
     ]);
+  });
+
+  test('who is an administrator here is not left to the directory: such a mapping is refused, and one made so later is left alone', async () => {
+    const [{ id: administratorsGroup }] = await env.ctx.db.select({ id: groups.id }).from(groups).where(eq(groups.name, ADMINISTRATORS_GROUP));
+    const [{ id: administratorRole }] = await env.ctx.db.select({ id: roles.id }).from(roles).where(eq(roles.name, ADMINISTRATOR_ROLE));
+    let refusal: unknown;
+    try {
+      await configure({ bindPassword: '', groupMappings: [{ directoryGroupDn: groupDn('auditors'), groupId: administratorsGroup }] });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(AppError);
+    expect((refusal as AppError).problems).toEqual([{ field: 'groupMappings.0', message: expect.stringContaining('holds the Administrator role') }]);
+
+    const later = await env.ctx.db.transaction((tx) => createGroup(tx, admin, { name: unique('Later admins') }));
+    await configure({ bindPassword: '', groupMappings: [{ directoryGroupDn: groupDn('auditors'), groupId: later.id }] });
+    try {
+      await env.ctx.db.transaction((tx) => assignRoleToGroup(tx, admin, later.id, administratorRole));
+      const cat = directoryPerson('cat');
+      expect((await signIn(cat.mail, cat.password)).status).toBe(303);
+      expect(await groupsOf((await userByEmail(cat.mail)).id)).toEqual([]);
+    } finally {
+      await configure({ bindPassword: '' });
+    }
   });
 
   test('with just-in-time creation off, a person with no account here is refused; one added here without a password signs in', async () => {

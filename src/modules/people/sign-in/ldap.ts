@@ -11,7 +11,8 @@ import { t, type Static } from 'elysia';
 import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
 import type { ConnectionOptions } from 'node:tls';
 import type { DbOrTx } from '../../../../db/client';
-import { groupMembers, groups, loginAttempts, settings, users } from '../../../../db/schema';
+import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { groupMembers, groupRoles, groups, loginAttempts, roles, settings, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
 import { appendAudit } from '../../../platform/audit';
 import type { AppContext } from '../../../platform/context';
@@ -112,7 +113,7 @@ function urlProblem(url: string, startTls: boolean): string | null {
 }
 
 /** Every problem with the settings at once, so the form can mark each field. */
-function settingsProblems(s: LdapSettings, hasPassword: boolean, groupIdsHere: ReadonlySet<string>): FieldProblem[] {
+function settingsProblems(s: LdapSettings, hasPassword: boolean, here: { existing: ReadonlySet<string>; administrators: ReadonlySet<string> }): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const needed = (field: string, value: string, what: string) => {
     if (s.enabled && !value.trim()) problems.push({ field, message: `is needed to sign in through the directory (${what})` });
@@ -147,7 +148,10 @@ function settingsProblems(s: LdapSettings, hasPassword: boolean, groupIdsHere: R
   if (!ATTRIBUTE.test(s.nameAttribute)) problems.push({ field: 'nameAttribute', message: 'must be an attribute name such as cn or displayName' });
   s.groupMappings.forEach((m, i) => {
     if (!looksLikeDn(m.directoryGroupDn)) problems.push({ field: `groupMappings.${i}`, message: 'the directory group must be a DN such as cn=auditors,ou=groups,dc=example,dc=com' });
-    else if (!groupIdsHere.has(m.groupId)) problems.push({ field: `groupMappings.${i}`, message: 'choose the group here its members go in' });
+    else if (!here.existing.has(m.groupId)) problems.push({ field: `groupMappings.${i}`, message: 'choose the group here its members go in' });
+    else if (here.administrators.has(m.groupId)) {
+      problems.push({ field: `groupMappings.${i}`, message: `that group holds the ${ADMINISTRATOR_ROLE} role: who is an administrator here is not left to the directory` });
+    }
   });
   if (!Number.isInteger(s.timeoutSeconds) || s.timeoutSeconds < 1 || s.timeoutSeconds > 60) {
     problems.push({ field: 'timeoutSeconds', message: 'must be a whole number of seconds from 1 to 60' });
@@ -163,10 +167,14 @@ function trimmed(s: LdapSettings): LdapSettings {
   };
 }
 
-async function existingGroupIds(db: DbOrTx, mappings: GroupMapping[]): Promise<Set<string>> {
-  const ids = [...new Set(mappings.map((m) => m.groupId))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
-  if (!ids.length) return new Set();
-  return new Set((await db.select({ id: groups.id }).from(groups).where(inArray(groups.id, ids))).map((g) => g.id));
+/** Of these groups here: which exist, and which hold the Administrator role. */
+async function groupsHere(db: DbOrTx, ids: string[]): Promise<{ existing: Set<string>; administrators: Set<string> }> {
+  const valid = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+  if (!valid.length) return { existing: new Set(), administrators: new Set() };
+  const rows = await db.select({ id: groups.id, role: roles.name }).from(groups)
+    .leftJoin(groupRoles, eq(groupRoles.groupId, groups.id)).leftJoin(roles, eq(roles.id, groupRoles.roleId))
+    .where(inArray(groups.id, valid));
+  return { existing: new Set(rows.map((r) => r.id)), administrators: new Set(rows.filter((r) => r.role === ADMINISTRATOR_ROLE).map((r) => r.id)) };
 }
 
 /**
@@ -178,7 +186,7 @@ export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Co
   const { bindPassword, ...rest } = input;
   const next = trimmed(rest);
   const before = await storedSettings(tx);
-  const problems = settingsProblems(next, bindPassword !== '' || before.bindPasswordSealed !== null, await existingGroupIds(tx, next.groupMappings));
+  const problems = settingsProblems(next, bindPassword !== '' || before.bindPasswordSealed !== null, await groupsHere(tx, next.groupMappings.map((m) => m.groupId)));
   if (problems.length) throw invalid(problems);
   const after: Stored = { ...next, bindPasswordSealed: bindPassword !== '' ? sealSecret(config, SEAL_PURPOSE, bindPassword) : before.bindPasswordSealed };
   await tx.insert(settings).values({ key: LDAP_SETTING, value: after })
@@ -300,7 +308,7 @@ export async function testLdapConnection(db: DbOrTx, actor: Actor, config: Pick<
   const { bindPassword, ...rest } = input;
   const s = trimmed(rest);
   const stored = await storedSettings(db);
-  const problems = settingsProblems({ ...s, enabled: true, groupMappings: [] }, bindPassword !== '' || stored.bindPasswordSealed !== null, new Set());
+  const problems = settingsProblems({ ...s, enabled: true, groupMappings: [] }, bindPassword !== '' || stored.bindPasswordSealed !== null, { existing: new Set(), administrators: new Set() });
   if (problems.length) throw invalid(problems);
   const password = bindPassword !== '' ? bindPassword : (await connectionFor(config, stored)).bindPassword;
   try {
@@ -463,7 +471,9 @@ async function signInThroughDirectory(
     throw new AppError('UNAUTHORIZED', NO_ACCOUNT_HERE);
   }
 
-  const mappedHere = [...new Set(stored.groupMappings.map((m) => m.groupId))];
+  // A mapped group given the Administrator role since the mapping was saved no longer follows the directory.
+  const here = await groupsHere(db, stored.groupMappings.map((m) => m.groupId));
+  const mappedHere = [...here.existing].filter((id) => !here.administrators.has(id));
   const belongs = new Set(person.memberOf.map((m) => m.groupId));
   const heldNow = existing && mappedHere.length
     ? new Set((await db.select({ groupId: groupMembers.groupId }).from(groupMembers)
