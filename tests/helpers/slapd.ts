@@ -4,7 +4,7 @@
  * provides it (installed by .ci/run); without it the tests skip and say why.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { Attribute, Change, Client } from 'ldapts';
@@ -19,6 +19,7 @@ const MODULE_DIR = '/usr/lib/ldap';
 export function slapdMissing(): string | null {
   if (!existsSync(SLAPD) || !existsSync(SLAPADD)) return `${SLAPD} is not installed (Debian package slapd; .ci/run installs it)`;
   if (!existsSync(join(SCHEMA_DIR, 'inetorgperson.schema'))) return `${SCHEMA_DIR}/inetorgperson.schema is missing (Debian package slapd)`;
+  if (spawnSync('openssl', ['version']).status !== 0) return 'openssl is not installed (it makes the test directory\'s certificates)';
   return null;
 }
 
@@ -48,6 +49,9 @@ export const groupDn = (cn: string) => `cn=${cn},${GROUPS_DN}`;
 export interface Slapd {
   url: string;
   port: number;
+  /** With `tls`: the ldaps:// address, and the PEM of the private authority that signed the directory's certificate. */
+  ldapsUrl?: string;
+  caPem?: string;
   /** Stops the directory (the port then refuses connections); safe to call twice. */
   stop(): Promise<void>;
   /** Replaces a group's members while the directory runs (as the root DN). */
@@ -100,10 +104,25 @@ function entries(people: DirectoryPerson[], groups: DirectoryGroup[]): string {
  * empty-password test: `allow bind_anon_dn` makes it accept a bind with a DN and no password (an unauthenticated
  * bind, RFC 4513 §5.1.2), so only the service refusing to send one keeps such a sign-in out.
  */
-export async function startSlapd(people: DirectoryPerson[], groups: DirectoryGroup[]): Promise<Slapd> {
+/** A private certificate authority and a certificate it signs for 127.0.0.1 and localhost (openssl). */
+function makeCertificates(dir: string): { caFile: string; certFile: string; keyFile: string; caPem: string } {
+  const f = (name: string) => join(dir, name);
+  const run = (args: string[]) => {
+    const result = spawnSync('openssl', args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=GRC test directory CA', '-keyout', f('ca.key'), '-out', f('ca.pem')]);
+  run(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', f('server.key'), '-out', f('server.csr')]);
+  writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  run(['x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f('server.ext'), '-out', f('server.pem')]);
+  return { caFile: f('ca.pem'), certFile: f('server.pem'), keyFile: f('server.key'), caPem: readFileSync(f('ca.pem'), 'utf8') };
+}
+
+export async function startSlapd(people: DirectoryPerson[], groups: DirectoryGroup[], options: { tls?: boolean } = {}): Promise<Slapd> {
   const dir = mkdtempSync(join(tmpdir(), 'grc-slapd-'));
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
+  const tls = options.tls ? makeCertificates(dir) : null;
   const conf = join(dir, 'slapd.conf');
   const hasMdbModule = existsSync(join(MODULE_DIR, 'back_mdb.so'));
   writeFileSync(conf, [
@@ -114,6 +133,7 @@ export async function startSlapd(people: DirectoryPerson[], groups: DirectoryGro
     `pidfile ${join(dir, 'slapd.pid')}`,
     `argsfile ${join(dir, 'slapd.args')}`,
     'allow bind_anon_dn',
+    ...(tls ? [`TLSCACertificateFile ${tls.caFile}`, `TLSCertificateFile ${tls.certFile}`, `TLSCertificateKeyFile ${tls.keyFile}`] : []),
     'database mdb',
     'maxsize 10485760',
     `suffix "${BASE_DN}"`,
@@ -131,8 +151,11 @@ export async function startSlapd(people: DirectoryPerson[], groups: DirectoryGro
 
   const port = await freePort();
   const url = `ldap://127.0.0.1:${port}`;
+  const ldapsPort = tls ? await freePort() : null;
+  const ldapsUrl = ldapsPort ? `ldaps://127.0.0.1:${ldapsPort}` : undefined;
+  const listen = [`${url}/`, ...(ldapsUrl ? [`${ldapsUrl}/`] : [])].join(' ');
   // -d 0 keeps slapd in the foreground (so killing this process stops it) without debug output.
-  const child: ChildProcess = spawn(SLAPD, ['-h', `${url}/`, '-f', conf, '-d', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(SLAPD, ['-h', listen, '-f', conf, '-d', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   let exited = false;
@@ -149,6 +172,8 @@ export async function startSlapd(people: DirectoryPerson[], groups: DirectoryGro
   return {
     url,
     port,
+    ldapsUrl,
+    caPem: tls?.caPem,
     async stop() {
       if (!exited) {
         child.kill('SIGTERM');

@@ -85,7 +85,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       { cn: 'auditors', members: ['ann', 'cat'] },
       { cn: 'readers', members: ['bob'] },
       { cn: 'unmapped', members: ['ann'] },
-    ]);
+    ], { tls: true });
     env = await startTestEnv({ ENCRYPTION_KEY });
     admin = await adminActor(env);
     [auditorsHere, readersHere, projectHere] = await env.ctx.db.transaction(async (tx) => [
@@ -297,6 +297,43 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       await configure({ bindPassword: '' });
     }
     expect((await signIn(kim.mail, kim.password)).status).toBe(303);
+  });
+
+  test('encrypted connections: ldaps:// and StartTLS trust the CA certificate given; without it the directory is refused', async () => {
+    const bob = directoryPerson('bob');
+    try {
+      await configure({ url: slapd.ldapsUrl, caCertificate: slapd.caPem, bindPassword: '' });
+      expect((await signIn(bob.mail, bob.password)).status).toBe(303);
+      await configure({ url: slapd.url, startTls: true, caCertificate: slapd.caPem, bindPassword: '' });
+      expect((await signIn(bob.mail, bob.password)).status).toBe(303);
+
+      for (const tls of [{ url: slapd.ldapsUrl, startTls: false }, { url: slapd.url, startTls: true }]) {
+        await configure({ ...tls, caCertificate: '', bindPassword: '' });
+        const res = await signIn(bob.mail, bob.password);
+        expect(res.status, tls.url).toBe(503);
+        expect(await res.text()).toContain(DIRECTORY_UNREACHABLE);
+      }
+      const [last] = await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
+        .where(and(eq(auditLog.action, 'signin.failed'), sql`${auditLog.details}->>'email' = ${bob.mail}`)).orderBy(desc(auditLog.seq)).limit(1);
+      expect(last.details).toMatchObject({ reason: 'directory unreachable', error: expect.stringMatching(/certificate/i) });
+
+      let refusal: unknown;
+      try {
+        await configure({ url: slapd.ldapsUrl, caCertificate: '-----BEGIN CERTIFICATE-----\nnot one\n-----END CERTIFICATE-----', bindPassword: '' });
+      } catch (error) {
+        refusal = error;
+      }
+      expect((refusal as AppError).problems).toEqual([{ field: 'caCertificate', message: expect.stringContaining('PEM') }]);
+      let both: unknown;
+      try {
+        await configure({ url: slapd.ldapsUrl, startTls: true, bindPassword: '' });
+      } catch (error) {
+        both = error;
+      }
+      expect((both as AppError).problems).toEqual([{ field: 'url', message: expect.stringContaining('StartTLS is for ldap:// addresses') }]);
+    } finally {
+      await configure({ bindPassword: '' });
+    }
   });
 
   test('Settings › Directory (LDAP): administrators save it (validated, audited without the password, mailed, password sealed)', async () => {

@@ -6,6 +6,7 @@
  * session as password sign-in.
  */
 import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { t, type Static } from 'elysia';
 import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
@@ -229,8 +230,9 @@ interface Connection {
 }
 
 function tlsOptions(s: LdapSettings): ConnectionOptions {
-  const host = new URL(s.url).hostname;
-  return { minVersion: 'TLSv1.2', servername: host, ...(s.caCertificate ? { ca: [s.caCertificate] } : {}) };
+  const host = new URL(s.url).hostname.replace(/^\[(.*)\]$/, '$1');
+  // The certificate is checked against the host either way; SNI carries names only (RFC 6066), never an address.
+  return { minVersion: 'TLSv1.2', ...(isIP(host) ? {} : { servername: host }), ...(s.caCertificate ? { ca: [s.caCertificate] } : {}) };
 }
 
 /** Why the directory could not be used, in words an administrator can act on. */
@@ -251,7 +253,14 @@ function unavailableReason(error: unknown, s: LdapSettings): string {
 async function connect(s: LdapSettings): Promise<Client> {
   const ms = s.timeoutSeconds * 1000;
   const client = new Client({ url: s.url, timeout: ms, connectTimeout: ms, ...(s.url.startsWith('ldaps:') ? { tlsOptions: tlsOptions(s) } : {}) });
-  if (s.startTls) await client.startTLS(tlsOptions(s));
+  if (s.startTls) {
+    try {
+      await client.startTLS(tlsOptions(s));
+    } catch (error) {
+      await close(client);
+      throw error;
+    }
+  }
   return client;
 }
 
