@@ -31,7 +31,7 @@ const ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 /** People of the test directory; each test signs in its own, so the throttle and memberships never cross tests. */
 const person = (uid: string, cn = `${uid[0].toUpperCase()}${uid.slice(1)} Example`): DirectoryPerson =>
   ({ uid, cn, mail: `${uid}@dir.example`, password: `${uid} directory password` });
-const PEOPLE = ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kim', 'lou', 'max', 'ned'].map((uid) => person(uid));
+const PEOPLE = ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kim', 'lou', 'max', 'ned', 'pat'].map((uid) => person(uid));
 const ann = PEOPLE[0];
 const directoryPerson = (uid: string) => PEOPLE.find((p) => p.uid === uid)!;
 
@@ -237,6 +237,22 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     expect(await res.text()).toContain(WRONG_CREDENTIALS);
     expect(sessionCookieOf(res)).toBeUndefined();
     expect(await failures(hal.mail)).toEqual(['account deactivated']);
+  });
+
+  test('an account with a password here is never opened by the directory, even when an entry carries its address', async () => {
+    const pat = directoryPerson('pat');
+    const local = await env.ctx.db.transaction((tx) => createUser(tx, admin, { email: pat.mail, name: 'Pat (local)', password: 'a long enough local password' }));
+    // A filter that also matches uid lets "pat" reach the entry whose mail is the local account's address.
+    await configure({ userFilter: '(&(objectClass=inetOrgPerson)(|(mail={login})(uid={login})))', bindPassword: '' });
+    try {
+      const res = await signIn('pat', pat.password);
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain(WRONG_CREDENTIALS);
+      expect(await failures('pat')).toEqual(['the account here has a password; the directory does not sign it in']);
+      expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, local.id))).toEqual([]);
+    } finally {
+      await configure({ bindPassword: '' });
+    }
   });
 
   test(`after ${MAX_FAILURES_PER_EMAIL} wrong directory passwords the account is paused, even for the right one`, async () => {

@@ -470,9 +470,12 @@ async function signInThroughDirectory(
   if ('refused' in lookup) return fail(lookup.refused);
   const person = lookup.found;
 
-  const [existing] = await db.select({ id: users.id, name: users.name, email: users.email, status: users.status })
+  const [existing] = await db.select({ id: users.id, name: users.name, email: users.email, status: users.status, hash: users.passwordHash })
     .from(users).where(sql`lower(${users.email}) = ${person.email.toLowerCase()}`);
   if (existing?.status === 'deactivated') return fail('account deactivated', existing.id);
+  // An account with a password here signs in with it: a directory entry carrying its address (a filter matching
+  // another attribute, or a mail value someone could edit) must not open it.
+  if (existing?.hash) return fail('the account here has a password; the directory does not sign it in', existing.id);
   if (!existing && !stored.createUsers) {
     await db.transaction((tx) => appendAudit(tx, systemActor('screen'), [{
       module: 'security', action: 'signin.failed', details: { email, ip, reason: 'no account here (just-in-time creation is off)', via: 'directory' },
