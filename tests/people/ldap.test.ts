@@ -4,9 +4,8 @@ import { Client } from 'ldapts';
 import { createServer, type Server } from 'node:net';
 import { Secret, TOTP } from 'otpauth';
 import { auditLog, groupMembers, groups, history, loginAttempts, outbox, roles, sessions, settings, users } from '../../db/schema';
-import {
-  DEFAULT_LDAP_SETTINGS, DIRECTORY_UNREACHABLE, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSettings, userFilterFor, type LdapSettingsInput,
-} from '../../src/modules/people/sign-in/ldap';
+import { DIRECTORY_UNREACHABLE, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSettings, userFilterFor } from '../../src/modules/people/sign-in/ldap';
+import { DEFAULT_LDAP_SETTINGS, type LdapSettingsInput } from '../../src/modules/people/sign-in/schema';
 import { loadUserRights, userActor } from '../../src/modules/people/rights';
 import { addGroupMember, assignRoleToGroup, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
 import { AppError } from '../../src/platform/errors';

@@ -5,7 +5,8 @@ import { runWrite, type AppContext } from '../../../platform/context';
 import { levelOf, type Actor } from '../../../platform/permissions';
 import { screenAuth } from '../../../platform/screen-auth';
 import { listGroups } from '../service';
-import { readLdapSettings, saveLdapSettings, testLdapConnection, type ConnectionTest, type GroupMapping, type LdapSettingsInput } from './ldap';
+import { readLdapSettings, saveLdapSettings, testLdapConnection } from './ldap';
+import type { ConnectionTest, GroupMapping, LdapSettingsInput } from './schema';
 import { LdapSettingsPage } from './ldap-views';
 
 const MAX_MAPPING_ROWS = 60;

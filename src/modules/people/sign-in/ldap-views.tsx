@@ -1,6 +1,6 @@
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, type FieldErrors } from '../../../../views/components/form';
-import type { ConnectionTest, LdapSettings } from './ldap';
+import type { ConnectionTest, LdapSettings } from './schema';
 
 /** Empty mapping rows offered below the saved ones, so a few can be added in one save without scripts. */
 export const SPARE_MAPPING_ROWS = 3;

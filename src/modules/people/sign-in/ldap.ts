@@ -1,5 +1,5 @@
 /**
- * Sign-in against an LDAP directory (docs/people.md, LDAP): the settings (Settings › Directory (LDAP)), the test of
+ * Sign-in against an LDAP directory (docs/sign-in.md, LDAP): the settings (Settings › Directory (LDAP)), the test of
  * the connection, and the sign-in itself. A person the directory knows is found with the service account and the
  * configured filter, then proven by a bind as their own entry with the typed password; here they are created (when
  * just-in-time creation is on), kept in step with the mapped groups, and go through the same second step, throttle and
@@ -8,7 +8,6 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { eq, inArray, sql } from 'drizzle-orm';
-import { t, type Static } from 'elysia';
 import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
 import type { ConnectionOptions } from 'node:tls';
 import type { DbOrTx } from '../../../../db/client';
@@ -27,6 +26,7 @@ import {
   type AfterPassword, type NewSession, type PasswordChecked, type SecondStep,
 } from '../../../platform/sessions';
 import { addGroupMember, administratorEmails, createUser, removeGroupMember, updateUser } from '../service';
+import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
 import { passwordSignIn, ssoOnly } from './settings-service';
 
 export const LDAP_SETTING = 'signIn.ldap';
@@ -37,41 +37,6 @@ export const DIRECTORY_UNREACHABLE = 'The directory could not be reached; try ag
 export const NO_ACCOUNT_HERE = 'The directory accepted your password, but you have no account here. Ask an administrator to add you.';
 
 /* ---------- Settings ---------- */
-
-export const GroupMapping = t.Object({
-  directoryGroupDn: t.String({ minLength: 1, maxLength: 1000, description: 'DN of the group in the directory' }),
-  groupId: t.String({ format: 'uuid', description: 'The group here its members are put in' }),
-}, { additionalProperties: false });
-
-/** Settings › Directory (LDAP), kept as one value in the settings table (the service account's password apart). */
-export const LdapSettings = t.Object({
-  enabled: t.Boolean({ description: 'Sign in people without a password here against the directory' }),
-  url: t.String({ maxLength: 500, description: 'ldap://host[:port] or ldaps://host[:port]' }),
-  startTls: t.Boolean({ description: 'Upgrade an ldap:// connection with StartTLS before any password is sent' }),
-  caCertificate: t.String({ maxLength: 20_000, description: 'PEM of the certificate authority to trust for ldaps:// and StartTLS; blank trusts the system ones' }),
-  bindDn: t.String({ maxLength: 1000, description: 'DN of the service account that searches for people' }),
-  baseDn: t.String({ maxLength: 1000, description: 'Where people are searched for (subtree)' }),
-  userFilter: t.String({ maxLength: 1000, description: 'LDAP filter finding one person; {login} stands for the typed e-mail, escaped (RFC 4515)' }),
-  emailAttribute: t.String({ maxLength: 100, description: 'Attribute holding the e-mail address' }),
-  nameAttribute: t.String({ maxLength: 100, description: 'Attribute holding the display name' }),
-  groupMappings: t.Array(GroupMapping, { maxItems: 50, description: 'Directory group → group here; memberships of these groups follow the directory' }),
-  createUsers: t.Boolean({ description: 'Create an account here on the first sign-in of a person the filter finds' }),
-  timeoutSeconds: t.Integer({ minimum: 1, maximum: 60, description: 'Seconds to wait for the directory' }),
-}, { additionalProperties: false });
-export type LdapSettings = Static<typeof LdapSettings>;
-export type GroupMapping = Static<typeof GroupMapping>;
-
-/** What Save and Test connection receive: the settings and a new password, blank to keep the stored one. */
-export type LdapSettingsInput = LdapSettings & { bindPassword: string };
-
-/** What the page shows: never the password, only whether one is stored. */
-export type LdapSettingsView = LdapSettings & { hasBindPassword: boolean };
-
-export const DEFAULT_LDAP_SETTINGS: LdapSettings = {
-  enabled: false, url: '', startTls: false, caCertificate: '', bindDn: '', baseDn: '',
-  userFilter: '(&(objectClass=inetOrgPerson)(mail={login}))', emailAttribute: 'mail', nameAttribute: 'cn',
-  groupMappings: [], createUsers: false, timeoutSeconds: 5,
-};
 
 type Stored = LdapSettings & { bindPasswordSealed: string | null };
 
@@ -303,8 +268,6 @@ async function connectionFor(config: Pick<Config, 'ENCRYPTION_KEY'>, s: Stored):
   const { bindPasswordSealed, ...rest } = s;
   return { settings: rest, bindPassword: bindPasswordSealed ? openSecret(config, SEAL_PURPOSE, bindPasswordSealed, 'directory service account password') : '' };
 }
-
-export type ConnectionTest = { ok: true; entries: number; more: boolean } | { ok: false; reason: string };
 
 const COUNT_LIMIT = 1000;
 
