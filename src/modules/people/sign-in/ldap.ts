@@ -327,8 +327,11 @@ async function checkWithDirectory(c: Connection, login: string, password: string
       if (error instanceof SizeLimitExceededError) return { refused: 'the directory filter matched more than one entry' };
       throw error;
     }
-    if (entries.length === 0) return { refused: 'not found in the directory' };
-    if (entries.length > 1) return { refused: 'the directory filter matched more than one entry' };
+    if (entries.length !== 1) {
+      // A second connection and bind, as a found person's would take, so the time taken does not tell who exists.
+      await decoyBind(c);
+      return { refused: entries.length === 0 ? 'not found in the directory' : 'the directory filter matched more than one entry' };
+    }
     const [entry] = entries;
 
     const user = await connect(s);
@@ -352,6 +355,19 @@ async function checkWithDirectory(c: Connection, login: string, password: string
     }
     return { found: { dn: entry.dn, email, name: firstValue(entry, s.nameAttribute) || email, memberOf } };
   });
+}
+
+/** Connects and binds as the service account again (never with the typed password), for timing only. */
+async function decoyBind(c: Connection): Promise<void> {
+  let client: Client | undefined;
+  try {
+    client = await connect(c.settings);
+    await client.bind(c.settings.bindDn, c.bindPassword);
+  } catch {
+    // Only the time matters.
+  } finally {
+    if (client) await close(client);
+  }
 }
 
 /** Whether a group entry (groupOfNames or groupOfUniqueNames) lists `memberDn`; the directory does the DN matching. */
