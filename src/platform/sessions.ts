@@ -170,18 +170,25 @@ export type AfterPassword = (checked: PasswordChecked) => Promise<SecondStep | n
  * restarts), the sign-in is audited, and expired sessions are cleared. `details` adds to the audit entry.
  */
 export async function openSession(db: Db, checked: PasswordChecked, sessionHours: number, details: Record<string, unknown> = {}): Promise<NewSession> {
-  const { userId, email, ip } = checked;
+  return db.transaction(async (tx) => {
+    if (checked.attemptIds.length) await tx.update(loginAttempts).set({ succeeded: true }).where(inArray(loginAttempts.id, checked.attemptIds));
+    return startSession(tx, checked.userId, checked.email, sessionHours, { ip: checked.ip, ...details });
+  });
+}
+
+/**
+ * Inserts a session for a person whose sign-in succeeded and audits it, inside the caller's transaction (a sign-in that
+ * also creates the account commits both or neither); expired sessions are cleared on the way.
+ */
+export async function startSession(tx: DbOrTx, userId: string, email: string, sessionHours: number, details: Record<string, unknown>): Promise<NewSession> {
   const secret = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + sessionHours * 3_600_000);
-  await db.transaction(async (tx) => {
-    await tx.delete(sessions).where(lt(sessions.expiresAt, new Date()));
-    await tx.insert(sessions).values({ id: sha256(secret), userId, csrfToken, expiresAt });
-    if (checked.attemptIds.length) await tx.update(loginAttempts).set({ succeeded: true }).where(inArray(loginAttempts.id, checked.attemptIds));
-    await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId, email }, [{
-      module: 'security', action: 'signin', recordType: 'user', recordId: userId, details: { ip, expiresAt: expiresAt.toISOString(), ...details },
-    }]);
-  });
+  await tx.delete(sessions).where(lt(sessions.expiresAt, new Date()));
+  await tx.insert(sessions).values({ id: sha256(secret), userId, csrfToken, expiresAt });
+  await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId, email }, [{
+    module: 'security', action: 'signin', recordType: 'user', recordId: userId, details: { ...details, expiresAt: expiresAt.toISOString() },
+  }]);
   return { secret, csrfToken, userId, expiresAt };
 }
 

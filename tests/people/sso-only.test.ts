@@ -4,9 +4,9 @@ import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
 import { auditLog, groups, history, users } from '../../db/schema';
 import { addGroupMember, createPasswordResetLink, createUser, removeGroupMember, setUserStatus, usePasswordReset } from '../../src/modules/people/service';
 import {
-  LAST_BREAK_GLASS, prepareSignInSettings, RESET_NEEDS_BREAK_GLASS, saveSignInSettings, setBreakGlass, SSO_ONLY_NEEDS_BREAK_GLASS,
-  SSO_ONLY_NEEDS_OIDC, ssoOnlyPasswordMessage,
+  prepareSignInSettings, saveSignInSettings, setBreakGlass, SSO_ONLY_NEEDS_BREAK_GLASS, SSO_ONLY_NEEDS_OIDC, ssoOnlyPasswordMessage,
 } from '../../src/modules/people/sign-in/settings-service';
+import { LAST_BREAK_GLASS, RESET_NEEDS_BREAK_GLASS } from '../../src/modules/people/sign-in/break-glass';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
 import { AppError } from '../../src/platform/errors';
 import type { Actor } from '../../src/platform/permissions';

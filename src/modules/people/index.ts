@@ -26,7 +26,7 @@ export const manifest = defineModule({
     { group: 'Settings', key: 'groups', href: '/settings/groups', label: 'Groups', needs: 'settings:read' },
     { group: 'Settings', key: 'roles', href: '/settings/roles', label: 'Roles', needs: 'settings:read' },
     { group: 'Settings', key: 'sign-in', href: '/settings/sign-in', label: 'Sign-in', needs: 'settings:read' },
-    { group: 'Settings', key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
     { group: 'Settings', key: 'ldap', href: '/settings/sign-in/ldap', label: 'Directory (LDAP)', needs: 'settings:read' },
+    { group: 'Settings', key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
   ],
 });

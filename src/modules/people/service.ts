@@ -10,7 +10,7 @@ import { isPermission, levelOf, requirePermission, systemActor, type Actor } fro
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
 import { createHash, randomBytes } from 'node:crypto';
-import { requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/settings-service';
+import { requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/break-glass';
 
 /** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
 async function hashPassword(password: string, email?: string): Promise<string> {

@@ -42,7 +42,7 @@ export function LdapSettingsPage(p: LdapPageProps): JSX.Element {
       <p>
         People without a password here sign in with their directory e-mail and password: the service account finds
         their entry with the user filter, and a bind as that entry checks the password. Throttling and two-factor
-        sign-in apply as for passwords here.
+        sign-in apply as for passwords here. OpenID Connect and "Only SSO sign-in" are on <a href="/settings/sign-in">Settings › Sign-in</a>.
       </p>
       <form method="post" action="/settings/sign-in/ldap" class="card form">
         <CsrfField token={p.csrfToken} />

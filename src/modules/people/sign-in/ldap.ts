@@ -27,7 +27,8 @@ import {
 } from '../../../platform/sessions';
 import { addGroupMember, administratorEmails, createUser, removeGroupMember, updateUser } from '../service';
 import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
-import { passwordSignIn, ssoOnly } from './settings-service';
+import { ssoOnly } from './break-glass';
+import { passwordSignIn } from './settings-service';
 
 export const LDAP_SETTING = 'signIn.ldap';
 const SEAL_PURPOSE = 'settings:signIn.ldap:bindPassword';

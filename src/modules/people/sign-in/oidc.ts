@@ -1,13 +1,13 @@
 import { eq, lt, sql } from 'drizzle-orm';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Db } from '../../../../db/client';
-import { oidcSignIns, sessions, users } from '../../../../db/schema';
-import { appendAudit, type AuditEvent } from '../../../platform/audit';
+import { oidcSignIns, users } from '../../../../db/schema';
+import type { AuditEvent } from '../../../platform/audit';
 import { AppError, type ErrorCode } from '../../../platform/errors';
 import { systemActor, type Actor } from '../../../platform/permissions';
 import { TOO_MANY_REFUSALS, type RefusalLimiter } from '../../../platform/refusals';
-import { sessionIdOf, type NewSession } from '../../../platform/sessions';
+import { startSession, type NewSession } from '../../../platform/sessions';
 import { createUser } from '../service';
 import type { StoredOidcSettings } from './schema';
 
@@ -210,23 +210,17 @@ export async function finishOidcSignIn(db: Db, s: StoredOidcSettings, callback: 
   if (user && user.status !== 'active') return refuse('FORBIDDEN', OIDC_MESSAGES.deactivated, 'account deactivated', { email, subject }, user.id);
   if (!user && !s.jitEnabled) return refuse('FORBIDDEN', OIDC_MESSAGES.unknown, 'unknown e-mail', { email, subject });
 
-  const secret = randomBytes(32).toString('base64url');
-  const csrfToken = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + callback.sessionHours * 3_600_000);
   const name = typeof source.name === 'string' && source.name.trim() ? source.name.trim().slice(0, 200) : email;
-  const userId = await db.transaction(async (tx) => {
+  const session = await db.transaction(async (tx) => {
     let id = user?.id;
     if (!id) {
       // Just-in-time: created by the sign-in itself, with the provider named as the source in the Audit Log and History.
       const jit: Actor = { ...systemActor('screen'), source: `just-in-time creation at OpenID Connect sign-in (${s.issuer})` };
       ({ id } = await createUser(tx, jit, { email, name, groupIds: [s.jitGroupId] }));
     }
-    await tx.insert(sessions).values({ id: sessionIdOf(secret), userId: id, csrfToken, expiresAt });
-    await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId: id, email }, [{
-      module: 'security', action: 'signin', recordType: 'user', recordId: id,
-      details: { method: 'oidc', issuer: s.issuer, subject, ip: callback.ip, expiresAt: expiresAt.toISOString(), ...(user ? {} : { createdJustInTime: true }) },
-    }]);
-    return id;
+    return startSession(tx, id, email, callback.sessionHours, {
+      method: 'oidc', issuer: s.issuer, subject, ip: callback.ip, ...(user ? {} : { createdJustInTime: true }),
+    });
   });
-  return { secret, csrfToken, userId, expiresAt, next: started.next };
+  return { ...session, next: started.next };
 }

@@ -12,8 +12,9 @@ import { listGroups } from '../service';
 import { finishOidcSignIn, OIDC_MESSAGES, OIDC_SIGN_IN_MINUTES, redirectUriFor, startOidcSignIn } from './oidc';
 import type { OidcSettingsInput, OidcSettingsView } from './schema';
 import {
-  countBreakGlassAdministrators, oidcReady, oidcSettings, prepareSignInSettings, readSignInSettings, saveSignInSettings, setBreakGlass, ssoOnly,
+  oidcReady, oidcSettings, prepareSignInSettings, readSignInSettings, saveSignInSettings, setBreakGlass,
 } from './settings-service';
+import { countBreakGlassAdministrators, ssoOnly } from './break-glass';
 import { BreakGlassRefused, OidcSignInFailed, SignInSettingsPage, SsoSignInOption } from './views';
 
 /**

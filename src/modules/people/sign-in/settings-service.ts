@@ -10,29 +10,19 @@ import { queueMail } from '../../../platform/mail';
 import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
 import { signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
 import { administratorEmails } from '../service';
+import { SSO_ONLY_KEY, ssoOnly, administratorCondition, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains } from './break-glass';
 import { discoverIssuer } from './oidc';
 import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
 
 export const OIDC_SETTINGS_KEY = 'signIn.oidc';
-export const SSO_ONLY_KEY = 'signIn.ssoOnly';
-
-export const LAST_BREAK_GLASS =
-  'At least one active break-glass administrator must remain while only single sign-on is allowed: mark another administrator as break-glass first, or allow password sign-in again.';
 export const SSO_ONLY_NEEDS_BREAK_GLASS =
   'Only single sign-on can be required once at least one active administrator is marked break-glass (on their user page), so someone can still sign in if the identity provider is down.';
 export const SSO_ONLY_NEEDS_OIDC = 'Only single sign-on can be required once OpenID Connect sign-in is turned on and configured.';
-export const RESET_NEEDS_BREAK_GLASS =
-  'Only single sign-on is allowed: passwords, and so password reset links, are kept for break-glass administrators.';
 
 /** The stored OpenID Connect settings, the client secret included (never hand these to a page). */
 export async function oidcSettings(db: DbOrTx): Promise<StoredOidcSettings> {
   const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, OIDC_SETTINGS_KEY));
   return { ...DEFAULT_OIDC_SETTINGS, ...((row?.value as Partial<StoredOidcSettings> | undefined) ?? {}) };
-}
-
-export async function ssoOnly(db: DbOrTx): Promise<boolean> {
-  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, SSO_ONLY_KEY));
-  return row?.value === true;
 }
 
 /** OpenID Connect sign-in is offered: turned on, with the provider found when the settings were saved. */
@@ -67,41 +57,6 @@ export function issuerProblem(issuer: string): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return null;
   return 'must start with https:// (plain http only on a loopback address)';
-}
-
-/** Holds the Administrator role through one of their groups. */
-const administratorCondition = (userId: ReturnType<typeof sql>) => sql`exists (
-  select 1 from ${groupMembers} gm join ${groupRoles} gr on gr.group_id = gm.group_id join ${roles} r on r.id = gr.role_id
-  where gm.user_id = ${userId} and r.name = ${ADMINISTRATOR_ROLE})`;
-
-/** Active administrators marked break-glass: the people who may still sign in with a password when only SSO is allowed. */
-export async function countBreakGlassAdministrators(db: DbOrTx): Promise<number> {
-  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(users)
-    .where(and(eq(users.status, 'active'), eq(users.breakGlass, true), administratorCondition(sql`${users.id}`)));
-  return row.count;
-}
-
-/** Whether this user may sign in with a password (and get a reset link) while only single sign-on is allowed. */
-export async function isBreakGlassAdministrator(db: DbOrTx, userId: string): Promise<boolean> {
-  const [row] = await db.select({ id: users.id }).from(users)
-    .where(and(eq(users.id, userId), eq(users.status, 'active'), eq(users.breakGlass, true), administratorCondition(sql`${users.id}`)));
-  return row !== undefined;
-}
-
-/**
- * Called after a change that can take break-glass away (the flag, deactivation, leaving a group): while only single
- * sign-on is allowed, at least one active break-glass administrator must remain, else the change is refused (409) and
- * its transaction rolled back.
- */
-export async function requireBreakGlassRemains(tx: DbOrTx): Promise<void> {
-  if (!(await ssoOnly(tx))) return;
-  if ((await countBreakGlassAdministrators(tx)) === 0) throw conflict(LAST_BREAK_GLASS);
-}
-
-/** Password reset links and their use: only break-glass administrators while only single sign-on is allowed (409). */
-export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promise<void> {
-  if (!(await ssoOnly(tx))) return;
-  if (!(await isBreakGlassAdministrator(tx, userId))) throw conflict(RESET_NEEDS_BREAK_GLASS);
 }
 
 /** Marks or unmarks an administrator as break-glass (settings:update at level all); audited with History. */

@@ -34,7 +34,8 @@ export function SignInSettingsPage(p: SignInSettingsProps): JSX.Element {
       <Flash kind="success" message={p.done ? 'Sign-in settings saved; every administrator was emailed.' : undefined} />
       <Flash kind="error" message={p.error} />
       <p>People sign in through your organisation's identity provider with OpenID Connect (authorization code with PKCE).
-        Register this service there as a confidential web client with this redirect URI:</p>
+        Register this service there as a confidential web client with this redirect URI (sign-in against an LDAP directory is set
+        on <a href="/settings/sign-in/ldap">Settings › Directory (LDAP)</a>):</p>
       <pre class="secret" id="redirect-uri" safe>{p.redirectUri}</pre>
       <form method="post" action="/settings/sign-in" class="card form">
         <CsrfField token={p.csrfToken} />

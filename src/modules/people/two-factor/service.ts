@@ -1,5 +1,6 @@
 import { and, count, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import { Secret, TOTP } from 'otpauth';
 import type { Db, DbOrTx } from '../../../../db/client';
 import { pendingSignIns, sessions, settings, twoFactorRecoveryCodes, userTwoFactor, users } from '../../../../db/schema';
@@ -36,29 +37,10 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 
 /* ---------- The secret at rest ---------- */
 
-/** AES-256-GCM with ENCRYPTION_KEY when the server has one (`gcm1:` iv.ciphertext.tag), otherwise `plain:` base32. */
-function sealSecret(config: Keyed, base32: string): string {
-  if (!config.ENCRYPTION_KEY) return `plain:${base32}`;
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', Buffer.from(config.ENCRYPTION_KEY, 'base64'), iv);
-  cipher.setAAD(Buffer.from('user_two_factor'));
-  const sealed = Buffer.concat([iv, cipher.update(base32, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return `gcm1:${sealed.toString('base64url')}`;
-}
-
-function openSecret(config: Keyed, stored: string): string {
-  if (stored.startsWith('plain:')) return stored.slice('plain:'.length);
-  if (!config.ENCRYPTION_KEY) throw new AppError('UNAVAILABLE', 'Two-factor secrets are encrypted and this server has no ENCRYPTION_KEY. An administrator can reset the second factor.');
-  const sealed = Buffer.from(stored.slice('gcm1:'.length), 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(config.ENCRYPTION_KEY, 'base64'), sealed.subarray(0, 12));
-  decipher.setAAD(Buffer.from('user_two_factor'));
-  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-  try {
-    return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8');
-  } catch {
-    throw new AppError('UNAVAILABLE', 'This two-factor secret was encrypted with another ENCRYPTION_KEY. An administrator can reset the second factor.');
-  }
-}
+const SEAL_PURPOSE = 'user_two_factor';
+const sealTotpSecret = (config: Keyed, base32: string) => sealSecret(config, SEAL_PURPOSE, base32);
+const openTotpSecret = (config: Keyed, stored: string) =>
+  openSecret(config, SEAL_PURPOSE, stored, 'two-factor secret', 'An administrator can reset the second factor.');
 
 /* ---------- Codes ---------- */
 
@@ -95,7 +77,7 @@ async function useTotpCode(tx: DbOrTx, config: Keyed, userId: string, code: stri
   const [row] = await tx.select({ secret: userTwoFactor.secret }).from(userTwoFactor)
     .where(and(eq(userTwoFactor.userId, userId), isNotNull(userTwoFactor.confirmedAt)));
   if (!row) return 'wrong';
-  const step = stepOf(openSecret(config, row.secret), normalCode(code));
+  const step = stepOf(openTotpSecret(config, row.secret), normalCode(code));
   if (step === null) return 'wrong';
   const moved = await tx.update(userTwoFactor).set({ lastUsedStep: step })
     .where(and(eq(userTwoFactor.userId, userId), sql`coalesce(${userTwoFactor.lastUsedStep}, -1) < ${step}`))
@@ -184,7 +166,7 @@ export async function beginEnrolment(tx: DbOrTx, actor: Actor, config: Keyed): P
   if (!user) throw notFound('User');
   if ((await twoFactorStatus(tx, userId)).enrolled) throw conflict('Two-factor sign-in is already on. Turn it off first to enrol a new device.');
   const secret = new Secret({ size: 20 }).base32;
-  const sealed = sealSecret(config, secret);
+  const sealed = sealTotpSecret(config, secret);
   await tx.insert(userTwoFactor).values({ userId, secret: sealed, confirmedAt: null, lastUsedStep: null })
     .onConflictDoUpdate({ target: userTwoFactor.userId, set: { secret: sealed, startedAt: new Date(), confirmedAt: null, lastUsedStep: null } });
   return { secret, uri: otpauthUri(user.email, secret) };
@@ -197,7 +179,7 @@ export async function enrolmentInProgress(db: DbOrTx, userId: string, config: Ke
     .where(and(eq(userTwoFactor.userId, userId), isNull(userTwoFactor.confirmedAt),
       sql`${userTwoFactor.startedAt} > now() - make_interval(mins => ${ENROLMENT_MINUTES})`));
   if (!row) return null;
-  const secret = openSecret(config, row.secret);
+  const secret = openTotpSecret(config, row.secret);
   return { secret, uri: otpauthUri(row.email, secret) };
 }
 

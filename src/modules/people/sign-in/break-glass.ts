@@ -1,0 +1,62 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../../../db/client';
+import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { groupMembers, groupRoles, roles, settings, users } from '../../../../db/schema';
+import { conflict } from '../../../platform/errors';
+
+/*
+ * Break-glass administrators: while only single sign-on is allowed, the people who may still use a password. The
+ * people service calls these guards on every change that could take the last one away, so they read only tables.
+ */
+
+export const SSO_ONLY_KEY = 'signIn.ssoOnly';
+
+export const LAST_BREAK_GLASS =
+  'At least one active break-glass administrator must remain while only single sign-on is allowed: mark another administrator as break-glass first, or allow password sign-in again.';
+
+export const RESET_NEEDS_BREAK_GLASS =
+  'Only single sign-on is allowed: passwords, and so password reset links, are kept for break-glass administrators.';
+
+export async function ssoOnly(db: DbOrTx): Promise<boolean> {
+  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, SSO_ONLY_KEY));
+  return row?.value === true;
+}
+
+/** Holds the Administrator role through one of their groups. */
+export const administratorCondition = (userId: ReturnType<typeof sql>) => sql`exists (
+  select 1 from ${groupMembers} gm join ${groupRoles} gr on gr.group_id = gm.group_id join ${roles} r on r.id = gr.role_id
+  where gm.user_id = ${userId} and r.name = ${ADMINISTRATOR_ROLE})`;
+
+/** Active administrators marked break-glass: the people who may still sign in with a password when only SSO is allowed. */
+
+export async function countBreakGlassAdministrators(db: DbOrTx): Promise<number> {
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(users)
+    .where(and(eq(users.status, 'active'), eq(users.breakGlass, true), administratorCondition(sql`${users.id}`)));
+  return row.count;
+}
+
+/** Whether this user may sign in with a password (and get a reset link) while only single sign-on is allowed. */
+
+export async function isBreakGlassAdministrator(db: DbOrTx, userId: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users)
+    .where(and(eq(users.id, userId), eq(users.status, 'active'), eq(users.breakGlass, true), administratorCondition(sql`${users.id}`)));
+  return row !== undefined;
+}
+
+/**
+ * Called after a change that can take break-glass away (the flag, deactivation, leaving a group): while only single
+ * sign-on is allowed, at least one active break-glass administrator must remain, else the change is refused (409) and
+ * its transaction rolled back.
+ */
+
+export async function requireBreakGlassRemains(tx: DbOrTx): Promise<void> {
+  if (!(await ssoOnly(tx))) return;
+  if ((await countBreakGlassAdministrators(tx)) === 0) throw conflict(LAST_BREAK_GLASS);
+}
+
+/** Password reset links and their use: only break-glass administrators while only single sign-on is allowed (409). */
+
+export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promise<void> {
+  if (!(await ssoOnly(tx))) return;
+  if (!(await isBreakGlassAdministrator(tx, userId))) throw conflict(RESET_NEEDS_BREAK_GLASS);
+}
