@@ -86,6 +86,15 @@ describe('break-glass administrators', () => {
     expect(audit.actorUserId).toBe(admin.userId);
   });
 
+  test('the Users list tags break-glass administrators', async () => {
+    const second = await makeAdministrator();
+    await env.ctx.db.transaction((tx) => setBreakGlass(tx, admin, second.id, true));
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const list = await (await b.get('/settings/users')).text();
+    const row = list.slice(list.indexOf(second.email) - 400, list.indexOf(second.email));
+    expect(row).toContain('>break-glass</span>');
+  });
+
   test('only administrators can be marked, and only by an administrator', async () => {
     const person = await makeUser(env, { 'settings:update': 'all' });
     const notAdmin = await refusal(() => setFlag(person.id, true));
@@ -196,6 +205,11 @@ describe('while only SSO sign-in is allowed', () => {
     const early = await env.ctx.db.transaction((tx) => createPasswordResetLink(tx, admin, person.id, 'http://localhost'));
     await saveSettings({ ssoOnly: true });
     const secret = early.link.split('/reset-password/')[1];
+    const opened = await browser(env).get(`/reset-password/${secret}`);
+    expect(opened.status).toBe(409);
+    const page = await opened.text();
+    expect(page).toContain('password reset links, are kept for break-glass administrators');
+    expect(page).not.toContain('name="password"');
     const used = await refusal(() => env.ctx.db.transaction((tx) => usePasswordReset(tx, secret, 'another long enough password')));
     expect(used.message).toBe(RESET_NEEDS_BREAK_GLASS);
     const form = await browser(env).post(`/reset-password/${secret}`, { password: 'another long enough password' });

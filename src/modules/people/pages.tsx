@@ -16,6 +16,7 @@ import {
 } from './service';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
 import { signInWithPasswordOrDirectory } from './sign-in/ldap';
+import { requirePasswordAllowed } from './sign-in/break-glass';
 import { twoFactorAfterPassword } from './two-factor/gate';
 import { signInPage, ResetPasswordForm, resetLinkGone, PasswordContent } from './views/accounts';
 
@@ -251,6 +252,11 @@ export const peoplePages = (ctx: AppContext) =>
       if (!target) {
         set.status = 404;
         return resetLinkGone();
+      }
+      const allowed = await attempt(() => requirePasswordAllowed(ctx.db, target.userId));
+      if (!allowed.ok) {
+        set.status = allowed.error.status;
+        return <ResetPasswordForm secret={params.secret} email={target.email} error={allowed.error.message} closed />;
       }
       // A browser signed in to another account still posts this form: its session's CSRF token goes with it.
       const session = await resolveSession(ctx.db, cookieSecret(ctx.config, cookie));

@@ -22,7 +22,18 @@ function SignInForm({ email, next, error, notice }: { email: string; next: strin
 export const signInPage = ({ sso, ...props }: { email: string; next: string; error?: string; notice?: string; sso: JSX.Element }) =>
   <BareLayout title="Sign in"><>{sso}<SignInForm {...props} /></></BareLayout>;
 
-export function ResetPasswordForm({ secret, csrf, email, error, errors = {} }: { secret: string; csrf?: string; email: string; error?: string; errors?: FieldErrors }) {
+export function ResetPasswordForm({ secret, csrf, email, error, errors = {}, closed = false }: {
+  secret: string; csrf?: string; email: string; error?: string; errors?: FieldErrors;
+  /** The link is valid but passwords are not allowed for this person (only SSO sign-in): the message, no form. */
+  closed?: boolean;
+}) {
+  if (closed) {
+    return (
+      <BareLayout title="Set your password">
+        <div class="card"><Flash kind="error" message={error} /><p><a href="/sign-in">Go to sign-in</a></p></div>
+      </BareLayout>
+    );
+  }
   return (
     <BareLayout title="Set your password">
       <form method="post" action={`/reset-password/${secret}`} class="card">

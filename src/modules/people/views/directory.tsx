@@ -46,7 +46,7 @@ export function UsersContent(props: {
         rows={users}
         empty="No users."
         columns={[
-          { header: 'Name', cell: (u) => <Text value={u.name} /> },
+          { header: 'Name', cell: (u) => <><Text value={u.name} />{u.breakGlass && <> <span class="tag" title="May sign in with a password when only SSO sign-in is allowed">break-glass</span></>}</> },
           { header: 'Email', cell: (u) => <Text value={u.email} /> },
           { header: 'Status', cell: (u) => <span class={`status-${u.status}`} safe>{u.status === 'active' ? 'Active' : 'Deactivated'}</span> },
           { header: 'Groups', cell: (u) => <Tags values={groupsOf(u.id)} /> },
