@@ -451,7 +451,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       const prepared = await prepareSignInSettings(env.ctx.db, admin, {
         enabled: true, providerName: 'Contoso SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret,
         emailClaim: 'email', jitEnabled: false, jitGroupId: '', ssoOnly,
-      });
+      }, env.ctx.config);
       await env.ctx.db.transaction((tx) => saveSignInSettings(tx, admin, prepared));
     };
     try {

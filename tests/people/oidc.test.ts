@@ -3,8 +3,9 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { auditLog, groupMembers, history, outbox, sessions, settings, users } from '../../db/schema';
 import { createGroup, setUserStatus } from '../../src/modules/people/service';
 import { OIDC_MESSAGES } from '../../src/modules/people/sign-in/oidc';
-import { OIDC_SETTINGS_KEY, prepareSignInSettings, saveSignInSettings } from '../../src/modules/people/sign-in/settings-service';
+import { OIDC_SETTINGS_KEY, oidcSettings, prepareSignInSettings, saveSignInSettings, withClientSecret } from '../../src/modules/people/sign-in/settings-service';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
+import type { AppError } from '../../src/platform/errors';
 import type { Actor } from '../../src/platform/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
 import { parseSetCookie, signedInBrowser } from '../helpers/browser';
@@ -12,6 +13,7 @@ import { adminActor, makeUser, unique } from '../helpers/factories';
 import { authorizeAtProvider, startOidcProvider, type AccountAnswer, type TestProvider } from '../helpers/oidc-provider';
 
 const CALLBACK = 'http://localhost/sign-in/oidc/callback';
+const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString('base64');
 let env: TestEnv;
 let provider: TestProvider;
 let admin: Actor;
@@ -19,7 +21,7 @@ let newPeopleGroup: string;
 
 /** A service of its own: these tests turn single sign-on on, which the other files' password sign-ins must not meet. */
 beforeAll(async () => {
-  env = await startTestEnv();
+  env = await startTestEnv({ ENCRYPTION_KEY });
   provider = await startOidcProvider({ redirectUris: [CALLBACK] });
   admin = await adminActor(env);
   ({ id: newPeopleGroup } = await env.ctx.db.transaction((tx) => createGroup(tx, admin, { name: unique('SSO newcomers') })));
@@ -35,7 +37,7 @@ const baseSettings = (): OidcSettingsInput => ({
 });
 
 async function configure(overrides: Partial<OidcSettingsInput> = {}) {
-  const prepared = await prepareSignInSettings(env.ctx.db, admin, { ...baseSettings(), ...overrides });
+  const prepared = await prepareSignInSettings(env.ctx.db, admin, { ...baseSettings(), ...overrides }, env.ctx.config);
   await env.ctx.db.transaction((tx) => saveSignInSettings(tx, admin, prepared));
 }
 
@@ -94,7 +96,15 @@ describe('Settings › Sign-in', () => {
     expect((await b.post('/settings/sign-in', { ...form, clientSecret: '' })).status).toBe(303);
     const [row] = await env.ctx.db.select().from(settings).where(eq(settings.key, OIDC_SETTINGS_KEY));
     const stored = row.value as { clientSecret: string; metadata: { issuer: string } };
-    expect(stored.clientSecret).toBe(provider.clientSecret);
+    // Sealed with the server's ENCRYPTION_KEY (AES-256-GCM), never stored as typed.
+    expect(stored.clientSecret).toStartWith('gcm1:');
+    expect(stored.clientSecret).not.toContain(provider.clientSecret);
+    const storedSettings = await oidcSettings(env.ctx.db);
+    expect(withClientSecret(env.ctx.config, storedSettings).clientSecret).toBe(provider.clientSecret);
+    const otherKey = { ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const refused = (() => { try { withClientSecret(otherKey, storedSettings); return null; } catch (error) { return error as AppError; } })();
+    expect(refused?.status).toBe(503);
+    expect(refused?.message).toContain('encrypted with another ENCRYPTION_KEY');
     expect(stored.metadata.issuer).toBe(provider.issuer);
 
     // Audited without the secret; every administrator is emailed.

@@ -12,7 +12,7 @@ import { listGroups } from '../service';
 import { finishOidcSignIn, OIDC_MESSAGES, OIDC_SIGN_IN_MINUTES, redirectUriFor, startOidcSignIn } from './oidc';
 import type { OidcSettingsInput, OidcSettingsView } from './schema';
 import {
-  oidcReady, oidcSettings, prepareSignInSettings, readSignInSettings, saveSignInSettings, setBreakGlass,
+  oidcReady, oidcSettings, prepareSignInSettings, withClientSecret, readSignInSettings, saveSignInSettings, setBreakGlass,
 } from './settings-service';
 import { countBreakGlassAdministrators, ssoOnly } from './break-glass';
 import { BreakGlassRefused, OidcSignInFailed, SignInSettingsPage, SsoSignInOption } from './views';
@@ -65,7 +65,7 @@ export const signInPages = (ctx: AppContext) => {
     .post('/settings/sign-in', async ({ viewer, csrfToken, headers, body, redirect, set, request }) => {
       const input = formValues(body);
       const saved = await attempt(async () => {
-        const prepared = await prepareSignInSettings(ctx.db, viewer, input);
+        const prepared = await prepareSignInSettings(ctx.db, viewer, input, ctx.config);
         await runWrite(ctx, (tx) => saveSignInSettings(tx, viewer, prepared));
       });
       if (saved.ok) return redirect('/settings/sign-in?done=saved', 303);
@@ -97,9 +97,16 @@ export const signInPages = (ctx: AppContext) => {
         set.headers['content-type'] = 'text/html; charset=utf-8';
         return <OidcSignInFailed message={OIDC_MESSAGES.notConfigured} />;
       }
-      const { url, state } = await startOidcSignIn(ctx.db, s, redirectUriFor(ctx.config.PUBLIC_URL, request), safeNext(query.next));
-      setStateCookie(ctx, cookie, state);
-      return redirect(url, 303);
+      try {
+        const { url, state } = await startOidcSignIn(ctx.db, withClientSecret(ctx.config, s), redirectUriFor(ctx.config.PUBLIC_URL, request), safeNext(query.next));
+        setStateCookie(ctx, cookie, state);
+        return redirect(url, 303);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        set.status = error.status;
+        set.headers['content-type'] = 'text/html; charset=utf-8';
+        return <OidcSignInFailed message={error.message} />;
+      }
     })
     .get('/sign-in/oidc/callback', async ({ cookie, redirect, set, request, server }) => {
       set.headers['cache-control'] = 'no-store';
@@ -109,7 +116,7 @@ export const signInPages = (ctx: AppContext) => {
       setStateCookie(ctx, cookie, null);
       try {
         if (!oidcReady(s)) throw new AppError('NOT_FOUND', OIDC_MESSAGES.notConfigured);
-        const signedIn = await finishOidcSignIn(ctx.db, s, {
+        const signedIn = await finishOidcSignIn(ctx.db, withClientSecret(ctx.config, s), {
           url: new URL(request.url), cookieState: typeof cookieState === 'string' ? cookieState : undefined,
           ip: clientAddress(request, server, ctx.config), refusals: refusalLimiter(ctx),
           sessionHours: (await sessionSettings(ctx.db, ctx.config.SESSION_HOURS)).lifetimeHours,

@@ -9,12 +9,16 @@ import { recordChange } from '../../../platform/history';
 import { queueMail } from '../../../platform/mail';
 import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
 import { signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
+import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
+import type { Config } from '../../../config';
 import { administratorEmails } from '../service';
 import { SSO_ONLY_KEY, ssoOnly, administratorCondition, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains } from './break-glass';
 import { discoverIssuer } from './oidc';
 import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
 
 export const OIDC_SETTINGS_KEY = 'signIn.oidc';
+const CLIENT_SECRET_PURPOSE = 'oidc_client_secret';
+type Keyed = Pick<Config, 'ENCRYPTION_KEY'>;
 export const SSO_ONLY_NEEDS_BREAK_GLASS =
   'Only single sign-on can be required once at least one active administrator is marked break-glass (on their user page), so someone can still sign in if the identity provider is down.';
 export const SSO_ONLY_NEEDS_OIDC = 'Only single sign-on can be required once OpenID Connect sign-in is turned on and configured.';
@@ -23,6 +27,15 @@ export const SSO_ONLY_NEEDS_OIDC = 'Only single sign-on can be required once Ope
 export async function oidcSettings(db: DbOrTx): Promise<StoredOidcSettings> {
   const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, OIDC_SETTINGS_KEY));
   return { ...DEFAULT_OIDC_SETTINGS, ...((row?.value as Partial<StoredOidcSettings> | undefined) ?? {}) };
+}
+
+/**
+ * The settings with the client secret unsealed, for talking to the provider (the stored secret is sealed with
+ * ENCRYPTION_KEY when the server has one); UNAVAILABLE when the key cannot open it.
+ */
+export function withClientSecret(config: Keyed, s: StoredOidcSettings): StoredOidcSettings {
+  if (!s.clientSecret) return s;
+  return { ...s, clientSecret: openSecret(config, CLIENT_SECRET_PURPOSE, s.clientSecret, 'OpenID Connect client secret', 'An administrator enters it again in Settings › Sign-in.') };
 }
 
 /** OpenID Connect sign-in is offered: turned on, with the provider found when the settings were saved. */
@@ -85,7 +98,7 @@ export interface PreparedSignInSettings {
  * at level all before anything else, so nobody else can make the service fetch a URL. A blank secret keeps the stored
  * one; an issuer that cannot be discovered is refused with the reason.
  */
-export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: OidcSettingsInput): Promise<PreparedSignInSettings> {
+export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: OidcSettingsInput, config: Keyed): Promise<PreparedSignInSettings> {
   requireAdministrator(actor, 'change sign-in settings');
   const before = await oidcSettings(db);
   const oidc: StoredOidcSettings = {
@@ -93,7 +106,7 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
     providerName: input.providerName.trim(),
     issuer: input.issuer.trim().replace(/\/+$/, ''),
     clientId: input.clientId.trim(),
-    clientSecret: input.clientSecret || before.clientSecret,
+    clientSecret: input.clientSecret ? sealSecret(config, CLIENT_SECRET_PURPOSE, input.clientSecret) : before.clientSecret,
     emailClaim: input.emailClaim.trim() || 'email',
     jitEnabled: input.jitEnabled,
     jitGroupId: input.jitGroupId.trim(),
