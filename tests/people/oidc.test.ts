@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { auditLog, groupMembers, history, outbox, sessions, settings, users } from '../../db/schema';
-import { createGroup, setUserStatus } from '../../src/modules/people/service';
+import { auditLog, groupMembers, history, outbox, roles, sessions, settings, users } from '../../db/schema';
+import { assignRoleToGroup, createGroup, removeRoleFromGroup, setUserStatus } from '../../src/modules/people/service';
+import { ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { OIDC_MESSAGES } from '../../src/modules/people/sign-in/oidc';
 import { OIDC_SETTINGS_KEY, oidcSettings, prepareSignInSettings, saveSignInSettings, withClientSecret } from '../../src/modules/people/sign-in/settings-service';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
@@ -193,6 +194,22 @@ describe('sign-in through the OpenID provider', () => {
       expect((await signInThroughProvider({ email })).res.status).toBe(303);
       expect(await env.ctx.db.select().from(users).where(eq(users.email, email))).toHaveLength(1);
     } finally {
+      await configure();
+    }
+  });
+
+  test('a just-in-time group given the Administrator role after saving creates nobody: the sign-in is refused', async () => {
+    await configure({ jitEnabled: true, jitGroupId: newPeopleGroup });
+    const [administratorRole] = await env.ctx.db.select({ id: roles.id }).from(roles).where(eq(roles.name, ADMINISTRATOR_ROLE));
+    await env.ctx.db.transaction((tx) => assignRoleToGroup(tx, admin, newPeopleGroup, administratorRole.id));
+    try {
+      const email = `${unique('climber')}@test.example`;
+      const { res } = await signInThroughProvider({ email });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('the group new people join now holds the Administrator role');
+      expect(await env.ctx.db.select().from(users).where(eq(users.email, email))).toHaveLength(0);
+    } finally {
+      await env.ctx.db.transaction((tx) => removeRoleFromGroup(tx, admin, newPeopleGroup, administratorRole.id));
       await configure();
     }
   });

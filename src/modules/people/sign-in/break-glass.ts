@@ -60,3 +60,10 @@ export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promis
   if (!(await ssoOnly(tx))) return;
   if (!(await isBreakGlassAdministrator(tx, userId))) throw conflict(RESET_NEEDS_BREAK_GLASS);
 }
+
+/** A group that holds the Administrator role: never one new people join by themselves (sign-in creation). */
+export async function groupHoldsAdministrator(db: DbOrTx, groupId: string): Promise<boolean> {
+  const [admin] = await db.select({ id: groupRoles.groupId }).from(groupRoles).innerJoin(roles, eq(roles.id, groupRoles.roleId))
+    .where(and(eq(groupRoles.groupId, groupId), eq(roles.name, ADMINISTRATOR_ROLE)));
+  return admin !== undefined;
+}

@@ -9,6 +9,7 @@ import { systemActor, type Actor } from '../../../platform/permissions';
 import { TOO_MANY_REFUSALS, type RefusalLimiter } from '../../../platform/refusals';
 import { startSession, type NewSession } from '../../../platform/sessions';
 import { createUser } from '../service';
+import { groupHoldsAdministrator } from './break-glass';
 import type { StoredOidcSettings } from './schema';
 
 /** How long a started sign-in waits for the provider's answer. */
@@ -104,6 +105,7 @@ export async function startOidcSignIn(db: Db, s: StoredOidcSettings, redirectUri
 
 /** Messages a person sees when the provider's answer is refused. */
 export const OIDC_MESSAGES = {
+  jitGroupAdministrators: 'No account can be created for you: the group new people join now holds the Administrator role. Ask an administrator to choose another group in Settings › Sign-in.',
   noState: 'The answer from the identity provider carried no sign-in state, so it cannot be matched to a sign-in started here. Start again from the sign-in page.',
   wrongState: 'This answer from the identity provider does not belong to the sign-in started in this browser. Start again from the sign-in page.',
   stateGone: 'This sign-in has expired or was already completed. Start again from the sign-in page.',
@@ -209,6 +211,10 @@ export async function finishOidcSignIn(db: Db, s: StoredOidcSettings, callback: 
   const [user] = await db.select({ id: users.id, status: users.status }).from(users).where(sql`lower(${users.email}) = lower(${email})`);
   if (user && user.status !== 'active') return refuse('FORBIDDEN', OIDC_MESSAGES.deactivated, 'account deactivated', { email, subject }, user.id);
   if (!user && !s.jitEnabled) return refuse('FORBIDDEN', OIDC_MESSAGES.unknown, 'unknown e-mail', { email, subject });
+  // Checked again here: the group may have been given the Administrator role since the settings were saved.
+  if (!user && (await groupHoldsAdministrator(db, s.jitGroupId))) {
+    return refuse('FORBIDDEN', OIDC_MESSAGES.jitGroupAdministrators, 'just-in-time group holds the Administrator role', { email, subject });
+  }
 
   const name = typeof source.name === 'string' && source.name.trim() ? source.name.trim().slice(0, 200) : email;
   const session = await db.transaction(async (tx) => {

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import type { Db, DbOrTx } from '../../../../db/client';
 import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
-import { groupMembers, groupRoles, groups, roles, settings, users } from '../../../../db/schema';
+import { groups, settings, users } from '../../../../db/schema';
 import { appendAudit } from '../../../platform/audit';
 import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../../platform/errors';
 import { recordChange } from '../../../platform/history';
@@ -12,7 +12,7 @@ import { signIn, type NewSession, type SecondStep } from '../../../platform/sess
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import type { Config } from '../../../config';
 import { administratorEmails } from '../service';
-import { SSO_ONLY_KEY, ssoOnly, administratorCondition, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains } from './break-glass';
+import { SSO_ONLY_KEY, ssoOnly, administratorCondition, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains, groupHoldsAdministrator } from './break-glass';
 import { discoverIssuer } from './oidc';
 import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
 
@@ -130,9 +130,7 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
       ? await db.select({ id: groups.id }).from(groups).where(eq(groups.id, oidc.jitGroupId)) : [];
     if (!group) problems.push({ field: 'jitGroupId', message: 'is not a group' });
     else {
-      const [admin] = await db.select({ id: groupRoles.groupId }).from(groupRoles).innerJoin(roles, eq(roles.id, groupRoles.roleId))
-        .where(and(eq(groupRoles.groupId, oidc.jitGroupId), eq(roles.name, ADMINISTRATOR_ROLE)));
-      if (admin) problems.push({ field: 'jitGroupId', message: `holds the ${ADMINISTRATOR_ROLE} role: people created at sign-in must not become administrators` });
+      if (await groupHoldsAdministrator(db, oidc.jitGroupId)) problems.push({ field: 'jitGroupId', message: `holds the ${ADMINISTRATOR_ROLE} role: people created at sign-in must not become administrators` });
     }
   }
   if (problems.length) throw invalid(problems);
