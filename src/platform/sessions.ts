@@ -37,6 +37,14 @@ export const sessionIdOf = (secret: string) => sha256(secret);
 let decoyHash: Promise<string> | undefined;
 const decoy = () => (decoyHash ??= Bun.password.hash(randomBytes(16).toString('hex'), { algorithm: 'argon2id' }));
 
+/**
+ * A password check against nobody's hash, for refusals decided without one (single sign-on only, a directory that is
+ * down), so they take as long as a wrong password and the time does not tell which rule refused.
+ */
+export async function decoyPasswordCheck(password: string): Promise<void> {
+  await passwordChecks.run(async () => Bun.password.verify(password || 'x', await decoy())).catch(() => false);
+}
+
 export interface NewSession {
   /** Goes in the cookie; only its SHA-256 is stored. */
   secret: string;

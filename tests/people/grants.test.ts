@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { assignRoleToGroup, addGroupMember, createRole } from '../../src/modules/people/service';
+import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole, setUserPassword, updateUser } from '../../src/modules/people/service';
+import { resetTwoFactor } from '../../src/modules/people/two-factor/service';
+import { loadUserRightsByEmail } from '../../src/modules/people/rights';
+import { ADMIN_EMAIL } from '../helpers/app';
 import { AppError } from '../../src/platform/errors';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser, unique } from '../helpers/factories';
@@ -40,5 +43,30 @@ describe('nobody grants more than they hold', () => {
 
     const adminGroup = (await makeUser(env, { 'risks:delete': 'all' })).groupId;
     expect((await refusal(() => env.ctx.db.transaction((tx) => addGroupMember(tx, actor, adminGroup, manager.id))))?.code).toBe('FORBIDDEN');
+  });
+
+  test('nor takes over an account holding more: its password, reset link, e-mail and second factor need every right it holds', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:create': 'all', 'settings:update': 'all', 'risks:read': 'own' });
+    const actor = await manager.actor();
+    const stronger = await makeUser(env, { 'risks:delete': 'all' });
+    const administrator = (await loadUserRightsByEmail(env.ctx.db, ADMIN_EMAIL))!.userId;
+    const attempts = (userId: string) => ({
+      'reset link': () => env.ctx.db.transaction((tx) => createPasswordResetLink(tx, actor, userId, 'http://localhost')),
+      password: () => env.ctx.db.transaction((tx) => setUserPassword(tx, actor, userId, 'another long enough password')),
+      'e-mail': () => env.ctx.db.transaction((tx) => updateUser(tx, actor, userId, { name: 'Taken over', email: `${unique('mine')}@attacker.example` })),
+      'second factor': () => env.ctx.db.transaction((tx) => resetTwoFactor(tx, actor, userId)),
+    });
+    for (const userId of [stronger.id, administrator]) {
+      for (const [what, attempt] of Object.entries(attempts(userId))) {
+        const refused = await refusal(attempt);
+        expect(refused?.code, what).toBe('FORBIDDEN');
+        expect(refused?.deniedReason, what).toContain('rights beyond your own');
+      }
+    }
+    // Within their rights, and the name of anyone, they can still change.
+    const peer = await makeUser(env, { 'risks:read': 'own' });
+    expect((await env.ctx.db.transaction((tx) => createPasswordResetLink(tx, actor, peer.id, 'http://localhost'))).link).toContain('/reset-password/');
+    await env.ctx.db.transaction((tx) => updateUser(tx, actor, peer.id, { name: 'Renamed', email: `${unique('peer')}@test.example` }));
+    await env.ctx.db.transaction((tx) => updateUser(tx, actor, stronger.id, { name: 'Renamed too', email: stronger.email }));
   });
 });

@@ -4,10 +4,10 @@ import { Client } from 'ldapts';
 import { createServer, type Server } from 'node:net';
 import { Secret, TOTP } from 'otpauth';
 import { auditLog, groupMembers, groups, history, loginAttempts, outbox, roles, sessions, settings, users } from '../../db/schema';
-import { DIRECTORY_UNREACHABLE, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSettings, userFilterFor } from '../../src/modules/people/sign-in/ldap';
+import { DIRECTORY_SIGN_IN_REFUSED, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSettings, userFilterFor } from '../../src/modules/people/sign-in/ldap';
 import { DEFAULT_LDAP_SETTINGS, type LdapSettingsInput } from '../../src/modules/people/sign-in/schema';
 import { loadUserRights, userActor } from '../../src/modules/people/rights';
-import { addGroupMember, assignRoleToGroup, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
+import { addGroupMember, assignRoleToGroup, createGroup, createRole, createUser, setUserStatus } from '../../src/modules/people/service';
 import { AppError } from '../../src/platform/errors';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
@@ -202,7 +202,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       expect((await signIn(cat.mail, cat.password)).status).toBe(303);
       expect(await groupsOf((await userByEmail(cat.mail)).id)).toEqual([]);
     } finally {
-      await configure({ bindPassword: '' });
+      await configure();
     }
   });
 
@@ -222,7 +222,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       // The directory's name replaces the one typed here.
       expect((await userByEmail(gus.mail)).name).toBe(gus.cn);
     } finally {
-      await configure({ bindPassword: '' });
+      await configure();
     }
   });
 
@@ -250,7 +250,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       expect(await failures('pat')).toEqual(['the account here has a password; the directory does not sign it in']);
       expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, local.id))).toEqual([]);
     } finally {
-      await configure({ bindPassword: '' });
+      await configure();
     }
   });
 
@@ -284,18 +284,18 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     expect((await signIn(ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(303);
   });
 
-  test('a directory that is down or silent: a clear 503, audited, not counted against the person, and the service stays up', async () => {
+  test('a directory that is down or silent: refused like a wrong password (401, same message, counted), the cause audited, and the service stays up', async () => {
     const kim = directoryPerson('kim');
     const silent: Server = createServer(() => { /* accepts and never answers */ });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       for (const url of [`ldap://127.0.0.1:${await closedPort()}`, `ldap://127.0.0.1:${(silent.address() as { port: number }).port}`]) {
-        await configure({ url, bindPassword: '', timeoutSeconds: 1 });
+        await configure({ url, timeoutSeconds: 1 });
         const started = Date.now();
         const res = await signIn(kim.mail, kim.password);
-        expect(res.status, url).toBe(503);
+        expect(res.status, url).toBe(401);
         expect(Date.now() - started).toBeLessThan(5_000);
-        expect(await res.text()).toContain(DIRECTORY_UNREACHABLE);
+        expect(await res.text()).toContain(DIRECTORY_SIGN_IN_REFUSED);
         expect(sessionCookieOf(res)).toBeUndefined();
       }
       const reasons = await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
@@ -304,12 +304,12 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
         expect.objectContaining({ reason: 'directory unreachable', error: expect.stringContaining('connection refused') }),
         expect.objectContaining({ reason: 'directory unreachable', error: expect.stringContaining('within 1 seconds') }),
       ]);
-      expect(await env.ctx.db.select().from(loginAttempts).where(eq(loginAttempts.email, kim.mail))).toEqual([]);
+      expect(await env.ctx.db.select().from(loginAttempts).where(and(eq(loginAttempts.email, kim.mail), eq(loginAttempts.succeeded, false)))).toHaveLength(2);
       expect((await env.request('/sign-in')).status).toBe(200);
       expect((await env.request('/api/health')).status).toBe(200);
     } finally {
       silent.close();
-      await configure({ bindPassword: '' });
+      await configure();
     }
     expect((await signIn(kim.mail, kim.password)).status).toBe(303);
   });
@@ -317,16 +317,16 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
   test('encrypted connections: ldaps:// and StartTLS trust the CA certificate given; without it the directory is refused', async () => {
     const bob = directoryPerson('bob');
     try {
-      await configure({ url: slapd.ldapsUrl, caCertificate: slapd.caPem, bindPassword: '' });
+      await configure({ url: slapd.ldapsUrl, caCertificate: slapd.caPem });
       expect((await signIn(bob.mail, bob.password)).status).toBe(303);
-      await configure({ url: slapd.url, startTls: true, caCertificate: slapd.caPem, bindPassword: '' });
+      await configure({ url: slapd.url, startTls: true, caCertificate: slapd.caPem });
       expect((await signIn(bob.mail, bob.password)).status).toBe(303);
 
       for (const tls of [{ url: slapd.ldapsUrl, startTls: false }, { url: slapd.url, startTls: true }]) {
-        await configure({ ...tls, caCertificate: '', bindPassword: '' });
+        await configure({ ...tls, caCertificate: '' });
         const res = await signIn(bob.mail, bob.password);
-        expect(res.status, tls.url).toBe(503);
-        expect(await res.text()).toContain(DIRECTORY_UNREACHABLE);
+        expect(res.status, tls.url).toBe(401);
+        expect(await res.text()).toContain(DIRECTORY_SIGN_IN_REFUSED);
       }
       const [last] = await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
         .where(and(eq(auditLog.action, 'signin.failed'), sql`${auditLog.details}->>'email' = ${bob.mail}`)).orderBy(desc(auditLog.seq)).limit(1);
@@ -334,20 +334,20 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
 
       let refusal: unknown;
       try {
-        await configure({ url: slapd.ldapsUrl, caCertificate: '-----BEGIN CERTIFICATE-----\nnot one\n-----END CERTIFICATE-----', bindPassword: '' });
+        await configure({ url: slapd.ldapsUrl, caCertificate: '-----BEGIN CERTIFICATE-----\nnot one\n-----END CERTIFICATE-----' });
       } catch (error) {
         refusal = error;
       }
       expect((refusal as AppError).problems).toEqual([{ field: 'caCertificate', message: expect.stringContaining('PEM') }]);
       let both: unknown;
       try {
-        await configure({ url: slapd.ldapsUrl, startTls: true, bindPassword: '' });
+        await configure({ url: slapd.ldapsUrl, startTls: true });
       } catch (error) {
         both = error;
       }
       expect((both as AppError).problems).toEqual([{ field: 'url', message: expect.stringContaining('StartTLS is for ldap:// addresses') }]);
     } finally {
-      await configure({ bindPassword: '' });
+      await configure();
     }
   });
 
@@ -357,7 +357,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('Directory (LDAP)');
-    expect(html).toContain('A password is stored. Leave blank to keep it.');
+    expect(html).toContain('A password is stored. Leave blank to keep it while the address, TLS settings and bind DN stay the same');
     expect(html).not.toContain(SERVICE_PASSWORD);
 
     const form = {
@@ -387,9 +387,10 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     const [mail] = await env.ctx.db.select().from(outbox).where(eq(outbox.subject, 'Security alert: directory (LDAP) sign-in settings saved')).orderBy(desc(outbox.id)).limit(1);
     expect(mail.recipients).toContain(ADMIN_EMAIL);
 
-    // The service account's password is now wrong in the directory: sign-in says the directory cannot be used.
+    // The service account's password is now wrong in the directory: sign-in is refused, the cause is audited.
     const lou = directoryPerson('lou');
-    expect((await signIn(lou.mail, lou.password)).status).toBe(503);
+    expect((await signIn(lou.mail, lou.password)).status).toBe(401);
+    expect((await failures(lou.mail)).at(-1)).toBe('directory unreachable');
     await configure();
     expect((await signIn(lou.mail, lou.password)).status).toBe(303);
   });
@@ -423,7 +424,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     expect(await wrongPassword.text()).toContain('Test connection failed: the directory refused the service account (check the bind DN and password).');
     const noBase = await b.post('/settings/sign-in/ldap/test', { ...form, baseDn: 'ou=nowhere,dc=example,dc=test' });
     expect(await noBase.text()).toContain('the base DN ou=nowhere,dc=example,dc=test does not exist in the directory');
-    const down = await b.post('/settings/sign-in/ldap/test', { ...form, url: `ldap://127.0.0.1:${await closedPort()}` });
+    const down = await b.post('/settings/sign-in/ldap/test', { ...form, url: `ldap://127.0.0.1:${await closedPort()}`, bindPassword: SERVICE_PASSWORD });
     expect(await down.text()).toContain('(connection refused)');
     const invalid = await b.post('/settings/sign-in/ldap/test', { ...form, userFilter: '(mail={login}' });
     expect(invalid.status).toBe(400);
@@ -431,6 +432,72 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     // Testing saves nothing.
     const [stored] = await env.ctx.db.select().from(settings).where(eq(settings.key, LDAP_SETTING));
     expect((stored.value as { timeoutSeconds: number }).timeoutSeconds).toBe(3);
+  });
+
+  test('the stored password only goes where it was saved for: a new address, TLS setting or bind DN needs it typed again, on Save and on Test connection', async () => {
+    const refusalOf = async (overrides: Partial<LdapSettingsInput>) => {
+      try {
+        await configure({ ...overrides, bindPassword: '' });
+      } catch (error) {
+        return (error as AppError).problems;
+      }
+      return 'saved';
+    };
+    const again = [{ field: 'bindPassword', message: expect.stringContaining('must be entered again') }];
+    expect(await refusalOf({ url: 'ldap://directory.attacker.example' })).toEqual(again);
+    expect(await refusalOf({ url: slapd.url, startTls: true, caCertificate: slapd.caPem })).toEqual(again);
+    expect(await refusalOf({ bindDn: 'cn=someone-else,dc=example,dc=test' })).toEqual(again);
+    expect(await refusalOf({ enabled: false, url: 'ldap://directory.attacker.example' })).toEqual(again);
+    expect(await refusalOf({ timeoutSeconds: 4 })).toBe('saved');
+
+    // Test connection to a server of someone's choosing with a blank password: refused before anything is sent.
+    const received: Buffer[] = [];
+    const listener: Server = createServer((socket) => socket.on('data', (chunk) => received.push(Buffer.from(chunk))));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+      const res = await b.post('/settings/sign-in/ldap/test', {
+        url: `ldap://127.0.0.1:${(listener.address() as { port: number }).port}`, timeoutSeconds: '1', bindDn: SERVICE_DN, bindPassword: '', baseDn: BASE_DN,
+        userFilter: '(&(objectClass=inetOrgPerson)(mail={login}))', emailAttribute: 'mail', nameAttribute: 'cn', mapRows: '0',
+      });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('must be entered again');
+      expect(Buffer.concat(received).toString('latin1')).not.toContain(SERVICE_PASSWORD);
+      expect(received).toEqual([]);
+    } finally {
+      listener.close();
+      await configure({ timeoutSeconds: 3 });
+    }
+  });
+
+  test('mapping a directory group is held to the rights of whoever saves it: a group giving more than they hold is refused', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'all', 'settings:create': 'all', 'risks:read': 'all' });
+    const actor = await manager.actor();
+    const within = await env.ctx.db.transaction(async (tx) => {
+      const { id: groupId } = await createGroup(tx, admin, { name: unique('Risk readers') });
+      const { id: roleId } = await createRole(tx, admin, { name: unique('Risk reader'), permissions: [{ permission: 'risks:read', level: 'all' }] });
+      await assignRoleToGroup(tx, admin, groupId, roleId);
+      return groupId;
+    });
+    const beyond = await env.ctx.db.transaction(async (tx) => {
+      const { id: groupId } = await createGroup(tx, admin, { name: unique('Risk deleters') });
+      const { id: roleId } = await createRole(tx, admin, { name: unique('Risk deleter'), permissions: [{ permission: 'risks:delete', level: 'all' }] });
+      await assignRoleToGroup(tx, admin, groupId, roleId);
+      return groupId;
+    });
+    const save = (groupId: string) => env.ctx.db.transaction((tx) => saveLdapSettings(tx, actor, env.ctx.config, {
+      ...DEFAULT_LDAP_SETTINGS, enabled: true, url: slapd.url, bindDn: SERVICE_DN, bindPassword: SERVICE_PASSWORD, baseDn: BASE_DN,
+      createUsers: true, timeoutSeconds: 3, groupMappings: [{ directoryGroupDn: groupDn('auditors'), groupId }],
+    }));
+    let refusal: unknown;
+    try {
+      await save(beyond);
+    } catch (error) {
+      refusal = error;
+    }
+    expect((refusal as AppError).problems).toEqual([{ field: 'groupMappings.0', message: expect.stringContaining('beyond your own (risks:delete (all))') }]);
+    await save(within);
+    await configure();
   });
 
   test('with the directory switched off, people without a password here are refused as before', async () => {
@@ -441,7 +508,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       expect(res.status).toBe(401);
       expect(await failures(max.mail)).toEqual(['unknown email']);
     } finally {
-      await configure({ bindPassword: '' });
+      await configure();
     }
   });
 
@@ -469,13 +536,16 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     expect((await signIn(ann.mail, ann.password)).status).toBe(303);
   });
 
-  test('stopping the directory itself: sign-in answers 503 with the clear message and the service keeps serving', async () => {
+  test('stopping the directory itself: sign-in is refused with the message that names the directory, the same for accounts with a password here, and the service keeps serving', async () => {
     const ned = directoryPerson('ned');
+    const local = await makeUser(env, {});
     await slapd.stop();
     const res = await signIn(ned.mail, ned.password);
-    expect(res.status).toBe(503);
-    expect(await res.text()).toContain(DIRECTORY_UNREACHABLE);
-    const local = await makeUser(env, {});
+    const localWrong = await signIn(local.email, 'not the password at all');
+    // Who has a password here is not told by the outage: same status, same words.
+    expect([res.status, localWrong.status]).toEqual([401, 401]);
+    expect(await res.text()).toContain(DIRECTORY_SIGN_IN_REFUSED);
+    expect(await localWrong.text()).toContain(DIRECTORY_SIGN_IN_REFUSED);
     expect((await signIn(local.email, local.password)).status).toBe(303);
   });
 });

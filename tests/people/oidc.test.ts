@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { auditLog, groupMembers, history, outbox, roles, sessions, settings, users } from '../../db/schema';
-import { assignRoleToGroup, createGroup, removeRoleFromGroup, setUserStatus } from '../../src/modules/people/service';
+import { assignRoleToGroup, createGroup, createRole, removeRoleFromGroup, setUserStatus } from '../../src/modules/people/service';
 import { ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { OIDC_MESSAGES } from '../../src/modules/people/sign-in/oidc';
 import { OIDC_SETTINGS_KEY, oidcSettings, prepareSignInSettings, saveSignInSettings, withClientSecret } from '../../src/modules/people/sign-in/settings-service';
@@ -143,6 +143,40 @@ describe('Settings › Sign-in', () => {
     expect((await b.post('/settings/sign-in', { enabled: 'on', issuer: 'http://127.0.0.1:9', clientId: 'x' })).status).toBe(403);
     const nobody = await makeUser(env, {});
     expect((await (await signedInBrowser(env, nobody.email, nobody.password)).get('/settings/sign-in')).status).toBe(403);
+  });
+});
+
+describe('Settings › Sign-in: what a blank secret and the new-people group may do', () => {
+  const problemsOf = async (actor: Actor, overrides: Partial<OidcSettingsInput>) => {
+    try {
+      await prepareSignInSettings(env.ctx.db, actor, { ...baseSettings(), ...overrides }, env.ctx.config);
+    } catch (error) {
+      return (error as AppError).problems;
+    }
+    return 'accepted';
+  };
+
+  test('the stored secret is only sent to the provider it was saved for: a new issuer or client ID needs it typed again', async () => {
+    await configure();
+    const again = [{ field: 'clientSecret', message: expect.stringContaining('must be entered again') }];
+    expect(await problemsOf(admin, { clientSecret: '', issuer: 'https://idp.attacker.example' })).toEqual(again);
+    expect(await problemsOf(admin, { clientSecret: '', clientId: 'another-client' })).toEqual(again);
+    expect(await problemsOf(admin, { clientSecret: '', enabled: false, issuer: 'https://idp.attacker.example' })).toEqual(again);
+    expect(await problemsOf(admin, { clientSecret: '' })).toBe('accepted');
+  });
+
+  test('the group new people join is held to the rights of whoever saves it: one giving more than they hold is refused', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'all', 'settings:create': 'all', 'risks:read': 'all' });
+    const groupGiving = (permission: 'risks:read' | 'risks:delete') => env.ctx.db.transaction(async (tx) => {
+      const { id: groupId } = await createGroup(tx, admin, { name: unique('SSO people') });
+      const { id: roleId } = await createRole(tx, admin, { name: unique('SSO role'), permissions: [{ permission, level: 'all' }] });
+      await assignRoleToGroup(tx, admin, groupId, roleId);
+      return groupId;
+    });
+    const beyond = await groupGiving('risks:delete');
+    expect(await problemsOf(await manager.actor(), { jitEnabled: true, jitGroupId: beyond }))
+      .toEqual([{ field: 'jitGroupId', message: expect.stringContaining('beyond your own (risks:delete (all))') }]);
+    expect(await problemsOf(await manager.actor(), { jitEnabled: true, jitGroupId: await groupGiving('risks:read') })).toBe('accepted');
   });
 });
 

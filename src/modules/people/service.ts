@@ -33,20 +33,52 @@ interface Grant {
  * group's rights) must each be within the actor's own rights, at no higher a level. Administrators hold everything.
  */
 function requireGrantable(actor: Actor, grants: readonly Grant[], what: string): void {
-  if (actor.kind === 'system') return;
+  const beyond = grantsBeyond(actor, grants);
+  if (beyond.length) throw forbidden(`${what} would grant rights beyond your own: ${beyond.join(', ')}`);
+}
+
+/** The grants the actor does not hold at that level, as "permission (level)"; none for the system. */
+function grantsBeyond(actor: Actor, grants: readonly Grant[]): string[] {
+  if (actor.kind === 'system') return [];
   const beyond = grants.filter(({ permission, level }) => {
     const held = isPermission(permission) ? levelOf(actor, permission) : null;
     return held === null || (level === 'all' && held !== 'all');
   });
-  if (beyond.length) {
-    throw forbidden(`${what} would grant rights beyond your own: ${beyond.map((g) => `${g.permission} (${g.level})`).join(', ')}`);
-  }
+  return [...new Set(beyond.map((g) => `${g.permission} (${g.level})`))];
 }
 
 async function grantsOfRoles(db: DbOrTx, roleIds: string[]): Promise<Grant[]> {
   if (roleIds.length === 0) return [];
   return db.select({ permission: rolePermissions.permission, level: rolePermissions.level }).from(rolePermissions)
     .where(inArray(rolePermissions.roleId, roleIds));
+}
+
+/**
+ * For each of these groups, the rights its members get that the actor does not hold (an empty list when the actor
+ * could add members themselves). Settings that put people in groups without an administrator's hand (directory group
+ * mappings, the group of people created at single sign-on) are held to the same rule as adding a member.
+ */
+export async function groupRightsBeyond(db: DbOrTx, actor: Actor, groupIds: readonly string[]): Promise<Map<string, string[]>> {
+  const ids = [...new Set(groupIds)];
+  if (actor.kind === 'system' || ids.length === 0) return new Map(ids.map((id) => [id, []]));
+  const rows = await db.select({ groupId: groupRoles.groupId, permission: rolePermissions.permission, level: rolePermissions.level })
+    .from(groupRoles).innerJoin(rolePermissions, eq(rolePermissions.roleId, groupRoles.roleId))
+    .where(inArray(groupRoles.groupId, ids));
+  return new Map(ids.map((id) => [id, grantsBeyond(actor, rows.filter((r) => r.groupId === id))]));
+}
+
+/**
+ * Acting on an account in a way that can hand it to someone else (its password, reset link, second factor, e-mail)
+ * needs every right that account holds: otherwise a holder of settings:update could take over an administrator.
+ */
+export async function requireRightsOver(db: DbOrTx, actor: Actor, userId: string, what: string): Promise<void> {
+  if (actor.kind === 'system') return;
+  const grants = await db.select({ permission: rolePermissions.permission, level: rolePermissions.level }).from(groupMembers)
+    .innerJoin(groupRoles, eq(groupRoles.groupId, groupMembers.groupId))
+    .innerJoin(rolePermissions, eq(rolePermissions.roleId, groupRoles.roleId))
+    .where(eq(groupMembers.userId, userId));
+  const beyond = grantsBeyond(actor, grants);
+  if (beyond.length) throw forbidden(`${what} needs every right the person holds; they hold rights beyond your own: ${beyond.join(', ')}`);
 }
 
 /** People are managed under Settings; creating accounts needs settings:create (Administrator by default). */
@@ -68,6 +100,7 @@ export async function setUserPassword(tx: DbOrTx, actor: Actor, userId: string, 
   requirePermission(actor, 'settings:update');
   const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound(`User ${userId}`);
+  await requireRightsOver(tx, actor, userId, 'Setting this password');
   const updated = await tx.update(users).set({ passwordHash: await hashPassword(password, user.email), updatedAt: new Date() })
     .where(eq(users.id, userId)).returning({ id: users.id });
   if (updated.length === 0) throw notFound(`User ${userId}`);
@@ -194,6 +227,8 @@ export async function updateUser(tx: DbOrTx, actor: Actor, userId: string, input
   const [before] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
   if (!before) throw notFound(`User ${userId}`);
   const email = input.email.trim();
+  // Whoever decides an account's e-mail decides where its reset links and single sign-on go.
+  if (email.toLowerCase() !== before.email.toLowerCase()) await requireRightsOver(tx, actor, userId, 'Changing this e-mail');
   const [clash] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email}) and ${users.id} <> ${userId}`);
   if (clash) throw conflict(`A user with email ${email} already exists`);
   const [after] = await tx.update(users).set({ name: input.name.trim(), email, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
@@ -309,6 +344,7 @@ export async function createPasswordResetLink(tx: DbOrTx, actor: Actor, userId: 
   const [user] = await tx.select({ email: users.email, status: users.status }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound(`User ${userId}`);
   if (user.status !== 'active') throw conflict('The account is deactivated; reactivate it first');
+  await requireRightsOver(tx, actor, userId, 'A password reset link');
   await requirePasswordAllowed(tx, userId);
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + RESET_LINK_HOURS * 3_600_000);

@@ -13,7 +13,7 @@ import { AppError, invalidField, notFound } from '../../../platform/errors';
 import { recordChange } from '../../../platform/history';
 import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions';
 import { toRights } from '../rights';
-import { addGroupMember, removeGroupMember, setUserStatus } from '../service';
+import { addGroupMember, removeGroupMember, requireRightsOver, setUserStatus } from '../service';
 import { member, parseFilter, ScimSyntaxError, type Filter } from './filter';
 import { applyPatch, ScimPatchError, type PatchOperation, type PatchSchema } from './patch';
 import { filterSql, type SqlResource } from './query';
@@ -390,6 +390,7 @@ export async function replaceScimUser(tx: DbOrTx, actor: Actor, id: string, fiel
   const [before] = await tx.select().from(users).where(and(eq(users.id, id), isNull(users.deprovisionedAt))).for('update');
   if (!before) throw new ScimError(404, `User ${id} not found`);
   if (fields.email.toLowerCase() !== before.email.toLowerCase()) {
+    await requireRightsOver(tx, actor, id, 'Changing this userName');
     const [clash] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${fields.email}) and ${users.id} <> ${id}`);
     if (clash) throw new ScimError(409, `A user with userName ${fields.email} already exists`, 'uniqueness');
   }

@@ -61,7 +61,7 @@ export function LdapSettingsPage(p: LdapPageProps): JSX.Element {
           <legend>Service account</legend>
           <Field label="Bind DN" name="bindDn" value={p.values.bindDn} error={errors.bindDn} maxlength={1000} hint="For example cn=grc-reader,ou=services,dc=example,dc=com" />
           <Field label="Password" name="bindPassword" type="password" error={errors.bindPassword} autocomplete="new-password" maxlength={1000}
-            hint={p.hasBindPassword ? 'A password is stored. Leave blank to keep it.' : 'No password is stored yet.'} />
+            hint={p.hasBindPassword ? 'A password is stored. Leave blank to keep it while the address, TLS settings and bind DN stay the same; changing any of them needs the password again.' : 'No password is stored yet.'} />
         </fieldset>
         <fieldset>
           <legend>Finding people</legend>

@@ -12,7 +12,7 @@ import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectErro
 import type { ConnectionOptions } from 'node:tls';
 import type { DbOrTx } from '../../../../db/client';
 import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
-import { groupMembers, groupRoles, groups, loginAttempts, roles, settings, users } from '../../../../db/schema';
+import { groupMembers, groupRoles, groups, roles, settings, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
 import { appendAudit } from '../../../platform/audit';
 import type { AppContext } from '../../../platform/context';
@@ -22,10 +22,10 @@ import { requirePermission, systemActor, type Actor } from '../../../platform/pe
 import type { RefusalLimiter } from '../../../platform/refusals';
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import {
-  openSession, reserveAttempt, THROTTLED_MESSAGE, WRONG_CREDENTIALS,
+  decoyPasswordCheck, openSession, reserveAttempt, THROTTLED_MESSAGE, WRONG_CREDENTIALS,
   type AfterPassword, type NewSession, type PasswordChecked, type SecondStep,
 } from '../../../platform/sessions';
-import { addGroupMember, administratorEmails, createUser, removeGroupMember, updateUser } from '../service';
+import { addGroupMember, administratorEmails, createUser, groupRightsBeyond, removeGroupMember, updateUser } from '../service';
 import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
 import { ssoOnly } from './break-glass';
 import { passwordSignIn } from './settings-service';
@@ -34,7 +34,11 @@ export const LDAP_SETTING = 'signIn.ldap';
 const SEAL_PURPOSE = 'settings:signIn.ldap:bindPassword';
 export const LOGIN_PLACEHOLDER = '{login}';
 
-export const DIRECTORY_UNREACHABLE = 'The directory could not be reached; try again later or ask an administrator.';
+/**
+ * Every refused sign-in while directory sign-in is on, the directory down included: one answer (401) whether the
+ * account has a password here or not, so an outage does not tell who does (the cause is in the Audit Log).
+ */
+export const DIRECTORY_SIGN_IN_REFUSED = `${WRONG_CREDENTIALS} If you sign in with your directory password and are sure of it, the directory may not be answering: try again in a few minutes or tell an administrator.`;
 export const NO_ACCOUNT_HERE = 'The directory accepted your password, but you have no account here. Ask an administrator to add you.';
 
 /* ---------- Settings ---------- */
@@ -80,7 +84,7 @@ function urlProblem(url: string, startTls: boolean): string | null {
 }
 
 /** Every problem with the settings at once, so the form can mark each field. */
-function settingsProblems(s: LdapSettings, hasPassword: boolean, here: { existing: ReadonlySet<string>; administrators: ReadonlySet<string> }): FieldProblem[] {
+function settingsProblems(s: LdapSettings, password: PasswordOnForm, here: GroupsHere): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const needed = (field: string, value: string, what: string) => {
     if (s.enabled && !value.trim()) problems.push({ field, message: `is needed to sign in through the directory (${what})` });
@@ -99,7 +103,9 @@ function settingsProblems(s: LdapSettings, hasPassword: boolean, here: { existin
   }
   needed('bindDn', s.bindDn, 'the service account that searches');
   if (s.bindDn.trim() && !looksLikeDn(s.bindDn)) problems.push({ field: 'bindDn', message: 'must be a DN such as cn=grc-reader,dc=example,dc=com' });
-  if (s.enabled && !hasPassword) problems.push({ field: 'bindPassword', message: 'is needed: the service account never binds without a password' });
+  if (password === 'stored for another directory') {
+    problems.push({ field: 'bindPassword', message: 'must be entered again: the directory address, TLS settings or bind DN changed, and the stored password is only ever sent where it was saved for' });
+  } else if (s.enabled && password === 'none') problems.push({ field: 'bindPassword', message: 'is needed: the service account never binds without a password' });
   needed('baseDn', s.baseDn, 'where people are searched for');
   if (s.baseDn.trim() && !looksLikeDn(s.baseDn)) problems.push({ field: 'baseDn', message: 'must be a DN such as ou=people,dc=example,dc=com' });
   if (!s.userFilter.includes(LOGIN_PLACEHOLDER)) {
@@ -118,6 +124,8 @@ function settingsProblems(s: LdapSettings, hasPassword: boolean, here: { existin
     else if (!here.existing.has(m.groupId)) problems.push({ field: `groupMappings.${i}`, message: 'choose the group here its members go in' });
     else if (here.administrators.has(m.groupId)) {
       problems.push({ field: `groupMappings.${i}`, message: `that group holds the ${ADMINISTRATOR_ROLE} role: who is an administrator here is not left to the directory` });
+    } else if (here.beyondActor.get(m.groupId)?.length) {
+      problems.push({ field: `groupMappings.${i}`, message: `that group gives rights beyond your own (${here.beyondActor.get(m.groupId)!.join(', ')}): only someone holding them may let the directory hand them out` });
     }
   });
   if (!Number.isInteger(s.timeoutSeconds) || s.timeoutSeconds < 1 || s.timeoutSeconds > 60) {
@@ -134,18 +142,47 @@ function trimmed(s: LdapSettings): LdapSettings {
   };
 }
 
-/** Of these groups here: which exist, and which hold the Administrator role. */
-async function groupsHere(db: DbOrTx, ids: string[]): Promise<{ existing: Set<string>; administrators: Set<string> }> {
+interface GroupsHere {
+  existing: ReadonlySet<string>;
+  administrators: ReadonlySet<string>;
+  /** Per group, the rights its members get that the person saving does not hold. */
+  beyondActor: ReadonlyMap<string, string[]>;
+}
+
+const NO_GROUPS: GroupsHere = { existing: new Set(), administrators: new Set(), beyondActor: new Map() };
+
+/** Of these groups here: which exist, which hold the Administrator role, and (given an actor) which give more than they hold. */
+async function groupsHere(db: DbOrTx, ids: string[], actor?: Actor): Promise<GroupsHere> {
   const valid = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
-  if (!valid.length) return { existing: new Set(), administrators: new Set() };
+  if (!valid.length) return NO_GROUPS;
   const rows = await db.select({ id: groups.id, role: roles.name }).from(groups)
     .leftJoin(groupRoles, eq(groupRoles.groupId, groups.id)).leftJoin(roles, eq(roles.id, groupRoles.roleId))
     .where(inArray(groups.id, valid));
-  return { existing: new Set(rows.map((r) => r.id)), administrators: new Set(rows.filter((r) => r.role === ADMINISTRATOR_ROLE).map((r) => r.id)) };
+  return {
+    existing: new Set(rows.map((r) => r.id)),
+    administrators: new Set(rows.filter((r) => r.role === ADMINISTRATOR_ROLE).map((r) => r.id)),
+    beyondActor: actor ? await groupRightsBeyond(db, actor, valid) : new Map(),
+  };
+}
+
+/** What the form's blank or filled password field means for the service account's password. */
+type PasswordOnForm = 'typed' | 'stored' | 'stored for another directory' | 'none';
+
+/** The parts of the settings that decide where the service account's password is sent. */
+const PASSWORD_DESTINATION = ['url', 'startTls', 'caCertificate', 'bindDn'] as const;
+
+/**
+ * A blank password keeps the stored one only while it would go to the same directory, over the same TLS settings, for
+ * the same account: otherwise whoever edits the settings could have it sent to a server of their choosing.
+ */
+function passwordOnForm(typed: string, before: Stored, next: LdapSettings): PasswordOnForm {
+  if (typed !== '') return 'typed';
+  if (before.bindPasswordSealed === null) return 'none';
+  return PASSWORD_DESTINATION.every((key) => before[key] === next[key]) ? 'stored' : 'stored for another directory';
 }
 
 /**
- * Saves the settings (settings:update at level all). A blank password keeps the stored one; a new one is sealed with
+ * Saves the settings (settings:update at level all). A blank password keeps the stored one (see passwordOnForm); a new one is sealed with
  * ENCRYPTION_KEY. Audited (the password only as "changed") and mailed to every administrator as a security alert.
  */
 export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Config, 'ENCRYPTION_KEY'>, input: LdapSettingsInput): Promise<LdapSettingsView> {
@@ -153,7 +190,7 @@ export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Co
   const { bindPassword, ...rest } = input;
   const next = trimmed(rest);
   const before = await storedSettings(tx);
-  const problems = settingsProblems(next, bindPassword !== '' || before.bindPasswordSealed !== null, await groupsHere(tx, next.groupMappings.map((m) => m.groupId)));
+  const problems = settingsProblems(next, passwordOnForm(bindPassword, before, next), await groupsHere(tx, next.groupMappings.map((m) => m.groupId), actor));
   if (problems.length) throw invalid(problems);
   const after: Stored = { ...next, bindPasswordSealed: bindPassword !== '' ? sealSecret(config, SEAL_PURPOSE, bindPassword) : before.bindPasswordSealed };
   await tx.insert(settings).values({ key: LDAP_SETTING, value: after })
@@ -274,14 +311,14 @@ const COUNT_LIMIT = 1000;
 
 /**
  * Test connection (settings:update at level all): binds as the service account with the values on the form (a blank
- * password means the stored one) and counts the entries the filter finds under the base DN with any login.
+ * password means the stored one, while the destination is unchanged) and counts the entries the filter finds under the base DN with any login.
  */
 export async function testLdapConnection(db: DbOrTx, actor: Actor, config: Pick<Config, 'ENCRYPTION_KEY'>, input: LdapSettingsInput): Promise<ConnectionTest> {
   requireSignInAdmin(actor);
   const { bindPassword, ...rest } = input;
   const s = trimmed(rest);
   const stored = await storedSettings(db);
-  const problems = settingsProblems({ ...s, enabled: true, groupMappings: [] }, bindPassword !== '' || stored.bindPasswordSealed !== null, { existing: new Set(), administrators: new Set() });
+  const problems = settingsProblems({ ...s, enabled: true, groupMappings: [] }, passwordOnForm(bindPassword, stored, s), NO_GROUPS);
   if (problems.length) throw invalid(problems);
   const password = bindPassword !== '' ? bindPassword : (await connectionFor(config, stored)).bindPassword;
   try {
@@ -403,8 +440,14 @@ export async function signInWithPasswordOrDirectory(
 ): Promise<NewSession | SecondStep> {
   const email = emailInput.trim().toLowerCase();
   const stored = await storedSettings(ctx.db);
-  if (!stored.enabled || await ssoOnly(ctx.db) || await hasPasswordHere(ctx.db, email)) return passwordSignIn(ctx.db, emailInput, password, ip, options);
-  return signInThroughDirectory(ctx, stored, email, password, ip, options);
+  if (!stored.enabled || await ssoOnly(ctx.db)) return passwordSignIn(ctx.db, emailInput, password, ip, options);
+  if (!(await hasPasswordHere(ctx.db, email))) return signInThroughDirectory(ctx, stored, email, password, ip, options);
+  try {
+    return await passwordSignIn(ctx.db, emailInput, password, ip, options);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'UNAUTHORIZED') throw new AppError('UNAUTHORIZED', DIRECTORY_SIGN_IN_REFUSED);
+    throw error;
+  }
 }
 
 async function hasPasswordHere(db: DbOrTx, email: string): Promise<boolean> {
@@ -427,7 +470,7 @@ async function signInThroughDirectory(
     await db.transaction((tx) => appendAudit(tx, { ...systemActor('screen'), userId }, [{
       module: 'security', action: 'signin.failed', recordType: userId ? 'user' : null, recordId: userId, details: { email, ip, reason, via: 'directory' },
     }]));
-    throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
+    throw new AppError('UNAUTHORIZED', DIRECTORY_SIGN_IN_REFUSED);
   };
 
   // An empty password would make the bind an unauthenticated one (RFC 4513 §5.1.2), which some directories accept
@@ -440,12 +483,13 @@ async function signInThroughDirectory(
     lookup = await checkWithDirectory(await connectionFor(ctx.config, stored), email, password);
   } catch (error) {
     if (!(error instanceof DirectoryUnavailable) && !(error instanceof AppError && error.code === 'UNAVAILABLE')) throw error;
-    // No password was checked: the attempt is not held against the account.
-    await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
+    // Answered, timed and counted like a wrong password: a 503 here beside a 401 for an account with a password here
+    // would tell anyone, while the directory is down, who has one.
+    await decoyPasswordCheck(password);
     await options.refusals.record(ip, systemActor('screen'), {
-      module: 'security', action: 'signin.failed', details: { email, ip, reason: 'directory unreachable', error: (error as Error).message },
+      module: 'security', action: 'signin.failed', details: { email, ip, reason: 'directory unreachable', error: error.message },
     });
-    throw new AppError('UNAVAILABLE', DIRECTORY_UNREACHABLE);
+    throw new AppError('UNAUTHORIZED', DIRECTORY_SIGN_IN_REFUSED);
   }
   if ('refused' in lookup) return fail(lookup.refused);
   const person = lookup.found;

@@ -6,7 +6,7 @@ export const OidcSettingsInput = t.Object({
   providerName: t.String({ maxLength: 80, description: 'Shown on the sign-in button' }),
   issuer: t.String({ maxLength: 500, description: 'Issuer URL; discovered at <issuer>/.well-known/openid-configuration when saved' }),
   clientId: t.String({ maxLength: 300 }),
-  clientSecret: t.String({ maxLength: 1000, description: 'Blank keeps the stored secret; never shown back' }),
+  clientSecret: t.String({ maxLength: 1000, description: 'Blank keeps the stored secret while the issuer and client ID stay the same; never shown back' }),
   emailClaim: t.String({ maxLength: 100, description: 'Claim holding the e-mail address (blank: email)' }),
   jitEnabled: t.Boolean({ description: 'Create unknown people on their first sign-in' }),
   jitGroupId: t.String({ maxLength: 36, description: 'Group that people created at sign-in join' }),

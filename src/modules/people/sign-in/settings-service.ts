@@ -8,10 +8,10 @@ import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } f
 import { recordChange } from '../../../platform/history';
 import { queueMail } from '../../../platform/mail';
 import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
-import { signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
+import { decoyPasswordCheck, signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import type { Config } from '../../../config';
-import { administratorEmails } from '../service';
+import { administratorEmails, groupRightsBeyond } from '../service';
 import { SSO_ONLY_KEY, ssoOnly, administratorCondition, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains, groupHoldsAdministrator } from './break-glass';
 import { discoverIssuer } from './oidc';
 import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
@@ -96,17 +96,21 @@ export interface PreparedSignInSettings {
 /**
  * Checks the form and discovers the issuer, outside any transaction (it waits on the network). Needs settings:update
  * at level all before anything else, so nobody else can make the service fetch a URL. A blank secret keeps the stored
- * one; an issuer that cannot be discovered is refused with the reason.
+ * one while the issuer and client ID are unchanged; an issuer that cannot be discovered is refused with the reason.
  */
 export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: OidcSettingsInput, config: Keyed): Promise<PreparedSignInSettings> {
   requireAdministrator(actor, 'change sign-in settings');
   const before = await oidcSettings(db);
+  const issuer = input.issuer.trim().replace(/\/+$/, '');
+  const clientId = input.clientId.trim();
+  // The stored secret is only ever sent to the provider and client it was saved for.
+  const secretForAnotherClient = !input.clientSecret && before.clientSecret !== '' && (issuer !== before.issuer || clientId !== before.clientId);
   const oidc: StoredOidcSettings = {
     enabled: input.enabled,
     providerName: input.providerName.trim(),
-    issuer: input.issuer.trim().replace(/\/+$/, ''),
-    clientId: input.clientId.trim(),
-    clientSecret: input.clientSecret ? sealSecret(config, CLIENT_SECRET_PURPOSE, input.clientSecret) : before.clientSecret,
+    issuer,
+    clientId,
+    clientSecret: input.clientSecret ? sealSecret(config, CLIENT_SECRET_PURPOSE, input.clientSecret) : secretForAnotherClient ? '' : before.clientSecret,
     emailClaim: input.emailClaim.trim() || 'email',
     jitEnabled: input.jitEnabled,
     jitGroupId: input.jitGroupId.trim(),
@@ -120,7 +124,8 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
   needed('providerName', 'is needed for the sign-in button');
   needed('issuer', 'is needed to turn OpenID Connect sign-in on');
   needed('clientId', 'is needed to turn OpenID Connect sign-in on');
-  needed('clientSecret', 'is needed to turn OpenID Connect sign-in on');
+  if (secretForAnotherClient) problems.push({ field: 'clientSecret', message: 'must be entered again: the issuer or client ID changed, and the stored secret is only ever sent to the provider it was saved for' });
+  else needed('clientSecret', 'is needed to turn OpenID Connect sign-in on');
   const issuerError = oidc.issuer ? issuerProblem(oidc.issuer) : null;
   if (issuerError) problems.push({ field: 'issuer', message: issuerError });
   if (!CLAIM_PATTERN.test(oidc.emailClaim)) problems.push({ field: 'emailClaim', message: 'must be a claim name (letters, digits, _ . : -)' });
@@ -129,8 +134,11 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
     const [group] = /^[0-9a-f-]{36}$/i.test(oidc.jitGroupId)
       ? await db.select({ id: groups.id }).from(groups).where(eq(groups.id, oidc.jitGroupId)) : [];
     if (!group) problems.push({ field: 'jitGroupId', message: 'is not a group' });
-    else {
-      if (await groupHoldsAdministrator(db, oidc.jitGroupId)) problems.push({ field: 'jitGroupId', message: `holds the ${ADMINISTRATOR_ROLE} role: people created at sign-in must not become administrators` });
+    else if (await groupHoldsAdministrator(db, oidc.jitGroupId)) {
+      problems.push({ field: 'jitGroupId', message: `holds the ${ADMINISTRATOR_ROLE} role: people created at sign-in must not become administrators` });
+    } else {
+      const beyond = (await groupRightsBeyond(db, actor, [oidc.jitGroupId])).get(oidc.jitGroupId) ?? [];
+      if (beyond.length) problems.push({ field: 'jitGroupId', message: `gives rights beyond your own (${beyond.join(', ')}): only someone holding them may have people created into it` });
     }
   }
   if (problems.length) throw invalid(problems);
@@ -192,10 +200,6 @@ export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: Pre
 export const ssoOnlyPasswordMessage = (providerName: string) =>
   `Only single sign-on is allowed here: use “Sign in with ${providerName || 'your identity provider'}”. Password sign-in is kept for break-glass administrators, and this e-mail and password are not one of theirs.`;
 
-/** Verified for people who may not use a password, so the refusal takes as long as a real check. */
-let decoyHash: Promise<string> | undefined;
-const decoy = () => (decoyHash ??= Bun.password.hash(createHash('sha256').update(String(Math.random())).digest('hex'), { algorithm: 'argon2id' }));
-
 /**
  * The sign-in form's password sign-in. While only single sign-on is allowed, it is refused for everyone but active
  * break-glass administrators: audited as `signin.failed` (reason `single sign-on only`), with one message whether the
@@ -210,7 +214,7 @@ export async function passwordSignIn(
   const email = emailInput.trim().toLowerCase();
   const [user] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
   if (!user || !(await isBreakGlassAdministrator(db, user.id))) {
-    await Bun.password.verify(password || 'x', await decoy());
+    await decoyPasswordCheck(password);
     const actor: Actor = { ...systemActor('screen'), userId: user?.id ?? null };
     const event = {
       module: 'security', action: 'signin.failed', recordType: user ? 'user' : null, recordId: user?.id ?? null,

@@ -47,7 +47,7 @@ export function SignInSettingsPage(p: SignInSettingsProps): JSX.Element {
           hint={`Checked when you save, at <issuer>/.well-known/openid-configuration${v.discoveredAt ? `; last found ${v.discoveredAt.slice(0, 16).replace('T', ' ')} UTC` : ''}`} />
         <Field label="Client ID" name="clientId" value={v.clientId} error={errors.clientId} maxlength={300} />
         <Field label="Client secret" name="clientSecret" type="password" error={errors.clientSecret} maxlength={1000} autocomplete="off"
-          hint={v.clientSecretSet ? 'A secret is stored and never shown. Leave blank to keep it; type a new one to replace it.' : 'No secret stored yet.'} />
+          hint={v.clientSecretSet ? 'A secret is stored and never shown. Leave blank to keep it while the issuer and client ID stay the same; type a new one to replace it.' : 'No secret stored yet.'} />
         <Field label="Claim holding the e-mail address" name="emailClaim" value={v.emailClaim} error={errors.emailClaim} maxlength={100}
           hint="Usually email; people are matched to accounts by this address (any case). An address the provider marks unverified is refused." />
         <h2>New people</h2>

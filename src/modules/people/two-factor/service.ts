@@ -14,6 +14,7 @@ import {
   openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, type NewSession, type PasswordChecked,
 } from '../../../platform/sessions';
 import { loadUserRights, userActor } from '../rights';
+import { requireRightsOver } from '../service';
 
 /** Shown in the authenticator app next to the person's e-mail (the name in the header of every page). */
 export const TOTP_ISSUER = 'GRC';
@@ -230,6 +231,7 @@ export async function resetTwoFactor(tx: DbOrTx, actor: Actor, userId: string): 
   if (requirePermission(actor, 'settings:update') !== 'all') throw forbidden('settings:update at level all needed to reset a second factor');
   const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound(`User ${userId}`);
+  await requireRightsOver(tx, actor, userId, 'Resetting this second factor');
   const removed = await tx.delete(userTwoFactor).where(eq(userTwoFactor.userId, userId)).returning({ confirmedAt: userTwoFactor.confirmedAt });
   if (!removed.some((r) => r.confirmedAt)) throw conflict('This person has no second factor to reset.');
   await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
