@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { groupMembers, users } from '../../db/schema';
 import { createApp } from '../../src/app';
 import { createGroup } from '../../src/modules/people/service';
+import { DIRECTORY_SIGN_IN_REFUSED } from '../../src/modules/people/sign-in/ldap';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
 import { chromiumAvailable, CHROMIUM, launchChromium } from '../helpers/chromium';
 import { adminActor, unique } from '../helpers/factories';
@@ -86,7 +87,7 @@ describe('directory (LDAP) sign-in in the browser', () => {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.waitForURL(`${base}/settings/sign-in/ldap?done=saved`);
       expect(await page.getByRole('status').first().textContent()).toContain('Directory sign-in settings saved');
-      expect(await page.getByText('A password is stored. Leave blank to keep it.').isVisible()).toBe(true);
+      expect(await page.getByText('A password is stored. Leave blank to keep it while the address, TLS settings and bind DN stay the same', { exact: false }).isVisible()).toBe(true);
       expect(await page.content()).not.toContain(SERVICE_PASSWORD);
       await page.screenshot({ path: join(shots, 'settings-ldap-1366.png'), fullPage: true });
       await page.setViewportSize({ width: 390, height: 900 });
@@ -114,12 +115,12 @@ describe('directory (LDAP) sign-in in the browser', () => {
     }
   });
 
-  test.skipIf(missing !== null)('with the directory stopped, the sign-in form says so clearly', async () => {
+  test.skipIf(missing !== null)('with the directory stopped, the sign-in form says the directory may not be answering (the same words as a wrong password)', async () => {
     await slapd.stop();
     const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
     try {
       await formSignIn(page, ANN.mail, ANN.password);
-      expect(await page.getByRole('alert').textContent()).toContain('The directory could not be reached; try again later or ask an administrator.');
+      expect(await page.getByRole('alert').textContent()).toContain(DIRECTORY_SIGN_IN_REFUSED);
       await page.screenshot({ path: join(shots, 'sign-in-directory-down-1366.png'), fullPage: true });
     } finally {
       await page.close();
