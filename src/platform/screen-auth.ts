@@ -4,7 +4,7 @@ import { platformService } from './module';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { requirePermission, type Actor, type Permission } from './permissions';
-import { csrfMatches, resolveSession, type ResolvedSession } from './sessions';
+import { csrfMatches, resolveSession, sessionIdOf, type ResolvedSession } from './sessions';
 
 /** `__Host-` pins the cookie to this host and path / when it can be Secure (browsers refuse the prefix otherwise). */
 export const sessionCookieName = (config: Pick<Config, 'COOKIE_SECURE'>) =>
@@ -28,6 +28,12 @@ export function clearSessionCookie(config: Config, cookie: Record<string, Cookie
 export const cookieSecret = (config: Config, cookie: Record<string, Cookie<unknown>>): string | undefined => {
   const value = cookie[sessionCookieName(config)]?.value;
   return typeof value === 'string' && value ? value : undefined;
+};
+
+/** The stored id of the session this request is signed in with, kept when a change ends a person's other sessions. */
+export const currentSessionId = (config: Config, cookie: Record<string, Cookie<unknown>>): string | null => {
+  const secret = cookieSecret(config, cookie);
+  return secret ? sessionIdOf(secret) : null;
 };
 
 interface Signed {

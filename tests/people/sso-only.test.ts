@@ -124,6 +124,30 @@ describe('turning "Only SSO sign-in" on', () => {
     expect((entry.details as { changes: Record<string, unknown> }).changes.ssoOnly).toEqual({ before: false, after: true });
   });
 
+  test('ends every session but break-glass administrators\' and the one in use: the others sign in again through the provider', async () => {
+    const person = await makeUser(env, { 'risks:read': 'all' });
+    const personBrowser = await signedInBrowser(env, person.email, person.password);
+    const rescuer = await makeAdministrator();
+    const rescuerBrowser = await signedInBrowser(env, rescuer.email, PASSWORD);
+    await setFlag(rescuer.id, true);
+    const saving = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const elsewhere = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const saved = await saving.post('/settings/sign-in', {
+      enabled: 'on', providerName: 'Contoso SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: '', emailClaim: 'email', ssoOnly: 'on',
+    });
+    expect(saved.status, await saved.clone().text()).toBe(303);
+    expect((await personBrowser.get('/settings/password')).status).toBe(303);
+    expect((await elsewhere.get('/settings/password')).status).toBe(303);
+    expect((await rescuerBrowser.get('/settings/password')).status).toBe(200);
+    expect((await saving.get('/settings/password')).status).toBe(200);
+    const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, 'sign-in'), eq(auditLog.action, 'update'))).orderBy(desc(auditLog.seq)).limit(1);
+    expect((entry.details as { sessionsEnded: number }).sessionsEnded).toBeGreaterThanOrEqual(2);
+    // Saved again while on, nothing more ends.
+    const again = await signedInBrowser(env, rescuer.email, PASSWORD);
+    await saveSettings({ ssoOnly: true });
+    expect((await again.get('/settings/password')).status).toBe(200);
+  });
+
   test('the screen shows the refusal beside the setting', async () => {
     const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
     const res = await b.post('/settings/sign-in', {

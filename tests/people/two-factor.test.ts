@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { auditLog, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
 import { beginEnrolment, confirmEnrolment, setTwoFactorRule, twoFactorStatus, WRONG_CODE, REPLAYED_CODE } from '../../src/modules/people/two-factor/service';
@@ -325,6 +325,37 @@ describe('the rule: required for administrators', () => {
     expect((await admin.post('/settings/two-factor/rule', { twoFactorRule: 'administrators' })).status).toBe(303);
     const [entry] = await own.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordType, 'setting'), eq(auditLog.recordId, 'twoFactor')));
     expect(entry.details).toMatchObject({ changes: { required: { before: 'nobody', after: 'administrators' } } });
+  });
+
+  test('requiring it ends the sessions of the people it now covers who have no second factor; the one in use and everyone else stay', async () => {
+    const admin = await adminActor(own);
+    await own.ctx.db.transaction((tx) => setTwoFactorRule(tx, admin, 'nobody'));
+    const administratorRights = { 'settings:read': 'all', 'settings:update': 'all' } as const;
+    const [without, enrolled, reader, saver] = [
+      await makeUser(own, administratorRights), await makeUser(own, administratorRights), await makeUser(own, { 'risks:read': 'all' }), await makeUser(own, administratorRights),
+    ];
+    const signedIn = async (user: TestUser) => {
+      const b = browserOf(own);
+      expect((await b.post('/sign-in', { email: user.email, password: user.password })).status).toBe(303);
+      expect(b.cookies.has('grc_session')).toBe(true);
+      return b;
+    };
+    const [withoutBrowser, enrolledBrowser, readerBrowser, saverBrowser] = [await signedIn(without), await signedIn(enrolled), await signedIn(reader), await signedIn(saver)];
+    await enrol(own, enrolled);
+
+    await saverBrowser.get('/settings/sessions');
+    expect((await saverBrowser.post('/settings/two-factor/rule', { twoFactorRule: 'administrators' })).status).toBe(303);
+    expect((await withoutBrowser.get('/settings/sessions')).status).toBe(303);
+    expect((await enrolledBrowser.get('/settings/sessions')).status).toBe(200);
+    expect((await readerBrowser.get('/risks')).status).toBe(200);
+    expect((await saverBrowser.get('/settings/sessions')).status).toBe(200);
+    const [entry] = await own.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordType, 'setting'), eq(auditLog.recordId, 'twoFactor'))).orderBy(desc(auditLog.seq)).limit(1);
+    expect((entry.details as { sessionsEnded: number }).sessionsEnded).toBeGreaterThanOrEqual(1);
+
+    // Everyone: the reader's session ends too; the enrolled administrator's stays.
+    expect((await saverBrowser.post('/settings/two-factor/rule', { twoFactorRule: 'everyone' })).status).toBe(303);
+    expect((await readerBrowser.get('/risks')).status).toBe(303);
+    expect((await enrolledBrowser.get('/settings/sessions')).status).toBe(200);
   });
 
   test('an administrator without a second factor must enrol right after the password, and can do nothing else first', async () => {

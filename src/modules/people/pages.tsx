@@ -3,8 +3,8 @@ import type { AppContext } from '../../platform/context';
 import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions';
-import { clearSessionCookie, cookieSecret, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, sessionIdOf, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { clearSessionCookie, cookieSecret, currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
+import { resolveSession, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
 import { ssoSignInOption } from './sign-in/pages';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
@@ -300,9 +300,8 @@ export const peoplePages = (ctx: AppContext) =>
       renderScreen(headers, { title: 'Change password', viewer, csrfToken }, <PasswordContent csrfToken={csrfToken} done={query.done === 'password-changed'} />),
     { page: true })
     .post('/settings/password', async ({ viewer, csrfToken, headers, body, cookie, redirect, set }) => {
-      const secret = cookieSecret(ctx.config, cookie);
       const result = await attempt(() => runWrite(ctx, (tx) =>
-        changeOwnPassword(tx, viewer, formText(body, 'currentPassword'), formText(body, 'newPassword'), secret ? sessionIdOf(secret) : null)));
+        changeOwnPassword(tx, viewer, formText(body, 'currentPassword'), formText(body, 'newPassword'), currentSessionId(ctx.config, cookie))));
       if (result.ok) return redirect('/settings/password?done=password-changed', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Change password', viewer, csrfToken },

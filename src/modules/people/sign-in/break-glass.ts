@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
 import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
-import { groupMembers, groupRoles, roles, settings, users } from '../../../../db/schema';
+import { groupMembers, groupRoles, roles, sessions, settings, users } from '../../../../db/schema';
 import { conflict } from '../../../platform/errors';
 
 /*
@@ -59,6 +59,19 @@ export async function requireBreakGlassRemains(tx: DbOrTx): Promise<void> {
 export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promise<void> {
   if (!(await ssoOnly(tx))) return;
   if (!(await isBreakGlassAdministrator(tx, userId))) throw conflict(RESET_NEEDS_BREAK_GLASS);
+}
+
+/**
+ * Turning "Only SSO sign-in" on ends every session but those of active break-glass administrators (and the one in use,
+ * `keepSessionId`), so nobody goes on working on a password sign-in the rule no longer allows; everyone else signs in
+ * again through the provider. Returns how many ended.
+ */
+export async function endSessionsOutsideBreakGlass(tx: DbOrTx, keepSessionId: string | null): Promise<number> {
+  const ended = await tx.delete(sessions).where(and(
+    sql`not exists (select 1 from ${users} u where u.id = ${sessions.userId} and u.status = 'active' and u.break_glass and ${administratorCondition(sql`u.id`)})`,
+    keepSessionId ? sql`${sessions.id} <> ${keepSessionId}` : undefined,
+  )).returning({ id: sessions.id });
+  return ended.length;
 }
 
 /** A group that holds the Administrator role: never one new people join by themselves (sign-in creation). */

@@ -6,7 +6,7 @@ import { runWrite, type AppContext } from '../../../platform/context';
 import { AppError } from '../../../platform/errors';
 import { levelOf, type Actor } from '../../../platform/permissions';
 import { clientAddress, refusalLimiter } from '../../../platform/refusals';
-import { safeNext, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
+import { currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
 import { sessionSettings } from '../../../platform/sessions';
 import { listGroups } from '../service';
 import { finishOidcSignIn, OIDC_MESSAGES, OIDC_SIGN_IN_MINUTES, redirectUriFor, startOidcSignIn } from './oidc';
@@ -62,11 +62,11 @@ export const signInPages = (ctx: AppContext) => {
     .get('/settings/sign-in', async ({ viewer, csrfToken, headers, query, request }) => renderScreen(headers, shell(viewer, csrfToken),
       await page(viewer, csrfToken, request, await readSignInSettings(ctx.db, viewer), { done: query.done === 'saved' })),
     { page: 'settings:read' })
-    .post('/settings/sign-in', async ({ viewer, csrfToken, headers, body, redirect, set, request }) => {
+    .post('/settings/sign-in', async ({ viewer, csrfToken, headers, body, redirect, set, request, cookie }) => {
       const input = formValues(body);
       const saved = await attempt(async () => {
         const prepared = await prepareSignInSettings(ctx.db, viewer, input, ctx.config);
-        await runWrite(ctx, (tx) => saveSignInSettings(tx, viewer, prepared));
+        await runWrite(ctx, (tx) => saveSignInSettings(tx, viewer, prepared, currentSessionId(ctx.config, cookie)));
       });
       if (saved.ok) return redirect('/settings/sign-in?done=saved', 303);
       set.status = saved.error.status;

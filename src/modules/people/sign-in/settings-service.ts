@@ -12,7 +12,7 @@ import { decoyPasswordCheck, signIn, type NewSession, type SecondStep } from '..
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import type { Config } from '../../../config';
 import { administratorEmails, groupRightsBeyond } from '../service';
-import { SSO_ONLY_KEY, ssoOnly, administratorCondition, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains, groupHoldsAdministrator } from './break-glass';
+import { SSO_ONLY_KEY, ssoOnly, administratorCondition, endSessionsOutsideBreakGlass, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains, groupHoldsAdministrator } from './break-glass';
 import { discoverIssuer } from './oidc';
 import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
 
@@ -157,10 +157,10 @@ const secretFingerprint = (secret: string) => (secret ? createHash('sha256').upd
 
 /**
  * Writes prepared sign-in settings (settings:update at level all). "Only SSO sign-in" needs OpenID Connect on and an
- * active break-glass administrator (409 otherwise). Audited without the secret (only whether it changed) and emailed to
- * every administrator.
+ * active break-glass administrator (409 otherwise); turning it on ends every other session but break-glass
+ * administrators'. Audited without the secret (only whether it changed) and emailed to every administrator.
  */
-export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: PreparedSignInSettings): Promise<void> {
+export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: PreparedSignInSettings, keepSessionId: string | null = null): Promise<void> {
   requireAdministrator(actor, 'change sign-in settings');
   if (actor.via === 'mcp') throw forbidden('assistants cannot change sign-in settings');
   const { oidc } = prepared;
@@ -177,7 +177,11 @@ export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: Pre
   for (const key of shown) if (before[key] !== oidc[key]) changes[key] = { before: before[key], after: oidc[key] };
   if (secretFingerprint(before.clientSecret) !== secretFingerprint(oidc.clientSecret)) changes.clientSecret = { before: before.clientSecret ? 'set' : 'none', after: 'replaced' };
   if (beforeOnly !== prepared.ssoOnly) changes.ssoOnly = { before: beforeOnly, after: prepared.ssoOnly };
-  await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'setting', recordId: 'sign-in', details: { changes, discoveredAt: oidc.discoveredAt } }]);
+  const sessionsEnded = prepared.ssoOnly && !beforeOnly ? await endSessionsOutsideBreakGlass(tx, keepSessionId) : 0;
+  await appendAudit(tx, actor, [{
+    module: 'settings', action: 'update', recordType: 'setting', recordId: 'sign-in',
+    details: { changes, discoveredAt: oidc.discoveredAt, ...(sessionsEnded ? { sessionsEnded } : {}) },
+  }]);
   const [jitGroup] = oidc.jitGroupId ? await tx.select({ name: groups.name }).from(groups).where(inArray(groups.id, [oidc.jitGroupId])) : [];
   await queueMail(tx, {
     kind: 'security-alert',
@@ -189,6 +193,7 @@ export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: Pre
       `OpenID Connect sign-in: ${oidc.enabled ? `on (${oidc.providerName}, issuer ${oidc.issuer}, client ${oidc.clientId}, e-mail claim ${oidc.emailClaim})` : 'off'}`,
       `Create people at first sign-in: ${oidc.jitEnabled ? `on, into ${jitGroup?.name ?? oidc.jitGroupId}` : 'off'}`,
       `Only SSO sign-in: ${prepared.ssoOnly ? 'on (password sign-in only for break-glass administrators)' : 'off'}`,
+      ...(sessionsEnded ? [`Sessions ended (everyone but break-glass administrators signs in again): ${sessionsEnded}`] : []),
       '',
       `Changed: ${Object.keys(changes).join(', ') || 'nothing'}`,
     ].join('\n'),

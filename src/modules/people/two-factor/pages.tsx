@@ -4,7 +4,7 @@ import { runWrite, type AppContext } from '../../../platform/context';
 import { AppError, forbidden } from '../../../platform/errors';
 import { levelOf } from '../../../platform/permissions';
 import { clientAddress, refusalLimiter } from '../../../platform/refusals';
-import { cookieSecret, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
+import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
 import { resolveSession, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/sessions';
 import { attempt, fieldErrors, formText } from '../../../../views/components/form';
 import { renderScreen } from '../../../../views/layout';
@@ -87,8 +87,8 @@ export const twoFactorPages = (ctx: AppContext) => {
     }, { page: true })
 
     /* ----- The rule (shown on Settings › Sessions) ----- */
-    .post('/settings/two-factor/rule', async ({ viewer, body, redirect }) => {
-      await runWrite(ctx, (tx) => setTwoFactorRule(tx, viewer, formText(body, 'twoFactorRule')));
+    .post('/settings/two-factor/rule', async ({ viewer, body, redirect, cookie }) => {
+      await runWrite(ctx, (tx) => setTwoFactorRule(tx, viewer, formText(body, 'twoFactorRule'), currentSessionId(ctx.config, cookie)));
       return redirect('/settings/sessions?done=saved', 303);
     }, { page: 'settings:update' })
 

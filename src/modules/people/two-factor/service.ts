@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import { Secret, TOTP } from 'otpauth';
 import type { Db, DbOrTx } from '../../../../db/client';
-import { pendingSignIns, sessions, settings, twoFactorRecoveryCodes, userTwoFactor, users } from '../../../../db/schema';
+import { groupMembers, groupRoles, pendingSignIns, rolePermissions, sessions, settings, twoFactorRecoveryCodes, userTwoFactor, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
 import { appendAudit } from '../../../platform/audit';
 import { AppError, conflict, forbidden, invalid, invalidField, notFound } from '../../../platform/errors';
@@ -120,8 +120,12 @@ export async function twoFactorRule(db: DbOrTx): Promise<TwoFactorRule> {
   return TWO_FACTOR_RULES.find((rule) => rule === row?.value) ?? 'nobody';
 }
 
-/** Who must use a second factor (Settings › Sessions): settings:update at level all, audited. Applies from the next sign-in. */
-export async function setTwoFactorRule(tx: DbOrTx, actor: Actor, rule: string): Promise<void> {
+/**
+ * Who must use a second factor (Settings › Sessions): settings:update at level all, audited. The sessions of people the
+ * rule now covers who have no second factor end (all but `keepSessionId`, the one in use), so they enrol at their next
+ * sign-in instead of working on without.
+ */
+export async function setTwoFactorRule(tx: DbOrTx, actor: Actor, rule: string, keepSessionId: string | null = null): Promise<void> {
   if (requirePermission(actor, 'settings:update') !== 'all') throw forbidden('settings:update at level all needed to require two-factor sign-in');
   const next = TWO_FACTOR_RULES.find((r) => r === rule);
   if (!next) throw invalidField('twoFactorRule', `must be one of ${TWO_FACTOR_RULES.join(', ')}`);
@@ -129,7 +133,27 @@ export async function setTwoFactorRule(tx: DbOrTx, actor: Actor, rule: string): 
   if (before === next) return;
   await tx.insert(settings).values({ key: TWO_FACTOR_RULE_SETTING, value: next })
     .onConflictDoUpdate({ target: settings.key, set: { value: next, updatedAt: new Date() } });
-  await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'setting', recordId: 'twoFactor', details: { changes: { required: { before, after: next } } } }]);
+  const sessionsEnded = next === 'nobody' ? 0 : await endSessionsWithoutSecondFactor(tx, next, keepSessionId);
+  await appendAudit(tx, actor, [{
+    module: 'settings', action: 'update', recordType: 'setting', recordId: 'twoFactor',
+    details: { changes: { required: { before, after: next } }, ...(sessionsEnded ? { sessionsEnded } : {}) },
+  }]);
+}
+
+/** Rights that make someone an administrator for the rule (isAdministrator, as SQL over a session's user). */
+const ADMINISTRATOR_RIGHTS = ['settings:update', 'settings:create'];
+
+async function endSessionsWithoutSecondFactor(tx: DbOrTx, rule: Exclude<TwoFactorRule, 'nobody'>, keepSessionId: string | null): Promise<number> {
+  const covered = rule === 'everyone' ? sql`true` : sql`exists (
+    select 1 from ${groupMembers} gm join ${groupRoles} gr on gr.group_id = gm.group_id
+      join ${rolePermissions} rp on rp.role_id = gr.role_id
+    where gm.user_id = ${sessions.userId} and rp.permission in (${sql.join(ADMINISTRATOR_RIGHTS.map((r) => sql`${r}`), sql`, `)}))`;
+  const ended = await tx.delete(sessions).where(and(
+    covered,
+    sql`not exists (select 1 from ${userTwoFactor} t where t.user_id = ${sessions.userId} and t.confirmed_at is not null)`,
+    keepSessionId ? sql`${sessions.id} <> ${keepSessionId}` : undefined,
+  )).returning({ id: sessions.id });
+  return ended.length;
 }
 
 /** Administrators, for the rule: anyone who may create or change users, groups, roles or settings. */
