@@ -1,7 +1,6 @@
 import type { PackageItem } from '../../src/modules/compliance/schema';
 import { expectData, inParallel, listAll, type Instance } from './api';
 import type { Bundle } from './schema';
-import { RESIDUAL_BASIS_TITLE } from './validate';
 
 /**
  * The read phase: what the instance holds of what the bundle names, read through the REST API. Registers are read

@@ -1,4 +1,3 @@
-import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/context';
 import { csvUpload, importAnswer, importResponses, ImportModeQuery } from '../../platform/csv/routes';
 import { importReviewItems, ITEM_COLUMNS } from './import';

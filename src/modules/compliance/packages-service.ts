@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { complianceAnalyses, complianceItems, compliancePackages, exceptions } from '../../../db/schema';
 import { AppError, conflict } from '../../platform/errors';

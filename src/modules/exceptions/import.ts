@@ -5,7 +5,7 @@ import {
   defineImportType, namedRecords, ownerColumn, readDate, readNamed, writeNamed,
   type ImportColumn, type ImportType, type ImportWriter, type NamedRecords,
 } from '../../platform/csv/import-type';
-import { canTouch, type Actor, type Permission } from '../../platform/permissions';
+import { canTouch, type Permission } from '../../platform/permissions';
 import { complianceParent, policyParent, riskParent, type ExceptionParent } from './parents';
 import {
   ComplianceExceptionImportCreate, ComplianceExceptionImportUpdate, ExceptionCreate, ParentExceptionImportUpdate, type ExceptionUpdate,

@@ -1,4 +1,4 @@
-import { asc, count, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
+import { asc, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks } from '../../../db/schema';
 import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';

@@ -1,11 +1,10 @@
-import { Elysia, t, type Static } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { apiAuth } from '../../platform/api-auth';
 import { runWrite, type AppContext } from '../../platform/context';
 import { batchOf, BatchResults } from '../../platform/batch';
 import { PageQuery, pageEnvelope } from '../../platform/paging';
 import { Created, Data, deletedResponses, HistoryList } from '../../platform/envelopes';
-import { IsoDate, NullableDate, Uuid } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { Uuid } from '../../platform/record-schema';
 import { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
 import {
   createTreatment, createTreatments, deleteTreatment, listAllTreatments, listTreatments, recordRiskReview, riskReviews, treatmentHistory, updateTreatment,
