@@ -7,7 +7,7 @@ import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
  * the token endpoint, signed ID tokens and the JWKS all work under Bun 1.4 (the tests below go through every one).
  *
  * Its login page is the test's stand-in for a real identity provider's: it asks for the e-mail address to sign in as,
- * whether that address is verified, and optionally a `preferred_username`; the answer becomes the account's claims.
+ * whether that address is verified (or to send no email_verified claim), and optionally a `preferred_username`; the answer becomes the account's claims.
  * Consent is given with the login, so one form post ends at the service's callback.
  */
 export interface TestProvider {
@@ -21,7 +21,8 @@ export interface TestProvider {
 
 export interface AccountAnswer {
   email: string;
-  emailVerified?: boolean;
+  /** true (the default) or false is sent as the email_verified claim; 'absent' sends no such claim. */
+  emailVerified?: boolean | 'absent';
   preferredUsername?: string;
 }
 
@@ -99,7 +100,7 @@ export async function startOidcProvider(options: { redirectUris: string[]; host?
         const email = form.get('email') ?? '';
         const accountId = `acct-${email.toLowerCase()}`;
         accounts.set(accountId, {
-          email, email_verified: form.get('emailVerified') === 'true', name: email.split('@')[0],
+          email, ...(form.get('emailVerified') === 'absent' ? {} : { email_verified: form.get('emailVerified') === 'true' }), name: email.split('@')[0],
           ...(form.get('preferredUsername') ? { preferred_username: form.get('preferredUsername') } : {}),
         });
         const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
@@ -153,7 +154,9 @@ export async function authorizeAtProvider(authorizationUrl: string, answer: Acco
       continue;
     }
     if (res.status === 200 && /\/interaction\//.test(url)) {
-      const body = new URLSearchParams({ email: answer.email, ...(answer.emailVerified === false ? {} : { emailVerified: 'true' }), preferredUsername: answer.preferredUsername ?? '' });
+      const body = new URLSearchParams({ email: answer.email, preferredUsername: answer.preferredUsername ?? '' });
+      // An unticked box sends nothing (false); 'absent' is what the provider reads as "send no claim".
+      if (answer.emailVerified !== false) body.set('emailVerified', answer.emailVerified === 'absent' ? 'absent' : 'true');
       init = { method: 'POST', body: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
       continue;
     }

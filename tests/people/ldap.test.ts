@@ -517,7 +517,7 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     const saveOidc = async (ssoOnly: boolean) => {
       const prepared = await prepareSignInSettings(env.ctx.db, admin, {
         enabled: true, providerName: 'Contoso SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret,
-        emailClaim: 'email', jitEnabled: false, jitGroupId: '', ssoOnly,
+        emailClaim: 'email', trustUnverifiedEmail: false, jitEnabled: false, jitGroupId: '', ssoOnly,
       }, env.ctx.config);
       await env.ctx.db.transaction((tx) => saveSignInSettings(tx, admin, prepared));
     };

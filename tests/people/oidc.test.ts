@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const baseSettings = (): OidcSettingsInput => ({
   enabled: true, providerName: 'Test IdP', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret,
-  emailClaim: 'email', jitEnabled: false, jitGroupId: '', ssoOnly: false,
+  emailClaim: 'email', trustUnverifiedEmail: false, jitEnabled: false, jitGroupId: '', ssoOnly: false,
 });
 
 async function configure(overrides: Partial<OidcSettingsInput> = {}) {
@@ -265,10 +265,34 @@ describe('sign-in through the OpenID provider', () => {
     expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(0);
   });
 
-  test('the e-mail comes from the configured claim', async () => {
+  test('an address the provider does not mark verified is refused unless the administrator trusts the provider with it', async () => {
+    const person = await makeUser(env, {});
+    const { res } = await signInThroughProvider({ email: person.email, emailVerified: 'absent' });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain(OIDC_MESSAGES.unconfirmedEmail);
+    expect((await lastAudit('signin.failed')).details).toMatchObject({ reason: 'e-mail not marked verified', email: person.email });
+    expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(0);
+    await configure({ trustUnverifiedEmail: true });
+    try {
+      expect((await signInThroughProvider({ email: person.email, emailVerified: 'absent' })).res.status).toBe(303);
+      // Marked unverified is refused even then.
+      const refused = await signInThroughProvider({ email: person.email, emailVerified: false });
+      expect(refused.res.status).toBe(403);
+      expect(await refused.res.text()).toContain(OIDC_MESSAGES.unverifiedEmail);
+      const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'update'), eq(auditLog.recordId, 'sign-in'))).orderBy(desc(auditLog.seq)).limit(1);
+      expect((entry.details as { changes: Record<string, unknown> }).changes.trustUnverifiedEmail).toEqual({ before: false, after: true });
+    } finally {
+      await configure();
+    }
+  });
+
+  test('the e-mail comes from the configured claim, which email_verified does not vouch for: only with the administrator\'s trust', async () => {
     await configure({ emailClaim: 'preferred_username' });
     try {
       const person = await makeUser(env, {});
+      const untrusted = await signInThroughProvider({ email: `someone-else-${person.email}`, preferredUsername: person.email });
+      expect(untrusted.res.status).toBe(403);
+      await configure({ emailClaim: 'preferred_username', trustUnverifiedEmail: true });
       const { res } = await signInThroughProvider({ email: `someone-else-${person.email}`, preferredUsername: person.email });
       expect(res.status, await res.clone().text()).toBe(303);
       expect((await lastAudit('signin')).recordId).toBe(person.id);

@@ -48,7 +48,7 @@ async function makeAdministrator(): Promise<{ id: string; email: string }> {
 async function saveSettings(overrides: Partial<OidcSettingsInput>) {
   const prepared = await prepareSignInSettings(env.ctx.db, admin, {
     enabled: true, providerName: 'Contoso SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret,
-    emailClaim: 'email', jitEnabled: false, jitGroupId: '', ssoOnly: false, ...overrides,
+    emailClaim: 'email', trustUnverifiedEmail: false, jitEnabled: false, jitGroupId: '', ssoOnly: false, ...overrides,
   }, env.ctx.config);
   await env.ctx.db.transaction((tx) => saveSignInSettings(tx, admin, prepared));
 }

@@ -18,6 +18,10 @@ const NETWORK_TIMEOUT_SECONDS = 10;
 const SCOPE = 'openid email profile';
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** The email_verified claim as true, false or absent (null); some providers send it as the string "true" or "false". */
+const emailVerified = (claim: unknown): boolean | null =>
+  claim === true || claim === 'true' ? true : claim === false || claim === 'false' ? false : null;
+
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 export const CALLBACK_PATH = '/sign-in/oidc/callback';
@@ -116,6 +120,7 @@ export const OIDC_MESSAGES = {
   unreachable: 'The identity provider could not be reached. Try again in a moment.',
   noEmail: 'The identity provider sent no e-mail address for you, so no account could be matched. Ask an administrator to check the sign-in settings.',
   unverifiedEmail: 'The identity provider says your e-mail address is not verified, so it cannot be used to sign in. Verify it with the identity provider first.',
+  unconfirmedEmail: 'The identity provider did not say your e-mail address is verified, so it cannot be used to sign in here. Ask an administrator.',
   deactivated: 'Your account here is deactivated. Ask an administrator to reactivate it.',
   unknown: 'There is no account here for this e-mail address, and accounts are not created at sign-in. Ask an administrator to create one.',
   notConfigured: 'Sign-in through an identity provider is not set up here. Sign in with your e-mail and password, or ask an administrator.',
@@ -206,7 +211,13 @@ export async function finishOidcSignIn(db: Db, s: StoredOidcSettings, callback: 
   const raw = source[s.emailClaim];
   const email = typeof raw === 'string' ? raw.trim() : '';
   if (!email || email.length > 254 || !EMAIL_PATTERN.test(email)) return refuse('FORBIDDEN', OIDC_MESSAGES.noEmail, 'no e-mail claim', { claim: s.emailClaim, subject });
-  if (source.email_verified === false || idClaims.email_verified === false) return refuse('FORBIDDEN', OIDC_MESSAGES.unverifiedEmail, 'e-mail not verified', { email, subject });
+  // email_verified speaks for the email claim only: an address from another claim is as good as the administrator's trust.
+  const verified = s.emailClaim === 'email' ? emailVerified(source.email_verified ?? idClaims.email_verified) : null;
+  // Accounts are matched by e-mail: one the provider has not verified could be anyone's.
+  if (verified === false || (verified === null && !s.trustUnverifiedEmail)) {
+    if (verified === false) return refuse('FORBIDDEN', OIDC_MESSAGES.unverifiedEmail, 'e-mail not verified', { email, subject });
+    return refuse('FORBIDDEN', OIDC_MESSAGES.unconfirmedEmail, 'e-mail not marked verified', { email, subject });
+  }
 
   const [user] = await db.select({ id: users.id, status: users.status }).from(users).where(sql`lower(${users.email}) = lower(${email})`);
   if (user && user.status !== 'active') return refuse('FORBIDDEN', OIDC_MESSAGES.deactivated, 'account deactivated', { email, subject }, user.id);

@@ -43,6 +43,7 @@ const formValues = (body: unknown): OidcSettingsInput => ({
   clientId: formText(body, 'clientId').slice(0, 300),
   clientSecret: formText(body, 'clientSecret').slice(0, 1000),
   emailClaim: formText(body, 'emailClaim').slice(0, 100),
+  trustUnverifiedEmail: formText(body, 'trustUnverifiedEmail') === 'on',
   jitEnabled: formText(body, 'jitEnabled') === 'on',
   jitGroupId: formText(body, 'jitGroupId').slice(0, 36),
   ssoOnly: formText(body, 'ssoOnly') === 'on',

@@ -8,6 +8,9 @@ export const OidcSettingsInput = t.Object({
   clientId: t.String({ maxLength: 300 }),
   clientSecret: t.String({ maxLength: 1000, description: 'Blank keeps the stored secret while the issuer and client ID stay the same; never shown back' }),
   emailClaim: t.String({ maxLength: 100, description: 'Claim holding the e-mail address (blank: email)' }),
+  trustUnverifiedEmail: t.Boolean({
+    description: 'Accept an e-mail the provider does not mark verified (email_verified absent); one marked false is always refused',
+  }),
   jitEnabled: t.Boolean({ description: 'Create unknown people on their first sign-in' }),
   jitGroupId: t.String({ maxLength: 36, description: 'Group that people created at sign-in join' }),
   ssoOnly: t.Boolean({ description: 'Refuse password sign-in except for break-glass administrators' }),
@@ -22,8 +25,8 @@ export interface StoredOidcSettings extends Omit<OidcSettingsInput, 'ssoOnly'> {
 }
 
 export const DEFAULT_OIDC_SETTINGS: StoredOidcSettings = {
-  enabled: false, providerName: '', issuer: '', clientId: '', clientSecret: '', emailClaim: 'email', jitEnabled: false, jitGroupId: '',
-  metadata: null, discoveredAt: null,
+  enabled: false, providerName: '', issuer: '', clientId: '', clientSecret: '', emailClaim: 'email', trustUnverifiedEmail: false,
+  jitEnabled: false, jitGroupId: '', metadata: null, discoveredAt: null,
 };
 
 /** The settings as the page shows them: never the secret, only whether one is stored. */

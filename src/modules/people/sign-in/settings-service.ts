@@ -112,6 +112,7 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
     clientId,
     clientSecret: input.clientSecret ? sealSecret(config, CLIENT_SECRET_PURPOSE, input.clientSecret) : secretForAnotherClient ? '' : before.clientSecret,
     emailClaim: input.emailClaim.trim() || 'email',
+    trustUnverifiedEmail: input.trustUnverifiedEmail,
     jitEnabled: input.jitEnabled,
     jitGroupId: input.jitGroupId.trim(),
     metadata: null,
@@ -172,7 +173,7 @@ export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: Pre
   for (const [key, value] of [[OIDC_SETTINGS_KEY, oidc], [SSO_ONLY_KEY, prepared.ssoOnly]] as const) {
     await tx.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: new Date() } });
   }
-  const shown = ['enabled', 'providerName', 'issuer', 'clientId', 'emailClaim', 'jitEnabled', 'jitGroupId'] as const;
+  const shown = ['enabled', 'providerName', 'issuer', 'clientId', 'emailClaim', 'trustUnverifiedEmail', 'jitEnabled', 'jitGroupId'] as const;
   const changes: Record<string, { before: unknown; after: unknown }> = {};
   for (const key of shown) if (before[key] !== oidc[key]) changes[key] = { before: before[key], after: oidc[key] };
   if (secretFingerprint(before.clientSecret) !== secretFingerprint(oidc.clientSecret)) changes.clientSecret = { before: before.clientSecret ? 'set' : 'none', after: 'replaced' };
@@ -191,6 +192,7 @@ export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: Pre
       `The sign-in settings were saved by ${actor.email ?? actor.userId}.`,
       '',
       `OpenID Connect sign-in: ${oidc.enabled ? `on (${oidc.providerName}, issuer ${oidc.issuer}, client ${oidc.clientId}, e-mail claim ${oidc.emailClaim})` : 'off'}`,
+      `E-mail addresses not marked verified by the provider: ${oidc.trustUnverifiedEmail ? 'accepted' : 'refused'}`,
       `Create people at first sign-in: ${oidc.jitEnabled ? `on, into ${jitGroup?.name ?? oidc.jitGroupId}` : 'off'}`,
       `Only SSO sign-in: ${prepared.ssoOnly ? 'on (password sign-in only for break-glass administrators)' : 'off'}`,
       ...(sessionsEnded ? [`Sessions ended (everyone but break-glass administrators signs in again): ${sessionsEnded}`] : []),

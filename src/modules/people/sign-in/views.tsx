@@ -49,7 +49,9 @@ export function SignInSettingsPage(p: SignInSettingsProps): JSX.Element {
         <Field label="Client secret" name="clientSecret" type="password" error={errors.clientSecret} maxlength={1000} autocomplete="off"
           hint={v.clientSecretSet ? 'A secret is stored and never shown. Leave blank to keep it while the issuer and client ID stay the same; type a new one to replace it.' : 'No secret stored yet.'} />
         <Field label="Claim holding the e-mail address" name="emailClaim" value={v.emailClaim} error={errors.emailClaim} maxlength={100}
-          hint="Usually email; people are matched to accounts by this address (any case). An address the provider marks unverified is refused." />
+          hint="Usually email; people are matched to accounts by this address (any case), so it must be one the provider has verified (email_verified true)." />
+        <Checkbox name="trustUnverifiedEmail" label="Also accept addresses the provider does not mark verified" checked={v.trustUnverifiedEmail} disabled={disabled}
+          hint="Only for a provider that never sends email_verified but lets nobody choose their own address (Microsoft Entra ID, for one). An address marked unverified is refused either way." />
         <h2>New people</h2>
         <Checkbox name="jitEnabled" label="Create an account at first sign-in for people without one" checked={v.jitEnabled} disabled={disabled}
           hint="Off: people need an account here first (created by an administrator or through SCIM)." />
