@@ -81,6 +81,49 @@ export async function reserveAttempt(db: Db, email: string, ip: string): Promise
   });
 }
 
+export const CHECKS_THROTTLED_MESSAGE =
+  `Too many wrong passwords or codes for this account. It is paused for ${THROTTLE_WINDOW_MINUTES} minutes, sign-in included; try again later.`;
+
+/** Who proves what on a signed-in page, for the throttle and the Audit Log. */
+export interface SecretCheck {
+  userId: string;
+  email: string;
+  ip: string;
+  /** What was asked for, as the Audit Log names it: "current password", "two-factor code". */
+  what: string;
+}
+
+/**
+ * A check of a secret on a signed-in page (the current password, a two-factor code) under the sign-in throttle: it
+ * counts against the person's e-mail and the client address exactly as a sign-in attempt does, so a stolen session
+ * cannot guess on, and is refused (THROTTLED) while they have too many recent failures. A right answer restarts the
+ * e-mail's count as a sign-in does; a wrong one or a refusal is audited as `security` / `check.failed`. `check` runs
+ * outside any transaction of the caller's, so what it records survives the caller's rollback.
+ */
+export async function throttledCheck(db: Db, who: SecretCheck, check: () => Promise<boolean>): Promise<boolean> {
+  const actor: Actor = { ...systemActor('screen'), kind: 'user', userId: who.userId, email: who.email };
+  const audit = (reason: 'wrong' | 'throttled') => db.transaction((tx) => appendAudit(tx, actor, [{
+    module: 'security', action: 'check.failed', recordType: 'user', recordId: who.userId, details: { what: who.what, ip: who.ip, reason },
+  }]));
+  const attemptId = await reserveAttempt(db, who.email.trim().toLowerCase(), who.ip);
+  if (attemptId === null) {
+    await audit('throttled');
+    throw new AppError('THROTTLED', CHECKS_THROTTLED_MESSAGE);
+  }
+  let right: boolean;
+  try {
+    right = await check();
+  } catch (error) {
+    // Nothing was checked (busy, or the check could not run): the attempt is not held against the person.
+    await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
+    if (error instanceof SemaphoreFull) throw new AppError('UNAVAILABLE', BUSY_MESSAGE);
+    throw error;
+  }
+  if (right) await db.update(loginAttempts).set({ succeeded: true }).where(eq(loginAttempts.id, attemptId));
+  else await audit('wrong');
+  return right;
+}
+
 async function auditSignInFailure(db: Db, email: string, ip: string, reason: string, userId: string | null) {
   const actor: Actor = { ...systemActor('screen'), userId };
   await db.transaction((tx) => appendAudit(tx, actor, [{

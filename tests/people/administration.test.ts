@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import { auditLog, groups, roles, sessions, settings, users } from '../../db/schema';
+import { auditLog, groups, loginAttempts, roles, sessions, settings, users } from '../../db/schema';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { assignRoleToGroup, createGroup, createRole } from '../../src/modules/people/service';
 import { systemActor } from '../../src/platform/permissions';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
@@ -47,6 +48,25 @@ describe('editing a user', () => {
 });
 
 describe('changing one\'s own password', () => {
+  test(`wrong current passwords count like wrong sign-ins: after ${MAX_FAILURES_PER_EMAIL} even the right one is refused (429), audited`, async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const here = await signedInBrowser(env, user.email, user.password);
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) {
+      expect((await here.post('/settings/password', { currentPassword: `guess number ${i}`, newPassword: 'a brand new passphrase' })).status).toBe(400);
+    }
+    const right = await here.post('/settings/password', { currentPassword: user.password, newPassword: 'a brand new passphrase' });
+    expect(right.status).toBe(429);
+    expect(await right.text()).toContain(CHECKS_THROTTLED_MESSAGE);
+    // Nothing changed: the old password is still the one (once the pause is over).
+    await env.ctx.db.delete(loginAttempts).where(eq(loginAttempts.email, user.email.toLowerCase()));
+    await signedInBrowser(env, user.email, user.password);
+    const checks = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'check.failed'), eq(auditLog.recordId, user.id)));
+    expect(checks.map((c) => c.details)).toEqual([
+      ...Array(MAX_FAILURES_PER_EMAIL).fill(expect.objectContaining({ what: 'current password', reason: 'wrong' })),
+      expect.objectContaining({ what: 'current password', reason: 'throttled' }),
+    ]);
+  });
+
   test('the current password is needed; the new one follows the rules; the other sessions end and this one stays', async () => {
     const user = await makeUser(env, { 'risks:read': 'own' });
     const here = await signedInBrowser(env, user.email, user.password);

@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { auditLog, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
 import { beginEnrolment, confirmEnrolment, setTwoFactorRule, twoFactorStatus, WRONG_CODE, REPLAYED_CODE } from '../../src/modules/people/two-factor/service';
-import { MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { parseSetCookie } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, type TestUser } from '../helpers/factories';
@@ -269,6 +269,44 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
     const old = browserOf(env);
     await old.post('/sign-in', { email: user.email, password: user.password });
     expect((await old.post('/sign-in/two-factor', { code: recoveryCodes[1] })).status).toBe(401);
+  });
+
+  test(`guesses on these signed-in pages count like wrong sign-ins: after ${MAX_FAILURES_PER_EMAIL} even the right code and password are refused (429), sign-in too`, async () => {
+    const user = await makeUser(env, {});
+    const { secret } = await enrol(env, user);
+    const b = browserOf(env);
+    await b.post('/sign-in', { email: user.email, password: user.password });
+    await b.post('/sign-in/two-factor', { code: codeOf(secret) });
+    await b.get('/settings/two-factor');
+    const farOff = codeOf(secret, 20);
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) {
+      const wrong = await b.post('/settings/two-factor/recovery-codes', { code: farOff });
+      expect(wrong.status).toBe(400);
+    }
+    const right = await b.post('/settings/two-factor/recovery-codes', { code: codeOf(secret, 1) });
+    expect(right.status).toBe(429);
+    expect(await right.text()).toContain(CHECKS_THROTTLED_MESSAGE);
+    expect((await b.post('/settings/two-factor/disable', { currentPassword: user.password, code: codeOf(secret, 1) })).status).toBe(429);
+    expect((await twoFactorStatus(env.ctx.db, user.id)).enrolled).toBe(true);
+    expect((await browserOf(env).post('/sign-in', { email: user.email, password: user.password })).status).toBe(429);
+    const checks = await auditOf(env, 'check.failed', user.id);
+    expect(checks.map((c) => (c.details as { reason: string }).reason)).toEqual([...Array(MAX_FAILURES_PER_EMAIL).fill('wrong'), 'throttled', 'throttled']);
+    expect(checks[0].details).toMatchObject({ what: 'two-factor code' });
+  });
+
+  test('a right code before the limit restarts the count, as a sign-in does', async () => {
+    const user = await makeUser(env, {});
+    const { secret, recoveryCodes } = await enrol(env, user);
+    const b = browserOf(env);
+    await b.post('/sign-in', { email: user.email, password: user.password });
+    await b.post('/sign-in/two-factor', { code: recoveryCodes[0] });
+    await b.get('/settings/two-factor');
+    const guess = () => b.post('/settings/two-factor/disable', { currentPassword: 'not my password at all', code: codeOf(secret, 20) });
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expect((await guess()).status).toBe(400);
+    expect((await b.post('/settings/two-factor/recovery-codes', { code: codeOf(secret, 1) })).status).toBe(200);
+    await b.get('/settings/two-factor');
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expect((await guess()).status).toBe(400);
+    expect((await auditOf(env, 'check.failed', user.id)).every((c) => (c.details as { what: string }).what === 'current password' || (c.details as { what: string }).what === 'two-factor code')).toBe(true);
   });
 
   test("an administrator resets a person's second factor from their Edit page: audited, their sessions end", async () => {

@@ -299,9 +299,11 @@ export const peoplePages = (ctx: AppContext) =>
     .get('/settings/password', ({ viewer, csrfToken, headers, query }) =>
       renderScreen(headers, { title: 'Change password', viewer, csrfToken }, <PasswordContent csrfToken={csrfToken} done={query.done === 'password-changed'} />),
     { page: true })
-    .post('/settings/password', async ({ viewer, csrfToken, headers, body, cookie, redirect, set }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) =>
-        changeOwnPassword(tx, viewer, formText(body, 'currentPassword'), formText(body, 'newPassword'), currentSessionId(ctx.config, cookie))));
+    .post('/settings/password', async ({ viewer, csrfToken, headers, body, cookie, redirect, set, request, server }) => {
+      const result = await attempt(() => changeOwnPassword(ctx.db, viewer, {
+        current: formText(body, 'currentPassword'), next: formText(body, 'newPassword'),
+        keepSessionId: currentSessionId(ctx.config, cookie), ip: clientAddress(request, server, ctx.config),
+      }));
       if (result.ok) return redirect('/settings/password?done=password-changed', 303);
       set.status = result.error.status;
       return renderScreen(headers, { title: 'Change password', viewer, csrfToken },

@@ -7,6 +7,7 @@ import { queueMail } from '../../platform/mail';
 import { recordChange } from '../../platform/history';
 import { passwordProblem } from '../../platform/password-policy';
 import { isPermission, levelOf, requirePermission, systemActor, type Actor } from '../../platform/permissions';
+import { passwordChecks, throttledCheck } from '../../platform/sessions';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
 import { createHash, randomBytes } from 'node:crypto';
@@ -235,22 +236,40 @@ export async function updateUser(tx: DbOrTx, actor: Actor, userId: string, input
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
 }
 
+export interface OwnPasswordChange {
+  current: string;
+  next: string;
+  /** The session in use, which stays; every other session of the person ends. */
+  keepSessionId: string | null;
+  /** The client address, for the throttle. */
+  ip: string;
+}
+
 /**
- * A signed-in user changes their own password: the current one is needed, the new one follows the password rules,
- * and every other session of theirs ends (the one in use stays).
+ * A signed-in user changes their own password: the current one is needed (checked under the sign-in throttle, so a
+ * session left open cannot be used to guess it), the new one follows the password rules, and every other session of
+ * theirs ends (the one in use stays). Opens its own transactions: a wrong guess stays counted.
  */
-export async function changeOwnPassword(tx: DbOrTx, actor: Actor, current: string, next: string, keepSessionId: string | null): Promise<void> {
-  if (actor.kind !== 'user' || !actor.userId) throw forbidden('only a signed-in user changes their own password');
-  const [user] = await tx.select({ email: users.email, hash: users.passwordHash }).from(users).where(eq(users.id, actor.userId));
+export async function changeOwnPassword(db: Db, actor: Actor, change: OwnPasswordChange): Promise<void> {
+  if (actor.kind !== 'user' || !actor.userId || actor.tokenId) throw forbidden('only a signed-in user changes their own password');
+  const userId = actor.userId;
+  const [user] = await db.select({ email: users.email, hash: users.passwordHash }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound('User');
-  if (!user.hash || !(await Bun.password.verify(current, user.hash))) throw invalidField('currentPassword', 'is not your current password');
-  if (current === next) throw invalidField('newPassword', 'must differ from the current password');
-  await tx.update(users).set({ passwordHash: await hashPassword(next, user.email), updatedAt: new Date() }).where(eq(users.id, actor.userId));
-  const others = keepSessionId
-    ? and(eq(sessions.userId, actor.userId), sql`${sessions.id} <> ${keepSessionId}`)
-    : eq(sessions.userId, actor.userId);
-  const ended = await tx.delete(sessions).where(others).returning({ id: sessions.id });
-  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: actor.userId, action: 'password.change', before: null, after: null, details: { otherSessionsEnded: ended.length } });
+  if (!user.hash) throw invalidField('currentPassword', 'you have no password here (you sign in through single sign-on or the directory)');
+  if (change.current === change.next) throw invalidField('newPassword', 'must differ from the current password');
+  const problem = passwordProblem(change.next, { email: user.email });
+  if (problem) throw invalidField('newPassword', problem);
+  const hash = user.hash;
+  const right = await throttledCheck(db, { userId, email: user.email, ip: change.ip, what: 'current password' },
+    () => passwordChecks.run(() => Bun.password.verify(change.current, hash)));
+  if (!right) throw invalidField('currentPassword', 'is not your current password');
+  const passwordHash = await hashPassword(change.next, user.email);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, userId));
+    const others = change.keepSessionId ? and(eq(sessions.userId, userId), sql`${sessions.id} <> ${change.keepSessionId}`) : eq(sessions.userId, userId);
+    const ended = await tx.delete(sessions).where(others).returning({ id: sessions.id });
+    await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'password.change', before: null, after: null, details: { otherSessionsEnded: ended.length } });
+  });
 }
 
 export async function removeRoleFromGroup(tx: DbOrTx, actor: Actor, groupId: string, roleId: string): Promise<void> {

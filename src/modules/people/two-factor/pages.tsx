@@ -68,8 +68,8 @@ export const twoFactorPages = (ctx: AppContext) => {
       if (!enrolment) return settingsPage(viewer, csrfToken, headers, { error: result.error.message });
       return enrolmentPage(viewer, csrfToken, headers, enrolment, fieldErrors(result.error.problems).code ?? result.error.message);
     }, { page: true })
-    .post('/settings/two-factor/recovery-codes', async ({ viewer, csrfToken, headers, body, set }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) => regenerateRecoveryCodes(tx, viewer, formText(body, 'code'), ctx.config)));
+    .post('/settings/two-factor/recovery-codes', async ({ viewer, csrfToken, headers, body, set, request, server }) => {
+      const result = await attempt(() => regenerateRecoveryCodes(ctx.db, viewer, { code: formText(body, 'code'), ip: clientAddress(request, server, ctx.config) }, ctx.config));
       if (result.ok) {
         return renderScreen(headers, { title: 'New recovery codes', viewer, csrfToken },
           <RecoveryCodes codes={result.value.recoveryCodes} continueTo="/settings/two-factor" />);
@@ -78,9 +78,10 @@ export const twoFactorPages = (ctx: AppContext) => {
       const errors = fieldErrors(result.error.problems);
       return settingsPage(viewer, csrfToken, headers, { errors: { recoveryCode: errors.code }, error: errors.code ? undefined : result.error.message });
     }, { page: true })
-    .post('/settings/two-factor/disable', async ({ viewer, csrfToken, headers, body, set, redirect }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) =>
-        disableTwoFactor(tx, viewer, formText(body, 'currentPassword'), formText(body, 'code'), ctx.config)));
+    .post('/settings/two-factor/disable', async ({ viewer, csrfToken, headers, body, set, redirect, request, server }) => {
+      const result = await attempt(() => disableTwoFactor(ctx.db, viewer, {
+        password: formText(body, 'currentPassword'), code: formText(body, 'code'), ip: clientAddress(request, server, ctx.config),
+      }, ctx.config));
       if (result.ok) return redirect('/settings/two-factor?done=disabled', 303);
       set.status = result.error.status;
       return settingsPage(viewer, csrfToken, headers, { errors: fieldErrors(result.error.problems), error: result.error.problems.length ? undefined : result.error.message });

@@ -6,12 +6,12 @@ import type { Db, DbOrTx } from '../../../../db/client';
 import { groupMembers, groupRoles, pendingSignIns, rolePermissions, sessions, settings, twoFactorRecoveryCodes, userTwoFactor, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
 import { appendAudit } from '../../../platform/audit';
-import { AppError, conflict, forbidden, invalid, invalidField, notFound } from '../../../platform/errors';
+import { AppError, conflict, forbidden, invalidField, notFound } from '../../../platform/errors';
 import { recordChange } from '../../../platform/history';
 import { levelOf, requirePermission, systemActor, type Actor } from '../../../platform/permissions';
 import type { RefusalLimiter } from '../../../platform/refusals';
 import {
-  openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, type NewSession, type PasswordChecked,
+  openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, throttledCheck, type NewSession, type PasswordChecked,
 } from '../../../platform/sessions';
 import { loadUserRights, userActor } from '../rights';
 import { requireRightsOver } from '../service';
@@ -221,29 +221,47 @@ export async function confirmEnrolment(tx: DbOrTx, actor: Actor, code: string, c
   return { recoveryCodes };
 }
 
-/** Turns one's second factor off: needs the current password and a code (or a recovery code). Audited. */
-export async function disableTwoFactor(tx: DbOrTx, actor: Actor, password: string, code: string, config: Keyed): Promise<void> {
+/** The signed-in person, enrolled, for a change to their second factor. */
+async function enrolledSelf(db: DbOrTx, actor: Actor): Promise<{ userId: string; email: string; hash: string | null }> {
   const userId = ownUserId(actor);
-  const [user] = await tx.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
+  const [user] = await db.select({ email: users.email, hash: users.passwordHash }).from(users).where(eq(users.id, userId));
   if (!user) throw notFound('User');
-  if (!(await twoFactorStatus(tx, userId)).enrolled) throw conflict('Two-factor sign-in is not on.');
-  const problems = [];
-  if (!user.hash || !(await passwordChecks.run(() => Bun.password.verify(password, user.hash!)))) problems.push({ field: 'currentPassword', message: 'is not your current password' });
-  else if (!(await spendCode(tx, userId, code, config))) problems.push({ field: 'code', message: 'is not a current code or an unused recovery code' });
-  if (problems.length) throw invalid(problems);
-  await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
-  await tx.delete(userTwoFactor).where(eq(userTwoFactor.userId, userId));
-  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'twoFactor.disable', before: null, after: null });
+  if (!(await twoFactorStatus(db, userId)).enrolled) throw conflict('Two-factor sign-in is not on.');
+  return { userId, ...user };
 }
 
-/** New recovery codes (the old ones stop working); needs a current code. Audited. */
-export async function regenerateRecoveryCodes(tx: DbOrTx, actor: Actor, code: string, config: Keyed): Promise<{ recoveryCodes: string[] }> {
-  const userId = ownUserId(actor);
-  if (!(await twoFactorStatus(tx, userId)).enrolled) throw conflict('Two-factor sign-in is not on.');
-  if (!isTotpCode(code) || (await useTotpCode(tx, config, userId, code)) !== 'ok') throw invalidField('code', 'is not the current code of your authenticator app');
-  const recoveryCodes = await replaceRecoveryCodes(tx, userId);
-  await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'twoFactor.recoveryCodes', before: null, after: null, details: { recoveryCodes: RECOVERY_CODE_COUNT } });
-  return { recoveryCodes };
+/**
+ * Turns one's second factor off: needs the current password and a code (or a recovery code), each checked under the
+ * sign-in throttle so a session left open cannot be used to guess them. Audited.
+ */
+export async function disableTwoFactor(db: Db, actor: Actor, proof: { password: string; code: string; ip: string }, config: Keyed): Promise<void> {
+  const { userId, email, hash } = await enrolledSelf(db, actor);
+  const who = { userId, email, ip: proof.ip };
+  const passwordRight = hash !== null
+    && await throttledCheck(db, { ...who, what: 'current password' }, () => passwordChecks.run(() => Bun.password.verify(proof.password, hash)));
+  if (!passwordRight) throw invalidField('currentPassword', 'is not your current password');
+  const codeRight = await throttledCheck(db, { ...who, what: 'two-factor code' }, () => db.transaction((tx) => spendCode(tx, userId, proof.code, config)));
+  if (!codeRight) throw invalidField('code', 'is not a current code or an unused recovery code');
+  await db.transaction(async (tx) => {
+    await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
+    await tx.delete(userTwoFactor).where(eq(userTwoFactor.userId, userId));
+    await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'twoFactor.disable', before: null, after: null });
+  });
+}
+
+/** New recovery codes (the old ones stop working); needs a current code, checked under the sign-in throttle. Audited. */
+export async function regenerateRecoveryCodes(db: Db, actor: Actor, proof: { code: string; ip: string }, config: Keyed): Promise<{ recoveryCodes: string[] }> {
+  const { userId, email } = await enrolledSelf(db, actor);
+  const wrong = invalidField('code', 'is not the current code of your authenticator app');
+  if (!isTotpCode(proof.code)) throw wrong;
+  const right = await throttledCheck(db, { userId, email, ip: proof.ip, what: 'two-factor code' },
+    async () => (await db.transaction((tx) => useTotpCode(tx, config, userId, proof.code))) === 'ok');
+  if (!right) throw wrong;
+  return db.transaction(async (tx) => {
+    const recoveryCodes = await replaceRecoveryCodes(tx, userId);
+    await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'twoFactor.recoveryCodes', before: null, after: null, details: { recoveryCodes: RECOVERY_CODE_COUNT } });
+    return { recoveryCodes };
+  });
 }
 
 async function spendCode(tx: DbOrTx, userId: string, code: string, config: Keyed): Promise<boolean> {
