@@ -60,7 +60,7 @@ describe('changing one\'s own password', () => {
     // Nothing changed: the old password is still the one (once the pause is over).
     await env.ctx.db.delete(loginAttempts).where(eq(loginAttempts.email, user.email.toLowerCase()));
     await signedInBrowser(env, user.email, user.password);
-    const checks = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'check.failed'), eq(auditLog.recordId, user.id)));
+    const checks = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'check.failed'), eq(auditLog.recordId, user.id))).orderBy(auditLog.seq);
     expect(checks.map((c) => c.details)).toEqual([
       ...Array(MAX_FAILURES_PER_EMAIL).fill(expect.objectContaining({ what: 'current password', reason: 'wrong' })),
       expect.objectContaining({ what: 'current password', reason: 'throttled' }),

@@ -53,7 +53,7 @@ async function enrol(target: TestEnv, user: TestUser): Promise<{ secret: string;
 }
 
 const auditOf = async (target: TestEnv, action: string, userId: string) =>
-  target.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.recordId, userId)));
+  target.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.recordId, userId))).orderBy(auditLog.seq);
 
 describe('enrolment', () => {
   test('shows a QR code and the key, and turns on only after a valid code; the ten recovery codes are shown once', async () => {

@@ -182,8 +182,8 @@ function passwordOnForm(typed: string, before: Stored, next: LdapSettings): Pass
 }
 
 /**
- * Saves the settings (settings:update at level all). A blank password keeps the stored one (see passwordOnForm); a new one is sealed with
- * ENCRYPTION_KEY. Audited (the password only as "changed") and mailed to every administrator as a security alert.
+ * Saves the settings (settings:update at level all). A blank password keeps the stored one (see passwordOnForm); a
+ * new one is sealed with ENCRYPTION_KEY. Audited (the password only as "changed") and mailed to every administrator as a security alert.
  */
 export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Config, 'ENCRYPTION_KEY'>, input: LdapSettingsInput): Promise<LdapSettingsView> {
   requireSignInAdmin(actor);
@@ -311,7 +311,8 @@ const COUNT_LIMIT = 1000;
 
 /**
  * Test connection (settings:update at level all): binds as the service account with the values on the form (a blank
- * password means the stored one, while the destination is unchanged) and counts the entries the filter finds under the base DN with any login.
+ * password means the stored one, while the destination is unchanged) and counts the entries the filter finds under
+ * the base DN with any login.
  */
 export async function testLdapConnection(db: DbOrTx, actor: Actor, config: Pick<Config, 'ENCRYPTION_KEY'>, input: LdapSettingsInput): Promise<ConnectionTest> {
   requireSignInAdmin(actor);
