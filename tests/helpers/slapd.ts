@@ -41,6 +41,8 @@ export interface DirectoryGroup {
   cn: string;
   /** uids of the members. */
   members: string[];
+  /** cns of the groups it holds (nested groups). */
+  groups?: string[];
 }
 
 export const personDn = (uid: string) => `uid=${uid},${PEOPLE_DN}`;
@@ -54,7 +56,7 @@ export interface Slapd {
   caPem?: string;
   /** Stops the directory (the port then refuses connections); safe to call twice. */
   stop(): Promise<void>;
-  /** Replaces a group's members while the directory runs (as the root DN). */
+  /** Replaces a group's people while the directory runs (as the root DN); the groups it holds stay. */
   setGroupMembers(cn: string, uids: string[]): Promise<void>;
 }
 
@@ -93,7 +95,9 @@ function entries(people: DirectoryPerson[], groups: DirectoryGroup[]): string {
     ...groups.map((g) => [
       `dn: ${groupDn(g.cn)}`, 'objectClass: groupOfNames', `cn: ${g.cn}`,
       // groupOfNames needs at least one member; an empty group holds the root DN, as directories commonly do.
-      ...(g.members.length ? g.members.map((uid) => `member: ${personDn(uid)}`) : [`member: ${ROOT_DN}`]),
+      ...(g.members.length || g.groups?.length
+        ? [...g.members.map((uid) => `member: ${personDn(uid)}`), ...(g.groups ?? []).map((cn) => `member: ${groupDn(cn)}`)]
+        : [`member: ${ROOT_DN}`]),
     ].join('\n')),
   ];
   return `${blocks.join('\n\n')}\n`;
@@ -187,7 +191,8 @@ export async function startSlapd(people: DirectoryPerson[], groups: DirectoryGro
       const client = new Client({ url, timeout: 5_000, connectTimeout: 5_000 });
       try {
         await client.bind(ROOT_DN, ROOT_PASSWORD);
-        const values = uids.length ? uids.map(personDn) : [ROOT_DN];
+        const nested = (groups.find((g) => g.cn === cn)?.groups ?? []).map(groupDn);
+        const values = uids.length || nested.length ? [...uids.map(personDn), ...nested] : [ROOT_DN];
         await client.modify(groupDn(cn), new Change({ operation: 'replace', modification: new Attribute({ type: 'member', values }) }));
       } finally {
         await client.unbind();

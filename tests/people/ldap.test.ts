@@ -30,7 +30,7 @@ const ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 /** People of the test directory; each test signs in its own, so the throttle and memberships never cross tests. */
 const person = (uid: string, cn = `${uid[0].toUpperCase()}${uid.slice(1)} Example`): DirectoryPerson =>
   ({ uid, cn, mail: `${uid}@dir.example`, password: `${uid} directory password` });
-const PEOPLE = ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kim', 'lou', 'max', 'ned', 'pat'].map((uid) => person(uid));
+const PEOPLE = ['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kim', 'lou', 'max', 'ned', 'pat', 'quin', 'rae'].map((uid) => person(uid));
 const ann = PEOPLE[0];
 const directoryPerson = (uid: string) => PEOPLE.find((p) => p.uid === uid)!;
 
@@ -81,7 +81,10 @@ async function closedPort(): Promise<number> {
 describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real slapd)', () => {
   beforeAll(async () => {
     slapd = await startSlapd(PEOPLE, [
-      { cn: 'auditors', members: ['ann', 'cat'] },
+      { cn: 'auditors', members: ['ann', 'cat'], groups: ['field-auditors'] },
+      // Nested: field auditors are auditors, trainees are field auditors, and trainees list field auditors back (a cycle).
+      { cn: 'field-auditors', members: ['quin'], groups: ['trainees'] },
+      { cn: 'trainees', members: ['rae'], groups: ['field-auditors'] },
       { cn: 'readers', members: ['bob'] },
       { cn: 'unmapped', members: ['ann'] },
     ], { tls: true });
@@ -180,6 +183,14 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
       { recordId: auditorsHere, action: 'member.remove', source: `directory (LDAP) sign-in of ${eve.mail}` },
       { recordId: readersHere, action: 'member.add', source: `directory (LDAP) sign-in of ${eve.mail}` },
     ]);
+  });
+
+  test('nested groups are followed: a person in a group within a mapped group (two levels down, through a cycle) joins it here', async () => {
+    for (const uid of ['quin', 'rae']) {
+      const nested = directoryPerson(uid);
+      expect((await signIn(nested.mail, nested.password)).status).toBe(303);
+      expect(await groupsOf((await userByEmail(nested.mail)).id), uid).toEqual([auditorsHere]);
+    }
   });
 
   test('who is an administrator here is not left to the directory: such a mapping is refused, and one made so later is left alone', async () => {

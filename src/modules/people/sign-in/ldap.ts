@@ -300,7 +300,8 @@ const allValues = (entry: Entry, attribute: string): string[] => {
 };
 
 /** DNs compared the way people write them: case and spaces around separators do not matter. */
-const sameDn = (a: string, b: string) => a.replace(/\s*([,=+])\s*/g, '$1').toLowerCase() === b.replace(/\s*([,=+])\s*/g, '$1').toLowerCase();
+const normalDn = (dn: string) => dn.replace(/\s*([,=+])\s*/g, '$1').toLowerCase();
+const sameDn = (a: string, b: string) => normalDn(a) === normalDn(b);
 
 async function connectionFor(config: Pick<Config, 'ENCRYPTION_KEY'>, s: Stored): Promise<Connection> {
   const { bindPasswordSealed, ...rest } = s;
@@ -392,6 +393,11 @@ async function checkWithDirectory(c: Connection, login: string, password: string
     for (const mapping of s.groupMappings) {
       if (listed.some((dn) => sameDn(dn, mapping.directoryGroupDn)) || await holds(service, mapping.directoryGroupDn, entry.dn)) memberOf.push(mapping);
     }
+    const notDirectly = s.groupMappings.filter((m) => !memberOf.includes(m));
+    if (notDirectly.length) {
+      const enclosing = await enclosingGroups(service, entry.dn, notDirectly.map((m) => m.directoryGroupDn));
+      memberOf.push(...notDirectly.filter((m) => enclosing.some((dn) => sameDn(dn, m.directoryGroupDn))));
+    }
     return { found: { dn: entry.dn, email, name: firstValue(entry, s.nameAttribute) || email, memberOf } };
   });
 }
@@ -418,6 +424,54 @@ async function holds(client: Client, groupDn: string, memberDn: string): Promise
   } catch (error) {
     // A mapped group since removed from the directory holds nobody.
     if (error instanceof NoSuchObjectError) return false;
+    throw error;
+  }
+}
+
+/** How many levels of groups within groups are followed up from a person (their own groups are the first). */
+const NESTING_DEPTH = 5;
+/** DNs put in one search's filter, so a person in many groups never makes one huge filter. */
+const DNS_PER_SEARCH = 50;
+const GROUP_CLASSES = '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=group))';
+
+/** A DN's parent (the DN without its first RDN; an escaped comma does not separate). */
+const parentDn = (dn: string) => dn.split(/(?<!\\),/).slice(1).join(',').trim();
+
+/**
+ * The groups that hold `memberDn` through other groups (nested groups, as Active Directory and many directories use),
+ * looked for in the containers of the mapped groups, level by level up to NESTING_DEPTH; a group seen once is not
+ * followed again, so a cycle of groups ends.
+ */
+async function enclosingGroups(client: Client, memberDn: string, mappedDns: string[]): Promise<string[]> {
+  const bases = [...new Set(mappedDns.map(parentDn).filter(Boolean))];
+  const seen = new Map<string, string>();
+  let frontier = [memberDn];
+  for (let depth = 0; depth < NESTING_DEPTH && frontier.length; depth += 1) {
+    const next: string[] = [];
+    for (let i = 0; i < frontier.length; i += DNS_PER_SEARCH) {
+      const members = frontier.slice(i, i + DNS_PER_SEARCH).map((dn) => Filter.escape(dn)).map((dn) => `(member=${dn})(uniqueMember=${dn})`).join('');
+      for (const base of bases) {
+        const found = await groupsMatching(client, base, `(&${GROUP_CLASSES}(|${members}))`);
+        for (const dn of found) {
+          const key = normalDn(dn);
+          if (!seen.has(key)) {
+            seen.set(key, dn);
+            next.push(dn);
+          }
+        }
+      }
+    }
+    frontier = next;
+  }
+  return [...seen.values()];
+}
+
+async function groupsMatching(client: Client, base: string, filter: string): Promise<string[]> {
+  try {
+    return (await client.search(base, { scope: 'sub', filter, attributes: ['1.1'] })).searchEntries.map((e) => e.dn);
+  } catch (error) {
+    // A container since removed holds no groups.
+    if (error instanceof NoSuchObjectError) return [];
     throw error;
   }
 }
