@@ -228,14 +228,20 @@ describe('signing in with a second factor', () => {
   });
 });
 
+/** A person with a second factor, signed in with a code or a recovery code, on their two-factor page. */
+async function signedInWithSecondFactor(via: 'code' | 'recovery code') {
+  const user = await makeUser(env, {});
+  const { secret, recoveryCodes } = await enrol(env, user);
+  const b = browserOf(env);
+  await b.post('/sign-in', { email: user.email, password: user.password });
+  await b.post('/sign-in/two-factor', { code: via === 'code' ? codeOf(secret) : recoveryCodes[0] });
+  await b.get('/settings/two-factor');
+  return { user, secret, recoveryCodes, b };
+}
+
 describe('turning it off, new recovery codes, and an administrator reset', () => {
   test('turning off needs the current password and a code; audited', async () => {
-    const user = await makeUser(env, {});
-    const { secret, recoveryCodes } = await enrol(env, user);
-    const b = browserOf(env);
-    await b.post('/sign-in', { email: user.email, password: user.password });
-    await b.post('/sign-in/two-factor', { code: codeOf(secret) });
-    await b.get('/settings/two-factor');
+    const { user, secret, recoveryCodes, b } = await signedInWithSecondFactor('code');
 
     const wrongPassword = await b.post('/settings/two-factor/disable', { currentPassword: 'not my password at all', code: recoveryCodes[0] });
     expect(wrongPassword.status).toBe(400);
@@ -256,12 +262,7 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
   });
 
   test('new recovery codes need a code; the old ones stop working', async () => {
-    const user = await makeUser(env, {});
-    const { secret, recoveryCodes } = await enrol(env, user);
-    const b = browserOf(env);
-    await b.post('/sign-in', { email: user.email, password: user.password });
-    await b.post('/sign-in/two-factor', { code: recoveryCodes[0] });
-    await b.get('/settings/two-factor');
+    const { user, secret, recoveryCodes, b } = await signedInWithSecondFactor('recovery code');
     expect((await b.post('/settings/two-factor/recovery-codes', { code: '12345' })).status).toBe(400);
     const made = await b.post('/settings/two-factor/recovery-codes', { code: codeOf(secret) });
     expect(made.status).toBe(200);
@@ -272,12 +273,7 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
   });
 
   test(`guesses on these signed-in pages count like wrong sign-ins: after ${MAX_FAILURES_PER_EMAIL} even the right code and password are refused (429), sign-in too`, async () => {
-    const user = await makeUser(env, {});
-    const { secret } = await enrol(env, user);
-    const b = browserOf(env);
-    await b.post('/sign-in', { email: user.email, password: user.password });
-    await b.post('/sign-in/two-factor', { code: codeOf(secret) });
-    await b.get('/settings/two-factor');
+    const { user, secret, b } = await signedInWithSecondFactor('code');
     const farOff = codeOf(secret, 20);
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) {
       const wrong = await b.post('/settings/two-factor/recovery-codes', { code: farOff });
@@ -295,12 +291,7 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
   });
 
   test('a right code before the limit restarts the count, as a sign-in does', async () => {
-    const user = await makeUser(env, {});
-    const { secret, recoveryCodes } = await enrol(env, user);
-    const b = browserOf(env);
-    await b.post('/sign-in', { email: user.email, password: user.password });
-    await b.post('/sign-in/two-factor', { code: recoveryCodes[0] });
-    await b.get('/settings/two-factor');
+    const { user, secret, recoveryCodes, b } = await signedInWithSecondFactor('recovery code');
     const guess = () => b.post('/settings/two-factor/disable', { currentPassword: 'not my password at all', code: codeOf(secret, 20) });
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expect((await guess()).status).toBe(400);
     expect((await b.post('/settings/two-factor/recovery-codes', { code: codeOf(secret, 1) })).status).toBe(200);
