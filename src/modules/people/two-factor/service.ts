@@ -8,7 +8,7 @@ import type { Config } from '../../../config';
 import { appendAudit } from '../../../platform/audit';
 import { AppError, conflict, forbidden, invalidField, notFound } from '../../../platform/errors';
 import { recordChange } from '../../../platform/history';
-import { levelOf, requirePermission, systemActor, type Actor } from '../../../platform/permissions';
+import { levelOf, requirePermission, systemActor, type Actor, type Permission } from '../../../platform/permissions';
 import type { RefusalLimiter } from '../../../platform/refusals';
 import {
   openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, throttledCheck, type NewSession, type PasswordChecked,
@@ -141,7 +141,7 @@ export async function setTwoFactorRule(tx: DbOrTx, actor: Actor, rule: string, k
 }
 
 /** Rights that make someone an administrator for the rule (isAdministrator, as SQL over a session's user). */
-const ADMINISTRATOR_RIGHTS = ['settings:update', 'settings:create'];
+const ADMINISTRATOR_RIGHTS: readonly Permission[] = ['settings:update', 'settings:create'];
 
 async function endSessionsWithoutSecondFactor(tx: DbOrTx, rule: Exclude<TwoFactorRule, 'nobody'>, keepSessionId: string | null): Promise<number> {
   const covered = rule === 'everyone' ? sql`true` : sql`exists (
@@ -157,7 +157,7 @@ async function endSessionsWithoutSecondFactor(tx: DbOrTx, rule: Exclude<TwoFacto
 }
 
 /** Administrators, for the rule: anyone who may create or change users, groups, roles or settings. */
-export const isAdministrator = (actor: Actor) => levelOf(actor, 'settings:update') !== null || levelOf(actor, 'settings:create') !== null;
+export const isAdministrator = (actor: Actor) => ADMINISTRATOR_RIGHTS.some((right) => levelOf(actor, right) !== null);
 
 /** Whether the rule asks this person for a second factor. */
 async function requiredFor(db: DbOrTx, userId: string): Promise<boolean> {
