@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole, setUserPassword, updateUser } from '../../src/modules/people/service';
+import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole, setUserPassword, setUserStatus, updateUser } from '../../src/modules/people/service';
 import { resetTwoFactor } from '../../src/modules/people/two-factor/service';
 import { loadUserRightsByEmail } from '../../src/modules/people/rights';
 import { ADMIN_EMAIL } from '../helpers/app';
@@ -45,7 +45,7 @@ describe('nobody grants more than they hold', () => {
     expect((await refusal(() => env.ctx.db.transaction((tx) => addGroupMember(tx, actor, adminGroup, manager.id))))?.code).toBe('FORBIDDEN');
   });
 
-  test('nor takes over an account holding more: its password, reset link, e-mail and second factor need every right it holds', async () => {
+  test('nor takes over or locks out an account holding more: its password, reset link, e-mail, second factor and deactivation need every right it holds', async () => {
     const manager = await makeUser(env, { 'settings:read': 'all', 'settings:create': 'all', 'settings:update': 'all', 'risks:read': 'own' });
     const actor = await manager.actor();
     const stronger = await makeUser(env, { 'risks:delete': 'all' });
@@ -55,6 +55,7 @@ describe('nobody grants more than they hold', () => {
       password: () => env.ctx.db.transaction((tx) => setUserPassword(tx, actor, userId, 'another long enough password')),
       'e-mail': () => env.ctx.db.transaction((tx) => updateUser(tx, actor, userId, { name: 'Taken over', email: `${unique('mine')}@attacker.example` })),
       'second factor': () => env.ctx.db.transaction((tx) => resetTwoFactor(tx, actor, userId)),
+      deactivation: () => env.ctx.db.transaction((tx) => setUserStatus(tx, actor, userId, 'deactivated')),
     });
     for (const userId of [stronger.id, administrator]) {
       for (const [what, attempt] of Object.entries(attempts(userId))) {

@@ -291,13 +291,25 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
   });
 
   test('a right code before the limit restarts the count, as a sign-in does', async () => {
-    const { user, secret, recoveryCodes, b } = await signedInWithSecondFactor('recovery code');
+    const { user, secret, b } = await signedInWithSecondFactor('recovery code');
     const guess = () => b.post('/settings/two-factor/disable', { currentPassword: 'not my password at all', code: codeOf(secret, 20) });
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expect((await guess()).status).toBe(400);
     expect((await b.post('/settings/two-factor/recovery-codes', { code: codeOf(secret, 1) })).status).toBe(200);
     await b.get('/settings/two-factor');
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expect((await guess()).status).toBe(400);
-    expect((await auditOf(env, 'check.failed', user.id)).every((c) => (c.details as { what: string }).what === 'current password' || (c.details as { what: string }).what === 'two-factor code')).toBe(true);
+    expect((await auditOf(env, 'check.failed', user.id)).map((c) => (c.details as { what: string }).what))
+      .toEqual(Array(2 * (MAX_FAILURES_PER_EMAIL - 1)).fill('current password and two-factor code'));
+  });
+
+  test('turning off with the right password and wrong codes is paused too: the password alone does not restart the count', async () => {
+    const { user, secret, b } = await signedInWithSecondFactor('code');
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) {
+      const wrongCode = await b.post('/settings/two-factor/disable', { currentPassword: user.password, code: codeOf(secret, 20) });
+      expect(wrongCode.status).toBe(400);
+      expect(await wrongCode.text()).toContain('is not a current code or an unused recovery code');
+    }
+    expect((await b.post('/settings/two-factor/disable', { currentPassword: user.password, code: codeOf(secret, 2) })).status).toBe(429);
+    expect((await twoFactorStatus(env.ctx.db, user.id)).enrolled).toBe(true);
   });
 
   test("an administrator resets a person's second factor from their Edit page: audited, their sessions end", async () => {

@@ -6,7 +6,7 @@ import { AppError, conflict, forbidden, invalidField, notFound } from '../../pla
 import { queueMail } from '../../platform/mail';
 import { recordChange } from '../../platform/history';
 import { passwordProblem } from '../../platform/password-policy';
-import { isPermission, levelOf, requirePermission, systemActor, type Actor } from '../../platform/permissions';
+import { ALL_PERMISSIONS, isPermission, requirePermission, systemActor, type Actor } from '../../platform/permissions';
 import { passwordChecks, throttledCheck } from '../../platform/sessions';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
@@ -38,11 +38,15 @@ function requireGrantable(actor: Actor, grants: readonly Grant[], what: string):
   if (beyond.length) throw forbidden(`${what} would grant rights beyond your own: ${beyond.join(', ')}`);
 }
 
-/** The grants the actor does not hold at that level, as "permission (level)"; none for the system. */
+/**
+ * The grants the actor does not hold at that level, as "permission (level)"; none for the system. A token is measured
+ * by its creator's rights, not its scopes: scopes say what the token may do (a SCIM token: manage people), the
+ * creator's rights what it may hand out while doing it.
+ */
 function grantsBeyond(actor: Actor, grants: readonly Grant[]): string[] {
   if (actor.kind === 'system') return [];
   const beyond = grants.filter(({ permission, level }) => {
-    const held = isPermission(permission) ? levelOf(actor, permission) : null;
+    const held = isPermission(permission) ? actor.rights.get(permission) ?? null : null;
     return held === null || (level === 'all' && held !== 'all');
   });
   return [...new Set(beyond.map((g) => `${g.permission} (${g.level})`))];
@@ -55,17 +59,12 @@ async function grantsOfRoles(db: DbOrTx, roleIds: string[]): Promise<Grant[]> {
 }
 
 /**
- * For each of these groups, the rights its members get that the actor does not hold (an empty list when the actor
- * could add members themselves). Settings that put people in groups without an administrator's hand (directory group
- * mappings, the group of people created at single sign-on) are held to the same rule as adding a member.
+ * Deciding how people sign in (the identity provider, the directory) decides who can become anyone here, administrators
+ * included: it needs every right at level all, not only settings:update.
  */
-export async function groupRightsBeyond(db: DbOrTx, actor: Actor, groupIds: readonly string[]): Promise<Map<string, string[]>> {
-  const ids = [...new Set(groupIds)];
-  if (actor.kind === 'system' || ids.length === 0) return new Map(ids.map((id) => [id, []]));
-  const rows = await db.select({ groupId: groupRoles.groupId, permission: rolePermissions.permission, level: rolePermissions.level })
-    .from(groupRoles).innerJoin(rolePermissions, eq(rolePermissions.roleId, groupRoles.roleId))
-    .where(inArray(groupRoles.groupId, ids));
-  return new Map(ids.map((id) => [id, grantsBeyond(actor, rows.filter((r) => r.groupId === id))]));
+export function requireEveryRight(actor: Actor, what: string): void {
+  const beyond = grantsBeyond(actor, ALL_PERMISSIONS.map((permission) => ({ permission, level: 'all' as const })));
+  if (beyond.length) throw Object.assign(forbidden(`${what} needs every right at level all (an administrator's); missing: ${beyond.join(', ')}`), { actor });
 }
 
 /**
@@ -115,6 +114,8 @@ export async function setUserStatus(tx: DbOrTx, actor: Actor, userId: string, st
   if (!before) throw notFound(`User ${userId}`);
   if (before.status === status) return;
   if (status === 'deactivated' && actor.userId === userId) throw conflict('You cannot deactivate your own account');
+  // Locking someone out who holds more than you is acting beyond your rights too.
+  if (status === 'deactivated') await requireRightsOver(tx, actor, userId, 'Deactivating this account');
   const [after] = await tx.update(users).set({ status, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
   if (status === 'deactivated') await tx.delete(sessions).where(eq(sessions.userId, userId));
   if (status === 'deactivated') await requireBreakGlassRemains(tx);

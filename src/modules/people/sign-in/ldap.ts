@@ -25,7 +25,7 @@ import {
   decoyPasswordCheck, openSession, reserveAttempt, THROTTLED_MESSAGE, WRONG_CREDENTIALS,
   type AfterPassword, type NewSession, type PasswordChecked, type SecondStep,
 } from '../../../platform/sessions';
-import { addGroupMember, administratorEmails, createUser, groupRightsBeyond, removeGroupMember, updateUser } from '../service';
+import { addGroupMember, administratorEmails, createUser, removeGroupMember, requireEveryRight, updateUser } from '../service';
 import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
 import { ssoOnly } from './break-glass';
 import { passwordSignIn } from './settings-service';
@@ -63,6 +63,7 @@ function requireSignInAdmin(actor: Actor): void {
   if (requirePermission(actor, 'settings:update') !== 'all') {
     throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], 'settings:update at level all needed for directory sign-in'), { actor });
   }
+  requireEveryRight(actor, 'Changing directory sign-in');
   if (actor.via === 'mcp') throw forbidden('assistants cannot change sign-in settings');
 }
 
@@ -124,8 +125,6 @@ function settingsProblems(s: LdapSettings, password: PasswordOnForm, here: Group
     else if (!here.existing.has(m.groupId)) problems.push({ field: `groupMappings.${i}`, message: 'choose the group here its members go in' });
     else if (here.administrators.has(m.groupId)) {
       problems.push({ field: `groupMappings.${i}`, message: `that group holds the ${ADMINISTRATOR_ROLE} role: who is an administrator here is not left to the directory` });
-    } else if (here.beyondActor.get(m.groupId)?.length) {
-      problems.push({ field: `groupMappings.${i}`, message: `that group gives rights beyond your own (${here.beyondActor.get(m.groupId)!.join(', ')}): only someone holding them may let the directory hand them out` });
     }
   });
   if (!Number.isInteger(s.timeoutSeconds) || s.timeoutSeconds < 1 || s.timeoutSeconds > 60) {
@@ -145,14 +144,12 @@ function trimmed(s: LdapSettings): LdapSettings {
 interface GroupsHere {
   existing: ReadonlySet<string>;
   administrators: ReadonlySet<string>;
-  /** Per group, the rights its members get that the person saving does not hold. */
-  beyondActor: ReadonlyMap<string, string[]>;
 }
 
-const NO_GROUPS: GroupsHere = { existing: new Set(), administrators: new Set(), beyondActor: new Map() };
+const NO_GROUPS: GroupsHere = { existing: new Set(), administrators: new Set() };
 
-/** Of these groups here: which exist, which hold the Administrator role, and (given an actor) which give more than they hold. */
-async function groupsHere(db: DbOrTx, ids: string[], actor?: Actor): Promise<GroupsHere> {
+/** Of these groups here: which exist, and which hold the Administrator role. */
+async function groupsHere(db: DbOrTx, ids: string[]): Promise<GroupsHere> {
   const valid = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
   if (!valid.length) return NO_GROUPS;
   const rows = await db.select({ id: groups.id, role: roles.name }).from(groups)
@@ -161,7 +158,6 @@ async function groupsHere(db: DbOrTx, ids: string[], actor?: Actor): Promise<Gro
   return {
     existing: new Set(rows.map((r) => r.id)),
     administrators: new Set(rows.filter((r) => r.role === ADMINISTRATOR_ROLE).map((r) => r.id)),
-    beyondActor: actor ? await groupRightsBeyond(db, actor, valid) : new Map(),
   };
 }
 
@@ -190,7 +186,7 @@ export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Co
   const { bindPassword, ...rest } = input;
   const next = trimmed(rest);
   const before = await storedSettings(tx);
-  const problems = settingsProblems(next, passwordOnForm(bindPassword, before, next), await groupsHere(tx, next.groupMappings.map((m) => m.groupId), actor));
+  const problems = settingsProblems(next, passwordOnForm(bindPassword, before, next), await groupsHere(tx, next.groupMappings.map((m) => m.groupId)));
   if (problems.length) throw invalid(problems);
   const after: Stored = { ...next, bindPasswordSealed: bindPassword !== '' ? sealSecret(config, SEAL_PURPOSE, bindPassword) : before.bindPasswordSealed };
   await tx.insert(settings).values({ key: LDAP_SETTING, value: after })

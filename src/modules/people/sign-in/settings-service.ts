@@ -11,7 +11,7 @@ import { requirePermission, systemActor, type Actor } from '../../../platform/pe
 import { decoyPasswordCheck, signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import type { Config } from '../../../config';
-import { administratorEmails, groupRightsBeyond } from '../service';
+import { administratorEmails, requireEveryRight } from '../service';
 import { SSO_ONLY_KEY, ssoOnly, administratorCondition, endSessionsOutsideBreakGlass, countBreakGlassAdministrators, isBreakGlassAdministrator, requireBreakGlassRemains, groupHoldsAdministrator } from './break-glass';
 import { discoverIssuer } from './oidc';
 import { DEFAULT_OIDC_SETTINGS, type OidcSettingsInput, type OidcSettingsView, type StoredOidcSettings } from './schema';
@@ -54,6 +54,12 @@ function requireAdministrator(actor: Actor, what: string): void {
   if (requirePermission(actor, 'settings:update') !== 'all') {
     throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], `settings:update at level all needed to ${what}`), { actor });
   }
+}
+
+/** Who may sign in, and through which provider, is an administrator's decision (requireEveryRight says why). */
+function requireSignInAdministrator(actor: Actor): void {
+  requireAdministrator(actor, 'change sign-in settings');
+  requireEveryRight(actor, 'Changing sign-in settings');
 }
 
 const CLAIM_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -99,7 +105,7 @@ export interface PreparedSignInSettings {
  * one while the issuer and client ID are unchanged; an issuer that cannot be discovered is refused with the reason.
  */
 export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: OidcSettingsInput, config: Keyed): Promise<PreparedSignInSettings> {
-  requireAdministrator(actor, 'change sign-in settings');
+  requireSignInAdministrator(actor);
   const before = await oidcSettings(db);
   const issuer = input.issuer.trim().replace(/\/+$/, '');
   const clientId = input.clientId.trim();
@@ -137,9 +143,6 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
     if (!group) problems.push({ field: 'jitGroupId', message: 'is not a group' });
     else if (await groupHoldsAdministrator(db, oidc.jitGroupId)) {
       problems.push({ field: 'jitGroupId', message: `holds the ${ADMINISTRATOR_ROLE} role: people created at sign-in must not become administrators` });
-    } else {
-      const beyond = (await groupRightsBeyond(db, actor, [oidc.jitGroupId])).get(oidc.jitGroupId) ?? [];
-      if (beyond.length) problems.push({ field: 'jitGroupId', message: `gives rights beyond your own (${beyond.join(', ')}): only someone holding them may have people created into it` });
     }
   }
   if (problems.length) throw invalid(problems);
@@ -162,7 +165,7 @@ const secretFingerprint = (secret: string) => (secret ? createHash('sha256').upd
  * administrators'. Audited without the secret (only whether it changed) and emailed to every administrator.
  */
 export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: PreparedSignInSettings, keepSessionId: string | null = null): Promise<void> {
-  requireAdministrator(actor, 'change sign-in settings');
+  requireSignInAdministrator(actor);
   if (actor.via === 'mcp') throw forbidden('assistants cannot change sign-in settings');
   const { oidc } = prepared;
   if (prepared.ssoOnly) {

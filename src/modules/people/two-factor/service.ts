@@ -236,12 +236,15 @@ async function enrolledSelf(db: DbOrTx, actor: Actor): Promise<{ userId: string;
  */
 export async function disableTwoFactor(db: Db, actor: Actor, proof: { password: string; code: string; ip: string }, config: Keyed): Promise<void> {
   const { userId, email, hash } = await enrolledSelf(db, actor);
-  const who = { userId, email, ip: proof.ip };
-  const passwordRight = hash !== null
-    && await throttledCheck(db, { ...who, what: 'current password' }, () => passwordChecks.run(() => Bun.password.verify(proof.password, hash)));
-  if (!passwordRight) throw invalidField('currentPassword', 'is not your current password');
-  const codeRight = await throttledCheck(db, { ...who, what: 'two-factor code' }, () => db.transaction((tx) => spendCode(tx, userId, proof.code, config)));
-  if (!codeRight) throw invalidField('code', 'is not a current code or an unused recovery code');
+  // One attempt for both, a success only when both are right: a known password must not restart the count before
+  // each guess at the code (sign-in holds the password's attempt as a failure until the code is right, likewise).
+  let passwordRight = false;
+  const right = await throttledCheck(db, { userId, email, ip: proof.ip, what: 'current password and two-factor code' }, async () => {
+    passwordRight = hash !== null && await passwordChecks.run(() => Bun.password.verify(proof.password, hash));
+    return passwordRight && db.transaction((tx) => spendCode(tx, userId, proof.code, config));
+  });
+  if (!right && !passwordRight) throw invalidField('currentPassword', 'is not your current password');
+  if (!right) throw invalidField('code', 'is not a current code or an unused recovery code');
   await db.transaction(async (tx) => {
     await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
     await tx.delete(userTwoFactor).where(eq(userTwoFactor.userId, userId));
