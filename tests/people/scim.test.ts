@@ -380,6 +380,19 @@ describe('SCIM groups', () => {
     expect(badMember.status).toBe(400);
   });
 
+  test('members join a group that gives rights here (the token acts with its creator\'s rights, not only its settings scopes)', async () => {
+    const { assignRoleToGroup, createRole } = await import('../../src/modules/people/service');
+    const admin = await adminActor(env);
+    const person = await createUser();
+    const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: unique('Risk owners') })).json;
+    await env.ctx.db.transaction(async (tx) => {
+      const { id: roleId } = await createRole(tx, admin, { name: unique('Risk owner'), permissions: [{ permission: 'risks:update', level: 'all' }] });
+      await assignRoleToGroup(tx, admin, group.id, roleId);
+    });
+    expect((await scim('PATCH', `/Groups/${group.id}`, patch({ op: 'add', path: 'members', value: [{ value: person.id }] }))).status).toBe(204);
+    expect((await scim('GET', `/Groups/${group.id}`)).json.members.map((m: Json) => m.value)).toEqual([person.id]);
+  });
+
   test('members are added and removed by PATCH, each audited; the built-in Administrators group cannot be deleted', async () => {
     const [a, b, c] = [await createUser(), await createUser(), await createUser()];
     const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: unique('Ops'), members: [{ value: a.id }] })).json;
