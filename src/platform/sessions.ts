@@ -42,7 +42,13 @@ const decoy = () => (decoyHash ??= Bun.password.hash(randomBytes(16).toString('h
  * down), so they take as long as a wrong password and the time does not tell which rule refused.
  */
 export async function decoyPasswordCheck(password: string): Promise<void> {
-  await passwordChecks.run(async () => Bun.password.verify(password || 'x', await decoy())).catch(() => false);
+  try {
+    await passwordChecks.run(async () => Bun.password.verify(password || 'x', await decoy()));
+  } catch (error) {
+    // As busy as a real check would find it: the same 503.
+    if (error instanceof SemaphoreFull) throw new AppError('UNAVAILABLE', BUSY_MESSAGE);
+    throw error;
+  }
 }
 
 export interface NewSession {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
 import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
-import { auditLog, groups, history, users } from '../../db/schema';
+import { auditLog, groups, history, pendingSignIns, users } from '../../db/schema';
+import { Secret, TOTP } from 'otpauth';
+import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
 import { addGroupMember, createPasswordResetLink, createUser, removeGroupMember, setUserStatus, usePasswordReset } from '../../src/modules/people/service';
 import {
   prepareSignInSettings, saveSignInSettings, setBreakGlass, SSO_ONLY_NEEDS_BREAK_GLASS, SSO_ONLY_NEEDS_OIDC, ssoOnlyPasswordMessage,
@@ -127,6 +129,14 @@ describe('turning "Only SSO sign-in" on', () => {
   test('ends every session but break-glass administrators\' and the one in use: the others sign in again through the provider', async () => {
     const person = await makeUser(env, { 'risks:read': 'all' });
     const personBrowser = await signedInBrowser(env, person.email, person.password);
+    // Another has typed their password and is at the two-factor step when the switch happens.
+    const midway = await makeUser(env, { 'risks:read': 'all' });
+    const midwayActor = await midway.actor();
+    const { secret } = await env.ctx.db.transaction((tx) => beginEnrolment(tx, midwayActor, env.ctx.config));
+    await env.ctx.db.transaction((tx) => confirmEnrolment(tx, midwayActor, TOTP.generate({ secret: Secret.fromBase32(secret.replaceAll(' ', '')) }), env.ctx.config));
+    expect((await browser(env).post('/sign-in', { email: midway.email, password: midway.password })).headers.get('location')).toBe('/sign-in/two-factor');
+    const pendingOf = () => env.ctx.db.select().from(pendingSignIns).where(eq(pendingSignIns.userId, midway.id));
+    expect(await pendingOf()).toHaveLength(1);
     const rescuer = await makeAdministrator();
     const rescuerBrowser = await signedInBrowser(env, rescuer.email, PASSWORD);
     await setFlag(rescuer.id, true);
@@ -140,6 +150,7 @@ describe('turning "Only SSO sign-in" on', () => {
     expect((await elsewhere.get('/settings/password')).status).toBe(303);
     expect((await rescuerBrowser.get('/settings/password')).status).toBe(200);
     expect((await saving.get('/settings/password')).status).toBe(200);
+    expect(await pendingOf()).toHaveLength(0);
     const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, 'sign-in'), eq(auditLog.action, 'update'))).orderBy(desc(auditLog.seq)).limit(1);
     expect((entry.details as { sessionsEnded: number }).sessionsEnded).toBeGreaterThanOrEqual(2);
     // Saved again while on, nothing more ends.

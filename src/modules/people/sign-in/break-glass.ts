@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
 import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
-import { groupMembers, groupRoles, roles, sessions, settings, users } from '../../../../db/schema';
+import { groupMembers, groupRoles, pendingSignIns, roles, sessions, settings, users } from '../../../../db/schema';
 import { conflict } from '../../../platform/errors';
 
 /*
@@ -67,8 +67,12 @@ export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promis
  * again through the provider. Returns how many ended.
  */
 export async function endSessionsOutsideBreakGlass(tx: DbOrTx, keepSessionId: string | null): Promise<number> {
+  const breakGlass = (userId: typeof sessions.userId | typeof pendingSignIns.userId) =>
+    sql`exists (select 1 from ${users} u where u.id = ${userId} and u.status = 'active' and u.break_glass and ${administratorCondition(sql`u.id`)})`;
+  // A password sign-in waiting for its second factor would otherwise still open a session after the switch.
+  await tx.delete(pendingSignIns).where(sql`not ${breakGlass(pendingSignIns.userId)}`);
   const ended = await tx.delete(sessions).where(and(
-    sql`not exists (select 1 from ${users} u where u.id = ${sessions.userId} and u.status = 'active' and u.break_glass and ${administratorCondition(sql`u.id`)})`,
+    sql`not ${breakGlass(sessions.userId)}`,
     keepSessionId ? sql`${sessions.id} <> ${keepSessionId}` : undefined,
   )).returning({ id: sessions.id });
   return ended.length;

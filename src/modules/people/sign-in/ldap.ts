@@ -12,7 +12,7 @@ import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectErro
 import type { ConnectionOptions } from 'node:tls';
 import type { DbOrTx } from '../../../../db/client';
 import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
-import { groupMembers, groupRoles, groups, roles, settings, users } from '../../../../db/schema';
+import { groupMembers, groupRoles, groups, loginAttempts, roles, settings, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
 import { appendAudit } from '../../../platform/audit';
 import type { AppContext } from '../../../platform/context';
@@ -517,9 +517,18 @@ async function signInThroughDirectory(
     await options.refusals.record(ip, systemActor('screen'), { module: 'security', action: 'signin.failed', details: { email, ip, reason: 'throttled' } });
     throw new AppError('THROTTLED', THROTTLED_MESSAGE);
   }
-  const fail = async (reason: string, userId: string | null = null): Promise<never> => {
+  // Every refusal is answered, timed (a password check) and audited as a wrong password here is, so neither the answer
+  // nor its time tells an account with a password here from one in the directory, the directory down included.
+  const fail = async (reason: string, userId: string | null = null, more: Record<string, unknown> = {}): Promise<never> => {
+    try {
+      await decoyPasswordCheck(password);
+    } catch (busy) {
+      await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
+      throw busy;
+    }
     await db.transaction((tx) => appendAudit(tx, { ...systemActor('screen'), userId }, [{
-      module: 'security', action: 'signin.failed', recordType: userId ? 'user' : null, recordId: userId, details: { email, ip, reason, via: 'directory' },
+      module: 'security', action: 'signin.failed', recordType: userId ? 'user' : null, recordId: userId,
+      details: { email, ip, reason, via: 'directory', ...more },
     }]));
     throw new AppError('UNAUTHORIZED', DIRECTORY_SIGN_IN_REFUSED);
   };
@@ -534,13 +543,9 @@ async function signInThroughDirectory(
     lookup = await checkWithDirectory(await connectionFor(ctx.config, stored), email, password);
   } catch (error) {
     if (!(error instanceof DirectoryUnavailable) && !(error instanceof AppError && error.code === 'UNAVAILABLE')) throw error;
-    // Answered, timed and counted like a wrong password: a 503 here beside a 401 for an account with a password here
-    // would tell anyone, while the directory is down, who has one.
-    await decoyPasswordCheck(password);
-    await options.refusals.record(ip, systemActor('screen'), {
-      module: 'security', action: 'signin.failed', details: { email, ip, reason: 'directory unreachable', error: error.message },
-    });
-    throw new AppError('UNAUTHORIZED', DIRECTORY_SIGN_IN_REFUSED);
+    // Counted like a wrong password: a 503 here beside a 401 for an account with a password here would tell anyone,
+    // while the directory is down, who has one.
+    return fail('directory unreachable', null, { error: error.message });
   }
   if ('refused' in lookup) return fail(lookup.refused);
   const person = lookup.found;
