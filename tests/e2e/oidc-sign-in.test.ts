@@ -80,6 +80,8 @@ describe('OpenID Connect sign-in in the browser', () => {
       await page.getByLabel('Issuer').fill(provider.issuer);
       await page.getByLabel('Client ID').fill(provider.clientId);
       await page.getByLabel('Client secret').fill(provider.clientSecret);
+      // Off unless the administrator turns it on: the provider's email_verified is what lets an address match an account.
+      expect(await page.getByLabel('Also accept addresses the provider does not mark verified').isChecked()).toBe(false);
       await page.getByLabel('Create an account at first sign-in for people without one').check();
       const [group] = await env.ctx.db.select({ name: groups.name }).from(groups).where(eq(groups.id, newcomers));
       await page.getByLabel('Group new people join').selectOption({ label: group.name });

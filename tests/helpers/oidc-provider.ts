@@ -7,7 +7,8 @@ import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
  * the token endpoint, signed ID tokens and the JWKS all work under Bun 1.4 (the tests below go through every one).
  *
  * Its login page is the test's stand-in for a real identity provider's: it asks for the e-mail address to sign in as,
- * whether that address is verified (or to send no email_verified claim), and optionally a `preferred_username`; the answer becomes the account's claims.
+ * whether that address is verified (or to send no email_verified claim, or to send it as a string), and optionally a
+ * `preferred_username`; the answer becomes the account's claims.
  * Consent is given with the login, so one form post ends at the service's callback.
  */
 export interface TestProvider {
@@ -21,8 +22,11 @@ export interface TestProvider {
 
 export interface AccountAnswer {
   email: string;
-  /** true (the default) or false is sent as the email_verified claim; 'absent' sends no such claim. */
-  emailVerified?: boolean | 'absent';
+  /**
+   * true (the default) or false is sent as the email_verified claim; 'absent' sends no such claim; the strings 'true'
+   * and 'false' are sent as strings, as some providers do.
+   */
+  emailVerified?: boolean | 'absent' | 'true' | 'false';
   preferredUsername?: string;
 }
 
@@ -99,8 +103,11 @@ export async function startOidcProvider(options: { redirectUris: string[]; host?
         const details = await provider.interactionDetails(req, res);
         const email = form.get('email') ?? '';
         const accountId = `acct-${email.toLowerCase()}`;
+        // The login form's box sends 'true' (unticked: nothing, false); the other values are the tests' own.
+        const asked = form.get('emailVerified');
+        const verified = asked === 'absent' ? {} : asked === 'string:true' ? { email_verified: 'true' } : asked === 'string:false' ? { email_verified: 'false' } : { email_verified: asked === 'true' };
         accounts.set(accountId, {
-          email, ...(form.get('emailVerified') === 'absent' ? {} : { email_verified: form.get('emailVerified') === 'true' }), name: email.split('@')[0],
+          email, ...verified, name: email.split('@')[0],
           ...(form.get('preferredUsername') ? { preferred_username: form.get('preferredUsername') } : {}),
         });
         const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
@@ -155,8 +162,9 @@ export async function authorizeAtProvider(authorizationUrl: string, answer: Acco
     }
     if (res.status === 200 && /\/interaction\//.test(url)) {
       const body = new URLSearchParams({ email: answer.email, preferredUsername: answer.preferredUsername ?? '' });
-      // An unticked box sends nothing (false); 'absent' is what the provider reads as "send no claim".
-      if (answer.emailVerified !== false) body.set('emailVerified', answer.emailVerified === 'absent' ? 'absent' : 'true');
+      // An unticked box sends nothing (false); 'absent' and 'string:…' are what the provider reads as "no claim" and "a string".
+      const verified = answer.emailVerified ?? true;
+      if (verified !== false) body.set('emailVerified', verified === true ? 'true' : verified === 'absent' ? 'absent' : `string:${verified}`);
       init = { method: 'POST', body: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
       continue;
     }

@@ -4,7 +4,7 @@ import { auditLog, groupMembers, history, outbox, roles, sessions, settings, use
 import { assignRoleToGroup, createGroup, removeRoleFromGroup, setUserStatus } from '../../src/modules/people/service';
 import { ADMINISTRATOR_ROLE } from '../../db/reference-data';
 import { OIDC_MESSAGES } from '../../src/modules/people/sign-in/oidc';
-import { OIDC_SETTINGS_KEY, oidcSettings, prepareSignInSettings, saveSignInSettings, withClientSecret } from '../../src/modules/people/sign-in/settings-service';
+import { OIDC_SETTINGS_KEY, oidcSettings, prepareSignInSettings, readSignInSettings, saveSignInSettings, withClientSecret } from '../../src/modules/people/sign-in/settings-service';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
 import type { AppError } from '../../src/platform/errors';
 import type { Actor } from '../../src/platform/permissions';
@@ -116,6 +116,30 @@ describe('Settings › Sign-in', () => {
     const [mail] = await env.ctx.db.select().from(outbox).where(eq(outbox.subject, 'Security alert: sign-in settings saved')).limit(1);
     expect(mail.recipients).toContain(ADMIN_EMAIL);
     expect(mail.body).not.toContain(provider.clientSecret);
+  });
+
+  test('the page says when to accept addresses the provider does not mark verified; ticking it is audited and mailed', async () => {
+    const b = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const form = { enabled: 'on', providerName: 'Test IdP', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, emailClaim: 'email', jitGroupId: '' };
+    const box = /<input type="checkbox" name="trustUnverifiedEmail"[^>]*>/;
+    const lastMail = async () => (await env.ctx.db.select().from(outbox).where(eq(outbox.subject, 'Security alert: sign-in settings saved')).orderBy(desc(outbox.id)).limit(1))[0].body;
+    expect((await b.post('/settings/sign-in', form)).status).toBe(303);
+    const html = await (await b.get('/settings/sign-in')).text();
+    expect(html).toContain('Also accept addresses the provider does not mark verified');
+    expect(html).toContain('Turn on only for a provider that never sends email_verified but lets nobody choose their own address (Microsoft Entra ID, for one), or to take the address from a claim other than email.');
+    expect(html.match(box)?.[0]).not.toContain('checked');
+    expect(await lastMail()).toContain('E-mail addresses not marked verified by the provider: refused');
+
+    // The secret left blank (kept), so the box is the only change.
+    expect((await b.post('/settings/sign-in', { ...form, clientSecret: '', trustUnverifiedEmail: 'on' })).status).toBe(303);
+    expect((await oidcSettings(env.ctx.db)).trustUnverifiedEmail).toBe(true);
+    expect((await (await b.get('/settings/sign-in')).text()).match(box)?.[0]).toContain('checked');
+    const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'update'), eq(auditLog.recordId, 'sign-in'))).orderBy(desc(auditLog.seq)).limit(1);
+    expect((entry.details as { changes: Record<string, unknown> }).changes).toEqual({ trustUnverifiedEmail: { before: false, after: true } });
+    expect(await lastMail()).toContain('E-mail addresses not marked verified by the provider: accepted');
+
+    expect((await b.post('/settings/sign-in', form)).status).toBe(303);
+    expect((await oidcSettings(env.ctx.db)).trustUnverifiedEmail).toBe(false);
   });
 
   test('an issuer that is not an OpenID provider is refused with the reason, and nothing is saved', async () => {
@@ -255,11 +279,24 @@ describe('sign-in through the OpenID provider', () => {
     expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(0);
   });
 
-  test('an address the provider marks unverified is refused', async () => {
+  test('an address marked verified signs in, whether email_verified is the boolean true or the string "true"', async () => {
     const person = await makeUser(env, {});
-    const { res } = await signInThroughProvider({ email: person.email, emailVerified: false });
-    expect(res.status).toBe(403);
-    expect(await res.text()).toContain(OIDC_MESSAGES.unverifiedEmail);
+    for (const emailVerified of [true, 'true'] as const) {
+      const { res } = await signInThroughProvider({ email: person.email, emailVerified });
+      expect(res.status, await res.clone().text()).toBe(303);
+      expect((await lastAudit('signin')).recordId).toBe(person.id);
+    }
+    expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(2);
+  });
+
+  test('an address the provider marks unverified (false, or the string "false") is refused, audited', async () => {
+    const person = await makeUser(env, {});
+    for (const emailVerified of [false, 'false'] as const) {
+      const { res } = await signInThroughProvider({ email: person.email, emailVerified });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain(OIDC_MESSAGES.unverifiedEmail);
+      expect((await lastAudit('signin.failed')).details).toMatchObject({ method: 'oidc', reason: 'e-mail not verified', email: person.email });
+    }
     expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(0);
   });
 
@@ -274,11 +311,33 @@ describe('sign-in through the OpenID provider', () => {
     try {
       expect((await signInThroughProvider({ email: person.email, emailVerified: 'absent' })).res.status).toBe(303);
       // Marked unverified is refused even then.
-      const refused = await signInThroughProvider({ email: person.email, emailVerified: false });
-      expect(refused.res.status).toBe(403);
-      expect(await refused.res.text()).toContain(OIDC_MESSAGES.unverifiedEmail);
+      for (const emailVerified of [false, 'false'] as const) {
+        const refused = await signInThroughProvider({ email: person.email, emailVerified });
+        expect(refused.res.status).toBe(403);
+        expect(await refused.res.text()).toContain(OIDC_MESSAGES.unverifiedEmail);
+        expect((await lastAudit('signin.failed')).details).toMatchObject({ reason: 'e-mail not verified', email: person.email });
+      }
+      expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(1);
       const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'update'), eq(auditLog.recordId, 'sign-in'))).orderBy(desc(auditLog.seq)).limit(1);
       expect((entry.details as { changes: Record<string, unknown> }).changes.trustUnverifiedEmail).toEqual({ before: false, after: true });
+    } finally {
+      await configure();
+    }
+  });
+
+  test('settings saved before this choice existed do not trust unmarked addresses', async () => {
+    await configure({ trustUnverifiedEmail: true });
+    try {
+      // As a save from an older version left them: the same settings, without the key.
+      await env.ctx.db.update(settings).set({ value: sql`${settings.value} - 'trustUnverifiedEmail'` }).where(eq(settings.key, OIDC_SETTINGS_KEY));
+      const [row] = await env.ctx.db.select().from(settings).where(eq(settings.key, OIDC_SETTINGS_KEY));
+      expect(row.value).not.toHaveProperty('trustUnverifiedEmail');
+      expect((await oidcSettings(env.ctx.db)).trustUnverifiedEmail).toBe(false);
+      expect((await readSignInSettings(env.ctx.db, admin)).trustUnverifiedEmail).toBe(false);
+      const person = await makeUser(env, {});
+      const { res } = await signInThroughProvider({ email: person.email, emailVerified: 'absent' });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain(OIDC_MESSAGES.unconfirmedEmail);
     } finally {
       await configure();
     }

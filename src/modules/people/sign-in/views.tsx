@@ -51,7 +51,7 @@ export function SignInSettingsPage(p: SignInSettingsProps): JSX.Element {
         <Field label="Claim holding the e-mail address" name="emailClaim" value={v.emailClaim} error={errors.emailClaim} maxlength={100}
           hint="Usually email; people are matched to accounts by this address (any case), so it must be one the provider has verified (email_verified true)." />
         <Checkbox name="trustUnverifiedEmail" label="Also accept addresses the provider does not mark verified" checked={v.trustUnverifiedEmail} disabled={disabled}
-          hint="Only for a provider that never sends email_verified but lets nobody choose their own address (Microsoft Entra ID, for one). An address marked unverified is refused either way." />
+          hint="Turn on only for a provider that never sends email_verified but lets nobody choose their own address (Microsoft Entra ID, for one), or to take the address from a claim other than email. An address marked unverified is refused either way." />
         <h2>New people</h2>
         <Checkbox name="jitEnabled" label="Create an account at first sign-in for people without one" checked={v.jitEnabled} disabled={disabled}
           hint="Off: people need an account here first (created by an administrator or through SCIM)." />
