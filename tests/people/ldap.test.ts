@@ -458,8 +458,12 @@ describe.skipIf(missing !== null)('sign-in through an LDAP directory (a real sla
     expect(await refusalOf({ url: 'ldap://directory.attacker.example' })).toEqual(again);
     expect(await refusalOf({ url: slapd.url, startTls: true, caCertificate: slapd.caPem })).toEqual(again);
     expect(await refusalOf({ bindDn: 'cn=someone-else,dc=example,dc=test' })).toEqual(again);
-    expect(await refusalOf({ enabled: false, url: 'ldap://directory.attacker.example' })).toEqual(again);
     expect(await refusalOf({ timeoutSeconds: 4 })).toBe('saved');
+    // Turned off with a new address, the stored password is dropped rather than asked for.
+    expect(await refusalOf({ enabled: false, url: 'ldap://directory.attacker.example' })).toBe('saved');
+    const [off] = await env.ctx.db.select().from(settings).where(eq(settings.key, LDAP_SETTING));
+    expect((off.value as { bindPasswordSealed: string | null }).bindPasswordSealed).toBeNull();
+    await configure();
 
     // Test connection to a server of someone's choosing with a blank password: refused before anything is sent.
     const received: Buffer[] = [];

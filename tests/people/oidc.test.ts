@@ -185,7 +185,9 @@ describe('Settings › Sign-in: what a blank secret and the new-people group may
     const again = [{ field: 'clientSecret', message: expect.stringContaining('must be entered again') }];
     expect(await problemsOf(admin, { clientSecret: '', issuer: 'https://idp.attacker.example' })).toEqual(again);
     expect(await problemsOf(admin, { clientSecret: '', clientId: 'another-client' })).toEqual(again);
-    expect(await problemsOf(admin, { clientSecret: '', enabled: false, issuer: 'https://idp.attacker.example' })).toEqual(again);
+    // Turned off and cleared, the stored secret is dropped rather than asked for.
+    const off = await prepareSignInSettings(env.ctx.db, admin, { ...baseSettings(), enabled: false, issuer: '', clientSecret: '' }, env.ctx.config);
+    expect(off.oidc.clientSecret).toBe('');
     expect(await problemsOf(admin, { clientSecret: '' })).toBe('accepted');
   });
 

@@ -104,7 +104,7 @@ function settingsProblems(s: LdapSettings, password: PasswordOnForm, here: Group
   }
   needed('bindDn', s.bindDn, 'the service account that searches');
   if (s.bindDn.trim() && !looksLikeDn(s.bindDn)) problems.push({ field: 'bindDn', message: 'must be a DN such as cn=grc-reader,dc=example,dc=com' });
-  if (password === 'stored for another directory') {
+  if (password === 'stored for another directory' && s.enabled) {
     problems.push({ field: 'bindPassword', message: 'must be entered again: the directory address, TLS settings or bind DN changed, and the stored password is only ever sent where it was saved for' });
   } else if (s.enabled && password === 'none') problems.push({ field: 'bindPassword', message: 'is needed: the service account never binds without a password' });
   needed('baseDn', s.baseDn, 'where people are searched for');
@@ -186,16 +186,20 @@ export async function saveLdapSettings(tx: DbOrTx, actor: Actor, config: Pick<Co
   const { bindPassword, ...rest } = input;
   const next = trimmed(rest);
   const before = await storedSettings(tx);
-  const problems = settingsProblems(next, passwordOnForm(bindPassword, before, next), await groupsHere(tx, next.groupMappings.map((m) => m.groupId)));
+  const password = passwordOnForm(bindPassword, before, next);
+  const problems = settingsProblems(next, password, await groupsHere(tx, next.groupMappings.map((m) => m.groupId)));
   if (problems.length) throw invalid(problems);
-  const after: Stored = { ...next, bindPasswordSealed: bindPassword !== '' ? sealSecret(config, SEAL_PURPOSE, bindPassword) : before.bindPasswordSealed };
+  // Turned off with a new destination, the stored password is dropped rather than asked for: it is typed again on
+  // turning it back on.
+  const bindPasswordSealed = password === 'typed' ? sealSecret(config, SEAL_PURPOSE, bindPassword) : password === 'stored' ? before.bindPasswordSealed : null;
+  const after: Stored = { ...next, bindPasswordSealed };
   await tx.insert(settings).values({ key: LDAP_SETTING, value: after })
     .onConflictDoUpdate({ target: settings.key, set: { value: after, updatedAt: new Date() } });
   const changes: Record<string, unknown> = {};
   for (const key of Object.keys(next) as (keyof LdapSettings)[]) {
     if (JSON.stringify(before[key]) !== JSON.stringify(next[key])) changes[key] = { before: before[key], after: next[key] };
   }
-  if (bindPassword !== '') changes.bindPassword = 'changed';
+  if (bindPasswordSealed !== before.bindPasswordSealed) changes.bindPassword = bindPasswordSealed ? 'changed' : 'removed';
   await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'setting', recordId: LDAP_SETTING, details: { changes } }]);
   await queueMail(tx, {
     kind: 'security-alert',

@@ -131,7 +131,8 @@ export async function prepareSignInSettings(db: DbOrTx, actor: Actor, input: Oid
   needed('providerName', 'is needed for the sign-in button');
   needed('issuer', 'is needed to turn OpenID Connect sign-in on');
   needed('clientId', 'is needed to turn OpenID Connect sign-in on');
-  if (secretForAnotherClient) problems.push({ field: 'clientSecret', message: 'must be entered again: the issuer or client ID changed, and the stored secret is only ever sent to the provider it was saved for' });
+  // Turned off, a secret saved for another client is dropped rather than asked for (clientSecret is '' then).
+  if (secretForAnotherClient && oidc.enabled) problems.push({ field: 'clientSecret', message: 'must be entered again: the issuer or client ID changed, and the stored secret is only ever sent to the provider it was saved for' });
   else needed('clientSecret', 'is needed to turn OpenID Connect sign-in on');
   const issuerError = oidc.issuer ? issuerProblem(oidc.issuer) : null;
   if (issuerError) problems.push({ field: 'issuer', message: issuerError });
