@@ -75,6 +75,8 @@ export const sessions = pgTable('sessions', {
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
   /** Last request seen on the session (moved on at most once a minute), for the idle timeout on Settings › Sessions. */
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** How the person signed in: 'password' (a password here or the directory's) or 'oidc' (single sign-on). */
+  signedInWith: text('signed_in_with', { enum: ['password', 'oidc'] }).notNull().default('password'),
 }, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)]);
 
 export const loginAttempts = pgTable('login_attempts', {

@@ -237,12 +237,15 @@ export async function openSession(db: Db, checked: PasswordChecked, sessionHours
  * Inserts a session for a person whose sign-in succeeded and audits it, inside the caller's transaction (a sign-in that
  * also creates the account commits both or neither); expired sessions are cleared on the way.
  */
-export async function startSession(tx: DbOrTx, userId: string, email: string, sessionHours: number, details: Record<string, unknown>): Promise<NewSession> {
+export async function startSession(
+  tx: DbOrTx, userId: string, email: string, sessionHours: number, details: Record<string, unknown>,
+  signedInWith: 'password' | 'oidc' = 'password',
+): Promise<NewSession> {
   const secret = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + sessionHours * 3_600_000);
   await tx.delete(sessions).where(lt(sessions.expiresAt, new Date()));
-  await tx.insert(sessions).values({ id: sha256(secret), userId, csrfToken, expiresAt });
+  await tx.insert(sessions).values({ id: sha256(secret), userId, csrfToken, expiresAt, signedInWith });
   await appendAudit(tx, { ...systemActor('screen'), kind: 'user', userId, email }, [{
     module: 'security', action: 'signin', recordType: 'user', recordId: userId, details: { ...details, expiresAt: expiresAt.toISOString() },
   }]);

@@ -217,6 +217,7 @@ describe('sign-in through the OpenID provider', () => {
     const secret = sessionSecretOf(res)!;
     const [session] = await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id));
     expect(session.id).toBe(new Bun.CryptoHasher('sha256').update(secret).digest('hex'));
+    expect(session.signedInWith).toBe('oidc');
     const risks = await env.request('/risks', { headers: { cookie: `grc_session=${secret}` } });
     expect(risks.status).toBe(200);
     const audit = await lastAudit('signin');

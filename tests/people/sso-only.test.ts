@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
 import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
-import { auditLog, groups, history, pendingSignIns, users } from '../../db/schema';
+import { auditLog, groups, history, pendingSignIns, sessions, users } from '../../db/schema';
+import { startSession } from '../../src/platform/sessions';
 import { Secret, TOTP } from 'otpauth';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
 import { addGroupMember, createPasswordResetLink, createUser, removeGroupMember, setUserStatus, usePasswordReset } from '../../src/modules/people/service';
@@ -137,6 +138,9 @@ describe('turning "Only SSO sign-in" on', () => {
     expect((await browser(env).post('/sign-in', { email: midway.email, password: midway.password })).headers.get('location')).toBe('/sign-in/two-factor');
     const pendingOf = () => env.ctx.db.select().from(pendingSignIns).where(eq(pendingSignIns.userId, midway.id));
     expect(await pendingOf()).toHaveLength(1);
+    // One signed in through the provider keeps working.
+    const viaProvider = await makeUser(env, { 'risks:read': 'all' });
+    await env.ctx.db.transaction((tx) => startSession(tx, viaProvider.id, viaProvider.email, 8, { method: 'oidc' }, 'oidc'));
     const rescuer = await makeAdministrator();
     const rescuerBrowser = await signedInBrowser(env, rescuer.email, PASSWORD);
     await setFlag(rescuer.id, true);
@@ -151,6 +155,7 @@ describe('turning "Only SSO sign-in" on', () => {
     expect((await rescuerBrowser.get('/settings/password')).status).toBe(200);
     expect((await saving.get('/settings/password')).status).toBe(200);
     expect(await pendingOf()).toHaveLength(0);
+    expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, viaProvider.id))).toHaveLength(1);
     const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, 'sign-in'), eq(auditLog.action, 'update'))).orderBy(desc(auditLog.seq)).limit(1);
     expect((entry.details as { sessionsEnded: number }).sessionsEnded).toBeGreaterThanOrEqual(2);
     // Saved again while on, nothing more ends.

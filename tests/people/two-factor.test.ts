@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { auditLog, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
 import { beginEnrolment, confirmEnrolment, setTwoFactorRule, twoFactorStatus, WRONG_CODE, REPLAYED_CODE } from '../../src/modules/people/two-factor/service';
-import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, startSession } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { parseSetCookie } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, type TestUser } from '../helpers/factories';
@@ -383,6 +383,9 @@ describe('the rule: required for administrators', () => {
     };
     const [withoutBrowser, enrolledBrowser, readerBrowser, saverBrowser] = [await signedIn(without), await signedIn(enrolled), await signedIn(reader), await signedIn(saver)];
     await enrol(own, enrolled);
+    // An administrator signed in through the identity provider: the rule asks password sign-ins only.
+    const viaProvider = await makeUser(own, administratorRights);
+    await own.ctx.db.transaction((tx) => startSession(tx, viaProvider.id, viaProvider.email, 8, { method: 'oidc' }, 'oidc'));
 
     await saverBrowser.get('/settings/sessions');
     expect((await saverBrowser.post('/settings/two-factor/rule', { twoFactorRule: 'administrators' })).status).toBe(303);
@@ -390,6 +393,7 @@ describe('the rule: required for administrators', () => {
     expect((await enrolledBrowser.get('/settings/sessions')).status).toBe(200);
     expect((await readerBrowser.get('/risks')).status).toBe(200);
     expect((await saverBrowser.get('/settings/sessions')).status).toBe(200);
+    expect(await own.ctx.db.select().from(sessions).where(eq(sessions.userId, viaProvider.id))).toHaveLength(1);
     const [entry] = await own.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordType, 'setting'), eq(auditLog.recordId, 'twoFactor'))).orderBy(desc(auditLog.seq)).limit(1);
     expect((entry.details as { sessionsEnded: number }).sessionsEnded).toBeGreaterThanOrEqual(1);
 

@@ -62,9 +62,9 @@ export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promis
 }
 
 /**
- * Turning "Only SSO sign-in" on ends every session but those of active break-glass administrators (and the one in use,
- * `keepSessionId`), so nobody goes on working on a password sign-in the rule no longer allows; everyone else signs in
- * again through the provider. Returns how many ended.
+ * Turning "Only SSO sign-in" on ends every password session but those of active break-glass administrators (and the
+ * one in use, `keepSessionId`), so nobody goes on working on a sign-in the rule no longer allows; they sign in again
+ * through the provider. Sessions opened through the provider stay. Returns how many ended.
  */
 export async function endSessionsOutsideBreakGlass(tx: DbOrTx, keepSessionId: string | null): Promise<number> {
   const breakGlass = (userId: typeof sessions.userId | typeof pendingSignIns.userId) =>
@@ -72,6 +72,7 @@ export async function endSessionsOutsideBreakGlass(tx: DbOrTx, keepSessionId: st
   // A password sign-in waiting for its second factor would otherwise still open a session after the switch.
   await tx.delete(pendingSignIns).where(sql`not ${breakGlass(pendingSignIns.userId)}`);
   const ended = await tx.delete(sessions).where(and(
+    eq(sessions.signedInWith, 'password'),
     sql`not ${breakGlass(sessions.userId)}`,
     keepSessionId ? sql`${sessions.id} <> ${keepSessionId}` : undefined,
   )).returning({ id: sessions.id });

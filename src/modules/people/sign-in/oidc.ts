@@ -237,7 +237,7 @@ export async function finishOidcSignIn(db: Db, s: StoredOidcSettings, callback: 
     }
     return startSession(tx, id, email, callback.sessionHours, {
       method: 'oidc', issuer: s.issuer, subject, ip: callback.ip, ...(user ? {} : { createdJustInTime: true }),
-    });
+    }, 'oidc');
   });
   return { ...session, next: started.next };
 }

@@ -148,7 +148,9 @@ async function endSessionsWithoutSecondFactor(tx: DbOrTx, rule: Exclude<TwoFacto
     select 1 from ${groupMembers} gm join ${groupRoles} gr on gr.group_id = gm.group_id
       join ${rolePermissions} rp on rp.role_id = gr.role_id
     where gm.user_id = ${sessions.userId} and rp.permission in (${sql.join(ADMINISTRATOR_RIGHTS.map((r) => sql`${r}`), sql`, `)}))`;
+  // The rule asks password sign-ins for a second factor; the identity provider answers for its own sign-ins.
   const ended = await tx.delete(sessions).where(and(
+    eq(sessions.signedInWith, 'password'),
     covered,
     sql`not exists (select 1 from ${userTwoFactor} t where t.user_id = ${sessions.userId} and t.confirmed_at is not null)`,
     keepSessionId ? sql`${sessions.id} <> ${keepSessionId}` : undefined,
