@@ -197,6 +197,7 @@ describe('Settings › Sign-in: what a blank secret and the new-people group may
     const refused = await problemsOf(await manager.actor(), { issuer: 'https://idp.attacker.example', clientSecret: 'theirs' });
     expect(refused).toBe('forbidden');
     const b = await signedInBrowser(env, manager.email, manager.password);
+    expect(await (await b.get('/settings/sign-in')).text()).toContain('Only administrators change these settings.');
     const res = await b.post('/settings/sign-in', { enabled: 'on', providerName: 'Mine', issuer: 'https://idp.attacker.example', clientId: 'x', clientSecret: 'y', emailClaim: 'email' });
     expect(res.status).toBe(403);
     expect((await oidcSettings(env.ctx.db)).issuer).toBe(provider.issuer);

@@ -63,9 +63,14 @@ async function grantsOfRoles(db: DbOrTx, roleIds: string[]): Promise<Grant[]> {
  * included: it needs every right at level all, not only settings:update.
  */
 export function requireEveryRight(actor: Actor, what: string): void {
-  const beyond = grantsBeyond(actor, ALL_PERMISSIONS.map((permission) => ({ permission, level: 'all' as const })));
+  const beyond = rightsMissing(actor);
   if (beyond.length) throw Object.assign(forbidden(`${what} needs every right at level all (an administrator's); missing: ${beyond.join(', ')}`), { actor });
 }
+
+const rightsMissing = (actor: Actor) => grantsBeyond(actor, ALL_PERMISSIONS.map((permission) => ({ permission, level: 'all' as const })));
+
+/** Holds every right at level all (what requireEveryRight asks), for showing or hiding a Save button. */
+export const holdsEveryRight = (actor: Actor) => rightsMissing(actor).length === 0;
 
 /**
  * Acting on an account in a way that can hand it to someone else (its password, reset link, second factor, e-mail)

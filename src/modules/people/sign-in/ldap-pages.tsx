@@ -4,7 +4,7 @@ import { attempt, fieldErrors, formText } from '../../../../views/components/for
 import { runWrite, type AppContext } from '../../../platform/context';
 import { levelOf, type Actor } from '../../../platform/permissions';
 import { screenAuth } from '../../../platform/screen-auth';
-import { listGroups } from '../service';
+import { holdsEveryRight, listGroups } from '../service';
 import { readLdapSettings, saveLdapSettings, testLdapConnection } from './ldap';
 import type { ConnectionTest, GroupMapping, LdapSettingsInput } from './schema';
 import { LdapSettingsPage } from './ldap-views';
@@ -46,7 +46,7 @@ export const ldapPages = (ctx: AppContext) =>
     .get('/settings/sign-in/ldap', async ({ viewer, csrfToken, headers, query }) => {
       const [{ hasBindPassword, ...values }, groups] = await Promise.all([readLdapSettings(ctx.db, viewer), listGroups(ctx.db)]);
       return renderScreen(headers, shell(viewer, csrfToken),
-        <LdapSettingsPage csrfToken={csrfToken} canSave={levelOf(viewer, 'settings:update') === 'all'} values={values}
+        <LdapSettingsPage csrfToken={csrfToken} canSave={levelOf(viewer, 'settings:update') === 'all' && holdsEveryRight(viewer)} values={values}
           hasBindPassword={hasBindPassword} groups={groups} done={query.done === 'saved'} />);
     }, { page: 'settings:read' })
     .post('/settings/sign-in/ldap', async ({ viewer, csrfToken, headers, body, redirect, set }) => {

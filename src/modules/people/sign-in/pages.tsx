@@ -8,7 +8,7 @@ import { levelOf, type Actor } from '../../../platform/permissions';
 import { clientAddress, refusalLimiter } from '../../../platform/refusals';
 import { currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
 import { sessionSettings } from '../../../platform/sessions';
-import { listGroups } from '../service';
+import { holdsEveryRight, listGroups } from '../service';
 import { finishOidcSignIn, OIDC_MESSAGES, OIDC_SIGN_IN_MINUTES, redirectUriFor, startOidcSignIn } from './oidc';
 import type { OidcSettingsInput, OidcSettingsView } from './schema';
 import {
@@ -54,7 +54,7 @@ const shell = (viewer: Actor, csrfToken: string) => ({ title: 'Sign-in', viewer,
 /** Settings › Sign-in, the OpenID Connect sign-in and its callback, and the break-glass mark on a user. */
 export const signInPages = (ctx: AppContext) => {
   const page = async (viewer: Actor, csrfToken: string, request: Request, values: OidcSettingsView, extra: { done?: boolean; error?: string; errors?: Record<string, string> } = {}) => (
-    <SignInSettingsPage csrfToken={csrfToken} canSave={levelOf(viewer, 'settings:update') === 'all'} values={values}
+    <SignInSettingsPage csrfToken={csrfToken} canSave={levelOf(viewer, 'settings:update') === 'all' && holdsEveryRight(viewer)} values={values}
       redirectUri={redirectUriFor(ctx.config.PUBLIC_URL, request)} groups={await listGroups(ctx.db)}
       breakGlassCount={await countBreakGlassAdministrators(ctx.db)} {...extra} />
   );
