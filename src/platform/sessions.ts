@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { selectRows, type Db, type DbOrTx } from '../../db/client';
 import { loginAttempts, sessions, settings, users } from '../../db/schema';
-import { appendAudit } from './audit';
+import { appendAudit, type AuditEvent } from './audit';
 import { AppError, invalid, type FieldProblem } from './errors';
 import { requirePermission, systemActor, type Actor } from './permissions';
 import type { RefusalLimiter } from './refusals';
@@ -103,17 +103,21 @@ export interface SecretCheck {
  * A check of a secret on a signed-in page (the current password, a two-factor code) under the sign-in throttle: it
  * counts against the person's e-mail and the client address exactly as a sign-in attempt does, so a stolen session
  * cannot guess on, and is refused (THROTTLED) while they have too many recent failures. A right answer restarts the
- * e-mail's count as a sign-in does; a wrong one or a refusal is audited as `security` / `check.failed`. `check` runs
- * outside any transaction of the caller's, so what it records survives the caller's rollback.
+ * e-mail's count as a sign-in does. Each wrong answer is audited as `security` / `check.failed`; a refusal before
+ * anything was checked (throttled, or too busy) likewise, but through `refusals` as a refused sign-in is, so a stolen
+ * session hammering a paused page adds a bounded number of entries. `check` runs outside any transaction of the
+ * caller's, so what it records survives the caller's rollback.
  */
-export async function throttledCheck(db: Db, who: SecretCheck, check: () => Promise<boolean>): Promise<boolean> {
+export async function throttledCheck(
+  db: Db, who: SecretCheck, check: () => Promise<boolean>, refusals: Pick<RefusalLimiter, 'record'> = auditEveryRefusal(db),
+): Promise<boolean> {
   const actor: Actor = { ...systemActor('screen'), kind: 'user', userId: who.userId, email: who.email };
-  const audit = (reason: 'wrong' | 'throttled') => db.transaction((tx) => appendAudit(tx, actor, [{
+  const failed = (reason: 'wrong' | 'throttled' | 'busy'): AuditEvent => ({
     module: 'security', action: 'check.failed', recordType: 'user', recordId: who.userId, details: { what: who.what, ip: who.ip, reason },
-  }]));
+  });
   const attemptId = await reserveAttempt(db, who.email.trim().toLowerCase(), who.ip);
   if (attemptId === null) {
-    await audit('throttled');
+    await refusals.record(who.ip, actor, failed('throttled'));
     throw new AppError('THROTTLED', CHECKS_THROTTLED_MESSAGE);
   }
   let right: boolean;
@@ -122,12 +126,20 @@ export async function throttledCheck(db: Db, who: SecretCheck, check: () => Prom
   } catch (error) {
     // Nothing was checked (busy, or the check could not run): the attempt is not held against the person.
     await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
-    if (error instanceof SemaphoreFull) throw new AppError('UNAVAILABLE', BUSY_MESSAGE);
-    throw error;
+    if (!(error instanceof SemaphoreFull)) throw error;
+    await refusals.record(who.ip, actor, failed('busy'));
+    throw new AppError('UNAVAILABLE', BUSY_MESSAGE);
   }
   if (right) await db.update(loginAttempts).set({ succeeded: true }).where(eq(loginAttempts.id, attemptId));
-  else await audit('wrong');
+  else await db.transaction((tx) => appendAudit(tx, actor, [failed('wrong')]));
   return right;
+}
+
+/** Seconds worth waiting before trying a refused sign-in or signed-in check again (Retry-After), or null. */
+export function retryAfterSeconds(error: AppError): number | null {
+  if (error.code === 'THROTTLED') return THROTTLE_WINDOW_MINUTES * 60;
+  if (error.code === 'UNAVAILABLE') return 5;
+  return null;
 }
 
 async function auditSignInFailure(db: Db, email: string, ip: string, reason: string, userId: string | null) {

@@ -2,9 +2,11 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { auditLog, groups, loginAttempts, roles, sessions, settings, users } from '../../db/schema';
 import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
-import { assignRoleToGroup, createGroup, createRole } from '../../src/modules/people/service';
+import { assignRoleToGroup, changeOwnPassword, createGroup, createRole } from '../../src/modules/people/service';
+import { AppError } from '../../src/platform/errors';
 import { systemActor } from '../../src/platform/permissions';
-import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
+import { RefusalLimiter } from '../../src/platform/refusals';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, THROTTLE_WINDOW_MINUTES } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
@@ -56,6 +58,7 @@ describe('changing one\'s own password', () => {
     }
     const right = await here.post('/settings/password', { currentPassword: user.password, newPassword: 'a brand new passphrase' });
     expect(right.status).toBe(429);
+    expect(right.headers.get('retry-after')).toBe(String(THROTTLE_WINDOW_MINUTES * 60));
     expect(await right.text()).toContain(CHECKS_THROTTLED_MESSAGE);
     // Nothing changed: the old password is still the one (once the pause is over).
     await env.ctx.db.delete(loginAttempts).where(eq(loginAttempts.email, user.email.toLowerCase()));
@@ -65,6 +68,34 @@ describe('changing one\'s own password', () => {
       ...Array(MAX_FAILURES_PER_EMAIL).fill(expect.objectContaining({ what: 'current password', reason: 'wrong' })),
       expect.objectContaining({ what: 'current password', reason: 'throttled' }),
     ]);
+  });
+
+  test('a right current password before the limit restarts the count, as a sign-in does', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const here = await signedInBrowser(env, user.email, user.password);
+    const guess = async () => (await here.post('/settings/password', { currentPassword: 'not my password at all', newPassword: 'another new passphrase' })).status;
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i += 1) expect(await guess()).toBe(400);
+    expect((await here.post('/settings/password', { currentPassword: user.password, newPassword: 'a brand new passphrase' })).status).toBe(303);
+    // A full budget again: every one of these is checked (400), and the one after them is refused.
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) expect(await guess()).toBe(400);
+    expect((await here.post('/settings/password', { currentPassword: 'a brand new passphrase', newPassword: 'another new passphrase' })).status).toBe(429);
+  });
+
+  test('refusals of a paused check are audited like refused sign-ins: folded into one entry per window and client', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const actor = await user.actor();
+    // A limiter of its own with folding on (the shared test service writes every refusal), a day-long window so the
+    // test does not straddle two windows, and an address no other test uses.
+    const refusals = new RefusalLimiter(env.ctx.db, { REFUSAL_WINDOW_SECONDS: 86_400, REFUSALS_PER_CLIENT: 30 });
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const change = (current: string) => changeOwnPassword(env.ctx.db, actor, { current, next: 'a brand new passphrase', keepSessionId: null, ip, refusals })
+      .then(() => 'changed', (error: unknown) => (error instanceof AppError ? error.code : error));
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) expect(await change(`guess number ${i}`)).toBe('INVALID');
+    for (let i = 0; i < 3; i += 1) expect(await change(user.password)).toBe('THROTTLED');
+    const checks = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.action, 'check.failed'), eq(auditLog.recordId, user.id))).orderBy(auditLog.seq);
+    const reasons = checks.map((c) => (c.details as { reason: string }).reason);
+    expect(reasons).toEqual([...Array(MAX_FAILURES_PER_EMAIL).fill('wrong'), 'throttled']);
+    expect(checks.at(-1)!.details).toMatchObject({ what: 'current password', ip, client: ip, window: expect.any(Object) });
   });
 
   test('the current password is needed; the new one follows the rules; the other sessions end and this one stays', async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { auditLog, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
+import { auditLog, loginAttempts, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
 import { beginEnrolment, confirmEnrolment, setTwoFactorRule, twoFactorStatus, WRONG_CODE, REPLAYED_CODE } from '../../src/modules/people/two-factor/service';
-import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, startSession } from '../../src/platform/sessions';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, startSession, THROTTLE_WINDOW_MINUTES } from '../../src/platform/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { parseSetCookie } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, type TestUser } from '../helpers/factories';
@@ -288,6 +288,28 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
     const checks = await auditOf(env, 'check.failed', user.id);
     expect(checks.map((c) => (c.details as { reason: string }).reason)).toEqual([...Array(MAX_FAILURES_PER_EMAIL).fill('wrong'), 'throttled', 'throttled']);
     expect(checks[0].details).toMatchObject({ what: 'two-factor code' });
+  });
+
+  test(`turning off with a wrong password: after ${MAX_FAILURES_PER_EMAIL}, even the right password and code are refused (429)`, async () => {
+    const { user, secret, recoveryCodes, b } = await signedInWithSecondFactor('code');
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i += 1) {
+      const wrong = await b.post('/settings/two-factor/disable', { currentPassword: `guess number ${i}`, code: codeOf(secret, 20) });
+      expect(wrong.status).toBe(400);
+      expect(await wrong.text()).toContain('is not your current password');
+    }
+    const right = await b.post('/settings/two-factor/disable', { currentPassword: user.password, code: recoveryCodes[0] });
+    expect(right.status).toBe(429);
+    expect(right.headers.get('retry-after')).toBe(String(THROTTLE_WINDOW_MINUTES * 60));
+    expect(await right.text()).toContain(CHECKS_THROTTLED_MESSAGE);
+    expect((await twoFactorStatus(env.ctx.db, user.id)).enrolled).toBe(true);
+    // Refused for the pause alone: once it is over, the same password and recovery code turn it off.
+    await env.ctx.db.delete(loginAttempts).where(eq(loginAttempts.email, user.email.toLowerCase()));
+    expect((await b.post('/settings/two-factor/disable', { currentPassword: user.password, code: recoveryCodes[0] })).status).toBe(303);
+    const checks = await auditOf(env, 'check.failed', user.id);
+    expect(checks.map((c) => c.details)).toEqual([
+      ...Array(MAX_FAILURES_PER_EMAIL).fill(expect.objectContaining({ what: 'current password and two-factor code', reason: 'wrong' })),
+      expect.objectContaining({ what: 'current password and two-factor code', reason: 'throttled' }),
+    ]);
   });
 
   test('a right code before the limit restarts the count, as a sign-in does', async () => {

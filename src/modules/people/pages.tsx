@@ -4,7 +4,7 @@ import { runWrite } from '../../platform/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
 import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions';
 import { clearSessionCookie, cookieSecret, currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import { resolveSession, retryAfterSeconds, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
 import { ssoSignInOption } from './sign-in/pages';
 import { clientAddress, refusalLimiter } from '../../platform/refusals';
 import { passwordProblem } from '../../platform/password-policy';
@@ -302,10 +302,12 @@ export const peoplePages = (ctx: AppContext) =>
     .post('/settings/password', async ({ viewer, csrfToken, headers, body, cookie, redirect, set, request, server }) => {
       const result = await attempt(() => changeOwnPassword(ctx.db, viewer, {
         current: formText(body, 'currentPassword'), next: formText(body, 'newPassword'),
-        keepSessionId: currentSessionId(ctx.config, cookie), ip: clientAddress(request, server, ctx.config),
+        keepSessionId: currentSessionId(ctx.config, cookie), ip: clientAddress(request, server, ctx.config), refusals: refusalLimiter(ctx),
       }));
       if (result.ok) return redirect('/settings/password?done=password-changed', 303);
       set.status = result.error.status;
+      const wait = retryAfterSeconds(result.error);
+      if (wait !== null) set.headers['retry-after'] = String(wait);
       return renderScreen(headers, { title: 'Change password', viewer, csrfToken },
         <PasswordContent csrfToken={csrfToken} errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
     }, { page: true });

@@ -8,6 +8,7 @@ import { recordChange } from '../../platform/history';
 import { passwordProblem } from '../../platform/password-policy';
 import { ALL_PERMISSIONS, isPermission, requirePermission, systemActor, type Actor } from '../../platform/permissions';
 import { passwordChecks, throttledCheck } from '../../platform/sessions';
+import type { RefusalLimiter } from '../../platform/refusals';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
 import { createHash, randomBytes } from 'node:crypto';
@@ -249,6 +250,8 @@ export interface OwnPasswordChange {
   keepSessionId: string | null;
   /** The client address, for the throttle. */
   ip: string;
+  /** Where a refusal before the check (throttled, busy) is audited; each its own entry when absent. */
+  refusals?: Pick<RefusalLimiter, 'record'>;
 }
 
 /**
@@ -267,7 +270,7 @@ export async function changeOwnPassword(db: Db, actor: Actor, change: OwnPasswor
   if (problem) throw invalidField('newPassword', problem);
   const hash = user.hash;
   const right = await throttledCheck(db, { userId, email: user.email, ip: change.ip, what: 'current password' },
-    () => passwordChecks.run(() => Bun.password.verify(change.current, hash)));
+    () => passwordChecks.run(() => Bun.password.verify(change.current, hash)), change.refusals);
   if (!right) throw invalidField('currentPassword', 'is not your current password');
   const passwordHash = await hashPassword(change.next, user.email);
   await db.transaction(async (tx) => {

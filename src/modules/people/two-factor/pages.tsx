@@ -5,7 +5,7 @@ import { AppError, forbidden } from '../../../platform/errors';
 import { levelOf } from '../../../platform/permissions';
 import { clientAddress, refusalLimiter } from '../../../platform/refusals';
 import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
-import { resolveSession, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/sessions';
+import { resolveSession, retryAfterSeconds, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/sessions';
 import { attempt, fieldErrors, formText } from '../../../../views/components/form';
 import { renderScreen } from '../../../../views/layout';
 import { sameOrigin } from '../pages';
@@ -69,21 +69,28 @@ export const twoFactorPages = (ctx: AppContext) => {
       return enrolmentPage(viewer, csrfToken, headers, enrolment, fieldErrors(result.error.problems).code ?? result.error.message);
     }, { page: true })
     .post('/settings/two-factor/recovery-codes', async ({ viewer, csrfToken, headers, body, set, request, server }) => {
-      const result = await attempt(() => regenerateRecoveryCodes(ctx.db, viewer, { code: formText(body, 'code'), ip: clientAddress(request, server, ctx.config) }, ctx.config));
+      const result = await attempt(() => regenerateRecoveryCodes(ctx.db, viewer, {
+        code: formText(body, 'code'), ip: clientAddress(request, server, ctx.config), refusals: refusalLimiter(ctx),
+      }, ctx.config));
       if (result.ok) {
         return renderScreen(headers, { title: 'New recovery codes', viewer, csrfToken },
           <RecoveryCodes codes={result.value.recoveryCodes} continueTo="/settings/two-factor" />);
       }
       set.status = result.error.status;
+      const wait = retryAfterSeconds(result.error);
+      if (wait !== null) set.headers['retry-after'] = String(wait);
       const errors = fieldErrors(result.error.problems);
       return settingsPage(viewer, csrfToken, headers, { errors: { recoveryCode: errors.code }, error: errors.code ? undefined : result.error.message });
     }, { page: true })
     .post('/settings/two-factor/disable', async ({ viewer, csrfToken, headers, body, set, redirect, request, server }) => {
       const result = await attempt(() => disableTwoFactor(ctx.db, viewer, {
         password: formText(body, 'currentPassword'), code: formText(body, 'code'), ip: clientAddress(request, server, ctx.config),
+        refusals: refusalLimiter(ctx),
       }, ctx.config));
       if (result.ok) return redirect('/settings/two-factor?done=disabled', 303);
       set.status = result.error.status;
+      const wait = retryAfterSeconds(result.error);
+      if (wait !== null) set.headers['retry-after'] = String(wait);
       return settingsPage(viewer, csrfToken, headers, { errors: fieldErrors(result.error.problems), error: result.error.problems.length ? undefined : result.error.message });
     }, { page: true })
 

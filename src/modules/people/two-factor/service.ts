@@ -232,11 +232,20 @@ async function enrolledSelf(db: DbOrTx, actor: Actor): Promise<{ userId: string;
   return { userId, ...user };
 }
 
+/** A code typed on a signed-in page, with what the sign-in throttle needs to count it. */
+export interface CheckedProof {
+  code: string;
+  /** The client address. */
+  ip: string;
+  /** Where a refusal before the check (throttled, busy) is audited; each its own entry when absent. */
+  refusals?: Pick<RefusalLimiter, 'record'>;
+}
+
 /**
- * Turns one's second factor off: needs the current password and a code (or a recovery code), each checked under the
- * sign-in throttle so a session left open cannot be used to guess them. Audited.
+ * Turns one's second factor off: needs the current password and a code (or a recovery code), checked together as one
+ * attempt under the sign-in throttle so a session left open cannot be used to guess them. Audited.
  */
-export async function disableTwoFactor(db: Db, actor: Actor, proof: { password: string; code: string; ip: string }, config: Keyed): Promise<void> {
+export async function disableTwoFactor(db: Db, actor: Actor, proof: CheckedProof & { password: string }, config: Keyed): Promise<void> {
   const { userId, email, hash } = await enrolledSelf(db, actor);
   // One attempt for both, a success only when both are right: a known password must not restart the count before
   // each guess at the code (sign-in holds the password's attempt as a failure until the code is right, likewise).
@@ -244,7 +253,7 @@ export async function disableTwoFactor(db: Db, actor: Actor, proof: { password: 
   const right = await throttledCheck(db, { userId, email, ip: proof.ip, what: 'current password and two-factor code' }, async () => {
     passwordRight = hash !== null && await passwordChecks.run(() => Bun.password.verify(proof.password, hash));
     return passwordRight && db.transaction((tx) => spendCode(tx, userId, proof.code, config));
-  });
+  }, proof.refusals);
   if (!right && !passwordRight) throw invalidField('currentPassword', 'is not your current password');
   if (!right) throw invalidField('code', 'is not a current code or an unused recovery code');
   await db.transaction(async (tx) => {
@@ -255,12 +264,12 @@ export async function disableTwoFactor(db: Db, actor: Actor, proof: { password: 
 }
 
 /** New recovery codes (the old ones stop working); needs a current code, checked under the sign-in throttle. Audited. */
-export async function regenerateRecoveryCodes(db: Db, actor: Actor, proof: { code: string; ip: string }, config: Keyed): Promise<{ recoveryCodes: string[] }> {
+export async function regenerateRecoveryCodes(db: Db, actor: Actor, proof: CheckedProof, config: Keyed): Promise<{ recoveryCodes: string[] }> {
   const { userId, email } = await enrolledSelf(db, actor);
   const wrong = invalidField('code', 'is not the current code of your authenticator app');
   if (!isTotpCode(proof.code)) throw wrong;
   const right = await throttledCheck(db, { userId, email, ip: proof.ip, what: 'two-factor code' },
-    async () => (await db.transaction((tx) => useTotpCode(tx, config, userId, proof.code))) === 'ok');
+    async () => (await db.transaction((tx) => useTotpCode(tx, config, userId, proof.code))) === 'ok', proof.refusals);
   if (!right) throw wrong;
   return db.transaction(async (tx) => {
     const recoveryCodes = await replaceRecoveryCodes(tx, userId);
