@@ -30,6 +30,13 @@ export const ALL_PERMISSIONS: readonly Permission[] = MODULES.flatMap((m) =>
   rightsOf(m).map((r) => `${m}:${r}` as Permission),
 );
 const KNOWN = new Set<string>(ALL_PERMISSIONS);
+
+/**
+ * Holds every right at level all (the Administrator role's). Needed where seeing or choosing something lets one become
+ * anyone: the Outbox (it holds password reset links), the identity provider and the directory people sign in with.
+ */
+export const holdsEveryRight = (actor: { kind: string; rights: ReadonlyMap<Permission, Level> }): boolean =>
+  actor.kind === 'system' || ALL_PERMISSIONS.every((permission) => actor.rights.get(permission) === 'all');
 export const isPermission = (value: string): value is Permission => KNOWN.has(value);
 
 export type Rights = ReadonlyMap<Permission, Level>;

@@ -44,6 +44,13 @@ describe('Settings › Outbox and Audit log', () => {
     expect(html).toContain('changesSha256');
   });
 
+  test('the Outbox holds password reset links, so reading it needs every right: a settings manager cannot', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'all' });
+    const b = await signedInBrowser(env, manager.email, manager.password);
+    expect((await b.get('/settings/outbox')).status).toBe(403);
+    expect((await b.get('/settings/audit')).status).toBe(200);
+  });
+
   test('settings:read at level own is not enough', async () => {
     const user = await makeUser(env, { 'settings:read': 'own' });
     const b = await signedInBrowser(env, user.email, user.password);

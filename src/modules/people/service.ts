@@ -70,9 +70,6 @@ export function requireEveryRight(actor: Actor, what: string): void {
 
 const rightsMissing = (actor: Actor) => grantsBeyond(actor, ALL_PERMISSIONS.map((permission) => ({ permission, level: 'all' as const })));
 
-/** Holds every right at level all (what requireEveryRight asks), for showing or hiding a Save button. */
-export const holdsEveryRight = (actor: Actor) => rightsMissing(actor).length === 0;
-
 /**
  * Acting on an account in a way that can hand it to someone else (its password, reset link, second factor, e-mail)
  * needs every right that account holds: otherwise a holder of settings:update could take over an administrator.

@@ -4,11 +4,11 @@ import { attempt, fieldErrors, formText } from '../../../../views/components/for
 import { renderScreen } from '../../../../views/layout';
 import { runWrite, type AppContext } from '../../../platform/context';
 import { AppError } from '../../../platform/errors';
-import { levelOf, type Actor } from '../../../platform/permissions';
+import { holdsEveryRight, levelOf, type Actor } from '../../../platform/permissions';
 import { clientAddress, refusalLimiter } from '../../../platform/refusals';
 import { currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
 import { sessionSettings } from '../../../platform/sessions';
-import { holdsEveryRight, listGroups } from '../service';
+import { listGroups } from '../service';
 import { finishOidcSignIn, OIDC_MESSAGES, OIDC_SIGN_IN_MINUTES, redirectUriFor, startOidcSignIn } from './oidc';
 import type { OidcSettingsInput, OidcSettingsView } from './schema';
 import {
