@@ -393,6 +393,20 @@ describe('SCIM groups', () => {
     expect((await scim('GET', `/Groups/${group.id}`)).json.members.map((m: Json) => m.value)).toEqual([person.id]);
   });
 
+  test('provisioning does not make administrators: no member joins a group holding the Administrator role, no administrator\'s userName changes', async () => {
+    const person = await createUser();
+    const admins = await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Administrators"')}&excludedAttributes=members`);
+    const adminsId = admins.json.Resources[0].id;
+    const refused = await scim('PATCH', `/Groups/${adminsId}`, patch({ op: 'add', path: 'members', value: [{ value: person.id }] }));
+    expect(refused.status).toBe(403);
+    expect(refused.json.detail).toContain('Administrator role');
+    expect((await scim('GET', `/Groups/${adminsId}`)).json.members.map((m: Json) => m.value)).not.toContain(person.id);
+    const administrator = (await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${ADMIN_EMAIL}"`)}`)).json.Resources[0];
+    const moved = await scim('PATCH', `/Users/${administrator.id}`, patch({ op: 'replace', path: 'userName', value: `${unique('mine')}@attacker.example` }));
+    expect(moved.status).toBe(403);
+    expect((await scim('GET', `/Users/${administrator.id}`)).json.userName).toBe(ADMIN_EMAIL);
+  });
+
   test('members are added and removed by PATCH, each audited; the built-in Administrators group cannot be deleted', async () => {
     const [a, b, c] = [await createUser(), await createUser(), await createUser()];
     const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: unique('Ops'), members: [{ value: a.id }] })).json;

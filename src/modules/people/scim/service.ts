@@ -6,7 +6,8 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { selectRows, type DbOrTx } from '../../../../db/client';
-import { ADMINISTRATORS_GROUP } from '../../../../db/reference-data';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { groupHoldsAdministrator, isAdministratorAccount } from '../sign-in/break-glass';
 import { groupMembers, groups, scimTokens, sessions, settings, users } from '../../../../db/schema';
 import { appendAudit } from '../../../platform/audit';
 import { AppError, invalidField, notFound } from '../../../platform/errors';
@@ -390,6 +391,8 @@ export async function replaceScimUser(tx: DbOrTx, actor: Actor, id: string, fiel
   const [before] = await tx.select().from(users).where(and(eq(users.id, id), isNull(users.deprovisionedAt))).for('update');
   if (!before) throw new ScimError(404, `User ${id} not found`);
   if (fields.email.toLowerCase() !== before.email.toLowerCase()) {
+    // An administrator's address decides where their reset links and single sign-on go: changed here only.
+    if (await isAdministratorAccount(tx, id)) throw new ScimError(403, `An ${ADMINISTRATOR_ROLE}'s userName is changed here, not by provisioning`);
     await requireRightsOver(tx, actor, id, 'Changing this userName');
     const [clash] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${fields.email}) and ${users.id} <> ${id}`);
     if (clash) throw new ScimError(409, `A user with userName ${fields.email} already exists`, 'uniqueness');
@@ -480,6 +483,10 @@ export async function replaceScimGroup(tx: DbOrTx, actor: Actor, id: string, fie
 async function setMembers(tx: DbOrTx, actor: Actor, groupId: string, wanted: string[]): Promise<void> {
   await requireUsers(tx, wanted);
   const current = (await tx.select({ userId: groupMembers.userId }).from(groupMembers).where(eq(groupMembers.groupId, groupId))).map((m) => m.userId);
+  // As for directory mappings and single sign-on: who becomes an administrator is decided here, never by the provider.
+  if (wanted.some((u) => !current.includes(u)) && await groupHoldsAdministrator(tx, groupId)) {
+    throw new ScimError(403, `This group holds the ${ADMINISTRATOR_ROLE} role: its members are added here, not by provisioning`);
+  }
   for (const userId of wanted.filter((u) => !current.includes(u))) await addGroupMember(tx, actor, groupId, userId);
   for (const userId of current.filter((u) => !wanted.includes(u))) await removeGroupMember(tx, actor, groupId, userId);
   await tx.update(groups).set({ updatedAt: new Date() }).where(eq(groups.id, groupId));

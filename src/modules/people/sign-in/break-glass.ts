@@ -27,6 +27,12 @@ export const administratorCondition = (userId: ReturnType<typeof sql>) => sql`ex
   select 1 from ${groupMembers} gm join ${groupRoles} gr on gr.group_id = gm.group_id join ${roles} r on r.id = gr.role_id
   where gm.user_id = ${userId} and r.name = ${ADMINISTRATOR_ROLE})`;
 
+/** Holds the Administrator role now (whatever their status or mark). */
+export async function isAdministratorAccount(db: DbOrTx, userId: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), administratorCondition(sql`${users.id}`)));
+  return row !== undefined;
+}
+
 /** Active administrators marked break-glass: the people who may still sign in with a password when only SSO is allowed. */
 
 export async function countBreakGlassAdministrators(db: DbOrTx): Promise<number> {
