@@ -102,8 +102,8 @@ export interface SecretCheck {
 /**
  * A check of a secret on a signed-in page (the current password, a two-factor code) under the sign-in throttle: it
  * counts against the person's e-mail and the client address exactly as a sign-in attempt does, so a stolen session
- * cannot guess on, and is refused (THROTTLED) while they have too many recent failures. A right answer restarts the
- * e-mail's count as a sign-in does. Each wrong answer is audited as `security` / `check.failed`; a refusal before
+ * cannot guess on, and is refused (THROTTLED) while they have too many recent failures. A right answer is not counted
+ * and does not restart the e-mail's count (only a completed sign-in does). Each wrong answer is audited as `security` / `check.failed`; a refusal before
  * anything was checked (throttled, or too busy) likewise, but through `refusals` as a refused sign-in is, so a stolen
  * session hammering a paused page adds a bounded number of entries. `check` runs outside any transaction of the
  * caller's, so what it records survives the caller's rollback.
@@ -130,7 +130,9 @@ export async function throttledCheck(
     await refusals.record(who.ip, actor, failed('busy'));
     throw new AppError('UNAVAILABLE', BUSY_MESSAGE);
   }
-  if (right) await db.update(loginAttempts).set({ succeeded: true }).where(eq(loginAttempts.id, attemptId));
+  // A right answer is not held against the person, but does not restart the count either: only a whole sign-in does.
+  // Otherwise a known password (changing it, or turning two-factor off) would clear the count before each code guess.
+  if (right) await db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
   else await db.transaction((tx) => appendAudit(tx, actor, [failed('wrong')]));
   return right;
 }
