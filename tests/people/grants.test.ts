@@ -3,6 +3,7 @@ import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole,
 import { resetTwoFactor } from '../../src/modules/people/two-factor/service';
 import { loadUserRightsByEmail } from '../../src/modules/people/rights';
 import { ADMIN_EMAIL } from '../helpers/app';
+import { systemActor } from '../../src/platform/permissions';
 import { AppError } from '../../src/platform/errors';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser, unique } from '../helpers/factories';
@@ -56,6 +57,7 @@ describe('nobody grants more than they hold', () => {
       'e-mail': () => env.ctx.db.transaction((tx) => updateUser(tx, actor, userId, { name: 'Taken over', email: `${unique('mine')}@attacker.example` })),
       'second factor': () => env.ctx.db.transaction((tx) => resetTwoFactor(tx, actor, userId)),
       deactivation: () => env.ctx.db.transaction((tx) => setUserStatus(tx, actor, userId, 'deactivated')),
+
     });
     for (const userId of [stronger.id, administrator]) {
       for (const [what, attempt] of Object.entries(attempts(userId))) {
@@ -64,6 +66,11 @@ describe('nobody grants more than they hold', () => {
         expect(refused?.deniedReason, what).toContain('rights beyond your own');
       }
     }
+    // Nor bring back such an account once deactivated.
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), stronger.id, 'deactivated'));
+    const back = await refusal(() => env.ctx.db.transaction((tx) => setUserStatus(tx, actor, stronger.id, 'active')));
+    expect(back?.deniedReason).toContain('rights beyond your own');
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), stronger.id, 'active'));
     // Within their rights, and the name of anyone, they can still change.
     const peer = await makeUser(env, { 'risks:read': 'own' });
     expect((await env.ctx.db.transaction((tx) => createPasswordResetLink(tx, actor, peer.id, 'http://localhost'))).link).toContain('/reset-password/');

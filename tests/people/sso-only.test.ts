@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
 import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
-import { auditLog, groups, history, pendingSignIns, sessions, users } from '../../db/schema';
-import { startSession } from '../../src/platform/sessions';
+import { auditLog, groups, history, loginAttempts, pendingSignIns, sessions, users } from '../../db/schema';
+import { MAX_FAILURES_PER_EMAIL, startSession } from '../../src/platform/sessions';
 import { Secret, TOTP } from 'otpauth';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
 import { addGroupMember, createPasswordResetLink, createUser, removeGroupMember, setUserStatus, usePasswordReset } from '../../src/modules/people/service';
@@ -204,6 +204,20 @@ describe('while only SSO sign-in is allowed', () => {
     const ok = await browser(env).post('/sign-in', { email: breakGlass.email.toUpperCase(), password: PASSWORD });
     expect(ok.status, await ok.clone().text()).toBe(303);
     expect(sessionCookieOf(ok)?.value).toBeTruthy();
+  });
+
+  test('the throttle does not tell who is break-glass: wrong passwords pause everyone after the same number of tries', async () => {
+    const person = await makeUser(env, { 'risks:read': 'all' });
+    const statuses = async (email: string) => {
+      const seen: number[] = [];
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 2; i += 1) seen.push((await browser(env).post('/sign-in', { email, password: `wrong guess ${i}` })).status);
+      return seen;
+    };
+    const expected = [...Array(MAX_FAILURES_PER_EMAIL).fill(401), 429, 429];
+    expect(await statuses(breakGlass.email)).toEqual(expected);
+    expect(await statuses(person.email)).toEqual(expected);
+    expect(await statuses(`${unique('nobody')}@test.example`)).toEqual(expected);
+    await env.ctx.db.delete(loginAttempts).where(eq(loginAttempts.email, breakGlass.email.toLowerCase()));
   });
 
   test('the last break-glass administrator cannot lose the mark, be deactivated or leave Administrators (409)', async () => {

@@ -117,8 +117,8 @@ export async function setUserStatus(tx: DbOrTx, actor: Actor, userId: string, st
   if (!before) throw notFound(`User ${userId}`);
   if (before.status === status) return;
   if (status === 'deactivated' && actor.userId === userId) throw conflict('You cannot deactivate your own account');
-  // Locking someone out who holds more than you is acting beyond your rights too.
-  if (status === 'deactivated') await requireRightsOver(tx, actor, userId, 'Deactivating this account');
+  // Locking out, or bringing back, someone who holds more than you is acting beyond your rights too.
+  await requireRightsOver(tx, actor, userId, status === 'deactivated' ? 'Deactivating this account' : 'Reactivating this account');
   const [after] = await tx.update(users).set({ status, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
   if (status === 'deactivated') await tx.delete(sessions).where(eq(sessions.userId, userId));
   if (status === 'deactivated') await requireBreakGlassRemains(tx);

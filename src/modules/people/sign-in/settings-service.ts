@@ -8,7 +8,7 @@ import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } f
 import { recordChange } from '../../../platform/history';
 import { queueMail } from '../../../platform/mail';
 import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
-import { decoyPasswordCheck, signIn, type NewSession, type SecondStep } from '../../../platform/sessions';
+import { decoyPasswordCheck, reserveAttempt, signIn, THROTTLED_MESSAGE, type NewSession, type SecondStep } from '../../../platform/sessions';
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import type { Config } from '../../../config';
 import { administratorEmails, requireEveryRight } from '../service';
@@ -180,7 +180,7 @@ export async function saveSignInSettings(tx: DbOrTx, actor: Actor, prepared: Pre
   const shown = ['enabled', 'providerName', 'issuer', 'clientId', 'emailClaim', 'trustUnverifiedEmail', 'jitEnabled', 'jitGroupId'] as const;
   const changes: Record<string, { before: unknown; after: unknown }> = {};
   for (const key of shown) if (before[key] !== oidc[key]) changes[key] = { before: before[key], after: oidc[key] };
-  if (secretFingerprint(before.clientSecret) !== secretFingerprint(oidc.clientSecret)) changes.clientSecret = { before: before.clientSecret ? 'set' : 'none', after: 'replaced' };
+  if (secretFingerprint(before.clientSecret) !== secretFingerprint(oidc.clientSecret)) changes.clientSecret = { before: before.clientSecret ? 'set' : 'none', after: oidc.clientSecret ? 'replaced' : 'removed' };
   if (beforeOnly !== prepared.ssoOnly) changes.ssoOnly = { before: beforeOnly, after: prepared.ssoOnly };
   const sessionsEnded = prepared.ssoOnly && !beforeOnly ? await endSessionsOutsideBreakGlass(tx, keepSessionId) : 0;
   await appendAudit(tx, actor, [{
@@ -225,14 +225,19 @@ export async function passwordSignIn(
   const email = emailInput.trim().toLowerCase();
   const [user] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
   if (!user || !(await isBreakGlassAdministrator(db, user.id))) {
-    await decoyPasswordCheck(password);
+    // Counted, timed and audited as a break-glass administrator's wrong password is, so neither the answers nor the
+    // point where they turn into "paused" tell who is break-glass.
     const actor: Actor = { ...systemActor('screen'), userId: user?.id ?? null };
-    const event = {
-      module: 'security', action: 'signin.failed', recordType: user ? 'user' : null, recordId: user?.id ?? null,
-      details: { email, ip, reason: 'single sign-on only' },
-    };
-    if (options.refusals) await options.refusals.record(ip, actor, event);
-    else await db.transaction((tx) => appendAudit(tx, actor, [event]));
+    const refusal = (reason: string) => ({
+      module: 'security', action: 'signin.failed', recordType: user ? 'user' : null, recordId: user?.id ?? null, details: { email, ip, reason },
+    });
+    if ((await reserveAttempt(db, email, ip)) === null) {
+      if (options.refusals) await options.refusals.record(ip, actor, refusal('throttled'));
+      else await db.transaction((tx) => appendAudit(tx, actor, [refusal('throttled')]));
+      throw new AppError('THROTTLED', THROTTLED_MESSAGE);
+    }
+    await decoyPasswordCheck(password);
+    await db.transaction((tx) => appendAudit(tx, actor, [refusal('single sign-on only')]));
     throw new AppError('UNAUTHORIZED', message);
   }
   try {
