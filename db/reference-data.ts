@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import type { Db, DbOrTx } from './client';
 import {
   groups, referenceSeeds, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels,
@@ -63,6 +64,17 @@ const SEEDS: { key: string; apply: (tx: DbOrTx) => Promise<void> }[] = [
         const [row] = await tx.select({ id: roles.id }).from(roles).where(eq(roles.name, role.name));
         await tx.insert(rolePermissions).values(role.permissions.map((p) => ({ roleId: row.id, ...p }))).onConflictDoNothing();
       }
+    },
+  },
+  {
+    // The built-in Administrator role holds every right, also rights added after a database was made (whoever may
+    // change sign-in settings or read the Outbox must hold every right). Keyed by the list, so a new right runs it again.
+    key: `administrator-every-right:${createHash('sha256').update(ALL_PERMISSIONS.join(',')).digest('hex').slice(0, 16)}`,
+    apply: async (tx) => {
+      const [row] = await tx.select({ id: roles.id }).from(roles).where(eq(roles.name, ADMINISTRATOR_ROLE));
+      if (!row) return;
+      await tx.insert(rolePermissions).values(ALL_PERMISSIONS.map((permission) => ({ roleId: row.id, permission, level: 'all' as const })))
+        .onConflictDoNothing();
     },
   },
   {

@@ -1,9 +1,12 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { and, eq, like } from 'drizzle-orm';
+import { referenceSeeds, rolePermissions, roles } from '../../db/schema';
+import { ADMINISTRATOR_ROLE, applyReferenceData } from '../../db/reference-data';
 import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole, setUserPassword, setUserStatus, updateUser } from '../../src/modules/people/service';
 import { resetTwoFactor } from '../../src/modules/people/two-factor/service';
 import { loadUserRightsByEmail } from '../../src/modules/people/rights';
 import { ADMIN_EMAIL } from '../helpers/app';
-import { systemActor } from '../../src/platform/permissions';
+import { ALL_PERMISSIONS, systemActor } from '../../src/platform/permissions';
 import { AppError } from '../../src/platform/errors';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser, unique } from '../helpers/factories';
@@ -77,4 +80,16 @@ describe('nobody grants more than they hold', () => {
     await env.ctx.db.transaction((tx) => updateUser(tx, actor, peer.id, { name: 'Renamed', email: `${unique('peer')}@test.example` }));
     await env.ctx.db.transaction((tx) => updateUser(tx, actor, stronger.id, { name: 'Renamed too', email: stronger.email }));
   });
+
+  test('the built-in Administrator role is given every right, also one added after its database was made', async () => {
+    const [role] = await env.ctx.db.select({ id: roles.id }).from(roles).where(eq(roles.name, ADMINISTRATOR_ROLE));
+    const newest = ALL_PERMISSIONS[ALL_PERMISSIONS.length - 1];
+    // As a database made before that right existed would be.
+    await env.ctx.db.delete(rolePermissions).where(and(eq(rolePermissions.roleId, role.id), eq(rolePermissions.permission, newest)));
+    await env.ctx.db.delete(referenceSeeds).where(like(referenceSeeds.key, 'administrator-every-right:%'));
+    expect((await applyReferenceData(env.ctx.db)).some((key) => key.startsWith('administrator-every-right:'))).toBe(true);
+    const held = await env.ctx.db.select().from(rolePermissions).where(eq(rolePermissions.roleId, role.id));
+    expect(held.filter((g) => g.level === 'all').map((g) => g.permission).sort()).toEqual([...ALL_PERMISSIONS].sort());
+  });
 });
+
