@@ -1,14 +1,17 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, like } from 'drizzle-orm';
-import { referenceSeeds, rolePermissions, roles } from '../../db/schema';
-import { ADMINISTRATOR_ROLE, applyReferenceData } from '../../db/reference-data';
-import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole, setUserPassword, setUserStatus, updateUser } from '../../src/modules/people/service';
+import { groupRoles, groups, referenceSeeds, rolePermissions, roles } from '../../db/schema';
+import type { DbOrTx } from '../../db/client';
+import { sessionIdOf, startSession } from '../../src/platform/sessions';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE, applyReferenceData } from '../../db/reference-data';
+import { assignRoleToGroup, addGroupMember, createPasswordResetLink, createRole, endSession, removeGroupMember, removeRoleFromGroup, setUserPassword, setUserStatus, updateRole, updateUser } from '../../src/modules/people/service';
 import { resetTwoFactor } from '../../src/modules/people/two-factor/service';
 import { loadUserRightsByEmail } from '../../src/modules/people/rights';
 import { ADMIN_EMAIL } from '../helpers/app';
 import { ALL_PERMISSIONS, systemActor } from '../../src/platform/permissions';
 import { AppError } from '../../src/platform/errors';
-import { testEnv, type TestEnv } from '../helpers/app';
+import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';
+import { LAST_ADMINISTRATOR } from '../../src/modules/people/sign-in/break-glass';
 import { adminActor, makeUser, unique } from '../helpers/factories';
 
 let env: TestEnv;
@@ -90,6 +93,49 @@ describe('nobody grants more than they hold', () => {
     expect((await applyReferenceData(env.ctx.db)).some((key) => key.startsWith('administrator-every-right:'))).toBe(true);
     const held = await env.ctx.db.select().from(rolePermissions).where(eq(rolePermissions.roleId, role.id));
     expect(held.filter((g) => g.level === 'all').map((g) => g.permission).sort()).toEqual([...ALL_PERMISSIONS].sort());
+  });
+
+  test('nor strips one who holds more: removing them from a group, taking its role, emptying the role, or ending their session is refused', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:create': 'all', 'settings:update': 'all' });
+    const actor = await manager.actor();
+    const admin = await adminActor(env);
+    const stronger = await makeUser(env, { 'risks:delete': 'all' });
+    const [{ roleId }] = await env.ctx.db.select({ roleId: groupRoles.roleId }).from(groupRoles).where(eq(groupRoles.groupId, stronger.groupId));
+    const [administrators] = await env.ctx.db.select({ id: groups.id }).from(groups).where(eq(groups.name, ADMINISTRATORS_GROUP));
+    const administrator = (await loadUserRightsByEmail(env.ctx.db, ADMIN_EMAIL))!.userId;
+    const session = await env.ctx.db.transaction((tx) => startSession(tx, administrator, ADMIN_EMAIL, 1, {}));
+    const attempts: Record<string, (tx: DbOrTx) => Promise<void>> = {
+      'leave a group': (tx) => removeGroupMember(tx, actor, stronger.groupId, stronger.id),
+      'leave Administrators': (tx) => removeGroupMember(tx, actor, administrators.id, administrator),
+      'lose a role': (tx) => removeRoleFromGroup(tx, actor, stronger.groupId, roleId),
+      'an emptied role': (tx) => updateRole(tx, actor, roleId, { name: unique('emptied'), permissions: [] }),
+      'a session ended': (tx) => endSession(tx, actor, sessionIdOf(session.secret)),
+    };
+    for (const [what, attempt] of Object.entries(attempts)) {
+      const refused = await refusal(() => env.ctx.db.transaction((tx) => attempt(tx)));
+      expect(refused?.code, what).toBe('FORBIDDEN');
+    }
+    // An administrator still can.
+    await env.ctx.db.transaction((tx) => endSession(tx, admin, sessionIdOf(session.secret)));
+  });
+
+  test('the last active administrator stays: leaving Administrators or deactivation is refused (409), whoever asks', async () => {
+    const own = await startTestEnv();
+    try {
+      const admin = await adminActor(own);
+      const [administrators] = await own.ctx.db.select({ id: groups.id }).from(groups).where(eq(groups.name, ADMINISTRATORS_GROUP));
+      const left = await refusal(() => own.ctx.db.transaction((tx) => removeGroupMember(tx, admin, administrators.id, admin.userId!)));
+      expect(left?.status).toBe(409);
+      expect(left?.message).toBe(LAST_ADMINISTRATOR);
+      const gone = await refusal(() => own.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), admin.userId!, 'deactivated')));
+      expect(gone?.message).toBe(LAST_ADMINISTRATOR);
+      // With a second administrator, the first may leave.
+      const second = await makeUser(own, {});
+      await own.ctx.db.transaction((tx) => addGroupMember(tx, admin, administrators.id, second.id));
+      await own.ctx.db.transaction((tx) => removeGroupMember(tx, admin, administrators.id, admin.userId!));
+    } finally {
+      await own.ctx.close();
+    }
   });
 });
 

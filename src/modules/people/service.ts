@@ -12,7 +12,7 @@ import type { RefusalLimiter } from '../../platform/refusals';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit';
 import { createHash, randomBytes } from 'node:crypto';
-import { requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/break-glass';
+import { requireAdministratorRemains, requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/break-glass';
 
 /** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
 async function hashPassword(password: string, email?: string): Promise<string> {
@@ -120,8 +120,10 @@ export async function setUserStatus(tx: DbOrTx, actor: Actor, userId: string, st
   // Locking out, or bringing back, someone who holds more than you is acting beyond your rights too.
   await requireRightsOver(tx, actor, userId, status === 'deactivated' ? 'Deactivating this account' : 'Reactivating this account');
   const [after] = await tx.update(users).set({ status, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
-  if (status === 'deactivated') await tx.delete(sessions).where(eq(sessions.userId, userId));
-  if (status === 'deactivated') await requireBreakGlassRemains(tx);
+  if (status === 'deactivated') {
+    await tx.delete(sessions).where(eq(sessions.userId, userId));
+    await requireAdministratorsRemain(tx);
+  }
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
 }
 
@@ -147,17 +149,38 @@ export async function addGroupMember(tx: DbOrTx, actor: Actor, groupId: string, 
   requirePermission(actor, 'settings:update');
   const [group] = await tx.select({ id: groups.id }).from(groups).where(eq(groups.id, groupId));
   if (!group) throw invalidField('groupId', `group ${groupId} does not exist`);
-  const groupRoleIds = (await tx.select({ roleId: groupRoles.roleId }).from(groupRoles).where(eq(groupRoles.groupId, groupId))).map((r) => r.roleId);
-  requireGrantable(actor, await grantsOfRoles(tx, groupRoleIds), 'Adding a member to this group');
+  requireGrantable(actor, await grantsOfGroup(tx, groupId), 'Adding a member to this group');
   const inserted = await tx.insert(groupMembers).values({ groupId, userId }).onConflictDoNothing().returning();
   if (inserted.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.add', before: null, after: { userId } });
 }
 
+/** Taking rights away is held to the same rule as giving them: only someone holding what the group gives. */
 export async function removeGroupMember(tx: DbOrTx, actor: Actor, groupId: string, userId: string): Promise<void> {
   requirePermission(actor, 'settings:update');
+  requireGrantable(actor, await grantsOfGroup(tx, groupId), 'Removing a member from this group');
   const removed = await tx.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), eq(groupMembers.userId, userId))).returning();
-  if (removed.length) await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.remove', before: { userId }, after: null });
-  if (removed.length) await requireBreakGlassRemains(tx);
+  if (!removed.length) return;
+  await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'member.remove', before: { userId }, after: null });
+  await requireAdministratorsRemain(tx);
+}
+
+/**
+ * Deleting a group takes from its members what it gives them: held to the rule of removing a member, and refused when
+ * it would leave no administrator: call this before, and requireAdministratorsRemain after.
+ */
+export async function requireGroupDeletable(tx: DbOrTx, actor: Actor, groupId: string): Promise<void> {
+  requireGrantable(actor, await grantsOfGroup(tx, groupId), 'Deleting this group');
+}
+
+/** After taking rights from people: an active administrator remains, and a break-glass one while only SSO is allowed. */
+export async function requireAdministratorsRemain(tx: DbOrTx): Promise<void> {
+  await requireBreakGlassRemains(tx);
+  await requireAdministratorRemains(tx);
+}
+
+async function grantsOfGroup(db: DbOrTx, groupId: string): Promise<Grant[]> {
+  const roleIds = (await db.select({ roleId: groupRoles.roleId }).from(groupRoles).where(eq(groupRoles.groupId, groupId))).map((r) => r.roleId);
+  return grantsOfRoles(db, roleIds);
 }
 
 export async function createRole(tx: DbOrTx, actor: Actor, input: RoleCreate): Promise<{ id: string }> {
@@ -286,9 +309,10 @@ export async function removeRoleFromGroup(tx: DbOrTx, actor: Actor, groupId: str
   if (!pair) return;
   // Taking Administrator from the built-in group could leave nobody able to manage people.
   if (pair.group === ADMINISTRATORS_GROUP && pair.role === ADMINISTRATOR_ROLE) throw conflict(`The ${ADMINISTRATOR_ROLE} role stays with the built-in ${ADMINISTRATORS_GROUP} group`);
+  requireGrantable(actor, await grantsOfRoles(tx, [roleId]), 'Taking this role from a group');
   await tx.delete(groupRoles).where(and(eq(groupRoles.groupId, groupId), eq(groupRoles.roleId, roleId)));
   await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: groupId, action: 'role.remove', before: { roleId }, after: null });
-  if (pair.role === ADMINISTRATOR_ROLE) await requireBreakGlassRemains(tx);
+  await requireAdministratorsRemain(tx);
 }
 
 async function customRole(tx: DbOrTx, roleId: string) {
@@ -306,6 +330,7 @@ export async function updateRole(tx: DbOrTx, actor: Actor, roleId: string, input
   const [clash] = await tx.select({ id: roles.id }).from(roles).where(sql`${roles.name} = ${input.name.trim()} and ${roles.id} <> ${roleId}`);
   if (clash) throw conflict(`A role named ${input.name} already exists`);
   const beforeGrants = await grantsOfRoles(tx, [roleId]);
+  requireGrantable(actor, beforeGrants, 'Changing this role');
   await tx.update(roles).set({ name: input.name.trim(), description: input.description ?? '' }).where(eq(roles.id, roleId));
   await tx.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId));
   if (input.permissions.length) await tx.insert(rolePermissions).values(input.permissions.map((p) => ({ roleId, ...p })));
@@ -349,6 +374,9 @@ export async function listActiveSessions(db: DbOrTx, limit = 500): Promise<Activ
 /** Ends a session at once (its cookie stops working); administrators only, audited. */
 export async function endSession(tx: DbOrTx, actor: Actor, sessionId: string): Promise<void> {
   if (requirePermission(actor, 'settings:update') !== 'all') throw forbidden('settings:update at level all needed to end sessions');
+  const [session] = await tx.select({ userId: sessions.userId }).from(sessions).where(eq(sessions.id, sessionId));
+  if (!session) throw notFound('Active session');
+  await requireRightsOver(tx, actor, session.userId, 'Ending this session');
   const [ended] = await tx.delete(sessions).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId });
   if (!ended) throw notFound('Active session');
   await appendAudit(tx, actor, [{ module: 'security', action: 'session.end', recordType: 'user', recordId: ended.userId }]);

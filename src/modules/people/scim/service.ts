@@ -14,7 +14,7 @@ import { AppError, invalidField, notFound } from '../../../platform/errors';
 import { recordChange } from '../../../platform/history';
 import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions';
 import { toRights } from '../rights';
-import { addGroupMember, removeGroupMember, requireRightsOver, setUserStatus } from '../service';
+import { addGroupMember, removeGroupMember, requireAdministratorsRemain, requireGroupDeletable, requireRightsOver, setUserStatus } from '../service';
 import { member, parseFilter, ScimSyntaxError, type Filter } from './filter';
 import { applyPatch, ScimPatchError, type PatchOperation, type PatchSchema } from './patch';
 import { filterSql, type SqlResource } from './query';
@@ -504,8 +504,10 @@ export async function deleteScimGroup(tx: DbOrTx, actor: Actor, id: string): Pro
   const [before] = await tx.select().from(groups).where(eq(groups.id, id)).for('update');
   if (!before) throw new ScimError(404, `Group ${id} not found`);
   if (before.name === ADMINISTRATORS_GROUP) throw new ScimError(409, `The built-in ${ADMINISTRATORS_GROUP} group cannot be deleted`, 'mutability');
+  await requireGroupDeletable(tx, actor, id);
   const members = await tx.select({ userId: groupMembers.userId }).from(groupMembers).where(eq(groupMembers.groupId, id));
   await tx.delete(groups).where(eq(groups.id, id));
+  await requireAdministratorsRemain(tx);
   await recordChange(tx, actor, { module: 'settings', recordType: 'group', recordId: id, action: 'delete', before: { ...groupSnapshot(before), memberIds: members.map((m) => m.userId) }, after: null });
 }
 

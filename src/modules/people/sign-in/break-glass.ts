@@ -60,6 +60,19 @@ export async function requireBreakGlassRemains(tx: DbOrTx): Promise<void> {
   if ((await countBreakGlassAdministrators(tx)) === 0) throw conflict(LAST_BREAK_GLASS);
 }
 
+export const LAST_ADMINISTRATOR =
+  'At least one active administrator must remain: make someone else an administrator first.';
+
+/**
+ * Called after a change that can take the Administrator role from people (leaving a group, a role taken from a group,
+ * deactivation, a group deleted): nobody left to administer is refused (409) and the transaction rolled back.
+ */
+export async function requireAdministratorRemains(tx: DbOrTx): Promise<void> {
+  const [row] = await tx.select({ id: users.id }).from(users)
+    .where(and(eq(users.status, 'active'), administratorCondition(sql`${users.id}`))).limit(1);
+  if (!row) throw conflict(LAST_ADMINISTRATOR);
+}
+
 /** Password reset links and their use: only break-glass administrators while only single sign-on is allowed (409). */
 
 export async function requirePasswordAllowed(tx: DbOrTx, userId: string): Promise<void> {
