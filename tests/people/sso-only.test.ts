@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
 import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
-import { auditLog, groups, history, loginAttempts, pendingSignIns, sessions, users } from '../../db/schema';
+import { auditLog, groups, history, loginAttempts, pendingSignIns, sessions, settings, users } from '../../db/schema';
 import { MAX_FAILURES_PER_EMAIL, startSession } from '../../src/platform/sessions';
 import { Secret, TOTP } from 'otpauth';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
@@ -9,12 +9,12 @@ import { addGroupMember, createPasswordResetLink, createUser, removeGroupMember,
 import {
   prepareSignInSettings, saveSignInSettings, setBreakGlass, SSO_ONLY_NEEDS_BREAK_GLASS, SSO_ONLY_NEEDS_OIDC, ssoOnlyPasswordMessage,
 } from '../../src/modules/people/sign-in/settings-service';
-import { LAST_BREAK_GLASS, RESET_NEEDS_BREAK_GLASS } from '../../src/modules/people/sign-in/break-glass';
+import { LAST_BREAK_GLASS, RESET_NEEDS_BREAK_GLASS, SSO_ONLY_KEY } from '../../src/modules/people/sign-in/break-glass';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
 import { AppError } from '../../src/platform/errors';
 import type { Actor } from '../../src/platform/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
-import { browser, sessionCookieOf, signedInBrowser } from '../helpers/browser';
+import { browser, parseSetCookie, sessionCookieOf, signedInBrowser } from '../helpers/browser';
 import { adminActor, makeUser, unique } from '../helpers/factories';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider';
 
@@ -162,6 +162,28 @@ describe('turning "Only SSO sign-in" on', () => {
     const again = await signedInBrowser(env, rescuer.email, PASSWORD);
     await saveSettings({ ssoOnly: true });
     expect((await again.get('/settings/password')).status).toBe(200);
+  });
+
+  test('a password sign-in already past the switch at its second step opens no session', async () => {
+    const person = await makeUser(env, { 'risks:read': 'all' });
+    const actor = await person.actor();
+    const { secret } = await env.ctx.db.transaction((tx) => beginEnrolment(tx, actor, env.ctx.config));
+    const codeAt = (steps: number) => TOTP.generate({ secret: Secret.fromBase32(secret.replaceAll(' ', '')), timestamp: Date.now() + steps * 30_000 });
+    await env.ctx.db.transaction((tx) => confirmEnrolment(tx, actor, codeAt(0), env.ctx.config));
+    const first = await browser(env).post('/sign-in', { email: person.email, password: person.password });
+    const step = first.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === 'grc_sign_in_step')!;
+    // The switch is made as a code check that had already taken the waiting sign-in would see it.
+    const breakGlassAdmin = await makeAdministrator();
+    await setFlag(breakGlassAdmin.id, true);
+    await env.ctx.db.update(settings).set({ value: true }).where(eq(settings.key, SSO_ONLY_KEY));
+    const res = await env.request('/sign-in/two-factor', {
+      method: 'POST', redirect: 'manual', body: new URLSearchParams({ code: codeAt(1) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `grc_sign_in_step=${step.value}` },
+    });
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('Only single sign-on is allowed here');
+    expect(sessionCookieOf(res)).toBeUndefined();
+    expect(await env.ctx.db.select().from(sessions).where(eq(sessions.userId, person.id))).toHaveLength(0);
   });
 
   test('the screen shows the refusal beside the setting', async () => {

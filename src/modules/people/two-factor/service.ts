@@ -15,6 +15,8 @@ import {
 } from '../../../platform/sessions';
 import { loadUserRights, userActor } from '../rights';
 import { requireRightsOver } from '../service';
+import { isBreakGlassAdministrator, ssoOnly } from '../sign-in/break-glass';
+import { oidcSettings, ssoOnlyPasswordMessage } from '../sign-in/settings-service';
 
 /** Shown in the authenticator app next to the person's e-mail (the name in the header of every page). */
 export const TOTP_ISSUER = 'GRC';
@@ -397,9 +399,20 @@ export async function completeWithCode(db: Db, secret: string, code: string, opt
     throw new AppError('UNAUTHORIZED', outcome.kind === 'replayed' ? REPLAYED_CODE : WRONG_CODE);
   }
   const { row, method } = outcome;
+  await requirePasswordSignInStillAllowed(db, row.userId, row.email, options.ip);
   const session = await openSession(db, { userId: row.userId, email: row.email, ip: options.ip, attemptIds: [row.attemptId, attemptId] },
     options.sessionHours, { secondFactor: method });
   return { session, next: row.next };
+}
+
+/**
+ * "Only SSO sign-in" turned on while this password sign-in waited for its second step: the switch drops waiting sign-ins,
+ * and one already past that point is refused here, just before its session would open.
+ */
+async function requirePasswordSignInStillAllowed(db: Db, userId: string, email: string, ip: string): Promise<void> {
+  if (!(await ssoOnly(db)) || await isBreakGlassAdministrator(db, userId)) return;
+  await auditRefusedCode(db, userId, email, ip, 'single sign-on only');
+  throw new AppError('UNAUTHORIZED', ssoOnlyPasswordMessage((await oidcSettings(db)).providerName));
 }
 
 /** Begins (or shows again) the enrolment a pending 'enrol' sign-in must finish before its session opens. */
@@ -436,6 +449,7 @@ export async function completeWithEnrolment(db: Db, secret: string, code: string
     throw outcome.error;
   }
   const { row, recoveryCodes } = outcome;
+  await requirePasswordSignInStillAllowed(db, row.userId, row.email, options.ip);
   const session = await openSession(db, { userId: row.userId, email: row.email, ip: options.ip, attemptIds: [row.attemptId] },
     options.sessionHours, { secondFactor: 'enrolled' });
   return { session, next: row.next, recoveryCodes };
