@@ -16,7 +16,7 @@ import { screenAuth } from './screen-auth';
 
 const PAGE_SIZE = 50;
 
-/** Outbox and Audit Log are for administrators: settings:read at level all. */
+/** The Audit Log is for administrators: settings:read at level all (the Outbox asks more, below). */
 function requireAdministrator(viewer: Actor) {
   if (levelOf(viewer, 'settings:read') !== 'all') {
     throw Object.assign(forbidden('settings:read at level all needed'), { actor: viewer });

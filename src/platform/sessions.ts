@@ -153,7 +153,7 @@ async function auditSignInFailure(db: Db, email: string, ip: string, reason: str
 }
 
 /** Without a limiter (scripts, tests calling the service): each refusal is its own entry. */
-const auditEveryRefusal = (db: Db): Pick<RefusalLimiter, 'record'> => ({
+export const auditEveryRefusal = (db: Db): Pick<RefusalLimiter, 'record'> => ({
   record: async (_client, actor, event) => {
     await db.transaction((tx) => appendAudit(tx, actor, [event]));
     return { limited: false };

@@ -6,7 +6,7 @@ import { AppError, conflict, forbidden, invalidField, notFound } from '../../pla
 import { queueMail } from '../../platform/mail';
 import { recordChange } from '../../platform/history';
 import { passwordProblem } from '../../platform/password-policy';
-import { ALL_PERMISSIONS, isPermission, requirePermission, systemActor, type Actor } from '../../platform/permissions';
+import { ALL_PERMISSIONS, holdsEveryRight, isPermission, requirePermission, systemActor, type Actor } from '../../platform/permissions';
 import { passwordChecks, throttledCheck } from '../../platform/sessions';
 import type { RefusalLimiter } from '../../platform/refusals';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
@@ -64,11 +64,10 @@ async function grantsOfRoles(db: DbOrTx, roleIds: string[]): Promise<Grant[]> {
  * included: it needs every right at level all, not only settings:update.
  */
 export function requireEveryRight(actor: Actor, what: string): void {
-  const beyond = rightsMissing(actor);
-  if (beyond.length) throw Object.assign(forbidden(`${what} needs every right at level all (an administrator's); missing: ${beyond.join(', ')}`), { actor });
+  if (holdsEveryRight(actor)) return;
+  const missing = grantsBeyond(actor, ALL_PERMISSIONS.map((permission) => ({ permission, level: 'all' as const })));
+  throw Object.assign(forbidden(`${what} needs every right at level all (an administrator's); missing: ${missing.join(', ')}`), { actor });
 }
-
-const rightsMissing = (actor: Actor) => grantsBeyond(actor, ALL_PERMISSIONS.map((permission) => ({ permission, level: 'all' as const })));
 
 /**
  * Acting on an account in a way that can hand it to someone else (its password, reset link, second factor, e-mail)

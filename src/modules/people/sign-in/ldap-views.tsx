@@ -55,7 +55,7 @@ export function LdapSettingsPage(p: LdapPageProps): JSX.Element {
           <Field label="CA certificate (PEM)" name="caCertificate" type="textarea" value={p.values.caCertificate} error={errors.caCertificate} maxlength={20000}
             hint="Only when the directory's certificate is signed by a private authority; blank trusts the system's authorities." />
           <Field label="Timeout (seconds)" name="timeoutSeconds" type="number" value={p.values.timeoutSeconds} error={errors.timeoutSeconds} min={1} max={60}
-            hint="How long to wait for the directory before sign-in answers that it could not be reached." />
+            hint="How long to wait for the directory before sign-in is refused (with the same answer as a wrong password; the cause is in the Audit Log)." />
         </fieldset>
         <fieldset>
           <legend>Service account</legend>

@@ -8,7 +8,7 @@ import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } f
 import { recordChange } from '../../../platform/history';
 import { queueMail } from '../../../platform/mail';
 import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
-import { decoyPasswordCheck, reserveAttempt, signIn, THROTTLED_MESSAGE, type NewSession, type SecondStep } from '../../../platform/sessions';
+import { auditEveryRefusal, decoyPasswordCheck, reserveAttempt, signIn, THROTTLED_MESSAGE, type NewSession, type SecondStep } from '../../../platform/sessions';
 import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
 import type { Config } from '../../../config';
 import { administratorEmails, requireEveryRight } from '../service';
@@ -232,8 +232,7 @@ export async function passwordSignIn(
       module: 'security', action: 'signin.failed', recordType: user ? 'user' : null, recordId: user?.id ?? null, details: { email, ip, reason },
     });
     if ((await reserveAttempt(db, email, ip)) === null) {
-      if (options.refusals) await options.refusals.record(ip, actor, refusal('throttled'));
-      else await db.transaction((tx) => appendAudit(tx, actor, [refusal('throttled')]));
+      await (options.refusals ?? auditEveryRefusal(db)).record(ip, actor, refusal('throttled'));
       throw new AppError('THROTTLED', THROTTLED_MESSAGE);
     }
     await decoyPasswordCheck(password);

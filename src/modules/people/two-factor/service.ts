@@ -11,7 +11,7 @@ import { recordChange } from '../../../platform/history';
 import { levelOf, requirePermission, systemActor, type Actor, type Permission } from '../../../platform/permissions';
 import type { RefusalLimiter } from '../../../platform/refusals';
 import {
-  openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, throttledCheck, type NewSession, type PasswordChecked,
+  auditEveryRefusal, openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, throttledCheck, type NewSession, type PasswordChecked,
 } from '../../../platform/sessions';
 import { loadUserRights, userActor } from '../rights';
 import { requireRightsOver } from '../service';
@@ -370,8 +370,7 @@ export async function completeWithCode(db: Db, secret: string, code: string, opt
   const attemptId = await reserveAttempt(db, pending.email, options.ip);
   if (attemptId === null) {
     const refusal = { module: 'security', action: 'signin.failed', recordType: 'user', recordId: pending.userId, details: { email: pending.email, ip: options.ip, reason: 'throttled' } };
-    if (options.refusals) await options.refusals.record(options.ip, signInActor(pending.userId, pending.email), refusal);
-    else await db.transaction((tx) => appendAudit(tx, signInActor(pending.userId, pending.email), [refusal]));
+    await (options.refusals ?? auditEveryRefusal(db)).record(options.ip, signInActor(pending.userId, pending.email), refusal);
     throw new AppError('THROTTLED', THROTTLED_MESSAGE);
   }
   const outcome = await db.transaction(async (tx) => {

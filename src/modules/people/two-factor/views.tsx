@@ -125,7 +125,7 @@ export function TwoFactorRuleCard({ csrfToken, rule, canUpdate, error }: { csrfT
         <form method="post" action="/settings/two-factor/rule">
           <CsrfField token={csrfToken} />
           <Field label="Required for" name="twoFactorRule" error={error}
-            hint="Someone required to use it who has not set it up is taken to set it up right after their password, and can do nothing else first. Applies from the next sign-in.">
+            hint="Someone required to use it who has not set it up is taken to set it up right after their password, and can do nothing else first. Saving it ends the password sessions of those it now covers who have no second factor.">
             <Select name="twoFactorRule" options={TWO_FACTOR_RULES.map((r) => ({ value: r, label: RULE_LABELS[r] }))} selected={rule} />
           </Field>
           <button type="submit">Save</button>
