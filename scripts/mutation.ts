@@ -1,0 +1,43 @@
+/**
+ * `npm run test:mutation [-- <target> ...]`: mutation testing of the core, one target (one source file) at a time, each
+ * through Stryker's command runner with the target's test files (scripts/mutation-targets.mjs, docs/testing.md).
+ * Prints the score of each file and where its surviving mutants are; the full reports are in reports/mutation/.
+ */
+import { readFileSync } from 'node:fs';
+import { targets } from './mutation-targets.mjs';
+
+type Status = 'Killed' | 'Survived' | 'Timeout' | 'NoCoverage' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
+interface Report {
+  files: Record<string, { mutants: { mutatorName: string; replacement?: string; status: Status; location: { start: { line: number; column: number } } }[] }>;
+}
+
+const names = process.argv.slice(2);
+for (const name of names) if (!(name in targets)) throw new Error(`unknown target ${name}; targets: ${Object.keys(targets).join(', ')}`);
+const chosen = names.length ? names : Object.keys(targets);
+
+const summary: string[] = [];
+let failed = false;
+for (const name of chosen) {
+  const started = Date.now();
+  console.log(`\n== ${name}: ${targets[name as keyof typeof targets].file}`);
+  const run = Bun.spawnSync(['npx', 'stryker', 'run', 'stryker.config.mjs'], {
+    env: { ...process.env, MUTATION_TARGET: name }, stdout: 'inherit', stderr: 'inherit',
+  });
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  if (run.exitCode !== 0) {
+    failed = true;
+    summary.push(`${name}: Stryker failed (exit ${run.exitCode}) after ${minutes} min`);
+    continue;
+  }
+  const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, 'utf8')) as Report;
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    const detected = mutants.filter((m) => m.status === 'Killed' || m.status === 'Timeout').length;
+    const valid = mutants.filter((m) => m.status !== 'CompileError' && m.status !== 'RuntimeError' && m.status !== 'Ignored').length;
+    const survivors = mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage');
+    const score = valid ? ((100 * detected) / valid).toFixed(1) : 'n/a';
+    summary.push(`${file}: ${score}% (${detected} of ${valid} detected, ${minutes} min)`);
+    for (const m of survivors) summary.push(`  survived line ${m.location.start.line}:${m.location.start.column} ${m.mutatorName} ${JSON.stringify(m.replacement ?? '')}`);
+  }
+}
+console.log(`\n== mutation scores\n${summary.join('\n')}`);
+process.exit(failed ? 1 : 0);
