@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { asc, eq, gt } from 'drizzle-orm';
 import { openDatabase, runMigrations, type Database } from '../../db/client';
 import { auditLog } from '../../db/schema';
-import { appendAudit, GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/platform/audit';
+import { appendAudit, GENESIS_HASH, hashAuditEntry, listAuditFor, type AuditEntry } from '../../src/platform/audit';
 import { verifyAuditLog } from '../../src/platform/audit-verify';
 import { systemActor } from '../../src/platform/permissions';
+import { PipelinedWrites } from '../../src/platform/pipelined-writes';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { createTestDatabaseUrl } from '../helpers/db';
 import { adminActor, bearer, classificationId, makeToken } from '../helpers/factories';
@@ -29,6 +30,14 @@ async function tamper(database: Database, statement: string, params: unknown[] =
 async function appendEvents(database: Database, count: number): Promise<void> {
   const events = Array.from({ length: count }, (_, i) => ({ module: 'risks', action: 'update', recordType: 'risk', recordId: `r-${i}`, details: { step: i } }));
   await database.db.transaction((tx) => appendAudit(tx, systemActor('cli'), events));
+}
+
+/** A database with migrations only, so the log holds exactly what a test appends. */
+async function bareDatabase(): Promise<Database> {
+  const databaseUrl = await createTestDatabaseUrl();
+  const database = await openDatabase(databaseUrl ? { databaseUrl } : { memory: true });
+  await runMigrations(database);
+  return database;
 }
 
 /** What the database raises, or undefined when the statement went through. */
@@ -127,9 +136,7 @@ describe('Audit Log pruning', () => {
   let database: Database;
   beforeAll(async () => {
     // A bare database (migrations only) so the log can start with entries dated two years ago.
-    const databaseUrl = await createTestDatabaseUrl();
-    database = await openDatabase(databaseUrl ? { databaseUrl } : { memory: true });
-    await runMigrations(database);
+    database = await bareDatabase();
   }, SLOW);
   afterAll(() => database.close());
 
@@ -163,7 +170,135 @@ describe('Audit Log pruning', () => {
   });
 });
 
-describe('Audit Log under concurrent writers', () => {
+describe('Audit Log appends', () => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await bareDatabase();
+  }, SLOW);
+  afterAll(() => database.close());
+
+  test('the first entry of an empty log is entry 1 after the genesis hash, stored exactly as it was hashed', async () => {
+    const [entry] = await database.db.transaction((tx) => appendAudit(tx, systemActor('cli'), [{ module: 'settings', action: 'update' }]));
+    expect(entry).toMatchObject({
+      seq: 1, prevHash: GENESIS_HASH, actorKind: 'system', actorUserId: null, actorTokenId: null, via: 'cli',
+      module: 'settings', action: 'update', recordType: null, recordId: null, details: {},
+    });
+    const { hash, ...unhashed } = entry;
+    expect(hash).toBe(hashAuditEntry(unhashed));
+    const [stored] = await database.db.select().from(auditLog).where(eq(auditLog.seq, 1));
+    expect({ ...stored, at: new Date(stored.at).toISOString() }).toEqual(entry);
+    expect((await verifyAuditLog(database.db)).ok).toBe(true);
+  });
+
+  test('details lose NUL characters before hashing, so the stored entry still verifies', async () => {
+    const [entry] = await database.db.transaction((tx) =>
+      appendAudit(tx, systemActor(), [{ module: 'risks', action: 'update', recordType: 'risk', recordId: 'r-nul', details: { title: 'a\u0000b', kept: [1, 'x'] } }]));
+    expect(entry.details).toEqual({ title: 'ab', kept: [1, 'x'] });
+    const [stored] = await database.db.select().from(auditLog).where(eq(auditLog.seq, entry.seq));
+    expect(stored.details).toEqual({ title: 'ab', kept: [1, 'x'] });
+    expect((await verifyAuditLog(database.db)).ok).toBe(true);
+  });
+
+  test('appends of one transaction sharing pipelined writes continue one chain', async () => {
+    const entries = await database.db.transaction(async (tx) => {
+      const writes = new PipelinedWrites();
+      const first = await appendAudit(tx, systemActor(), [{ module: 'risks', action: 'create' }, { module: 'risks', action: 'update' }], writes);
+      const second = await appendAudit(tx, systemActor(), [{ module: 'risks', action: 'delete' }], writes);
+      await writes.drain();
+      return [...first, ...second];
+    });
+    for (let i = 1; i < entries.length; i += 1) {
+      expect(entries[i].seq).toBe(entries[i - 1].seq + 1);
+      expect(entries[i].prevHash).toBe(entries[i - 1].hash);
+    }
+    expect((await verifyAuditLog(database.db)).ok).toBe(true);
+  });
+
+  test("a record's entries are listed newest first, only its own, at most the limit", async () => {
+    const events = ['create', 'update', 'delete'].map((action) => ({ module: 'controls', action, recordType: 'control', recordId: 'c-listed' }));
+    await database.db.transaction((tx) => appendAudit(tx, systemActor(), [...events, { module: 'controls', action: 'create', recordType: 'control', recordId: 'c-other' }]));
+    await database.db.transaction((tx) => appendAudit(tx, systemActor(), [{ module: 'risks', action: 'create', recordType: 'risk', recordId: 'c-listed' }]));
+    const listed = await listAuditFor(database.db, 'control', 'c-listed');
+    expect(listed.map((entry) => entry.action)).toEqual(['delete', 'update', 'create']);
+    expect(listed[0].at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const { hash, ...unhashed } = listed[0];
+    expect(hashAuditEntry(unhashed)).toBe(hash);
+    expect((await listAuditFor(database.db, 'control', 'c-listed', 2)).map((entry) => entry.action)).toEqual(['delete', 'update']);
+  });
+});
+
+describe('Audit Log longer than one verification batch (5,000 entries)', () => {
+  let database: Database;
+  const TOTAL = 5_060;
+  beforeAll(async () => {
+    database = await bareDatabase();
+    await appendEvents(database, 5_030);
+    await appendEvents(database, TOTAL - 5_030);
+  }, SLOW);
+  afterAll(() => database.close());
+
+  test('every entry is read and checked, and a checkpoint in the second batch is extended', async () => {
+    const [at5040] = await database.db.select().from(auditLog).where(eq(auditLog.seq, 5_040));
+    const result = await verifyAuditLog(database.db, { since: `5040:${at5040.hash}` });
+    expect(result).toMatchObject({ ok: true, count: TOTAL, head: { seq: TOTAL }, since: { extended: true } });
+  }, SLOW);
+
+  test('tampering after the first batch is found where it happened', async () => {
+    await tamper(database, `update audit_log set details = '{"step": "forged"}' where seq = 5020`);
+    try {
+      const result = await verifyAuditLog(database.db);
+      expect(result).toMatchObject({ ok: false, count: TOTAL, firstBad: { seq: 5_020, reason: 'content does not match its hash (the entry was edited)' } });
+    } finally {
+      await tamper(database, `update audit_log set details = '{"step": 5019}' where seq = 5020`);
+    }
+    const [removed] = await database.db.select().from(auditLog).where(eq(auditLog.seq, 5_001));
+    await tamper(database, 'delete from audit_log where seq = 5001');
+    try {
+      const result = await verifyAuditLog(database.db);
+      expect(result).toMatchObject({ ok: false, count: TOTAL - 1, firstBad: { seq: 5_001, reason: 'entry 5001 is missing (the next stored entry is 5002)' } });
+    } finally {
+      await database.db.insert(auditLog).values(removed);
+    }
+    expect((await verifyAuditLog(database.db)).ok).toBe(true);
+  }, SLOW);
+});
+
+// On the embedded database (PGlite) one transaction runs at a time, so two writers never meet and the chain lock is
+// never put to the test there: these tests run on PostgreSQL only (npm test with DATABASE_URL, as CI does).
+if (!process.env.DATABASE_URL) {
+  console.warn('platform/audit-log-db: the chain lock tests are skipped on the embedded database (one transaction at a time); run with DATABASE_URL to include them');
+}
+
+describe.skipIf(!process.env.DATABASE_URL)('Audit Log under concurrent writers (PostgreSQL: the chain lock)', () => {
+  test('a second writer waits for the first one\'s transaction and then appends after its entry', async () => {
+    const database = await bareDatabase();
+    try {
+      await appendEvents(database, 3);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => { release = resolve; });
+      let firstAppended!: (entry: AuditEntry) => void;
+      const appended = new Promise<AuditEntry>((resolve) => { firstAppended = resolve; });
+      const first = database.db.transaction(async (tx) => {
+        const [entry] = await appendAudit(tx, systemActor(), [{ module: 'risks', action: 'first' }]);
+        firstAppended(entry);
+        await held;
+      });
+      const firstEntry = await appended;
+      let secondDone = false;
+      const second = database.db.transaction((tx) => appendAudit(tx, systemActor(), [{ module: 'risks', action: 'second' }]))
+        .finally(() => { secondDone = true; });
+      await Bun.sleep(500);
+      expect(secondDone, 'the second writer must wait for the chain lock').toBe(false);
+      release();
+      await first;
+      const [secondEntry] = await second;
+      expect(secondEntry).toMatchObject({ seq: firstEntry.seq + 1, prevHash: firstEntry.hash, action: 'second' });
+      expect((await verifyAuditLog(database.db)).ok).toBe(true);
+    } finally {
+      await database.close();
+    }
+  }, SLOW);
+
   test('50 concurrent API writes leave one linear chain', async () => {
     const env = await startTestEnv();
     const token = await makeToken(env, await adminActor(env), ['risks:create']);
