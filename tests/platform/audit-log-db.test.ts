@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { asc, eq, gt } from 'drizzle-orm';
-import { openDatabase, runMigrations, type Database } from '../../db/client';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../db/client';
 import { auditLog } from '../../db/schema';
 import { appendAudit, GENESIS_HASH, hashAuditEntry, listAuditFor, type AuditEntry } from '../../src/platform/audit';
 import { verifyAuditLog } from '../../src/platform/audit-verify';
 import { systemActor } from '../../src/platform/permissions';
 import { PipelinedWrites } from '../../src/platform/pipelined-writes';
-import { startTestEnv, type TestEnv } from '../helpers/app';
-import { createTestDatabaseUrl } from '../helpers/db';
-import { adminActor, bearer, classificationId, makeToken } from '../helpers/factories';
+import { appendEvents, bareDatabase } from '../helpers/audit-log';
 
-/** Booting a private service and 50 concurrent requests can outlast the default limit on a busy machine. */
+/** Migrating a database and appending thousands of entries can outlast the default limit on a busy machine. */
 const SLOW = 60_000;
 
-// Every test here tampers with (or needs an exact view of) the log, so each uses a database of its own, never the shared one.
+// Every test here tampers with (or needs an exact view of) the log, so each uses a database of its own (migrations
+// only, no service), never the shared one. Concurrent writers and the chain lock: audit-log-concurrency.test.ts.
 
 const GUARD_TRIGGER = 'audit_log_no_update_delete';
 
@@ -27,19 +26,6 @@ async function tamper(database: Database, statement: string, params: unknown[] =
   }
 }
 
-async function appendEvents(database: Database, count: number): Promise<void> {
-  const events = Array.from({ length: count }, (_, i) => ({ module: 'risks', action: 'update', recordType: 'risk', recordId: `r-${i}`, details: { step: i } }));
-  await database.db.transaction((tx) => appendAudit(tx, systemActor('cli'), events));
-}
-
-/** A database with migrations only, so the log holds exactly what a test appends. */
-async function bareDatabase(): Promise<Database> {
-  const databaseUrl = await createTestDatabaseUrl();
-  const database = await openDatabase(databaseUrl ? { databaseUrl } : { memory: true });
-  await runMigrations(database);
-  return database;
-}
-
 /** What the database raises, or undefined when the statement went through. */
 async function errorOf(run: () => Promise<unknown>): Promise<string | undefined> {
   try {
@@ -50,12 +36,17 @@ async function errorOf(run: () => Promise<unknown>): Promise<string | undefined>
   }
 }
 
+// One database (migrations only) for the file, its log emptied before each group: creating a database is the slow part.
+let database: Database;
+beforeAll(async () => {
+  database = await bareDatabase();
+}, SLOW);
+afterAll(() => database.close());
+const emptyLog = () => tamper(database, 'delete from audit_log');
+
 describe('Audit Log in the database: tampering is found at the entry it touched', () => {
-  let env: TestEnv;
-  let database: Database;
   beforeAll(async () => {
-    env = await startTestEnv();
-    database = env.ctx.database;
+    await emptyLog();
     await appendEvents(database, 40);
   }, SLOW);
 
@@ -133,12 +124,10 @@ describe('Audit Log in the database: tampering is found at the entry it touched'
 });
 
 describe('Audit Log pruning', () => {
-  let database: Database;
   beforeAll(async () => {
-    // A bare database (migrations only) so the log can start with entries dated two years ago.
-    database = await bareDatabase();
+    // An empty log, so it can start with entries dated two years ago.
+    await emptyLog();
   }, SLOW);
-  afterAll(() => database.close());
 
   test('entries older than a year can be deleted, recent ones cannot, and the pruned log still verifies', async () => {
     const twoYearsAgo = Date.now() - 2 * 365 * 24 * 3600 * 1000;
@@ -171,11 +160,9 @@ describe('Audit Log pruning', () => {
 });
 
 describe('Audit Log appends', () => {
-  let database: Database;
   beforeAll(async () => {
-    database = await bareDatabase();
+    await emptyLog();
   }, SLOW);
-  afterAll(() => database.close());
 
   test('the first entry of an empty log is entry 1 after the genesis hash, stored exactly as it was hashed', async () => {
     const [entry] = await database.db.transaction((tx) => appendAudit(tx, systemActor('cli'), [{ module: 'settings', action: 'update' }]));
@@ -228,14 +215,12 @@ describe('Audit Log appends', () => {
 });
 
 describe('Audit Log longer than one verification batch (5,000 entries)', () => {
-  let database: Database;
   const TOTAL = 5_060;
   beforeAll(async () => {
-    database = await bareDatabase();
+    await emptyLog();
     await appendEvents(database, 5_030);
     await appendEvents(database, TOTAL - 5_030);
   }, SLOW);
-  afterAll(() => database.close());
 
   test('every entry is read and checked, and a checkpoint in the second batch is extended', async () => {
     const [at5040] = await database.db.select().from(auditLog).where(eq(auditLog.seq, 5_040));
@@ -260,70 +245,5 @@ describe('Audit Log longer than one verification batch (5,000 entries)', () => {
       await database.db.insert(auditLog).values(removed);
     }
     expect((await verifyAuditLog(database.db)).ok).toBe(true);
-  }, SLOW);
-});
-
-// On the embedded database (PGlite) one transaction runs at a time, so two writers never meet and the chain lock is
-// never put to the test there: these tests run on PostgreSQL only (npm test with DATABASE_URL, as CI does).
-if (!process.env.DATABASE_URL) {
-  console.warn('platform/audit-log-db: the chain lock tests are skipped on the embedded database (one transaction at a time); run with DATABASE_URL to include them');
-}
-
-describe.skipIf(!process.env.DATABASE_URL)('Audit Log under concurrent writers (PostgreSQL: the chain lock)', () => {
-  test('a second writer waits for the first one\'s transaction and then appends after its entry', async () => {
-    const database = await bareDatabase();
-    try {
-      await appendEvents(database, 3);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => { release = resolve; });
-      let firstAppended!: (entry: AuditEntry) => void;
-      const appended = new Promise<AuditEntry>((resolve) => { firstAppended = resolve; });
-      const first = database.db.transaction(async (tx) => {
-        const [entry] = await appendAudit(tx, systemActor(), [{ module: 'risks', action: 'first' }]);
-        firstAppended(entry);
-        await held;
-      });
-      const firstEntry = await appended;
-      let secondDone = false;
-      const second = database.db.transaction((tx) => appendAudit(tx, systemActor(), [{ module: 'risks', action: 'second' }]))
-        .finally(() => { secondDone = true; });
-      await Bun.sleep(500);
-      expect(secondDone, 'the second writer must wait for the chain lock').toBe(false);
-      release();
-      await first;
-      const [secondEntry] = await second;
-      expect(secondEntry).toMatchObject({ seq: firstEntry.seq + 1, prevHash: firstEntry.hash, action: 'second' });
-      expect((await verifyAuditLog(database.db)).ok).toBe(true);
-    } finally {
-      await database.close();
-    }
-  }, SLOW);
-
-  test('50 concurrent API writes leave one linear chain', async () => {
-    const env = await startTestEnv();
-    const token = await makeToken(env, await adminActor(env), ['risks:create']);
-    const classification = await classificationId(env);
-    const before = await verifyAuditLog(env.ctx.db);
-
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => {
-        const body = JSON.stringify({ title: `Concurrent risk ${i}`, classificationId: classification, inherentLikelihood: 2, inherentImpact: 3 });
-        return env.request('/api/v1/risks', bearer(token, { method: 'POST', body }));
-      }),
-    );
-    for (const res of responses) expect(res.status, await res.clone().text()).toBe(201);
-
-    const after = await verifyAuditLog(env.ctx.db, { since: before.checkpoint! });
-    expect(after.firstBad, JSON.stringify(after.firstBad)).toBeUndefined();
-    expect(after.ok).toBe(true);
-    expect(after.count - before.count).toBeGreaterThanOrEqual(50);
-
-    const written = await env.ctx.db.select({ seq: auditLog.seq, prevHash: auditLog.prevHash, hash: auditLog.hash, action: auditLog.action, module: auditLog.module })
-      .from(auditLog).where(gt(auditLog.seq, before.head!.seq - 1)).orderBy(asc(auditLog.seq));
-    for (let i = 1; i < written.length; i += 1) {
-      expect(written[i].seq, `after entry ${written[i - 1].seq}`).toBe(written[i - 1].seq + 1);
-      expect(written[i].prevHash, `entry ${written[i].seq}`).toBe(written[i - 1].hash);
-    }
-    expect(written.filter((entry) => entry.module === 'risks' && entry.action === 'create')).toHaveLength(50);
   }, SLOW);
 });
