@@ -1,7 +1,7 @@
 // Mutation testing of the core (docs/testing.md): `npm run test:mutation` runs every target below, one at a time;
 // `npm run test:mutation -- audit-verify` runs one. Stryker's command runner starts `bun test` on the target's test
-// files for every mutant, so each target names only the fastest test files that guard its source file: first the
-// ones that need no database (no service is booted for them), with --bail, then the ones that do.
+// files for every mutant, so each target names only the fastest test files that guard its source file: first those
+// that boot no service, then those that do, each with --bail (a mutant is killed at its first failing test).
 import { targets } from './scripts/mutation-targets.mjs';
 
 const name = process.env.MUTATION_TARGET;
@@ -12,8 +12,8 @@ if (!target) {
 
 const bunTest = (files, env = '') => `${env}bun test --timeout 60000 --bail ${files.join(' ')}`;
 const steps = [
-  ...(target.pure?.length ? [bunTest(target.pure, 'TEST_PRELOAD_BOOT=off ')] : []),
-  ...(target.db?.length ? [bunTest(target.db)] : []),
+  ...(target.unbooted?.length ? [bunTest(target.unbooted, 'TEST_PRELOAD_BOOT=off ')] : []),
+  ...(target.booted?.length ? [bunTest(target.booted)] : []),
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
