@@ -149,6 +149,24 @@ describe('the shape of a row', () => {
     expect(await riskByTitle(env, blank)).toMatchObject({ inherentLikelihood: 3, inherentImpact: 4 });
   });
 
+  test("a first row whose first cell starts with # is a record, not the template's help row", async () => {
+    const [first, second] = [`#1 ${unique('Ransomware')}`, unique('Second')];
+    const applied = await postCsv(env, token, 'risks', `${RISK_HEADER}\n${first},Operational,3,4\n${second},Operational,2,2\n`, 'apply');
+    expect(applied.data.counts, applied.text).toEqual({ create: 2, update: 0, unchanged: 0, error: 0 });
+    expect(applied.data.rows.map((r) => r.line)).toEqual([2, 3]);
+    expect(await riskByTitle(env, first)).toMatchObject({ inherentLikelihood: 3, inherentImpact: 4 });
+    const alone = await postCsv(env, token, 'controls', `name,description\n# ${unique('Hash control')},one row\n`, 'check');
+    expect(alone.data.counts, alone.text).toEqual({ create: 1, update: 0, unchanged: 0, error: 0 });
+  });
+
+  test("the template's help row is skipped wherever its columns were moved, and only that row", async () => {
+    const name = unique('Reordered template');
+    // The help row as the template writes it, for the columns in this file's order (title moved before id).
+    const help = ['required: text, up to 300 characters', '# filled: update that record; blank: create one'];
+    const answer = await postCsv(env, token, 'controls', `name,id\n"${help[0]}","${help[1]}"\n${name},\n`, 'check');
+    expect(answer.data.rows).toEqual([{ line: 3, outcome: 'create' }]);
+  });
+
   test('a row of the right length with a blank required cell names the column; a missing required column is named too', async () => {
     const answer = await postCsv(env, token, 'risks', `title,classification,inherent_likelihood\n,Operational,3\n`, 'check');
     expect(rowAt(answer.data, 2).errors).toEqual([
