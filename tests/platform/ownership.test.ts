@@ -85,6 +85,8 @@ describe("a user at level own and another group's record", () => {
     expect(await refusalOf(env, () => send(ownToken, 'GET', `/api/v1/risks/${theirs}`))).toEqual({
       status: 404, error: `Risk ${theirs} not found`, reasons: [`no risks:read on Risk ${theirs}`],
     });
+    // The whole answer: nothing beside the message (no field problems) says more about the record.
+    expect(await (await send(ownToken, 'GET', `/api/v1/risks/${theirs}`)).json()).toEqual({ error: `Risk ${theirs} not found` });
   });
 
   test('the list leaves it out, and its total counts only what they may read', async () => {
@@ -192,7 +194,7 @@ describe('owners on a single create or update', () => {
     { area: 'projects', module: 'projects', body: { title: unique('Project') } },
   ] as const;
   for (const register of registers) {
-    test(`${register.area}: an unknown owner group and a deactivated owner are 400s on create and update`, async () => {
+    test(`${register.area}: an unknown owner group, an unknown owner and a deactivated owner are 400s on create and update`, async () => {
       const token = await makeToken(env, admin, [`${register.module}:read`, `${register.module}:create`, `${register.module}:update`]);
       const leaver = await makeUser(env, {});
       await env.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), leaver.id, 'deactivated'));
@@ -202,6 +204,8 @@ describe('owners on a single create or update', () => {
         .toEqual({ status: 400, error: 'ownerGroupId: no such group' });
       expect(await errorOf(await send(token, 'POST', `/api/v1/${register.area}`, { ...register.body, ownerId: leaver.id })))
         .toEqual({ status: 400, error: 'ownerId: must be an active user' });
+      expect(await errorOf(await send(token, 'POST', `/api/v1/${register.area}`, { ...register.body, ownerId: crypto.randomUUID() })))
+        .toEqual({ status: 400, error: 'ownerId: no such user' });
       const created = await send(token, 'POST', `/api/v1/${register.area}`, register.body);
       const { id } = await dataOf<{ id: string }>(created);
       expect(await errorOf(await send(token, 'PATCH', `/api/v1/${register.area}/${id}`, { ownerGroupId: unknownGroup })))
