@@ -3,24 +3,24 @@
 // service. Both run on PGlite, or on PostgreSQL with DATABASE_URL (faster to start on this machine).
 export const targets = {
   'audit': {
-    file: 'src/platform/audit.ts',
+    file: 'src/platform/audit/audit.ts',
     unbooted: ['tests/platform/audit-chain.test.ts', 'tests/platform/audit-log-db.test.ts', 'tests/platform/audit-log-concurrency.test.ts'],
   },
   'audit-verify': {
-    file: 'src/platform/audit-verify.ts',
+    file: 'src/platform/audit/audit-verify.ts',
     unbooted: ['tests/platform/audit-chain.test.ts', 'tests/platform/audit-log-db.test.ts'],
   },
   'history-seals': {
-    file: 'src/platform/history-seals.ts',
+    file: 'src/platform/audit/history-seals.ts',
     booted: ['tests/platform/history-seals.test.ts'],
   },
   'permissions': {
-    file: 'src/platform/permissions.ts',
+    file: 'src/platform/permissions/permissions.ts',
     unbooted: ['tests/platform/permissions.test.ts'],
     booted: ['tests/platform/ownership.test.ts'],
   },
   'ownership': {
-    file: 'src/platform/ownership.ts',
+    file: 'src/platform/permissions/ownership.ts',
     unbooted: ['tests/platform/permissions.test.ts'],
     booted: ['tests/platform/ownership.test.ts'],
   },

@@ -1,6 +1,6 @@
 import { openDatabase, runMigrations, type Database } from '../../db/client';
-import { appendAudit } from '../../src/platform/audit';
-import { systemActor } from '../../src/platform/permissions';
+import { appendAudit } from '../../src/platform/audit/audit';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import { createTestDatabaseUrl } from './db';
 
 /** A database with migrations only (no service booted), so its Audit Log holds exactly what a test appends. */

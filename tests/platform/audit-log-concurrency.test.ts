@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { asc, gt } from 'drizzle-orm';
 import { auditLog } from '../../db/schema';
-import { appendAudit, type AuditEntry } from '../../src/platform/audit';
-import { verifyAuditLog } from '../../src/platform/audit-verify';
-import { systemActor } from '../../src/platform/permissions';
+import { appendAudit, type AuditEntry } from '../../src/platform/audit/audit';
+import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import { startTestEnv } from '../helpers/app';
 import { appendEvents, bareDatabase } from '../helpers/audit-log';
 import { adminActor, bearer, classificationId, makeToken } from '../helpers/factories';

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { auditLog } from '../../db/schema';
-import { appendAudit, GENESIS_HASH, hashAuditEntry, listAuditFor, type AuditEntry } from '../../src/platform/audit';
-import { verifyAuditLog } from '../../src/platform/audit-verify';
-import { systemActor } from '../../src/platform/permissions';
-import { PipelinedWrites } from '../../src/platform/pipelined-writes';
+import { appendAudit, GENESIS_HASH, hashAuditEntry, listAuditFor, type AuditEntry } from '../../src/platform/audit/audit';
+import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
+import { systemActor } from '../../src/platform/permissions/permissions';
+import { PipelinedWrites } from '../../src/platform/core/pipelined-writes';
 import { appendEvents, bareDatabase } from '../helpers/audit-log';
 
 /** Migrating a database and appending thousands of entries can outlast the default limit on a busy machine. */

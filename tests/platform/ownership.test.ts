@@ -7,7 +7,7 @@ import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { createGroup, setUserStatus } from '../../src/modules/people/service';
-import { systemActor, type Actor } from '../../src/platform/permissions';
+import { systemActor, type Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser } from '../helpers/browser';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';

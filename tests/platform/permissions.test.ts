@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { projects } from '../../db/schema';
-import { AppError } from '../../src/platform/errors';
-import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../src/platform/ownership';
+import { AppError } from '../../src/platform/core/errors';
+import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../src/platform/permissions/ownership';
 import {
   ALL_PERMISSIONS, canTouch, holdsEveryRight, isPermission, levelOf, MODULES, ownsRecord, requireOnRecord, requirePermission, rightsOf,
   systemActor, type Actor, type Level, type Permission,
-} from '../../src/platform/permissions';
+} from '../../src/platform/permissions/permissions';
 
 // The rules every service decides with, without a database: who holds which level, who owns a record, and why a
 // refusal is a 403 or a 404. The same rules met through the API: tests/platform/ownership.test.ts.
