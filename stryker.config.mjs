@@ -22,7 +22,8 @@ export default {
   commandRunner: { command: steps.join(' && ') },
   // The command runner starts a new process per mutant and knows nothing of coverage: every mutant runs the command.
   coverageAnalysis: 'off',
-  mutate: [target.file],
+  // MUTATION_LINES=29-34,40-41 mutates only those lines (to run again the mutants a run could not judge).
+  mutate: process.env.MUTATION_LINES ? process.env.MUTATION_LINES.split(',').map((lines) => `${target.file}:${lines}`) : [target.file],
   // Two shared cores: one mutant at a time leaves room for the database and for everyone else on the machine.
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 1),
   // A mutant that loops (a batch loop that never ends) is killed after this much more than the clean run took.
@@ -33,7 +34,7 @@ export default {
   cleanTempDir: true,
   ignorePatterns: ['data', 'test-results', 'reports'],
   reporters: ['clear-text', 'progress', 'json'],
-  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  jsonReporter: { fileName: `reports/mutation/${name}${process.env.MUTATION_LINES ? '-lines' : ''}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   thresholds: { high: 90, low: 80, break: null },
 };
