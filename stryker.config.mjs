@@ -29,6 +29,8 @@ export default {
   // A mutant that loops (a batch loop that never ends) is killed after this much more than the clean run took.
   timeoutMS: 60_000,
   timeoutFactor: 2,
+  // The clean run boots a service on a shared, busy machine: give it time.
+  dryRunTimeoutMinutes: 30,
   // The sandbox lives outside the checkout, so `bun test` never finds a second copy of the tests.
   tempDirName: process.env.MUTATION_TMP ?? `/tmp/grc-mutation-${name}`,
   cleanTempDir: true,
