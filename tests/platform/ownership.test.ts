@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { risks } from '../../db/schema';
 import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
@@ -11,6 +10,7 @@ import { systemActor, type Actor } from '../../src/platform/permissions/permissi
 import { testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser } from '../helpers/browser';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';
+import { callTool, connectMcp, toolData } from '../helpers/mcp';
 import { refusalOf } from '../helpers/refusals';
 
 // Level own, met through every door: a user whose rights are at level own never reads, lists, changes, deletes,
@@ -40,20 +40,12 @@ async function setAssistants(enabled: boolean) {
   await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...DEFAULT_ASSISTANT_SETTINGS, enabled }));
 }
 
-/** An MCP client of the official SDK over HTTP, as an assistant connects. */
 async function assistant(secret: string): Promise<Client> {
-  const client = new Client({ name: 'grc-test', version: '1' });
-  const url = new URL(`http://127.0.0.1:${server.server!.port}/api/mcp`);
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
+  const client = await connectMcp(`http://127.0.0.1:${server.server!.port}/api/mcp`, secret);
   clients.push(client);
   return client;
 }
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[] };
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
-const toolData = <T>(result: ToolResult): T => {
-  if (result.isError) throw new Error(`tool error: ${result.content[0]?.text}`);
-  return JSON.parse(result.content[0].text) as T;
-};
+const tool = callTool;
 
 beforeAll(async () => {
   env = await testEnv();
