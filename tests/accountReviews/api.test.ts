@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -45,7 +46,7 @@ describe('review programs over REST', () => {
     expect(history[0]).toMatchObject({ action: 'update', changes: { status: { before: 'open', after: 'closed' } } });
 
     expect((await send('DELETE', `/api/v1/account-reviews/${id}`)).status).toBe(204);
-    expect((await send('GET', `/api/v1/account-reviews/${id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/account-reviews/${id}`))).toEqual(refusedWith(404, 'Review program <id> not found'));
   });
 
   test('a blank name, an unknown status and an impossible due date are each refused', async () => {
@@ -68,9 +69,9 @@ describe('review programs over REST', () => {
     const page = await json<{ rows: { id: string }[]; total: number }>(await send('GET', '/api/v1/account-reviews?pageSize=200', undefined, own));
     expect(page.rows.map((r) => r.id)).toEqual([mine]);
     expect(page.total).toBe(1);
-    expect((await send('GET', `/api/v1/account-reviews/${theirs}`, undefined, own)).status).toBe(404);
-    expect((await send('GET', `/api/v1/account-reviews/${theirs}/items`, undefined, own)).status).toBe(404);
-    expect((await send('POST', `/api/v1/account-reviews/${theirs}/items`, { account: 'a', system: 's' }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/account-reviews/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Review program <id> not found', 'no accountReviews:read on Review program <id>'));
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/account-reviews/${theirs}/items`, undefined, own))).toEqual(refusedWith(404, 'Review program <id> not found', 'no accountReviews:read on Review program <id>'));
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/account-reviews/${theirs}/items`, { account: 'a', system: 's' }, own))).toEqual(refusedWith(404, 'Review program <id> not found', 'no accountReviews:read on Review program <id>'));
     const added = await send('POST', `/api/v1/account-reviews/${mine}/items`, { account: 'svc-backup', system: 'AD' }, own);
     expect(added.status, await added.clone().text()).toBe(201);
   });
@@ -79,7 +80,7 @@ describe('review programs over REST', () => {
     const reader = await makeToken(env, await adminActor(env), ['accountReviews:read']);
     const id = await makeProgram();
     expect((await send('GET', `/api/v1/account-reviews/${id}/items`, undefined, reader)).status).toBe(200);
-    expect((await send('POST', `/api/v1/account-reviews/${id}/items`, { account: 'a', system: 's' }, reader)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/account-reviews/${id}/items`, { account: 'a', system: 's' }, reader))).toEqual(refusedWith(403, 'forbidden', 'token scope accountReviews:update missing'));
   });
 });
 
@@ -164,7 +165,7 @@ describe('review items over REST', () => {
     const id = await makeProgram();
     const other = await makeProgram();
     const itemId = await makeItem(id);
-    expect((await send('PATCH', `/api/v1/account-reviews/${other}/items/${itemId}`, { decision: 'keep' })).status).toBe(404);
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/account-reviews/${other}/items/${itemId}`, { decision: 'keep' }))).toEqual(refusedWith(404, 'Review item <id> not found'));
     const blocked = await send('DELETE', `/api/v1/account-reviews/${id}`);
     expect(blocked.status).toBe(409);
     expect(await errorOf(blocked)).toContain('1 review items');

@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { auditLog } from '../../db/schema';
+import { itemTemplate } from '../../src/modules/accountReviews/import';
 import { ADMIN_EMAIL, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -35,6 +37,15 @@ const items = async (programId: string) =>
   (await json<{ rows: Item[] }>(await env.request(`/api/v1/account-reviews/${programId}/items?pageSize=200`, bearer(token)))).rows;
 
 describe('account review CSV import', () => {
+  test("the template's help row is skipped; a first account whose name starts with # is imported", async () => {
+    const id = await makeProgram();
+    const template = itemTemplate().replace(/^\uFEFF/, '');
+    const fromTemplate = await json<Answer>(await upload(id, 'check', `${template},alice,CRM,,,,\r\n`));
+    expect(fromTemplate.rows).toEqual([{ line: 3, outcome: 'create' }]);
+    const hashed = await json<Answer>(await upload(id, 'check', 'account,system\n#svc-backup,CRM\nbob,CRM\n'));
+    expect(hashed.rows).toEqual([{ line: 2, outcome: 'create' }, { line: 3, outcome: 'create' }]);
+  });
+
   test('check reports every row and saves nothing; apply imports them with History marked as the file', async () => {
     const id = await makeProgram();
     const csv = [
@@ -116,7 +127,7 @@ describe('account review CSV import', () => {
     expect(((await unknown.json()) as { error: string }).error).toContain('colour');
 
     const reader = await makeToken(env, await adminActor(env), ['accountReviews:read']);
-    expect((await upload(id, 'check', 'account,system\na,b\n', reader)).status).toBe(403);
+    expect(await refusalOf(env, async () => upload(id, 'check', 'account,system\na,b\n', reader))).toEqual(refusedWith(403, 'forbidden', 'token scope accountReviews:update missing'));
 
     await env.request(`/api/v1/account-reviews/${id}`, bearer(token, { method: 'PATCH', body: JSON.stringify({ status: 'closed' }) }));
     expect((await upload(id, 'apply', 'account,system\na,b\n')).status).toBe(409);
@@ -127,7 +138,7 @@ describe('account review CSV import', () => {
     const own = await makeToken(env, await user.actor(), ['accountReviews:read', 'accountReviews:create', 'accountReviews:update']);
     const mine = await makeProgram(own);
     const theirs = await makeProgram();
-    expect((await upload(theirs, 'check', 'account,system\na,b\n', own)).status).toBe(404);
+    expect(await refusalOf(env, async () => upload(theirs, 'check', 'account,system\na,b\n', own))).toEqual(refusedWith(404, 'Review program <id> not found', 'no accountReviews:read on Review program <id>'));
     const res = await upload(mine, 'apply', 'account,system\na,b\n', own);
     expect(res.status, await res.clone().text()).toBe(200);
   });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -91,10 +92,10 @@ describe('account review screens', () => {
     const list = await (await browser.get('/account-reviews?pageSize=200')).text();
     expect(list).toContain(`/account-reviews/${mine}`);
     expect(list).not.toContain(`/account-reviews/${theirs}`);
-    expect((await browser.get(`/account-reviews/${theirs}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => browser.get(`/account-reviews/${theirs}`))).toEqual(refusedWith(404, undefined, 'no accountReviews:read on Review program <id>'));
     const page = await (await browser.get(`/account-reviews/${mine}`)).text();
     expect(page).not.toContain('Add an account');
-    expect((await browser.post(`/account-reviews/${mine}/items`, { account: 'x', system: 'y' })).status).toBe(403);
+    expect(await refusalOf(env, async () => browser.post(`/account-reviews/${mine}/items`, { account: 'x', system: 'y' }))).toEqual(refusedWith(403, undefined, 'user right accountReviews:update missing'));
   });
 
   test('Import CSV on the program page: check lists the rows and saves nothing, Import rows then adds them', async () => {

@@ -7,6 +7,7 @@ import { AppError } from '../../src/platform/core/errors';
 import { systemActor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 // Every test has a generous timeout: booting private services, hashing passwords and spawning processes
 // take seconds when the machine is busy.
@@ -128,7 +129,7 @@ describe("rule 3: the token's scope and its creator's current right must both ho
     expect(res.status, await res.clone().text()).toBe(200);
     const ids = ((await res.json()) as { data: { rows: { id: string }[] } }).data.rows.map((r) => r.id);
     expect(ids).toEqual([mine]);
-    expect((await env.request(`/api/v1/risks/${theirs}`, bearer(secret))).status).toBe(404);
+    expect(await refusalOf(env, async () => env.request(`/api/v1/risks/${theirs}`, bearer(secret)))).toEqual(refusedWith(404, 'Risk <id> not found', 'no risks:read on Risk <id>'));
   }, 60_000);
 });
 
@@ -185,7 +186,7 @@ describe('rule 7: every refused request is recorded in the Audit Log with the re
     const secret = await makeToken(env, await user.actor(), ['risks:read']);
     const id = await tokenId(secret);
     const since = await auditHead();
-    expect((await env.request('/api/v1/risks/00000000-0000-4000-8000-000000000000', bearer(secret, { method: 'DELETE' }))).status).toBe(403);
+    expect(await refusalOf(env, async () => env.request('/api/v1/risks/00000000-0000-4000-8000-000000000000', bearer(secret, { method: 'DELETE' })))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:delete missing'));
     expect((await env.request('/api/v1/risks', {})).status).toBe(401);
     const entries = await denialsSince(since);
     expect(entries.map((e) => e.details)).toMatchObject([

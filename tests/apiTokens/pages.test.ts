@@ -4,6 +4,7 @@ import { apiTokens, auditLog } from '../../db/schema';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { bearer, makeToken, makeUser, unique } from '../helpers/factories';
 import { signedInBrowser } from '../helpers/browser';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -114,7 +115,7 @@ describe('Settings › API tokens screen', () => {
     expect(await bad.text()).toContain('must be an integer');
     const reader = await makeUser(env, { 'settings:read': 'all' });
     const rb = await signedInBrowser(env, reader.email, reader.password);
-    expect((await rb.post('/settings/sessions', { maxLifetimeDays: '30' })).status).toBe(403);
+    expect(await refusalOf(env, async () => rb.post('/settings/sessions', { maxLifetimeDays: '30' }))).toEqual(refusedWith(403, undefined, 'user right settings:update missing'));
     const ok = await admin.post('/settings/sessions', { maxLifetimeDays: '365' });
     expect(ok.status).toBe(303);
     expect(await (await admin.get('/settings/sessions')).text()).toContain('value="365"');

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -75,7 +76,7 @@ describe('assets over REST', () => {
     const blankRename = await send('PATCH', `/api/v1/assets/${id}`, { name: ' ' });
     expect(blankRename.status).toBe(400);
     expect((await send('GET', '/api/v1/assets/not-a-uuid')).status).toBe(400);
-    expect((await send('GET', `/api/v1/assets/${crypto.randomUUID()}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/assets/${crypto.randomUUID()}`))).toEqual(refusedWith(404, 'Asset <id> not found'));
   });
 
   test('a risk may name only an asset and a business unit that exist (404, as a link to one you cannot read)', async () => {
@@ -100,7 +101,7 @@ describe('assets over REST', () => {
     expect(await errorOf(refused)).toContain('2 risks');
     for (const risk of risks) expect((await send('PATCH', `/api/v1/risks/${risk}`, { assetId: null })).status).toBe(200);
     expect((await send('DELETE', `/api/v1/assets/${id}`)).status).toBe(204);
-    expect((await send('GET', `/api/v1/assets/${id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/assets/${id}`))).toEqual(refusedWith(404, 'Asset <id> not found'));
   });
 
   test('at level own a user, and a token of that user, see and change only the assets they or their groups own', async () => {
@@ -117,10 +118,10 @@ describe('assets over REST', () => {
 
     const page = await json<{ rows: { id: string }[] }>(await send('GET', '/api/v1/assets?pageSize=200', undefined, own));
     expect(page.rows.map((row) => row.id).sort()).toEqual([mine, ours].sort());
-    expect((await send('GET', `/api/v1/assets/${theirs}`, undefined, own)).status).toBe(404);
-    expect((await send('PATCH', `/api/v1/assets/${theirs}`, { name: 'Taken over' }, own)).status).toBe(404);
-    const handedAway = await send('PATCH', `/api/v1/assets/${mine}`, { ownerId: (await adminActor(env)).userId }, own);
-    expect(handedAway.status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/assets/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Asset <id> not found', 'no assets:read on Asset <id>'));
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/assets/${theirs}`, { name: 'Taken over' }, own))).toEqual(refusedWith(404, 'Asset <id> not found', 'no assets:read on Asset <id>'));
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/assets/${mine}`, { ownerId: (await adminActor(env)).userId }, own)))
+      .toEqual(refusedWith(403, 'forbidden', 'assets:update is at level own: the record must be owned by you or one of your groups'));
   });
 
   test('a token without businessUnits:read cannot link an asset to a unit (403: scopes bound everything a request does)', async () => {

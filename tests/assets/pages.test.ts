@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -51,6 +52,6 @@ describe('asset screens', () => {
     const list = await (await b.get('/assets')).text();
     expect(list).toContain('Assets');
     expect(list).not.toContain('New asset');
-    expect((await b.get('/assets/new')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/assets/new'))).toEqual(refusedWith(403, undefined, 'user right assets:create missing'));
   });
 });

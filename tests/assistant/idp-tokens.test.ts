@@ -5,6 +5,7 @@ import { saveAssistantSettings } from '../../src/modules/assistant/settings-serv
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { startTestEnv, ADMIN_EMAIL, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 /**
  * Identity-provider access tokens, against keys made here and a JWKS served on loopback as the tenant's: the right
@@ -94,7 +95,7 @@ describe('identity-provider access tokens', () => {
     });
     const admin = await adminActor(env);
     await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...DEFAULT_ASSISTANT_SETTINGS, enabled: true }));
-    expect((await fetch(`${base}/.well-known/oauth-protected-resource`)).status).toBe(404);
+    expect(await refusalOf(env, async () => fetch(`${base}/.well-known/oauth-protected-resource`))).toEqual(refusedWith(404, undefined));
     expect((await listTools(await token())).status).toBe(401);
   });
 });

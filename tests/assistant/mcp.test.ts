@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { auditLog } from '../../db/schema';
 import { createApp } from '../../src/app';
@@ -10,6 +9,7 @@ import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { removeGroupMember } from '../../src/modules/people/service';
 import { systemActor, type Actor, type Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
+import { callTool, connectMcp, toolData } from '../helpers/mcp';
 import { adminActor, makeRisk, makeToken, makeUser } from '../helpers/factories';
 
 let env: TestEnv;
@@ -27,18 +27,13 @@ async function setEnabled(enabled: boolean) {
 
 /** An MCP client of the official SDK, connected over HTTP with the token. */
 async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'grc-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const client = await connectMcp(endpoint, token);
   clients.push(client);
   return client;
 }
 
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[] };
-const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
-const data = <T>(result: ToolResult): T => {
-  if (result.isError) throw new Error(`tool error: ${result.content[0]?.text}`);
-  return JSON.parse(result.content[0].text) as T;
-};
+const call = callTool;
+const data = toolData;
 
 beforeAll(async () => {
   env = await testEnv();

@@ -4,6 +4,7 @@ import { auditLog, outbox } from '../../db/schema';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -45,6 +46,6 @@ describe('Settings › AI assistants', () => {
     const refused = await browser.post('/settings/assistants', { enabled: 'on' });
     expect(refused.status).toBe(403);
     const other = await makeUser(env, { 'risks:read': 'all' });
-    expect((await (await signedInBrowser(env, other.email, other.password)).get('/settings/assistants')).status).toBe(403);
+    expect(await refusalOf(env, async () => (await signedInBrowser(env, other.email, other.password)).get('/settings/assistants'))).toEqual(refusedWith(403, undefined, 'user right settings:read missing'));
   });
 });

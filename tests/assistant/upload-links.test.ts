@@ -10,6 +10,7 @@ import { sha256Hex } from '../../src/platform/core/canonical-json';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -89,6 +90,6 @@ describe('upload links', () => {
     const expired = await upload(fresh.url, 'late.txt', 'late');
     expect(expired.status).toBe(410);
     expect((await fetch(fresh.url)).status).toBe(410);
-    expect((await upload(`${base}/upload/${'x'.repeat(43)}`, 'a.txt', 'a')).status).toBe(404);
+    expect(await refusalOf(env, async () => upload(`${base}/upload/${'x'.repeat(43)}`, 'a.txt', 'a'))).toEqual(refusedWith(404, 'Upload link not found'));
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -139,7 +140,7 @@ describe('audit findings', () => {
     expect((await send('DELETE', `/api/v1/audits/findings/${first}`)).status).toBe(204);
     expect((await send('DELETE', `/api/v1/audits/findings/${second}`)).status).toBe(204);
     expect((await send('DELETE', `/api/v1/audits/${planId}`)).status).toBe(204);
-    expect((await get(`/api/v1/audits/${planId}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => get(`/api/v1/audits/${planId}`))).toEqual(refusedWith(404, 'Audit plan <id> not found'));
   });
 });
 
@@ -156,8 +157,8 @@ describe('audits at level own', () => {
     expect(plans.rows.map((r) => r.id)).toEqual([myPlan]);
     const findings = await json<{ rows: { id: string }[] }>(await get('/api/v1/audits/findings?pageSize=200', own));
     expect(findings.rows.map((r) => r.id)).toEqual([myFinding]);
-    expect((await get(`/api/v1/audits/${theirPlan}`, own)).status).toBe(404);
-    expect((await get(`/api/v1/audits/findings/${theirFinding}`, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => get(`/api/v1/audits/${theirPlan}`, own))).toEqual(refusedWith(404, 'Audit plan <id> not found', 'no audits:read on Audit plan <id>'));
+    expect(await refusalOf(env, async () => get(`/api/v1/audits/findings/${theirFinding}`, own))).toEqual(refusedWith(404, 'Audit finding <id> not found', 'no audits:read on Audit finding <id>'));
 
     // A plan they cannot read answers like a missing one.
     const intoTheirs = await post('/api/v1/audits/findings', { auditPlanId: theirPlan, title: 'Sneaked in' }, own);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -95,7 +96,7 @@ describe('business units over REST', () => {
     expect((await send('PATCH', `/api/v1/assets/${asset}`, { businessUnitId: null })).status).toBe(200);
     expect((await send('DELETE', `/api/v1/business-units/${child}`)).status).toBe(204);
     expect((await send('DELETE', `/api/v1/business-units/${unit}`)).status).toBe(204);
-    expect((await send('GET', `/api/v1/business-units/${unit}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/business-units/${unit}`))).toEqual(refusedWith(404, 'Business unit <id> not found'));
   });
 
   test('the tree lists every unit right after its parent, with depth and path', async () => {
@@ -138,7 +139,7 @@ describe('business units over REST', () => {
     expect(page.rows.map((row) => row.id).sort()).toEqual([mine, groupOwned].sort());
     const tree = await json<{ id: string }[]>(await send('GET', '/api/v1/business-units/tree', undefined, own));
     expect(tree.map((entry) => entry.id).sort()).toEqual([mine, groupOwned].sort());
-    expect((await send('GET', `/api/v1/business-units/${theirs}`, undefined, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/business-units/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Business unit <id> not found', 'no businessUnits:read on Business unit <id>'));
     const underTheirs = await send('POST', '/api/v1/business-units', { name: unique('Sub'), parentId: theirs }, own);
     expect(underTheirs.status).toBe(404);
     expect(await errorOf(underTheirs)).toBe(`parentId: Business unit ${theirs} not found`);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -69,6 +70,6 @@ describe('business unit screens', () => {
     const list = await (await b.get('/business-units?pageSize=200')).text();
     expect(list).toContain(`/business-units/${mine}`);
     expect(list).not.toContain(`/business-units/${theirs}`);
-    expect((await b.get(`/business-units/${theirs}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => b.get(`/business-units/${theirs}`))).toEqual(refusedWith(404, undefined, 'no businessUnits:read on Business unit <id>'));
   });
 });

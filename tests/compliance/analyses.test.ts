@@ -5,6 +5,7 @@ import { importPackage } from '../../src/modules/compliance/packages-service';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -104,7 +105,7 @@ describe('assessing an analysis', () => {
     // 5 requirements, 1 not applicable: 2 compliant of 4 applicable (R5 not assessed counts against it).
     expect(score.requirements).toMatchObject({ total: 5, compliant: 2, partially_compliant: 1, non_compliant: 0, not_applicable: 1, not_assessed: 1, applicable: 4, percentCompliant: 50 });
     expect(score.additional).toMatchObject({ total: 2, compliant: 1, not_assessed: 1, percentCompliant: 50 });
-    expect((await send('GET', `/api/v1/compliance/packages/${crypto.randomUUID()}/score`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/compliance/packages/${crypto.randomUUID()}/score`))).toEqual(refusedWith(404, 'Package <id> not found'));
   });
 });
 
@@ -126,7 +127,7 @@ describe('mapping controls, policies, risks and projects', () => {
     }
     const unmapped = await ok<Analysis>(await send('DELETE', `${base}/controls/${ids.controls}`));
     expect(unmapped.mappings.controls).toEqual([]);
-    expect((await send('DELETE', `${base}/controls/${ids.controls}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('DELETE', `${base}/controls/${ids.controls}`))).toEqual(refusedWith(404, 'Mapping of control <id> to analysis <id> not found'));
     const history = await ok<{ action: string }[]>(await send('GET', `${base}/history`));
     expect(history.map((h) => h.action)).toEqual(['control.unlink', 'project.link', 'risk.link', 'policy.link', 'control.link', 'create']);
   });
@@ -136,15 +137,15 @@ describe('mapping controls, policies, risks and projects', () => {
     const base = `/api/v1/compliance/analyses/${pkg.analyses.R4}`;
     const controlId = await createVia('/api/v1/controls', { name: unique('Control') });
     const noControls = await makeToken(env, admin, ['compliance:read', 'compliance:update']);
-    expect((await send('POST', `${base}/controls`, { id: controlId }, noControls)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `${base}/controls`, { id: controlId }, noControls))).toEqual(refusedWith(403, 'forbidden', 'token scope controls:read missing'));
     const readOnly = await makeToken(env, admin, ['compliance:read', 'controls:read']);
-    expect((await send('POST', `${base}/controls`, { id: controlId }, readOnly)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `${base}/controls`, { id: controlId }, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:update missing'));
     // A user who may assess everything but reads only their own controls: someone else's control is not found.
     const user = await makeUser(env, { 'compliance:read': 'all', 'compliance:update': 'all', 'controls:read': 'own', 'apiTokens:create': 'own' });
     const own = await makeToken(env, await user.actor(), ['compliance:read', 'compliance:update', 'controls:read']);
-    expect((await send('POST', `${base}/controls`, { id: controlId }, own)).status).toBe(404);
-    expect((await send('POST', `${base}/controls`, { id: crypto.randomUUID() })).status).toBe(404);
-    expect((await send('POST', `/api/v1/compliance/analyses/${crypto.randomUUID()}/controls`, { id: controlId })).status).toBe(404);
+    expect(await refusalOf(env, async () => send('POST', `${base}/controls`, { id: controlId }, own))).toEqual(refusedWith(404, 'id: Control <id> not found', 'link to Control <id>: not readable (controls:read)'));
+    expect(await refusalOf(env, async () => send('POST', `${base}/controls`, { id: crypto.randomUUID() }))).toEqual(refusedWith(404, 'id: Control <id> not found', 'link to Control <id>: no such record'));
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/compliance/analyses/${crypto.randomUUID()}/controls`, { id: controlId }))).toEqual(refusedWith(404, 'Analysis <id> not found'));
     // And a mapped record they cannot read is not listed to them, though it is counted.
     await ok<Analysis>(await send('POST', `${base}/controls`, { id: controlId }), 201);
     const seen = await ok<Analysis>(await send('GET', `/api/v1/compliance/analyses/${pkg.analyses.R4}`, undefined, own));
@@ -184,18 +185,18 @@ describe('own level', () => {
     expect(listed.rows.map((r) => r.id)).toEqual([theirs.analyses.R1]);
     const minePage = await ok<{ total: number }>(await send('GET', `/api/v1/compliance/analyses?packageId=${mine.id}`, undefined, own));
     expect(minePage.total).toBe(7);
-    expect((await send('GET', `/api/v1/compliance/analyses/${theirs.analyses.R2}`, undefined, own)).status).toBe(404);
-    expect((await send('PATCH', `/api/v1/compliance/analyses/${theirs.analyses.R2}`, { status: 'compliant' }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/compliance/analyses/${theirs.analyses.R2}`, undefined, own))).toEqual(refusedWith(404, 'Analysis <id> not found', 'no compliance:read on Analysis <id>'));
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/compliance/analyses/${theirs.analyses.R2}`, { status: 'compliant' }, own))).toEqual(refusedWith(404, 'Analysis <id> not found', 'no compliance:read on Analysis <id>'));
     expect((await send('PATCH', `/api/v1/compliance/analyses/${theirs.analyses.R1}`, { status: 'compliant' }, own)).status).toBe(200);
     // The score of the other package counts only what the user can read.
     const score = await ok<{ requirements: Counts }>(await send('GET', `/api/v1/compliance/packages/${theirs.id}/score`, undefined, own));
     expect(score.requirements).toMatchObject({ total: 1, compliant: 1 });
     const untouched = await makePackage();
-    expect((await send('GET', `/api/v1/compliance/packages/${untouched.id}/score`, undefined, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/compliance/packages/${untouched.id}/score`, undefined, own))).toEqual(refusedWith(404, 'Package <id> not found', 'no compliance:read on package <id>'));
 
     const reader = await makeUser(env, { 'compliance:read': 'all', 'compliance:update': 'own', 'apiTokens:create': 'own' });
     const readerToken = await makeToken(env, await reader.actor(), ['compliance:read', 'compliance:update']);
-    expect((await send('PATCH', `/api/v1/compliance/analyses/${theirs.analyses.R3}`, { status: 'compliant' }, readerToken)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/compliance/analyses/${theirs.analyses.R3}`, { status: 'compliant' }, readerToken))).toEqual(refusedWith(403, 'forbidden', 'compliance:update is at level own and Analysis <id> is not owned'));
     const stillNot = await env.ctx.db.select({ status: complianceAnalyses.status }).from(complianceAnalyses)
       .where(and(eq(complianceAnalyses.id, theirs.analyses.R3)));
     expect(stillNot[0].status).toBe('not_assessed');
@@ -212,7 +213,7 @@ describe('compliance exceptions', () => {
     const view = await ok<{ status: string; parent: { title: string }; parentType: string }>(await send('GET', `/api/v1/compliance/exceptions/${id}`));
     expect(view).toMatchObject({ status: 'requested', parentType: 'compliance', parent: { title: 'R2 Roles' } });
     const noReview = await makeToken(env, admin, ['compliance:read', 'compliance:update']);
-    expect((await send('POST', `/api/v1/compliance/exceptions/${id}/decision`, { decision: 'approved' }, noReview)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/compliance/exceptions/${id}/decision`, { decision: 'approved' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:review missing'));
     const decided = await ok<{ status: string; approverId: string }>(await send('POST', `/api/v1/compliance/exceptions/${id}/decision`, { decision: 'approved' }));
     expect(decided).toMatchObject({ status: 'approved', approverId: admin.userId! });
     const listed = await ok<{ rows: { id: string }[] }>(await send('GET', `/api/v1/compliance/exceptions?parentId=${pkg.analyses.R2}`));

@@ -5,6 +5,7 @@ import { parsePackageCsv } from '../../src/modules/compliance/package-csv';
 import type { PackageInput } from '../../src/modules/compliance/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 describe('parsing a CSV package file', () => {
   test('a UTF-8 file with a byte order mark, semicolons, quoted newlines and a parent header', () => {
@@ -115,7 +116,7 @@ describe('CSV package import over REST', () => {
 
   test('the CSV import needs a token with compliance:create', async () => {
     const readOnly = await makeToken(env, await adminActor(env), ['compliance:read']);
-    expect((await postCsv('code,name\nA,a\n', { name: unique('Denied') }, readOnly)).status).toBe(403);
+    expect(await refusalOf(env, async () => postCsv('code,name\nA,a\n', { name: unique('Denied') }, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:create missing'));
     const anonymous = await env.request('/api/v1/compliance/packages/csv?name=x', { method: 'POST', body: 'code,name\nA,a\n', headers: { 'content-type': 'text/csv' } });
     expect(anonymous.status).toBe(401);
   });

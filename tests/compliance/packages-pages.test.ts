@@ -6,6 +6,7 @@ import { SHIPPED_PACKAGES, shippedPackageFile } from '../../src/modules/complian
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -141,9 +142,9 @@ describe('compliance package screens', () => {
   });
 
   test('an unknown or malformed package id is a 404 on export and delete', async () => {
-    expect((await admin.get(exportLinkOf('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
-    expect((await admin.get(exportLinkOf('not-an-id'))).status).toBe(404);
-    expect((await admin.get('/compliance/packages/not-an-id/delete')).status).toBe(404);
+    expect(await refusalOf(env, async () => admin.get(exportLinkOf('00000000-0000-4000-8000-000000000000')))).toEqual(refusedWith(404, undefined));
+    expect(await refusalOf(env, async () => admin.get(exportLinkOf('not-an-id')))).toEqual(refusedWith(404, undefined));
+    expect(await refusalOf(env, async () => admin.get('/compliance/packages/not-an-id/delete'))).toEqual(refusedWith(404, undefined));
   });
 
   for (const shipped of SHIPPED_PACKAGES) {
@@ -204,10 +205,10 @@ describe('compliance package screens', () => {
     expect(list).not.toContain('Import package');
     expect(list).not.toContain('Shipped frameworks');
     expect(list).not.toContain('/delete');
-    expect((await b.get('/compliance/packages/import')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/compliance/packages/import'))).toEqual(refusedWith(403, undefined, 'user right compliance:create missing'));
     const [pkg] = await env.ctx.db.select().from(compliancePackages).limit(1);
     expect((await b.get(exportLinkOf(pkg.id))).status).toBe(200);
-    expect((await b.get(`/compliance/packages/${pkg.id}/delete`)).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get(`/compliance/packages/${pkg.id}/delete`))).toEqual(refusedWith(403, undefined, 'user right compliance:delete missing'));
   });
 
   test('htmx gets the same list component without the shell', async () => {

@@ -6,6 +6,7 @@ import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
 import type { PackageInput } from '../../src/modules/compliance/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -240,11 +241,11 @@ describe('package permissions', () => {
     expect((await env.request(PATH, { method: 'POST', body: JSON.stringify(sample()), headers: { 'content-type': 'application/json' } })).status).toBe(401);
     const readOnly = await makeToken(env, await adminActor(env), ['compliance:read']);
     const input = sample();
-    expect((await post(input, readOnly)).status).toBe(403);
+    expect(await refusalOf(env, async () => post(input, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:create missing'));
     expect(await packageCount(input.name)).toBe(0);
     expect((await env.request(PATH, {})).status).toBe(401);
     const otherModule = await makeToken(env, await adminActor(env), ['risks:read']);
-    expect((await env.request(PATH, bearer(otherModule))).status).toBe(403);
+    expect(await refusalOf(env, async () => env.request(PATH, bearer(otherModule)))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:read missing'));
   });
 
   test('a user at level own lists, reads and exports only packages they own', async () => {
@@ -255,9 +256,9 @@ describe('package permissions', () => {
     const page = await json<{ rows: { id: string; itemCounts: { total: number } }[] }>(await env.request(`${PATH}?pageSize=200`, bearer(own)));
     expect(page.rows.map((r) => r.id)).toEqual([mine]);
     expect(page.rows[0].itemCounts.total).toBe(6);
-    expect((await env.request(`${PATH}/${theirs}`, bearer(own))).status).toBe(404);
-    expect((await env.request(`${PATH}/${theirs}/export`, bearer(own))).status).toBe(404);
-    expect((await env.request(`${PATH}/${theirs}`, bearer(own, { method: 'DELETE' }))).status).toBe(404);
+    expect(await refusalOf(env, async () => env.request(`${PATH}/${theirs}`, bearer(own)))).toEqual(refusedWith(404, 'Compliance package <id> not found', 'no compliance:read on Compliance package <id>'));
+    expect(await refusalOf(env, async () => env.request(`${PATH}/${theirs}/export`, bearer(own)))).toEqual(refusedWith(404, 'Compliance package <id> not found', 'no compliance:read on Compliance package <id>'));
+    expect(await refusalOf(env, async () => env.request(`${PATH}/${theirs}`, bearer(own, { method: 'DELETE' })))).toEqual(refusedWith(404, 'Compliance package <id> not found', 'no compliance:read on Compliance package <id>'));
     expect((await env.request(`${PATH}/${mine}/export`, bearer(own))).status).toBe(200);
   });
 
@@ -275,7 +276,7 @@ describe('package changes and deletion', () => {
     expect(patched.status, await patched.clone().text()).toBe(200);
     expect((await json<{ version: string; itemCounts: { total: number } }>(patched))).toMatchObject({ version: '2022 amd 1', itemCounts: { total: 6 } });
     expect((await env.request(`${PATH}/${id}`, bearer(token, { method: 'DELETE' }))).status).toBe(204);
-    expect((await env.request(`${PATH}/${id}`, bearer(token))).status).toBe(404);
+    expect(await refusalOf(env, async () => env.request(`${PATH}/${id}`, bearer(token)))).toEqual(refusedWith(404, 'Compliance package <id> not found'));
     const [{ n: left }] = await env.ctx.db.select({ n: count() }).from(complianceAnalyses).where(eq(complianceAnalyses.packageId, id));
     expect(left).toBe(0);
     const deletions = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, id), eq(auditLog.action, 'delete')));

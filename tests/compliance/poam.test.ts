@@ -7,6 +7,7 @@ import type { PoamItem } from '../../src/modules/compliance/poam-api';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -125,7 +126,7 @@ describe('POA&M register', () => {
 
   test('needs compliance:read; a source whose read scope the token lacks contributes nothing', async () => {
     const noCompliance = await makeToken(env, await user.actor(), ['audits:read', 'controls:read']);
-    expect((await send('GET', '/api/v1/compliance/poam', undefined, noCompliance)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', '/api/v1/compliance/poam', undefined, noCompliance))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:read missing'));
     const complianceOnly = await makeToken(env, await user.actor(), ['compliance:read']);
     expect(sourceIds((await poam('', complianceOnly)).rows)).toEqual([ids.R1, ids.R2].sort());
     // At level all (the administrator) others' findings appear too.

@@ -7,6 +7,7 @@ import type { Actor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -81,7 +82,7 @@ describe('package tree screen', () => {
     expect(html).toMatch(/<option value="partially_compliant" selected/);
     const [row] = await env.ctx.db.select().from(complianceAnalyses).where(eq(complianceAnalyses.id, id));
     expect(row).toMatchObject({ status: 'partially_compliant', assessorId: admin.userId });
-    expect((await htmxPatch(`/compliance/analyses/${id}/status`, { status: 'compliant' }, null)).status).toBe(403);
+    expect(await refusalOf(env, async () => htmxPatch(`/compliance/analyses/${id}/status`, { status: 'compliant' }, null))).toEqual(refusedWith(403, undefined, 'CSRF token missing or wrong'));
     expect((await htmxPatch(`/compliance/analyses/${id}/status`, { status: 'nonsense' })).status).toBe(400);
   });
 
@@ -99,7 +100,7 @@ describe('package tree screen', () => {
     const user = await makeUser(env, { 'compliance:read': 'own' });
     const viewer = await signedInBrowser(env, user.email, user.password);
     const pkg = await makePackage(small());
-    expect((await viewer.get(`/compliance/packages/${pkg.id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => viewer.get(`/compliance/packages/${pkg.id}`))).toEqual(refusedWith(404, undefined, 'no compliance:read on package <id>'));
     await env.ctx.db.update(complianceAnalyses).set({ ownerId: user.id }).where(eq(complianceAnalyses.id, pkg.analyses['GOV-1']));
     const res = await viewer.get(`/compliance/packages/${pkg.id}`);
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -53,9 +54,9 @@ describe('controls over REST', () => {
     const { id: theirs } = await json<{ id: string }>(await post('/api/v1/controls', { name: 'Theirs' }));
     const page = await json<{ rows: { id: string }[] }>(await env.request('/api/v1/controls?pageSize=200', bearer(own)));
     expect(page.rows.map((r) => r.id)).toEqual([mine]);
-    expect((await env.request(`/api/v1/controls/${theirs}`, bearer(own))).status).toBe(404);
-    const handedAway = await post('/api/v1/controls', { name: 'For someone else', ownerId: (await adminActor(env)).userId }, own);
-    expect(handedAway.status).toBe(403);
+    expect(await refusalOf(env, async () => env.request(`/api/v1/controls/${theirs}`, bearer(own)))).toEqual(refusedWith(404, 'Control <id> not found', 'no controls:read on Control <id>'));
+    expect(await refusalOf(env, async () => post('/api/v1/controls', { name: 'For someone else', ownerId: (await adminActor(env)).userId }, own)))
+      .toEqual(refusedWith(403, 'forbidden', 'controls:create is at level own: the record must be owned by you or one of your groups'));
   });
 
   test('changes and deletion are in the History', async () => {
@@ -65,7 +66,7 @@ describe('controls over REST', () => {
     const history = await json<{ action: string; changes: Record<string, unknown> }[]>(await env.request(`/api/v1/controls/${id}/history`, bearer(token)));
     expect(history[0]).toMatchObject({ action: 'update', changes: { status: { before: 'active', after: 'retired' } } });
     expect((await env.request(`/api/v1/controls/${id}`, bearer(token, { method: 'DELETE' }))).status).toBe(204);
-    expect((await env.request(`/api/v1/controls/${id}`, bearer(token))).status).toBe(404);
+    expect(await refusalOf(env, async () => env.request(`/api/v1/controls/${id}`, bearer(token)))).toEqual(refusedWith(404, 'Control <id> not found'));
   });
 });
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -65,6 +66,6 @@ describe('control screens', () => {
     const list = await (await b.get('/controls')).text();
     expect(list).toContain('Controls');
     expect(list).not.toContain('New control');
-    expect((await b.get('/controls/new')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/controls/new'))).toEqual(refusedWith(403, undefined, 'user right controls:create missing'));
   });
 });

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { auditLog } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeToken } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -182,7 +183,7 @@ describe('changing and deleting definitions that hold values', () => {
 
     const confirmed = await send('DELETE', `/api/v1/custom-fields/${definition}?confirm=true`);
     expect(confirmed.status, await confirmed.clone().text()).toBe(204);
-    expect((await send('GET', `/api/v1/custom-fields/${definition}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/custom-fields/${definition}`))).toEqual(refusedWith(404, 'Custom field <id> not found'));
     const control = await json<WithFields>(await send('GET', `/api/v1/controls/${first}`));
     expect(k in control.customFields).toBe(false);
     const [entry] = await env.ctx.db.select().from(auditLog)

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -116,6 +117,6 @@ describe('Settings › Custom fields', () => {
     const reader = await makeUser(env, { 'controls:read': 'all' });
     const b = browser(env);
     expect((await b.post('/sign-in', { email: reader.email, password: reader.password, next: '/controls' })).status).toBe(303);
-    expect((await b.get('/settings/custom-fields')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/settings/custom-fields'))).toEqual(refusedWith(403, undefined, 'user right customFields:read missing'));
   });
 });

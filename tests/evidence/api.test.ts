@@ -6,6 +6,7 @@ import { adminActor, classificationId, makeToken, makeUser } from '../helpers/fa
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { todayIso } from '../../src/platform/core/dates';
 import { errorOf, restClient, sha256 } from './helpers';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -111,7 +112,7 @@ describe('evidence records', () => {
     const theirs = await newEvidence({ title: 'Not mine' });
     const listed = await api.json<{ rows: View[] }>(await api.send('GET', '/api/v1/evidence?pageSize=200', undefined, userToken));
     expect(listed.rows.map((r) => r.id)).toEqual([mine]);
-    expect((await api.send('GET', base(theirs), undefined, userToken)).status).toBe(404);
+    expect(await refusalOf(env, async () => api.send('GET', base(theirs), undefined, userToken))).toEqual(refusedWith(404, 'Evidence <id> not found', 'no evidence:read on Evidence <id>'));
   });
 });
 
@@ -258,7 +259,7 @@ describe('files', () => {
     const file = await api.json<{ id: string }>(await api.upload(id, 'old.txt', 'superseded'));
     expect((await api.send('DELETE', `${base(id)}/files/${file.id}`)).status).toBe(204);
     expect(await api.json<unknown[]>(await api.send('GET', `${base(id)}/files`))).toEqual([]);
-    expect((await api.send('GET', `${base(id)}/files/${file.id}/content`)).status).toBe(404);
+    expect(await refusalOf(env, async () => api.send('GET', `${base(id)}/files/${file.id}/content`))).toEqual(refusedWith(404, 'File <id> of evidence <id> not found'));
     const [removed] = await api.json<{ action: string; changes: Record<string, { before: unknown }> }[]>(await api.send('GET', `${base(id)}/history`));
     expect(removed).toMatchObject({ action: 'file.remove', changes: { fileName: { before: 'old.txt' }, sha256: { before: sha256('superseded') } } });
   });

@@ -4,6 +4,7 @@ import { createRecord } from '../../src/platform/records/records';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -67,11 +68,11 @@ describe('risk exceptions', () => {
   test('requesting needs risks:update on a risk the caller can read: 403 without it, 404 for an unreadable or missing risk', async () => {
     const riskId = await makeRisk(env, admin);
     const readOnly = await makeToken(env, admin, ['risks:read']);
-    expect((await request(riskId, {}, readOnly)).status).toBe(403);
+    expect(await refusalOf(env, async () => request(riskId, {}, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:update missing'));
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:update': 'own', 'apiTokens:create': 'own' });
     const own = await makeToken(env, await user.actor(), ['risks:read', 'risks:update']);
-    expect((await request(riskId, {}, own)).status).toBe(404);
-    expect((await request(crypto.randomUUID())).status).toBe(404);
+    expect(await refusalOf(env, async () => request(riskId, {}, own))).toEqual(refusedWith(404, 'Risk <id> not found', 'no risks:read on Risk <id>'));
+    expect(await refusalOf(env, async () => request(crypto.randomUUID()))).toEqual(refusedWith(404, 'Risk <id> not found'));
     const mine = await makeRisk(env, admin, { ownerId: user.id });
     expect((await request(mine, {}, own)).status).toBe(201);
   });
@@ -79,7 +80,7 @@ describe('risk exceptions', () => {
   test('approving needs risks:review, records the approver and time, and happens once; a decided exception is not changed', async () => {
     const id = await created(await request(await makeRisk(env, admin)));
     const noReview = await makeToken(env, admin, ['risks:read', 'risks:update']);
-    expect((await send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'approved' }, noReview)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'approved' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:review missing'));
     const decided = await send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'approved', note: 'compensating controls in place' });
     expect(decided.status, await decided.clone().text()).toBe(200);
     const exception = await json<ExceptionView>(decided);
@@ -96,10 +97,10 @@ describe('risk exceptions', () => {
     const allReader = await makeUser(env, { 'risks:read': 'all', 'risks:review': 'own', 'apiTokens:create': 'own' });
     const theirs = await created(await request(await makeRisk(env, admin)));
     const allReaderToken = await makeToken(env, await allReader.actor(), ['risks:read', 'risks:review']);
-    expect((await send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, allReaderToken)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, allReaderToken))).toEqual(refusedWith(403, 'forbidden', 'risks:review is at level own and Risk <id> is not owned'));
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:review': 'own', 'apiTokens:create': 'own' });
     const reviewer = await makeToken(env, await user.actor(), ['risks:read', 'risks:review']);
-    expect((await send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, reviewer)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, reviewer))).toEqual(refusedWith(404, 'Risk exception <id> not found', 'no risks:read on Risk exception <id>'));
     const mine = await created(await request(await makeRisk(env, admin, { ownerId: user.id })));
     const listed = await json<Page>(await send('GET', '/api/v1/risks/exceptions?status=requested&pageSize=200', undefined, reviewer));
     expect(listed.rows.map((r) => r.id)).toEqual([mine]);
@@ -133,9 +134,9 @@ describe('risk exceptions', () => {
     const theirs = await created(await request(otherRisk));
     const page = await json<Page>(await send('GET', '/api/v1/risks/exceptions?pageSize=200', undefined, own));
     expect(page.rows.map((r) => r.id).sort()).toEqual([mine, onMyRisk, ownedByMyGroup].sort());
-    expect((await send('GET', `/api/v1/risks/exceptions/${theirs}`, undefined, own)).status).toBe(404);
-    expect((await send('PATCH', `/api/v1/risks/exceptions/${onMyRisk}`, { title: 'Taken over' }, own)).status).toBe(403);
-    expect((await request(myRisk, { ownerId: admin.userId }, own)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/risks/exceptions/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Risk exception <id> not found', 'no risks:read on Risk exception <id>'));
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/risks/exceptions/${onMyRisk}`, { title: 'Taken over' }, own))).toEqual(refusedWith(403, 'forbidden', 'risks:update is at level own and Risk exception <id> is not owned'));
+    expect(await refusalOf(env, async () => request(myRisk, { ownerId: admin.userId }, own))).toEqual(refusedWith(403, 'forbidden', 'risks:update is at level own: the record must be owned by you or one of your groups'));
     expect((await send('DELETE', `/api/v1/risks/exceptions/${mine}`, undefined, own)).status).toBe(204);
   });
 
@@ -154,8 +155,8 @@ describe('policy exceptions', () => {
     const res = await send('POST', '/api/v1/policies/exceptions', { parentId: policyId, title: 'Shared kiosk account', description: 'Front desk', expiresAt: '2099-01-01' });
     const id = await created(res);
     const riskOnly = await makeToken(env, admin, ['risks:read', 'risks:review']);
-    expect((await send('POST', `/api/v1/policies/exceptions/${id}/decision`, { decision: 'approved' }, riskOnly)).status).toBe(403);
-    expect((await send('GET', `/api/v1/risks/exceptions/${id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/policies/exceptions/${id}/decision`, { decision: 'approved' }, riskOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/risks/exceptions/${id}`))).toEqual(refusedWith(404, 'Risk exception <id> not found'));
     const decided = await send('POST', `/api/v1/policies/exceptions/${id}/decision`, { decision: 'approved' });
     expect(decided.status, await decided.clone().text()).toBe(200);
     expect((await json<ExceptionView>(decided)).parentId).toBe(policyId);

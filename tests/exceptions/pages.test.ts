@@ -6,6 +6,7 @@ import { signIn } from '../../src/platform/http/sessions';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -60,7 +61,7 @@ describe('risk exceptions screens', () => {
     const list = await page.get('/risks/exceptions');
     expect(list.status).toBe(200);
     expect(await list.text()).not.toContain('/decision');
-    expect((await page.post(`/risks/exceptions/${id}/decision`, { decision: 'approved' })).status).toBe(403);
+    expect(await refusalOf(env, async () => page.post(`/risks/exceptions/${id}/decision`, { decision: 'approved' }))).toEqual(refusedWith(403, undefined, 'user right risks:review missing'));
     expect((await getException(env.ctx.db, riskParent, admin, id)).status).toBe('requested');
   });
 });

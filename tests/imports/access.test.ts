@@ -7,6 +7,7 @@ import { testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 
@@ -68,7 +69,7 @@ describe('Screens', () => {
       expect(await (await asReader.get(path)).text(), path).not.toContain(`href="${path}/import"`);
       expect(await (await asWriter.get(path)).text(), path).toContain(`href="${path}/import"`);
     }
-    expect((await asReader.get('/controls/import')).status).toBe(403);
+    expect(await refusalOf(env, async () => asReader.get('/controls/import'))).toEqual(refusedWith(403, undefined, 'controls:create or controls:update missing'));
     const dialog = await (await asWriter.get('/controls/import')).text();
     expect(dialog).toContain('Download template');
     expect(dialog).toContain('Download current records');

@@ -3,6 +3,7 @@ import type { Level, Permission } from '../../src/platform/permissions/permissio
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -66,6 +67,6 @@ describe('The Import button offers the record types the viewer may import', () =
 
   test('the exceptions import dialog opens for update on the parent and is refused without it', async () => {
     expect((await admin.get('/risks/exceptions/import')).status).toBe(200);
-    expect((await (await viewer({ 'risks:read': 'all', 'risks:create': 'all' })).get('/risks/exceptions/import')).status).toBe(403);
+    expect(await refusalOf(env, async () => (await viewer({ 'risks:read': 'all', 'risks:create': 'all' })).get('/risks/exceptions/import'))).toEqual(refusedWith(403, undefined, 'risks:update missing'));
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -151,7 +152,7 @@ describe('incident classifications', () => {
 describe('personal-data breach details and notifications', () => {
   test('breach details are recorded, replaced and kept in the incident History', async () => {
     const id = await createIncident();
-    expect((await get(`/api/v1/incidents/${id}/breach`)).status).toBe(404);
+    expect(await refusalOf(env, async () => get(`/api/v1/incidents/${id}/breach`))).toEqual(refusedWith(404, 'Breach details of incident <id> not found'));
 
     const early = await post(`/api/v1/incidents/${id}/breach/notifications`, { recipient: 'authority', notifiedOn: '2026-03-03' });
     expect(early.status).toBe(409);
@@ -215,9 +216,9 @@ describe('incidents at level own', () => {
 
     const page = await json<{ rows: { id: string }[] }>(await get('/api/v1/incidents?pageSize=200', own));
     expect(page.rows.map((r) => r.id)).toEqual([mine]);
-    expect((await get(`/api/v1/incidents/${theirs}`, own)).status).toBe(404);
-    expect((await patch(`/api/v1/incidents/${theirs}`, { title: 'Taken over' }, own)).status).toBe(404);
-    expect((await send('PUT', `/api/v1/incidents/${theirs}/breach`, { categories: ['names'] }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => get(`/api/v1/incidents/${theirs}`, own))).toEqual(refusedWith(404, 'Incident <id> not found', 'no incidents:read on Incident <id>'));
+    expect(await refusalOf(env, async () => patch(`/api/v1/incidents/${theirs}`, { title: 'Taken over' }, own))).toEqual(refusedWith(404, 'Incident <id> not found', 'no incidents:read on Incident <id>'));
+    expect(await refusalOf(env, async () => send('PUT', `/api/v1/incidents/${theirs}/breach`, { categories: ['names'] }, own))).toEqual(refusedWith(404, 'Incident <id> not found', 'no incidents:read on Incident <id>'));
     expect((await send('PUT', `/api/v1/incidents/${mine}/breach`, { categories: ['names'] }, own)).status).toBe(200);
 
     const refusedClose = await patch(`/api/v1/incidents/${mine}`, { status: 'closed' }, own);

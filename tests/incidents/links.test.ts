@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { auditLog } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let adminToken: string;
@@ -25,7 +26,7 @@ describe('linking an incident to another module’s record (Bearer rule 4)', () 
     const withAssets = await makeToken(env, actor, ['incidents:create', 'assets:read']);
     const body = JSON.stringify({ title: 'Linked incident', assetId });
 
-    expect((await env.request('/api/v1/incidents', bearer(withoutAssets, { method: 'POST', body }))).status).toBe(403);
+    expect(await refusalOf(env, async () => env.request('/api/v1/incidents', bearer(withoutAssets, { method: 'POST', body })))).toEqual(refusedWith(403, 'forbidden', 'token scope assets:read missing'));
     const hidden = await env.request('/api/v1/incidents', bearer(withAssets, { method: 'POST', body }));
     expect(hidden.status).toBe(404);
     const denied = await env.ctx.db.select().from(auditLog)

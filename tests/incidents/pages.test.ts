@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -82,6 +83,6 @@ describe('incident screens', () => {
     const b = browser(env);
     expect((await b.post('/sign-in', { email: reader.email, password: reader.password, next: '/incidents' })).status).toBe(303);
     expect((await b.get('/incidents')).status).toBe(200);
-    expect((await b.get('/settings/incidents')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/settings/incidents'))).toEqual(refusedWith(403, undefined, 'user right settings:read missing'));
   });
 });

@@ -3,6 +3,7 @@ import { sessionCookieName } from '../../src/platform/http/screen-auth';
 import { signIn } from '../../src/platform/http/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -41,13 +42,13 @@ describe('labels over REST', () => {
   test('reading needs settings:read, adding settings:create, changing settings:update', async () => {
     const reader = await makeToken(env, await adminActor(env), ['settings:read']);
     expect((await send('GET', '/api/v1/labels', undefined, reader)).status).toBe(200);
-    expect((await send('POST', '/api/v1/labels', { name: unique('Nope') }, reader)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', '/api/v1/labels', { name: unique('Nope') }, reader))).toEqual(refusedWith(403, 'forbidden', 'token scope settings:create missing'));
     const { id } = await json<{ id: string }>(await send('POST', '/api/v1/labels', { name: unique('Keep') }));
-    expect((await send('PATCH', `/api/v1/labels/${id}`, { color: '#000000' }, reader)).status).toBe(403);
-    expect((await send('DELETE', `/api/v1/labels/${id}`, undefined, reader)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/labels/${id}`, { color: '#000000' }, reader))).toEqual(refusedWith(403, 'forbidden', 'token scope settings:update missing'));
+    expect(await refusalOf(env, async () => send('DELETE', `/api/v1/labels/${id}`, undefined, reader))).toEqual(refusedWith(403, 'forbidden', 'token scope settings:update missing'));
     const user = await makeUser(env, { 'risks:read': 'all', 'apiTokens:create': 'own' });
     const noSettings = await makeToken(env, await user.actor(), ['risks:read']);
-    expect((await send('GET', '/api/v1/labels', undefined, noSettings)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', '/api/v1/labels', undefined, noSettings))).toEqual(refusedWith(403, 'forbidden', 'token scope settings:read missing'));
   });
 
   test('renaming, recolouring and deleting are in the History', async () => {
@@ -58,7 +59,7 @@ describe('labels over REST', () => {
     const history = await json<{ action: string; changes: Record<string, unknown> }[]>(await send('GET', `/api/v1/labels/${id}/history`));
     expect(history[0]).toMatchObject({ action: 'update', changes: { color: { before: '#888888', after: '#123456' } } });
     expect((await send('DELETE', `/api/v1/labels/${id}`)).status).toBe(204);
-    expect((await send('GET', `/api/v1/labels/${id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/labels/${id}`))).toEqual(refusedWith(404, 'Label <id> not found'));
   });
 });
 
@@ -88,7 +89,7 @@ describe('Settings › Labels screen', () => {
     expect((await admin.post(`/settings/labels/${label.id}`, { name: `${name} renamed`, color: '#00ff00', description: '' })).status).toBe(303);
     expect((await json<Label>(await send('GET', `/api/v1/labels/${label.id}`))).name).toBe(`${name} renamed`);
     expect((await admin.post(`/settings/labels/${label.id}/delete`, {})).status).toBe(303);
-    expect((await send('GET', `/api/v1/labels/${label.id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/labels/${label.id}`))).toEqual(refusedWith(404, 'Label <id> not found'));
   });
 
   test('a duplicate name is shown inline on the form, and the user text is escaped', async () => {
@@ -105,7 +106,7 @@ describe('Settings › Labels screen', () => {
 
   test('a reader without Settings rights cannot open it; one with settings:read sees no edit controls', async () => {
     const outsider = await makeUser(env, { 'risks:read': 'all' });
-    expect((await (await browser(outsider.email, outsider.password)).get('/settings/labels')).status).toBe(403);
+    expect(await refusalOf(env, async () => (await browser(outsider.email, outsider.password)).get('/settings/labels'))).toEqual(refusedWith(403, undefined, 'user right settings:read missing'));
     const reader = await makeUser(env, { 'settings:read': 'all' });
     const res = await (await browser(reader.email, reader.password)).get('/settings/labels');
     expect(res.status).toBe(200);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
 import { signedInBrowser } from '../helpers/browser';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -47,14 +48,14 @@ describe('Settings › Outbox and Audit log', () => {
   test('the Outbox holds password reset links, so reading it needs every right: a settings manager cannot', async () => {
     const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'all' });
     const b = await signedInBrowser(env, manager.email, manager.password);
-    expect((await b.get('/settings/outbox')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/settings/outbox'))).toEqual(refusedWith(403, undefined, 'every right at level all needed to read the Outbox'));
     expect((await b.get('/settings/audit')).status).toBe(200);
   });
 
   test('settings:read at level own is not enough', async () => {
     const user = await makeUser(env, { 'settings:read': 'own' });
     const b = await signedInBrowser(env, user.email, user.password);
-    expect((await b.get('/settings/outbox')).status).toBe(403);
-    expect((await b.get('/settings/audit')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/settings/outbox'))).toEqual(refusedWith(403, undefined, 'every right at level all needed to read the Outbox'));
+    expect(await refusalOf(env, async () => b.get('/settings/audit'))).toEqual(refusedWith(403, undefined, 'settings:read at level all needed'));
   });
 });

@@ -10,6 +10,7 @@ import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, THROTTLE_WINDOW_MINUT
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -44,8 +45,8 @@ describe('editing a user', () => {
   test('a reader without settings:update cannot open or post the edit form', async () => {
     const reader = await makeUser(env, { 'settings:read': 'all' });
     const b = await signedInBrowser(env, reader.email, reader.password);
-    expect((await b.get(`/settings/users/${reader.id}`)).status).toBe(403);
-    expect((await b.post(`/settings/users/${reader.id}`, { name: 'X', email: reader.email })).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get(`/settings/users/${reader.id}`))).toEqual(refusedWith(403, undefined, 'user right settings:update missing'));
+    expect(await refusalOf(env, async () => b.post(`/settings/users/${reader.id}`, { name: 'X', email: reader.email }))).toEqual(refusedWith(403, undefined, 'user right settings:update missing'));
   });
 });
 
@@ -126,7 +127,7 @@ describe('editing and deleting roles', () => {
       return id;
     });
     const b = await signedInBrowser(env, member.email, member.password);
-    expect((await b.get('/controls')).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get('/controls'))).toEqual(refusedWith(403, undefined, 'user right controls:read missing'));
     const editor = await (await admin.get(`/settings/roles/${roleId}`)).text();
     expect(editor).toMatch(/name="risks:read"[^>]*>[\s\S]*?<option value="own" selected/);
     const saved = await admin.post(`/settings/roles/${roleId}`, { name: 'Control readers', description: 'Reads controls', 'controls:read': 'all' });
@@ -270,13 +271,13 @@ describe('password reset links', () => {
     const first = linkIn(await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text())!;
     const second = linkIn(await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text())!;
     const visitor = (await import('../helpers/browser')).browser(env);
-    expect((await visitor.get(new URL(first).pathname)).status).toBe(404);
+    expect(await refusalOf(env, async () => visitor.get(new URL(first).pathname))).toEqual(refusedWith(404, undefined));
     const { passwordResets } = await import('../../db/schema');
     await env.ctx.db.update(passwordResets).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(passwordResets.userId, user.id));
-    expect((await visitor.get(new URL(second).pathname)).status).toBe(404);
-    expect((await visitor.get('/reset-password/not-a-real-secret-at-all-xxxx')).status).toBe(404);
+    expect(await refusalOf(env, async () => visitor.get(new URL(second).pathname))).toEqual(refusedWith(404, undefined));
+    expect(await refusalOf(env, async () => visitor.get('/reset-password/not-a-real-secret-at-all-xxxx'))).toEqual(refusedWith(404, undefined));
     const manager = await makeUser(env, { 'settings:read': 'all', 'settings:update': 'own' });
     const b = await signedInBrowser(env, manager.email, manager.password);
-    expect((await b.post(`/settings/users/${user.id}/reset-link`, {})).status).toBe(403);
+    expect(await refusalOf(env, async () => b.post(`/settings/users/${user.id}/reset-link`, {}))).toEqual(refusedWith(403, undefined, 'settings:update at level all needed for password reset links'));
   });
 });

@@ -21,6 +21,7 @@ import { startOidcProvider } from '../helpers/oidc-provider';
 import {
   BASE_DN, groupDn, personDn, SERVICE_DN, SERVICE_PASSWORD, slapdMissing, startSlapd, type DirectoryPerson, type Slapd,
 } from '../helpers/slapd';
+import { refusalOf } from '../helpers/refusals';
 
 const missing = slapdMissing();
 if (missing) console.warn(`Skipping the LDAP sign-in tests: ${missing}.`);

@@ -12,6 +12,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../help
 import { parseSetCookie, signedInBrowser } from '../helpers/browser';
 import { adminActor, makeUser, unique } from '../helpers/factories';
 import { authorizeAtProvider, startOidcProvider, type AccountAnswer, type TestProvider } from '../helpers/oidc-provider';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 const CALLBACK = 'http://localhost/sign-in/oidc/callback';
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString('base64');
@@ -164,9 +165,9 @@ describe('Settings › Sign-in', () => {
     const html = await page.text();
     expect(html).toContain('Only administrators change these settings.');
     expect(html).not.toContain(provider.clientSecret);
-    expect((await b.post('/settings/sign-in', { enabled: 'on', issuer: 'http://127.0.0.1:9', clientId: 'x' })).status).toBe(403);
+    expect(await refusalOf(env, async () => b.post('/settings/sign-in', { enabled: 'on', issuer: 'http://127.0.0.1:9', clientId: 'x' }))).toEqual(refusedWith(403, undefined, 'settings:update at level all needed to change sign-in settings'));
     const nobody = await makeUser(env, {});
-    expect((await (await signedInBrowser(env, nobody.email, nobody.password)).get('/settings/sign-in')).status).toBe(403);
+    expect(await refusalOf(env, async () => (await signedInBrowser(env, nobody.email, nobody.password)).get('/settings/sign-in'))).toEqual(refusedWith(403, undefined, 'user right settings:read missing'));
   });
 });
 
@@ -437,7 +438,7 @@ describe('the callback refuses what it cannot trust, with a clear message and ne
       const start = await env.request('/sign-in/oidc', { redirect: 'manual' });
       expect(start.status).toBe(404);
       expect(await start.text()).toContain(OIDC_MESSAGES.notConfigured);
-      expect((await env.request('/sign-in/oidc/callback?state=x&code=y')).status).toBe(404);
+      expect(await refusalOf(env, async () => env.request('/sign-in/oidc/callback?state=x&code=y'))).toEqual(refusedWith(404, undefined));
       expect(await (await env.request('/sign-in')).text()).not.toContain('Sign in with');
     } finally {
       await configure();

@@ -7,6 +7,7 @@ import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, startSession, THROTTL
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { parseSetCookie } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, type TestUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -350,7 +351,7 @@ describe('turning it off, new recovery codes, and an administrator reset', () =>
     const h = browserOf(env);
     await h.post('/sign-in', { email: helper.email, password: helper.password });
     await h.get('/settings');
-    expect((await h.post(`/settings/users/${user.id}/two-factor/reset`, {})).status).toBe(403);
+    expect(await refusalOf(env, async () => h.post(`/settings/users/${user.id}/two-factor/reset`, {}))).toEqual(refusedWith(403, undefined, 'settings:update at level all needed to reset a second factor'));
 
     const admin = browserOf(env);
     await admin.post('/sign-in', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });

@@ -300,3 +300,162 @@ describe('checkpoint text', () => {
     }
   });
 });
+
+describe('chain format: pinned known answers', () => {
+  // A change to the canonical form, the key set or the genesis value would silently start a second, incompatible chain
+  // format; these values are what any verifier outside the service recomputes.
+  const known: Omit<AuditEntry, 'hash'> = {
+    seq: 1, at: '2026-03-01T09:30:00.125Z', actorKind: 'user', actorUserId: '11111111-2222-4333-8444-555555555555', actorTokenId: null,
+    via: 'api', module: 'risks', action: 'create', recordType: 'risk', recordId: '66666666-7777-4888-8999-aaaaaaaaaaaa',
+    details: { changesSha256: 'ab'.repeat(32), source: 'CSV import of risks.csv' }, prevHash: GENESIS_HASH,
+  };
+  const KNOWN_HASH = '59a62e4c9dc1a2df4bedc36c57a9006e11ab69df55f6105a12692be8cd4ab421';
+
+  test('the genesis hash is 64 zeros', () => {
+    expect(GENESIS_HASH).toBe('0000000000000000000000000000000000000000000000000000000000000000');
+  });
+
+  test('one entry hashes to a pinned value: SHA-256 of exactly this canonical text', () => {
+    const text = '{"action":"create","actorKind":"user","actorTokenId":null,"actorUserId":"11111111-2222-4333-8444-555555555555",'
+      + '"at":"2026-03-01T09:30:00.125Z","details":{"changesSha256":"' + 'ab'.repeat(32) + '","source":"CSV import of risks.csv"},'
+      + '"module":"risks","prevHash":"' + '0'.repeat(64) + '","recordId":"66666666-7777-4888-8999-aaaaaaaaaaaa","recordType":"risk","seq":1,"via":"api"}';
+    expect(createHash('sha256').update(text).digest('hex')).toBe(KNOWN_HASH);
+    expect(hashAuditEntry(known)).toBe(KNOWN_HASH);
+    // The time is hashed in its canonical form, however the database handed it back.
+    expect(hashAuditEntry({ ...known, at: '2026-03-01 10:30:00.125+01' })).toBe(KNOWN_HASH);
+    expect(verifyEntries([{ ...known, hash: KNOWN_HASH }])).toMatchObject({ ok: true, count: 1, checkpoint: `1:${KNOWN_HASH}` });
+  });
+
+  test('a member left undefined is left out of the hashed text, as RFC 8785 drops it', () => {
+    const { actorTokenId: _dropped, ...withoutToken } = known;
+    const text = '{"action":"create","actorKind":"user","actorUserId":"11111111-2222-4333-8444-555555555555",'
+      + '"at":"2026-03-01T09:30:00.125Z","details":{"changesSha256":"' + 'ab'.repeat(32) + '","source":"CSV import of risks.csv"},'
+      + '"module":"risks","prevHash":"' + '0'.repeat(64) + '","recordId":"66666666-7777-4888-8999-aaaaaaaaaaaa","recordType":"risk","seq":1,"via":"api"}';
+    expect(hashAuditEntry(withoutToken as Omit<AuditEntry, 'hash'>)).toBe(createHash('sha256').update(text).digest('hex'));
+  });
+});
+
+describe('Audit Log chain: why a break is reported', () => {
+  const rehash = (entry: AuditEntry): AuditEntry => {
+    const { hash: _old, ...unhashed } = entry;
+    return { ...unhashed, hash: hashAuditEntry(unhashed) };
+  };
+
+  test('a middle entry rewritten with its own hash recomputed is reported at the next entry: its prev_hash no longer matches', () => {
+    const chain = randomChain(randomSource(21), 30);
+    const rewritten = [...chain];
+    rewritten[14] = rehash({ ...chain[14], action: 'delete', details: { forged: true } });
+    const result = verifyEntries(rewritten);
+    expect(result.ok).toBe(false);
+    expect(result.firstBad).toEqual({
+      seq: 16, reason: 'prev_hash does not match the hash of entry 15 (an entry was inserted, removed or rewritten)',
+    });
+    expect(result.count).toBe(30);
+    expect(result.head).toEqual({ seq: 30, hash: chain[29].hash });
+  });
+
+  test('an edited entry whose hash was kept is reported at itself: its content no longer matches', () => {
+    const chain = randomChain(randomSource(22), 10);
+    const edited = [...chain];
+    edited[3] = { ...chain[3], module: 'forged' };
+    expect(verifyEntries(edited).firstBad).toEqual({ seq: 4, reason: 'content does not match its hash (the entry was edited)' });
+  });
+
+  test('entry 1 must follow the genesis hash', () => {
+    const chain = randomChain(randomSource(23), 5);
+    const forged = [rehash({ ...chain[0], prevHash: 'a'.repeat(64) }), ...chain.slice(1)];
+    expect(verifyEntries(forged).firstBad).toEqual({ seq: 1, reason: 'prev_hash of the first entry is not the genesis hash' });
+  });
+
+  test('a first entry after 1 that carries the genesis hash is no prune: entry 1 is missing', () => {
+    const chain = randomChain(randomSource(24), 5);
+    const moved = [rehash({ ...chain[0], seq: 3 }), ...chain.slice(3)];
+    const result = verifyEntries(moved);
+    expect(result.prunedThrough).toBeUndefined();
+    expect(result.firstBad).toEqual({ seq: 1, reason: 'entry 1 is missing (the next stored entry is 3)' });
+  });
+
+  test('a first entry with a seq beyond the safe integers is no prune either', () => {
+    const chain = randomChain(randomSource(25), 3);
+    const huge = rehash({ ...chain[1], seq: Number.MAX_SAFE_INTEGER + 2 });
+    const result = verifyEntries([huge]);
+    expect(result.ok).toBe(false);
+    expect(result.prunedThrough).toBeUndefined();
+    expect(result.firstBad?.seq).toBe(1);
+  });
+
+  test('what looks like a pruned start followed by an older entry is reported as an entry moved to the front', () => {
+    const chain = randomChain(randomSource(26), 30);
+    const result = verifyEntries([chain[20], ...chain.slice(1, 20), ...chain.slice(21)]);
+    expect(result.prunedThrough).toBeUndefined();
+    expect(result.firstBad).toEqual({ seq: 1, reason: 'the log starts with entry 21 followed by entry 2: an entry was inserted or moved to the front' });
+    const later = verifyEntries([chain[20], ...chain.slice(5, 20)]);
+    expect(later.firstBad).toEqual({ seq: 5, reason: 'the log starts with entry 21 followed by entry 6: an entry was inserted or moved to the front' });
+  });
+
+  test('an entry out of order is named with the entry found instead', () => {
+    const chain = randomChain(randomSource(27), 10);
+    const result = verifyEntries([...chain.slice(0, 5), chain[2], ...chain.slice(5)]);
+    expect(result.firstBad).toEqual({ seq: 6, reason: 'expected entry 6 but found entry 3 (inserted, duplicated or out of order)' });
+  });
+
+  test('an entry whose time cannot be read is reported as not matching its hash, not thrown', () => {
+    const chain = randomChain(randomSource(28), 4);
+    const broken = [...chain];
+    broken[2] = { ...chain[2], at: 'not a time' };
+    expect(verifyEntries(broken).firstBad).toEqual({ seq: 3, reason: 'content does not match its hash (the entry was edited)' });
+  });
+
+  test('the checkpoint reasons say what happened', () => {
+    const chain = randomChain(randomSource(29), 20);
+    const at = (index: number) => `${chain[index].seq}:${chain[index].hash}`;
+    const rewritten = [...chain.slice(0, 10), ...chain.slice(10).map((e) => ({ ...e }))];
+    rewritten[12] = { ...chain[12], hash: 'f'.repeat(64) };
+    expect(verifyEntries(rewritten, { since: `13:${chain[12].hash}` }).since).toEqual({
+      checkpoint: `13:${chain[12].hash}`, extended: false, reason: 'the chain breaks at entry 13, before the checkpoint\'s entry 13',
+    });
+    const forged = `15:${'c'.repeat(64)}`;
+    expect(verifyEntries(chain, { since: forged }).since).toEqual({
+      checkpoint: forged, extended: false, reason: `entry 15 now has hash ${chain[14].hash}: the log was rewritten since the checkpoint`,
+    });
+    expect(verifyEntries([], { since: at(3) }).since).toEqual({ checkpoint: at(3), extended: false, reason: 'the log is empty: every entry up to the checkpoint was removed' });
+    const pruned = chain.slice(10);
+    expect(verifyEntries(pruned, { since: `10:${'d'.repeat(64)}` }).since).toEqual({
+      checkpoint: `10:${'d'.repeat(64)}`, extended: false, reason: 'entry 10 was pruned and the first remaining entry does not link to the checkpoint\'s hash',
+    });
+    expect(verifyEntries(pruned, { since: at(3) }).since).toEqual({
+      checkpoint: at(3), extended: false,
+      reason: 'entry 4 was pruned (the log now starts at entry 11); it can no longer be checked: verify against a checkpoint taken after the pruning',
+    });
+    expect(verifyEntries(pruned, { since: at(9) })).toMatchObject({ ok: true, prunedThrough: 10, since: { checkpoint: at(9), extended: true } });
+  });
+
+  test('after the first break the rest is counted, not checked, and the head is the last entry read', () => {
+    const chain = randomChain(randomSource(30), 12);
+    const broken = [...chain];
+    broken[2] = { ...chain[2], via: 'forged' };
+    broken[7] = { ...chain[7], via: 'forged too' };
+    expect(verifyEntries(broken)).toEqual({
+      ok: false, count: 12, head: { seq: 12, hash: chain[11].hash }, checkpoint: `12:${chain[11].hash}`,
+      firstBad: { seq: 3, reason: 'content does not match its hash (the entry was edited)' },
+    });
+  });
+});
+
+describe('checkpoint text: the whole text must be a checkpoint', () => {
+  const hash = 'ab'.repeat(32);
+  test.each([
+    [`42:${hash}0`, 'a 65th hex digit'],
+    [`42:${hash} trailing`, 'text after the hash'],
+    [`a42:${hash}`, 'text before the seq'],
+    [`1234567890123456:${hash}`, 'a seq of 16 digits'],
+    [`42-${hash}`, 'another separator'],
+  ])('refuses %s (%s)', (text) => {
+    expect(() => parseCheckpoint(text)).toThrow('checkpoint must look like <seq>:<64 hex digits> with seq >= 1');
+  });
+
+  test('accepts the longest seq and seq 1', () => {
+    expect(parseCheckpoint(`123456789012345:${hash}`)).toEqual({ seq: 123456789012345, hash });
+    expect(parseCheckpoint(`1:${hash}`)).toEqual({ seq: 1, hash });
+  });
+});

@@ -8,6 +8,7 @@ import type { Actor, Permission } from '../../src/platform/permissions/permissio
 import { createRecord } from '../../src/platform/records/records';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 /**
  * Batch operations of the REST API (src/platform/records/batch.ts): many records in one request and one transaction, each
@@ -72,8 +73,8 @@ describe('registers: POST and PATCH /<register>/batch', () => {
 
   test('needs the right of the single operation; a body off the schema is refused whole and writes nothing', async () => {
     const readOnly = await makeToken(env, admin, ['controls:read']);
-    expect((await send('POST', '/api/v1/controls/batch', { items: [{ name: 'x' }] }, readOnly)).status).toBe(403);
-    expect((await send('PATCH', '/api/v1/controls/batch', { items: [{ id: crypto.randomUUID(), changes: { name: 'x' } }] }, readOnly)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', '/api/v1/controls/batch', { items: [{ name: 'x' }] }, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope controls:create missing'));
+    expect(await refusalOf(env, async () => send('PATCH', '/api/v1/controls/batch', { items: [{ id: crypto.randomUUID(), changes: { name: 'x' } }] }, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope controls:update missing'));
     expect((await send('POST', '/api/v1/controls/batch', { items: [{ name: 'x' }] }, 'aat_not-a-token')).status).toBe(401);
     const name = unique('Never written');
     const refused = await send('POST', '/api/v1/controls/batch', { items: [{ name }, { name: 'y', colour: 'red' }] });

@@ -4,6 +4,7 @@ import { API_CSP, SCREEN_CSP, securityHeaders } from '../../src/platform/http/se
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeRisk, makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -39,7 +40,7 @@ describe('security headers', () => {
       ['404 page', env.request('/no-such-page')],
     ];
     for (const [what, answer] of screens) expectSecurityHeaders(await answer, SCREEN_CSP, what);
-    expect((await screens[3][1]).status).toBe(403);
+    expect(await refusalOf(env, async () => screens[3][1])).toEqual(refusedWith(403, undefined));
     for (const [what, path] of [['health', '/api/health'], ['401', '/api/v1/risks'], ['OpenAPI', '/api/v1/openapi'], ['404', '/api/v1/nothing']]) {
       expectSecurityHeaders(await env.request(path), API_CSP, what);
     }

@@ -5,6 +5,7 @@ import { savePolicySettings } from '../../src/modules/policies/settings-service'
 import type { Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 const ALL_POLICY_SCOPES: Permission[] = ['policies:read', 'policies:create', 'policies:update', 'policies:delete', 'policies:review'];
 
@@ -125,7 +126,7 @@ describe('content and versions', () => {
     expect(await errorOf(refused)).toContain('1 published versions');
     const draft = await createPolicy();
     expect((await send('DELETE', `/api/v1/policies/${draft}`)).status).toBe(204);
-    expect((await send('GET', `/api/v1/policies/${draft}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/policies/${draft}`))).toEqual(refusedWith(404, 'Policy <id> not found'));
   });
 
   test('content changes and publications are in the History', async () => {
@@ -140,8 +141,8 @@ describe('content and versions', () => {
   test('changing content needs policies:update', async () => {
     const id = await createPolicy();
     const readOnly = await makeToken(env, await adminActor(env), ['policies:read']);
-    expect((await send('PUT', `/api/v1/policies/${id}/content`, { content: 'x' }, readOnly)).status).toBe(403);
-    expect((await post(`/api/v1/policies/${id}/publish`, undefined, readOnly)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('PUT', `/api/v1/policies/${id}/content`, { content: 'x' }, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:update missing'));
+    expect(await refusalOf(env, async () => post(`/api/v1/policies/${id}/publish`, undefined, readOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:update missing'));
   });
 });
 
@@ -178,7 +179,7 @@ describe('reviews', () => {
   test('recording a review needs policies:review', async () => {
     const id = await createPolicy();
     const noReview = await makeToken(env, await adminActor(env), ['policies:read', 'policies:update']);
-    expect((await post(`/api/v1/policies/${id}/reviews`, { reviewedOn: '2026-01-05', outcome: 'no_changes' }, noReview)).status).toBe(403);
+    expect(await refusalOf(env, async () => post(`/api/v1/policies/${id}/reviews`, { reviewedOn: '2026-01-05', outcome: 'no_changes' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
   });
 });
 
@@ -204,10 +205,10 @@ describe('approvals recorded outside the app', () => {
     await setOutsideApprovals(true);
     const body = { approverName: 'Dana Board', approvedOn: '2026-02-01' };
     const noScope = await makeToken(env, await adminActor(env), ['policies:read', 'policies:update']);
-    expect((await post(`/api/v1/policies/${id}/approvals`, body, noScope)).status).toBe(403);
+    expect(await refusalOf(env, async () => post(`/api/v1/policies/${id}/approvals`, body, noScope))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
     const user = await makeUser(env, { 'policies:read': 'all', 'policies:update': 'all', 'apiTokens:create': 'own' });
     const noRight = await makeToken(env, await user.actor(), ['policies:read', 'policies:update']);
-    expect((await post(`/api/v1/policies/${id}/approvals`, body, noRight)).status).toBe(403);
+    expect(await refusalOf(env, async () => post(`/api/v1/policies/${id}/approvals`, body, noRight))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
     await setOutsideApprovals(false);
   });
 
@@ -234,7 +235,7 @@ describe('approvals recorded outside the app', () => {
     await setOutsideApprovals(false);
     expect(await json(await send('GET', '/api/v1/policies/settings', undefined, readOnly))).toEqual({ allowOutsideApprovals: false });
     const withoutRead = await makeToken(env, await adminActor(env), ['policies:create']);
-    expect((await send('GET', '/api/v1/policies/settings', undefined, withoutRead)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', '/api/v1/policies/settings', undefined, withoutRead))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:read missing'));
     // Read only: the setting is changed on the Settings screen.
     expect((await send('PUT', '/api/v1/policies/settings', { allowOutsideApprovals: true })).status).toBe(405);
   });
@@ -259,9 +260,9 @@ describe('own level', () => {
     const page = await json<{ rows: { id: string }[]; total: number }>(await send('GET', '/api/v1/policies?pageSize=200', undefined, own));
     expect(page.rows.map((r) => r.id)).toEqual([mine]);
     expect(page.total).toBe(1);
-    expect((await send('GET', `/api/v1/policies/${theirs}`, undefined, own)).status).toBe(404);
-    expect((await send('GET', `/api/v1/policies/${theirs}/versions`, undefined, own)).status).toBe(404);
-    expect((await post('/api/v1/policies', { title: 'For someone else', ownerId: (await adminActor(env)).userId }, own)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/policies/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Policy <id> not found', 'no policies:read on Policy <id>'));
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/policies/${theirs}/versions`, undefined, own))).toEqual(refusedWith(404, 'Policy <id> not found', 'no policies:read on Policy <id>'));
+    expect(await refusalOf(env, async () => post('/api/v1/policies', { title: 'For someone else', ownerId: (await adminActor(env)).userId }, own))).toEqual(refusedWith(403, 'forbidden', 'policies:create is at level own: the record must be owned by you or one of your groups'));
   });
 
   test('review at level own covers only owned policies', async () => {
@@ -271,7 +272,7 @@ describe('own level', () => {
     const theirs = await createPolicy({ title: 'Not mine to review' });
     const review = { reviewedOn: '2026-04-01', outcome: 'no_changes' };
     expect((await post(`/api/v1/policies/${mine}/reviews`, review, own)).status).toBe(201);
-    expect((await post(`/api/v1/policies/${theirs}/reviews`, review, own)).status).toBe(403);
+    expect(await refusalOf(env, async () => post(`/api/v1/policies/${theirs}/reviews`, review, own))).toEqual(refusedWith(403, 'forbidden', 'policies:review is at level own and Policy <id> is not owned'));
   });
 
   test('the list filters by status and searches by title', async () => {

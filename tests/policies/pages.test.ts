@@ -3,6 +3,7 @@ import { outsideApprovalsAllowed } from '../../src/modules/policies/settings-ser
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -95,6 +96,6 @@ describe('policy screens', () => {
   test('someone without settings rights cannot open Policy settings', async () => {
     const user = await makeUser(env, { 'policies:read': 'all' });
     const browser = await signedInBrowser(env, user.email, user.password);
-    expect((await browser.get('/settings/policies')).status).toBe(403);
+    expect(await refusalOf(env, async () => browser.get('/settings/policies'))).toEqual(refusedWith(403, undefined, 'user right settings:read missing'));
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let token: string;
@@ -70,16 +71,16 @@ describe('projects over REST', () => {
     const theirs = await create({ title: 'Someone else’s project' });
     const page = await json<{ rows: { id: string }[] }>(await send('GET', '/api/v1/projects?pageSize=200', undefined, own));
     expect(page.rows.map((r) => r.id).sort()).toEqual([mine, ours].sort());
-    expect((await send('GET', `/api/v1/projects/${theirs}`, undefined, own)).status).toBe(404);
-    expect((await send('PATCH', `/api/v1/projects/${theirs}`, { status: 'completed' }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/projects/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Project <id> not found', 'no projects:read on Project <id>'));
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/projects/${theirs}`, { status: 'completed' }, own))).toEqual(refusedWith(404, 'Project <id> not found', 'no projects:read on Project <id>'));
     expect((await send('PATCH', `/api/v1/projects/${ours}`, { status: 'completed' }, own)).status).toBe(200);
-    const handedAway = await send('POST', '/api/v1/projects', { title: 'For the admin', ownerId: (await adminActor(env)).userId }, own);
-    expect(handedAway.status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', '/api/v1/projects', { title: 'For the admin', ownerId: (await adminActor(env)).userId }, own)))
+      .toEqual(refusedWith(403, 'forbidden', 'projects:create is at level own: the record must be owned by you or one of your groups'));
   });
 
   test('a token without the projects scope is refused with 403', async () => {
     const other = await makeToken(env, await adminActor(env), ['risks:read']);
-    expect((await send('GET', '/api/v1/projects', undefined, other)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', '/api/v1/projects', undefined, other))).toEqual(refusedWith(403, 'forbidden', 'token scope projects:read missing'));
   });
 
   test('changes and deletion are in the History', async () => {
@@ -93,6 +94,6 @@ describe('projects over REST', () => {
       deadline: { before: null, after: '2027-03-31' },
     });
     expect((await send('DELETE', `/api/v1/projects/${id}`)).status).toBe(204);
-    expect((await send('GET', `/api/v1/projects/${id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/projects/${id}`))).toEqual(refusedWith(404, 'Project <id> not found'));
   });
 });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -48,6 +49,6 @@ describe('project screens', () => {
     const theirs = idFrom((await admin.post('/projects', { title: unique('Admin only') })).headers.get('location'));
     const list = await (await b.get('/projects?pageSize=200')).text();
     expect(list).not.toContain(theirs);
-    expect((await b.get(`/projects/${theirs}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => b.get(`/projects/${theirs}`))).toEqual(refusedWith(404, undefined, 'no projects:read on Project <id>'));
   });
 });

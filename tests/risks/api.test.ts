@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('risks over REST', () => {
     const { data } = (await res.json()) as { data: { rows: { id: string }[]; total: number } };
     expect(data.rows.map((r) => r.id)).toEqual([mine]);
     expect(data.total).toBe(1);
-    expect((await env.request(`/api/v1/risks/${theirs}`, bearer(token))).status).toBe(404);
+    expect(await refusalOf(env, async () => env.request(`/api/v1/risks/${theirs}`, bearer(token)))).toEqual(refusedWith(404, 'Risk <id> not found', 'no risks:read on Risk <id>'));
   });
 
   test('malformed paging is a 400 naming the parameter, never clamped', async () => {

@@ -8,6 +8,7 @@ import { signIn } from '../../src/platform/http/sessions';
 import type { Level, Permission } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, classificationId, makeRisk, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -130,7 +131,7 @@ describe('risk screens', () => {
     expect(confirm).toContain(`action="/risks/${id}/delete"`);
     const deleted = await browser.post(`/risks/${id}/delete`, {});
     expect(deleted.status).toBe(303);
-    expect((await browser.get(`/risks/${id}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => browser.get(`/risks/${id}`))).toEqual(refusedWith(404, undefined));
   });
 
   test("a deactivated owner stays selected on the edit form instead of being silently dropped", async () => {
@@ -151,8 +152,8 @@ describe('risk screens', () => {
     const page = await html(await reader.get(`/risks/${id}`));
     expect(page).not.toContain(`/risks/${id}/edit`);
     expect(page).not.toContain(`/risks/${id}/delete`);
-    expect((await reader.get(`/risks/${id}/edit`)).status).toBe(403);
-    expect((await reader.post(`/risks/${id}/delete`, {})).status).toBe(403);
+    expect(await refusalOf(env, async () => reader.get(`/risks/${id}/edit`))).toEqual(refusedWith(403, undefined, 'user right risks:update missing'));
+    expect(await refusalOf(env, async () => reader.post(`/risks/${id}/delete`, {}))).toEqual(refusedWith(403, undefined, 'user right risks:delete missing'));
     const session = await signIn(env.ctx.db, ADMIN_EMAIL, ADMIN_PASSWORD, '', { sessionHours: 1 });
     const forged = await env.request(`/risks/${id}/delete`, {
       method: 'POST', redirect: 'manual',
@@ -225,6 +226,6 @@ describe('risk settings screen', () => {
 
   test('people without settings:read cannot open it', async () => {
     const reader = await userBrowser({ 'risks:read': 'all' });
-    expect((await reader.get('/settings/risks')).status).toBe(403);
+    expect(await refusalOf(env, async () => reader.get('/settings/risks'))).toEqual(refusedWith(403, undefined, 'user right settings:read missing'));
   });
 });

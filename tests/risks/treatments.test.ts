@@ -4,6 +4,7 @@ import { createRecord } from '../../src/platform/records/records';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -119,8 +120,8 @@ describe('risk treatments', () => {
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:update': 'own', 'apiTokens:create': 'own' });
     const own = await makeToken(env, await user.actor(), ['risks:read', 'risks:update']);
     const theirs = await makeRisk(env, admin);
-    expect((await send('GET', `/api/v1/risks/${theirs}/treatments`, undefined, own)).status).toBe(404);
-    expect((await send('POST', `/api/v1/risks/${theirs}/treatments`, { type: 'accept', title: 'Mine now' }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/risks/${theirs}/treatments`, undefined, own))).toEqual(refusedWith(404, 'Risk <id> not found', 'no risks:read on Risk <id>'));
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/${theirs}/treatments`, { type: 'accept', title: 'Mine now' }, own))).toEqual(refusedWith(404, 'Risk <id> not found', 'no risks:read on Risk <id>'));
   });
 });
 
@@ -152,13 +153,13 @@ describe('risk reviews', () => {
   test('recording a review needs risks:review; an impossible date is refused naming the field', async () => {
     const riskId = await makeRisk(env, admin);
     const noReview = await makeToken(env, admin, ['risks:read', 'risks:update']);
-    expect((await send('POST', `/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-01-01', outcome: 'changed' }, noReview)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-01-01', outcome: 'changed' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:review missing'));
     const bad = await send('POST', `/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-02-30', outcome: 'changed' });
     expect(bad.status).toBe(400);
     expect(await errorOf(bad)).toContain('reviewedOn');
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:review': 'own', 'apiTokens:create': 'own' });
     const own = await makeToken(env, await user.actor(), ['risks:read', 'risks:review']);
-    expect((await send('POST', `/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-01-01', outcome: 'changed' }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-01-01', outcome: 'changed' }, own))).toEqual(refusedWith(404, 'Risk <id> not found', 'no risks:read on Risk <id>'));
   });
 });
 
@@ -191,7 +192,7 @@ describe('treatments, reviews and exceptions screen', () => {
     const risk = await json<Risk>(await send('GET', `/api/v1/risks/${riskId}`));
     expect([risk.residualLikelihood?.value, risk.residualImpact?.value]).toEqual([1, 2]);
     expect(await (await page.get(`/risks/${riskId}/treatments`)).text()).toContain('Encrypt laptops');
-    expect((await page.post(`/risks/${riskId}/treatments/not-a-treatment/delete`, {})).status).toBe(404);
+    expect(await refusalOf(env, async () => page.post(`/risks/${riskId}/treatments/not-a-treatment/delete`, {}))).toEqual(refusedWith(404, undefined));
   });
 
   test('a review and an exception request are recorded from the screen; the next review date is shown', async () => {

@@ -4,6 +4,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { signedInBrowser } from '../helpers/browser';
 import { adminActor, bearer, makeRisk, makeToken, makeUser } from '../helpers/factories';
 import type { Actor } from '../../src/platform/permissions/permissions';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -64,7 +65,7 @@ describe('search', () => {
     expect((await send('GET', '/api/v1/search?q=')).status).toBe(400);
     expect((await send('GET', `/api/v1/search?q=${'x'.repeat(201)}`)).status).toBe(400);
     const noRead = await makeToken(env, admin, ['risks:create']);
-    expect((await send('GET', '/api/v1/search?q=risk', undefined, noRead)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', '/api/v1/search?q=risk', undefined, noRead))).toEqual(refusedWith(403, 'forbidden', 'risks:read or controls:read or compliance:read or evidence:read or policies:read or assets:read or businessUnits:read or thirdParties:read or incidents:read or audits:read or projects:read missing (token scope and creator\'s right)'));
   });
 
   test('the screens: a search box in the header and results grouped by kind, matches marked, names escaped', async () => {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 import type { Actor } from '../../src/platform/permissions/permissions';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
@@ -75,13 +76,13 @@ describe('third parties over REST', () => {
     const theirs = await create({ name: 'Theirs Ltd' });
     const page = await json<{ rows: { id: string }[] }>(await send('GET', '/api/v1/third-parties?pageSize=200', undefined, own));
     expect(page.rows.map((r) => r.id).sort()).toEqual([mine, ours].sort());
-    expect((await send('GET', base(theirs), undefined, own)).status).toBe(404);
-    expect((await send('GET', `${base(theirs)}/contacts`, undefined, own)).status).toBe(404);
-    expect((await send('POST', `${base(theirs)}/contacts`, { name: 'Sneaky' }, own)).status).toBe(404);
-    const handedAway = await send('POST', '/api/v1/third-parties', { name: 'Given away', ownerId: admin.userId }, own);
-    expect(handedAway.status).toBe(403);
+    expect(await refusalOf(env, async () => send('GET', base(theirs), undefined, own))).toEqual(refusedWith(404, 'Third party <id> not found', 'no thirdParties:read on Third party <id>'));
+    expect(await refusalOf(env, async () => send('GET', `${base(theirs)}/contacts`, undefined, own))).toEqual(refusedWith(404, 'Third party <id> not found', 'no thirdParties:read on Third party <id>'));
+    expect(await refusalOf(env, async () => send('POST', `${base(theirs)}/contacts`, { name: 'Sneaky' }, own))).toEqual(refusedWith(404, 'Third party <id> not found', 'no thirdParties:read on Third party <id>'));
+    expect(await refusalOf(env, async () => send('POST', '/api/v1/third-parties', { name: 'Given away', ownerId: admin.userId }, own)))
+      .toEqual(refusedWith(403, 'forbidden', 'thirdParties:create is at level own: the record must be owned by you or one of your groups'));
     // A sub-processor the user cannot read is not found, even though it exists.
-    expect((await send('POST', `${base(mine)}/sub-processors`, { thirdPartyId: theirs }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('POST', `${base(mine)}/sub-processors`, { thirdPartyId: theirs }, own))).toEqual(refusedWith(404, 'thirdPartyId: Third party <id> not found', 'link to Third party <id>: not readable (thirdParties:read)'));
     expect((await send('POST', `${base(mine)}/sub-processors`, { thirdPartyId: ours }, own)).status).toBe(201);
   });
 
@@ -109,7 +110,7 @@ describe('contacts', () => {
     expect(changed.status, await changed.clone().text()).toBe(200);
     expect(await json<Record<string, unknown>>(changed)).toMatchObject({ name: 'Zoe Ward', role: 'Security officer', email: 'zoe@contactable.example' });
     expect((await send('DELETE', `${base(id)}/contacts/${zoe}`)).status).toBe(204);
-    expect((await send('DELETE', `${base(id)}/contacts/${zoe}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('DELETE', `${base(id)}/contacts/${zoe}`))).toEqual(refusedWith(404, 'Contact <id> of third party <id> not found'));
 
     const history = await historyOf(id);
     expect(history.map((h) => h.action)).toEqual(['contact.delete', 'contact.update', 'contact.create', 'contact.create', 'create']);
@@ -133,7 +134,7 @@ describe('contacts', () => {
     await send('POST', `${base(id)}/contacts`, { name: 'Visible Person' });
     const reader = await makeToken(env, admin, ['thirdParties:read']);
     expect((await json<unknown[]>(await send('GET', `${base(id)}/contacts`, undefined, reader)))).toHaveLength(1);
-    expect((await send('POST', `${base(id)}/contacts`, { name: 'Blocked' }, reader)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `${base(id)}/contacts`, { name: 'Blocked' }, reader))).toEqual(refusedWith(403, 'forbidden', 'token scope thirdParties:update missing'));
   });
 
   test('contacts are deleted with their third party', async () => {
@@ -163,10 +164,10 @@ describe('linked risks', () => {
     const id = await create({ name: 'Scope Bound Ltd' });
     const riskId = await makeRisk(env, admin);
     const noRisks = await makeToken(env, admin, ['thirdParties:read', 'thirdParties:update']);
-    expect((await send('POST', `${base(id)}/risks`, { riskId }, noRisks)).status).toBe(403);
-    expect((await send('GET', `${base(id)}/risks`, undefined, noRisks)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('POST', `${base(id)}/risks`, { riskId }, noRisks))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:read missing'));
+    expect(await refusalOf(env, async () => send('GET', `${base(id)}/risks`, undefined, noRisks))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:read missing'));
     await send('POST', `${base(id)}/risks`, { riskId });
-    expect((await send('DELETE', `${base(id)}/risks/${riskId}`, undefined, noRisks)).status).toBe(403);
+    expect(await refusalOf(env, async () => send('DELETE', `${base(id)}/risks/${riskId}`, undefined, noRisks))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:read missing'));
   });
 
   test('a risk the caller cannot read answers 404: missing, or not theirs at own level', async () => {
@@ -178,14 +179,14 @@ describe('linked risks', () => {
     const id = await create({ name: 'Own Level Vendor' }, own);
     const notTheirs = await makeRisk(env, admin);
     const theirs = await makeRisk(env, userActor);
-    expect((await send('POST', `${base(id)}/risks`, { riskId: notTheirs }, own)).status).toBe(404);
-    expect((await send('POST', `${base(id)}/risks`, { riskId: crypto.randomUUID() }, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('POST', `${base(id)}/risks`, { riskId: notTheirs }, own))).toEqual(refusedWith(404, 'riskId: Risk <id> not found', 'link to Risk <id>: not readable (risks:read)'));
+    expect(await refusalOf(env, async () => send('POST', `${base(id)}/risks`, { riskId: crypto.randomUUID() }, own))).toEqual(refusedWith(404, 'riskId: Risk <id> not found', 'link to Risk <id>: no such record'));
     expect((await send('POST', `${base(id)}/risks`, { riskId: theirs }, own)).status).toBe(201);
     // The admin links a risk the user cannot read; the user's list leaves it out and they cannot unlink it.
     expect((await send('POST', `${base(id)}/risks`, { riskId: notTheirs })).status).toBe(201);
     const listed = await json<{ riskId: string }[]>(await send('GET', `${base(id)}/risks`, undefined, own));
     expect(listed.map((r) => r.riskId)).toEqual([theirs]);
-    expect((await send('DELETE', `${base(id)}/risks/${notTheirs}`, undefined, own)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('DELETE', `${base(id)}/risks/${notTheirs}`, undefined, own))).toEqual(refusedWith(404, 'Risk <id> not found', 'link to Risk <id>: not readable (risks:read)'));
   });
 
   test('a third party with linked risks cannot be deleted; the 409 names them', async () => {
@@ -210,7 +211,7 @@ describe('sub-processors', () => {
     const subs = await json<{ thirdPartyId: string; name: string }[]>(await send('GET', `${base(cloud)}/sub-processors`));
     expect(subs).toMatchObject([{ thirdPartyId: dc, name: 'Data Centre Operator' }]);
     expect((await send('DELETE', `${base(cloud)}/sub-processors/${dc}`)).status).toBe(204);
-    expect((await send('DELETE', `${base(cloud)}/sub-processors/${dc}`)).status).toBe(404);
+    expect(await refusalOf(env, async () => send('DELETE', `${base(cloud)}/sub-processors/${dc}`))).toEqual(refusedWith(404, 'Sub-processor <id> of third party <id> not found'));
     const history = await historyOf(cloud);
     expect(history.map((h) => h.action)).toEqual(['subProcessor.remove', 'subProcessor.add', 'create']);
     expect(history[1].changes.subProcessorName).toEqual({ before: null, after: 'Data Centre Operator' });
@@ -271,6 +272,6 @@ describe('History of the third party itself', () => {
       changes: { status: { before: 'active', after: 'terminated' }, website: { before: null, after: 'http://historic.example' } },
     });
     expect((await send('DELETE', base(id))).status).toBe(204);
-    expect((await send('GET', base(id))).status).toBe(404);
+    expect(await refusalOf(env, async () => send('GET', base(id)))).toEqual(refusedWith(404, 'Third party <id> not found'));
   });
 });

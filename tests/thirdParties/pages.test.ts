@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Browser;
@@ -87,6 +88,6 @@ describe('third party screens', () => {
     const page = await (await b.get(`/third-parties/${id}`)).text();
     expect(page).not.toContain('Add contact');
     expect(page).toContain('Linked risks are shown to people who may read risks.');
-    expect((await b.get(`/third-parties/${id}/contacts/new`)).status).toBe(403);
+    expect(await refusalOf(env, async () => b.get(`/third-parties/${id}/contacts/new`))).toEqual(refusedWith(403, undefined, 'user right thirdParties:update missing'));
   });
 });

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { accountReviewItems, users } from '../../../db/schema';
 import {
-  cleanFileName, keepOnlyWhenImported, mapHeader as engineMapHeader, templateCsv, unguard, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
+  cleanFileName, isTemplateHelpRow, keepOnlyWhenImported, mapHeader as engineMapHeader, templateCsv, unguard, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
 } from '../../platform/csv/engine';
 import { matchAllowed } from '../../platform/csv/import-type';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
@@ -216,7 +216,8 @@ export async function importReviewItems(db: Db, actor: Actor, programId: string,
   const fileName = cleanFileName(file.name);
   const parsed = parseCsv(file.bytes);
   const positions = mapHeader(parsed.header);
-  const rows = parsed.rows[0]?.cells[0]?.startsWith('#') ? parsed.rows.slice(1) : parsed.rows;
+  const helpRow = parsed.rows[0] && isTemplateHelpRow(parsed.rows[0].cells, engineMapHeader(parsed.header, ITEM_COLUMNS));
+  const rows = helpRow ? parsed.rows.slice(1) : parsed.rows;
   if (rows.length === 0) throw new CsvRefusal('The file has only a header row and no records.');
   const importer: Actor = { ...actor, via: 'import', source: `CSV import of ${fileName}` };
   const cellOf = (cells: string[], name: ColumnName) => {

@@ -381,8 +381,7 @@ export async function runCsvImport<L extends object>(
   const csv = openCsv(file.bytes);
   const columns = await importColumns(db, type);
   const mapped = mapHeader(csv.header, columns);
-  // The template's second row (first cell starting with #) lists the allowed values; it is not a record.
-  const skip = csv.firstRow?.cells[0]?.startsWith('#') ? 1 : 0;
+  const skip = csv.firstRow && isTemplateHelpRow(csv.firstRow.cells, mapped) ? 1 : 0;
   if (csv.rowCount - skip === 0) throw new CsvRefusal('The file has only a header row and no records.');
   const importer: Actor = { ...actor, via: 'import', source: `CSV import of ${fileName}` };
 
@@ -442,10 +441,22 @@ export async function keepOnlyWhenImported(
 /** Errors first, then by line (the screen's order; the REST answer keeps file order). */
 export const errorsFirst = (rows: RowResult[]) => [...rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line);
 
+const helpCell = (column: { help: string; required?: boolean }) => `${column.required ? 'required: ' : ''}${column.help}`;
+
+/**
+ * The template's second row lists each column's allowed values (its first cell starts with "# "); it is not a record.
+ * Only that row, cell for cell (columns may have been moved), is skipped: a record whose first cell starts with # is
+ * imported like any other.
+ */
+export function isTemplateHelpRow(cells: string[], columns: readonly ({ help: string; required?: boolean } | null)[]): boolean {
+  return cells.some((cell) => cell.startsWith('# '))
+    && columns.every((column, i) => column !== null && (cells[i] ?? '').replace(/^# /, '') === helpCell(column));
+}
+
 /** A template file: the header and, unless `comments` is false, a comment row (skipped on import) with each column's allowed values. */
 export function templateCsv(columns: readonly { name: string; help: string; required?: boolean }[], comments = true): string {
   const header = columns.map((c) => c.name);
-  const help = columns.map((c, i) => `${i === 0 ? '# ' : ''}${c.required ? 'required: ' : ''}${c.help}`);
+  const help = columns.map((c, i) => `${i === 0 ? '# ' : ''}${helpCell(c)}`);
   return toCsv(comments ? [header, help] : [header]);
 }
 

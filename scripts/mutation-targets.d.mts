@@ -1,0 +1,1 @@
+export declare const targets: Record<string, { file: string; unbooted?: string[]; booted?: string[] }>;
