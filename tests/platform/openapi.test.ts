@@ -31,6 +31,25 @@ describe('OpenAPI document', () => {
     await SwaggerParser.validate(structuredClone(doc) as never);
   });
 
+  test('every integer is `integer`: answers and bodies as they are sent, query parameters with their bounds', () => {
+    // Elysia's coercion of query text is `anyOf [string of format integer, integer]`; none may reach the document.
+    const coerced: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Record<string, unknown>;
+      if (schema.type === 'string' && ['integer', 'numeric'].includes(schema.format as string)) coerced.push(at);
+      for (const [key, child] of Object.entries(schema)) walk(child, `${at}/${key}`);
+    };
+    walk(doc.paths, '');
+    expect(coerced).toEqual([]);
+    const list = doc.paths['/api/v1/risks'].get as { parameters: { name: string; schema: unknown }[]; responses: Record<string, { content: Record<string, { schema: { properties: { data: { properties: Record<string, unknown> } } } }> }> };
+    const parameter = (name: string) => list.parameters.find((p) => p.name === name)?.schema;
+    expect(parameter('page')).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+    expect(parameter('pageSize')).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 25 });
+    const data = list.responses['200'].content['application/json'].schema.properties.data.properties;
+    for (const field of ['total', 'page', 'pageSize']) expect(data[field]).toEqual({ type: 'integer' });
+  });
+
   test('every operation states the token scope it needs', () => {
     const ops = operations();
     expect(ops.length).toBeGreaterThan(3);

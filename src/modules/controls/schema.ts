@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
@@ -11,7 +12,7 @@ const controlFields = {
   description: t.Optional(t.String({ maxLength: 100_000 })),
   type: t.Optional(stringEnum(CONTROL_TYPES, { description: 'Blank gives process' })),
   status: t.Optional(stringEnum(CONTROL_STATUSES, { description: 'Blank gives active' })),
-  testFrequencyMonths: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 120 }), t.Null()], { description: 'Testing schedule: months between tests' })),
+  testFrequencyMonths: t.Optional(t.Union([Type.Integer({ minimum: 1, maximum: 120 }), t.Null()], { description: 'Testing schedule: months between tests' })),
 };
 export const { Create: ControlCreate, Update: ControlUpdate } = recordInputs(controlFields, { customFields: true });
 export type ControlCreate = Static<typeof ControlCreate>;
@@ -22,7 +23,7 @@ export const ControlView = recordView({
   description: t.String(),
   type: stringEnum(CONTROL_TYPES),
   status: stringEnum(CONTROL_STATUSES),
-  testFrequencyMonths: t.Union([t.Integer(), t.Null()]),
+  testFrequencyMonths: t.Union([Type.Integer(), t.Null()]),
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
 
@@ -47,7 +48,7 @@ export const ControlTestView = t.Object({
   createdAt: t.String(),
 });
 export const ControlTesting = t.Object({
-  frequencyMonths: t.Union([t.Integer(), t.Null()]),
+  frequencyMonths: t.Union([Type.Integer(), t.Null()]),
   lastTestedOn: t.Union([t.String(), t.Null()]),
   nextTestDue: t.Union([t.String({ description: 'Last test plus the frequency; today when never tested' }), t.Null()]),
   tests: t.Array(ControlTestView),

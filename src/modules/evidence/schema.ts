@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { IsoDate, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
@@ -36,8 +37,8 @@ export const EvidenceView = recordView({
   locked: t.Boolean({ description: 'Locked evidence refuses any change to its fields, files and links (409) until unlocked' }),
   lockedAt: t.Union([t.String(), t.Null()]),
   lockedBy: t.Union([t.String(), t.Null()]),
-  fileCount: t.Integer(),
-  linkCount: t.Integer(),
+  fileCount: Type.Integer(),
+  linkCount: Type.Integer(),
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
 export type EvidenceView = Static<typeof EvidenceView>;
@@ -68,7 +69,7 @@ export const EvidenceFileView = t.Object({
   id: t.String(),
   evidenceId: t.String(),
   name: t.String(),
-  size: t.Integer({ description: 'Bytes' }),
+  size: Type.Integer({ description: 'Bytes' }),
   sha256: t.String({ description: 'Hex SHA-256 of the stored bytes' }),
   contentType: t.String({ description: 'Sniffed from the content, not taken from the name' }),
   uploadedBy: t.Union([t.String(), t.Null()]),
@@ -96,8 +97,8 @@ export const VerifyRunView = t.Object({
   status: stringEnum(['running', 'finished', 'interrupted'] as const),
   startedAt: t.String(),
   finishedAt: t.Union([t.String(), t.Null()]),
-  total: t.Integer({ description: 'Files to check' }),
-  checked: t.Integer({ description: 'Files checked so far' }),
+  total: Type.Integer({ description: 'Files to check' }),
+  checked: Type.Integer({ description: 'Files checked so far' }),
   problems: t.Array(VerifyProblem),
 });
 export type VerifyRunView = Static<typeof VerifyRunView>;

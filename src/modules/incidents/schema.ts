@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { IsoDate, NullableDate, NullableUuid, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { listQuery } from '../../platform/http/paging';
 import { stringEnum } from '../../platform/http/schema-helpers';
@@ -39,7 +40,7 @@ export const IncidentListQuery = recordListQuery(INCIDENT_SORTS, INCIDENT_STATUS
 
 export const BreachInput = t.Object({
   categories: t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 100, description: 'Categories of personal data concerned' }),
-  approximateSubjects: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: 'Approximate number of data subjects' })),
+  approximateSubjects: t.Optional(t.Union([Type.Integer({ minimum: 0 }), t.Null()], { description: 'Approximate number of data subjects' })),
   detectedAt: t.Optional(NullableDate),
   reportedAt: t.Optional(t.Union([IsoDate, t.Null()], { description: 'Not before detectedAt' })),
 }, { additionalProperties: false });
@@ -64,7 +65,7 @@ export type NotificationView = Static<typeof NotificationView>;
 export const BreachView = t.Object({
   incidentId: t.String(),
   categories: t.Array(t.String()),
-  approximateSubjects: t.Union([t.Integer(), t.Null()]),
+  approximateSubjects: t.Union([Type.Integer(), t.Null()]),
   detectedAt: t.Union([t.String(), t.Null()]),
   reportedAt: t.Union([t.String(), t.Null()]),
   updatedAt: t.String(),
@@ -86,7 +87,7 @@ export const IncidentClassificationView = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.String(),
-  incidentCount: t.Integer({ description: 'Incidents using it; one in use cannot be deleted' }),
+  incidentCount: Type.Integer({ description: 'Incidents using it; one in use cannot be deleted' }),
 });
 export type IncidentClassificationView = Static<typeof IncidentClassificationView>;
 

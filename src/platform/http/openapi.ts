@@ -1,5 +1,6 @@
 import { Elysia, type AnyElysia } from 'elysia';
 import { toOpenAPISchema } from '@elysiajs/openapi';
+import { TransformKind, type TSchema } from '@sinclair/typebox';
 import { ErrorBody } from './envelopes';
 import { ALL_PERMISSIONS } from '../permissions/permissions';
 
@@ -14,6 +15,9 @@ import { ALL_PERMISSIONS } from '../permissions/permissions';
  * - Error answers. Every operation also documents the error envelope for the refusals it can meet (spec Errors),
  *   next to the success answers its route declares.
  * - Parameters an operation declares itself (a CSV import's X-File-Name header) besides those of its schemas.
+ * - Query parameters as the values they decode to. A query value arrives as text; Elysia's coercing integer
+ *   (`queryInteger`) is a transform of "text of digits, or an integer" into an integer, and the generator would print
+ *   that union. OpenAPI serialises a parameter as text by itself, so the parameter is documented as its integer.
  */
 
 export const OPENAPI_PATH = '/api/v1/openapi';
@@ -25,6 +29,7 @@ interface Parser {
 interface RouteHooks {
   parse?: Parser[];
   body?: unknown;
+  query?: TSchema;
   detail?: { parameters?: Parameter[] };
 }
 interface Route {
@@ -50,12 +55,37 @@ export interface OpenApiDocument {
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
 }
 
-/** The route as the generator should see it: only named parsers, JSON for an API route with a body that names none. */
+/** Elysia's coercion of text into a number: a transform of `anyOf [string of format integer or numeric, the number]`. */
+function isTextCoercion(schema: TSchema): boolean {
+  const text = (schema.anyOf as TSchema[] | undefined)?.[0];
+  return TransformKind in schema && schema.anyOf.length === 2 && text?.type === 'string' && ['integer', 'numeric'].includes(text.format as string);
+}
+
+/** `schema` with every text coercion in it replaced by the number it decodes to (bounds and description included). */
+export function decodedSchema(schema: TSchema): TSchema {
+  if (isTextCoercion(schema)) return schema.anyOf[1] as TSchema;
+  let changed = false;
+  const decoded = (child: TSchema) => {
+    const result = decodedSchema(child);
+    if (result !== child) changed = true;
+    return result;
+  };
+  const copy: TSchema = { ...schema };
+  if (schema.properties) copy.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([key, child]) => [key, decoded(child)]));
+  for (const key of ['anyOf', 'allOf', 'oneOf'] as const) if (Array.isArray(schema[key])) copy[key] = (schema[key] as TSchema[]).map(decoded);
+  if (schema.items && !Array.isArray(schema.items)) copy.items = decoded(schema.items as TSchema);
+  return changed ? copy : schema;
+}
+
+/**
+ * The route as the generator should see it: only named parsers, JSON for an API route with a body that names none;
+ * query parameters decoded.
+ */
 function documentedRoute(route: Route): Route {
   const hooks = route.hooks ?? {};
   const named = (hooks.parse ?? []).filter((parser) => typeof parser.fn === 'string');
   const parse = named.length || !hooks.body ? named : [{ fn: 'json' }];
-  return { ...route, hooks: { ...hooks, parse } };
+  return { ...route, hooks: { ...hooks, parse, ...(hooks.query ? { query: decodedSchema(hooks.query) } : {}) } };
 }
 
 const ERROR_RESPONSES = {
