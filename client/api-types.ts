@@ -17,7 +17,7 @@ export interface paths {
          * Check or import a CSV file of risks
          * @description Needs scope `risks:create` or `risks:update` on the token (and the creator's right); creating rows need `risks:create`, rows with an id need `risks:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1RisksImport"];
+        post: operations["postRisksImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -37,7 +37,7 @@ export interface paths {
          * Check or import a CSV file of risk exceptions
          * @description Needs scope `risks:update` on the token (and the creator's right); creating rows need `risks:update`, rows with an id need `risks:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1RisksExceptionsImport"];
+        post: operations["postRisksExceptionsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -57,7 +57,7 @@ export interface paths {
          * Check or import a CSV file of policy exceptions
          * @description Needs scope `policies:update` on the token (and the creator's right); creating rows need `policies:update`, rows with an id need `policies:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1PoliciesExceptionsImport"];
+        post: operations["postPoliciesExceptionsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -77,7 +77,7 @@ export interface paths {
          * Check or import a CSV file of compliance exceptions
          * @description Needs scope `compliance:update` on the token (and the creator's right); creating rows need `compliance:update`, rows with an id need `compliance:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1ComplianceExceptionsImport"];
+        post: operations["postComplianceExceptionsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +97,7 @@ export interface paths {
          * Check or import a CSV file of controls
          * @description Needs scope `controls:create` or `controls:update` on the token (and the creator's right); creating rows need `controls:create`, rows with an id need `controls:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1ControlsImport"];
+        post: operations["postControlsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -117,7 +117,7 @@ export interface paths {
          * Check or import a CSV file of policies
          * @description Needs scope `policies:create` or `policies:update` on the token (and the creator's right); creating rows need `policies:create`, rows with an id need `policies:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1PoliciesImport"];
+        post: operations["postPoliciesImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -137,7 +137,7 @@ export interface paths {
          * Check or import a CSV file of assets
          * @description Needs scope `assets:create` or `assets:update` on the token (and the creator's right); creating rows need `assets:create`, rows with an id need `assets:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1AssetsImport"];
+        post: operations["postAssetsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -157,7 +157,7 @@ export interface paths {
          * Check or import a CSV file of third parties
          * @description Needs scope `thirdParties:create` or `thirdParties:update` on the token (and the creator's right); creating rows need `thirdParties:create`, rows with an id need `thirdParties:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1Third-partiesImport"];
+        post: operations["postThirdPartiesImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -177,7 +177,7 @@ export interface paths {
          * Check or import a CSV file of incidents
          * @description Needs scope `incidents:create` or `incidents:update` on the token (and the creator's right); creating rows need `incidents:create`, rows with an id need `incidents:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1IncidentsImport"];
+        post: operations["postIncidentsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -197,7 +197,7 @@ export interface paths {
          * Check or import a CSV file of audit findings
          * @description Needs scope `audits:create` or `audits:update` on the token (and the creator's right); creating rows need `audits:create`, rows with an id need `audits:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1AuditsFindingsImport"];
+        post: operations["postAuditsFindingsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -217,7 +217,7 @@ export interface paths {
          * Check or import a CSV file of projects
          * @description Needs scope `projects:create` or `projects:update` on the token (and the creator's right); creating rows need `projects:create`, rows with an id need `projects:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1ProjectsImport"];
+        post: operations["postProjectsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -235,13 +235,13 @@ export interface paths {
          * List risks (own level: only those you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risks"];
+        get: operations["getRisks"];
         put?: never;
         /**
          * Create a risk
          * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Risks"];
+        post: operations["postRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -259,21 +259,21 @@ export interface paths {
          * Read a risk with its computed scores
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksById"];
+        get: operations["getRisksById"];
         put?: never;
         post?: never;
         /**
          * Delete a risk
          * @description Needs scope `risks:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1RisksById"];
+        delete: operations["deleteRisksById"];
         options?: never;
         head?: never;
         /**
          * Change a risk
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksById"];
+        patch: operations["patchRisksById"];
         trace?: never;
     };
     "/api/v1/risks/{id}/history": {
@@ -287,7 +287,7 @@ export interface paths {
          * A risk's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdHistory"];
+        get: operations["getRisksByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -309,7 +309,7 @@ export interface paths {
          * Create many risks in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksBatch"];
+        post: operations["postRisksBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -317,7 +317,7 @@ export interface paths {
          * Change many risks in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksBatch"];
+        patch: operations["patchRisksBatch"];
         trace?: never;
     };
     "/api/v1/risk-classifications": {
@@ -331,13 +331,13 @@ export interface paths {
          * List risk classifications with how many risks use each
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-classifications"];
+        get: operations["getRiskClassifications"];
         put?: never;
         /**
          * Add a risk classification (409 when the name is taken)
          * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Risk-classifications"];
+        post: operations["postRiskClassifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,21 +355,21 @@ export interface paths {
          * Read a risk classification
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-classificationsById"];
+        get: operations["getRiskClassificationsById"];
         put?: never;
         post?: never;
         /**
          * Delete an unused risk classification (409 naming how many risks use it)
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Risk-classificationsById"];
+        delete: operations["deleteRiskClassificationsById"];
         options?: never;
         head?: never;
         /**
          * Rename or describe a risk classification
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Risk-classificationsById"];
+        patch: operations["patchRiskClassificationsById"];
         trace?: never;
     };
     "/api/v1/risk-classifications/{id}/history": {
@@ -383,7 +383,7 @@ export interface paths {
          * A risk classification's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-classificationsByIdHistory"];
+        get: operations["getRiskClassificationsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -403,12 +403,12 @@ export interface paths {
          * The risk scale: likelihood and impact levels, the score matrix and the bands
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-scale"];
+        get: operations["getRiskScale"];
         /**
          * Replace levels, cells and bands at once (a cell for every pair; bands must not overlap; levels used by risks stay)
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        put: operations["putApiV1Risk-scale"];
+        put: operations["putRiskScale"];
         post?: never;
         delete?: never;
         options?: never;
@@ -427,7 +427,7 @@ export interface paths {
          * The risk scale's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-scaleHistory"];
+        get: operations["getRiskScaleHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
          * Treatments of every risk you can read, a page at a time, by risk (own level: risks you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksTreatments"];
+        get: operations["getRisksTreatments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -469,7 +469,7 @@ export interface paths {
          * Add treatments to many risks in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksTreatmentsBatch"];
+        post: operations["postRisksTreatmentsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -487,13 +487,13 @@ export interface paths {
          * A risk's treatments
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdTreatments"];
+        get: operations["getRisksByIdTreatments"];
         put?: never;
         /**
          * Add a treatment (an implemented mitigate treatment with a residual rating sets the risk's residual rating)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksByIdTreatments"];
+        post: operations["postRisksByIdTreatments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -514,14 +514,14 @@ export interface paths {
          * Remove a treatment
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1RisksByIdTreatmentsByTreatmentId"];
+        delete: operations["deleteRisksByIdTreatmentsByTreatmentId"];
         options?: never;
         head?: never;
         /**
          * Change a treatment
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksByIdTreatmentsByTreatmentId"];
+        patch: operations["patchRisksByIdTreatmentsByTreatmentId"];
         trace?: never;
     };
     "/api/v1/risks/{id}/treatments/{treatmentId}/history": {
@@ -535,7 +535,7 @@ export interface paths {
          * A treatment's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdTreatmentsByTreatmentIdHistory"];
+        get: operations["getRisksByIdTreatmentsByTreatmentIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -555,13 +555,13 @@ export interface paths {
          * A risk's reviews and when the next is due
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdReviews"];
+        get: operations["getRisksByIdReviews"];
         put?: never;
         /**
          * Record a review of a risk
          * @description Needs scope `risks:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksByIdReviews"];
+        post: operations["postRisksByIdReviews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -579,13 +579,13 @@ export interface paths {
          * List risk exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksExceptions"];
+        get: operations["getRisksExceptions"];
         put?: never;
         /**
          * Request a risk exception (arrives as requested)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksExceptions"];
+        post: operations["postRisksExceptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -603,21 +603,21 @@ export interface paths {
          * Read a risk exception
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksExceptionsById"];
+        get: operations["getRisksExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a risk exception
          * @description Needs scope `risks:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1RisksExceptionsById"];
+        delete: operations["deleteRisksExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested risk exception (409 once decided)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksExceptionsById"];
+        patch: operations["patchRisksExceptionsById"];
         trace?: never;
     };
     "/api/v1/risks/exceptions/{id}/decision": {
@@ -633,7 +633,7 @@ export interface paths {
          * Approve or reject a requested risk exception (needs review on the risk; 409 once decided)
          * @description Needs scope `risks:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksExceptionsByIdDecision"];
+        post: operations["postRisksExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -651,7 +651,7 @@ export interface paths {
          * A risk exception's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksExceptionsByIdHistory"];
+        get: operations["getRisksExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -671,13 +671,13 @@ export interface paths {
          * List policy exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesExceptions"];
+        get: operations["getPoliciesExceptions"];
         put?: never;
         /**
          * Request a policy exception (arrives as requested)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesExceptions"];
+        post: operations["postPoliciesExceptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -695,21 +695,21 @@ export interface paths {
          * Read a policy exception
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesExceptionsById"];
+        get: operations["getPoliciesExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a policy exception
          * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1PoliciesExceptionsById"];
+        delete: operations["deletePoliciesExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested policy exception (409 once decided)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1PoliciesExceptionsById"];
+        patch: operations["patchPoliciesExceptionsById"];
         trace?: never;
     };
     "/api/v1/policies/exceptions/{id}/decision": {
@@ -725,7 +725,7 @@ export interface paths {
          * Approve or reject a requested policy exception (needs review on the policy; 409 once decided)
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesExceptionsByIdDecision"];
+        post: operations["postPoliciesExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -743,7 +743,7 @@ export interface paths {
          * A policy exception's History
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesExceptionsByIdHistory"];
+        get: operations["getPoliciesExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -763,13 +763,13 @@ export interface paths {
          * List controls (own level: only those you or your groups own)
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Controls"];
+        get: operations["getControls"];
         put?: never;
         /**
          * Create a control
          * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Controls"];
+        post: operations["postControls"];
         delete?: never;
         options?: never;
         head?: never;
@@ -787,21 +787,21 @@ export interface paths {
          * Read a control
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ControlsById"];
+        get: operations["getControlsById"];
         put?: never;
         post?: never;
         /**
          * Delete a control (409 while others reference it)
          * @description Needs scope `controls:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ControlsById"];
+        delete: operations["deleteControlsById"];
         options?: never;
         head?: never;
         /**
          * Change a control
          * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ControlsById"];
+        patch: operations["patchControlsById"];
         trace?: never;
     };
     "/api/v1/controls/{id}/history": {
@@ -815,7 +815,7 @@ export interface paths {
          * A control's History
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ControlsByIdHistory"];
+        get: operations["getControlsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -837,7 +837,7 @@ export interface paths {
          * Create many controls in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ControlsBatch"];
+        post: operations["postControlsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -845,7 +845,7 @@ export interface paths {
          * Change many controls in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ControlsBatch"];
+        patch: operations["patchControlsBatch"];
         trace?: never;
     };
     "/api/v1/controls/{id}/tests": {
@@ -859,13 +859,13 @@ export interface paths {
          * A control's testing schedule, test records and next test due
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ControlsByIdTests"];
+        get: operations["getControlsByIdTests"];
         put?: never;
         /**
          * Record a control test
          * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ControlsByIdTests"];
+        post: operations["postControlsByIdTests"];
         delete?: never;
         options?: never;
         head?: never;
@@ -883,7 +883,7 @@ export interface paths {
          * List analyses (filters packageId, status, kind; own level: analyses you own or of packages you own)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceAnalyses"];
+        get: operations["getComplianceAnalyses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -903,7 +903,7 @@ export interface paths {
          * Read an analysis with its mappings
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceAnalysesById"];
+        get: operations["getComplianceAnalysesById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -913,7 +913,7 @@ export interface paths {
          * Assess an analysis (status, notes, assessor) or change its owner
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ComplianceAnalysesById"];
+        patch: operations["patchComplianceAnalysesById"];
         trace?: never;
     };
     "/api/v1/compliance/analyses/{id}/history": {
@@ -927,7 +927,7 @@ export interface paths {
          * An analysis's History (assessments and mapping changes)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceAnalysesByIdHistory"];
+        get: operations["getComplianceAnalysesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -949,7 +949,7 @@ export interface paths {
          * Map many records to analyses in one transaction: one result per item; a mapping already there is answered changed: false
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceMappingsBatch"];
+        post: operations["postComplianceMappingsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -967,7 +967,7 @@ export interface paths {
          * Compliance score of a package: requirements and additional items counted separately, headings not at all (own level: analyses you can read)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesByIdScore"];
+        get: operations["getCompliancePackagesByIdScore"];
         put?: never;
         post?: never;
         delete?: never;
@@ -989,7 +989,7 @@ export interface paths {
          * Map a controls record to the analysis (also needs controls:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdControls"];
+        post: operations["postComplianceAnalysesByIdControls"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1010,7 +1010,7 @@ export interface paths {
          * Remove a mapped controls record (also needs controls:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdControlsByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdControlsByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1029,7 +1029,7 @@ export interface paths {
          * Map a policies record to the analysis (also needs policies:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdPolicies"];
+        post: operations["postComplianceAnalysesByIdPolicies"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
          * Remove a mapped policies record (also needs policies:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdPoliciesByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdPoliciesByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1069,7 +1069,7 @@ export interface paths {
          * Map a risks record to the analysis (also needs risks:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdRisks"];
+        post: operations["postComplianceAnalysesByIdRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1090,7 +1090,7 @@ export interface paths {
          * Remove a mapped risks record (also needs risks:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdRisksByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdRisksByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
          * Map a projects record to the analysis (also needs projects:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdProjects"];
+        post: operations["postComplianceAnalysesByIdProjects"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1130,7 +1130,7 @@ export interface paths {
          * Remove a mapped projects record (also needs projects:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdProjectsByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdProjectsByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1147,13 +1147,13 @@ export interface paths {
          * List requirement exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceExceptions"];
+        get: operations["getComplianceExceptions"];
         put?: never;
         /**
          * Request a requirement exception (arrives as requested)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceExceptions"];
+        post: operations["postComplianceExceptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1171,21 +1171,21 @@ export interface paths {
          * Read a requirement exception
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceExceptionsById"];
+        get: operations["getComplianceExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a requirement exception
          * @description Needs scope `compliance:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceExceptionsById"];
+        delete: operations["deleteComplianceExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested requirement exception (409 once decided)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ComplianceExceptionsById"];
+        patch: operations["patchComplianceExceptionsById"];
         trace?: never;
     };
     "/api/v1/compliance/exceptions/{id}/decision": {
@@ -1201,7 +1201,7 @@ export interface paths {
          * Approve or reject a requested requirement exception (needs review on the requirement; 409 once decided)
          * @description Needs scope `compliance:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceExceptionsByIdDecision"];
+        post: operations["postComplianceExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1219,7 +1219,7 @@ export interface paths {
          * A requirement exception's History
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceExceptionsByIdHistory"];
+        get: operations["getComplianceExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
          * The POA&M register, read only: open weaknesses from non-compliant analyses, audit findings not closed and failed control tests (filters status, severity, source, overdue; each source limited to what you can read, audits and controls need their read scope too)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePoam"];
+        get: operations["getCompliancePoam"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1259,13 +1259,13 @@ export interface paths {
          * List compliance packages with item counts (own level: only those you or your groups own)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackages"];
+        get: operations["getCompliancePackages"];
         put?: never;
         /**
          * Import a package (JSON): the package, its items and one analysis per requirement and additional item
          * @description Needs scope `compliance:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1CompliancePackages"];
+        post: operations["postCompliancePackages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1285,7 +1285,7 @@ export interface paths {
          * Import a package from CSV (header code, name, description, parent_code or parent, kind); name, standard and version in the query
          * @description Needs scope `compliance:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1CompliancePackagesCsv"];
+        post: operations["postCompliancePackagesCsv"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1303,21 +1303,21 @@ export interface paths {
          * Read a package with its item counts by kind
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesById"];
+        get: operations["getCompliancePackagesById"];
         put?: never;
         post?: never;
         /**
          * Delete a package with its items, analyses, mappings and exceptions
          * @description Needs scope `compliance:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1CompliancePackagesById"];
+        delete: operations["deleteCompliancePackagesById"];
         options?: never;
         head?: never;
         /**
          * Change a package's name, standard, version, description or owner (the item tree stays as imported)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1CompliancePackagesById"];
+        patch: operations["patchCompliancePackagesById"];
         trace?: never;
     };
     "/api/v1/compliance/packages/{id}/export": {
@@ -1331,7 +1331,7 @@ export interface paths {
          * Export a package in exactly the import shape (importing it gives the identical tree)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesByIdExport"];
+        get: operations["getCompliancePackagesByIdExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1351,7 +1351,7 @@ export interface paths {
          * A package's History
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesByIdHistory"];
+        get: operations["getCompliancePackagesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1371,13 +1371,13 @@ export interface paths {
          * List evidence (own level: only those you or your groups own)
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Evidence"];
+        get: operations["getEvidence"];
         put?: never;
         /**
          * Create a evidence
          * @description Needs scope `evidence:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Evidence"];
+        post: operations["postEvidence"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1395,21 +1395,21 @@ export interface paths {
          * Read a evidence
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceById"];
+        get: operations["getEvidenceById"];
         put?: never;
         post?: never;
         /**
          * Delete a evidence (409 while others reference it)
          * @description Needs scope `evidence:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1EvidenceById"];
+        delete: operations["deleteEvidenceById"];
         options?: never;
         head?: never;
         /**
          * Change a evidence
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1EvidenceById"];
+        patch: operations["patchEvidenceById"];
         trace?: never;
     };
     "/api/v1/evidence/{id}/history": {
@@ -1423,7 +1423,7 @@ export interface paths {
          * A evidence's History
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdHistory"];
+        get: operations["getEvidenceByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1443,7 +1443,7 @@ export interface paths {
          * Evidence you own (or your groups own) expiring within 30 days or expired
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceReminders"];
+        get: operations["getEvidenceReminders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1463,7 +1463,7 @@ export interface paths {
          * Auditor package: a zip of the chosen evidence files with manifest.json and the Audit Log checkpoint
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidencePackage"];
+        get: operations["getEvidencePackage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1485,7 +1485,7 @@ export interface paths {
          * Verify files: re-read every stored file against its SHA-256, in the background (needs evidence:read at level all)
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceVerify"];
+        post: operations["postEvidenceVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1503,7 +1503,7 @@ export interface paths {
          * The latest Verify files run, with its progress
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceVerifyLatest"];
+        get: operations["getEvidenceVerifyLatest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1523,7 +1523,7 @@ export interface paths {
          * A Verify files run: progress, then every missing or changed file
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceVerifyByRunId"];
+        get: operations["getEvidenceVerifyByRunId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1543,13 +1543,13 @@ export interface paths {
          * The records the evidence proves
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdLinks"];
+        get: operations["getEvidenceByIdLinks"];
         put?: never;
         /**
          * Link the evidence to a record it proves (needs that module's read scope; 404 for a record you cannot read; 409 while locked)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdLinks"];
+        post: operations["postEvidenceByIdLinks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1570,7 +1570,7 @@ export interface paths {
          * Unlink a record (409 while locked)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1EvidenceByIdLinksByRecordTypeByRecordId"];
+        delete: operations["deleteEvidenceByIdLinksByRecordTypeByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1589,7 +1589,7 @@ export interface paths {
          * Lock the evidence: its fields, files and links refuse changes (409)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdLock"];
+        post: operations["postEvidenceByIdLock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1609,7 +1609,7 @@ export interface paths {
          * Unlock the evidence (needs evidence:update at level all)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdUnlock"];
+        post: operations["postEvidenceByIdUnlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1627,13 +1627,13 @@ export interface paths {
          * The evidence's files with their SHA-256
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdFiles"];
+        get: operations["getEvidenceByIdFiles"];
         put?: never;
         /**
          * Upload a file: the body is the file itself; its name in the name query parameter
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdFiles"];
+        post: operations["postEvidenceByIdFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1651,14 +1651,14 @@ export interface paths {
          * A file's details
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdFilesByFileId"];
+        get: operations["getEvidenceByIdFilesByFileId"];
         put?: never;
         post?: never;
         /**
          * Remove a file (409 while locked)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1EvidenceByIdFilesByFileId"];
+        delete: operations["deleteEvidenceByIdFilesByFileId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1675,7 +1675,7 @@ export interface paths {
          * Download a file: X-Content-SHA256 carries the hex SHA-256 of the stored bytes; Range requests are answered 206
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdFilesByFileIdContent"];
+        get: operations["getEvidenceByIdFilesByFileIdContent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1695,13 +1695,13 @@ export interface paths {
          * List policies (own level: only those you or your groups own)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Policies"];
+        get: operations["getPolicies"];
         put?: never;
         /**
          * Create a policy
          * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Policies"];
+        post: operations["postPolicies"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1719,21 +1719,21 @@ export interface paths {
          * Read a policy
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesById"];
+        get: operations["getPoliciesById"];
         put?: never;
         post?: never;
         /**
          * Delete a policy (409 while others reference it)
          * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1PoliciesById"];
+        delete: operations["deletePoliciesById"];
         options?: never;
         head?: never;
         /**
          * Change a policy
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1PoliciesById"];
+        patch: operations["patchPoliciesById"];
         trace?: never;
     };
     "/api/v1/policies/{id}/history": {
@@ -1747,7 +1747,7 @@ export interface paths {
          * A policy's History
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdHistory"];
+        get: operations["getPoliciesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1769,7 +1769,7 @@ export interface paths {
          * Create many policies in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesBatch"];
+        post: operations["postPoliciesBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1777,7 +1777,7 @@ export interface paths {
          * Change many policies in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1PoliciesBatch"];
+        patch: operations["patchPoliciesBatch"];
         trace?: never;
     };
     "/api/v1/policies/batch/publish": {
@@ -1793,7 +1793,7 @@ export interface paths {
          * Publish many policies in one transaction, each as POST /{id}/publish (the result id is the new version's)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesBatchPublish"];
+        post: operations["postPoliciesBatchPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1811,7 +1811,7 @@ export interface paths {
          * Whether 'Allow recording outside approvals' is on (read only; it is changed in Settings › Policies)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesSettings"];
+        get: operations["getPoliciesSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1832,7 +1832,7 @@ export interface paths {
          * Replace a policy's draft content (Markdown); published versions never change
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        put: operations["putApiV1PoliciesByIdContent"];
+        put: operations["putPoliciesByIdContent"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1853,7 +1853,7 @@ export interface paths {
          * Publish the draft as the next immutable version (409 when empty or unchanged)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesByIdPublish"];
+        post: operations["postPoliciesByIdPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1871,7 +1871,7 @@ export interface paths {
          * A policy's published versions, newest first
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdVersions"];
+        get: operations["getPoliciesByIdVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1891,13 +1891,13 @@ export interface paths {
          * A policy's reviews and next review due
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdReviews"];
+        get: operations["getPoliciesByIdReviews"];
         put?: never;
         /**
          * Record a policy review
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesByIdReviews"];
+        post: operations["postPoliciesByIdReviews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1915,13 +1915,13 @@ export interface paths {
          * Approvals recorded outside the app
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdApprovals"];
+        get: operations["getPoliciesByIdApprovals"];
         put?: never;
         /**
          * Record an approval given outside the app (409 while the setting 'Allow recording outside approvals' is off)
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesByIdApprovals"];
+        post: operations["postPoliciesByIdApprovals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1939,13 +1939,13 @@ export interface paths {
          * List assets (own level: only those you or your groups own)
          * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Assets"];
+        get: operations["getAssets"];
         put?: never;
         /**
          * Create a asset
          * @description Needs scope `assets:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Assets"];
+        post: operations["postAssets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1963,21 +1963,21 @@ export interface paths {
          * Read a asset
          * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AssetsById"];
+        get: operations["getAssetsById"];
         put?: never;
         post?: never;
         /**
          * Delete a asset (409 while others reference it)
          * @description Needs scope `assets:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1AssetsById"];
+        delete: operations["deleteAssetsById"];
         options?: never;
         head?: never;
         /**
          * Change a asset
          * @description Needs scope `assets:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1AssetsById"];
+        patch: operations["patchAssetsById"];
         trace?: never;
     };
     "/api/v1/assets/{id}/history": {
@@ -1991,7 +1991,7 @@ export interface paths {
          * A asset's History
          * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AssetsByIdHistory"];
+        get: operations["getAssetsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2011,13 +2011,13 @@ export interface paths {
          * List business units (own level: only those you or your groups own)
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-units"];
+        get: operations["getBusinessUnits"];
         put?: never;
         /**
          * Create a business unit
          * @description Needs scope `businessUnits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Business-units"];
+        post: operations["postBusinessUnits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2035,21 +2035,21 @@ export interface paths {
          * Read a business unit
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-unitsById"];
+        get: operations["getBusinessUnitsById"];
         put?: never;
         post?: never;
         /**
          * Delete a business unit (409 while others reference it)
          * @description Needs scope `businessUnits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Business-unitsById"];
+        delete: operations["deleteBusinessUnitsById"];
         options?: never;
         head?: never;
         /**
          * Change a business unit
          * @description Needs scope `businessUnits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Business-unitsById"];
+        patch: operations["patchBusinessUnitsById"];
         trace?: never;
     };
     "/api/v1/business-units/{id}/history": {
@@ -2063,7 +2063,7 @@ export interface paths {
          * A business unit's History
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-unitsByIdHistory"];
+        get: operations["getBusinessUnitsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2083,7 +2083,7 @@ export interface paths {
          * The business unit hierarchy, depth-first with depth and path (own level: only readable units)
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-unitsTree"];
+        get: operations["getBusinessUnitsTree"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2103,13 +2103,13 @@ export interface paths {
          * List third parties (own level: only those you or your groups own)
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-parties"];
+        get: operations["getThirdParties"];
         put?: never;
         /**
          * Create a third party
          * @description Needs scope `thirdParties:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-parties"];
+        post: operations["postThirdParties"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2127,21 +2127,21 @@ export interface paths {
          * Read a third party
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesById"];
+        get: operations["getThirdPartiesById"];
         put?: never;
         post?: never;
         /**
          * Delete a third party (409 while others reference it)
          * @description Needs scope `thirdParties:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesById"];
+        delete: operations["deleteThirdPartiesById"];
         options?: never;
         head?: never;
         /**
          * Change a third party
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Third-partiesById"];
+        patch: operations["patchThirdPartiesById"];
         trace?: never;
     };
     "/api/v1/third-parties/{id}/history": {
@@ -2155,7 +2155,7 @@ export interface paths {
          * A third party's History
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdHistory"];
+        get: operations["getThirdPartiesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2175,13 +2175,13 @@ export interface paths {
          * A third party's contacts
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdContacts"];
+        get: operations["getThirdPartiesByIdContacts"];
         put?: never;
         /**
          * Add a contact
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-partiesByIdContacts"];
+        post: operations["postThirdPartiesByIdContacts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2202,14 +2202,14 @@ export interface paths {
          * Remove a contact
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesByIdContactsByContactId"];
+        delete: operations["deleteThirdPartiesByIdContactsByContactId"];
         options?: never;
         head?: never;
         /**
          * Change a contact
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Third-partiesByIdContactsByContactId"];
+        patch: operations["patchThirdPartiesByIdContactsByContactId"];
         trace?: never;
     };
     "/api/v1/third-parties/{id}/risks": {
@@ -2223,13 +2223,13 @@ export interface paths {
          * Linked risks you may read (needs scope risks:read too)
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdRisks"];
+        get: operations["getThirdPartiesByIdRisks"];
         put?: never;
         /**
          * Link a risk (needs scope risks:read too; 404 for a risk you cannot read)
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-partiesByIdRisks"];
+        post: operations["postThirdPartiesByIdRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2250,7 +2250,7 @@ export interface paths {
          * Unlink a risk (needs scope risks:read too)
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesByIdRisksByRiskId"];
+        delete: operations["deleteThirdPartiesByIdRisksByRiskId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2267,13 +2267,13 @@ export interface paths {
          * A third party's sub-processors
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdSub-processors"];
+        get: operations["getThirdPartiesByIdSubProcessors"];
         put?: never;
         /**
          * Add a sub-processor (another third party; no self-links or cycles)
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-partiesByIdSub-processors"];
+        post: operations["postThirdPartiesByIdSubProcessors"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2294,7 +2294,7 @@ export interface paths {
          * Remove a sub-processor
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId"];
+        delete: operations["deleteThirdPartiesByIdSubProcessorsBySubProcessorId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2311,13 +2311,13 @@ export interface paths {
          * List incidents (own level: only those you or your groups own)
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Incidents"];
+        get: operations["getIncidents"];
         put?: never;
         /**
          * Create a incident
          * @description Needs scope `incidents:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Incidents"];
+        post: operations["postIncidents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2335,21 +2335,21 @@ export interface paths {
          * Read a incident
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsById"];
+        get: operations["getIncidentsById"];
         put?: never;
         post?: never;
         /**
          * Delete a incident (409 while others reference it)
          * @description Needs scope `incidents:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1IncidentsById"];
+        delete: operations["deleteIncidentsById"];
         options?: never;
         head?: never;
         /**
          * Change a incident
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1IncidentsById"];
+        patch: operations["patchIncidentsById"];
         trace?: never;
     };
     "/api/v1/incidents/{id}/history": {
@@ -2363,7 +2363,7 @@ export interface paths {
          * A incident's History
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsByIdHistory"];
+        get: operations["getIncidentsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2383,13 +2383,13 @@ export interface paths {
          * List incident classifications with how many incidents use each
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsClassifications"];
+        get: operations["getIncidentsClassifications"];
         put?: never;
         /**
          * Add an incident classification (409 when the name is taken)
          * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1IncidentsClassifications"];
+        post: operations["postIncidentsClassifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2407,21 +2407,21 @@ export interface paths {
          * Read an incident classification
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsClassificationsById"];
+        get: operations["getIncidentsClassificationsById"];
         put?: never;
         post?: never;
         /**
          * Delete an unused incident classification (409 naming how many incidents use it)
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1IncidentsClassificationsById"];
+        delete: operations["deleteIncidentsClassificationsById"];
         options?: never;
         head?: never;
         /**
          * Rename or describe an incident classification
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1IncidentsClassificationsById"];
+        patch: operations["patchIncidentsClassificationsById"];
         trace?: never;
     };
     "/api/v1/incidents/classifications/{id}/history": {
@@ -2435,7 +2435,7 @@ export interface paths {
          * An incident classification's History
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsClassificationsByIdHistory"];
+        get: operations["getIncidentsClassificationsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2455,12 +2455,12 @@ export interface paths {
          * An incident's personal-data-breach details with its notifications (404 when none are recorded)
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsByIdBreach"];
+        get: operations["getIncidentsByIdBreach"];
         /**
          * Record or replace the personal-data-breach details (categories, approximate subjects, detected and reported dates)
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
-        put: operations["putApiV1IncidentsByIdBreach"];
+        put: operations["putIncidentsByIdBreach"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2479,13 +2479,13 @@ export interface paths {
          * A breach's notifications to the authority and the data subjects
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsByIdBreachNotifications"];
+        get: operations["getIncidentsByIdBreachNotifications"];
         put?: never;
         /**
          * Record a breach notification (409 until breach details are recorded)
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1IncidentsByIdBreachNotifications"];
+        post: operations["postIncidentsByIdBreachNotifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2503,13 +2503,13 @@ export interface paths {
          * List audit plans (own level: only those you or your groups own)
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Audits"];
+        get: operations["getAudits"];
         put?: never;
         /**
          * Create a audit plan
          * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Audits"];
+        post: operations["postAudits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2527,21 +2527,21 @@ export interface paths {
          * Read a audit plan
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsById"];
+        get: operations["getAuditsById"];
         put?: never;
         post?: never;
         /**
          * Delete a audit plan (409 while others reference it)
          * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1AuditsById"];
+        delete: operations["deleteAuditsById"];
         options?: never;
         head?: never;
         /**
          * Change a audit plan
          * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1AuditsById"];
+        patch: operations["patchAuditsById"];
         trace?: never;
     };
     "/api/v1/audits/{id}/history": {
@@ -2555,7 +2555,7 @@ export interface paths {
          * A audit plan's History
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsByIdHistory"];
+        get: operations["getAuditsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2575,13 +2575,13 @@ export interface paths {
          * List audit findings (own level: only those you or your groups own)
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsFindings"];
+        get: operations["getAuditsFindings"];
         put?: never;
         /**
          * Create a audit finding
          * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1AuditsFindings"];
+        post: operations["postAuditsFindings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2599,21 +2599,21 @@ export interface paths {
          * Read a audit finding
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsFindingsById"];
+        get: operations["getAuditsFindingsById"];
         put?: never;
         post?: never;
         /**
          * Delete a audit finding (409 while others reference it)
          * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1AuditsFindingsById"];
+        delete: operations["deleteAuditsFindingsById"];
         options?: never;
         head?: never;
         /**
          * Change a audit finding
          * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1AuditsFindingsById"];
+        patch: operations["patchAuditsFindingsById"];
         trace?: never;
     };
     "/api/v1/audits/findings/{id}/history": {
@@ -2627,7 +2627,7 @@ export interface paths {
          * A audit finding's History
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsFindingsByIdHistory"];
+        get: operations["getAuditsFindingsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2647,13 +2647,13 @@ export interface paths {
          * List projects (own level: only those you or your groups own)
          * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Projects"];
+        get: operations["getProjects"];
         put?: never;
         /**
          * Create a project
          * @description Needs scope `projects:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Projects"];
+        post: operations["postProjects"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2671,21 +2671,21 @@ export interface paths {
          * Read a project
          * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ProjectsById"];
+        get: operations["getProjectsById"];
         put?: never;
         post?: never;
         /**
          * Delete a project (409 while others reference it)
          * @description Needs scope `projects:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ProjectsById"];
+        delete: operations["deleteProjectsById"];
         options?: never;
         head?: never;
         /**
          * Change a project
          * @description Needs scope `projects:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ProjectsById"];
+        patch: operations["patchProjectsById"];
         trace?: never;
     };
     "/api/v1/projects/{id}/history": {
@@ -2699,7 +2699,7 @@ export interface paths {
          * A project's History
          * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ProjectsByIdHistory"];
+        get: operations["getProjectsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2719,13 +2719,13 @@ export interface paths {
          * List review programs (own level: only those you or your groups own)
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviews"];
+        get: operations["getAccountReviews"];
         put?: never;
         /**
          * Create a review program
          * @description Needs scope `accountReviews:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Account-reviews"];
+        post: operations["postAccountReviews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2743,21 +2743,21 @@ export interface paths {
          * Read a review program
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsById"];
+        get: operations["getAccountReviewsById"];
         put?: never;
         post?: never;
         /**
          * Delete a review program (409 while others reference it)
          * @description Needs scope `accountReviews:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Account-reviewsById"];
+        delete: operations["deleteAccountReviewsById"];
         options?: never;
         head?: never;
         /**
          * Change a review program
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Account-reviewsById"];
+        patch: operations["patchAccountReviewsById"];
         trace?: never;
     };
     "/api/v1/account-reviews/{id}/history": {
@@ -2771,7 +2771,7 @@ export interface paths {
          * A review program's History
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdHistory"];
+        get: operations["getAccountReviewsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2791,13 +2791,13 @@ export interface paths {
          * A review program's items (filter decision=pending|keep|revoke|modify, q on account or system)
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdItems"];
+        get: operations["getAccountReviewsByIdItems"];
         put?: never;
         /**
          * Add an account to review (409 when the program is closed)
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Account-reviewsByIdItems"];
+        post: operations["postAccountReviewsByIdItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2817,7 +2817,7 @@ export interface paths {
          * Check or import a CSV of review items into the program (409 when it is closed)
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Account-reviewsByIdItemsImport"];
+        post: operations["postAccountReviewsByIdItemsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2835,21 +2835,21 @@ export interface paths {
          * Read a review item
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdItemsByItemId"];
+        get: operations["getAccountReviewsByIdItemsByItemId"];
         put?: never;
         post?: never;
         /**
          * Remove an item from an open program
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Account-reviewsByIdItemsByItemId"];
+        delete: operations["deleteAccountReviewsByIdItemsByItemId"];
         options?: never;
         head?: never;
         /**
          * Record a decision (keep, revoke, modify); reviewer defaults to you, reviewed now; 409 when the program is closed
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Account-reviewsByIdItemsByItemId"];
+        patch: operations["patchAccountReviewsByIdItemsByItemId"];
         trace?: never;
     };
     "/api/v1/account-reviews/{id}/items/{itemId}/history": {
@@ -2863,7 +2863,7 @@ export interface paths {
          * A review item's History (its decisions)
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdItemsByItemIdHistory"];
+        get: operations["getAccountReviewsByIdItemsByItemIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2883,13 +2883,13 @@ export interface paths {
          * List API tokens (every token at level all, otherwise your own)
          * @description Needs scope `apiTokens:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Api-tokens"];
+        get: operations["getApiTokens"];
         put?: never;
         /**
          * Create an API token acting as you; the secret is returned once. Every administrator is alerted by email
          * @description Needs scope `apiTokens:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Api-tokens"];
+        post: operations["postApiTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2909,7 +2909,7 @@ export interface paths {
          * Revoke an API token (another user's needs apiTokens:update at level all); it stops working at once
          * @description Needs scope `apiTokens:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Api-tokensByIdRevoke"];
+        post: operations["postApiTokensByIdRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2927,13 +2927,13 @@ export interface paths {
          * List custom field definitions (filter ?module=)
          * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Custom-fields"];
+        get: operations["getCustomFields"];
         put?: never;
         /**
          * Define a custom field
          * @description Needs scope `customFields:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Custom-fields"];
+        post: operations["postCustomFields"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2951,21 +2951,21 @@ export interface paths {
          * Read a custom field definition
          * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Custom-fieldsById"];
+        get: operations["getCustomFieldsById"];
         put?: never;
         post?: never;
         /**
          * Delete a definition and its values (409 unless ?confirm=true while records hold values)
          * @description Needs scope `customFields:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Custom-fieldsById"];
+        delete: operations["deleteCustomFieldsById"];
         options?: never;
         head?: never;
         /**
          * Change label, options, required or position (409 when a removed option is still held)
          * @description Needs scope `customFields:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Custom-fieldsById"];
+        patch: operations["patchCustomFieldsById"];
         trace?: never;
     };
     "/api/v1/labels": {
@@ -2979,13 +2979,13 @@ export interface paths {
          * List labels
          * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Labels"];
+        get: operations["getLabels"];
         put?: never;
         /**
          * Add a label (409 when the name is taken)
          * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Labels"];
+        post: operations["postLabels"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3003,21 +3003,21 @@ export interface paths {
          * Read a label
          * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1LabelsById"];
+        get: operations["getLabelsById"];
         put?: never;
         post?: never;
         /**
          * Delete a label
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1LabelsById"];
+        delete: operations["deleteLabelsById"];
         options?: never;
         head?: never;
         /**
          * Rename, recolour or describe a label
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1LabelsById"];
+        patch: operations["patchLabelsById"];
         trace?: never;
     };
     "/api/v1/labels/{id}/history": {
@@ -3031,7 +3031,7 @@ export interface paths {
          * A label's History
          * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1LabelsByIdHistory"];
+        get: operations["getLabelsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3051,7 +3051,7 @@ export interface paths {
          * Search the registers you may read (full text and codes), best matches first
          * @description Needs the read scope of at least one register; each register is searched only with its read scope and right (own level included).
          */
-        get: operations["getApiV1Search"];
+        get: operations["getSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3082,13 +3082,13 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    postApiV1RisksImport: {
+    postRisksImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3114,15 +3114,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3138,9 +3138,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3210,15 +3210,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3234,9 +3234,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3268,13 +3268,13 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksExceptionsImport: {
+    postRisksExceptionsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3300,15 +3300,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3324,9 +3324,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3396,15 +3396,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3420,9 +3420,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3454,13 +3454,13 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesExceptionsImport: {
+    postPoliciesExceptionsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3486,15 +3486,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3510,9 +3510,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3582,15 +3582,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3606,9 +3606,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3640,13 +3640,13 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceExceptionsImport: {
+    postComplianceExceptionsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3672,15 +3672,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3696,9 +3696,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3768,15 +3768,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3792,9 +3792,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3826,13 +3826,13 @@ export interface operations {
             };
         };
     };
-    postApiV1ControlsImport: {
+    postControlsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3858,15 +3858,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3882,9 +3882,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3954,15 +3954,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3978,9 +3978,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4012,13 +4012,13 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesImport: {
+    postPoliciesImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4044,15 +4044,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4068,9 +4068,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4140,15 +4140,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4164,9 +4164,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4198,13 +4198,13 @@ export interface operations {
             };
         };
     };
-    postApiV1AssetsImport: {
+    postAssetsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4230,15 +4230,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4254,9 +4254,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4326,15 +4326,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4350,9 +4350,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4384,13 +4384,13 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesImport": {
+    postThirdPartiesImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4416,15 +4416,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4440,9 +4440,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4512,15 +4512,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4536,9 +4536,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4570,13 +4570,13 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsImport: {
+    postIncidentsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4602,15 +4602,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4626,9 +4626,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4698,15 +4698,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4722,9 +4722,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4756,13 +4756,13 @@ export interface operations {
             };
         };
     };
-    postApiV1AuditsFindingsImport: {
+    postAuditsFindingsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4788,15 +4788,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4812,9 +4812,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4884,15 +4884,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4908,9 +4908,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4942,13 +4942,13 @@ export interface operations {
             };
         };
     };
-    postApiV1ProjectsImport: {
+    postProjectsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4974,15 +4974,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4998,9 +4998,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -5070,15 +5070,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -5094,9 +5094,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -5128,11 +5128,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Risks: {
+    getRisks: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "inherentScore" | "-inherentScore" | "residualScore" | "-residualScore" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed" | "archived";
@@ -5163,27 +5163,27 @@ export interface operations {
                                     name: string;
                                 };
                                 inherentLikelihood: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 };
                                 inherentImpact: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 };
-                                inherentScore: (string | number) | null;
+                                inherentScore: number | null;
                                 inherentBand: {
                                     name: string;
                                     color: string;
                                 } | null;
                                 residualLikelihood: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
                                 residualImpact: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
-                                residualScore: (string | number) | null;
+                                residualScore: number | null;
                                 residualBand: {
                                     name: string;
                                     color: string;
@@ -5197,7 +5197,7 @@ export interface operations {
                                     id: string;
                                     name: string;
                                 } | null;
-                                reviewFrequencyMonths: string | number;
+                                reviewFrequencyMonths: number;
                                 /** @enum {string} */
                                 status: "open" | "closed" | "archived";
                                 assetId: string | null;
@@ -5209,9 +5209,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -5263,7 +5263,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Risks: {
+    postRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -5278,19 +5278,19 @@ export interface operations {
                     /** Format: uuid */
                     classificationId: string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentLikelihood: (string | number) | string;
+                    inherentLikelihood: number | string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentImpact: (string | number) | string;
+                    inherentImpact: number | string;
                     /** @description Never above the inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Never above the inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** Format: uuid */
                     ownerId?: string | null;
                     /** Format: uuid */
                     ownerGroupId?: string | null;
                     /** @description 1 to 120; 12 when blank */
-                    reviewFrequencyMonths?: string | number;
+                    reviewFrequencyMonths?: number;
                     /** @enum {string} */
                     status?: "open" | "closed" | "archived";
                     /** Format: uuid */
@@ -5392,7 +5392,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksById: {
+    getRisksById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5419,27 +5419,27 @@ export interface operations {
                                 name: string;
                             };
                             inherentLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
                             inherentImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
-                            inherentScore: (string | number) | null;
+                            inherentScore: number | null;
                             inherentBand: {
                                 name: string;
                                 color: string;
                             } | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
-                            residualScore: (string | number) | null;
+                            residualScore: number | null;
                             residualBand: {
                                 name: string;
                                 color: string;
@@ -5453,7 +5453,7 @@ export interface operations {
                                 id: string;
                                 name: string;
                             } | null;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "open" | "closed" | "archived";
                             assetId: string | null;
@@ -5524,7 +5524,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RisksById: {
+    deleteRisksById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5607,7 +5607,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksById: {
+    patchRisksById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5624,19 +5624,19 @@ export interface operations {
                     /** Format: uuid */
                     classificationId?: string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentLikelihood?: (string | number) | string;
+                    inherentLikelihood?: number | string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentImpact?: (string | number) | string;
+                    inherentImpact?: number | string;
                     /** @description Never above the inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Never above the inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** Format: uuid */
                     ownerId?: string | null;
                     /** Format: uuid */
                     ownerGroupId?: string | null;
                     /** @description 1 to 120; 12 when blank */
-                    reviewFrequencyMonths?: string | number;
+                    reviewFrequencyMonths?: number;
                     /** @enum {string} */
                     status?: "open" | "closed" | "archived";
                     /** Format: uuid */
@@ -5667,27 +5667,27 @@ export interface operations {
                                 name: string;
                             };
                             inherentLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
                             inherentImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
-                            inherentScore: (string | number) | null;
+                            inherentScore: number | null;
                             inherentBand: {
                                 name: string;
                                 color: string;
                             } | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
-                            residualScore: (string | number) | null;
+                            residualScore: number | null;
                             residualBand: {
                                 name: string;
                                 color: string;
@@ -5701,7 +5701,7 @@ export interface operations {
                                 id: string;
                                 name: string;
                             } | null;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "open" | "closed" | "archived";
                             assetId: string | null;
@@ -5790,7 +5790,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdHistory: {
+    getRisksByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -5821,7 +5821,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -5882,7 +5882,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksBatch: {
+    postRisksBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -5899,19 +5899,19 @@ export interface operations {
                         /** Format: uuid */
                         classificationId: string;
                         /** @description A level's value or its name, as defined in Risk Settings */
-                        inherentLikelihood: (string | number) | string;
+                        inherentLikelihood: number | string;
                         /** @description A level's value or its name, as defined in Risk Settings */
-                        inherentImpact: (string | number) | string;
+                        inherentImpact: number | string;
                         /** @description Never above the inherent likelihood */
-                        residualLikelihood?: ((string | number) | string) | null;
+                        residualLikelihood?: (number | string) | null;
                         /** @description Never above the inherent impact */
-                        residualImpact?: ((string | number) | string) | null;
+                        residualImpact?: (number | string) | null;
                         /** Format: uuid */
                         ownerId?: string | null;
                         /** Format: uuid */
                         ownerGroupId?: string | null;
                         /** @description 1 to 120; 12 when blank */
-                        reviewFrequencyMonths?: string | number;
+                        reviewFrequencyMonths?: number;
                         /** @enum {string} */
                         status?: "open" | "closed" | "archived";
                         /** Format: uuid */
@@ -6027,7 +6027,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksBatch: {
+    patchRisksBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -6047,19 +6047,19 @@ export interface operations {
                             /** Format: uuid */
                             classificationId?: string;
                             /** @description A level's value or its name, as defined in Risk Settings */
-                            inherentLikelihood?: (string | number) | string;
+                            inherentLikelihood?: number | string;
                             /** @description A level's value or its name, as defined in Risk Settings */
-                            inherentImpact?: (string | number) | string;
+                            inherentImpact?: number | string;
                             /** @description Never above the inherent likelihood */
-                            residualLikelihood?: ((string | number) | string) | null;
+                            residualLikelihood?: (number | string) | null;
                             /** @description Never above the inherent impact */
-                            residualImpact?: ((string | number) | string) | null;
+                            residualImpact?: (number | string) | null;
                             /** Format: uuid */
                             ownerId?: string | null;
                             /** Format: uuid */
                             ownerGroupId?: string | null;
                             /** @description 1 to 120; 12 when blank */
-                            reviewFrequencyMonths?: string | number;
+                            reviewFrequencyMonths?: number;
                             /** @enum {string} */
                             status?: "open" | "closed" | "archived";
                             /** Format: uuid */
@@ -6176,11 +6176,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-classifications": {
+    getRiskClassifications: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt";
                 q?: string;
             };
@@ -6203,11 +6203,11 @@ export interface operations {
                                 name: string;
                                 description: string;
                                 /** @description How many risks use this classification (such a classification cannot be deleted) */
-                                riskCount: string | number;
+                                riskCount: number;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -6259,7 +6259,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Risk-classifications": {
+    postRiskClassifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -6362,7 +6362,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-classificationsById": {
+    getRiskClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6385,7 +6385,7 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @description How many risks use this classification (such a classification cannot be deleted) */
-                            riskCount: string | number;
+                            riskCount: number;
                         };
                     };
                 };
@@ -6446,7 +6446,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Risk-classificationsById": {
+    deleteRiskClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6529,7 +6529,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Risk-classificationsById": {
+    patchRiskClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6559,7 +6559,7 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @description How many risks use this classification (such a classification cannot be deleted) */
-                            riskCount: string | number;
+                            riskCount: number;
                         };
                     };
                 };
@@ -6638,7 +6638,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-classificationsByIdHistory": {
+    getRiskClassificationsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -6669,7 +6669,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -6730,7 +6730,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-scale": {
+    getRiskScale: {
         parameters: {
             query?: never;
             header?: never;
@@ -6748,24 +6748,24 @@ export interface operations {
                     "application/json": {
                         data: {
                             likelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             impact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             cells: {
-                                likelihood: string | number;
-                                impact: string | number;
-                                score: string | number;
+                                likelihood: number;
+                                impact: number;
+                                score: number;
                             }[];
                             bands: {
                                 name: string;
-                                minScore: string | number;
-                                maxScore: string | number;
+                                minScore: number;
+                                maxScore: number;
                                 color: string;
                             }[];
                         };
@@ -6810,7 +6810,7 @@ export interface operations {
             };
         };
     };
-    "putApiV1Risk-scale": {
+    putRiskScale: {
         parameters: {
             query?: never;
             header?: never;
@@ -6821,24 +6821,24 @@ export interface operations {
             content: {
                 "application/json": {
                     likelihood: {
-                        value: string | number;
+                        value: number;
                         name: string;
                         description?: string;
                     }[];
                     impact: {
-                        value: string | number;
+                        value: number;
                         name: string;
                         description?: string;
                     }[];
                     cells: {
-                        likelihood: string | number;
-                        impact: string | number;
-                        score: string | number;
+                        likelihood: number;
+                        impact: number;
+                        score: number;
                     }[];
                     bands: {
                         name: string;
-                        minScore: string | number;
-                        maxScore: string | number;
+                        minScore: number;
+                        maxScore: number;
                         color?: string;
                     }[];
                 };
@@ -6854,24 +6854,24 @@ export interface operations {
                     "application/json": {
                         data: {
                             likelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             impact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             cells: {
-                                likelihood: string | number;
-                                impact: string | number;
-                                score: string | number;
+                                likelihood: number;
+                                impact: number;
+                                score: number;
                             }[];
                             bands: {
                                 name: string;
-                                minScore: string | number;
-                                maxScore: string | number;
+                                minScore: number;
+                                maxScore: number;
                                 color: string;
                             }[];
                         };
@@ -6952,7 +6952,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-scaleHistory": {
+    getRiskScaleHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -6981,7 +6981,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -7024,11 +7024,11 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksTreatments: {
+    getRisksTreatments: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 riskId?: string;
             };
             header?: never;
@@ -7056,11 +7056,11 @@ export interface operations {
                                 description: string;
                                 dueOn: string | null;
                                 residualLikelihood: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
                                 residualImpact: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
                                 /** @description Linked controls you can read */
@@ -7071,9 +7071,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -7125,7 +7125,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksTreatmentsBatch: {
+    postRisksTreatmentsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -7154,9 +7154,9 @@ export interface operations {
                          */
                         dueOn?: string | null;
                         /** @description Mitigate only; never above the risk's inherent likelihood */
-                        residualLikelihood?: ((string | number) | string) | null;
+                        residualLikelihood?: (number | string) | null;
                         /** @description Mitigate only; never above the risk's inherent impact */
-                        residualImpact?: ((string | number) | string) | null;
+                        residualImpact?: (number | string) | null;
                         /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
                         controlIds?: string[];
                     }[];
@@ -7264,7 +7264,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdTreatments: {
+    getRisksByIdTreatments: {
         parameters: {
             query?: never;
             header?: never;
@@ -7293,11 +7293,11 @@ export interface operations {
                             description: string;
                             dueOn: string | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             /** @description Linked controls you can read */
@@ -7367,7 +7367,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksByIdTreatments: {
+    postRisksByIdTreatments: {
         parameters: {
             query?: never;
             header?: never;
@@ -7394,9 +7394,9 @@ export interface operations {
                      */
                     dueOn?: string | null;
                     /** @description Mitigate only; never above the risk's inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Mitigate only; never above the risk's inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
                     controlIds?: string[];
                 };
@@ -7490,7 +7490,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RisksByIdTreatmentsByTreatmentId: {
+    deleteRisksByIdTreatmentsByTreatmentId: {
         parameters: {
             query?: never;
             header?: never;
@@ -7574,7 +7574,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksByIdTreatmentsByTreatmentId: {
+    patchRisksByIdTreatmentsByTreatmentId: {
         parameters: {
             query?: never;
             header?: never;
@@ -7602,9 +7602,9 @@ export interface operations {
                      */
                     dueOn?: string | null;
                     /** @description Mitigate only; never above the risk's inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Mitigate only; never above the risk's inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
                     controlIds?: string[];
                 };
@@ -7629,11 +7629,11 @@ export interface operations {
                             description: string;
                             dueOn: string | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             /** @description Linked controls you can read */
@@ -7721,7 +7721,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdTreatmentsByTreatmentIdHistory: {
+    getRisksByIdTreatmentsByTreatmentIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -7753,7 +7753,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -7814,7 +7814,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdReviews: {
+    getRisksByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -7833,7 +7833,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            frequencyMonths: string | number;
+                            frequencyMonths: number;
                             lastReviewedOn: string | null;
                             /** @description Last review plus the review frequency; the creation date plus the frequency when never reviewed */
                             nextReviewDue: string;
@@ -7911,7 +7911,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksByIdReviews: {
+    postRisksByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -8027,11 +8027,11 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksExceptions: {
+    getRisksExceptions: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
@@ -8091,9 +8091,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -8145,7 +8145,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksExceptions: {
+    postRisksExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -8275,7 +8275,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksExceptionsById: {
+    getRisksExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8389,7 +8389,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RisksExceptionsById: {
+    deleteRisksExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8472,7 +8472,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksExceptionsById: {
+    patchRisksExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8623,7 +8623,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksExceptionsByIdDecision: {
+    postRisksExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -8763,7 +8763,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksExceptionsByIdHistory: {
+    getRisksExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -8794,7 +8794,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -8855,11 +8855,11 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesExceptions: {
+    getPoliciesExceptions: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
@@ -8919,9 +8919,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -8973,7 +8973,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesExceptions: {
+    postPoliciesExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -9103,7 +9103,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesExceptionsById: {
+    getPoliciesExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9217,7 +9217,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1PoliciesExceptionsById: {
+    deletePoliciesExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9300,7 +9300,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1PoliciesExceptionsById: {
+    patchPoliciesExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9451,7 +9451,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesExceptionsByIdDecision: {
+    postPoliciesExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -9591,7 +9591,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesExceptionsByIdHistory: {
+    getPoliciesExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -9622,7 +9622,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -9683,11 +9683,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Controls: {
+    getControls: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "active" | "retired";
@@ -9717,7 +9717,7 @@ export interface operations {
                                 type: "policy" | "process" | "technical" | "physical" | "other";
                                 /** @enum {string} */
                                 status: "planned" | "active" | "retired";
-                                testFrequencyMonths: (string | number) | null;
+                                testFrequencyMonths: number | null;
                                 createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -9737,9 +9737,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -9791,7 +9791,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Controls: {
+    postControls: {
         parameters: {
             query?: never;
             header?: never;
@@ -9814,7 +9814,7 @@ export interface operations {
                      */
                     status?: "planned" | "active" | "retired";
                     /** @description Testing schedule: months between tests */
-                    testFrequencyMonths?: (string | number) | null;
+                    testFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -9920,7 +9920,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ControlsById: {
+    getControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9946,7 +9946,7 @@ export interface operations {
                             type: "policy" | "process" | "technical" | "physical" | "other";
                             /** @enum {string} */
                             status: "planned" | "active" | "retired";
-                            testFrequencyMonths: (string | number) | null;
+                            testFrequencyMonths: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -10025,7 +10025,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ControlsById: {
+    deleteControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10108,7 +10108,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ControlsById: {
+    patchControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10133,7 +10133,7 @@ export interface operations {
                      */
                     status?: "planned" | "active" | "retired";
                     /** @description Testing schedule: months between tests */
-                    testFrequencyMonths?: (string | number) | null;
+                    testFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -10167,7 +10167,7 @@ export interface operations {
                             type: "policy" | "process" | "technical" | "physical" | "other";
                             /** @enum {string} */
                             status: "planned" | "active" | "retired";
-                            testFrequencyMonths: (string | number) | null;
+                            testFrequencyMonths: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -10264,7 +10264,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ControlsByIdHistory: {
+    getControlsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -10295,7 +10295,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -10356,7 +10356,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ControlsBatch: {
+    postControlsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -10381,7 +10381,7 @@ export interface operations {
                          */
                         status?: "planned" | "active" | "retired";
                         /** @description Testing schedule: months between tests */
-                        testFrequencyMonths?: (string | number) | null;
+                        testFrequencyMonths?: number | null;
                         /**
                          * Format: uuid
                          * @description An active user; defaults to the creator when owner and group are both left out
@@ -10501,7 +10501,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ControlsBatch: {
+    patchControlsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -10529,7 +10529,7 @@ export interface operations {
                              */
                             status?: "planned" | "active" | "retired";
                             /** @description Testing schedule: months between tests */
-                            testFrequencyMonths?: (string | number) | null;
+                            testFrequencyMonths?: number | null;
                             /**
                              * Format: uuid
                              * @description An active user; defaults to the creator when owner and group are both left out
@@ -10650,7 +10650,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ControlsByIdTests: {
+    getControlsByIdTests: {
         parameters: {
             query?: never;
             header?: never;
@@ -10669,7 +10669,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            frequencyMonths: (string | number) | null;
+                            frequencyMonths: number | null;
                             lastTestedOn: string | null;
                             /** @description Last test plus the frequency; today when never tested */
                             nextTestDue: string | null;
@@ -10743,7 +10743,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ControlsByIdTests: {
+    postControlsByIdTests: {
         parameters: {
             query?: never;
             header?: never;
@@ -10856,11 +10856,11 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceAnalyses: {
+    getComplianceAnalyses: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "position" | "-position" | "status" | "-status" | "assessedAt" | "-assessedAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 packageId?: string;
@@ -10908,10 +10908,10 @@ export interface operations {
                                 assessedAt: string | null;
                                 /** @description How many records of each kind are mapped (whether or not you can read them) */
                                 mappingCounts: {
-                                    controls: string | number;
-                                    policies: string | number;
-                                    risks: string | number;
-                                    projects: string | number;
+                                    controls: number;
+                                    policies: number;
+                                    risks: number;
+                                    projects: number;
                                 };
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -10927,9 +10927,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -10981,7 +10981,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceAnalysesById: {
+    getComplianceAnalysesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -11026,10 +11026,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11127,7 +11127,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ComplianceAnalysesById: {
+    patchComplianceAnalysesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -11187,10 +11187,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11306,7 +11306,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceAnalysesByIdHistory: {
+    getComplianceAnalysesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -11337,7 +11337,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -11398,7 +11398,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceMappingsBatch: {
+    postComplianceMappingsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -11524,7 +11524,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesByIdScore: {
+    getCompliancePackagesByIdScore: {
         parameters: {
             query?: never;
             header?: never;
@@ -11545,14 +11545,14 @@ export interface operations {
                         data: {
                             packageId: string;
                             requirements: {
-                                total: string | number;
-                                not_assessed: string | number;
-                                compliant: string | number;
-                                partially_compliant: string | number;
-                                non_compliant: string | number;
-                                not_applicable: string | number;
+                                total: number;
+                                not_assessed: number;
+                                compliant: number;
+                                partially_compliant: number;
+                                non_compliant: number;
+                                not_applicable: number;
                                 /** @description total minus not_applicable */
-                                applicable: string | number;
+                                applicable: number;
                                 /** @description compliant / applicable × 100, one decimal; not assessed items count against it; null when nothing is applicable */
                                 percentCompliant: number | null;
                                 /** @description (applicable − not_assessed) / applicable × 100, one decimal */
@@ -11560,14 +11560,14 @@ export interface operations {
                             };
                             /** @description Additional items, counted separately; headings are not counted */
                             additional: {
-                                total: string | number;
-                                not_assessed: string | number;
-                                compliant: string | number;
-                                partially_compliant: string | number;
-                                non_compliant: string | number;
-                                not_applicable: string | number;
+                                total: number;
+                                not_assessed: number;
+                                compliant: number;
+                                partially_compliant: number;
+                                non_compliant: number;
+                                not_applicable: number;
                                 /** @description total minus not_applicable */
-                                applicable: string | number;
+                                applicable: number;
                                 /** @description compliant / applicable × 100, one decimal; not assessed items count against it; null when nothing is applicable */
                                 percentCompliant: number | null;
                                 /** @description (applicable − not_assessed) / applicable × 100, one decimal */
@@ -11633,7 +11633,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdControls: {
+    postComplianceAnalysesByIdControls: {
         parameters: {
             query?: never;
             header?: never;
@@ -11685,10 +11685,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11804,7 +11804,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdControlsByRecordId: {
+    deleteComplianceAnalysesByIdControlsByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -11850,10 +11850,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11960,7 +11960,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdPolicies: {
+    postComplianceAnalysesByIdPolicies: {
         parameters: {
             query?: never;
             header?: never;
@@ -12012,10 +12012,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12131,7 +12131,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdPoliciesByRecordId: {
+    deleteComplianceAnalysesByIdPoliciesByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -12177,10 +12177,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12287,7 +12287,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdRisks: {
+    postComplianceAnalysesByIdRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -12339,10 +12339,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12458,7 +12458,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdRisksByRecordId: {
+    deleteComplianceAnalysesByIdRisksByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -12504,10 +12504,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12614,7 +12614,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdProjects: {
+    postComplianceAnalysesByIdProjects: {
         parameters: {
             query?: never;
             header?: never;
@@ -12666,10 +12666,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12785,7 +12785,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdProjectsByRecordId: {
+    deleteComplianceAnalysesByIdProjectsByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -12831,10 +12831,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12941,11 +12941,11 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceExceptions: {
+    getComplianceExceptions: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
@@ -13005,9 +13005,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -13059,7 +13059,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceExceptions: {
+    postComplianceExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -13189,7 +13189,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceExceptionsById: {
+    getComplianceExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13303,7 +13303,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceExceptionsById: {
+    deleteComplianceExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13386,7 +13386,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ComplianceExceptionsById: {
+    patchComplianceExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13537,7 +13537,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceExceptionsByIdDecision: {
+    postComplianceExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -13677,7 +13677,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceExceptionsByIdHistory: {
+    getComplianceExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -13708,7 +13708,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -13769,11 +13769,11 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePoam: {
+    getCompliancePoam: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 status?: "open" | "in_remediation";
                 severity?: "high" | "medium" | "low";
                 source?: "compliance" | "audit" | "controlTest";
@@ -13816,9 +13816,9 @@ export interface operations {
                                 /** @description Screen address of the source record */
                                 link: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -13870,11 +13870,11 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackages: {
+    getCompliancePackages: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "standard" | "-standard" | "version" | "-version" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
@@ -13902,10 +13902,10 @@ export interface operations {
                                 description: string;
                                 createdBy: string | null;
                                 itemCounts: {
-                                    total: string | number;
-                                    requirement: string | number;
-                                    additional: string | number;
-                                    heading: string | number;
+                                    total: number;
+                                    requirement: number;
+                                    additional: number;
+                                    heading: number;
                                 };
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -13921,9 +13921,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -13975,7 +13975,7 @@ export interface operations {
             };
         };
     };
-    postApiV1CompliancePackages: {
+    postCompliancePackages: {
         parameters: {
             query?: never;
             header?: never;
@@ -13985,6 +13985,32 @@ export interface operations {
         /** @description The package JSON; up to 10,000 items. Refused whole, with every problem listed, when anything is wrong */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Internal security baseline",
+                 *       "standard": "ISB",
+                 *       "version": "2026",
+                 *       "description": "The company baseline every system meets",
+                 *       "items": [
+                 *         {
+                 *           "code": "AC",
+                 *           "name": "Access control",
+                 *           "kind": "heading"
+                 *         },
+                 *         {
+                 *           "code": "AC-1",
+                 *           "name": "Accounts are reviewed every quarter",
+                 *           "parentCode": "AC"
+                 *         },
+                 *         {
+                 *           "code": "AC-2",
+                 *           "name": "Administrators sign in with a second factor",
+                 *           "parentCode": "AC",
+                 *           "description": "Every administrator account, including break-glass ones"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description Required */
                     name: string;
@@ -14030,8 +14056,8 @@ export interface operations {
                     "application/json": {
                         error: string;
                         problems: {
-                            index?: string | number;
-                            line?: string | number;
+                            index?: number;
+                            line?: number;
                             code?: string;
                             field: string;
                             message: string;
@@ -14104,7 +14130,7 @@ export interface operations {
             };
         };
     };
-    postApiV1CompliancePackagesCsv: {
+    postCompliancePackagesCsv: {
         parameters: {
             query?: {
                 name?: string;
@@ -14145,8 +14171,8 @@ export interface operations {
                     "application/json": {
                         error: string;
                         problems: {
-                            index?: string | number;
-                            line?: string | number;
+                            index?: number;
+                            line?: number;
                             code?: string;
                             field: string;
                             message: string;
@@ -14219,7 +14245,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesById: {
+    getCompliancePackagesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14245,10 +14271,10 @@ export interface operations {
                             description: string;
                             createdBy: string | null;
                             itemCounts: {
-                                total: string | number;
-                                requirement: string | number;
-                                additional: string | number;
-                                heading: string | number;
+                                total: number;
+                                requirement: number;
+                                additional: number;
+                                heading: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -14323,7 +14349,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1CompliancePackagesById: {
+    deleteCompliancePackagesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14406,7 +14432,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1CompliancePackagesById: {
+    patchCompliancePackagesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14451,10 +14477,10 @@ export interface operations {
                             description: string;
                             createdBy: string | null;
                             itemCounts: {
-                                total: string | number;
-                                requirement: string | number;
-                                additional: string | number;
-                                heading: string | number;
+                                total: number;
+                                requirement: number;
+                                additional: number;
+                                heading: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -14547,7 +14573,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesByIdExport: {
+    getCompliancePackagesByIdExport: {
         parameters: {
             query?: never;
             header?: never;
@@ -14642,7 +14668,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesByIdHistory: {
+    getCompliancePackagesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -14673,7 +14699,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -14734,11 +14760,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Evidence: {
+    getEvidence: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "collectedOn" | "-collectedOn" | "validUntil" | "-validUntil" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "current" | "expiring" | "expired";
@@ -14782,8 +14808,8 @@ export interface operations {
                                 locked: boolean;
                                 lockedAt: string | null;
                                 lockedBy: string | null;
-                                fileCount: string | number;
-                                linkCount: string | number;
+                                fileCount: number;
+                                linkCount: number;
                                 createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -14803,9 +14829,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -14857,7 +14883,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Evidence: {
+    postEvidence: {
         parameters: {
             query?: never;
             header?: never;
@@ -14994,7 +15020,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceById: {
+    getEvidenceById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15032,8 +15058,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -15112,7 +15138,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1EvidenceById: {
+    deleteEvidenceById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15195,7 +15221,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1EvidenceById: {
+    patchEvidenceById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15274,8 +15300,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -15372,7 +15398,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdHistory: {
+    getEvidenceByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -15403,7 +15429,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -15464,7 +15490,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceReminders: {
+    getEvidenceReminders: {
         parameters: {
             query?: never;
             header?: never;
@@ -15530,7 +15556,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidencePackage: {
+    getEvidencePackage: {
         parameters: {
             query?: {
                 packageId?: string;
@@ -15602,7 +15628,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceVerify: {
+    postEvidenceVerify: {
         parameters: {
             query?: never;
             header?: never;
@@ -15625,9 +15651,9 @@ export interface operations {
                             startedAt: string;
                             finishedAt: string | null;
                             /** @description Files to check */
-                            total: string | number;
+                            total: number;
                             /** @description Files checked so far */
-                            checked: string | number;
+                            checked: number;
                             problems: {
                                 evidenceId: string;
                                 evidenceTitle: string;
@@ -15688,7 +15714,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceVerifyLatest: {
+    getEvidenceVerifyLatest: {
         parameters: {
             query?: never;
             header?: never;
@@ -15711,9 +15737,9 @@ export interface operations {
                             startedAt: string;
                             finishedAt: string | null;
                             /** @description Files to check */
-                            total: string | number;
+                            total: number;
                             /** @description Files checked so far */
-                            checked: string | number;
+                            checked: number;
                             problems: {
                                 evidenceId: string;
                                 evidenceTitle: string;
@@ -15765,7 +15791,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceVerifyByRunId: {
+    getEvidenceVerifyByRunId: {
         parameters: {
             query?: never;
             header?: never;
@@ -15790,9 +15816,9 @@ export interface operations {
                             startedAt: string;
                             finishedAt: string | null;
                             /** @description Files to check */
-                            total: string | number;
+                            total: number;
                             /** @description Files checked so far */
-                            checked: string | number;
+                            checked: number;
                             problems: {
                                 evidenceId: string;
                                 evidenceTitle: string;
@@ -15862,7 +15888,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdLinks: {
+    getEvidenceByIdLinks: {
         parameters: {
             query?: never;
             header?: never;
@@ -15949,7 +15975,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdLinks: {
+    postEvidenceByIdLinks: {
         parameters: {
             query?: never;
             header?: never;
@@ -16063,7 +16089,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1EvidenceByIdLinksByRecordTypeByRecordId: {
+    deleteEvidenceByIdLinksByRecordTypeByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -16148,7 +16174,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdLock: {
+    postEvidenceByIdLock: {
         parameters: {
             query?: never;
             header?: never;
@@ -16186,8 +16212,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -16275,7 +16301,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdUnlock: {
+    postEvidenceByIdUnlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -16313,8 +16339,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -16402,7 +16428,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdFiles: {
+    getEvidenceByIdFiles: {
         parameters: {
             query?: never;
             header?: never;
@@ -16425,7 +16451,7 @@ export interface operations {
                             evidenceId: string;
                             name: string;
                             /** @description Bytes */
-                            size: string | number;
+                            size: number;
                             /** @description Hex SHA-256 of the stored bytes */
                             sha256: string;
                             /** @description Sniffed from the content, not taken from the name */
@@ -16492,7 +16518,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdFiles: {
+    postEvidenceByIdFiles: {
         parameters: {
             query: {
                 name: string;
@@ -16521,7 +16547,7 @@ export interface operations {
                             evidenceId: string;
                             name: string;
                             /** @description Bytes */
-                            size: string | number;
+                            size: number;
                             /** @description Hex SHA-256 of the stored bytes */
                             sha256: string;
                             /** @description Sniffed from the content, not taken from the name */
@@ -16606,7 +16632,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdFilesByFileId: {
+    getEvidenceByIdFilesByFileId: {
         parameters: {
             query?: never;
             header?: never;
@@ -16630,7 +16656,7 @@ export interface operations {
                             evidenceId: string;
                             name: string;
                             /** @description Bytes */
-                            size: string | number;
+                            size: number;
                             /** @description Hex SHA-256 of the stored bytes */
                             sha256: string;
                             /** @description Sniffed from the content, not taken from the name */
@@ -16697,7 +16723,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1EvidenceByIdFilesByFileId: {
+    deleteEvidenceByIdFilesByFileId: {
         parameters: {
             query?: never;
             header?: never;
@@ -16781,7 +16807,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdFilesByFileIdContent: {
+    getEvidenceByIdFilesByFileIdContent: {
         parameters: {
             query?: never;
             header?: {
@@ -16796,22 +16822,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file */
+            /** @description The file, with the content type sniffed when it was uploaded (the file's contentType) */
             200: {
                 headers: {
+                    /** @description Hex SHA-256 of the stored bytes */
+                    "X-Content-SHA256"?: string;
+                    /** @description attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 in quotes */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The requested range */
             206: {
                 headers: {
+                    /** @description Hex SHA-256 of the stored bytes */
+                    "X-Content-SHA256"?: string;
+                    /** @description attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 in quotes */
+                    ETag?: string;
+                    /** @description bytes <start>-<end>/<size> */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description Invalid input: the message names each field and rule (`problems` lists them) */
@@ -16886,11 +16926,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Policies: {
+    getPolicies: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "reviewFrequencyMonths" | "-reviewFrequencyMonths" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "draft" | "published";
@@ -16917,11 +16957,11 @@ export interface operations {
                                 description: string;
                                 /** @description The draft content (Markdown); the next publication carries it */
                                 content: string;
-                                reviewFrequencyMonths: string | number;
+                                reviewFrequencyMonths: number;
                                 /** @enum {string} */
                                 status: "draft" | "published";
                                 /** @description Number of the latest published version */
-                                currentVersion: (string | number) | null;
+                                currentVersion: number | null;
                                 createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -16941,9 +16981,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -16995,7 +17035,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Policies: {
+    postPolicies: {
         parameters: {
             query?: never;
             header?: never;
@@ -17008,7 +17048,7 @@ export interface operations {
                     title: string;
                     description?: string;
                     /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                    reviewFrequencyMonths?: (string | number) | null;
+                    reviewFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -17114,7 +17154,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesById: {
+    getPoliciesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17138,11 +17178,11 @@ export interface operations {
                             description: string;
                             /** @description The draft content (Markdown); the next publication carries it */
                             content: string;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "draft" | "published";
                             /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
+                            currentVersion: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -17221,7 +17261,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1PoliciesById: {
+    deletePoliciesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17304,7 +17344,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1PoliciesById: {
+    patchPoliciesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17319,7 +17359,7 @@ export interface operations {
                     title?: string;
                     description?: string;
                     /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                    reviewFrequencyMonths?: (string | number) | null;
+                    reviewFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -17351,11 +17391,11 @@ export interface operations {
                             description: string;
                             /** @description The draft content (Markdown); the next publication carries it */
                             content: string;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "draft" | "published";
                             /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
+                            currentVersion: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -17452,7 +17492,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdHistory: {
+    getPoliciesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -17483,7 +17523,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -17544,7 +17584,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesBatch: {
+    postPoliciesBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -17559,7 +17599,7 @@ export interface operations {
                         title: string;
                         description?: string;
                         /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                        reviewFrequencyMonths?: (string | number) | null;
+                        reviewFrequencyMonths?: number | null;
                         /**
                          * Format: uuid
                          * @description An active user; defaults to the creator when owner and group are both left out
@@ -17681,7 +17721,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1PoliciesBatch: {
+    patchPoliciesBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -17699,7 +17739,7 @@ export interface operations {
                             title?: string;
                             description?: string;
                             /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                            reviewFrequencyMonths?: (string | number) | null;
+                            reviewFrequencyMonths?: number | null;
                             /**
                              * Format: uuid
                              * @description An active user; defaults to the creator when owner and group are both left out
@@ -17822,7 +17862,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesBatchPublish: {
+    postPoliciesBatchPublish: {
         parameters: {
             query?: never;
             header?: never;
@@ -17941,7 +17981,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesSettings: {
+    getPoliciesSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -18002,7 +18042,7 @@ export interface operations {
             };
         };
     };
-    putApiV1PoliciesByIdContent: {
+    putPoliciesByIdContent: {
         parameters: {
             query?: never;
             header?: never;
@@ -18033,11 +18073,11 @@ export interface operations {
                             description: string;
                             /** @description The draft content (Markdown); the next publication carries it */
                             content: string;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "draft" | "published";
                             /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
+                            currentVersion: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -18134,7 +18174,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesByIdPublish: {
+    postPoliciesByIdPublish: {
         parameters: {
             query?: never;
             header?: never;
@@ -18154,7 +18194,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            version: string | number;
+                            version: number;
                         };
                     };
                 };
@@ -18224,7 +18264,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdVersions: {
+    getPoliciesByIdVersions: {
         parameters: {
             query?: never;
             header?: never;
@@ -18245,7 +18285,7 @@ export interface operations {
                         data: {
                             id: string;
                             policyId: string;
-                            version: string | number;
+                            version: number;
                             content: string;
                             publishedAt: string;
                             publishedBy: string | null;
@@ -18310,7 +18350,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdReviews: {
+    getPoliciesByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -18329,7 +18369,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            frequencyMonths: string | number;
+                            frequencyMonths: number;
                             lastReviewedOn: string | null;
                             /** @description Last review plus the frequency; before any review, the first publication plus the frequency */
                             nextReviewDue: string | null;
@@ -18404,7 +18444,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesByIdReviews: {
+    postPoliciesByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -18517,7 +18557,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdApprovals: {
+    getPoliciesByIdApprovals: {
         parameters: {
             query?: never;
             header?: never;
@@ -18538,7 +18578,7 @@ export interface operations {
                         data: {
                             id: string;
                             policyId: string;
-                            version: string | number;
+                            version: number;
                             approverName: string;
                             approvedOn: string;
                             recordedBy: string | null;
@@ -18603,7 +18643,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesByIdApprovals: {
+    postPoliciesByIdApprovals: {
         parameters: {
             query?: never;
             header?: never;
@@ -18622,7 +18662,7 @@ export interface operations {
                      */
                     approvedOn: string;
                     /** @description The published version approved; the current one when left out */
-                    version?: string | number;
+                    version?: number;
                 };
             };
         };
@@ -18714,11 +18754,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Assets: {
+    getAssets: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
@@ -18758,9 +18798,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -18812,7 +18852,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Assets: {
+    postAssets: {
         parameters: {
             query?: never;
             header?: never;
@@ -18930,7 +18970,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AssetsById: {
+    getAssetsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19026,7 +19066,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1AssetsById: {
+    deleteAssetsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19109,7 +19149,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1AssetsById: {
+    patchAssetsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19245,7 +19285,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AssetsByIdHistory: {
+    getAssetsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -19276,7 +19316,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -19337,11 +19377,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-units": {
+    getBusinessUnits: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
@@ -19381,9 +19421,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -19435,7 +19475,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Business-units": {
+    postBusinessUnits: {
         parameters: {
             query?: never;
             header?: never;
@@ -19554,7 +19594,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-unitsById": {
+    getBusinessUnitsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19650,7 +19690,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Business-unitsById": {
+    deleteBusinessUnitsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19733,7 +19773,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Business-unitsById": {
+    patchBusinessUnitsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19870,7 +19910,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-unitsByIdHistory": {
+    getBusinessUnitsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -19901,7 +19941,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -19962,7 +20002,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-unitsTree": {
+    getBusinessUnitsTree: {
         parameters: {
             query?: never;
             header?: never;
@@ -19984,7 +20024,7 @@ export interface operations {
                             description: string;
                             parentId: string | null;
                             /** @description 0 for a top-level unit */
-                            depth: string | number;
+                            depth: number;
                             /** @description Names from the top-level unit down to this one */
                             path: string[];
                             ownerId: string | null;
@@ -20031,11 +20071,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-parties": {
+    getThirdParties: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "active" | "offboarding" | "terminated";
@@ -20084,9 +20124,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -20138,7 +20178,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-parties": {
+    postThirdParties: {
         parameters: {
             query?: never;
             header?: never;
@@ -20267,7 +20307,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesById": {
+    getThirdPartiesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20371,7 +20411,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesById": {
+    deleteThirdPartiesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20454,7 +20494,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Third-partiesById": {
+    patchThirdPartiesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20609,7 +20649,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdHistory": {
+    getThirdPartiesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -20640,7 +20680,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -20701,7 +20741,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdContacts": {
+    getThirdPartiesByIdContacts: {
         parameters: {
             query?: never;
             header?: never;
@@ -20788,7 +20828,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesByIdContacts": {
+    postThirdPartiesByIdContacts: {
         parameters: {
             query?: never;
             header?: never;
@@ -20897,7 +20937,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesByIdContactsByContactId": {
+    deleteThirdPartiesByIdContactsByContactId: {
         parameters: {
             query?: never;
             header?: never;
@@ -20981,7 +21021,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Third-partiesByIdContactsByContactId": {
+    patchThirdPartiesByIdContactsByContactId: {
         parameters: {
             query?: never;
             header?: never;
@@ -21098,7 +21138,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdRisks": {
+    getThirdPartiesByIdRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -21181,7 +21221,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesByIdRisks": {
+    postThirdPartiesByIdRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -21284,7 +21324,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesByIdRisksByRiskId": {
+    deleteThirdPartiesByIdRisksByRiskId: {
         parameters: {
             query?: never;
             header?: never;
@@ -21368,7 +21408,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdSub-processors": {
+    getThirdPartiesByIdSubProcessors: {
         parameters: {
             query?: never;
             header?: never;
@@ -21454,7 +21494,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesByIdSub-processors": {
+    postThirdPartiesByIdSubProcessors: {
         parameters: {
             query?: never;
             header?: never;
@@ -21557,7 +21597,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId": {
+    deleteThirdPartiesByIdSubProcessorsBySubProcessorId: {
         parameters: {
             query?: never;
             header?: never;
@@ -21641,11 +21681,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Incidents: {
+    getIncidents: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "openedAt" | "-openedAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed";
@@ -21696,9 +21736,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -21750,7 +21790,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Incidents: {
+    postIncidents: {
         parameters: {
             query?: never;
             header?: never;
@@ -21888,7 +21928,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsById: {
+    getIncidentsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -21994,7 +22034,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1IncidentsById: {
+    deleteIncidentsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22077,7 +22117,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1IncidentsById: {
+    patchIncidentsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22243,7 +22283,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsByIdHistory: {
+    getIncidentsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -22274,7 +22314,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -22335,11 +22375,11 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsClassifications: {
+    getIncidentsClassifications: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt";
                 q?: string;
             };
@@ -22362,11 +22402,11 @@ export interface operations {
                                 name: string;
                                 description: string;
                                 /** @description Incidents using it; one in use cannot be deleted */
-                                incidentCount: string | number;
+                                incidentCount: number;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -22418,7 +22458,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsClassifications: {
+    postIncidentsClassifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -22521,7 +22561,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsClassificationsById: {
+    getIncidentsClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22544,7 +22584,7 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: string | number;
+                            incidentCount: number;
                         };
                     };
                 };
@@ -22605,7 +22645,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1IncidentsClassificationsById: {
+    deleteIncidentsClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22688,7 +22728,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1IncidentsClassificationsById: {
+    patchIncidentsClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22718,7 +22758,7 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: string | number;
+                            incidentCount: number;
                         };
                     };
                 };
@@ -22797,7 +22837,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsClassificationsByIdHistory: {
+    getIncidentsClassificationsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -22828,7 +22868,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -22889,7 +22929,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsByIdBreach: {
+    getIncidentsByIdBreach: {
         parameters: {
             query?: never;
             header?: never;
@@ -22910,7 +22950,7 @@ export interface operations {
                         data: {
                             incidentId: string;
                             categories: string[];
-                            approximateSubjects: (string | number) | null;
+                            approximateSubjects: number | null;
                             detectedAt: string | null;
                             reportedAt: string | null;
                             updatedAt: string;
@@ -22982,7 +23022,7 @@ export interface operations {
             };
         };
     };
-    putApiV1IncidentsByIdBreach: {
+    putIncidentsByIdBreach: {
         parameters: {
             query?: never;
             header?: never;
@@ -22997,7 +23037,7 @@ export interface operations {
                     /** @description Categories of personal data concerned */
                     categories: string[];
                     /** @description Approximate number of data subjects */
-                    approximateSubjects?: (string | number) | null;
+                    approximateSubjects?: number | null;
                     /**
                      * Format: date
                      * @description YYYY-MM-DD
@@ -23022,7 +23062,7 @@ export interface operations {
                         data: {
                             incidentId: string;
                             categories: string[];
-                            approximateSubjects: (string | number) | null;
+                            approximateSubjects: number | null;
                             detectedAt: string | null;
                             reportedAt: string | null;
                             updatedAt: string;
@@ -23112,7 +23152,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsByIdBreachNotifications: {
+    getIncidentsByIdBreachNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -23197,7 +23237,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsByIdBreachNotifications: {
+    postIncidentsByIdBreachNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -23312,11 +23352,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Audits: {
+    getAudits: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "periodStart" | "-periodStart" | "periodEnd" | "-periodEnd" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "in_progress" | "completed";
@@ -23359,9 +23399,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -23413,7 +23453,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Audits: {
+    postAudits: {
         parameters: {
             query?: never;
             header?: never;
@@ -23542,7 +23582,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsById: {
+    getAuditsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -23641,7 +23681,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1AuditsById: {
+    deleteAuditsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -23724,7 +23764,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1AuditsById: {
+    patchAuditsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -23874,7 +23914,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsByIdHistory: {
+    getAuditsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -23905,7 +23945,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -23966,11 +24006,11 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsFindings: {
+    getAuditsFindings: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "in_remediation" | "closed";
@@ -24016,9 +24056,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -24070,7 +24110,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuditsFindings: {
+    postAuditsFindings: {
         parameters: {
             query?: never;
             header?: never;
@@ -24203,7 +24243,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsFindingsById: {
+    getAuditsFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24303,7 +24343,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1AuditsFindingsById: {
+    deleteAuditsFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24386,7 +24426,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1AuditsFindingsById: {
+    patchAuditsFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24541,7 +24581,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsFindingsByIdHistory: {
+    getAuditsFindingsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -24572,7 +24612,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -24633,11 +24673,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Projects: {
+    getProjects: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "in_progress" | "completed";
@@ -24684,9 +24724,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -24738,7 +24778,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Projects: {
+    postProjects: {
         parameters: {
             query?: never;
             header?: never;
@@ -24865,7 +24905,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ProjectsById: {
+    getProjectsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24968,7 +25008,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ProjectsById: {
+    deleteProjectsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25051,7 +25091,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ProjectsById: {
+    patchProjectsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25203,7 +25243,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ProjectsByIdHistory: {
+    getProjectsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -25234,7 +25274,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -25295,11 +25335,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviews": {
+    getAccountReviews: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "status" | "-status" | "dueOn" | "-dueOn" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed";
@@ -25346,9 +25386,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -25400,7 +25440,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Account-reviews": {
+    postAccountReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -25523,7 +25563,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsById": {
+    getAccountReviewsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25626,7 +25666,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Account-reviewsById": {
+    deleteAccountReviewsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25709,7 +25749,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Account-reviewsById": {
+    patchAccountReviewsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25857,7 +25897,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdHistory": {
+    getAccountReviewsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -25888,7 +25928,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -25949,11 +25989,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdItems": {
+    getAccountReviewsByIdItems: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 decision?: "keep" | "revoke" | "modify" | "pending";
                 q?: string;
             };
@@ -25997,9 +26037,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -26060,7 +26100,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Account-reviewsByIdItems": {
+    postAccountReviewsByIdItems: {
         parameters: {
             query?: never;
             header?: never;
@@ -26171,13 +26211,13 @@ export interface operations {
             };
         };
     };
-    "postApiV1Account-reviewsByIdItemsImport": {
+    postAccountReviewsByIdItemsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: never;
             path: {
@@ -26202,15 +26242,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -26226,9 +26266,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -26298,15 +26338,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -26322,9 +26362,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -26356,7 +26396,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdItemsByItemId": {
+    getAccountReviewsByIdItemsByItemId: {
         parameters: {
             query?: never;
             header?: never;
@@ -26458,7 +26498,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Account-reviewsByIdItemsByItemId": {
+    deleteAccountReviewsByIdItemsByItemId: {
         parameters: {
             query?: never;
             header?: never;
@@ -26542,7 +26582,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Account-reviewsByIdItemsByItemId": {
+    patchAccountReviewsByIdItemsByItemId: {
         parameters: {
             query?: never;
             header?: never;
@@ -26675,7 +26715,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdItemsByItemIdHistory": {
+    getAccountReviewsByIdItemsByItemIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -26707,7 +26747,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -26768,11 +26808,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Api-tokens": {
+    getApiTokens: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: never;
             path?: never;
@@ -26806,9 +26846,9 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "Active" | "Expired" | "Revoked";
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -26860,7 +26900,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Api-tokens": {
+    postApiTokens: {
         parameters: {
             query?: never;
             header?: never;
@@ -26969,7 +27009,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Api-tokensByIdRevoke": {
+    postApiTokensByIdRevoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -27073,7 +27113,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Custom-fields": {
+    getCustomFields: {
         parameters: {
             query?: {
                 module?: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
@@ -27101,9 +27141,9 @@ export interface operations {
                             type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
                             options: string[];
                             required: boolean;
-                            position: string | number;
+                            position: number;
                             /** @description How many records hold a value for this field */
-                            valueCount: string | number;
+                            valueCount: number;
                             createdAt: string;
                             updatedAt: string;
                         }[];
@@ -27157,7 +27197,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Custom-fields": {
+    postCustomFields: {
         parameters: {
             query?: never;
             header?: never;
@@ -27185,7 +27225,7 @@ export interface operations {
                     /** @description A new record must give a value; false when left out */
                     required?: boolean;
                     /** @description Display order within the module (ascending) */
-                    position?: string | number;
+                    position?: number;
                 };
             };
         };
@@ -27277,7 +27317,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Custom-fieldsById": {
+    getCustomFieldsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27305,9 +27345,9 @@ export interface operations {
                             type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
                             options: string[];
                             required: boolean;
-                            position: string | number;
+                            position: number;
                             /** @description How many records hold a value for this field */
-                            valueCount: string | number;
+                            valueCount: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -27370,7 +27410,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Custom-fieldsById": {
+    deleteCustomFieldsById: {
         parameters: {
             query?: {
                 confirm?: boolean;
@@ -27455,7 +27495,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Custom-fieldsById": {
+    patchCustomFieldsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27472,7 +27512,7 @@ export interface operations {
                     /** @description The choices of a singleSelect or multiSelect field: non-empty, no repeats; empty for other types */
                     options?: string[];
                     required?: boolean;
-                    position?: string | number;
+                    position?: number;
                 };
             };
         };
@@ -27494,9 +27534,9 @@ export interface operations {
                             type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
                             options: string[];
                             required: boolean;
-                            position: string | number;
+                            position: number;
                             /** @description How many records hold a value for this field */
-                            valueCount: string | number;
+                            valueCount: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -27577,11 +27617,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Labels: {
+    getLabels: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt";
                 q?: string;
             };
@@ -27607,9 +27647,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -27661,7 +27701,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Labels: {
+    postLabels: {
         parameters: {
             query?: never;
             header?: never;
@@ -27767,7 +27807,7 @@ export interface operations {
             };
         };
     };
-    getApiV1LabelsById: {
+    getLabelsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27852,7 +27892,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1LabelsById: {
+    deleteLabelsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27935,7 +27975,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1LabelsById: {
+    patchLabelsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -28048,7 +28088,7 @@ export interface operations {
             };
         };
     };
-    getApiV1LabelsByIdHistory: {
+    getLabelsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -28079,7 +28119,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -28140,11 +28180,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Search: {
+    getSearch: {
         parameters: {
             query: {
                 q: string;
-                limit?: string | number;
+                limit?: number;
                 kinds?: string;
             };
             header?: never;

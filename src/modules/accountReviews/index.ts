@@ -10,6 +10,9 @@ import { defineModule } from '../../platform/modules/module';
 
 export const manifest = defineModule({
   name: 'accountReviews',
+  apiTags: {
+    'Account reviews': 'Review programs and the accounts reviewed in them, with keep, revoke or modify decisions; CSV import of items (docs/account-reviews.md).',
+  },
   permissions: 'accountReviews',
   plugins: (ctx) => [accountReviewsModule(ctx)],
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],

@@ -8,6 +8,9 @@ import { assetPages } from './pages';
 /** Assets. */
 export const manifest = defineModule({
   name: 'assets',
+  apiTags: {
+    Assets: 'The asset catalog (docs/assets.md).',
+  },
   searchSources: [registerSearch({ kind: 'asset', label: 'Assets', module: 'assets', table: assets, title: assets.name, body: assets.description, href: (id) => `/assets/${id}` })],
   permissions: 'assets',
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],

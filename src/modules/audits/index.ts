@@ -8,6 +8,10 @@ import { auditPages } from './pages';
 /** Audit plans and their findings. */
 export const manifest = defineModule({
   name: 'audits',
+  apiTags: {
+    Audits: 'Audit plans (docs/incidents-and-audits.md).',
+    'Audit findings': 'Findings of the audit plans with status, deadline and the control concerned; CSV import.',
+  },
   searchSources: [
     registerSearch({ kind: 'auditPlan', label: 'Audit plans', module: 'audits', table: auditPlans, title: auditPlans.title, href: (id) => `/audits/${id}` }),
     registerSearch({ kind: 'auditFinding', label: 'Audit findings', module: 'audits', table: auditFindings, title: auditFindings.title, body: auditFindings.description, href: (id) => `/audits/findings/${id}` }),

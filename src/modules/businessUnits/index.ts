@@ -7,6 +7,9 @@ import { businessUnitPages } from './pages';
 /** Business units, in a tree. */
 export const manifest = defineModule({
   name: 'businessUnits',
+  apiTags: {
+    'Business units': 'The business unit hierarchy.',
+  },
   searchSources: [registerSearch({ kind: 'businessUnit', label: 'Business units', module: 'businessUnits', table: businessUnits, title: businessUnits.name, body: businessUnits.description, href: (id) => `/business-units/${id}` })],
   permissions: 'businessUnits',
   plugins: (ctx) => [businessUnitsApi(ctx), businessUnitPages(ctx)],

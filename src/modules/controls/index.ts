@@ -11,6 +11,9 @@ import { controlKind } from './service';
 /** Controls and their tests. */
 export const manifest = defineModule({
   name: 'controls',
+  apiTags: {
+    Controls: 'Controls with type, status, owner and testing schedule, and their tests; CSV import and batch operations.',
+  },
   searchSources: [registerSearch({ kind: 'control', label: 'Controls', module: 'controls', table: controls, title: controls.name, body: controls.description, href: (id) => `/controls/${id}` })],
   permissions: 'controls',
   plugins: (ctx) => [controlsApi(ctx), controlPages(ctx)],

@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
-import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { exampleOwnership, IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const CONTROL_TYPES = ['policy', 'process', 'technical', 'physical', 'other'] as const;
@@ -26,6 +26,15 @@ export const ControlView = recordView({
   testFrequencyMonths: t.Union([Type.Integer(), t.Null()]),
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const controlExamples = {
+  create: { name: 'AC-2 Account management', description: 'Accounts are requested, approved, reviewed quarterly and removed on leaving.', type: 'process', status: 'active', testFrequencyMonths: 3 } satisfies ControlCreate,
+  row: {
+    id: '3e7b1d92-4a6c-4f0e-b5d8-1c9a2e6f4b07', name: 'AC-2 Account management', description: 'Accounts are requested, approved, reviewed quarterly and removed on leaving.',
+    type: 'process', status: 'active', testFrequencyMonths: 3, createdBy: exampleOwnership.ownerId, ...exampleOwnership, customFields: {},
+  } satisfies Static<typeof ControlView>,
+};
 
 export const CONTROL_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
 export const ControlListQuery = recordListQuery(CONTROL_SORTS, CONTROL_STATUSES, { type: t.Optional(stringEnum(CONTROL_TYPES)) });

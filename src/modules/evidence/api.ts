@@ -12,6 +12,13 @@ import { evidenceKind, evidenceReminders, getEvidence, linkEvidence, listLinks, 
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
 
 const tags = ['Evidence'];
+/** A downloaded file is served with the type sniffed at upload, so any media type may come back. */
+const storedBytes = { '*/*': { schema: { type: 'string', format: 'binary' } } } as const;
+const fileHeaders = {
+  'X-Content-SHA256': { description: 'Hex SHA-256 of the stored bytes', schema: { type: 'string' } },
+  'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+  ETag: { description: 'The SHA-256 in quotes', schema: { type: 'string' } },
+} as const;
 const declaredLength = (headers: Record<string, string | undefined>) => {
   const raw = headers['content-length'];
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
@@ -99,8 +106,8 @@ export const evidenceApi = (ctx: AppContext) =>
         tags, summary: 'Download a file: X-Content-SHA256 carries the hex SHA-256 of the stored bytes; Range requests are answered 206',
         parameters: [{ name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=<start>-<end>, one range' }],
         responses: {
-          200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
-          206: { description: 'The requested range', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          200: { description: 'The file, with the content type sniffed when it was uploaded (the file\'s contentType)', headers: fileHeaders, content: storedBytes },
+          206: { description: 'The requested range', headers: { ...fileHeaders, 'Content-Range': { description: 'bytes <start>-<end>/<size>', schema: { type: 'string' as const } } }, content: storedBytes },
           416: { description: 'The range lies outside the file', content: { 'application/json': { schema: ErrorBody } } },
         },
       },

@@ -7,7 +7,7 @@ import { pageEnvelope } from '../../platform/http/paging';
 import { recordApi } from '../../platform/records/record-api';
 import {
   BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
-  IncidentClassificationView, IncidentCreate, IncidentListQuery, IncidentUpdate, IncidentView, NotificationCreate, NotificationView,
+  IncidentClassificationView, IncidentCreate, incidentExamples, IncidentListQuery, IncidentUpdate, IncidentView, NotificationCreate, NotificationView,
 } from './schema';
 import {
   addBreachNotification, createIncidentClassification, deleteIncidentClassification, getBreach, getIncidentClassification,
@@ -20,7 +20,7 @@ const settingsTags = ['Incident classifications'];
 export const incidentsApi = (ctx: AppContext) =>
   recordApi(ctx, incidentKind, {
     path: '/incidents', tag: 'Incidents', plural: 'incidents',
-    Create: IncidentCreate, Update: IncidentUpdate, View: IncidentView, ListQuery: IncidentListQuery,
+    Create: IncidentCreate, Update: IncidentUpdate, View: IncidentView, ListQuery: IncidentListQuery, examples: incidentExamples,
   })
     // The classification list: read with incidents:read, changed with Settings rights.
     .get('/classifications', async ({ actor, query }) => ({ data: await listIncidentClassifications(ctx.db, actor, query) }), {

@@ -8,6 +8,10 @@ import { incidentPages } from './pages';
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
   name: 'incidents',
+  apiTags: {
+    Incidents: 'Incidents, closing with a resolution, personal-data-breach details and notifications (docs/incidents-and-audits.md).',
+    'Incident classifications': 'The classifications incidents are sorted into; one in use cannot be deleted.',
+  },
   searchSources: [registerSearch({ kind: 'incident', label: 'Incidents', module: 'incidents', table: incidents, title: incidents.title, body: incidents.description, href: (id) => `/incidents/${id}` })],
   permissions: 'incidents',
   plugins: (ctx) => [incidentsApi(ctx), incidentPages(ctx)],

@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
-import { IsoDate, NullableDate, NullableUuid, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { exampleOwnership, IsoDate, NullableDate, NullableUuid, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { listQuery } from '../../platform/http/paging';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
@@ -32,6 +32,15 @@ export const IncidentView = recordView({
   resolution: t.String(),
 }, { customFields: true });
 export type IncidentView = Static<typeof IncidentView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const incidentExamples = {
+  create: { title: 'Laptop lost on a train', description: 'Encrypted laptop of a sales manager; reported the same day.', openedAt: '2026-11-18', status: 'open' } satisfies IncidentCreate,
+  row: {
+    id: '2d5a8f13-6c9e-4b2d-91f7-4e0a3c6b8d25', title: 'Laptop lost on a train', description: 'Encrypted laptop of a sales manager; reported the same day.',
+    classificationId: null, openedAt: '2026-11-18', assetId: null, thirdPartyId: null, status: 'open', resolution: '', ...exampleOwnership, customFields: {},
+  } satisfies IncidentView,
+};
 
 export const INCIDENT_SORTS = ['title', 'status', 'openedAt', 'createdAt', 'updatedAt'] as const;
 export const IncidentListQuery = recordListQuery(INCIDENT_SORTS, INCIDENT_STATUSES, { classificationId: t.Optional(Uuid) });

@@ -16,6 +16,9 @@ import { policyKind } from './service';
 
 export const manifest = defineModule({
   name: 'policies',
+  apiTags: {
+    Policies: 'Policies with Markdown content, immutable published versions, reviews and approvals recorded outside the app; CSV import and batch operations (docs/policies.md).',
+  },
   searchSources: [registerSearch({ kind: 'policy', label: 'Policies', module: 'policies', table: policies, title: policies.title, body: policies.description, href: (id) => `/policies/${id}` })],
   permissions: 'policies',
   plugins: (ctx) => [policiesModule(ctx)],

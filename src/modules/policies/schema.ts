@@ -1,7 +1,7 @@
 import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
 import { exactly } from '../../platform/http/envelopes';
-import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { exampleOwnership, IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const POLICY_STATUSES = ['draft', 'published'] as const;
@@ -38,6 +38,16 @@ export const PolicyView = recordView({
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
 export type PolicyView = Static<typeof PolicyView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const policyExamples = {
+  create: { title: 'Information security policy', description: 'Management direction for information security.', reviewFrequencyMonths: 12 } satisfies PolicyCreate,
+  row: {
+    id: '7c2a9e50-1d4b-4e8f-9a3c-6b0d2f8e5a14', title: 'Information security policy', description: 'Management direction for information security.',
+    content: '# Information security policy\n\n1. Scope ...', reviewFrequencyMonths: 12, status: 'published', currentVersion: 3, createdBy: exampleOwnership.ownerId,
+    ...exampleOwnership, customFields: {},
+  } satisfies PolicyView,
+};
 
 export const POLICY_SORTS = ['title', 'status', 'reviewFrequencyMonths', 'createdAt', 'updatedAt'] as const;
 export const PolicyListQuery = recordListQuery(POLICY_SORTS, POLICY_STATUSES);

@@ -8,6 +8,9 @@ import { projectPages } from './pages';
 /** Projects. */
 export const manifest = defineModule({
   name: 'projects',
+  apiTags: {
+    Projects: 'Projects, for example remediation mapped to compliance requirements.',
+  },
   searchSources: [registerSearch({ kind: 'project', label: 'Projects', module: 'projects', table: projects, title: projects.title, body: projects.description, href: (id) => `/projects/${id}` })],
   permissions: 'projects',
   plugins: (ctx) => [projectsApi(ctx), projectPages(ctx)],

@@ -13,6 +13,11 @@ import { riskKind } from './service';
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
   name: 'risks',
+  apiTags: {
+    Risks: 'The risk register: risks with inherent and residual scores computed on the risk scale, owners, review frequency and custom fields; CSV import and batch operations (docs/risks.md).',
+    'Risk settings': 'Risk classifications and the risk scale (likelihood and impact levels, score matrix, appetite bands); changing them needs settings rights.',
+    'Risk treatments and reviews': 'How each risk is treated (mitigate with linked controls and a residual rating, accept, transfer, avoid) and the reviews recorded on it.',
+  },
   searchSources: [registerSearch({ kind: 'risk', label: 'Risks', module: 'risks', table: risks, title: risks.title, body: risks.description, href: (id) => `/risks/${id}` })],
   permissions: 'risks',
   plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { CustomFieldsInput, CustomFieldsView } from '../../platform/records/custom-field-values';
 import { listQuery } from '../../platform/http/paging';
 import { stringEnum } from '../../platform/http/schema-helpers';
-import { IsoDate, NullableDate } from '../../platform/records/record-schema';
+import { exampleOwnership, IsoDate, NullableDate } from '../../platform/records/record-schema';
 
 export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
 export const RiskStatus = stringEnum(RISK_STATUSES);
@@ -79,6 +79,41 @@ export const RiskView = t.Object({
   customFields: t.Optional(CustomFieldsView),
 });
 export type RiskView = Static<typeof RiskView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const riskExamples = {
+  create: {
+    title: 'R-12 Ransomware encrypts the file servers',
+    description: 'Malware arriving by phishing encrypts the shared drives; recovery depends on the offline backups.',
+    classificationId: '5d2e8f41-7c3b-4a9e-8f10-2b6c4d8e0a13',
+    inherentLikelihood: 4,
+    inherentImpact: 'Major',
+    reviewFrequencyMonths: 6,
+  } satisfies RiskCreate,
+  row: {
+    id: '9a4e2c17-5b3d-4f8a-a1c6-7e2d9b0f3c58',
+    title: 'R-12 Ransomware encrypts the file servers',
+    description: 'Malware arriving by phishing encrypts the shared drives; recovery depends on the offline backups.',
+    classification: { id: '5d2e8f41-7c3b-4a9e-8f10-2b6c4d8e0a13', name: 'Information security' },
+    inherentLikelihood: { value: 4, name: 'Likely' },
+    inherentImpact: { value: 4, name: 'Major' },
+    inherentScore: 16,
+    inherentBand: { name: 'High', color: '#ef6c00' },
+    residualLikelihood: { value: 2, name: 'Unlikely' },
+    residualImpact: { value: 3, name: 'Moderate' },
+    residualScore: 6,
+    residualBand: { name: 'Medium', color: '#f9a825' },
+    owner: exampleOwnership.owner,
+    ownerGroup: null,
+    reviewFrequencyMonths: 6,
+    status: 'open',
+    assetId: null,
+    businessUnitId: null,
+    createdAt: exampleOwnership.createdAt,
+    updatedAt: exampleOwnership.updatedAt,
+    customFields: {},
+  } satisfies RiskView,
+};
 
 export const RISK_SORTS = ['title', 'status', 'inherentScore', 'residualScore', 'createdAt', 'updatedAt'] as const;
 export const RiskListQuery = listQuery(RISK_SORTS, {

@@ -8,6 +8,9 @@ import { thirdPartyPages } from './pages';
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
   name: 'thirdParties',
+  apiTags: {
+    'Third parties': 'Vendors, partners and customers with contacts, linked risks and sub-processors (docs/third-parties.md).',
+  },
   searchSources: [registerSearch({ kind: 'thirdParty', label: 'Third parties', module: 'thirdParties', table: thirdParties, title: thirdParties.name, body: thirdParties.description, href: (id) => `/third-parties/${id}` })],
   permissions: 'thirdParties',
   plugins: (ctx) => [thirdPartiesApi(ctx), thirdPartyPages(ctx)],

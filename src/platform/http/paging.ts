@@ -36,8 +36,9 @@ export interface Page<T> {
  * them; normalisation still runs, so a list never sends a property its schema does not declare.
  * See docs/decisions.md, "List responses are documented, not re-validated".
  */
-export function pageEnvelope<T extends TSchema>(row: T) {
+export function pageEnvelope<T extends TSchema>(row: T, exampleRow?: Record<string, unknown>) {
   const envelope = exactly(t.Object({ data: t.Object({ rows: t.Array(row), total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer() }) }));
+  if (exampleRow) Object.assign(envelope, { examples: [{ data: { rows: [exampleRow], total: 1, page: 1, pageSize: 25 } }] });
   // t.NoValidate marks the schema with an enumerable `noValidate: true`, which the OpenAPI plugin would copy into the
   // document as an unknown keyword; Elysia only reads the flag, so keep it and hide it from serialisation.
   Object.defineProperty(t.NoValidate(envelope), 'noValidate', { value: true, enumerable: false });

@@ -90,6 +90,8 @@ export interface ModuleManifest {
   recordSections?: Readonly<Record<string, RecordSection>>;
   /** Tools the module offers AI assistants on /api/mcp (the assistant module serves them). */
   assistantTools?: readonly AssistantTool[];
+  /** The OpenAPI tags its REST operations are grouped under, each with the description the document shows. */
+  apiTags?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -110,6 +112,10 @@ export interface AssistantTool {
 
 /** Every installed module's search sources. */
 export const searchSources = (): SearchSource[] => installed.flatMap((m) => [...(m.searchSources ?? [])]);
+
+/** Every installed module's OpenAPI tags with their descriptions, in module order. */
+export const apiTags = (): { name: string; description: string }[] =>
+  installed.flatMap((m) => Object.entries(m.apiTags ?? {}).map(([name, description]) => ({ name, description })));
 
 /** Every installed module's assistant tools. */
 export const assistantTools = (): AssistantTool[] => installed.flatMap((m) => [...(m.assistantTools ?? [])]);
