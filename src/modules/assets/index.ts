@@ -1,5 +1,6 @@
 import { assets } from '../../../db/schema';
-import { registerSearch } from '../../platform/search/search';
+import { registerType } from '../../platform/records/record-types';
+import { assetKind } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
@@ -11,7 +12,7 @@ export const manifest = defineModule({
   apiTags: {
     Assets: 'The asset catalog (docs/assets.md).',
   },
-  searchSources: [registerSearch({ kind: 'asset', label: 'Assets', module: 'assets', table: assets, title: assets.name, body: assets.description, href: (id) => `/assets/${id}` })],
+  recordTypes: [registerType(assetKind, { kind: 'asset', plural: 'Assets', href: (id) => `/assets/${id}`, search: { body: assets.description }, read: true })],
   permissions: 'assets',
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],
   imports: [assetImport],

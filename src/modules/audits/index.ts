@@ -1,5 +1,6 @@
 import { auditFindings, auditPlans } from '../../../db/schema';
-import { registerSearch } from '../../platform/search/search';
+import { registerType } from '../../platform/records/record-types';
+import { auditPlanKind, findingKind, openFindingsOf } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { auditsApi } from './api';
 import { findingImport } from './import';
@@ -12,9 +13,12 @@ export const manifest = defineModule({
     Audits: 'Audit plans (docs/incidents-and-audits.md).',
     'Audit findings': 'Findings of the audit plans with status, deadline and the control concerned; CSV import.',
   },
-  searchSources: [
-    registerSearch({ kind: 'auditPlan', label: 'Audit plans', module: 'audits', table: auditPlans, title: auditPlans.title, href: (id) => `/audits/${id}` }),
-    registerSearch({ kind: 'auditFinding', label: 'Audit findings', module: 'audits', table: auditFindings, title: auditFindings.title, body: auditFindings.description, href: (id) => `/audits/findings/${id}` }),
+  recordTypes: [
+    registerType(auditPlanKind, { kind: 'auditPlan', plural: 'Audit plans', href: (id) => `/audits/${id}`, evidence: true, search: {}, read: true }),
+    registerType(findingKind, {
+      kind: 'auditFinding', plural: 'Audit findings', href: (id) => `/audits/findings/${id}`, evidence: true, search: { body: auditFindings.description }, read: true,
+      openItems: { key: 'auditFindings', list: (ctx, actor) => openFindingsOf(ctx.db, actor) },
+    }),
   ],
   permissions: 'audits',
   plugins: (ctx) => [auditsApi(ctx), auditPages(ctx)],

@@ -1,5 +1,6 @@
 import { businessUnits } from '../../../db/schema';
-import { registerSearch } from '../../platform/search/search';
+import { registerType } from '../../platform/records/record-types';
+import { businessUnitKind } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { businessUnitsApi } from './api';
 import { businessUnitPages } from './pages';
@@ -10,7 +11,7 @@ export const manifest = defineModule({
   apiTags: {
     'Business units': 'The business unit hierarchy.',
   },
-  searchSources: [registerSearch({ kind: 'businessUnit', label: 'Business units', module: 'businessUnits', table: businessUnits, title: businessUnits.name, body: businessUnits.description, href: (id) => `/business-units/${id}` })],
+  recordTypes: [registerType(businessUnitKind, { kind: 'businessUnit', plural: 'Business units', href: (id) => `/business-units/${id}`, search: { body: businessUnits.description } })],
   permissions: 'businessUnits',
   plugins: (ctx) => [businessUnitsApi(ctx), businessUnitPages(ctx)],
   nav: [

@@ -1,5 +1,6 @@
 import { incidents } from '../../../db/schema';
-import { registerSearch } from '../../platform/search/search';
+import { registerType } from '../../platform/records/record-types';
+import { incidentKind } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { incidentsApi } from './api';
 import { incidentImport } from './import';
@@ -12,7 +13,7 @@ export const manifest = defineModule({
     Incidents: 'Incidents, closing with a resolution, personal-data-breach details and notifications (docs/incidents-and-audits.md).',
     'Incident classifications': 'The classifications incidents are sorted into; one in use cannot be deleted.',
   },
-  searchSources: [registerSearch({ kind: 'incident', label: 'Incidents', module: 'incidents', table: incidents, title: incidents.title, body: incidents.description, href: (id) => `/incidents/${id}` })],
+  recordTypes: [registerType(incidentKind, { kind: 'incident', plural: 'Incidents', href: (id) => `/incidents/${id}`, evidence: true, search: { body: incidents.description }, read: true })],
   permissions: 'incidents',
   plugins: (ctx) => [incidentsApi(ctx), incidentPages(ctx)],
   imports: [incidentImport],
