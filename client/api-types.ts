@@ -15908,7 +15908,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -15988,7 +15988,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                     /** Format: uuid */
                     recordId: string;
                 };
@@ -16004,7 +16004,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -16095,7 +16095,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                 recordId: string;
             };
             cookie?: never;
