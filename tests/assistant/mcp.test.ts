@@ -74,7 +74,7 @@ describe('the AI-assistant endpoint', () => {
 
   test('GET (a stream) and DELETE (a session) answer 405 with Allow: POST, as a stateless server; 404 while off', async () => {
     const token = await makeToken(env, admin, READS);
-    const asks = [
+    const asks: { method: string; headers: Record<string, string> }[] = [
       { method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
       { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'mcp-session-id': 'any' } },
       { method: 'GET', headers: { accept: 'text/event-stream' } },
@@ -99,7 +99,10 @@ describe('the AI-assistant endpoint', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     }));
     const before = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied'));
-    for (const headers of [{ host: 'evil.example.com' }, { host: 'evil.example.com:3000', origin: 'http://evil.example.com:3000' }, { host: '127.0.0.1:3000', origin: 'http://evil.example.com' }, { host: 'evil.example.com@127.0.0.1' }]) {
+    const foreign: Record<string, string>[] = [
+      { host: 'evil.example.com' }, { host: 'evil.example.com:3000', origin: 'http://evil.example.com:3000' }, { host: '127.0.0.1:3000', origin: 'http://evil.example.com' }, { host: 'evil.example.com@127.0.0.1' },
+    ];
+    for (const headers of foreign) {
       const res = await post(headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(((await res.json()) as { error: string }).error, JSON.stringify(headers)).toMatch(/^(Host|Origin) .* is not an address of this service \(PUBLIC_URL, ALLOWED_HOSTS\)$/);
@@ -108,7 +111,8 @@ describe('the AI-assistant endpoint', () => {
     expect(after.length - before.length).toBe(4);
     expect(JSON.stringify(after.at(-1)?.details)).toContain('DNS-rebinding protection');
     // The service's own loopback names, on any port, with or without a matching Origin.
-    for (const headers of [{ host: '127.0.0.1:3000' }, { host: 'localhost:8080', origin: 'http://localhost:8080' }, { host: '[::1]:3000' }]) {
+    const own: Record<string, string>[] = [{ host: '127.0.0.1:3000' }, { host: 'localhost:8080', origin: 'http://localhost:8080' }, { host: '[::1]:3000' }];
+    for (const headers of own) {
       expect((await post(headers)).status, JSON.stringify(headers)).toBe(200);
     }
   });
