@@ -568,7 +568,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/exceptions": {
+    "/api/v1/risk-exceptions": {
         parameters: {
             query?: never;
             header?: never;
@@ -579,20 +579,20 @@ export interface paths {
          * List risk exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getRisksExceptions"];
+        get: operations["getRiskExceptions"];
         put?: never;
         /**
          * Request a risk exception (arrives as requested)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postRisksExceptions"];
+        post: operations["postRiskExceptions"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/exceptions/{id}": {
+    "/api/v1/risk-exceptions/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -603,24 +603,24 @@ export interface paths {
          * Read a risk exception
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getRisksExceptionsById"];
+        get: operations["getRiskExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a risk exception
          * @description Needs scope `risks:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteRisksExceptionsById"];
+        delete: operations["deleteRiskExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested risk exception (409 once decided)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchRisksExceptionsById"];
+        patch: operations["patchRiskExceptionsById"];
         trace?: never;
     };
-    "/api/v1/risks/exceptions/{id}/decision": {
+    "/api/v1/risk-exceptions/{id}/decision": {
         parameters: {
             query?: never;
             header?: never;
@@ -633,14 +633,14 @@ export interface paths {
          * Approve or reject a requested risk exception (needs review on the risk; 409 once decided)
          * @description Needs scope `risks:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postRisksExceptionsByIdDecision"];
+        post: operations["postRiskExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/exceptions/{id}/history": {
+    "/api/v1/risk-exceptions/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -651,7 +651,7 @@ export interface paths {
          * A risk exception's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getRisksExceptionsByIdHistory"];
+        get: operations["getRiskExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -660,7 +660,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/policies/exceptions": {
+    "/api/v1/policy-exceptions": {
         parameters: {
             query?: never;
             header?: never;
@@ -671,20 +671,20 @@ export interface paths {
          * List policy exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getPoliciesExceptions"];
+        get: operations["getPolicyExceptions"];
         put?: never;
         /**
          * Request a policy exception (arrives as requested)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postPoliciesExceptions"];
+        post: operations["postPolicyExceptions"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/policies/exceptions/{id}": {
+    "/api/v1/policy-exceptions/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -695,24 +695,24 @@ export interface paths {
          * Read a policy exception
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getPoliciesExceptionsById"];
+        get: operations["getPolicyExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a policy exception
          * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deletePoliciesExceptionsById"];
+        delete: operations["deletePolicyExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested policy exception (409 once decided)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchPoliciesExceptionsById"];
+        patch: operations["patchPolicyExceptionsById"];
         trace?: never;
     };
-    "/api/v1/policies/exceptions/{id}/decision": {
+    "/api/v1/policy-exceptions/{id}/decision": {
         parameters: {
             query?: never;
             header?: never;
@@ -725,14 +725,14 @@ export interface paths {
          * Approve or reject a requested policy exception (needs review on the policy; 409 once decided)
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postPoliciesExceptionsByIdDecision"];
+        post: operations["postPolicyExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/policies/exceptions/{id}/history": {
+    "/api/v1/policy-exceptions/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -743,7 +743,7 @@ export interface paths {
          * A policy exception's History
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getPoliciesExceptionsByIdHistory"];
+        get: operations["getPolicyExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1512,7 +1512,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/evidence/verify/{runId}": {
+    "/api/v1/evidence/verify/runs/{runId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1523,7 +1523,7 @@ export interface paths {
          * A Verify files run: progress, then every missing or changed file
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getEvidenceVerifyByRunId"];
+        get: operations["getEvidenceVerifyRunsByRunId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2372,78 +2372,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/incidents/classifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List incident classifications with how many incidents use each
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getIncidentsClassifications"];
-        put?: never;
-        /**
-         * Add an incident classification (409 when the name is taken)
-         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postIncidentsClassifications"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read an incident classification
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getIncidentsClassificationsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete an unused incident classification (409 naming how many incidents use it)
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteIncidentsClassificationsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Rename or describe an incident classification
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchIncidentsClassificationsById"];
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An incident classification's History
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getIncidentsClassificationsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/incidents/{id}/breach": {
         parameters: {
             query?: never;
@@ -2486,6 +2414,78 @@ export interface paths {
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
         post: operations["postIncidentsByIdBreachNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incident-classifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incident classifications with how many incidents use each
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getIncidentClassifications"];
+        put?: never;
+        /**
+         * Add an incident classification (409 when the name is taken)
+         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postIncidentClassifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incident-classifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an incident classification
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getIncidentClassificationsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an unused incident classification (409 naming how many incidents use it)
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteIncidentClassificationsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or describe an incident classification
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchIncidentClassificationsById"];
+        trace?: never;
+    };
+    "/api/v1/incident-classifications/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An incident classification's History
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getIncidentClassificationsByIdHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2564,7 +2564,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/audits/findings": {
+    "/api/v1/audit-findings": {
         parameters: {
             query?: never;
             header?: never;
@@ -2575,20 +2575,20 @@ export interface paths {
          * List audit findings (own level: only those you or your groups own)
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getAuditsFindings"];
+        get: operations["getAuditFindings"];
         put?: never;
         /**
          * Create a audit finding
          * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postAuditsFindings"];
+        post: operations["postAuditFindings"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/audits/findings/{id}": {
+    "/api/v1/audit-findings/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2599,24 +2599,24 @@ export interface paths {
          * Read a audit finding
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getAuditsFindingsById"];
+        get: operations["getAuditFindingsById"];
         put?: never;
         post?: never;
         /**
          * Delete a audit finding (409 while others reference it)
          * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteAuditsFindingsById"];
+        delete: operations["deleteAuditFindingsById"];
         options?: never;
         head?: never;
         /**
          * Change a audit finding
          * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchAuditsFindingsById"];
+        patch: operations["patchAuditFindingsById"];
         trace?: never;
     };
-    "/api/v1/audits/findings/{id}/history": {
+    "/api/v1/audit-findings/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -2627,7 +2627,7 @@ export interface paths {
          * A audit finding's History
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getAuditsFindingsByIdHistory"];
+        get: operations["getAuditFindingsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8027,7 +8027,7 @@ export interface operations {
             };
         };
     };
-    getRisksExceptions: {
+    getRiskExceptions: {
         parameters: {
             query?: {
                 page?: number;
@@ -8145,7 +8145,7 @@ export interface operations {
             };
         };
     };
-    postRisksExceptions: {
+    postRiskExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -8275,7 +8275,7 @@ export interface operations {
             };
         };
     };
-    getRisksExceptionsById: {
+    getRiskExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8389,7 +8389,7 @@ export interface operations {
             };
         };
     };
-    deleteRisksExceptionsById: {
+    deleteRiskExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8472,7 +8472,7 @@ export interface operations {
             };
         };
     };
-    patchRisksExceptionsById: {
+    patchRiskExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8623,7 +8623,7 @@ export interface operations {
             };
         };
     };
-    postRisksExceptionsByIdDecision: {
+    postRiskExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -8763,7 +8763,7 @@ export interface operations {
             };
         };
     };
-    getRisksExceptionsByIdHistory: {
+    getRiskExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -8855,7 +8855,7 @@ export interface operations {
             };
         };
     };
-    getPoliciesExceptions: {
+    getPolicyExceptions: {
         parameters: {
             query?: {
                 page?: number;
@@ -8973,7 +8973,7 @@ export interface operations {
             };
         };
     };
-    postPoliciesExceptions: {
+    postPolicyExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -9103,7 +9103,7 @@ export interface operations {
             };
         };
     };
-    getPoliciesExceptionsById: {
+    getPolicyExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9217,7 +9217,7 @@ export interface operations {
             };
         };
     };
-    deletePoliciesExceptionsById: {
+    deletePolicyExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9300,7 +9300,7 @@ export interface operations {
             };
         };
     };
-    patchPoliciesExceptionsById: {
+    patchPolicyExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9451,7 +9451,7 @@ export interface operations {
             };
         };
     };
-    postPoliciesExceptionsByIdDecision: {
+    postPolicyExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -9591,7 +9591,7 @@ export interface operations {
             };
         };
     };
-    getPoliciesExceptionsByIdHistory: {
+    getPolicyExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -15791,7 +15791,7 @@ export interface operations {
             };
         };
     };
-    getEvidenceVerifyByRunId: {
+    getEvidenceVerifyRunsByRunId: {
         parameters: {
             query?: never;
             header?: never;
@@ -22375,560 +22375,6 @@ export interface operations {
             };
         };
     };
-    getIncidentsClassifications: {
-        parameters: {
-            query?: {
-                page?: number;
-                pageSize?: number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt";
-                q?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                /** @description Incidents using it; one in use cannot be deleted */
-                                incidentCount: number;
-                            }[];
-                            total: number;
-                            page: number;
-                            pageSize: number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postIncidentsClassifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getIncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteIncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchIncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getIncidentsClassificationsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: number | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getIncidentsByIdBreach: {
         parameters: {
             query?: never;
@@ -23325,6 +22771,560 @@ export interface operations {
             };
             /** @description The body is larger than the API accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncidentClassifications: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "name" | "-name" | "createdAt" | "-createdAt";
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                /** @description Incidents using it; one in use cannot be deleted */
+                                incidentCount: number;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postIncidentClassifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncidentClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @description Incidents using it; one in use cannot be deleted */
+                            incidentCount: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteIncidentClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchIncidentClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @description Incidents using it; one in use cannot be deleted */
+                            incidentCount: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncidentClassificationsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24006,7 +24006,7 @@ export interface operations {
             };
         };
     };
-    getAuditsFindings: {
+    getAuditFindings: {
         parameters: {
             query?: {
                 page?: number;
@@ -24110,7 +24110,7 @@ export interface operations {
             };
         };
     };
-    postAuditsFindings: {
+    postAuditFindings: {
         parameters: {
             query?: never;
             header?: never;
@@ -24243,7 +24243,7 @@ export interface operations {
             };
         };
     };
-    getAuditsFindingsById: {
+    getAuditFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24343,7 +24343,7 @@ export interface operations {
             };
         };
     };
-    deleteAuditsFindingsById: {
+    deleteAuditFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24426,7 +24426,7 @@ export interface operations {
             };
         };
     };
-    patchAuditsFindingsById: {
+    patchAuditFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24581,7 +24581,7 @@ export interface operations {
             };
         };
     };
-    getAuditsFindingsByIdHistory: {
+    getAuditFindingsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;

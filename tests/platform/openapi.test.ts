@@ -9,6 +9,8 @@ import { isPermission } from '../../src/platform/permissions/permissions';
 let env: TestEnv;
 let doc: { openapi: string; tags: { name: string; description: string }[]; paths: Record<string, Record<string, Record<string, unknown>>> };
 const ROOT = join(import.meta.dir, '../..');
+/** Each linter reads the whole document in a process of its own: 10-15 s alone, several times that on a busy machine. */
+const LINT_TIMEOUT = 240_000;
 
 /** Runs a linter of node_modules/.bin on the document written to a file (`{file}` in the arguments); its output. */
 async function lint(command: string[]): Promise<string> {
@@ -128,13 +130,13 @@ describe('OpenAPI document', () => {
     const report = JSON.parse(out.slice(out.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-  });
+  }, LINT_TIMEOUT);
 
   test("passes Spectral's spectral:oas rules (.spectral.yaml) with no error and no warning", async () => {
     const out = await lint(['spectral', 'lint', '{file}', '--ruleset', join(ROOT, '.spectral.yaml'), '--format=json', '--quiet']);
     const problems = JSON.parse(out.slice(out.indexOf('['))) as { code: string; path: string[]; message: string }[];
     expect(problems.map((p) => `${p.code} ${p.path.join('/')}: ${p.message}`)).toEqual([]);
-  });
+  }, LINT_TIMEOUT);
 
   test('is OpenAPI 3.1.0, which tools built on swagger-parser read', () => {
     expect(doc.openapi).toBe('3.1.0');

@@ -56,7 +56,7 @@ const evidenceRoutes = (ctx: AppContext, { EvidenceLinkInput, EvidenceLinkView, 
     .get('/verify/latest', async ({ actor }) => ({ data: await latestVerifyRun(ctx.db, actor) }), {
       scope: 'evidence:read', response: Data(t.Union([VerifyRunView, t.Null()])), detail: { tags, summary: 'The latest Verify files run, with its progress' },
     })
-    .get('/verify/:runId', async ({ actor, params }) => ({ data: await getVerifyRun(ctx.db, actor, params.runId) }), {
+    .get('/verify/runs/:runId', async ({ actor, params }) => ({ data: await getVerifyRun(ctx.db, actor, params.runId) }), {
       scope: 'evidence:read', params: RunParams, response: Data(VerifyRunView), detail: { tags, summary: 'A Verify files run: progress, then every missing or changed file' },
     })
     .get('/:id/links', async ({ actor, params }) => ({ data: await listLinks(ctx.db, actor, params.id) }), {
