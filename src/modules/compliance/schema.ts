@@ -61,7 +61,10 @@ export const PackageProblem = t.Object({
 });
 export type PackageProblem = Static<typeof PackageProblem>;
 
-export const PackageRefused = exactly(t.Object({ error: t.String(), problems: t.Array(PackageProblem) }, {
+export const PackageRefused = exactly(t.Object({
+  error: t.String(),
+  problems: t.Optional(t.Array(PackageProblem, { description: 'Every problem of the package; absent when the body could not be read as JSON' })),
+}, {
   description: 'The whole package is refused and nothing is written; every problem is listed',
 }));
 
