@@ -3257,6 +3257,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -3436,6 +3445,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3629,6 +3647,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -3808,6 +3835,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4001,6 +4037,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4180,6 +4225,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4373,6 +4427,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4552,6 +4615,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4745,6 +4817,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4924,6 +5005,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5117,6 +5207,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5252,6 +5351,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5374,6 +5482,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5513,6 +5630,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5589,6 +5715,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5779,6 +5914,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5864,6 +6008,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6009,6 +6162,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6165,6 +6327,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6241,6 +6412,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6351,6 +6531,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6435,6 +6624,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6511,6 +6709,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6627,6 +6834,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6719,6 +6935,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6792,6 +7017,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6941,6 +7175,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7006,6 +7249,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7107,6 +7359,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7253,6 +7514,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7349,6 +7619,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7479,6 +7758,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7556,6 +7844,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7710,6 +8007,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7796,6 +8102,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7893,6 +8208,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8016,6 +8340,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8127,6 +8460,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8264,6 +8606,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8378,6 +8729,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8454,6 +8814,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8612,6 +8981,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8752,6 +9130,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8837,6 +9224,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8955,6 +9351,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9092,6 +9497,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9206,6 +9620,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9282,6 +9705,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9440,6 +9872,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9580,6 +10021,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9665,6 +10115,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9773,6 +10232,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9909,6 +10377,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10014,6 +10491,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10090,6 +10576,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10253,6 +10748,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10338,6 +10842,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10483,6 +10996,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10639,6 +11161,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10725,6 +11256,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10838,6 +11378,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10963,6 +11512,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11109,6 +11667,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11295,6 +11862,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11380,6 +11956,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11513,6 +12098,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11615,6 +12209,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11793,6 +12396,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11942,6 +12554,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12120,6 +12741,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12269,6 +12899,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12447,6 +13086,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12596,6 +13244,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12774,6 +13431,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12930,6 +13596,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13041,6 +13716,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13178,6 +13862,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13292,6 +13985,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13368,6 +14070,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13526,6 +14237,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13666,6 +14386,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13751,6 +14480,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13852,6 +14590,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13964,6 +14711,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14055,7 +14811,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        problems: {
+                        /** @description Every problem of the package; absent when the body could not be read as JSON */
+                        problems?: {
                             index?: number;
                             line?: number;
                             code?: string;
@@ -14112,6 +14869,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14170,7 +14936,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        problems: {
+                        /** @description Every problem of the package; absent when the body could not be read as JSON */
+                        problems?: {
                             index?: number;
                             line?: number;
                             code?: string;
@@ -14227,6 +14994,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14338,6 +15114,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14414,6 +15199,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14562,6 +15356,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14657,6 +15460,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14742,6 +15554,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14865,6 +15686,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15009,6 +15839,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15127,6 +15966,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15203,6 +16051,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15387,6 +16244,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15479,6 +16345,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15538,6 +16413,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15608,8 +16492,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A record named in the query does not exist, or the token cannot read it: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15703,6 +16612,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15773,6 +16691,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15877,6 +16804,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15957,6 +16893,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16078,6 +17023,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16156,6 +17110,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16290,6 +17253,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16417,6 +17389,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16500,6 +17481,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16621,6 +17611,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16712,6 +17711,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16789,6 +17797,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16915,6 +17932,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17017,6 +18043,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17143,6 +18178,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17250,6 +18294,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17326,6 +18379,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17481,6 +18543,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17566,6 +18637,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17703,6 +18783,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17851,6 +18940,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17970,6 +19068,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18024,6 +19131,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18163,6 +19279,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18253,6 +19378,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18332,6 +19466,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18426,6 +19569,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18546,6 +19698,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18625,6 +19786,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18743,6 +19913,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18834,6 +20013,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18959,6 +20147,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19055,6 +20252,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19131,6 +20337,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19274,6 +20489,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19359,6 +20583,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19457,6 +20690,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19583,6 +20825,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19679,6 +20930,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19755,6 +21015,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19899,6 +21168,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19991,6 +21269,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20053,6 +21340,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20160,6 +21456,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20296,6 +21601,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20400,6 +21714,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20476,6 +21799,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20638,6 +21970,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20730,6 +22071,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20810,6 +22160,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20926,6 +22285,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21003,6 +22371,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21127,6 +22504,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21203,6 +22589,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21313,6 +22708,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21390,6 +22794,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21476,6 +22889,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21586,6 +23008,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21663,6 +23094,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21772,6 +23212,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21917,6 +23366,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22023,6 +23481,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22099,6 +23566,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22272,6 +23748,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22357,6 +23842,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22450,6 +23944,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22587,6 +24090,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22665,6 +24177,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22787,6 +24308,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22863,6 +24393,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22973,6 +24512,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23057,6 +24605,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23133,6 +24690,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23249,6 +24815,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23334,6 +24909,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23435,6 +25019,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23571,6 +25164,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23670,6 +25272,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23746,6 +25357,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23903,6 +25523,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23988,6 +25617,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24092,6 +25730,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24232,6 +25879,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24332,6 +25988,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24408,6 +26073,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24570,6 +26244,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24655,6 +26338,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24760,6 +26452,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24894,6 +26595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24997,6 +26707,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25073,6 +26792,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25232,6 +26960,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25317,6 +27054,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25422,6 +27168,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25552,6 +27307,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25655,6 +27419,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25731,6 +27504,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25886,6 +27668,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25971,6 +27762,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26089,6 +27889,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26193,6 +28002,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26385,6 +28203,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26487,6 +28314,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26564,6 +28400,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26704,6 +28549,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26797,6 +28651,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26882,6 +28745,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26998,6 +28870,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27102,6 +28983,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27179,6 +29069,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27306,6 +29205,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27399,6 +29307,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27477,6 +29394,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27606,6 +29532,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27683,6 +29618,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27796,6 +29740,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27881,6 +29834,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27957,6 +29919,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28077,6 +30048,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -28169,6 +30149,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -28242,6 +30231,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

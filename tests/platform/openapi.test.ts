@@ -122,7 +122,7 @@ describe('OpenAPI document', () => {
     }
     expect(undocumented).toEqual([]);
     const read = doc.paths['/api/v1/risks/{id}'].get as { responses: Record<string, unknown> };
-    expect(Object.keys(read.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+    expect(Object.keys(read.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
   });
 
   test('passes the Redocly linter (recommended rules, redocly.yaml) with no error and no warning', async () => {

@@ -43,7 +43,10 @@ const evidenceRoutes = (ctx: AppContext, { EvidenceLinkInput, EvidenceLinkView, 
         tags, summary: 'Auditor package: a zip of the chosen evidence files with manifest.json and the Audit Log checkpoint',
         description: 'Choose by packageId (its requirements), analysisId, controlId (and its tests), evidenceId (each may repeat) and a collectedOn range from/to; '
           + 'only evidence you may read goes in. The zip streams as it is built. Check it offline with `bun run evidence:verify <package.zip>` (docs/evidence.md).',
-        responses: { 200: { description: 'The zip', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } } },
+        responses: {
+          200: { description: 'The zip', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+          404: { description: 'A record named in the query does not exist, or the token cannot read it: the two answer alike', content: { 'application/json': { schema: ErrorBody } } },
+        },
       },
     })
     .post('/verify', async ({ actor, set }) => {

@@ -98,6 +98,7 @@ const ERROR_RESPONSES = {
   409: "The change conflicts with the record's current state (a unique value, a record still referenced)",
   413: 'The body is larger than the API accepts',
   429: 'Too many refused requests from this address; Retry-After says when to try again',
+  500: 'An unexpected failure of the service, logged under the request id it answers in X-Request-Id',
   503: 'The database is not reachable; nothing of the request was kept; Retry-After says when to try again',
 } as const;
 type ErrorStatus = keyof typeof ERROR_RESPONSES;
@@ -106,7 +107,7 @@ type ErrorStatus = keyof typeof ERROR_RESPONSES;
 function errorStatuses(method: string, op: Operation): ErrorStatus[] {
   const hasBody = op.requestBody !== undefined;
   const hasPathParameter = (op.parameters ?? []).some((p) => p.in === 'path');
-  const statuses: ErrorStatus[] = [401, 403, 429, 503];
+  const statuses: ErrorStatus[] = [401, 403, 429, 500, 503];
   if (hasBody || (op.parameters ?? []).length) statuses.push(400);
   if (hasBody || hasPathParameter) statuses.push(404);
   if (method !== 'get') statuses.push(409);
