@@ -124,7 +124,7 @@ const errorResponse = (status: ErrorStatus) => ({
  * A camelCase operationId from the method and the path under /api/v1, unique as the pair is:
  * `get /api/v1/third-parties/{id}/history` is getThirdPartiesByIdHistory. (The generator's own kept the hyphens.)
  */
-export function operationId(method: string, path: string): string {
+function operationId(method: string, path: string): string {
   const words = path.replace(/^\/api\/v1/, '').split('/').filter(Boolean)
     .flatMap((segment) => (/^\{.+\}$/.test(segment) ? `by-${segment.slice(1, -1)}` : segment).split(/[-_]/));
   return method.toLowerCase() + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
