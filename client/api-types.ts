@@ -17,7 +17,7 @@ export interface paths {
          * Check or import a CSV file of risks
          * @description Needs scope `risks:create` or `risks:update` on the token (and the creator's right); creating rows need `risks:create`, rows with an id need `risks:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1RisksImport"];
+        post: operations["postRisksImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -37,7 +37,7 @@ export interface paths {
          * Check or import a CSV file of risk exceptions
          * @description Needs scope `risks:update` on the token (and the creator's right); creating rows need `risks:update`, rows with an id need `risks:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1RisksExceptionsImport"];
+        post: operations["postRisksExceptionsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -57,7 +57,7 @@ export interface paths {
          * Check or import a CSV file of policy exceptions
          * @description Needs scope `policies:update` on the token (and the creator's right); creating rows need `policies:update`, rows with an id need `policies:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1PoliciesExceptionsImport"];
+        post: operations["postPoliciesExceptionsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -77,7 +77,7 @@ export interface paths {
          * Check or import a CSV file of compliance exceptions
          * @description Needs scope `compliance:update` on the token (and the creator's right); creating rows need `compliance:update`, rows with an id need `compliance:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1ComplianceExceptionsImport"];
+        post: operations["postComplianceExceptionsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +97,7 @@ export interface paths {
          * Check or import a CSV file of controls
          * @description Needs scope `controls:create` or `controls:update` on the token (and the creator's right); creating rows need `controls:create`, rows with an id need `controls:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1ControlsImport"];
+        post: operations["postControlsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -117,7 +117,7 @@ export interface paths {
          * Check or import a CSV file of policies
          * @description Needs scope `policies:create` or `policies:update` on the token (and the creator's right); creating rows need `policies:create`, rows with an id need `policies:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1PoliciesImport"];
+        post: operations["postPoliciesImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -137,7 +137,7 @@ export interface paths {
          * Check or import a CSV file of assets
          * @description Needs scope `assets:create` or `assets:update` on the token (and the creator's right); creating rows need `assets:create`, rows with an id need `assets:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1AssetsImport"];
+        post: operations["postAssetsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -157,7 +157,7 @@ export interface paths {
          * Check or import a CSV file of third parties
          * @description Needs scope `thirdParties:create` or `thirdParties:update` on the token (and the creator's right); creating rows need `thirdParties:create`, rows with an id need `thirdParties:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1Third-partiesImport"];
+        post: operations["postThirdPartiesImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -177,7 +177,7 @@ export interface paths {
          * Check or import a CSV file of incidents
          * @description Needs scope `incidents:create` or `incidents:update` on the token (and the creator's right); creating rows need `incidents:create`, rows with an id need `incidents:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1IncidentsImport"];
+        post: operations["postIncidentsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -197,7 +197,7 @@ export interface paths {
          * Check or import a CSV file of audit findings
          * @description Needs scope `audits:create` or `audits:update` on the token (and the creator's right); creating rows need `audits:create`, rows with an id need `audits:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1AuditsFindingsImport"];
+        post: operations["postAuditsFindingsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -217,7 +217,7 @@ export interface paths {
          * Check or import a CSV file of projects
          * @description Needs scope `projects:create` or `projects:update` on the token (and the creator's right); creating rows need `projects:create`, rows with an id need `projects:update`. Body: the CSV file (UTF-8, comma or semicolon separated, header row first), Content-Type text/csv; the file name in the X-File-Name header. mode=check runs every row through the service in a transaction that is rolled back (200). mode=apply imports only when every row succeeds (200, outcome imported); otherwise nothing is imported (422, outcome refused, rows with their errors). The answer lists one page of the rows (`page`, `pageSize`, `outcome`) with exact counts. A file refused as a whole (not CSV, empty, header only, over 10 MB or 50,000 rows, unknown or repeated column) answers 422 { "error": "<message>" }. Columns: see docs/csv-import.md.
          */
-        post: operations["postApiV1ProjectsImport"];
+        post: operations["postProjectsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -235,13 +235,13 @@ export interface paths {
          * List risks (own level: only those you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risks"];
+        get: operations["getRisks"];
         put?: never;
         /**
          * Create a risk
          * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Risks"];
+        post: operations["postRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -259,21 +259,21 @@ export interface paths {
          * Read a risk with its computed scores
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksById"];
+        get: operations["getRisksById"];
         put?: never;
         post?: never;
         /**
          * Delete a risk
          * @description Needs scope `risks:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1RisksById"];
+        delete: operations["deleteRisksById"];
         options?: never;
         head?: never;
         /**
          * Change a risk
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksById"];
+        patch: operations["patchRisksById"];
         trace?: never;
     };
     "/api/v1/risks/{id}/history": {
@@ -287,7 +287,7 @@ export interface paths {
          * A risk's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdHistory"];
+        get: operations["getRisksByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -309,7 +309,7 @@ export interface paths {
          * Create many risks in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `risks:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksBatch"];
+        post: operations["postRisksBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -317,7 +317,7 @@ export interface paths {
          * Change many risks in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksBatch"];
+        patch: operations["patchRisksBatch"];
         trace?: never;
     };
     "/api/v1/risk-classifications": {
@@ -331,13 +331,13 @@ export interface paths {
          * List risk classifications with how many risks use each
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-classifications"];
+        get: operations["getRiskClassifications"];
         put?: never;
         /**
          * Add a risk classification (409 when the name is taken)
          * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Risk-classifications"];
+        post: operations["postRiskClassifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,21 +355,21 @@ export interface paths {
          * Read a risk classification
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-classificationsById"];
+        get: operations["getRiskClassificationsById"];
         put?: never;
         post?: never;
         /**
          * Delete an unused risk classification (409 naming how many risks use it)
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Risk-classificationsById"];
+        delete: operations["deleteRiskClassificationsById"];
         options?: never;
         head?: never;
         /**
          * Rename or describe a risk classification
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Risk-classificationsById"];
+        patch: operations["patchRiskClassificationsById"];
         trace?: never;
     };
     "/api/v1/risk-classifications/{id}/history": {
@@ -383,7 +383,7 @@ export interface paths {
          * A risk classification's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-classificationsByIdHistory"];
+        get: operations["getRiskClassificationsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -403,12 +403,12 @@ export interface paths {
          * The risk scale: likelihood and impact levels, the score matrix and the bands
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-scale"];
+        get: operations["getRiskScale"];
         /**
          * Replace levels, cells and bands at once (a cell for every pair; bands must not overlap; levels used by risks stay)
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        put: operations["putApiV1Risk-scale"];
+        put: operations["putRiskScale"];
         post?: never;
         delete?: never;
         options?: never;
@@ -427,7 +427,7 @@ export interface paths {
          * The risk scale's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Risk-scaleHistory"];
+        get: operations["getRiskScaleHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
          * Treatments of every risk you can read, a page at a time, by risk (own level: risks you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksTreatments"];
+        get: operations["getRisksTreatments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -469,7 +469,7 @@ export interface paths {
          * Add treatments to many risks in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksTreatmentsBatch"];
+        post: operations["postRisksTreatmentsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -487,13 +487,13 @@ export interface paths {
          * A risk's treatments
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdTreatments"];
+        get: operations["getRisksByIdTreatments"];
         put?: never;
         /**
          * Add a treatment (an implemented mitigate treatment with a residual rating sets the risk's residual rating)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksByIdTreatments"];
+        post: operations["postRisksByIdTreatments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -514,14 +514,14 @@ export interface paths {
          * Remove a treatment
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1RisksByIdTreatmentsByTreatmentId"];
+        delete: operations["deleteRisksByIdTreatmentsByTreatmentId"];
         options?: never;
         head?: never;
         /**
          * Change a treatment
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksByIdTreatmentsByTreatmentId"];
+        patch: operations["patchRisksByIdTreatmentsByTreatmentId"];
         trace?: never;
     };
     "/api/v1/risks/{id}/treatments/{treatmentId}/history": {
@@ -535,7 +535,7 @@ export interface paths {
          * A treatment's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdTreatmentsByTreatmentIdHistory"];
+        get: operations["getRisksByIdTreatmentsByTreatmentIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -555,20 +555,20 @@ export interface paths {
          * A risk's reviews and when the next is due
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksByIdReviews"];
+        get: operations["getRisksByIdReviews"];
         put?: never;
         /**
          * Record a review of a risk
          * @description Needs scope `risks:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksByIdReviews"];
+        post: operations["postRisksByIdReviews"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/exceptions": {
+    "/api/v1/risk-exceptions": {
         parameters: {
             query?: never;
             header?: never;
@@ -579,20 +579,20 @@ export interface paths {
          * List risk exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksExceptions"];
+        get: operations["getRiskExceptions"];
         put?: never;
         /**
          * Request a risk exception (arrives as requested)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksExceptions"];
+        post: operations["postRiskExceptions"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/exceptions/{id}": {
+    "/api/v1/risk-exceptions/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -603,24 +603,24 @@ export interface paths {
          * Read a risk exception
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksExceptionsById"];
+        get: operations["getRiskExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a risk exception
          * @description Needs scope `risks:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1RisksExceptionsById"];
+        delete: operations["deleteRiskExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested risk exception (409 once decided)
          * @description Needs scope `risks:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1RisksExceptionsById"];
+        patch: operations["patchRiskExceptionsById"];
         trace?: never;
     };
-    "/api/v1/risks/exceptions/{id}/decision": {
+    "/api/v1/risk-exceptions/{id}/decision": {
         parameters: {
             query?: never;
             header?: never;
@@ -633,14 +633,14 @@ export interface paths {
          * Approve or reject a requested risk exception (needs review on the risk; 409 once decided)
          * @description Needs scope `risks:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1RisksExceptionsByIdDecision"];
+        post: operations["postRiskExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/risks/exceptions/{id}/history": {
+    "/api/v1/risk-exceptions/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -651,7 +651,7 @@ export interface paths {
          * A risk exception's History
          * @description Needs scope `risks:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1RisksExceptionsByIdHistory"];
+        get: operations["getRiskExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -660,7 +660,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/policies/exceptions": {
+    "/api/v1/policy-exceptions": {
         parameters: {
             query?: never;
             header?: never;
@@ -671,20 +671,20 @@ export interface paths {
          * List policy exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesExceptions"];
+        get: operations["getPolicyExceptions"];
         put?: never;
         /**
          * Request a policy exception (arrives as requested)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesExceptions"];
+        post: operations["postPolicyExceptions"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/policies/exceptions/{id}": {
+    "/api/v1/policy-exceptions/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -695,24 +695,24 @@ export interface paths {
          * Read a policy exception
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesExceptionsById"];
+        get: operations["getPolicyExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a policy exception
          * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1PoliciesExceptionsById"];
+        delete: operations["deletePolicyExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested policy exception (409 once decided)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1PoliciesExceptionsById"];
+        patch: operations["patchPolicyExceptionsById"];
         trace?: never;
     };
-    "/api/v1/policies/exceptions/{id}/decision": {
+    "/api/v1/policy-exceptions/{id}/decision": {
         parameters: {
             query?: never;
             header?: never;
@@ -725,14 +725,14 @@ export interface paths {
          * Approve or reject a requested policy exception (needs review on the policy; 409 once decided)
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesExceptionsByIdDecision"];
+        post: operations["postPolicyExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/policies/exceptions/{id}/history": {
+    "/api/v1/policy-exceptions/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -743,7 +743,7 @@ export interface paths {
          * A policy exception's History
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesExceptionsByIdHistory"];
+        get: operations["getPolicyExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -763,13 +763,13 @@ export interface paths {
          * List controls (own level: only those you or your groups own)
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Controls"];
+        get: operations["getControls"];
         put?: never;
         /**
          * Create a control
          * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Controls"];
+        post: operations["postControls"];
         delete?: never;
         options?: never;
         head?: never;
@@ -787,21 +787,21 @@ export interface paths {
          * Read a control
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ControlsById"];
+        get: operations["getControlsById"];
         put?: never;
         post?: never;
         /**
          * Delete a control (409 while others reference it)
          * @description Needs scope `controls:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ControlsById"];
+        delete: operations["deleteControlsById"];
         options?: never;
         head?: never;
         /**
          * Change a control
          * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ControlsById"];
+        patch: operations["patchControlsById"];
         trace?: never;
     };
     "/api/v1/controls/{id}/history": {
@@ -815,7 +815,7 @@ export interface paths {
          * A control's History
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ControlsByIdHistory"];
+        get: operations["getControlsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -837,7 +837,7 @@ export interface paths {
          * Create many controls in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `controls:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ControlsBatch"];
+        post: operations["postControlsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -845,7 +845,7 @@ export interface paths {
          * Change many controls in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ControlsBatch"];
+        patch: operations["patchControlsBatch"];
         trace?: never;
     };
     "/api/v1/controls/{id}/tests": {
@@ -859,13 +859,13 @@ export interface paths {
          * A control's testing schedule, test records and next test due
          * @description Needs scope `controls:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ControlsByIdTests"];
+        get: operations["getControlsByIdTests"];
         put?: never;
         /**
          * Record a control test
          * @description Needs scope `controls:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ControlsByIdTests"];
+        post: operations["postControlsByIdTests"];
         delete?: never;
         options?: never;
         head?: never;
@@ -883,7 +883,7 @@ export interface paths {
          * List analyses (filters packageId, status, kind; own level: analyses you own or of packages you own)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceAnalyses"];
+        get: operations["getComplianceAnalyses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -903,7 +903,7 @@ export interface paths {
          * Read an analysis with its mappings
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceAnalysesById"];
+        get: operations["getComplianceAnalysesById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -913,7 +913,7 @@ export interface paths {
          * Assess an analysis (status, notes, assessor) or change its owner
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ComplianceAnalysesById"];
+        patch: operations["patchComplianceAnalysesById"];
         trace?: never;
     };
     "/api/v1/compliance/analyses/{id}/history": {
@@ -927,7 +927,7 @@ export interface paths {
          * An analysis's History (assessments and mapping changes)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceAnalysesByIdHistory"];
+        get: operations["getComplianceAnalysesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -949,7 +949,7 @@ export interface paths {
          * Map many records to analyses in one transaction: one result per item; a mapping already there is answered changed: false
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceMappingsBatch"];
+        post: operations["postComplianceMappingsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -967,7 +967,7 @@ export interface paths {
          * Compliance score of a package: requirements and additional items counted separately, headings not at all (own level: analyses you can read)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesByIdScore"];
+        get: operations["getCompliancePackagesByIdScore"];
         put?: never;
         post?: never;
         delete?: never;
@@ -989,7 +989,7 @@ export interface paths {
          * Map a controls record to the analysis (also needs controls:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdControls"];
+        post: operations["postComplianceAnalysesByIdControls"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1010,7 +1010,7 @@ export interface paths {
          * Remove a mapped controls record (also needs controls:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdControlsByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdControlsByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1029,7 +1029,7 @@ export interface paths {
          * Map a policies record to the analysis (also needs policies:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdPolicies"];
+        post: operations["postComplianceAnalysesByIdPolicies"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
          * Remove a mapped policies record (also needs policies:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdPoliciesByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdPoliciesByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1069,7 +1069,7 @@ export interface paths {
          * Map a risks record to the analysis (also needs risks:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdRisks"];
+        post: operations["postComplianceAnalysesByIdRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1090,7 +1090,7 @@ export interface paths {
          * Remove a mapped risks record (also needs risks:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdRisksByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdRisksByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
          * Map a projects record to the analysis (also needs projects:read: 403 without it, 404 for a record you cannot read; 409 if already mapped)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceAnalysesByIdProjects"];
+        post: operations["postComplianceAnalysesByIdProjects"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1130,7 +1130,7 @@ export interface paths {
          * Remove a mapped projects record (also needs projects:read)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceAnalysesByIdProjectsByRecordId"];
+        delete: operations["deleteComplianceAnalysesByIdProjectsByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1147,13 +1147,13 @@ export interface paths {
          * List requirement exceptions (filters status, expired; own level: those you or your groups own)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceExceptions"];
+        get: operations["getComplianceExceptions"];
         put?: never;
         /**
          * Request a requirement exception (arrives as requested)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceExceptions"];
+        post: operations["postComplianceExceptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1171,21 +1171,21 @@ export interface paths {
          * Read a requirement exception
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceExceptionsById"];
+        get: operations["getComplianceExceptionsById"];
         put?: never;
         post?: never;
         /**
          * Delete a requirement exception
          * @description Needs scope `compliance:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ComplianceExceptionsById"];
+        delete: operations["deleteComplianceExceptionsById"];
         options?: never;
         head?: never;
         /**
          * Change a requested requirement exception (409 once decided)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ComplianceExceptionsById"];
+        patch: operations["patchComplianceExceptionsById"];
         trace?: never;
     };
     "/api/v1/compliance/exceptions/{id}/decision": {
@@ -1201,7 +1201,7 @@ export interface paths {
          * Approve or reject a requested requirement exception (needs review on the requirement; 409 once decided)
          * @description Needs scope `compliance:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1ComplianceExceptionsByIdDecision"];
+        post: operations["postComplianceExceptionsByIdDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1219,7 +1219,7 @@ export interface paths {
          * A requirement exception's History
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ComplianceExceptionsByIdHistory"];
+        get: operations["getComplianceExceptionsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
          * The POA&M register, read only: open weaknesses from non-compliant analyses, audit findings not closed and failed control tests (filters status, severity, source, overdue; each source limited to what you can read, audits and controls need their read scope too)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePoam"];
+        get: operations["getCompliancePoam"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1259,13 +1259,13 @@ export interface paths {
          * List compliance packages with item counts (own level: only those you or your groups own)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackages"];
+        get: operations["getCompliancePackages"];
         put?: never;
         /**
          * Import a package (JSON): the package, its items and one analysis per requirement and additional item
          * @description Needs scope `compliance:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1CompliancePackages"];
+        post: operations["postCompliancePackages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1285,7 +1285,7 @@ export interface paths {
          * Import a package from CSV (header code, name, description, parent_code or parent, kind); name, standard and version in the query
          * @description Needs scope `compliance:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1CompliancePackagesCsv"];
+        post: operations["postCompliancePackagesCsv"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1303,21 +1303,21 @@ export interface paths {
          * Read a package with its item counts by kind
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesById"];
+        get: operations["getCompliancePackagesById"];
         put?: never;
         post?: never;
         /**
          * Delete a package with its items, analyses, mappings and exceptions
          * @description Needs scope `compliance:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1CompliancePackagesById"];
+        delete: operations["deleteCompliancePackagesById"];
         options?: never;
         head?: never;
         /**
          * Change a package's name, standard, version, description or owner (the item tree stays as imported)
          * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1CompliancePackagesById"];
+        patch: operations["patchCompliancePackagesById"];
         trace?: never;
     };
     "/api/v1/compliance/packages/{id}/export": {
@@ -1331,7 +1331,7 @@ export interface paths {
          * Export a package in exactly the import shape (importing it gives the identical tree)
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesByIdExport"];
+        get: operations["getCompliancePackagesByIdExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1351,7 +1351,7 @@ export interface paths {
          * A package's History
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1CompliancePackagesByIdHistory"];
+        get: operations["getCompliancePackagesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1371,13 +1371,13 @@ export interface paths {
          * List evidence (own level: only those you or your groups own)
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Evidence"];
+        get: operations["getEvidence"];
         put?: never;
         /**
          * Create a evidence
          * @description Needs scope `evidence:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Evidence"];
+        post: operations["postEvidence"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1395,21 +1395,21 @@ export interface paths {
          * Read a evidence
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceById"];
+        get: operations["getEvidenceById"];
         put?: never;
         post?: never;
         /**
          * Delete a evidence (409 while others reference it)
          * @description Needs scope `evidence:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1EvidenceById"];
+        delete: operations["deleteEvidenceById"];
         options?: never;
         head?: never;
         /**
          * Change a evidence
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1EvidenceById"];
+        patch: operations["patchEvidenceById"];
         trace?: never;
     };
     "/api/v1/evidence/{id}/history": {
@@ -1423,7 +1423,7 @@ export interface paths {
          * A evidence's History
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdHistory"];
+        get: operations["getEvidenceByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1443,7 +1443,7 @@ export interface paths {
          * Evidence you own (or your groups own) expiring within 30 days or expired
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceReminders"];
+        get: operations["getEvidenceReminders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1463,7 +1463,7 @@ export interface paths {
          * Auditor package: a zip of the chosen evidence files with manifest.json and the Audit Log checkpoint
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidencePackage"];
+        get: operations["getEvidencePackage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1485,7 +1485,7 @@ export interface paths {
          * Verify files: re-read every stored file against its SHA-256, in the background (needs evidence:read at level all)
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceVerify"];
+        post: operations["postEvidenceVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1503,7 +1503,7 @@ export interface paths {
          * The latest Verify files run, with its progress
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceVerifyLatest"];
+        get: operations["getEvidenceVerifyLatest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1512,7 +1512,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/evidence/verify/{runId}": {
+    "/api/v1/evidence/verify/runs/{runId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1523,7 +1523,7 @@ export interface paths {
          * A Verify files run: progress, then every missing or changed file
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceVerifyByRunId"];
+        get: operations["getEvidenceVerifyRunsByRunId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1543,13 +1543,13 @@ export interface paths {
          * The records the evidence proves
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdLinks"];
+        get: operations["getEvidenceByIdLinks"];
         put?: never;
         /**
          * Link the evidence to a record it proves (needs that module's read scope; 404 for a record you cannot read; 409 while locked)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdLinks"];
+        post: operations["postEvidenceByIdLinks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1570,7 +1570,7 @@ export interface paths {
          * Unlink a record (409 while locked)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1EvidenceByIdLinksByRecordTypeByRecordId"];
+        delete: operations["deleteEvidenceByIdLinksByRecordTypeByRecordId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1589,7 +1589,7 @@ export interface paths {
          * Lock the evidence: its fields, files and links refuse changes (409)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdLock"];
+        post: operations["postEvidenceByIdLock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1609,7 +1609,7 @@ export interface paths {
          * Unlock the evidence (needs evidence:update at level all)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdUnlock"];
+        post: operations["postEvidenceByIdUnlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1627,13 +1627,13 @@ export interface paths {
          * The evidence's files with their SHA-256
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdFiles"];
+        get: operations["getEvidenceByIdFiles"];
         put?: never;
         /**
          * Upload a file: the body is the file itself; its name in the name query parameter
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1EvidenceByIdFiles"];
+        post: operations["postEvidenceByIdFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1651,14 +1651,14 @@ export interface paths {
          * A file's details
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdFilesByFileId"];
+        get: operations["getEvidenceByIdFilesByFileId"];
         put?: never;
         post?: never;
         /**
          * Remove a file (409 while locked)
          * @description Needs scope `evidence:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1EvidenceByIdFilesByFileId"];
+        delete: operations["deleteEvidenceByIdFilesByFileId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1675,7 +1675,7 @@ export interface paths {
          * Download a file: X-Content-SHA256 carries the hex SHA-256 of the stored bytes; Range requests are answered 206
          * @description Needs scope `evidence:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1EvidenceByIdFilesByFileIdContent"];
+        get: operations["getEvidenceByIdFilesByFileIdContent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1695,13 +1695,13 @@ export interface paths {
          * List policies (own level: only those you or your groups own)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Policies"];
+        get: operations["getPolicies"];
         put?: never;
         /**
          * Create a policy
          * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Policies"];
+        post: operations["postPolicies"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1719,21 +1719,21 @@ export interface paths {
          * Read a policy
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesById"];
+        get: operations["getPoliciesById"];
         put?: never;
         post?: never;
         /**
          * Delete a policy (409 while others reference it)
          * @description Needs scope `policies:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1PoliciesById"];
+        delete: operations["deletePoliciesById"];
         options?: never;
         head?: never;
         /**
          * Change a policy
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1PoliciesById"];
+        patch: operations["patchPoliciesById"];
         trace?: never;
     };
     "/api/v1/policies/{id}/history": {
@@ -1747,7 +1747,7 @@ export interface paths {
          * A policy's History
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdHistory"];
+        get: operations["getPoliciesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1769,7 +1769,7 @@ export interface paths {
          * Create many policies in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `policies:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesBatch"];
+        post: operations["postPoliciesBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1777,7 +1777,7 @@ export interface paths {
          * Change many policies in one transaction: one result per item (refused items are listed, the others written)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1PoliciesBatch"];
+        patch: operations["patchPoliciesBatch"];
         trace?: never;
     };
     "/api/v1/policies/batch/publish": {
@@ -1793,7 +1793,7 @@ export interface paths {
          * Publish many policies in one transaction, each as POST /{id}/publish (the result id is the new version's)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesBatchPublish"];
+        post: operations["postPoliciesBatchPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1811,7 +1811,7 @@ export interface paths {
          * Whether 'Allow recording outside approvals' is on (read only; it is changed in Settings › Policies)
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesSettings"];
+        get: operations["getPoliciesSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1832,7 +1832,7 @@ export interface paths {
          * Replace a policy's draft content (Markdown); published versions never change
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        put: operations["putApiV1PoliciesByIdContent"];
+        put: operations["putPoliciesByIdContent"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1853,7 +1853,7 @@ export interface paths {
          * Publish the draft as the next immutable version (409 when empty or unchanged)
          * @description Needs scope `policies:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesByIdPublish"];
+        post: operations["postPoliciesByIdPublish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1871,7 +1871,7 @@ export interface paths {
          * A policy's published versions, newest first
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdVersions"];
+        get: operations["getPoliciesByIdVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1891,13 +1891,13 @@ export interface paths {
          * A policy's reviews and next review due
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdReviews"];
+        get: operations["getPoliciesByIdReviews"];
         put?: never;
         /**
          * Record a policy review
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesByIdReviews"];
+        post: operations["postPoliciesByIdReviews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1915,13 +1915,13 @@ export interface paths {
          * Approvals recorded outside the app
          * @description Needs scope `policies:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1PoliciesByIdApprovals"];
+        get: operations["getPoliciesByIdApprovals"];
         put?: never;
         /**
          * Record an approval given outside the app (409 while the setting 'Allow recording outside approvals' is off)
          * @description Needs scope `policies:review` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1PoliciesByIdApprovals"];
+        post: operations["postPoliciesByIdApprovals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1939,13 +1939,13 @@ export interface paths {
          * List assets (own level: only those you or your groups own)
          * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Assets"];
+        get: operations["getAssets"];
         put?: never;
         /**
          * Create a asset
          * @description Needs scope `assets:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Assets"];
+        post: operations["postAssets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1963,21 +1963,21 @@ export interface paths {
          * Read a asset
          * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AssetsById"];
+        get: operations["getAssetsById"];
         put?: never;
         post?: never;
         /**
          * Delete a asset (409 while others reference it)
          * @description Needs scope `assets:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1AssetsById"];
+        delete: operations["deleteAssetsById"];
         options?: never;
         head?: never;
         /**
          * Change a asset
          * @description Needs scope `assets:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1AssetsById"];
+        patch: operations["patchAssetsById"];
         trace?: never;
     };
     "/api/v1/assets/{id}/history": {
@@ -1991,7 +1991,7 @@ export interface paths {
          * A asset's History
          * @description Needs scope `assets:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AssetsByIdHistory"];
+        get: operations["getAssetsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2011,13 +2011,13 @@ export interface paths {
          * List business units (own level: only those you or your groups own)
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-units"];
+        get: operations["getBusinessUnits"];
         put?: never;
         /**
          * Create a business unit
          * @description Needs scope `businessUnits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Business-units"];
+        post: operations["postBusinessUnits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2035,21 +2035,21 @@ export interface paths {
          * Read a business unit
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-unitsById"];
+        get: operations["getBusinessUnitsById"];
         put?: never;
         post?: never;
         /**
          * Delete a business unit (409 while others reference it)
          * @description Needs scope `businessUnits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Business-unitsById"];
+        delete: operations["deleteBusinessUnitsById"];
         options?: never;
         head?: never;
         /**
          * Change a business unit
          * @description Needs scope `businessUnits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Business-unitsById"];
+        patch: operations["patchBusinessUnitsById"];
         trace?: never;
     };
     "/api/v1/business-units/{id}/history": {
@@ -2063,7 +2063,7 @@ export interface paths {
          * A business unit's History
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-unitsByIdHistory"];
+        get: operations["getBusinessUnitsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2083,7 +2083,7 @@ export interface paths {
          * The business unit hierarchy, depth-first with depth and path (own level: only readable units)
          * @description Needs scope `businessUnits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Business-unitsTree"];
+        get: operations["getBusinessUnitsTree"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2103,13 +2103,13 @@ export interface paths {
          * List third parties (own level: only those you or your groups own)
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-parties"];
+        get: operations["getThirdParties"];
         put?: never;
         /**
          * Create a third party
          * @description Needs scope `thirdParties:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-parties"];
+        post: operations["postThirdParties"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2127,21 +2127,21 @@ export interface paths {
          * Read a third party
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesById"];
+        get: operations["getThirdPartiesById"];
         put?: never;
         post?: never;
         /**
          * Delete a third party (409 while others reference it)
          * @description Needs scope `thirdParties:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesById"];
+        delete: operations["deleteThirdPartiesById"];
         options?: never;
         head?: never;
         /**
          * Change a third party
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Third-partiesById"];
+        patch: operations["patchThirdPartiesById"];
         trace?: never;
     };
     "/api/v1/third-parties/{id}/history": {
@@ -2155,7 +2155,7 @@ export interface paths {
          * A third party's History
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdHistory"];
+        get: operations["getThirdPartiesByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2175,13 +2175,13 @@ export interface paths {
          * A third party's contacts
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdContacts"];
+        get: operations["getThirdPartiesByIdContacts"];
         put?: never;
         /**
          * Add a contact
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-partiesByIdContacts"];
+        post: operations["postThirdPartiesByIdContacts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2202,14 +2202,14 @@ export interface paths {
          * Remove a contact
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesByIdContactsByContactId"];
+        delete: operations["deleteThirdPartiesByIdContactsByContactId"];
         options?: never;
         head?: never;
         /**
          * Change a contact
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Third-partiesByIdContactsByContactId"];
+        patch: operations["patchThirdPartiesByIdContactsByContactId"];
         trace?: never;
     };
     "/api/v1/third-parties/{id}/risks": {
@@ -2223,13 +2223,13 @@ export interface paths {
          * Linked risks you may read (needs scope risks:read too)
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdRisks"];
+        get: operations["getThirdPartiesByIdRisks"];
         put?: never;
         /**
          * Link a risk (needs scope risks:read too; 404 for a risk you cannot read)
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-partiesByIdRisks"];
+        post: operations["postThirdPartiesByIdRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2250,7 +2250,7 @@ export interface paths {
          * Unlink a risk (needs scope risks:read too)
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesByIdRisksByRiskId"];
+        delete: operations["deleteThirdPartiesByIdRisksByRiskId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2267,13 +2267,13 @@ export interface paths {
          * A third party's sub-processors
          * @description Needs scope `thirdParties:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Third-partiesByIdSub-processors"];
+        get: operations["getThirdPartiesByIdSubProcessors"];
         put?: never;
         /**
          * Add a sub-processor (another third party; no self-links or cycles)
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Third-partiesByIdSub-processors"];
+        post: operations["postThirdPartiesByIdSubProcessors"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2294,7 +2294,7 @@ export interface paths {
          * Remove a sub-processor
          * @description Needs scope `thirdParties:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId"];
+        delete: operations["deleteThirdPartiesByIdSubProcessorsBySubProcessorId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2311,13 +2311,13 @@ export interface paths {
          * List incidents (own level: only those you or your groups own)
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Incidents"];
+        get: operations["getIncidents"];
         put?: never;
         /**
          * Create a incident
          * @description Needs scope `incidents:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Incidents"];
+        post: operations["postIncidents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2335,21 +2335,21 @@ export interface paths {
          * Read a incident
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsById"];
+        get: operations["getIncidentsById"];
         put?: never;
         post?: never;
         /**
          * Delete a incident (409 while others reference it)
          * @description Needs scope `incidents:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1IncidentsById"];
+        delete: operations["deleteIncidentsById"];
         options?: never;
         head?: never;
         /**
          * Change a incident
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1IncidentsById"];
+        patch: operations["patchIncidentsById"];
         trace?: never;
     };
     "/api/v1/incidents/{id}/history": {
@@ -2363,79 +2363,7 @@ export interface paths {
          * A incident's History
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsByIdHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List incident classifications with how many incidents use each
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsClassifications"];
-        put?: never;
-        /**
-         * Add an incident classification (409 when the name is taken)
-         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
-         */
-        post: operations["postApiV1IncidentsClassifications"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read an incident classification
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsClassificationsById"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete an unused incident classification (409 naming how many incidents use it)
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
-         */
-        delete: operations["deleteApiV1IncidentsClassificationsById"];
-        options?: never;
-        head?: never;
-        /**
-         * Rename or describe an incident classification
-         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
-         */
-        patch: operations["patchApiV1IncidentsClassificationsById"];
-        trace?: never;
-    };
-    "/api/v1/incidents/classifications/{id}/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An incident classification's History
-         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
-         */
-        get: operations["getApiV1IncidentsClassificationsByIdHistory"];
+        get: operations["getIncidentsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2455,12 +2383,12 @@ export interface paths {
          * An incident's personal-data-breach details with its notifications (404 when none are recorded)
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsByIdBreach"];
+        get: operations["getIncidentsByIdBreach"];
         /**
          * Record or replace the personal-data-breach details (categories, approximate subjects, detected and reported dates)
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
-        put: operations["putApiV1IncidentsByIdBreach"];
+        put: operations["putIncidentsByIdBreach"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2479,13 +2407,85 @@ export interface paths {
          * A breach's notifications to the authority and the data subjects
          * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1IncidentsByIdBreachNotifications"];
+        get: operations["getIncidentsByIdBreachNotifications"];
         put?: never;
         /**
          * Record a breach notification (409 until breach details are recorded)
          * @description Needs scope `incidents:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1IncidentsByIdBreachNotifications"];
+        post: operations["postIncidentsByIdBreachNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incident-classifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incident classifications with how many incidents use each
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getIncidentClassifications"];
+        put?: never;
+        /**
+         * Add an incident classification (409 when the name is taken)
+         * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postIncidentClassifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incident-classifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an incident classification
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getIncidentClassificationsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an unused incident classification (409 naming how many incidents use it)
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteIncidentClassificationsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or describe an incident classification
+         * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchIncidentClassificationsById"];
+        trace?: never;
+    };
+    "/api/v1/incident-classifications/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An incident classification's History
+         * @description Needs scope `incidents:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getIncidentClassificationsByIdHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2503,13 +2503,13 @@ export interface paths {
          * List audit plans (own level: only those you or your groups own)
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Audits"];
+        get: operations["getAudits"];
         put?: never;
         /**
          * Create a audit plan
          * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Audits"];
+        post: operations["postAudits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2527,21 +2527,21 @@ export interface paths {
          * Read a audit plan
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsById"];
+        get: operations["getAuditsById"];
         put?: never;
         post?: never;
         /**
          * Delete a audit plan (409 while others reference it)
          * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1AuditsById"];
+        delete: operations["deleteAuditsById"];
         options?: never;
         head?: never;
         /**
          * Change a audit plan
          * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1AuditsById"];
+        patch: operations["patchAuditsById"];
         trace?: never;
     };
     "/api/v1/audits/{id}/history": {
@@ -2555,7 +2555,7 @@ export interface paths {
          * A audit plan's History
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsByIdHistory"];
+        get: operations["getAuditsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2564,7 +2564,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/audits/findings": {
+    "/api/v1/audit-findings": {
         parameters: {
             query?: never;
             header?: never;
@@ -2575,20 +2575,20 @@ export interface paths {
          * List audit findings (own level: only those you or your groups own)
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsFindings"];
+        get: operations["getAuditFindings"];
         put?: never;
         /**
          * Create a audit finding
          * @description Needs scope `audits:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1AuditsFindings"];
+        post: operations["postAuditFindings"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/audits/findings/{id}": {
+    "/api/v1/audit-findings/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2599,24 +2599,24 @@ export interface paths {
          * Read a audit finding
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsFindingsById"];
+        get: operations["getAuditFindingsById"];
         put?: never;
         post?: never;
         /**
          * Delete a audit finding (409 while others reference it)
          * @description Needs scope `audits:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1AuditsFindingsById"];
+        delete: operations["deleteAuditFindingsById"];
         options?: never;
         head?: never;
         /**
          * Change a audit finding
          * @description Needs scope `audits:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1AuditsFindingsById"];
+        patch: operations["patchAuditFindingsById"];
         trace?: never;
     };
-    "/api/v1/audits/findings/{id}/history": {
+    "/api/v1/audit-findings/{id}/history": {
         parameters: {
             query?: never;
             header?: never;
@@ -2627,7 +2627,7 @@ export interface paths {
          * A audit finding's History
          * @description Needs scope `audits:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1AuditsFindingsByIdHistory"];
+        get: operations["getAuditFindingsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2647,13 +2647,13 @@ export interface paths {
          * List projects (own level: only those you or your groups own)
          * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Projects"];
+        get: operations["getProjects"];
         put?: never;
         /**
          * Create a project
          * @description Needs scope `projects:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Projects"];
+        post: operations["postProjects"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2671,21 +2671,21 @@ export interface paths {
          * Read a project
          * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ProjectsById"];
+        get: operations["getProjectsById"];
         put?: never;
         post?: never;
         /**
          * Delete a project (409 while others reference it)
          * @description Needs scope `projects:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1ProjectsById"];
+        delete: operations["deleteProjectsById"];
         options?: never;
         head?: never;
         /**
          * Change a project
          * @description Needs scope `projects:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1ProjectsById"];
+        patch: operations["patchProjectsById"];
         trace?: never;
     };
     "/api/v1/projects/{id}/history": {
@@ -2699,7 +2699,7 @@ export interface paths {
          * A project's History
          * @description Needs scope `projects:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1ProjectsByIdHistory"];
+        get: operations["getProjectsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2719,13 +2719,13 @@ export interface paths {
          * List review programs (own level: only those you or your groups own)
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviews"];
+        get: operations["getAccountReviews"];
         put?: never;
         /**
          * Create a review program
          * @description Needs scope `accountReviews:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Account-reviews"];
+        post: operations["postAccountReviews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2743,21 +2743,21 @@ export interface paths {
          * Read a review program
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsById"];
+        get: operations["getAccountReviewsById"];
         put?: never;
         post?: never;
         /**
          * Delete a review program (409 while others reference it)
          * @description Needs scope `accountReviews:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Account-reviewsById"];
+        delete: operations["deleteAccountReviewsById"];
         options?: never;
         head?: never;
         /**
          * Change a review program
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Account-reviewsById"];
+        patch: operations["patchAccountReviewsById"];
         trace?: never;
     };
     "/api/v1/account-reviews/{id}/history": {
@@ -2771,7 +2771,7 @@ export interface paths {
          * A review program's History
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdHistory"];
+        get: operations["getAccountReviewsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2791,13 +2791,13 @@ export interface paths {
          * A review program's items (filter decision=pending|keep|revoke|modify, q on account or system)
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdItems"];
+        get: operations["getAccountReviewsByIdItems"];
         put?: never;
         /**
          * Add an account to review (409 when the program is closed)
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Account-reviewsByIdItems"];
+        post: operations["postAccountReviewsByIdItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2817,7 +2817,7 @@ export interface paths {
          * Check or import a CSV of review items into the program (409 when it is closed)
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Account-reviewsByIdItemsImport"];
+        post: operations["postAccountReviewsByIdItemsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2835,21 +2835,21 @@ export interface paths {
          * Read a review item
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdItemsByItemId"];
+        get: operations["getAccountReviewsByIdItemsByItemId"];
         put?: never;
         post?: never;
         /**
          * Remove an item from an open program
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Account-reviewsByIdItemsByItemId"];
+        delete: operations["deleteAccountReviewsByIdItemsByItemId"];
         options?: never;
         head?: never;
         /**
          * Record a decision (keep, revoke, modify); reviewer defaults to you, reviewed now; 409 when the program is closed
          * @description Needs scope `accountReviews:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Account-reviewsByIdItemsByItemId"];
+        patch: operations["patchAccountReviewsByIdItemsByItemId"];
         trace?: never;
     };
     "/api/v1/account-reviews/{id}/items/{itemId}/history": {
@@ -2863,7 +2863,7 @@ export interface paths {
          * A review item's History (its decisions)
          * @description Needs scope `accountReviews:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Account-reviewsByIdItemsByItemIdHistory"];
+        get: operations["getAccountReviewsByIdItemsByItemIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2883,13 +2883,13 @@ export interface paths {
          * List API tokens (every token at level all, otherwise your own)
          * @description Needs scope `apiTokens:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Api-tokens"];
+        get: operations["getApiTokens"];
         put?: never;
         /**
          * Create an API token acting as you; the secret is returned once. Every administrator is alerted by email
          * @description Needs scope `apiTokens:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Api-tokens"];
+        post: operations["postApiTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2909,7 +2909,7 @@ export interface paths {
          * Revoke an API token (another user's needs apiTokens:update at level all); it stops working at once
          * @description Needs scope `apiTokens:update` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Api-tokensByIdRevoke"];
+        post: operations["postApiTokensByIdRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2927,13 +2927,13 @@ export interface paths {
          * List custom field definitions (filter ?module=)
          * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Custom-fields"];
+        get: operations["getCustomFields"];
         put?: never;
         /**
          * Define a custom field
          * @description Needs scope `customFields:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Custom-fields"];
+        post: operations["postCustomFields"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2951,21 +2951,21 @@ export interface paths {
          * Read a custom field definition
          * @description Needs scope `customFields:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Custom-fieldsById"];
+        get: operations["getCustomFieldsById"];
         put?: never;
         post?: never;
         /**
          * Delete a definition and its values (409 unless ?confirm=true while records hold values)
          * @description Needs scope `customFields:delete` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1Custom-fieldsById"];
+        delete: operations["deleteCustomFieldsById"];
         options?: never;
         head?: never;
         /**
          * Change label, options, required or position (409 when a removed option is still held)
          * @description Needs scope `customFields:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1Custom-fieldsById"];
+        patch: operations["patchCustomFieldsById"];
         trace?: never;
     };
     "/api/v1/labels": {
@@ -2979,13 +2979,13 @@ export interface paths {
          * List labels
          * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1Labels"];
+        get: operations["getLabels"];
         put?: never;
         /**
          * Add a label (409 when the name is taken)
          * @description Needs scope `settings:create` on the token, and the token's creator must hold that right.
          */
-        post: operations["postApiV1Labels"];
+        post: operations["postLabels"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3003,21 +3003,21 @@ export interface paths {
          * Read a label
          * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1LabelsById"];
+        get: operations["getLabelsById"];
         put?: never;
         post?: never;
         /**
          * Delete a label
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        delete: operations["deleteApiV1LabelsById"];
+        delete: operations["deleteLabelsById"];
         options?: never;
         head?: never;
         /**
          * Rename, recolour or describe a label
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
-        patch: operations["patchApiV1LabelsById"];
+        patch: operations["patchLabelsById"];
         trace?: never;
     };
     "/api/v1/labels/{id}/history": {
@@ -3031,7 +3031,7 @@ export interface paths {
          * A label's History
          * @description Needs scope `settings:read` on the token, and the token's creator must hold that right.
          */
-        get: operations["getApiV1LabelsByIdHistory"];
+        get: operations["getLabelsByIdHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3051,7 +3051,7 @@ export interface paths {
          * Search the registers you may read (full text and codes), best matches first
          * @description Needs the read scope of at least one register; each register is searched only with its read scope and right (own level included).
          */
-        get: operations["getApiV1Search"];
+        get: operations["getSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3082,13 +3082,13 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    postApiV1RisksImport: {
+    postRisksImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3114,15 +3114,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3138,9 +3138,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3210,15 +3210,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3234,9 +3234,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3257,6 +3257,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -3268,13 +3277,13 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksExceptionsImport: {
+    postRisksExceptionsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3300,15 +3309,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3324,9 +3333,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3396,15 +3405,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3420,9 +3429,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3443,6 +3452,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -3454,13 +3472,13 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesExceptionsImport: {
+    postPoliciesExceptionsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3486,15 +3504,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3510,9 +3528,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3582,15 +3600,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3606,9 +3624,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3629,6 +3647,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -3640,13 +3667,13 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceExceptionsImport: {
+    postComplianceExceptionsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3672,15 +3699,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3696,9 +3723,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3768,15 +3795,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3792,9 +3819,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -3815,6 +3842,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -3826,13 +3862,13 @@ export interface operations {
             };
         };
     };
-    postApiV1ControlsImport: {
+    postControlsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -3858,15 +3894,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3882,9 +3918,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -3954,15 +3990,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -3978,9 +4014,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4001,6 +4037,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4012,13 +4057,13 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesImport: {
+    postPoliciesImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4044,15 +4089,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4068,9 +4113,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4140,15 +4185,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4164,9 +4209,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4187,6 +4232,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4198,13 +4252,13 @@ export interface operations {
             };
         };
     };
-    postApiV1AssetsImport: {
+    postAssetsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4230,15 +4284,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4254,9 +4308,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4326,15 +4380,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4350,9 +4404,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4373,6 +4427,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4384,13 +4447,13 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesImport": {
+    postThirdPartiesImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4416,15 +4479,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4440,9 +4503,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4512,15 +4575,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4536,9 +4599,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4559,6 +4622,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4570,13 +4642,13 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsImport: {
+    postIncidentsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4602,15 +4674,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4626,9 +4698,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4698,15 +4770,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4722,9 +4794,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4745,6 +4817,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4756,13 +4837,13 @@ export interface operations {
             };
         };
     };
-    postApiV1AuditsFindingsImport: {
+    postAuditsFindingsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4788,15 +4869,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4812,9 +4893,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -4884,15 +4965,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4908,9 +4989,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -4931,6 +5012,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -4942,13 +5032,13 @@ export interface operations {
             };
         };
     };
-    postApiV1ProjectsImport: {
+    postProjectsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: {
                 /** @description Name of the file, recorded in History and the Audit Log */
@@ -4974,15 +5064,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -4998,9 +5088,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -5070,15 +5160,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -5094,9 +5184,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -5117,6 +5207,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5128,11 +5227,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Risks: {
+    getRisks: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "inherentScore" | "-inherentScore" | "residualScore" | "-residualScore" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed" | "archived";
@@ -5163,27 +5262,27 @@ export interface operations {
                                     name: string;
                                 };
                                 inherentLikelihood: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 };
                                 inherentImpact: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 };
-                                inherentScore: (string | number) | null;
+                                inherentScore: number | null;
                                 inherentBand: {
                                     name: string;
                                     color: string;
                                 } | null;
                                 residualLikelihood: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
                                 residualImpact: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
-                                residualScore: (string | number) | null;
+                                residualScore: number | null;
                                 residualBand: {
                                     name: string;
                                     color: string;
@@ -5197,7 +5296,7 @@ export interface operations {
                                     id: string;
                                     name: string;
                                 } | null;
-                                reviewFrequencyMonths: string | number;
+                                reviewFrequencyMonths: number;
                                 /** @enum {string} */
                                 status: "open" | "closed" | "archived";
                                 assetId: string | null;
@@ -5209,9 +5308,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -5252,6 +5351,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5263,7 +5371,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Risks: {
+    postRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -5278,19 +5386,19 @@ export interface operations {
                     /** Format: uuid */
                     classificationId: string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentLikelihood: (string | number) | string;
+                    inherentLikelihood: number | string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentImpact: (string | number) | string;
+                    inherentImpact: number | string;
                     /** @description Never above the inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Never above the inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** Format: uuid */
                     ownerId?: string | null;
                     /** Format: uuid */
                     ownerGroupId?: string | null;
                     /** @description 1 to 120; 12 when blank */
-                    reviewFrequencyMonths?: string | number;
+                    reviewFrequencyMonths?: number;
                     /** @enum {string} */
                     status?: "open" | "closed" | "archived";
                     /** Format: uuid */
@@ -5381,6 +5489,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5392,7 +5509,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksById: {
+    getRisksById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5419,27 +5536,27 @@ export interface operations {
                                 name: string;
                             };
                             inherentLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
                             inherentImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
-                            inherentScore: (string | number) | null;
+                            inherentScore: number | null;
                             inherentBand: {
                                 name: string;
                                 color: string;
                             } | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
-                            residualScore: (string | number) | null;
+                            residualScore: number | null;
                             residualBand: {
                                 name: string;
                                 color: string;
@@ -5453,7 +5570,7 @@ export interface operations {
                                 id: string;
                                 name: string;
                             } | null;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "open" | "closed" | "archived";
                             assetId: string | null;
@@ -5513,6 +5630,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5524,7 +5650,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RisksById: {
+    deleteRisksById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5596,6 +5722,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5607,7 +5742,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksById: {
+    patchRisksById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5624,19 +5759,19 @@ export interface operations {
                     /** Format: uuid */
                     classificationId?: string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentLikelihood?: (string | number) | string;
+                    inherentLikelihood?: number | string;
                     /** @description A level's value or its name, as defined in Risk Settings */
-                    inherentImpact?: (string | number) | string;
+                    inherentImpact?: number | string;
                     /** @description Never above the inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Never above the inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** Format: uuid */
                     ownerId?: string | null;
                     /** Format: uuid */
                     ownerGroupId?: string | null;
                     /** @description 1 to 120; 12 when blank */
-                    reviewFrequencyMonths?: string | number;
+                    reviewFrequencyMonths?: number;
                     /** @enum {string} */
                     status?: "open" | "closed" | "archived";
                     /** Format: uuid */
@@ -5667,27 +5802,27 @@ export interface operations {
                                 name: string;
                             };
                             inherentLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
                             inherentImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             };
-                            inherentScore: (string | number) | null;
+                            inherentScore: number | null;
                             inherentBand: {
                                 name: string;
                                 color: string;
                             } | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
-                            residualScore: (string | number) | null;
+                            residualScore: number | null;
                             residualBand: {
                                 name: string;
                                 color: string;
@@ -5701,7 +5836,7 @@ export interface operations {
                                 id: string;
                                 name: string;
                             } | null;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "open" | "closed" | "archived";
                             assetId: string | null;
@@ -5779,6 +5914,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5790,7 +5934,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdHistory: {
+    getRisksByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -5821,7 +5965,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -5871,6 +6015,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -5882,7 +6035,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksBatch: {
+    postRisksBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -5899,19 +6052,19 @@ export interface operations {
                         /** Format: uuid */
                         classificationId: string;
                         /** @description A level's value or its name, as defined in Risk Settings */
-                        inherentLikelihood: (string | number) | string;
+                        inherentLikelihood: number | string;
                         /** @description A level's value or its name, as defined in Risk Settings */
-                        inherentImpact: (string | number) | string;
+                        inherentImpact: number | string;
                         /** @description Never above the inherent likelihood */
-                        residualLikelihood?: ((string | number) | string) | null;
+                        residualLikelihood?: (number | string) | null;
                         /** @description Never above the inherent impact */
-                        residualImpact?: ((string | number) | string) | null;
+                        residualImpact?: (number | string) | null;
                         /** Format: uuid */
                         ownerId?: string | null;
                         /** Format: uuid */
                         ownerGroupId?: string | null;
                         /** @description 1 to 120; 12 when blank */
-                        reviewFrequencyMonths?: string | number;
+                        reviewFrequencyMonths?: number;
                         /** @enum {string} */
                         status?: "open" | "closed" | "archived";
                         /** Format: uuid */
@@ -6016,6 +6169,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6027,7 +6189,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksBatch: {
+    patchRisksBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -6047,19 +6209,19 @@ export interface operations {
                             /** Format: uuid */
                             classificationId?: string;
                             /** @description A level's value or its name, as defined in Risk Settings */
-                            inherentLikelihood?: (string | number) | string;
+                            inherentLikelihood?: number | string;
                             /** @description A level's value or its name, as defined in Risk Settings */
-                            inherentImpact?: (string | number) | string;
+                            inherentImpact?: number | string;
                             /** @description Never above the inherent likelihood */
-                            residualLikelihood?: ((string | number) | string) | null;
+                            residualLikelihood?: (number | string) | null;
                             /** @description Never above the inherent impact */
-                            residualImpact?: ((string | number) | string) | null;
+                            residualImpact?: (number | string) | null;
                             /** Format: uuid */
                             ownerId?: string | null;
                             /** Format: uuid */
                             ownerGroupId?: string | null;
                             /** @description 1 to 120; 12 when blank */
-                            reviewFrequencyMonths?: string | number;
+                            reviewFrequencyMonths?: number;
                             /** @enum {string} */
                             status?: "open" | "closed" | "archived";
                             /** Format: uuid */
@@ -6165,6 +6327,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6176,11 +6347,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-classifications": {
+    getRiskClassifications: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt";
                 q?: string;
             };
@@ -6203,11 +6374,11 @@ export interface operations {
                                 name: string;
                                 description: string;
                                 /** @description How many risks use this classification (such a classification cannot be deleted) */
-                                riskCount: string | number;
+                                riskCount: number;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -6248,6 +6419,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6259,7 +6439,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Risk-classifications": {
+    postRiskClassifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -6351,6 +6531,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6362,7 +6551,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-classificationsById": {
+    getRiskClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6385,7 +6574,7 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @description How many risks use this classification (such a classification cannot be deleted) */
-                            riskCount: string | number;
+                            riskCount: number;
                         };
                     };
                 };
@@ -6435,6 +6624,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6446,7 +6644,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Risk-classificationsById": {
+    deleteRiskClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6518,6 +6716,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6529,7 +6736,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Risk-classificationsById": {
+    patchRiskClassificationsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6559,7 +6766,7 @@ export interface operations {
                             name: string;
                             description: string;
                             /** @description How many risks use this classification (such a classification cannot be deleted) */
-                            riskCount: string | number;
+                            riskCount: number;
                         };
                     };
                 };
@@ -6627,6 +6834,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6638,7 +6854,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-classificationsByIdHistory": {
+    getRiskClassificationsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -6669,7 +6885,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -6719,6 +6935,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6730,7 +6955,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-scale": {
+    getRiskScale: {
         parameters: {
             query?: never;
             header?: never;
@@ -6748,24 +6973,24 @@ export interface operations {
                     "application/json": {
                         data: {
                             likelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             impact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             cells: {
-                                likelihood: string | number;
-                                impact: string | number;
-                                score: string | number;
+                                likelihood: number;
+                                impact: number;
+                                score: number;
                             }[];
                             bands: {
                                 name: string;
-                                minScore: string | number;
-                                maxScore: string | number;
+                                minScore: number;
+                                maxScore: number;
                                 color: string;
                             }[];
                         };
@@ -6799,6 +7024,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6810,7 +7044,7 @@ export interface operations {
             };
         };
     };
-    "putApiV1Risk-scale": {
+    putRiskScale: {
         parameters: {
             query?: never;
             header?: never;
@@ -6821,24 +7055,24 @@ export interface operations {
             content: {
                 "application/json": {
                     likelihood: {
-                        value: string | number;
+                        value: number;
                         name: string;
                         description?: string;
                     }[];
                     impact: {
-                        value: string | number;
+                        value: number;
                         name: string;
                         description?: string;
                     }[];
                     cells: {
-                        likelihood: string | number;
-                        impact: string | number;
-                        score: string | number;
+                        likelihood: number;
+                        impact: number;
+                        score: number;
                     }[];
                     bands: {
                         name: string;
-                        minScore: string | number;
-                        maxScore: string | number;
+                        minScore: number;
+                        maxScore: number;
                         color?: string;
                     }[];
                 };
@@ -6854,24 +7088,24 @@ export interface operations {
                     "application/json": {
                         data: {
                             likelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             impact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                                 description: string;
                             }[];
                             cells: {
-                                likelihood: string | number;
-                                impact: string | number;
-                                score: string | number;
+                                likelihood: number;
+                                impact: number;
+                                score: number;
                             }[];
                             bands: {
                                 name: string;
-                                minScore: string | number;
-                                maxScore: string | number;
+                                minScore: number;
+                                maxScore: number;
                                 color: string;
                             }[];
                         };
@@ -6941,6 +7175,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -6952,7 +7195,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Risk-scaleHistory": {
+    getRiskScaleHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -6981,7 +7224,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -7013,6 +7256,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7024,11 +7276,11 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksTreatments: {
+    getRisksTreatments: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 riskId?: string;
             };
             header?: never;
@@ -7056,11 +7308,11 @@ export interface operations {
                                 description: string;
                                 dueOn: string | null;
                                 residualLikelihood: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
                                 residualImpact: {
-                                    value: string | number;
+                                    value: number;
                                     name: string;
                                 } | null;
                                 /** @description Linked controls you can read */
@@ -7071,9 +7323,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -7114,6 +7366,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7125,7 +7386,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksTreatmentsBatch: {
+    postRisksTreatmentsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -7154,9 +7415,9 @@ export interface operations {
                          */
                         dueOn?: string | null;
                         /** @description Mitigate only; never above the risk's inherent likelihood */
-                        residualLikelihood?: ((string | number) | string) | null;
+                        residualLikelihood?: (number | string) | null;
                         /** @description Mitigate only; never above the risk's inherent impact */
-                        residualImpact?: ((string | number) | string) | null;
+                        residualImpact?: (number | string) | null;
                         /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
                         controlIds?: string[];
                     }[];
@@ -7253,6 +7514,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7264,7 +7534,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdTreatments: {
+    getRisksByIdTreatments: {
         parameters: {
             query?: never;
             header?: never;
@@ -7293,11 +7563,11 @@ export interface operations {
                             description: string;
                             dueOn: string | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             /** @description Linked controls you can read */
@@ -7356,6 +7626,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7367,7 +7646,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksByIdTreatments: {
+    postRisksByIdTreatments: {
         parameters: {
             query?: never;
             header?: never;
@@ -7394,9 +7673,9 @@ export interface operations {
                      */
                     dueOn?: string | null;
                     /** @description Mitigate only; never above the risk's inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Mitigate only; never above the risk's inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
                     controlIds?: string[];
                 };
@@ -7479,6 +7758,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7490,7 +7778,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RisksByIdTreatmentsByTreatmentId: {
+    deleteRisksByIdTreatmentsByTreatmentId: {
         parameters: {
             query?: never;
             header?: never;
@@ -7563,6 +7851,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7574,7 +7871,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksByIdTreatmentsByTreatmentId: {
+    patchRisksByIdTreatmentsByTreatmentId: {
         parameters: {
             query?: never;
             header?: never;
@@ -7602,9 +7899,9 @@ export interface operations {
                      */
                     dueOn?: string | null;
                     /** @description Mitigate only; never above the risk's inherent likelihood */
-                    residualLikelihood?: ((string | number) | string) | null;
+                    residualLikelihood?: (number | string) | null;
                     /** @description Mitigate only; never above the risk's inherent impact */
-                    residualImpact?: ((string | number) | string) | null;
+                    residualImpact?: (number | string) | null;
                     /** @description Mitigate only. Replaces the links to controls you can read (needs controls:read on each) */
                     controlIds?: string[];
                 };
@@ -7629,11 +7926,11 @@ export interface operations {
                             description: string;
                             dueOn: string | null;
                             residualLikelihood: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             residualImpact: {
-                                value: string | number;
+                                value: number;
                                 name: string;
                             } | null;
                             /** @description Linked controls you can read */
@@ -7710,6 +8007,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7721,7 +8027,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdTreatmentsByTreatmentIdHistory: {
+    getRisksByIdTreatmentsByTreatmentIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -7753,7 +8059,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -7803,6 +8109,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7814,7 +8129,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksByIdReviews: {
+    getRisksByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -7833,7 +8148,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            frequencyMonths: string | number;
+                            frequencyMonths: number;
                             lastReviewedOn: string | null;
                             /** @description Last review plus the review frequency; the creation date plus the frequency when never reviewed */
                             nextReviewDue: string;
@@ -7900,6 +8215,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -7911,7 +8235,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksByIdReviews: {
+    postRisksByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -8016,6 +8340,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8027,11 +8360,11 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksExceptions: {
+    getRiskExceptions: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
@@ -8091,9 +8424,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -8134,6 +8467,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8145,7 +8487,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksExceptions: {
+    postRiskExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -8264,6 +8606,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8275,7 +8626,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksExceptionsById: {
+    getRiskExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8378,6 +8729,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8389,7 +8749,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RisksExceptionsById: {
+    deleteRiskExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8461,6 +8821,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8472,7 +8841,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RisksExceptionsById: {
+    patchRiskExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8612,6 +8981,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8623,7 +9001,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RisksExceptionsByIdDecision: {
+    postRiskExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -8752,6 +9130,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8763,7 +9150,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RisksExceptionsByIdHistory: {
+    getRiskExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -8794,7 +9181,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -8844,6 +9231,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8855,11 +9251,11 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesExceptions: {
+    getPolicyExceptions: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
@@ -8919,9 +9315,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -8962,6 +9358,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -8973,7 +9378,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesExceptions: {
+    postPolicyExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -9092,6 +9497,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9103,7 +9517,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesExceptionsById: {
+    getPolicyExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9206,6 +9620,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9217,7 +9640,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1PoliciesExceptionsById: {
+    deletePolicyExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9289,6 +9712,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9300,7 +9732,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1PoliciesExceptionsById: {
+    patchPolicyExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9440,6 +9872,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9451,7 +9892,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesExceptionsByIdDecision: {
+    postPolicyExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -9580,6 +10021,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9591,7 +10041,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesExceptionsByIdHistory: {
+    getPolicyExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -9622,7 +10072,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -9672,6 +10122,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9683,11 +10142,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Controls: {
+    getControls: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "active" | "retired";
@@ -9717,7 +10176,7 @@ export interface operations {
                                 type: "policy" | "process" | "technical" | "physical" | "other";
                                 /** @enum {string} */
                                 status: "planned" | "active" | "retired";
-                                testFrequencyMonths: (string | number) | null;
+                                testFrequencyMonths: number | null;
                                 createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -9737,9 +10196,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -9780,6 +10239,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9791,7 +10259,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Controls: {
+    postControls: {
         parameters: {
             query?: never;
             header?: never;
@@ -9814,7 +10282,7 @@ export interface operations {
                      */
                     status?: "planned" | "active" | "retired";
                     /** @description Testing schedule: months between tests */
-                    testFrequencyMonths?: (string | number) | null;
+                    testFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -9909,6 +10377,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -9920,7 +10397,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ControlsById: {
+    getControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9946,7 +10423,7 @@ export interface operations {
                             type: "policy" | "process" | "technical" | "physical" | "other";
                             /** @enum {string} */
                             status: "planned" | "active" | "retired";
-                            testFrequencyMonths: (string | number) | null;
+                            testFrequencyMonths: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -10014,6 +10491,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10025,7 +10511,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ControlsById: {
+    deleteControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10097,6 +10583,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10108,7 +10603,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ControlsById: {
+    patchControlsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10133,7 +10628,7 @@ export interface operations {
                      */
                     status?: "planned" | "active" | "retired";
                     /** @description Testing schedule: months between tests */
-                    testFrequencyMonths?: (string | number) | null;
+                    testFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -10167,7 +10662,7 @@ export interface operations {
                             type: "policy" | "process" | "technical" | "physical" | "other";
                             /** @enum {string} */
                             status: "planned" | "active" | "retired";
-                            testFrequencyMonths: (string | number) | null;
+                            testFrequencyMonths: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -10253,6 +10748,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10264,7 +10768,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ControlsByIdHistory: {
+    getControlsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -10295,7 +10799,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -10345,6 +10849,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10356,7 +10869,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ControlsBatch: {
+    postControlsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -10381,7 +10894,7 @@ export interface operations {
                          */
                         status?: "planned" | "active" | "retired";
                         /** @description Testing schedule: months between tests */
-                        testFrequencyMonths?: (string | number) | null;
+                        testFrequencyMonths?: number | null;
                         /**
                          * Format: uuid
                          * @description An active user; defaults to the creator when owner and group are both left out
@@ -10490,6 +11003,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10501,7 +11023,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ControlsBatch: {
+    patchControlsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -10529,7 +11051,7 @@ export interface operations {
                              */
                             status?: "planned" | "active" | "retired";
                             /** @description Testing schedule: months between tests */
-                            testFrequencyMonths?: (string | number) | null;
+                            testFrequencyMonths?: number | null;
                             /**
                              * Format: uuid
                              * @description An active user; defaults to the creator when owner and group are both left out
@@ -10639,6 +11161,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10650,7 +11181,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ControlsByIdTests: {
+    getControlsByIdTests: {
         parameters: {
             query?: never;
             header?: never;
@@ -10669,7 +11200,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            frequencyMonths: (string | number) | null;
+                            frequencyMonths: number | null;
                             lastTestedOn: string | null;
                             /** @description Last test plus the frequency; today when never tested */
                             nextTestDue: string | null;
@@ -10732,6 +11263,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10743,7 +11283,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ControlsByIdTests: {
+    postControlsByIdTests: {
         parameters: {
             query?: never;
             header?: never;
@@ -10845,6 +11385,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10856,11 +11405,11 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceAnalyses: {
+    getComplianceAnalyses: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "position" | "-position" | "status" | "-status" | "assessedAt" | "-assessedAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 packageId?: string;
@@ -10908,10 +11457,10 @@ export interface operations {
                                 assessedAt: string | null;
                                 /** @description How many records of each kind are mapped (whether or not you can read them) */
                                 mappingCounts: {
-                                    controls: string | number;
-                                    policies: string | number;
-                                    risks: string | number;
-                                    projects: string | number;
+                                    controls: number;
+                                    policies: number;
+                                    risks: number;
+                                    projects: number;
                                 };
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -10927,9 +11476,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -10970,6 +11519,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -10981,7 +11539,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceAnalysesById: {
+    getComplianceAnalysesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -11026,10 +11584,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11116,6 +11674,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11127,7 +11694,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ComplianceAnalysesById: {
+    patchComplianceAnalysesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -11187,10 +11754,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11295,6 +11862,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11306,7 +11882,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceAnalysesByIdHistory: {
+    getComplianceAnalysesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -11337,7 +11913,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -11387,6 +11963,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11398,7 +11983,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceMappingsBatch: {
+    postComplianceMappingsBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -11513,6 +12098,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11524,7 +12118,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesByIdScore: {
+    getCompliancePackagesByIdScore: {
         parameters: {
             query?: never;
             header?: never;
@@ -11545,14 +12139,14 @@ export interface operations {
                         data: {
                             packageId: string;
                             requirements: {
-                                total: string | number;
-                                not_assessed: string | number;
-                                compliant: string | number;
-                                partially_compliant: string | number;
-                                non_compliant: string | number;
-                                not_applicable: string | number;
+                                total: number;
+                                not_assessed: number;
+                                compliant: number;
+                                partially_compliant: number;
+                                non_compliant: number;
+                                not_applicable: number;
                                 /** @description total minus not_applicable */
-                                applicable: string | number;
+                                applicable: number;
                                 /** @description compliant / applicable × 100, one decimal; not assessed items count against it; null when nothing is applicable */
                                 percentCompliant: number | null;
                                 /** @description (applicable − not_assessed) / applicable × 100, one decimal */
@@ -11560,14 +12154,14 @@ export interface operations {
                             };
                             /** @description Additional items, counted separately; headings are not counted */
                             additional: {
-                                total: string | number;
-                                not_assessed: string | number;
-                                compliant: string | number;
-                                partially_compliant: string | number;
-                                non_compliant: string | number;
-                                not_applicable: string | number;
+                                total: number;
+                                not_assessed: number;
+                                compliant: number;
+                                partially_compliant: number;
+                                non_compliant: number;
+                                not_applicable: number;
                                 /** @description total minus not_applicable */
-                                applicable: string | number;
+                                applicable: number;
                                 /** @description compliant / applicable × 100, one decimal; not assessed items count against it; null when nothing is applicable */
                                 percentCompliant: number | null;
                                 /** @description (applicable − not_assessed) / applicable × 100, one decimal */
@@ -11622,6 +12216,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11633,7 +12236,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdControls: {
+    postComplianceAnalysesByIdControls: {
         parameters: {
             query?: never;
             header?: never;
@@ -11685,10 +12288,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11793,6 +12396,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11804,7 +12416,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdControlsByRecordId: {
+    deleteComplianceAnalysesByIdControlsByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -11850,10 +12462,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -11949,6 +12561,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -11960,7 +12581,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdPolicies: {
+    postComplianceAnalysesByIdPolicies: {
         parameters: {
             query?: never;
             header?: never;
@@ -12012,10 +12633,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12120,6 +12741,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12131,7 +12761,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdPoliciesByRecordId: {
+    deleteComplianceAnalysesByIdPoliciesByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -12177,10 +12807,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12276,6 +12906,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12287,7 +12926,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdRisks: {
+    postComplianceAnalysesByIdRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -12339,10 +12978,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12447,6 +13086,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12458,7 +13106,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdRisksByRecordId: {
+    deleteComplianceAnalysesByIdRisksByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -12504,10 +13152,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12603,6 +13251,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12614,7 +13271,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceAnalysesByIdProjects: {
+    postComplianceAnalysesByIdProjects: {
         parameters: {
             query?: never;
             header?: never;
@@ -12666,10 +13323,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12774,6 +13431,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12785,7 +13451,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceAnalysesByIdProjectsByRecordId: {
+    deleteComplianceAnalysesByIdProjectsByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -12831,10 +13497,10 @@ export interface operations {
                             assessedAt: string | null;
                             /** @description How many records of each kind are mapped (whether or not you can read them) */
                             mappingCounts: {
-                                controls: string | number;
-                                policies: string | number;
-                                risks: string | number;
-                                projects: string | number;
+                                controls: number;
+                                policies: number;
+                                risks: number;
+                                projects: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -12930,6 +13596,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -12941,11 +13616,11 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceExceptions: {
+    getComplianceExceptions: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
@@ -13005,9 +13680,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -13048,6 +13723,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13059,7 +13743,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceExceptions: {
+    postComplianceExceptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -13178,6 +13862,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13189,7 +13882,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceExceptionsById: {
+    getComplianceExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13292,6 +13985,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13303,7 +14005,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ComplianceExceptionsById: {
+    deleteComplianceExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13375,6 +14077,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13386,7 +14097,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ComplianceExceptionsById: {
+    patchComplianceExceptionsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13526,6 +14237,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13537,7 +14257,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ComplianceExceptionsByIdDecision: {
+    postComplianceExceptionsByIdDecision: {
         parameters: {
             query?: never;
             header?: never;
@@ -13666,6 +14386,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13677,7 +14406,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ComplianceExceptionsByIdHistory: {
+    getComplianceExceptionsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -13708,7 +14437,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -13758,6 +14487,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13769,11 +14507,11 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePoam: {
+    getCompliancePoam: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 status?: "open" | "in_remediation";
                 severity?: "high" | "medium" | "low";
                 source?: "compliance" | "audit" | "controlTest";
@@ -13816,9 +14554,9 @@ export interface operations {
                                 /** @description Screen address of the source record */
                                 link: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -13859,6 +14597,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13870,11 +14617,11 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackages: {
+    getCompliancePackages: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "standard" | "-standard" | "version" | "-version" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
@@ -13902,10 +14649,10 @@ export interface operations {
                                 description: string;
                                 createdBy: string | null;
                                 itemCounts: {
-                                    total: string | number;
-                                    requirement: string | number;
-                                    additional: string | number;
-                                    heading: string | number;
+                                    total: number;
+                                    requirement: number;
+                                    additional: number;
+                                    heading: number;
                                 };
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -13921,9 +14668,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -13964,6 +14711,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -13975,7 +14731,7 @@ export interface operations {
             };
         };
     };
-    postApiV1CompliancePackages: {
+    postCompliancePackages: {
         parameters: {
             query?: never;
             header?: never;
@@ -13985,6 +14741,32 @@ export interface operations {
         /** @description The package JSON; up to 10,000 items. Refused whole, with every problem listed, when anything is wrong */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Internal security baseline",
+                 *       "standard": "ISB",
+                 *       "version": "2026",
+                 *       "description": "The company baseline every system meets",
+                 *       "items": [
+                 *         {
+                 *           "code": "AC",
+                 *           "name": "Access control",
+                 *           "kind": "heading"
+                 *         },
+                 *         {
+                 *           "code": "AC-1",
+                 *           "name": "Accounts are reviewed every quarter",
+                 *           "parentCode": "AC"
+                 *         },
+                 *         {
+                 *           "code": "AC-2",
+                 *           "name": "Administrators sign in with a second factor",
+                 *           "parentCode": "AC",
+                 *           "description": "Every administrator account, including break-glass ones"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description Required */
                     name: string;
@@ -14029,9 +14811,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        problems: {
-                            index?: string | number;
-                            line?: string | number;
+                        /** @description Every problem of the package; absent when the body could not be read as JSON */
+                        problems?: {
+                            index?: number;
+                            line?: number;
                             code?: string;
                             field: string;
                             message: string;
@@ -14093,6 +14876,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14104,7 +14896,7 @@ export interface operations {
             };
         };
     };
-    postApiV1CompliancePackagesCsv: {
+    postCompliancePackagesCsv: {
         parameters: {
             query?: {
                 name?: string;
@@ -14144,9 +14936,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        problems: {
-                            index?: string | number;
-                            line?: string | number;
+                        /** @description Every problem of the package; absent when the body could not be read as JSON */
+                        problems?: {
+                            index?: number;
+                            line?: number;
                             code?: string;
                             field: string;
                             message: string;
@@ -14208,6 +15001,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14219,7 +15021,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesById: {
+    getCompliancePackagesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14245,10 +15047,10 @@ export interface operations {
                             description: string;
                             createdBy: string | null;
                             itemCounts: {
-                                total: string | number;
-                                requirement: string | number;
-                                additional: string | number;
-                                heading: string | number;
+                                total: number;
+                                requirement: number;
+                                additional: number;
+                                heading: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -14312,6 +15114,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14323,7 +15134,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1CompliancePackagesById: {
+    deleteCompliancePackagesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14395,6 +15206,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14406,7 +15226,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1CompliancePackagesById: {
+    patchCompliancePackagesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14451,10 +15271,10 @@ export interface operations {
                             description: string;
                             createdBy: string | null;
                             itemCounts: {
-                                total: string | number;
-                                requirement: string | number;
-                                additional: string | number;
-                                heading: string | number;
+                                total: number;
+                                requirement: number;
+                                additional: number;
+                                heading: number;
                             };
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -14536,6 +15356,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14547,7 +15376,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesByIdExport: {
+    getCompliancePackagesByIdExport: {
         parameters: {
             query?: never;
             header?: never;
@@ -14631,6 +15460,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14642,7 +15480,7 @@ export interface operations {
             };
         };
     };
-    getApiV1CompliancePackagesByIdHistory: {
+    getCompliancePackagesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -14673,7 +15511,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -14723,6 +15561,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14734,11 +15581,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Evidence: {
+    getEvidence: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "collectedOn" | "-collectedOn" | "validUntil" | "-validUntil" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "current" | "expiring" | "expired";
@@ -14782,8 +15629,8 @@ export interface operations {
                                 locked: boolean;
                                 lockedAt: string | null;
                                 lockedBy: string | null;
-                                fileCount: string | number;
-                                linkCount: string | number;
+                                fileCount: number;
+                                linkCount: number;
                                 createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -14803,9 +15650,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -14846,6 +15693,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14857,7 +15713,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Evidence: {
+    postEvidence: {
         parameters: {
             query?: never;
             header?: never;
@@ -14983,6 +15839,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -14994,7 +15859,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceById: {
+    getEvidenceById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15032,8 +15897,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -15101,6 +15966,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15112,7 +15986,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1EvidenceById: {
+    deleteEvidenceById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15184,6 +16058,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15195,7 +16078,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1EvidenceById: {
+    patchEvidenceById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15274,8 +16157,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -15361,6 +16244,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15372,7 +16264,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdHistory: {
+    getEvidenceByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -15403,7 +16295,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -15453,6 +16345,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15464,7 +16365,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceReminders: {
+    getEvidenceReminders: {
         parameters: {
             query?: never;
             header?: never;
@@ -15519,6 +16420,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15530,7 +16440,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidencePackage: {
+    getEvidencePackage: {
         parameters: {
             query?: {
                 packageId?: string;
@@ -15582,8 +16492,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A record named in the query does not exist, or the token cannot read it: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /** @description Invalid input: each field and its rule */
+                        problems?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15602,7 +16537,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceVerify: {
+    postEvidenceVerify: {
         parameters: {
             query?: never;
             header?: never;
@@ -15625,9 +16560,9 @@ export interface operations {
                             startedAt: string;
                             finishedAt: string | null;
                             /** @description Files to check */
-                            total: string | number;
+                            total: number;
                             /** @description Files checked so far */
-                            checked: string | number;
+                            checked: number;
                             problems: {
                                 evidenceId: string;
                                 evidenceTitle: string;
@@ -15677,6 +16612,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15688,7 +16632,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceVerifyLatest: {
+    getEvidenceVerifyLatest: {
         parameters: {
             query?: never;
             header?: never;
@@ -15711,9 +16655,9 @@ export interface operations {
                             startedAt: string;
                             finishedAt: string | null;
                             /** @description Files to check */
-                            total: string | number;
+                            total: number;
                             /** @description Files checked so far */
-                            checked: string | number;
+                            checked: number;
                             problems: {
                                 evidenceId: string;
                                 evidenceTitle: string;
@@ -15754,6 +16698,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15765,7 +16718,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceVerifyByRunId: {
+    getEvidenceVerifyRunsByRunId: {
         parameters: {
             query?: never;
             header?: never;
@@ -15790,9 +16743,9 @@ export interface operations {
                             startedAt: string;
                             finishedAt: string | null;
                             /** @description Files to check */
-                            total: string | number;
+                            total: number;
                             /** @description Files checked so far */
-                            checked: string | number;
+                            checked: number;
                             problems: {
                                 evidenceId: string;
                                 evidenceTitle: string;
@@ -15851,6 +16804,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15862,7 +16824,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdLinks: {
+    getEvidenceByIdLinks: {
         parameters: {
             query?: never;
             header?: never;
@@ -15938,6 +16900,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -15949,7 +16920,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdLinks: {
+    postEvidenceByIdLinks: {
         parameters: {
             query?: never;
             header?: never;
@@ -16052,6 +17023,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16063,7 +17043,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1EvidenceByIdLinksByRecordTypeByRecordId: {
+    deleteEvidenceByIdLinksByRecordTypeByRecordId: {
         parameters: {
             query?: never;
             header?: never;
@@ -16137,6 +17117,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16148,7 +17137,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdLock: {
+    postEvidenceByIdLock: {
         parameters: {
             query?: never;
             header?: never;
@@ -16186,8 +17175,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -16264,6 +17253,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16275,7 +17273,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdUnlock: {
+    postEvidenceByIdUnlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -16313,8 +17311,8 @@ export interface operations {
                             locked: boolean;
                             lockedAt: string | null;
                             lockedBy: string | null;
-                            fileCount: string | number;
-                            linkCount: string | number;
+                            fileCount: number;
+                            linkCount: number;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -16391,6 +17389,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16402,7 +17409,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdFiles: {
+    getEvidenceByIdFiles: {
         parameters: {
             query?: never;
             header?: never;
@@ -16425,7 +17432,7 @@ export interface operations {
                             evidenceId: string;
                             name: string;
                             /** @description Bytes */
-                            size: string | number;
+                            size: number;
                             /** @description Hex SHA-256 of the stored bytes */
                             sha256: string;
                             /** @description Sniffed from the content, not taken from the name */
@@ -16481,6 +17488,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16492,7 +17508,7 @@ export interface operations {
             };
         };
     };
-    postApiV1EvidenceByIdFiles: {
+    postEvidenceByIdFiles: {
         parameters: {
             query: {
                 name: string;
@@ -16521,7 +17537,7 @@ export interface operations {
                             evidenceId: string;
                             name: string;
                             /** @description Bytes */
-                            size: string | number;
+                            size: number;
                             /** @description Hex SHA-256 of the stored bytes */
                             sha256: string;
                             /** @description Sniffed from the content, not taken from the name */
@@ -16595,6 +17611,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16606,7 +17631,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdFilesByFileId: {
+    getEvidenceByIdFilesByFileId: {
         parameters: {
             query?: never;
             header?: never;
@@ -16630,7 +17655,7 @@ export interface operations {
                             evidenceId: string;
                             name: string;
                             /** @description Bytes */
-                            size: string | number;
+                            size: number;
                             /** @description Hex SHA-256 of the stored bytes */
                             sha256: string;
                             /** @description Sniffed from the content, not taken from the name */
@@ -16686,6 +17711,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16697,7 +17731,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1EvidenceByIdFilesByFileId: {
+    deleteEvidenceByIdFilesByFileId: {
         parameters: {
             query?: never;
             header?: never;
@@ -16770,6 +17804,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16781,7 +17824,7 @@ export interface operations {
             };
         };
     };
-    getApiV1EvidenceByIdFilesByFileIdContent: {
+    getEvidenceByIdFilesByFileIdContent: {
         parameters: {
             query?: never;
             header?: {
@@ -16796,22 +17839,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file */
+            /** @description The file, with the content type sniffed when it was uploaded (the file's contentType) */
             200: {
                 headers: {
+                    /** @description Hex SHA-256 of the stored bytes */
+                    "X-Content-SHA256"?: string;
+                    /** @description attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 in quotes */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The requested range */
             206: {
                 headers: {
+                    /** @description Hex SHA-256 of the stored bytes */
+                    "X-Content-SHA256"?: string;
+                    /** @description attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 in quotes */
+                    ETag?: string;
+                    /** @description bytes <start>-<end>/<size> */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description Invalid input: the message names each field and rule (`problems` lists them) */
@@ -16875,6 +17932,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16886,11 +17952,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Policies: {
+    getPolicies: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "reviewFrequencyMonths" | "-reviewFrequencyMonths" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "draft" | "published";
@@ -16917,11 +17983,11 @@ export interface operations {
                                 description: string;
                                 /** @description The draft content (Markdown); the next publication carries it */
                                 content: string;
-                                reviewFrequencyMonths: string | number;
+                                reviewFrequencyMonths: number;
                                 /** @enum {string} */
                                 status: "draft" | "published";
                                 /** @description Number of the latest published version */
-                                currentVersion: (string | number) | null;
+                                currentVersion: number | null;
                                 createdBy: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
@@ -16941,9 +18007,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -16984,6 +18050,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -16995,7 +18070,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Policies: {
+    postPolicies: {
         parameters: {
             query?: never;
             header?: never;
@@ -17008,7 +18083,7 @@ export interface operations {
                     title: string;
                     description?: string;
                     /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                    reviewFrequencyMonths?: (string | number) | null;
+                    reviewFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -17103,6 +18178,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17114,7 +18198,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesById: {
+    getPoliciesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17138,11 +18222,11 @@ export interface operations {
                             description: string;
                             /** @description The draft content (Markdown); the next publication carries it */
                             content: string;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "draft" | "published";
                             /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
+                            currentVersion: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -17210,6 +18294,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17221,7 +18314,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1PoliciesById: {
+    deletePoliciesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17293,6 +18386,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17304,7 +18406,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1PoliciesById: {
+    patchPoliciesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -17319,7 +18421,7 @@ export interface operations {
                     title?: string;
                     description?: string;
                     /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                    reviewFrequencyMonths?: (string | number) | null;
+                    reviewFrequencyMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -17351,11 +18453,11 @@ export interface operations {
                             description: string;
                             /** @description The draft content (Markdown); the next publication carries it */
                             content: string;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "draft" | "published";
                             /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
+                            currentVersion: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -17441,6 +18543,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17452,7 +18563,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdHistory: {
+    getPoliciesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -17483,7 +18594,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -17533,6 +18644,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17544,7 +18664,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesBatch: {
+    postPoliciesBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -17559,7 +18679,7 @@ export interface operations {
                         title: string;
                         description?: string;
                         /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                        reviewFrequencyMonths?: (string | number) | null;
+                        reviewFrequencyMonths?: number | null;
                         /**
                          * Format: uuid
                          * @description An active user; defaults to the creator when owner and group are both left out
@@ -17670,6 +18790,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17681,7 +18810,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1PoliciesBatch: {
+    patchPoliciesBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -17699,7 +18828,7 @@ export interface operations {
                             title?: string;
                             description?: string;
                             /** @description Months between reviews, 1 to 120; blank (null or left out) gives 12 */
-                            reviewFrequencyMonths?: (string | number) | null;
+                            reviewFrequencyMonths?: number | null;
                             /**
                              * Format: uuid
                              * @description An active user; defaults to the creator when owner and group are both left out
@@ -17811,6 +18940,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17822,7 +18960,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesBatchPublish: {
+    postPoliciesBatchPublish: {
         parameters: {
             query?: never;
             header?: never;
@@ -17930,6 +19068,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -17941,7 +19088,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesSettings: {
+    getPoliciesSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -17991,6 +19138,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18002,7 +19158,7 @@ export interface operations {
             };
         };
     };
-    putApiV1PoliciesByIdContent: {
+    putPoliciesByIdContent: {
         parameters: {
             query?: never;
             header?: never;
@@ -18033,11 +19189,11 @@ export interface operations {
                             description: string;
                             /** @description The draft content (Markdown); the next publication carries it */
                             content: string;
-                            reviewFrequencyMonths: string | number;
+                            reviewFrequencyMonths: number;
                             /** @enum {string} */
                             status: "draft" | "published";
                             /** @description Number of the latest published version */
-                            currentVersion: (string | number) | null;
+                            currentVersion: number | null;
                             createdBy: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
@@ -18123,6 +19279,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18134,7 +19299,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesByIdPublish: {
+    postPoliciesByIdPublish: {
         parameters: {
             query?: never;
             header?: never;
@@ -18154,7 +19319,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            version: string | number;
+                            version: number;
                         };
                     };
                 };
@@ -18213,6 +19378,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18224,7 +19398,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdVersions: {
+    getPoliciesByIdVersions: {
         parameters: {
             query?: never;
             header?: never;
@@ -18245,7 +19419,7 @@ export interface operations {
                         data: {
                             id: string;
                             policyId: string;
-                            version: string | number;
+                            version: number;
                             content: string;
                             publishedAt: string;
                             publishedBy: string | null;
@@ -18299,6 +19473,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18310,7 +19493,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdReviews: {
+    getPoliciesByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -18329,7 +19512,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            frequencyMonths: string | number;
+                            frequencyMonths: number;
                             lastReviewedOn: string | null;
                             /** @description Last review plus the frequency; before any review, the first publication plus the frequency */
                             nextReviewDue: string | null;
@@ -18393,6 +19576,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18404,7 +19596,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesByIdReviews: {
+    postPoliciesByIdReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -18506,6 +19698,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18517,7 +19718,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PoliciesByIdApprovals: {
+    getPoliciesByIdApprovals: {
         parameters: {
             query?: never;
             header?: never;
@@ -18538,7 +19739,7 @@ export interface operations {
                         data: {
                             id: string;
                             policyId: string;
-                            version: string | number;
+                            version: number;
                             approverName: string;
                             approvedOn: string;
                             recordedBy: string | null;
@@ -18592,6 +19793,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18603,7 +19813,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PoliciesByIdApprovals: {
+    postPoliciesByIdApprovals: {
         parameters: {
             query?: never;
             header?: never;
@@ -18622,7 +19832,7 @@ export interface operations {
                      */
                     approvedOn: string;
                     /** @description The published version approved; the current one when left out */
-                    version?: string | number;
+                    version?: number;
                 };
             };
         };
@@ -18703,6 +19913,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18714,11 +19933,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Assets: {
+    getAssets: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
@@ -18758,9 +19977,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -18801,6 +20020,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18812,7 +20040,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Assets: {
+    postAssets: {
         parameters: {
             query?: never;
             header?: never;
@@ -18919,6 +20147,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -18930,7 +20167,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AssetsById: {
+    getAssetsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19015,6 +20252,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19026,7 +20272,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1AssetsById: {
+    deleteAssetsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19098,6 +20344,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19109,7 +20364,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1AssetsById: {
+    patchAssetsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19234,6 +20489,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19245,7 +20509,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AssetsByIdHistory: {
+    getAssetsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -19276,7 +20540,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -19326,6 +20590,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19337,11 +20610,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-units": {
+    getBusinessUnits: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
@@ -19381,9 +20654,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -19424,6 +20697,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19435,7 +20717,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Business-units": {
+    postBusinessUnits: {
         parameters: {
             query?: never;
             header?: never;
@@ -19543,6 +20825,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19554,7 +20845,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-unitsById": {
+    getBusinessUnitsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19639,6 +20930,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19650,7 +20950,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Business-unitsById": {
+    deleteBusinessUnitsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19722,6 +21022,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19733,7 +21042,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Business-unitsById": {
+    patchBusinessUnitsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -19859,6 +21168,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19870,7 +21188,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-unitsByIdHistory": {
+    getBusinessUnitsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -19901,7 +21219,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -19951,6 +21269,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -19962,7 +21289,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Business-unitsTree": {
+    getBusinessUnitsTree: {
         parameters: {
             query?: never;
             header?: never;
@@ -19984,7 +21311,7 @@ export interface operations {
                             description: string;
                             parentId: string | null;
                             /** @description 0 for a top-level unit */
-                            depth: string | number;
+                            depth: number;
                             /** @description Names from the top-level unit down to this one */
                             path: string[];
                             ownerId: string | null;
@@ -20020,6 +21347,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20031,11 +21367,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-parties": {
+    getThirdParties: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "active" | "offboarding" | "terminated";
@@ -20084,9 +21420,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -20127,6 +21463,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20138,7 +21483,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-parties": {
+    postThirdParties: {
         parameters: {
             query?: never;
             header?: never;
@@ -20256,6 +21601,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20267,7 +21621,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesById": {
+    getThirdPartiesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20360,6 +21714,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20371,7 +21734,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesById": {
+    deleteThirdPartiesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20443,6 +21806,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20454,7 +21826,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Third-partiesById": {
+    patchThirdPartiesById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20598,6 +21970,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20609,7 +21990,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdHistory": {
+    getThirdPartiesByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -20640,7 +22021,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -20690,6 +22071,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20701,7 +22091,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdContacts": {
+    getThirdPartiesByIdContacts: {
         parameters: {
             query?: never;
             header?: never;
@@ -20777,6 +22167,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20788,7 +22187,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesByIdContacts": {
+    postThirdPartiesByIdContacts: {
         parameters: {
             query?: never;
             header?: never;
@@ -20886,6 +22285,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20897,7 +22305,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesByIdContactsByContactId": {
+    deleteThirdPartiesByIdContactsByContactId: {
         parameters: {
             query?: never;
             header?: never;
@@ -20970,6 +22378,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -20981,7 +22398,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Third-partiesByIdContactsByContactId": {
+    patchThirdPartiesByIdContactsByContactId: {
         parameters: {
             query?: never;
             header?: never;
@@ -21087,6 +22504,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21098,7 +22524,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdRisks": {
+    getThirdPartiesByIdRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -21170,6 +22596,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21181,7 +22616,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesByIdRisks": {
+    postThirdPartiesByIdRisks: {
         parameters: {
             query?: never;
             header?: never;
@@ -21273,6 +22708,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21284,7 +22728,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesByIdRisksByRiskId": {
+    deleteThirdPartiesByIdRisksByRiskId: {
         parameters: {
             query?: never;
             header?: never;
@@ -21357,6 +22801,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21368,7 +22821,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Third-partiesByIdSub-processors": {
+    getThirdPartiesByIdSubProcessors: {
         parameters: {
             query?: never;
             header?: never;
@@ -21443,6 +22896,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21454,7 +22916,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Third-partiesByIdSub-processors": {
+    postThirdPartiesByIdSubProcessors: {
         parameters: {
             query?: never;
             header?: never;
@@ -21546,6 +23008,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21557,7 +23028,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Third-partiesByIdSub-processorsBySubProcessorId": {
+    deleteThirdPartiesByIdSubProcessorsBySubProcessorId: {
         parameters: {
             query?: never;
             header?: never;
@@ -21630,6 +23101,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21641,11 +23121,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Incidents: {
+    getIncidents: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "openedAt" | "-openedAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed";
@@ -21696,9 +23176,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -21739,6 +23219,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21750,7 +23239,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Incidents: {
+    postIncidents: {
         parameters: {
             query?: never;
             header?: never;
@@ -21877,6 +23366,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21888,7 +23386,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsById: {
+    getIncidentsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -21983,6 +23481,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -21994,7 +23501,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1IncidentsById: {
+    deleteIncidentsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22066,6 +23573,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22077,7 +23593,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1IncidentsById: {
+    patchIncidentsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -22232,6 +23748,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22243,7 +23768,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsByIdHistory: {
+    getIncidentsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -22274,7 +23799,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -22324,82 +23849,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsClassifications: {
-        parameters: {
-            query?: {
-                page?: string | number;
-                pageSize?: string | number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt";
-                q?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rows: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                /** @description Incidents using it; one in use cannot be deleted */
-                                incidentCount: string | number;
-                            }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22418,478 +23869,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsClassifications: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteApiV1IncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted; no body */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchApiV1IncidentsClassificationsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            /** @description Incidents using it; one in use cannot be deleted */
-                            incidentCount: string | number;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than the API accepts */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsClassificationsByIdHistory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            at: string;
-                            action: string;
-                            via: string;
-                            source: string | null;
-                            actor: string | null;
-                            tokenId: string | null;
-                            changes: {
-                                [key: string]: {
-                                    before: unknown;
-                                    after: unknown;
-                                };
-                            };
-                            auditSeq: (string | number) | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token's scopes or its creator's rights lack the module and right needed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many refused requests from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getApiV1IncidentsByIdBreach: {
+    getIncidentsByIdBreach: {
         parameters: {
             query?: never;
             header?: never;
@@ -22910,7 +23890,7 @@ export interface operations {
                         data: {
                             incidentId: string;
                             categories: string[];
-                            approximateSubjects: (string | number) | null;
+                            approximateSubjects: number | null;
                             detectedAt: string | null;
                             reportedAt: string | null;
                             updatedAt: string;
@@ -22971,6 +23951,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -22982,7 +23971,7 @@ export interface operations {
             };
         };
     };
-    putApiV1IncidentsByIdBreach: {
+    putIncidentsByIdBreach: {
         parameters: {
             query?: never;
             header?: never;
@@ -22997,7 +23986,7 @@ export interface operations {
                     /** @description Categories of personal data concerned */
                     categories: string[];
                     /** @description Approximate number of data subjects */
-                    approximateSubjects?: (string | number) | null;
+                    approximateSubjects?: number | null;
                     /**
                      * Format: date
                      * @description YYYY-MM-DD
@@ -23022,7 +24011,7 @@ export interface operations {
                         data: {
                             incidentId: string;
                             categories: string[];
-                            approximateSubjects: (string | number) | null;
+                            approximateSubjects: number | null;
                             detectedAt: string | null;
                             reportedAt: string | null;
                             updatedAt: string;
@@ -23101,6 +24090,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23112,7 +24110,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsByIdBreachNotifications: {
+    getIncidentsByIdBreachNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -23186,6 +24184,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23197,7 +24204,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsByIdBreachNotifications: {
+    postIncidentsByIdBreachNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -23301,6 +24308,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23312,11 +24328,619 @@ export interface operations {
             };
         };
     };
-    getApiV1Audits: {
+    getIncidentClassifications: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
+                sort?: "name" | "-name" | "createdAt" | "-createdAt";
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                /** @description Incidents using it; one in use cannot be deleted */
+                                incidentCount: number;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postIncidentClassifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncidentClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @description Incidents using it; one in use cannot be deleted */
+                            incidentCount: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteIncidentClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchIncidentClassificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            /** @description Incidents using it; one in use cannot be deleted */
+                            incidentCount: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIncidentClassificationsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAudits: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "periodStart" | "-periodStart" | "periodEnd" | "-periodEnd" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "in_progress" | "completed";
@@ -23359,9 +24983,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -23402,6 +25026,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23413,7 +25046,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Audits: {
+    postAudits: {
         parameters: {
             query?: never;
             header?: never;
@@ -23531,6 +25164,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23542,7 +25184,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsById: {
+    getAuditsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -23630,6 +25272,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23641,7 +25292,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1AuditsById: {
+    deleteAuditsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -23713,6 +25364,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23724,7 +25384,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1AuditsById: {
+    patchAuditsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -23863,6 +25523,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23874,7 +25543,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsByIdHistory: {
+    getAuditsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -23905,7 +25574,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -23955,6 +25624,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -23966,11 +25644,11 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsFindings: {
+    getAuditFindings: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "in_remediation" | "closed";
@@ -24016,9 +25694,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -24059,6 +25737,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24070,7 +25757,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuditsFindings: {
+    postAuditFindings: {
         parameters: {
             query?: never;
             header?: never;
@@ -24192,6 +25879,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24203,7 +25899,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsFindingsById: {
+    getAuditFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24292,6 +25988,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24303,7 +26008,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1AuditsFindingsById: {
+    deleteAuditFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24375,6 +26080,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24386,7 +26100,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1AuditsFindingsById: {
+    patchAuditFindingsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24530,6 +26244,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24541,7 +26264,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuditsFindingsByIdHistory: {
+    getAuditFindingsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -24572,7 +26295,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -24622,6 +26345,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24633,11 +26365,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Projects: {
+    getProjects: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "in_progress" | "completed";
@@ -24684,9 +26416,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -24727,6 +26459,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24738,7 +26479,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Projects: {
+    postProjects: {
         parameters: {
             query?: never;
             header?: never;
@@ -24854,6 +26595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24865,7 +26615,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ProjectsById: {
+    getProjectsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -24957,6 +26707,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -24968,7 +26727,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ProjectsById: {
+    deleteProjectsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25040,6 +26799,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25051,7 +26819,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ProjectsById: {
+    patchProjectsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25192,6 +26960,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25203,7 +26980,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ProjectsByIdHistory: {
+    getProjectsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -25234,7 +27011,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -25284,6 +27061,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25295,11 +27081,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviews": {
+    getAccountReviews: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "status" | "-status" | "dueOn" | "-dueOn" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed";
@@ -25346,9 +27132,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -25389,6 +27175,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25400,7 +27195,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Account-reviews": {
+    postAccountReviews: {
         parameters: {
             query?: never;
             header?: never;
@@ -25512,6 +27307,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25523,7 +27327,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsById": {
+    getAccountReviewsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25615,6 +27419,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25626,7 +27439,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Account-reviewsById": {
+    deleteAccountReviewsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25698,6 +27511,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25709,7 +27531,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Account-reviewsById": {
+    patchAccountReviewsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -25846,6 +27668,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25857,7 +27688,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdHistory": {
+    getAccountReviewsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -25888,7 +27719,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -25938,6 +27769,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -25949,11 +27789,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdItems": {
+    getAccountReviewsByIdItems: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 decision?: "keep" | "revoke" | "modify" | "pending";
                 q?: string;
             };
@@ -25997,9 +27837,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -26049,6 +27889,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26060,7 +27909,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Account-reviewsByIdItems": {
+    postAccountReviewsByIdItems: {
         parameters: {
             query?: never;
             header?: never;
@@ -26160,6 +28009,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26171,13 +28029,13 @@ export interface operations {
             };
         };
     };
-    "postApiV1Account-reviewsByIdItemsImport": {
+    postAccountReviewsByIdItemsImport: {
         parameters: {
             query: {
                 mode: "check" | "apply";
                 outcome?: "create" | "update" | "unchanged" | "error";
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: never;
             path: {
@@ -26202,15 +28060,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -26226,9 +28084,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -26298,15 +28156,15 @@ export interface operations {
                             /** @enum {string} */
                             outcome: "checked" | "imported" | "refused";
                             counts: {
-                                create: string | number;
-                                update: string | number;
-                                unchanged: string | number;
-                                error: string | number;
+                                create: number;
+                                update: number;
+                                unchanged: number;
+                                error: number;
                             };
                             /** @description One page of the rows (filtered by `outcome` when given), in file order */
                             rows: {
                                 /** @description Line of the file where the row starts (the header is line 1) */
-                                line: string | number;
+                                line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
                                 /** @description Update rows: each changed column, old -> new */
@@ -26322,9 +28180,9 @@ export interface operations {
                                 }[];
                             }[];
                             /** @description Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for */
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     } | {
                         error: string;
@@ -26345,6 +28203,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26356,7 +28223,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdItemsByItemId": {
+    getAccountReviewsByIdItemsByItemId: {
         parameters: {
             query?: never;
             header?: never;
@@ -26447,6 +28314,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26458,7 +28334,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Account-reviewsByIdItemsByItemId": {
+    deleteAccountReviewsByIdItemsByItemId: {
         parameters: {
             query?: never;
             header?: never;
@@ -26531,6 +28407,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26542,7 +28427,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Account-reviewsByIdItemsByItemId": {
+    patchAccountReviewsByIdItemsByItemId: {
         parameters: {
             query?: never;
             header?: never;
@@ -26664,6 +28549,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26675,7 +28569,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Account-reviewsByIdItemsByItemIdHistory": {
+    getAccountReviewsByIdItemsByItemIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -26707,7 +28601,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -26757,6 +28651,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26768,11 +28671,11 @@ export interface operations {
             };
         };
     };
-    "getApiV1Api-tokens": {
+    getApiTokens: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
             };
             header?: never;
             path?: never;
@@ -26806,9 +28709,9 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "Active" | "Expired" | "Revoked";
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -26849,6 +28752,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26860,7 +28772,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Api-tokens": {
+    postApiTokens: {
         parameters: {
             query?: never;
             header?: never;
@@ -26958,6 +28870,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -26969,7 +28890,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Api-tokensByIdRevoke": {
+    postApiTokensByIdRevoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -27062,6 +28983,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27073,7 +29003,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Custom-fields": {
+    getCustomFields: {
         parameters: {
             query?: {
                 module?: "risks" | "controls" | "assets" | "businessUnits" | "policies" | "thirdParties" | "incidents" | "projects" | "audits" | "compliance" | "evidence" | "awareness" | "dataPrivacy" | "accountReviews" | "assessments" | "customFields" | "settings" | "apiTokens";
@@ -27101,9 +29031,9 @@ export interface operations {
                             type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
                             options: string[];
                             required: boolean;
-                            position: string | number;
+                            position: number;
                             /** @description How many records hold a value for this field */
-                            valueCount: string | number;
+                            valueCount: number;
                             createdAt: string;
                             updatedAt: string;
                         }[];
@@ -27146,6 +29076,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27157,7 +29096,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Custom-fields": {
+    postCustomFields: {
         parameters: {
             query?: never;
             header?: never;
@@ -27185,7 +29124,7 @@ export interface operations {
                     /** @description A new record must give a value; false when left out */
                     required?: boolean;
                     /** @description Display order within the module (ascending) */
-                    position?: string | number;
+                    position?: number;
                 };
             };
         };
@@ -27266,6 +29205,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27277,7 +29225,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Custom-fieldsById": {
+    getCustomFieldsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27305,9 +29253,9 @@ export interface operations {
                             type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
                             options: string[];
                             required: boolean;
-                            position: string | number;
+                            position: number;
                             /** @description How many records hold a value for this field */
-                            valueCount: string | number;
+                            valueCount: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -27359,6 +29307,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27370,7 +29327,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Custom-fieldsById": {
+    deleteCustomFieldsById: {
         parameters: {
             query?: {
                 confirm?: boolean;
@@ -27444,6 +29401,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27455,7 +29421,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Custom-fieldsById": {
+    patchCustomFieldsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27472,7 +29438,7 @@ export interface operations {
                     /** @description The choices of a singleSelect or multiSelect field: non-empty, no repeats; empty for other types */
                     options?: string[];
                     required?: boolean;
-                    position?: string | number;
+                    position?: number;
                 };
             };
         };
@@ -27494,9 +29460,9 @@ export interface operations {
                             type: "text" | "number" | "date" | "singleSelect" | "multiSelect" | "boolean";
                             options: string[];
                             required: boolean;
-                            position: string | number;
+                            position: number;
                             /** @description How many records hold a value for this field */
-                            valueCount: string | number;
+                            valueCount: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -27566,6 +29532,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27577,11 +29552,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Labels: {
+    getLabels: {
         parameters: {
             query?: {
-                page?: string | number;
-                pageSize?: string | number;
+                page?: number;
+                pageSize?: number;
                 sort?: "name" | "-name" | "createdAt" | "-createdAt";
                 q?: string;
             };
@@ -27607,9 +29582,9 @@ export interface operations {
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
-                            total: string | number;
-                            page: string | number;
-                            pageSize: string | number;
+                            total: number;
+                            page: number;
+                            pageSize: number;
                         };
                     };
                 };
@@ -27650,6 +29625,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27661,7 +29645,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Labels: {
+    postLabels: {
         parameters: {
             query?: never;
             header?: never;
@@ -27756,6 +29740,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27767,7 +29760,7 @@ export interface operations {
             };
         };
     };
-    getApiV1LabelsById: {
+    getLabelsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27841,6 +29834,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27852,7 +29854,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1LabelsById: {
+    deleteLabelsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -27924,6 +29926,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -27935,7 +29946,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1LabelsById: {
+    patchLabelsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -28037,6 +30048,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -28048,7 +30068,7 @@ export interface operations {
             };
         };
     };
-    getApiV1LabelsByIdHistory: {
+    getLabelsByIdHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -28079,7 +30099,7 @@ export interface operations {
                                     after: unknown;
                                 };
                             };
-                            auditSeq: (string | number) | null;
+                            auditSeq: number | null;
                         }[];
                     };
                 };
@@ -28129,6 +30149,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
             503: {
                 headers: {
@@ -28140,11 +30169,11 @@ export interface operations {
             };
         };
     };
-    getApiV1Search: {
+    getSearch: {
         parameters: {
             query: {
                 q: string;
-                limit?: string | number;
+                limit?: number;
                 kinds?: string;
             };
             header?: never;
@@ -28202,6 +30231,15 @@ export interface operations {
             };
             /** @description Too many refused requests from this address; Retry-After says when to try again */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -37,6 +37,12 @@ export const ConfigSchema = Type.Object({
   ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   /** The address people reach the service at (e.g. https://grc.example.com), for links it hands out such as the sign-in redirect URI; else each request's origin. */
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$' })),
+  /**
+   * Further host names (optionally with :port, comma-separated) people reach the service at besides PUBLIC_URL's. The
+   * AI-assistant endpoint answers only requests whose Host and Origin name one of these (DNS-rebinding protection);
+   * with neither set, only loopback names (localhost, 127.0.0.1, [::1]).
+   */
+  ALLOWED_HOSTS: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z0-9.\\-\\[\\]:]+\\s*(,\\s*[A-Za-z0-9.\\-\\[\\]:]+\\s*)*$' })),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('error')], { default: 'info' }),
 });
 export type Config = Static<typeof ConfigSchema>;

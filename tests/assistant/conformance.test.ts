@@ -14,7 +14,7 @@ import { adminActor, makeToken } from '../helpers/factories';
  */
 
 const CONFORMANCE = resolve(import.meta.dir, '../../node_modules/@modelcontextprotocol/conformance/dist/index.js');
-const SCENARIOS = ['server-initialize', 'ping', 'tools-list'];
+const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
 
 let app: ReturnType<ReturnType<typeof createApp>['listen']>;
 let proxy: ReturnType<typeof Bun.serve>;

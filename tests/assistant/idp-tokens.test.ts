@@ -81,7 +81,7 @@ describe('identity-provider access tokens', () => {
     for (const [what, bad] of cases) {
       const res = await listTools(bad);
       expect(res.status, what).toBe(401);
-      expect(res.headers.get('www-authenticate'), what).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+      expect(res.headers.get('www-authenticate'), what).toBe(`Bearer realm="grc-service", error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource"`);
     }
     expect((await listTools(await token({ preferred_username: other.email }))).status).toBe(200);
   });

@@ -4,6 +4,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { auditLog } from '../../db/schema';
 import { createApp } from '../../src/app';
+import { readConfig } from '../../src/config';
+import { foreignHost } from '../../src/modules/assistant/mcp';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { removeGroupMember } from '../../src/modules/people/service';
@@ -56,10 +58,73 @@ describe('the AI-assistant endpoint', () => {
     const off = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
     expect(off.status).toBe(404);
     await setEnabled(true);
+    // RFC 6750: every 401 carries the Bearer challenge (identity-provider tokens are off here: no resource metadata).
     const anonymous = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="grc-service"');
     const wrong = await fetch(endpoint, { method: 'POST', headers: { authorization: 'Bearer aat_not-a-token', 'content-type': 'application/json' }, body: '{}' });
     expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="grc-service", error="invalid_token"');
+  });
+
+  test('GET (a stream) and DELETE (a session) answer 405 with Allow: POST, as a stateless server; 404 while off', async () => {
+    const token = await makeToken(env, admin, READS);
+    const asks: { method: string; headers: Record<string, string> }[] = [
+      { method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'mcp-session-id': 'any' } },
+      { method: 'GET', headers: { accept: 'text/event-stream' } },
+    ];
+    for (const ask of asks) {
+      const res = await fetch(endpoint, ask);
+      expect(res.status, ask.method).toBe(405);
+      expect(res.headers.get('allow'), ask.method).toBe('POST');
+      expect(res.headers.get('content-type'), ask.method).toContain('application/json');
+      expect(((await res.json()) as { error: string }).error, ask.method).toContain('this address takes POST');
+    }
+    await setEnabled(false);
+    expect((await fetch(endpoint, asks[0])).status).toBe(404);
+    await setEnabled(true);
+  });
+
+  test('DNS rebinding: a Host or Origin that is not an address of the service is refused before the token is read, nothing run', async () => {
+    const token = await makeToken(env, admin, READS);
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const post = (headers: Record<string, string>) => env.app.handle(new Request('http://127.0.0.1/api/mcp', {
+      method: 'POST', body: initialize,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    }));
+    const before = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied'));
+    const foreign: Record<string, string>[] = [
+      { host: 'evil.example.com' }, { host: 'evil.example.com:3000', origin: 'http://evil.example.com:3000' }, { host: '127.0.0.1:3000', origin: 'http://evil.example.com' }, { host: 'evil.example.com@127.0.0.1' },
+    ];
+    for (const headers of foreign) {
+      const res = await post(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(((await res.json()) as { error: string }).error, JSON.stringify(headers)).toMatch(/^(Host|Origin) .* is not an address of this service \(PUBLIC_URL, ALLOWED_HOSTS\)$/);
+    }
+    const after = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied'));
+    expect(after.length - before.length).toBe(4);
+    expect(JSON.stringify(after.at(-1)?.details)).toContain('DNS-rebinding protection');
+    // The service's own loopback names, on any port, with or without a matching Origin.
+    const own: Record<string, string>[] = [{ host: '127.0.0.1:3000' }, { host: 'localhost:8080', origin: 'http://localhost:8080' }, { host: '[::1]:3000' }];
+    for (const headers of own) {
+      expect((await post(headers)).status, JSON.stringify(headers)).toBe(200);
+    }
+  });
+
+  test('the addresses allowed are PUBLIC_URL\'s host and ALLOWED_HOSTS when set (a name without a port allows any port), else loopback', () => {
+    const ask = (host: string, origin?: string) => new Request('http://x/api/mcp', { headers: { host, ...(origin ? { origin } : {}) } });
+    const behindProxy = readConfig({ PUBLIC_URL: 'https://grc.example.com', ALLOWED_HOSTS: 'grc.internal, 10.0.0.5:8443' });
+    expect(foreignHost(behindProxy, ask('grc.example.com', 'https://grc.example.com'))).toBeNull();
+    expect(foreignHost(behindProxy, ask('grc.internal:3000'))).toBeNull();
+    expect(foreignHost(behindProxy, ask('10.0.0.5:8443'))).toBeNull();
+    expect(foreignHost(behindProxy, ask('10.0.0.5:3000'))).toBe('Host 10.0.0.5:3000');
+    expect(foreignHost(behindProxy, ask('127.0.0.1:3000'))).toBe('Host 127.0.0.1:3000');
+    expect(foreignHost(behindProxy, ask('grc.example.com', 'https://grc.example.com.evil.test'))).toBe('Origin https://grc.example.com.evil.test');
+    expect(foreignHost(behindProxy, ask('grc.example.com', 'null'))).toBe('Origin null');
+    const plain = readConfig({});
+    expect(foreignHost(plain, ask('localhost:3000'))).toBeNull();
+    expect(foreignHost(plain, ask('grc.example.com'))).toBe('Host grc.example.com');
   });
 
   test('initializes with the official client and lists the tools with their schemas and annotations', async () => {

@@ -59,12 +59,12 @@ beforeAll(async () => {
 
   const plan = await created(await send('POST', '/api/v1/audits', { title: unique('Audit') }));
   const finding = (title: string, deadline: string, ownerId: string | null = user.id) =>
-    send('POST', '/api/v1/audits/findings', { auditPlanId: plan, title, deadline, ownerId });
+    send('POST', '/api/v1/audit-findings', { auditPlanId: plan, title, deadline, ownerId });
   ids.F1 = await created(await finding('=HYPERLINK("http://evil")', '2020-01-01'));
   ids.F2 = await created(await finding(unique('Finding in remediation'), '2099-01-01'));
-  await must(await send('PATCH', `/api/v1/audits/findings/${ids.F2}`, { status: 'in_remediation' }));
+  await must(await send('PATCH', `/api/v1/audit-findings/${ids.F2}`, { status: 'in_remediation' }));
   ids.F3 = await created(await finding(unique('Closed finding'), '2020-01-01'));
-  await must(await send('PATCH', `/api/v1/audits/findings/${ids.F3}`, { status: 'closed' }));
+  await must(await send('PATCH', `/api/v1/audit-findings/${ids.F3}`, { status: 'closed' }));
   ids.othersFinding = await created(await finding(unique('Not theirs'), '2020-01-01', admin.userId));
 
   const control = (name: string, status = 'active') => send('POST', '/api/v1/controls', { name, status, ownerId: user.id });

@@ -126,7 +126,7 @@ describe('links to the records evidence proves', () => {
     const policy = await api.created('/api/v1/policies', { title: 'Access control policy' });
     const thirdParty = await api.created('/api/v1/third-parties', { name: 'Payroll SaaS' });
     const auditPlan = await api.created('/api/v1/audits', { title: 'ISO surveillance audit' });
-    const auditFinding = await api.created('/api/v1/audits/findings', { auditPlanId: auditPlan, title: 'Missing review evidence' });
+    const auditFinding = await api.created('/api/v1/audit-findings', { auditPlanId: auditPlan, title: 'Missing review evidence' });
     const incident = await api.created('/api/v1/incidents', { title: 'Lost laptop' });
     const pkg = await api.created('/api/v1/compliance/packages', { name: `Pkg ${crypto.randomUUID().slice(0, 6)}`, items: [{ code: 'A.5.15', name: 'Access control' }] });
     const analyses = await api.json<{ rows: { id: string }[] }>(await api.send('GET', `/api/v1/compliance/analyses?packageId=${pkg}`));

@@ -70,7 +70,7 @@ describe.skipIf(!node)('evidence files in S3-compatible storage', () => {
     let result: { status: string; problems: unknown[]; checked: number };
     do {
       await Bun.sleep(100);
-      result = await api.json(await api.send('GET', `/api/v1/evidence/verify/${run.id}`));
+      result = await api.json(await api.send('GET', `/api/v1/evidence/verify/runs/${run.id}`));
     } while (result.status === 'running');
     expect(result).toMatchObject({ status: 'finished', problems: [], checked: 1 });
 

@@ -106,7 +106,7 @@ describe('Verify files', () => {
     let result: { status: string; checked: number; total: number; problems: { fileId: string; fileName: string; evidenceTitle: string; problem: string }[] };
     do {
       await Bun.sleep(50);
-      result = await api.json(await api.send('GET', `/api/v1/evidence/verify/${run.id}`));
+      result = await api.json(await api.send('GET', `/api/v1/evidence/verify/runs/${run.id}`));
     } while (result.status === 'running');
     expect(result.status).toBe('finished');
     expect(result.checked).toBe(result.total);

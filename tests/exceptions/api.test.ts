@@ -34,7 +34,7 @@ interface ExceptionView {
 interface Page { rows: ExceptionView[]; total: number }
 
 const request = (parentId: string, extra: Record<string, unknown> = {}, secret = token) =>
-  send('POST', '/api/v1/risks/exceptions', {
+  send('POST', '/api/v1/risk-exceptions', {
     parentId, title: unique('Exception'), description: 'Legacy system cannot enforce MFA', expiresAt: '2099-12-31', ...extra,
   }, secret);
 const created = async (res: Response) => {
@@ -46,7 +46,7 @@ describe('risk exceptions', () => {
   test('an exception arrives as requested, owned by the requester, showing its risk and expiry', async () => {
     const riskId = await makeRisk(env, admin, { title: 'Unpatched mainframe' });
     const id = await created(await request(riskId));
-    const exception = await json<ExceptionView>(await send('GET', `/api/v1/risks/exceptions/${id}`));
+    const exception = await json<ExceptionView>(await send('GET', `/api/v1/risk-exceptions/${id}`));
     expect(exception).toMatchObject({ status: 'requested', parentId: riskId, parent: { title: 'Unpatched mainframe' }, expired: false, decidedAt: null });
     expect(exception.owner?.id).toBe(admin.userId!);
   });
@@ -60,7 +60,7 @@ describe('risk exceptions', () => {
     const badDate = await request(riskId, { expiresAt: '2026-02-30' });
     expect(badDate.status).toBe(400);
     expect(await errorOf(badDate)).toContain('expiresAt');
-    const missing = await send('POST', '/api/v1/risks/exceptions', { parentId: riskId, title: 'No expiry', description: 'Open-ended' });
+    const missing = await send('POST', '/api/v1/risk-exceptions', { parentId: riskId, title: 'No expiry', description: 'Open-ended' });
     expect(missing.status).toBe(400);
     expect(await errorOf(missing)).toContain('expiresAt');
   });
@@ -80,15 +80,15 @@ describe('risk exceptions', () => {
   test('approving needs risks:review, records the approver and time, and happens once; a decided exception is not changed', async () => {
     const id = await created(await request(await makeRisk(env, admin)));
     const noReview = await makeToken(env, admin, ['risks:read', 'risks:update']);
-    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'approved' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:review missing'));
-    const decided = await send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'approved', note: 'compensating controls in place' });
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risk-exceptions/${id}/decision`, { decision: 'approved' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:review missing'));
+    const decided = await send('POST', `/api/v1/risk-exceptions/${id}/decision`, { decision: 'approved', note: 'compensating controls in place' });
     expect(decided.status, await decided.clone().text()).toBe(200);
     const exception = await json<ExceptionView>(decided);
     expect(exception).toMatchObject({ status: 'approved', approverId: admin.userId!, decisionNote: 'compensating controls in place' });
     expect(exception.decidedAt).toBeString();
-    expect((await send('POST', `/api/v1/risks/exceptions/${id}/decision`, { decision: 'rejected' })).status).toBe(409);
-    expect((await send('PATCH', `/api/v1/risks/exceptions/${id}`, { expiresAt: '2100-01-01' })).status).toBe(409);
-    const history = await json<{ action: string; changes: Record<string, { before: unknown; after: unknown }> }[]>(await send('GET', `/api/v1/risks/exceptions/${id}/history`));
+    expect((await send('POST', `/api/v1/risk-exceptions/${id}/decision`, { decision: 'rejected' })).status).toBe(409);
+    expect((await send('PATCH', `/api/v1/risk-exceptions/${id}`, { expiresAt: '2100-01-01' })).status).toBe(409);
+    const history = await json<{ action: string; changes: Record<string, { before: unknown; after: unknown }> }[]>(await send('GET', `/api/v1/risk-exceptions/${id}/history`));
     expect(history.map((h) => h.action)).toEqual(['approve', 'create']);
     expect(history[0].changes.status).toEqual({ before: 'requested', after: 'approved' });
   });
@@ -97,14 +97,14 @@ describe('risk exceptions', () => {
     const allReader = await makeUser(env, { 'risks:read': 'all', 'risks:review': 'own', 'apiTokens:create': 'own' });
     const theirs = await created(await request(await makeRisk(env, admin)));
     const allReaderToken = await makeToken(env, await allReader.actor(), ['risks:read', 'risks:review']);
-    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, allReaderToken))).toEqual(refusedWith(403, 'forbidden', 'risks:review is at level own and Risk <id> is not owned'));
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risk-exceptions/${theirs}/decision`, { decision: 'rejected' }, allReaderToken))).toEqual(refusedWith(403, 'forbidden', 'risks:review is at level own and Risk <id> is not owned'));
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:review': 'own', 'apiTokens:create': 'own' });
     const reviewer = await makeToken(env, await user.actor(), ['risks:read', 'risks:review']);
-    expect(await refusalOf(env, async () => send('POST', `/api/v1/risks/exceptions/${theirs}/decision`, { decision: 'rejected' }, reviewer))).toEqual(refusedWith(404, 'Risk exception <id> not found', 'no risks:read on Risk exception <id>'));
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/risk-exceptions/${theirs}/decision`, { decision: 'rejected' }, reviewer))).toEqual(refusedWith(404, 'Risk exception <id> not found', 'no risks:read on Risk exception <id>'));
     const mine = await created(await request(await makeRisk(env, admin, { ownerId: user.id })));
-    const listed = await json<Page>(await send('GET', '/api/v1/risks/exceptions?status=requested&pageSize=200', undefined, reviewer));
+    const listed = await json<Page>(await send('GET', '/api/v1/risk-exceptions?status=requested&pageSize=200', undefined, reviewer));
     expect(listed.rows.map((r) => r.id)).toEqual([mine]);
-    const rejected = await send('POST', `/api/v1/risks/exceptions/${mine}/decision`, { decision: 'rejected' }, reviewer);
+    const rejected = await send('POST', `/api/v1/risk-exceptions/${mine}/decision`, { decision: 'rejected' }, reviewer);
     expect(rejected.status, await rejected.clone().text()).toBe(200);
     expect((await json<ExceptionView>(rejected)).status).toBe('rejected');
   });
@@ -114,12 +114,12 @@ describe('risk exceptions', () => {
     const marker = unique('Expiry');
     const past = await created(await request(riskId, { title: `${marker} past`, expiresAt: '2020-01-31' }));
     const future = await created(await request(riskId, { title: `${marker} future` }));
-    await send('POST', `/api/v1/risks/exceptions/${future}/decision`, { decision: 'approved' });
-    const expired = await json<Page>(await send('GET', `/api/v1/risks/exceptions?q=${marker}&expired=true`));
+    await send('POST', `/api/v1/risk-exceptions/${future}/decision`, { decision: 'approved' });
+    const expired = await json<Page>(await send('GET', `/api/v1/risk-exceptions?q=${marker}&expired=true`));
     expect(expired.rows.map((r) => [r.id, r.expired])).toEqual([[past, true]]);
-    const current = await json<Page>(await send('GET', `/api/v1/risks/exceptions?q=${marker}&expired=false&status=approved`));
+    const current = await json<Page>(await send('GET', `/api/v1/risk-exceptions?q=${marker}&expired=false&status=approved`));
     expect(current.rows.map((r) => r.id)).toEqual([future]);
-    const byRisk = await json<Page>(await send('GET', `/api/v1/risks/exceptions?parentId=${riskId}&sort=expiresAt`));
+    const byRisk = await json<Page>(await send('GET', `/api/v1/risk-exceptions?parentId=${riskId}&sort=expiresAt`));
     expect(byRisk.rows.map((r) => r.id)).toEqual([past, future]);
   });
 
@@ -132,19 +132,19 @@ describe('risk exceptions', () => {
     const onMyRisk = await created(await request(myRisk));
     const ownedByMyGroup = await created(await request(otherRisk, { ownerId: null, ownerGroupId: user.groupId }));
     const theirs = await created(await request(otherRisk));
-    const page = await json<Page>(await send('GET', '/api/v1/risks/exceptions?pageSize=200', undefined, own));
+    const page = await json<Page>(await send('GET', '/api/v1/risk-exceptions?pageSize=200', undefined, own));
     expect(page.rows.map((r) => r.id).sort()).toEqual([mine, onMyRisk, ownedByMyGroup].sort());
-    expect(await refusalOf(env, async () => send('GET', `/api/v1/risks/exceptions/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Risk exception <id> not found', 'no risks:read on Risk exception <id>'));
-    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/risks/exceptions/${onMyRisk}`, { title: 'Taken over' }, own))).toEqual(refusedWith(403, 'forbidden', 'risks:update is at level own and Risk exception <id> is not owned'));
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/risk-exceptions/${theirs}`, undefined, own))).toEqual(refusedWith(404, 'Risk exception <id> not found', 'no risks:read on Risk exception <id>'));
+    expect(await refusalOf(env, async () => send('PATCH', `/api/v1/risk-exceptions/${onMyRisk}`, { title: 'Taken over' }, own))).toEqual(refusedWith(403, 'forbidden', 'risks:update is at level own and Risk exception <id> is not owned'));
     expect(await refusalOf(env, async () => request(myRisk, { ownerId: admin.userId }, own))).toEqual(refusedWith(403, 'forbidden', 'risks:update is at level own: the record must be owned by you or one of your groups'));
-    expect((await send('DELETE', `/api/v1/risks/exceptions/${mine}`, undefined, own)).status).toBe(204);
+    expect((await send('DELETE', `/api/v1/risk-exceptions/${mine}`, undefined, own)).status).toBe(204);
   });
 
   test('changing a requested exception is in its History', async () => {
     const id = await created(await request(await makeRisk(env, admin)));
-    const patched = await send('PATCH', `/api/v1/risks/exceptions/${id}`, { expiresAt: '2030-06-30' });
+    const patched = await send('PATCH', `/api/v1/risk-exceptions/${id}`, { expiresAt: '2030-06-30' });
     expect(patched.status, await patched.clone().text()).toBe(200);
-    const history = await json<{ action: string; changes: Record<string, unknown> }[]>(await send('GET', `/api/v1/risks/exceptions/${id}/history`));
+    const history = await json<{ action: string; changes: Record<string, unknown> }[]>(await send('GET', `/api/v1/risk-exceptions/${id}/history`));
     expect(history[0]).toMatchObject({ action: 'update', changes: { expiresAt: { before: '2099-12-31', after: '2030-06-30' } } });
   });
 });
@@ -152,12 +152,12 @@ describe('risk exceptions', () => {
 describe('policy exceptions', () => {
   test('a policy exception uses the policies rights and is not listed among risk exceptions', async () => {
     const { id: policyId } = await env.ctx.db.transaction((tx) => createRecord(tx, policyKind, admin, { title: unique('Password policy') }));
-    const res = await send('POST', '/api/v1/policies/exceptions', { parentId: policyId, title: 'Shared kiosk account', description: 'Front desk', expiresAt: '2099-01-01' });
+    const res = await send('POST', '/api/v1/policy-exceptions', { parentId: policyId, title: 'Shared kiosk account', description: 'Front desk', expiresAt: '2099-01-01' });
     const id = await created(res);
     const riskOnly = await makeToken(env, admin, ['risks:read', 'risks:review']);
-    expect(await refusalOf(env, async () => send('POST', `/api/v1/policies/exceptions/${id}/decision`, { decision: 'approved' }, riskOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
-    expect(await refusalOf(env, async () => send('GET', `/api/v1/risks/exceptions/${id}`))).toEqual(refusedWith(404, 'Risk exception <id> not found'));
-    const decided = await send('POST', `/api/v1/policies/exceptions/${id}/decision`, { decision: 'approved' });
+    expect(await refusalOf(env, async () => send('POST', `/api/v1/policy-exceptions/${id}/decision`, { decision: 'approved' }, riskOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
+    expect(await refusalOf(env, async () => send('GET', `/api/v1/risk-exceptions/${id}`))).toEqual(refusedWith(404, 'Risk exception <id> not found'));
+    const decided = await send('POST', `/api/v1/policy-exceptions/${id}/decision`, { decision: 'approved' });
     expect(decided.status, await decided.clone().text()).toBe(200);
     expect((await json<ExceptionView>(decided)).parentId).toBe(policyId);
   });

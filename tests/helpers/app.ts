@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createApp, type App } from '../../src/app';
 import { readConfig } from '../../src/config';
 import { boot, type Booted } from '../../src/platform/modules/bootstrap';
+import { contractChecked } from './contract';
 import { createTestDatabaseUrl } from './db';
 
 export const ADMIN_EMAIL = 'admin@test.example';
@@ -12,7 +13,7 @@ export const ADMIN_PASSWORD = 'correct horse battery staple';
 export interface TestEnv {
   ctx: Booted;
   app: App;
-  /** Sends a request through the app in-process (no socket). */
+  /** Sends a request through the app in-process (no socket); a GET or POST under /api/v1 is checked against the OpenAPI document (contract.ts). */
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
@@ -39,10 +40,11 @@ export async function startTestEnv(overrides: Record<string, string> = {}): Prom
   const ctx = await boot(config, { memory: !databaseUrl });
   const app = createApp(ctx);
   closers.push(() => ctx.close());
+  const checked = contractChecked((request) => app.handle(request), async () => (await app.handle(new Request('http://localhost/api/v1/openapi'))).json());
   return {
     ctx,
     app,
-    request: (path, init) => app.handle(new Request(`http://localhost${path}`, init)),
+    request: (path, init) => checked(new Request(`http://localhost${path}`, init)),
   };
 }
 

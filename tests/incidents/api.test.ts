@@ -107,11 +107,11 @@ describe('incidents over REST', () => {
 describe('incident classifications', () => {
   test('administrators manage the list; incidents take a classification from it; one in use cannot be deleted', async () => {
     const name = unique('Malware');
-    const created = await post('/api/v1/incidents/classifications', { name, description: 'Malicious software' });
+    const created = await post('/api/v1/incident-classifications', { name, description: 'Malicious software' });
     expect(created.status, await created.clone().text()).toBe(201);
     const { id: classificationId } = await json<{ id: string }>(created);
 
-    const duplicate = await post('/api/v1/incidents/classifications', { name: name.toUpperCase() });
+    const duplicate = await post('/api/v1/incident-classifications', { name: name.toUpperCase() });
     expect(duplicate.status).toBe(409);
 
     const unknown = await post('/api/v1/incidents', { title: 'Unclassifiable', classificationId: crypto.randomUUID() });
@@ -123,28 +123,28 @@ describe('incident classifications', () => {
     expect(filtered.rows.map((r) => r.id)).toEqual([incidentId]);
 
     const listed = await json<{ rows: { id: string; incidentCount: number }[] }>(
-      await get(`/api/v1/incidents/classifications?q=${encodeURIComponent(name)}`),
+      await get(`/api/v1/incident-classifications?q=${encodeURIComponent(name)}`),
     );
     expect(listed.rows).toEqual([expect.objectContaining({ id: classificationId, incidentCount: 1 })]);
 
-    const inUse = await send('DELETE', `/api/v1/incidents/classifications/${classificationId}`);
+    const inUse = await send('DELETE', `/api/v1/incident-classifications/${classificationId}`);
     expect(inUse.status).toBe(409);
     expect(await errorOf(inUse)).toContain('1 incident');
 
-    const renamed = await patch(`/api/v1/incidents/classifications/${classificationId}`, { name: `${name} (renamed)` });
+    const renamed = await patch(`/api/v1/incident-classifications/${classificationId}`, { name: `${name} (renamed)` });
     expect(renamed.status, await renamed.clone().text()).toBe(200);
-    const history = await json<History>(await get(`/api/v1/incidents/classifications/${classificationId}/history`));
+    const history = await json<History>(await get(`/api/v1/incident-classifications/${classificationId}/history`));
     expect(history.map((h) => h.action)).toEqual(['update', 'create']);
     expect(history[0].changes.name).toEqual({ before: name, after: `${name} (renamed)` });
 
     expect((await send('DELETE', `/api/v1/incidents/${incidentId}`)).status).toBe(204);
-    expect((await send('DELETE', `/api/v1/incidents/classifications/${classificationId}`)).status).toBe(204);
+    expect((await send('DELETE', `/api/v1/incident-classifications/${classificationId}`)).status).toBe(204);
   });
 
   test('reading the list needs incidents:read; changing it needs Settings rights', async () => {
     const reader = await makeToken(env, await adminActor(env), ['incidents:read', 'incidents:create']);
-    expect((await get('/api/v1/incidents/classifications', reader)).status).toBe(200);
-    const refused = await post('/api/v1/incidents/classifications', { name: unique('Theft') }, reader);
+    expect((await get('/api/v1/incident-classifications', reader)).status).toBe(200);
+    const refused = await post('/api/v1/incident-classifications', { name: unique('Theft') }, reader);
     expect(refused.status).toBe(403);
   });
 });

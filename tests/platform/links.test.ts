@@ -88,8 +88,8 @@ const CASES: LinkCase[] = [
   { link: "a business unit's parent", target: 'businessUnit', label: 'Business unit', field: 'parentId', method: 'POST', path: () => '/api/v1/business-units', body: (id) => ({ name: unique('Unit'), parentId: id }) },
   { link: "an incident's asset", target: 'asset', label: 'Asset', field: 'assetId', method: 'POST', path: () => '/api/v1/incidents', body: (id) => ({ title: unique('Incident'), assetId: id }) },
   { link: "an incident's third party", target: 'thirdParty', label: 'Third party', field: 'thirdPartyId', method: 'POST', path: () => '/api/v1/incidents', body: (id) => ({ title: unique('Incident'), thirdPartyId: id }) },
-  { link: "an audit finding's plan", target: 'auditPlan', label: 'Audit plan', field: 'auditPlanId', method: 'POST', path: () => '/api/v1/audits/findings', body: (id) => ({ title: unique('Finding'), auditPlanId: id }) },
-  { link: "an audit finding's control", target: 'control', label: 'Control', field: 'controlId', method: 'POST', path: () => '/api/v1/audits/findings', body: (id) => ({ title: unique('Finding'), auditPlanId: mine.auditPlan, controlId: id }) },
+  { link: "an audit finding's plan", target: 'auditPlan', label: 'Audit plan', field: 'auditPlanId', method: 'POST', path: () => '/api/v1/audit-findings', body: (id) => ({ title: unique('Finding'), auditPlanId: id }) },
+  { link: "an audit finding's control", target: 'control', label: 'Control', field: 'controlId', method: 'POST', path: () => '/api/v1/audit-findings', body: (id) => ({ title: unique('Finding'), auditPlanId: mine.auditPlan, controlId: id }) },
   { link: "a risk treatment's control", target: 'control', label: 'Control', field: 'controlIds', method: 'POST', path: () => `/api/v1/risks/${mine.risk}/treatments`, body: (id) => ({ type: 'mitigate', title: unique('Treatment'), controlIds: [id] }) },
   { link: "a third party's linked risk", target: 'risk', label: 'Risk', field: 'riskId', method: 'POST', path: () => `/api/v1/third-parties/${mine.thirdParty}/risks`, body: (id) => ({ riskId: id }) },
   { link: "a third party's sub-processor", target: 'thirdParty', label: 'Third party', field: 'thirdPartyId', method: 'POST', path: () => `/api/v1/third-parties/${mine.thirdParty}/sub-processors`, body: (id) => ({ thirdPartyId: id }) },
@@ -126,6 +126,6 @@ describe('A link to a record the caller cannot read, or to one that does not exi
   test('the user can link to what they can read (the table above is not refusing everything)', async () => {
     expect((await send(userToken, 'POST', '/api/v1/risks', await riskBody({ assetId: mine.asset, businessUnitId: mine.businessUnit }))).status).toBe(201);
     expect((await send(userToken, 'POST', `/api/v1/third-parties/${mine.thirdParty}/risks`, { riskId: mine.risk })).status).toBe(201);
-    expect((await send(userToken, 'POST', '/api/v1/audits/findings', { title: unique('Finding'), auditPlanId: mine.auditPlan })).status).toBe(201);
+    expect((await send(userToken, 'POST', '/api/v1/audit-findings', { title: unique('Finding'), auditPlanId: mine.auditPlan })).status).toBe(201);
   });
 });

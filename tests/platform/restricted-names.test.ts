@@ -59,8 +59,8 @@ beforeAll(async () => {
   ids.secretControl = await post('/api/v1/controls', { name: `${SECRET} control` });
 
   // The reader's records, each linking to one of them.
-  ids.exception = await post('/api/v1/risks/exceptions', { parentId: ids.secretRisk, title: unique('Exception'), description: 'Accepted for now', expiresAt: '2099-01-01', ...mine });
-  ids.finding = await post('/api/v1/audits/findings', { auditPlanId: ids.secretPlan, controlId: ids.secretControl, title: unique('Finding'), ...mine });
+  ids.exception = await post('/api/v1/risk-exceptions', { parentId: ids.secretRisk, title: unique('Exception'), description: 'Accepted for now', expiresAt: '2099-01-01', ...mine });
+  ids.finding = await post('/api/v1/audit-findings', { auditPlanId: ids.secretPlan, controlId: ids.secretControl, title: unique('Finding'), ...mine });
   ids.incident = await post('/api/v1/incidents', { title: unique('Incident'), assetId: ids.secretAsset, thirdPartyId: ids.secretVendor, ...mine });
   ids.asset = await post('/api/v1/assets', { name: unique('Asset'), businessUnitId: ids.secretUnit, ...mine });
   ids.unit = await post('/api/v1/business-units', { name: unique('Unit'), parentId: ids.secretUnit, ...mine });
@@ -93,8 +93,8 @@ const screen = (name: string, path: () => string): Place => ({
 });
 
 const PLACES: Place[] = [
-  api('risk exceptions list (parent.title)', () => '/api/v1/risks/exceptions'),
-  api('a risk exception (parent.title)', () => `/api/v1/risks/exceptions/${ids.exception}`),
+  api('risk exceptions list (parent.title)', () => '/api/v1/risk-exceptions'),
+  api('a risk exception (parent.title)', () => `/api/v1/risk-exceptions/${ids.exception}`),
   api('POA&M register (audit plan as reference)', () => '/api/v1/compliance/poam?source=audit'),
   api("a third party's History (riskTitle, subProcessorName)", () => `/api/v1/third-parties/${ids.vendor}/history`),
   api("an analysis's History (mapped control's title)", () => `/api/v1/compliance/analyses/${ids.analysis}/history`),

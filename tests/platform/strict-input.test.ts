@@ -40,6 +40,17 @@ describe('Query parameters are read as written', () => {
 });
 
 describe('Bodies', () => {
+  test('an integer field takes a JSON number only: the same digits as text are refused, as the document says integer', async () => {
+    const title = unique('Text integer');
+    const fields = { title, classificationId: await classificationId(env), inherentLikelihood: 3, inherentImpact: 3 };
+    const res = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: JSON.stringify({ ...fields, reviewFrequencyMonths: '12' }) }));
+    expect(res.status).toBe(400);
+    expect((await problemsOf(res)).map((p) => p.field)).toEqual(['reviewFrequencyMonths']);
+    expect(await env.ctx.db.select().from(risks).where(eq(risks.title, title))).toEqual([]);
+    const created = await env.request('/api/v1/risks', bearer(token, { method: 'POST', body: JSON.stringify({ ...fields, reviewFrequencyMonths: 12 }) }));
+    expect(created.status).toBe(201);
+  });
+
   test('a __proto__ key is refused like any other field the record does not have, and nothing is written', async () => {
     const title = unique('Proto');
     const fields = { title, classificationId: await classificationId(env), inherentLikelihood: 3, inherentImpact: 3 };

@@ -219,7 +219,7 @@ describe('deleting what treatments and exceptions point at', () => {
     expect(controlRefused.status).toBe(409);
     expect(await errorOf(controlRefused)).toContain('risk treatments');
 
-    const requested = await send('POST', '/api/v1/risks/exceptions', { parentId: riskId, title: 'Waiver', description: 'for now', expiresAt: '2030-01-31' }, deleter);
+    const requested = await send('POST', '/api/v1/risk-exceptions', { parentId: riskId, title: 'Waiver', description: 'for now', expiresAt: '2030-01-31' }, deleter);
     expect(requested.status, await requested.clone().text()).toBe(201);
     const riskRefused = await send('DELETE', `/api/v1/risks/${riskId}`, undefined, deleter);
     expect(riskRefused.status).toBe(409);

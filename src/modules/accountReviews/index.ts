@@ -12,6 +12,9 @@ import { programKind } from './service';
 
 export const manifest = defineModule({
   name: 'accountReviews',
+  apiTags: {
+    'Account reviews': 'Review programs and the accounts reviewed in them, with keep, revoke or modify decisions; CSV import of items (docs/account-reviews.md).',
+  },
   permissions: 'accountReviews',
   plugins: (ctx) => [accountReviewsModule(ctx)],
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],

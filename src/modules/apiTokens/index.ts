@@ -6,6 +6,9 @@ import { authenticateToken } from './service';
 /** API tokens: made and revoked by their users (and administrators), REST and Settings › API tokens. */
 export const manifest = defineModule({
   name: 'apiTokens',
+  apiTags: {
+    'API tokens': 'Scoped API tokens: list, create and revoke (docs/api-tokens.md).',
+  },
   permissions: 'apiTokens',
   plugins: (ctx) => [apiTokensPages(ctx), apiTokensApi(ctx)],
   services: { authenticateToken },

@@ -9,6 +9,9 @@ import { assetPages, unitAssetsSection } from './pages';
 /** Assets. */
 export const manifest = defineModule({
   name: 'assets',
+  apiTags: {
+    Assets: 'The asset catalog (docs/assets.md).',
+  },
   recordTypes: [registerType(assetKind, { kind: 'asset', plural: 'Assets', href: (id) => `/assets/${id}`, search: { body: assets.description }, read: true })],
   permissions: 'assets',
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],

@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../../config';
 import type { AppContext } from '../../platform/http/context';
 import { AppError, notFound, unauthorized } from '../../platform/core/errors';
 import { errorResponse, recordDenial } from '../../platform/http/http';
@@ -109,17 +110,79 @@ async function assistantActor(ctx: AppContext, settings: AssistantSettings, auth
 
 const metadataPath = '/.well-known/oauth-protected-resource';
 
-async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<string, string | number> }): Promise<Response> {
-  const settings = await assistantSettings(call.ctx.db);
+/** Loopback names: the hosts the endpoint answers to when neither PUBLIC_URL nor ALLOWED_HOSTS names the service's. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+/** A Host value: a name or bracketed IPv6 address, and an optional port. Anything else (user info, paths) is refused. */
+const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+
+function allowedHosts(config: Config): string[] {
+  const configured = [config.PUBLIC_URL ? new URL(config.PUBLIC_URL).host : '', ...(config.ALLOWED_HOSTS?.split(',') ?? [])]
+    .map((host) => host.trim().toLowerCase()).filter(Boolean);
+  return configured.length ? configured : LOOPBACK_HOSTS;
+}
+
+/** An entry with a port allows that host and port; one without, the name on any port. */
+function hostAllowed(allowed: string[], host: string): boolean {
+  const match = HOST.exec(host);
+  if (!match) return false;
+  return allowed.some((entry) => entry === host.toLowerCase() || entry === match[1].toLowerCase());
+}
+
+function originHost(origin: string): string {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * DNS-rebinding protection, as the SDK's transport offers it: a web page that points its own name at this service's
+ * address reaches it with that name in Host and Origin. The endpoint answers only requests naming the service's own
+ * addresses (PUBLIC_URL's host and ALLOWED_HOSTS; loopback names when neither is set); what it refuses, or null.
+ */
+export function foreignHost(config: Config, request: Request): string | null {
+  const allowed = allowedHosts(config);
+  const host = request.headers.get('host') ?? new URL(request.url).host;
+  if (!hostAllowed(allowed, host)) return `Host ${host}`;
+  const origin = request.headers.get('origin');
+  if (origin !== null && !hostAllowed(allowed, originHost(origin))) return `Origin ${origin}`;
+  return null;
+}
+
+/** The endpoint's settings, once it may answer: 404 while assistants may not connect, 403 for a foreign Host or Origin. */
+async function openEndpoint(ctx: AppContext, request: Request): Promise<AssistantSettings> {
+  const settings = await assistantSettings(ctx.db);
   if (!settings.enabled) throw notFound('/api/mcp');
+  const foreign = foreignHost(ctx.config, request);
+  if (foreign) {
+    throw new AppError('FORBIDDEN', `${foreign} is not an address of this service (PUBLIC_URL, ALLOWED_HOSTS)`, [], `assistant endpoint: ${foreign} refused (DNS-rebinding protection)`);
+  }
+  return settings;
+}
+
+/** The address people reach the service at: PUBLIC_URL (behind a proxy), else the request's own origin. */
+const publicOrigin = (ctx: AppContext, request: Request) => new URL(ctx.config.PUBLIC_URL ?? request.url).origin;
+
+/**
+ * RFC 6750's challenge on every 401: the realm, `invalid_token` when a bearer was sent, and (RFC 9728 section 5.1),
+ * while identity-provider tokens are accepted, the metadata naming the identity provider.
+ */
+function bearerChallenge(ctx: AppContext, settings: AssistantSettings, request: Request): string {
+  const params = [`realm="${SERVER_INFO.name}"`];
+  if (/^Bearer\s+\S/i.test(request.headers.get('authorization') ?? '')) params.push('error="invalid_token"');
+  if (settings.acceptIdpTokens) params.push(`resource_metadata="${publicOrigin(ctx, request)}${metadataPath}"`);
+  return `Bearer ${params.join(', ')}`;
+}
+
+async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<string, string | number> }): Promise<Response> {
+  const settings = await openEndpoint(call.ctx, call.request);
   let actor: Actor;
   try {
     actor = await assistantActor(call.ctx, settings, call.request.headers.get('authorization'));
   } catch (error) {
-    // RFC 9728 section 5.1: point clients at the metadata that names the identity provider.
-    if (settings.acceptIdpTokens && error instanceof AppError && error.code === 'UNAUTHORIZED') {
-      set.headers['www-authenticate'] = `Bearer resource_metadata="${new URL(call.request.url).origin}${metadataPath}"`;
-    }
+    if (error instanceof AppError && error.code === 'UNAUTHORIZED') set.headers['www-authenticate'] = bearerChallenge(call.ctx, settings, call.request);
     throw error;
   }
   const server = new Server(SERVER_INFO, {
@@ -135,6 +198,17 @@ async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<s
   } finally {
     await server.close();
   }
+}
+
+/**
+ * GET (open a stream) and DELETE (end a session): a stateless server offers neither, and the transport specification
+ * has it answer 405 for both. (The SDK's transport would open an empty stream and answer DELETE 200.)
+ */
+async function noStreamNoSession(ctx: AppContext, request: Request, set: { status?: number | string; headers: Record<string, string | number> }) {
+  await openEndpoint(ctx, request);
+  set.status = 405;
+  set.headers.allow = 'POST';
+  return { error: `method ${request.method} not allowed here; this address takes POST (stateless: there is no stream to open and no session to end)` };
 }
 
 /**
@@ -168,9 +242,8 @@ export const mcpEndpoint = (ctx: AppContext) =>
         },
       },
     })
-    // Stateless: there is no stream to open (GET) or session to end (DELETE); the transport answers 405 for both.
-    .get('/api/mcp', ({ request, server, set }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }, set), { detail: { hide: true } })
-    .delete('/api/mcp', ({ request, server, set }) => answer({ ctx, request, client: clientAddress(request, server, ctx.config) }, set), { parse: 'none', detail: { hide: true } })
+    .get('/api/mcp', ({ request, set }) => noStreamNoSession(ctx, request, set), { detail: { hide: true } })
+    .delete('/api/mcp', ({ request, set }) => noStreamNoSession(ctx, request, set), { parse: 'none', detail: { hide: true } })
     // RFC 9728 protected resource metadata, only while assistants may connect with identity-provider tokens.
     .get(metadataPath, ({ request }) => protectedResource(ctx, request), { detail: { hide: true } })
     .get(`${metadataPath}/api/mcp`, ({ request }) => protectedResource(ctx, request), { detail: { hide: true } });
@@ -178,5 +251,5 @@ export const mcpEndpoint = (ctx: AppContext) =>
 async function protectedResource(ctx: AppContext, request: Request) {
   const settings = await assistantSettings(ctx.db);
   if (!settings.enabled || !settings.acceptIdpTokens) throw notFound(metadataPath);
-  return protectedResourceMetadata(ctx, settings, new URL(request.url).origin);
+  return protectedResourceMetadata(ctx, settings, publicOrigin(ctx, request));
 }

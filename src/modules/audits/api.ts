@@ -6,7 +6,10 @@ import {
 } from './schema';
 import { auditPlanKind, findingKind } from './service';
 
-/** Audit plans at /audits and their findings at /audits/findings (the router matches that static path before /audits/:id). */
+/**
+ * Audit plans at /audits and their findings at /audit-findings (beside /audits, like the specification's
+ * /risk-classifications, so `/audit-findings/{id}` cannot be read as `/audits/{id}/...`; docs/decisions.md).
+ */
 export const auditsApi = (ctx: AppContext) =>
   new Elysia({ name: 'api:audits' })
     .use(recordApi(ctx, auditPlanKind, {
@@ -14,6 +17,6 @@ export const auditsApi = (ctx: AppContext) =>
       Create: AuditPlanCreate, Update: AuditPlanUpdate, View: AuditPlanView, ListQuery: AuditPlanListQuery,
     }))
     .use(recordApi(ctx, findingKind, {
-      path: '/audits/findings', tag: 'Audits', plural: 'audit findings',
+      path: '/audit-findings', tag: 'Audit findings', plural: 'audit findings',
       Create: FindingCreate, Update: FindingUpdate, View: FindingView, ListQuery: FindingListQuery,
     }));

@@ -9,6 +9,10 @@ import { auditPages } from './pages';
 /** Audit plans and their findings. */
 export const manifest = defineModule({
   name: 'audits',
+  apiTags: {
+    Audits: 'Audit plans (docs/incidents-and-audits.md).',
+    'Audit findings': 'Findings of the audit plans with status, deadline and the control concerned; CSV import.',
+  },
   recordTypes: [
     registerType(auditPlanKind, { kind: 'auditPlan', plural: 'Audit plans', href: (id) => `/audits/${id}`, evidence: true, search: {}, read: true }),
     registerType(findingKind, {

@@ -8,6 +8,9 @@ import { businessUnitPages } from './pages';
 /** Business units, in a tree. */
 export const manifest = defineModule({
   name: 'businessUnits',
+  apiTags: {
+    'Business units': 'The business unit hierarchy.',
+  },
   recordTypes: [registerType(businessUnitKind, { kind: 'businessUnit', plural: 'Business units', href: (id) => `/business-units/${id}`, search: { body: businessUnits.description } })],
   permissions: 'businessUnits',
   plugins: (ctx) => [businessUnitsApi(ctx), businessUnitPages(ctx)],

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 
 const businessUnitFields = {
@@ -31,7 +32,7 @@ export const BusinessUnitTreeEntry = t.Object({
   name: t.String(),
   description: t.String(),
   parentId: t.Union([t.String(), t.Null()]),
-  depth: t.Integer({ minimum: 0, description: '0 for a top-level unit' }),
+  depth: Type.Integer({ minimum: 0, description: '0 for a top-level unit' }),
   path: t.Array(t.String(), { description: 'Names from the top-level unit down to this one' }),
   ownerId: t.Union([t.String(), t.Null()]),
   ownerGroupId: t.Union([t.String(), t.Null()]),

@@ -17,6 +17,11 @@ import { registerType } from '../../platform/records/record-types';
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
   name: 'compliance',
+  apiTags: {
+    Compliance: "Compliance packages: a framework's requirement tree, imported as JSON or CSV and exported in the same shape (docs/compliance-packages.md).",
+    'Compliance analyses': 'One analysis per requirement: its status and the controls, policies, risks and projects mapped to it; package scores (docs/compliance-analyses.md).',
+    'Compliance POA&M': 'The plan of action and milestones: open weaknesses with their remediation, read only.',
+  },
   permissions: 'compliance',
   plugins: (ctx) => [analysesApi(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
   nav: [

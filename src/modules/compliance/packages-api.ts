@@ -12,9 +12,22 @@ import {
 import { PackageCsvQuery, PackageInput, PackageListQuery, PackageRefused, PackageUpdate, PackageView } from './schema';
 
 const tags = ['Compliance'];
-const packageBody = (mediaType: string, schema: object, description: string) => ({
-  requestBody: { required: true, description, content: { [mediaType]: { schema } } },
+const packageBody = (mediaType: string, schema: object, description: string, example?: unknown) => ({
+  requestBody: { required: true, description, content: { [mediaType]: { schema, ...(example === undefined ? {} : { example }) } } },
 });
+
+/** The example the document shows for a package import: a heading and two requirements under it. */
+const packageExample = {
+  name: 'Internal security baseline',
+  standard: 'ISB',
+  version: '2026',
+  description: 'The company baseline every system meets',
+  items: [
+    { code: 'AC', name: 'Access control', kind: 'heading' },
+    { code: 'AC-1', name: 'Accounts are reviewed every quarter', parentCode: 'AC' },
+    { code: 'AC-2', name: 'Administrators sign in with a second factor', parentCode: 'AC', description: 'Every administrator account, including break-glass ones' },
+  ],
+} satisfies PackageInput;
 
 /**
  * Packages over REST. The import body is checked by the service rather than by the route, so a refused file lists
@@ -36,7 +49,7 @@ export const packagesApi = (ctx: AppContext) =>
       scope: 'compliance:create', response: { 201: Created, 400: PackageRefused },
       detail: {
         tags, summary: 'Import a package (JSON): the package, its items and one analysis per requirement and additional item',
-        ...packageBody('application/json', PackageInput, 'The package JSON; up to 10,000 items. Refused whole, with every problem listed, when anything is wrong'),
+        ...packageBody('application/json', PackageInput, 'The package JSON; up to 10,000 items. Refused whole, with every problem listed, when anything is wrong', packageExample),
       },
     })
     .post('/csv', async ({ actor, body, query, set }) => {

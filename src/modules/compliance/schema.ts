@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { exactly } from '../../platform/http/envelopes';
 import { listQuery, PageQuery } from '../../platform/http/paging';
 import { NullableUuid, ownerView, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
@@ -52,15 +53,18 @@ export type PackageInput = Static<typeof PackageInput>;
  * `line` is the file line for CSV; package-level problems (name, item count) carry neither.
  */
 export const PackageProblem = t.Object({
-  index: t.Optional(t.Integer()),
-  line: t.Optional(t.Integer()),
+  index: t.Optional(Type.Integer()),
+  line: t.Optional(Type.Integer()),
   code: t.Optional(t.String()),
   field: t.String(),
   message: t.String(),
 });
 export type PackageProblem = Static<typeof PackageProblem>;
 
-export const PackageRefused = exactly(t.Object({ error: t.String(), problems: t.Array(PackageProblem) }, {
+export const PackageRefused = exactly(t.Object({
+  error: t.String(),
+  problems: t.Optional(t.Array(PackageProblem, { description: 'Every problem of the package; absent when the body could not be read as JSON' })),
+}, {
   description: 'The whole package is refused and nothing is written; every problem is listed',
 }));
 
@@ -76,10 +80,10 @@ export type PackageFields = Static<typeof PackageFields>;
 export type PackageUpdate = Static<typeof PackageUpdate>;
 
 export const ItemCounts = t.Object({
-  total: t.Integer(),
-  requirement: t.Integer(),
-  additional: t.Integer(),
-  heading: t.Integer(),
+  total: Type.Integer(),
+  requirement: Type.Integer(),
+  additional: Type.Integer(),
+  heading: Type.Integer(),
 });
 export type ItemCounts = Static<typeof ItemCounts>;
 
@@ -112,7 +116,7 @@ export const ANALYSIS_STATUSES = ['not_assessed', 'compliant', 'partially_compli
 export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 
 const Person = t.Union([t.Object({ id: t.String(), name: t.String(), email: t.String() }), t.Null()]);
-const Counts = t.Object({ controls: t.Integer(), policies: t.Integer(), risks: t.Integer(), projects: t.Integer() });
+const Counts = t.Object({ controls: Type.Integer(), policies: Type.Integer(), risks: Type.Integer(), projects: Type.Integer() });
 const Linked = t.Object({ id: t.String(), title: t.String(), status: t.String() });
 
 export const AnalysisView = t.Object({
@@ -174,9 +178,9 @@ export const MappingBatchItem = t.Object({
 }, { additionalProperties: false });
 
 const StatusCounts = t.Object({
-  total: t.Integer(), not_assessed: t.Integer(), compliant: t.Integer(), partially_compliant: t.Integer(),
-  non_compliant: t.Integer(), not_applicable: t.Integer(),
-  applicable: t.Integer({ description: 'total minus not_applicable' }),
+  total: Type.Integer(), not_assessed: Type.Integer(), compliant: Type.Integer(), partially_compliant: Type.Integer(),
+  non_compliant: Type.Integer(), not_applicable: Type.Integer(),
+  applicable: Type.Integer({ description: 'total minus not_applicable' }),
   percentCompliant: t.Union([t.Number(), t.Null()], {
     description: 'compliant / applicable × 100, one decimal; not assessed items count against it; null when nothing is applicable',
   }),

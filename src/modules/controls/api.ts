@@ -1,13 +1,13 @@
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { Created, Data, IdParam } from '../../platform/http/envelopes';
 import { recordApi, recordBatchApi } from '../../platform/records/record-api';
-import { ControlCreate, ControlListQuery, ControlTestCreate, ControlTesting, ControlUpdate, ControlView } from './schema';
+import { ControlCreate, controlExamples, ControlListQuery, ControlTestCreate, ControlTesting, ControlUpdate, ControlView } from './schema';
 import { controlKind, controlTesting, recordControlTest } from './service';
 
 const tags = ['Controls'];
 
 export const controlsApi = (ctx: AppContext) =>
-  recordApi(ctx, controlKind, { path: '/controls', tag: 'Controls', plural: 'controls', Create: ControlCreate, Update: ControlUpdate, View: ControlView, ListQuery: ControlListQuery })
+  recordApi(ctx, controlKind, { path: '/controls', tag: 'Controls', plural: 'controls', Create: ControlCreate, Update: ControlUpdate, View: ControlView, ListQuery: ControlListQuery, examples: controlExamples })
     .use(recordBatchApi(ctx, controlKind, { path: '/controls', tag: 'Controls', plural: 'controls', Create: ControlCreate, Update: ControlUpdate }))
     .get('/:id/tests', async ({ actor, params }) => ({ data: await controlTesting(ctx.db, actor, params.id) }), {
       scope: 'controls:read', params: IdParam, response: Data(ControlTesting),

@@ -13,6 +13,9 @@ import { controlKind, controlTesting, controlTestsDue } from './service';
 /** Controls and their tests. */
 export const manifest = defineModule({
   name: 'controls',
+  apiTags: {
+    Controls: 'Controls with type, status, owner and testing schedule, and their tests; CSV import and batch operations.',
+  },
   permissions: 'controls',
   plugins: (ctx) => [controlsApi(ctx), controlPages(ctx)],
   imports: [controlImport],

@@ -1,5 +1,6 @@
 import { t, type Static } from 'elysia';
-import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { Type } from '@sinclair/typebox';
+import { exampleOwnership, IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const CONTROL_TYPES = ['policy', 'process', 'technical', 'physical', 'other'] as const;
@@ -11,7 +12,7 @@ const controlFields = {
   description: t.Optional(t.String({ maxLength: 100_000 })),
   type: t.Optional(stringEnum(CONTROL_TYPES, { description: 'Blank gives process' })),
   status: t.Optional(stringEnum(CONTROL_STATUSES, { description: 'Blank gives active' })),
-  testFrequencyMonths: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 120 }), t.Null()], { description: 'Testing schedule: months between tests' })),
+  testFrequencyMonths: t.Optional(t.Union([Type.Integer({ minimum: 1, maximum: 120 }), t.Null()], { description: 'Testing schedule: months between tests' })),
 };
 export const { Create: ControlCreate, Update: ControlUpdate } = recordInputs(controlFields, { customFields: true });
 export type ControlCreate = Static<typeof ControlCreate>;
@@ -22,9 +23,18 @@ export const ControlView = recordView({
   description: t.String(),
   type: stringEnum(CONTROL_TYPES),
   status: stringEnum(CONTROL_STATUSES),
-  testFrequencyMonths: t.Union([t.Integer(), t.Null()]),
+  testFrequencyMonths: t.Union([Type.Integer(), t.Null()]),
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const controlExamples = {
+  create: { name: 'AC-2 Account management', description: 'Accounts are requested, approved, reviewed quarterly and removed on leaving.', type: 'process', status: 'active', testFrequencyMonths: 3 } satisfies ControlCreate,
+  row: {
+    id: '3e7b1d92-4a6c-4f0e-b5d8-1c9a2e6f4b07', name: 'AC-2 Account management', description: 'Accounts are requested, approved, reviewed quarterly and removed on leaving.',
+    type: 'process', status: 'active', testFrequencyMonths: 3, createdBy: exampleOwnership.ownerId, ...exampleOwnership, customFields: {},
+  } satisfies Static<typeof ControlView>,
+};
 
 export const CONTROL_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
 export const ControlListQuery = recordListQuery(CONTROL_SORTS, CONTROL_STATUSES, { type: t.Optional(stringEnum(CONTROL_TYPES)) });
@@ -47,7 +57,7 @@ export const ControlTestView = t.Object({
   createdAt: t.String(),
 });
 export const ControlTesting = t.Object({
-  frequencyMonths: t.Union([t.Integer(), t.Null()]),
+  frequencyMonths: t.Union([Type.Integer(), t.Null()]),
   lastTestedOn: t.Union([t.String(), t.Null()]),
   nextTestDue: t.Union([t.String({ description: 'Last test plus the frequency; today when never tested' }), t.Null()]),
   tests: t.Array(ControlTestView),

@@ -10,6 +10,9 @@ import { defineModule } from '../../platform/modules/module';
 
 export const manifest = defineModule({
   name: 'customFields',
+  apiTags: {
+    'Custom fields': "Definitions of the custom fields a module's records take (docs/custom-fields.md).",
+  },
   permissions: 'customFields',
   plugins: (ctx) => [customFieldsModule(ctx)],
   nav: [{ group: 'Settings', key: 'custom-fields', href: '/settings/custom-fields', label: 'Custom fields', needs: 'customFields:read' }],

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { CUSTOM_FIELD_TYPES } from '../../platform/records/custom-field-values';
 import { MODULES } from '../../platform/permissions/permissions';
 import { stringEnum } from '../../platform/http/schema-helpers';
@@ -16,7 +17,7 @@ export const CustomFieldCreate = t.Object({
   type: stringEnum(CUSTOM_FIELD_TYPES, { description: 'Cannot change once created' }),
   options: t.Optional(Options),
   required: t.Optional(t.Boolean({ description: 'A new record must give a value; false when left out' })),
-  position: t.Optional(t.Integer({ minimum: 0, maximum: 10_000, description: 'Display order within the module (ascending)' })),
+  position: t.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: 'Display order within the module (ascending)' })),
 }, { additionalProperties: false });
 export type CustomFieldCreate = Static<typeof CustomFieldCreate>;
 
@@ -24,7 +25,7 @@ export const CustomFieldUpdate = t.Object({
   label: t.Optional(CustomFieldCreate.properties.label),
   options: t.Optional(Options),
   required: t.Optional(t.Boolean()),
-  position: t.Optional(t.Integer({ minimum: 0, maximum: 10_000 })),
+  position: t.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
 }, { additionalProperties: false, minProperties: 1, description: 'Removing an option that records still hold is refused (409)' });
 export type CustomFieldUpdate = Static<typeof CustomFieldUpdate>;
 
@@ -36,8 +37,8 @@ export const CustomFieldView = t.Object({
   type: stringEnum(CUSTOM_FIELD_TYPES),
   options: t.Array(t.String()),
   required: t.Boolean(),
-  position: t.Integer(),
-  valueCount: t.Integer({ description: 'How many records hold a value for this field' }),
+  position: Type.Integer(),
+  valueCount: Type.Integer({ description: 'How many records hold a value for this field' }),
   createdAt: t.String(),
   updatedAt: t.String(),
 });

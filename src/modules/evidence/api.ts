@@ -12,6 +12,13 @@ import { evidenceKind, evidenceReminders, getEvidence, linkEvidence, listLinks, 
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
 
 const tags = ['Evidence'];
+/** A downloaded file is served with the type sniffed at upload, so any media type may come back. */
+const storedBytes = { '*/*': { schema: { type: 'string', format: 'binary' } } } as const;
+const fileHeaders = {
+  'X-Content-SHA256': { description: 'Hex SHA-256 of the stored bytes', schema: { type: 'string' } },
+  'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+  ETag: { description: 'The SHA-256 in quotes', schema: { type: 'string' } },
+} as const;
 const declaredLength = (headers: Record<string, string | undefined>) => {
   const raw = headers['content-length'];
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
@@ -36,7 +43,10 @@ const evidenceRoutes = (ctx: AppContext, { EvidenceLinkInput, EvidenceLinkView, 
         tags, summary: 'Auditor package: a zip of the chosen evidence files with manifest.json and the Audit Log checkpoint',
         description: 'Choose by packageId (its requirements), analysisId, controlId (and its tests), evidenceId (each may repeat) and a collectedOn range from/to; '
           + 'only evidence you may read goes in. The zip streams as it is built. Check it offline with `bun run evidence:verify <package.zip>` (docs/evidence.md).',
-        responses: { 200: { description: 'The zip', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } } },
+        responses: {
+          200: { description: 'The zip', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+          404: { description: 'A record named in the query does not exist, or the token cannot read it: the two answer alike', content: { 'application/json': { schema: ErrorBody } } },
+        },
       },
     })
     .post('/verify', async ({ actor, set }) => {
@@ -49,7 +59,7 @@ const evidenceRoutes = (ctx: AppContext, { EvidenceLinkInput, EvidenceLinkView, 
     .get('/verify/latest', async ({ actor }) => ({ data: await latestVerifyRun(ctx.db, actor) }), {
       scope: 'evidence:read', response: Data(t.Union([VerifyRunView, t.Null()])), detail: { tags, summary: 'The latest Verify files run, with its progress' },
     })
-    .get('/verify/:runId', async ({ actor, params }) => ({ data: await getVerifyRun(ctx.db, actor, params.runId) }), {
+    .get('/verify/runs/:runId', async ({ actor, params }) => ({ data: await getVerifyRun(ctx.db, actor, params.runId) }), {
       scope: 'evidence:read', params: RunParams, response: Data(VerifyRunView), detail: { tags, summary: 'A Verify files run: progress, then every missing or changed file' },
     })
     .get('/:id/links', async ({ actor, params }) => ({ data: await listLinks(ctx.db, actor, params.id) }), {
@@ -101,8 +111,8 @@ const evidenceRoutes = (ctx: AppContext, { EvidenceLinkInput, EvidenceLinkView, 
         tags, summary: 'Download a file: X-Content-SHA256 carries the hex SHA-256 of the stored bytes; Range requests are answered 206',
         parameters: [{ name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=<start>-<end>, one range' }],
         responses: {
-          200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
-          206: { description: 'The requested range', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          200: { description: 'The file, with the content type sniffed when it was uploaded (the file\'s contentType)', headers: fileHeaders, content: storedBytes },
+          206: { description: 'The requested range', headers: { ...fileHeaders, 'Content-Range': { description: 'bytes <start>-<end>/<size>', schema: { type: 'string' as const } } }, content: storedBytes },
           416: { description: 'The range lies outside the file', content: { 'application/json': { schema: ErrorBody } } },
         },
       },

@@ -12,6 +12,9 @@ const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 /** Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files, auditor packages. */
 export const manifest = defineModule({
   name: 'evidence',
+  apiTags: {
+    Evidence: 'Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files and auditor packages (docs/evidence.md).',
+  },
   permissions: 'evidence',
   plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx), uploadLinkRoutes(ctx)],
   nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],

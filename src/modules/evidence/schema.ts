@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { IsoDate, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 import { once } from '../../platform/core/once';
@@ -40,8 +41,8 @@ export const EvidenceView = recordView({
   locked: t.Boolean({ description: 'Locked evidence refuses any change to its fields, files and links (409) until unlocked' }),
   lockedAt: t.Union([t.String(), t.Null()]),
   lockedBy: t.Union([t.String(), t.Null()]),
-  fileCount: t.Integer(),
-  linkCount: t.Integer(),
+  fileCount: Type.Integer(),
+  linkCount: Type.Integer(),
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
 export type EvidenceView = Static<typeof EvidenceView>;
@@ -57,7 +58,7 @@ export const EvidenceFileView = t.Object({
   id: t.String(),
   evidenceId: t.String(),
   name: t.String(),
-  size: t.Integer({ description: 'Bytes' }),
+  size: Type.Integer({ description: 'Bytes' }),
   sha256: t.String({ description: 'Hex SHA-256 of the stored bytes' }),
   contentType: t.String({ description: 'Sniffed from the content, not taken from the name' }),
   uploadedBy: t.Union([t.String(), t.Null()]),
@@ -85,8 +86,8 @@ export const VerifyRunView = t.Object({
   status: stringEnum(['running', 'finished', 'interrupted'] as const),
   startedAt: t.String(),
   finishedAt: t.Union([t.String(), t.Null()]),
-  total: t.Integer({ description: 'Files to check' }),
-  checked: t.Integer({ description: 'Files checked so far' }),
+  total: Type.Integer({ description: 'Files to check' }),
+  checked: Type.Integer({ description: 'Files checked so far' }),
   problems: t.Array(VerifyProblem),
 });
 export type VerifyRunView = Static<typeof VerifyRunView>;
@@ -122,7 +123,7 @@ export const EvidenceRef = t.Object({ evidenceId: Uuid }, { additionalProperties
 
 export const UPLOAD_LINK = { minutes: 15, files: 10, fileBytes: 25 * 1024 * 1024 } as const;
 
-/** GET /evidence/verify/{runId}. */
+/** GET /evidence/verify/runs/{runId}. */
 export const RunParams = t.Object({ runId: t.String({ format: 'uuid' }) });
 
 /** POST /api/upload/{secret}/files: the file's name. */

@@ -10,12 +10,12 @@ import {
   createException, decideException, deleteException, exceptionHistory, getException, listExceptions, updateException,
 } from './service';
 
-/** The REST surface of one parent kind's exceptions, e.g. /api/v1/risks/exceptions. */
+/** The REST surface of one parent kind's exceptions, e.g. /api/v1/risk-exceptions. */
 export function exceptionsApi(ctx: AppContext, parent: ExceptionParent) {
   const scope = (right: 'read' | 'update' | 'delete' | 'review') => `${parent.module}:${right}` as Permission;
   const tags = [`${parent.label} exceptions`];
   const noun = `${parent.label.toLowerCase()} exception`;
-  return new Elysia({ name: `api:${parent.recordType}`, prefix: `/api/v1${parent.path}` })
+  return new Elysia({ name: `api:${parent.recordType}`, prefix: `/api/v1${parent.apiPath}` })
     .use(apiAuth(ctx))
     .get('', async ({ actor, query }) => ({ data: await listExceptions(ctx.db, parent, actor, query) }), {
       scope: scope('read'), query: ExceptionListQuery, response: pageEnvelope(ExceptionView),

@@ -30,6 +30,12 @@ const exceptionType = (parent: ExceptionParent): RecordTypeDeclaration => {
 /** Exceptions belong to their parent's module: its rights govern them (risks, policies, compliance). */
 export const manifest = defineModule({
   name: 'exceptions',
+  apiTags: {
+    'Risk exceptions': 'Exceptions to risks: requested, then approved or rejected by their approver, until they expire (docs/exceptions.md).',
+    'Policy exceptions': 'Exceptions to policies: requested, then approved or rejected by their approver, until they expire (docs/exceptions.md).',
+    'Requirement exceptions': 'Exceptions to compliance requirements (on their analyses): requested, then approved or rejected, until they expire (docs/exceptions.md).',
+    'Compliance exceptions': 'CSV import of requirement exceptions, each row naming its package and requirement code; they arrive as requested.',
+  },
   plugins: (ctx) => [exceptionsModule(ctx)],
   imports: exceptionImports,
   recordTypes: EXCEPTION_PARENTS.map(exceptionType),

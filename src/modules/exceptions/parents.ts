@@ -14,8 +14,13 @@ export interface ExceptionParent {
   module: Module;
   /** 'Risk', for messages. */
   label: string;
-  /** Path under /api/v1. */
+  /** The screens' path, and the CSV import's area (`/api/v1<path>/import`). */
   path: string;
+  /**
+   * The REST collection under /api/v1: a path of its own beside the parent's (like the specification's
+   * /risk-classifications), so `/risk-exceptions/{id}` cannot be read as `/risks/{id}/...` (docs/decisions.md).
+   */
+  apiPath: string;
   /** Stored in the Audit Log and History. */
   recordType: string;
   /** The exceptions column pointing at the parent. */
@@ -29,12 +34,12 @@ export interface ExceptionParent {
 }
 
 export const riskParent: ExceptionParent = {
-  type: 'risk', module: 'risks', label: 'Risk', path: '/risks/exceptions', recordType: 'riskException', column: 'riskId',
+  type: 'risk', module: 'risks', label: 'Risk', path: '/risks/exceptions', apiPath: '/risk-exceptions', recordType: 'riskException', column: 'riskId',
   table: risks, idColumn: risks.id, titleColumn: risks.title, ownerColumn: risks.ownerId, ownerGroupColumn: risks.ownerGroupId,
 };
 
 export const policyParent: ExceptionParent = {
-  type: 'policy', module: 'policies', label: 'Policy', path: '/policies/exceptions', recordType: 'policyException', column: 'policyId',
+  type: 'policy', module: 'policies', label: 'Policy', path: '/policies/exceptions', apiPath: '/policy-exceptions', recordType: 'policyException', column: 'policyId',
   table: policies, idColumn: policies.id, titleColumn: policies.title, ownerColumn: policies.ownerId, ownerGroupColumn: policies.ownerGroupId,
 };
 
@@ -43,7 +48,7 @@ export const policyParent: ExceptionParent = {
  * requirement's code and name, read by a correlated subquery so lists stay one query.
  */
 export const complianceParent: ExceptionParent = {
-  type: 'compliance', module: 'compliance', label: 'Requirement', path: '/compliance/exceptions', recordType: 'complianceException',
+  type: 'compliance', module: 'compliance', label: 'Requirement', path: '/compliance/exceptions', apiPath: '/compliance/exceptions', recordType: 'complianceException',
   column: 'complianceAnalysisId', table: complianceAnalyses, idColumn: complianceAnalyses.id,
   titleColumn: sql<string>`(select ${complianceItems.code} || ' ' || ${complianceItems.name} from ${complianceItems} where ${complianceItems.id} = ${complianceAnalyses.itemId})`,
   ownerColumn: complianceAnalyses.ownerId, ownerGroupColumn: complianceAnalyses.ownerGroupId,

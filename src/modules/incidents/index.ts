@@ -2,16 +2,20 @@ import { incidents } from '../../../db/schema';
 import { registerType } from '../../platform/records/record-types';
 import { incidentKind } from './service';
 import { defineModule } from '../../platform/modules/module';
-import { incidentsApi } from './api';
+import { incidentClassificationsApi, incidentsApi } from './api';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
   name: 'incidents',
+  apiTags: {
+    Incidents: 'Incidents, closing with a resolution, personal-data-breach details and notifications (docs/incidents-and-audits.md).',
+    'Incident classifications': 'The classifications incidents are sorted into; one in use cannot be deleted.',
+  },
   recordTypes: [registerType(incidentKind, { kind: 'incident', plural: 'Incidents', href: (id) => `/incidents/${id}`, evidence: true, search: { body: incidents.description }, read: true })],
   permissions: 'incidents',
-  plugins: (ctx) => [incidentsApi(ctx), incidentPages(ctx)],
+  plugins: (ctx) => [incidentsApi(ctx), incidentClassificationsApi(ctx), incidentPages(ctx)],
   imports: [incidentImport],
   nav: [
     { group: 'Operations', key: 'incidents', href: '/incidents', label: 'Incidents', needs: 'incidents:read' },

@@ -1,5 +1,6 @@
 import { t, type Static } from 'elysia';
-import { IsoDate, NullableDate, NullableUuid, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { Type } from '@sinclair/typebox';
+import { exampleOwnership, IsoDate, NullableDate, NullableUuid, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { listQuery } from '../../platform/http/paging';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
@@ -32,6 +33,15 @@ export const IncidentView = recordView({
 }, { customFields: true });
 export type IncidentView = Static<typeof IncidentView>;
 
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const incidentExamples = {
+  create: { title: 'Laptop lost on a train', description: 'Encrypted laptop of a sales manager; reported the same day.', openedAt: '2026-11-18', status: 'open' } satisfies IncidentCreate,
+  row: {
+    id: '2d5a8f13-6c9e-4b2d-91f7-4e0a3c6b8d25', title: 'Laptop lost on a train', description: 'Encrypted laptop of a sales manager; reported the same day.',
+    classificationId: null, openedAt: '2026-11-18', assetId: null, thirdPartyId: null, status: 'open', resolution: '', ...exampleOwnership, customFields: {},
+  } satisfies IncidentView,
+};
+
 export const INCIDENT_SORTS = ['title', 'status', 'openedAt', 'createdAt', 'updatedAt'] as const;
 export const IncidentListQuery = recordListQuery(INCIDENT_SORTS, INCIDENT_STATUSES, { classificationId: t.Optional(Uuid) });
 
@@ -39,7 +49,7 @@ export const IncidentListQuery = recordListQuery(INCIDENT_SORTS, INCIDENT_STATUS
 
 export const BreachInput = t.Object({
   categories: t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 100, description: 'Categories of personal data concerned' }),
-  approximateSubjects: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: 'Approximate number of data subjects' })),
+  approximateSubjects: t.Optional(t.Union([Type.Integer({ minimum: 0 }), t.Null()], { description: 'Approximate number of data subjects' })),
   detectedAt: t.Optional(NullableDate),
   reportedAt: t.Optional(t.Union([IsoDate, t.Null()], { description: 'Not before detectedAt' })),
 }, { additionalProperties: false });
@@ -64,7 +74,7 @@ export type NotificationView = Static<typeof NotificationView>;
 export const BreachView = t.Object({
   incidentId: t.String(),
   categories: t.Array(t.String()),
-  approximateSubjects: t.Union([t.Integer(), t.Null()]),
+  approximateSubjects: t.Union([Type.Integer(), t.Null()]),
   detectedAt: t.Union([t.String(), t.Null()]),
   reportedAt: t.Union([t.String(), t.Null()]),
   updatedAt: t.String(),
@@ -86,7 +96,7 @@ export const IncidentClassificationView = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.String(),
-  incidentCount: t.Integer({ description: 'Incidents using it; one in use cannot be deleted' }),
+  incidentCount: Type.Integer({ description: 'Incidents using it; one in use cannot be deleted' }),
 });
 export type IncidentClassificationView = Static<typeof IncidentClassificationView>;
 

@@ -9,6 +9,9 @@ import { defineModule } from '../../platform/modules/module';
 
 export const manifest = defineModule({
   name: 'labels',
+  apiTags: {
+    Labels: 'Labels to put on records; managing them needs settings rights.',
+  },
   permissions: 'settings',
   plugins: (ctx) => [labelsModule(ctx)],
   nav: [{ group: 'Settings', key: 'labels', href: '/settings/labels', label: 'Labels', needs: 'settings:read' }],

@@ -6,7 +6,7 @@ import { getRecord } from '../../platform/records/records';
 import { batchOf, BatchResults } from '../../platform/records/batch';
 import { recordApi, recordBatchApi } from '../../platform/records/record-api';
 import {
-  PolicyApprovalCreate, PolicyApprovalView, PolicyBatchCreate, PolicyBatchUpdate, PolicyContent, PolicyCreate, PolicyListQuery, PolicyPublishItem,
+  PolicyApprovalCreate, PolicyApprovalView, PolicyBatchCreate, PolicyBatchUpdate, PolicyContent, PolicyCreate, policyExamples, PolicyListQuery, PolicyPublishItem,
   PolicyReviewCreate, PolicyReviews, PolicySettings, PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,
 } from './schema';
 import {
@@ -18,7 +18,7 @@ import { policyApprovalSettings } from './settings-service';
 const tags = ['Policies'];
 
 export const policiesApi = (ctx: AppContext) =>
-  recordApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyCreate, Update: PolicyUpdate, View: PolicyView, ListQuery: PolicyListQuery })
+  recordApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyCreate, Update: PolicyUpdate, View: PolicyView, ListQuery: PolicyListQuery, examples: policyExamples })
     .use(recordBatchApi(ctx, policyKind, { path: '/policies', tag: 'Policies', plural: 'policies', Create: PolicyBatchCreate, Update: PolicyBatchUpdate }))
     .post('/batch/publish', async ({ actor, body }) => ({
       data: { results: await runWrite(ctx, (tx) => publishPolicies(tx, actor, body.items.map((item) => item.id))) },

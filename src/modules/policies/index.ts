@@ -17,6 +17,9 @@ import { policyKind } from './service';
 
 export const manifest = defineModule({
   name: 'policies',
+  apiTags: {
+    Policies: 'Policies with Markdown content, immutable published versions, reviews and approvals recorded outside the app; CSV import and batch operations (docs/policies.md).',
+  },
   permissions: 'policies',
   plugins: (ctx) => [policiesModule(ctx)],
   imports: [policyImport],

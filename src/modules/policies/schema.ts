@@ -1,6 +1,7 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { exactly } from '../../platform/http/envelopes';
-import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { exampleOwnership, IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const POLICY_STATUSES = ['draft', 'published'] as const;
@@ -11,7 +12,7 @@ export const MAX_CONTENT_LENGTH = 100_000;
 const policyFields = {
   title: t.String({ minLength: 1, maxLength: 300 }),
   description: t.Optional(t.String({ maxLength: 100_000 })),
-  reviewFrequencyMonths: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 120 }), t.Null()], {
+  reviewFrequencyMonths: t.Optional(t.Union([Type.Integer({ minimum: 1, maximum: 120 }), t.Null()], {
     description: 'Months between reviews, 1 to 120; blank (null or left out) gives 12',
   })),
 };
@@ -31,12 +32,22 @@ export const PolicyView = recordView({
   title: t.String(),
   description: t.String(),
   content: t.String({ description: 'The draft content (Markdown); the next publication carries it' }),
-  reviewFrequencyMonths: t.Integer(),
+  reviewFrequencyMonths: Type.Integer(),
   status: stringEnum(POLICY_STATUSES),
-  currentVersion: t.Union([t.Integer(), t.Null()], { description: 'Number of the latest published version' }),
+  currentVersion: t.Union([Type.Integer(), t.Null()], { description: 'Number of the latest published version' }),
   createdBy: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
 export type PolicyView = Static<typeof PolicyView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const policyExamples = {
+  create: { title: 'Information security policy', description: 'Management direction for information security.', reviewFrequencyMonths: 12 } satisfies PolicyCreate,
+  row: {
+    id: '7c2a9e50-1d4b-4e8f-9a3c-6b0d2f8e5a14', title: 'Information security policy', description: 'Management direction for information security.',
+    content: '# Information security policy\n\n1. Scope ...', reviewFrequencyMonths: 12, status: 'published', currentVersion: 3, createdBy: exampleOwnership.ownerId,
+    ...exampleOwnership, customFields: {},
+  } satisfies PolicyView,
+};
 
 export const POLICY_SORTS = ['title', 'status', 'reviewFrequencyMonths', 'createdAt', 'updatedAt'] as const;
 export const PolicyListQuery = recordListQuery(POLICY_SORTS, POLICY_STATUSES);
@@ -49,14 +60,14 @@ export type PolicyContent = Static<typeof PolicyContent>;
 export const PolicyVersionView = t.Object({
   id: t.String(),
   policyId: t.String(),
-  version: t.Integer(),
+  version: Type.Integer(),
   content: t.String(),
   publishedAt: t.String(),
   publishedBy: t.Union([t.String(), t.Null()]),
   publishedByName: t.Union([t.String(), t.Null()]),
 });
 export type PolicyVersionView = Static<typeof PolicyVersionView>;
-export const PublishedVersion = exactly(t.Object({ data: t.Object({ id: t.String(), version: t.Integer() }) }, { description: 'Published' }));
+export const PublishedVersion = exactly(t.Object({ data: t.Object({ id: t.String(), version: Type.Integer() }) }, { description: 'Published' }));
 
 export const PolicyReviewCreate = t.Object({
   reviewedOn: IsoDate,
@@ -77,7 +88,7 @@ export const PolicyReviewView = t.Object({
   createdAt: t.String(),
 });
 export const PolicyReviews = t.Object({
-  frequencyMonths: t.Integer(),
+  frequencyMonths: Type.Integer(),
   lastReviewedOn: t.Union([t.String(), t.Null()]),
   nextReviewDue: t.Union([t.String({
     description: 'Last review plus the frequency; before any review, the first publication plus the frequency',
@@ -89,14 +100,14 @@ export type PolicyReviews = Static<typeof PolicyReviews>;
 export const PolicyApprovalCreate = t.Object({
   approverName: t.String({ minLength: 1, maxLength: 300 }),
   approvedOn: IsoDate,
-  version: t.Optional(t.Integer({ minimum: 1, description: 'The published version approved; the current one when left out' })),
+  version: t.Optional(Type.Integer({ minimum: 1, description: 'The published version approved; the current one when left out' })),
 }, { additionalProperties: false });
 export type PolicyApprovalCreate = Static<typeof PolicyApprovalCreate>;
 
 export const PolicyApprovalView = t.Object({
   id: t.String(),
   policyId: t.String(),
-  version: t.Integer(),
+  version: Type.Integer(),
   approverName: t.String(),
   approvedOn: t.String(),
   recordedBy: t.Union([t.String(), t.Null()]),

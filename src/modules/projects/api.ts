@@ -1,9 +1,9 @@
 import type { AppContext } from '../../platform/http/context';
 import { recordApi } from '../../platform/records/record-api';
-import { ProjectCreate, ProjectListQuery, ProjectUpdate, ProjectView } from './schema';
+import { ProjectCreate, projectExamples, ProjectListQuery, ProjectUpdate, ProjectView } from './schema';
 import { projectKind } from './service';
 
 export const projectsApi = (ctx: AppContext) =>
   recordApi(ctx, projectKind, {
-    path: '/projects', tag: 'Projects', plural: 'projects', Create: ProjectCreate, Update: ProjectUpdate, View: ProjectView, ListQuery: ProjectListQuery,
+    path: '/projects', tag: 'Projects', plural: 'projects', Create: ProjectCreate, Update: ProjectUpdate, View: ProjectView, ListQuery: ProjectListQuery, examples: projectExamples,
   });

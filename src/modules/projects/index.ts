@@ -9,6 +9,9 @@ import { projectPages } from './pages';
 /** Projects. */
 export const manifest = defineModule({
   name: 'projects',
+  apiTags: {
+    Projects: 'Projects, for example remediation mapped to compliance requirements.',
+  },
   recordTypes: [registerType(projectKind, { kind: 'project', plural: 'Projects', href: (id) => `/projects/${id}`, search: { body: projects.description }, read: true })],
   permissions: 'projects',
   plugins: (ctx) => [projectsApi(ctx), projectPages(ctx)],

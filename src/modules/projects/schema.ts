@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { NullableDate, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { exampleOwnership, NullableDate, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const PROJECT_STATUSES = ['planned', 'in_progress', 'completed'] as const;
@@ -21,6 +21,15 @@ export const ProjectView = recordView({
   deadline: t.Union([t.String({ description: 'YYYY-MM-DD' }), t.Null()]),
 }, { customFields: true });
 export type ProjectView = Static<typeof ProjectView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const projectExamples = {
+  create: { title: 'Roll out multi-factor sign-in', description: 'Every remote access and administrator account', status: 'in_progress', deadline: '2027-03-31' } satisfies ProjectCreate,
+  row: {
+    id: '8e1c4a7d-2b5f-4c9e-a3d6-0f7b2e5c9a31', title: 'Roll out multi-factor sign-in', description: 'Every remote access and administrator account',
+    status: 'in_progress', deadline: '2027-03-31', ...exampleOwnership, customFields: {},
+  } satisfies ProjectView,
+};
 
 export const PROJECT_SORTS = ['title', 'status', 'deadline', 'createdAt', 'updatedAt'] as const;
 export const ProjectListQuery = recordListQuery(PROJECT_SORTS, PROJECT_STATUSES);

@@ -15,6 +15,11 @@ import { listTreatments } from './treatments-service';
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
   name: 'risks',
+  apiTags: {
+    Risks: 'The risk register: risks with inherent and residual scores computed on the risk scale, owners, review frequency and custom fields; CSV import and batch operations (docs/risks.md).',
+    'Risk settings': 'Risk classifications and the risk scale (likelihood and impact levels, score matrix, appetite bands); changing them needs settings rights.',
+    'Risk treatments and reviews': 'How each risk is treated (mitigate with linked controls and a residual rating, accept, transfer, avoid) and the reviews recorded on it.',
+  },
   permissions: 'risks',
   plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],
   imports: [riskImport],

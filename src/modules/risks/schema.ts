@@ -1,14 +1,15 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { CustomFieldsInput, CustomFieldsView } from '../../platform/records/custom-field-values';
 import { listQuery } from '../../platform/http/paging';
 import { stringEnum } from '../../platform/http/schema-helpers';
-import { IsoDate, NullableDate } from '../../platform/records/record-schema';
+import { exampleOwnership, IsoDate, NullableDate } from '../../platform/records/record-schema';
 
 export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
 export const RiskStatus = stringEnum(RISK_STATUSES);
 
 /** A level on the risk scale, given by its value (1) or its name ("Rare"). */
-export const LevelRef = t.Union([t.Integer(), t.String({ minLength: 1, maxLength: 100 })], {
+export const LevelRef = t.Union([Type.Integer(), t.String({ minLength: 1, maxLength: 100 })], {
   description: "A level's value or its name, as defined in Risk Settings",
 });
 const Uuid = t.String({ format: 'uuid' });
@@ -24,7 +25,7 @@ const riskFields = {
   residualImpact: t.Union([LevelRef, t.Null()], { description: 'Never above the inherent impact' }),
   ownerId: NullableUuid,
   ownerGroupId: NullableUuid,
-  reviewFrequencyMonths: t.Integer({ minimum: 1, maximum: 120, description: '1 to 120; 12 when blank' }),
+  reviewFrequencyMonths: Type.Integer({ minimum: 1, maximum: 120, description: '1 to 120; 12 when blank' }),
   status: RiskStatus,
   assetId: NullableUuid,
   businessUnitId: NullableUuid,
@@ -51,7 +52,7 @@ export type RiskCreate = Static<typeof RiskCreate>;
 export const RiskUpdate = t.Partial(RiskCreate, { additionalProperties: false, minProperties: 1 });
 export type RiskUpdate = Static<typeof RiskUpdate>;
 
-const Level = t.Object({ value: t.Integer(), name: t.String() });
+const Level = t.Object({ value: Type.Integer(), name: t.String() });
 const Band = t.Union([t.Object({ name: t.String(), color: t.String() }), t.Null()]);
 
 export const RiskView = t.Object({
@@ -61,15 +62,15 @@ export const RiskView = t.Object({
   classification: t.Object({ id: t.String(), name: t.String() }),
   inherentLikelihood: Level,
   inherentImpact: Level,
-  inherentScore: t.Union([t.Integer(), t.Null()]),
+  inherentScore: t.Union([Type.Integer(), t.Null()]),
   inherentBand: Band,
   residualLikelihood: t.Union([Level, t.Null()]),
   residualImpact: t.Union([Level, t.Null()]),
-  residualScore: t.Union([t.Integer(), t.Null()]),
+  residualScore: t.Union([Type.Integer(), t.Null()]),
   residualBand: Band,
   owner: t.Union([t.Object({ id: t.String(), name: t.String(), email: t.String() }), t.Null()]),
   ownerGroup: t.Union([t.Object({ id: t.String(), name: t.String() }), t.Null()]),
-  reviewFrequencyMonths: t.Integer(),
+  reviewFrequencyMonths: Type.Integer(),
   status: RiskStatus,
   assetId: t.Union([t.String(), t.Null()]),
   businessUnitId: t.Union([t.String(), t.Null()]),
@@ -78,6 +79,41 @@ export const RiskView = t.Object({
   customFields: t.Optional(CustomFieldsView),
 });
 export type RiskView = Static<typeof RiskView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const riskExamples = {
+  create: {
+    title: 'R-12 Ransomware encrypts the file servers',
+    description: 'Malware arriving by phishing encrypts the shared drives; recovery depends on the offline backups.',
+    classificationId: '5d2e8f41-7c3b-4a9e-8f10-2b6c4d8e0a13',
+    inherentLikelihood: 4,
+    inherentImpact: 'Major',
+    reviewFrequencyMonths: 6,
+  } satisfies RiskCreate,
+  row: {
+    id: '9a4e2c17-5b3d-4f8a-a1c6-7e2d9b0f3c58',
+    title: 'R-12 Ransomware encrypts the file servers',
+    description: 'Malware arriving by phishing encrypts the shared drives; recovery depends on the offline backups.',
+    classification: { id: '5d2e8f41-7c3b-4a9e-8f10-2b6c4d8e0a13', name: 'Information security' },
+    inherentLikelihood: { value: 4, name: 'Likely' },
+    inherentImpact: { value: 4, name: 'Major' },
+    inherentScore: 16,
+    inherentBand: { name: 'High', color: '#ef6c00' },
+    residualLikelihood: { value: 2, name: 'Unlikely' },
+    residualImpact: { value: 3, name: 'Moderate' },
+    residualScore: 6,
+    residualBand: { name: 'Medium', color: '#f9a825' },
+    owner: exampleOwnership.owner,
+    ownerGroup: null,
+    reviewFrequencyMonths: 6,
+    status: 'open',
+    assetId: null,
+    businessUnitId: null,
+    createdAt: exampleOwnership.createdAt,
+    updatedAt: exampleOwnership.updatedAt,
+    customFields: {},
+  } satisfies RiskView,
+};
 
 export const RISK_SORTS = ['title', 'status', 'inherentScore', 'residualScore', 'createdAt', 'updatedAt'] as const;
 export const RiskListQuery = listQuery(RISK_SORTS, {
@@ -100,25 +136,25 @@ export const ClassificationView = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.String(),
-  riskCount: t.Integer({ description: 'How many risks use this classification (such a classification cannot be deleted)' }),
+  riskCount: Type.Integer({ description: 'How many risks use this classification (such a classification cannot be deleted)' }),
 });
 export type ClassificationView = Static<typeof ClassificationView>;
 export const ClassificationListQuery = listQuery(['name', 'createdAt'] as const, {});
 export type ClassificationListQuery = Static<typeof ClassificationListQuery>;
 
 const LevelInput = t.Object({
-  value: t.Integer({ minimum: 1, maximum: 100 }),
+  value: Type.Integer({ minimum: 1, maximum: 100 }),
   name: t.String({ minLength: 1, maxLength: 100 }),
   description: t.Optional(t.String({ maxLength: 2000 })),
 });
 export const RiskScale = t.Object({
   likelihood: t.Array(LevelInput, { minItems: 1, maxItems: 20 }),
   impact: t.Array(LevelInput, { minItems: 1, maxItems: 20 }),
-  cells: t.Array(t.Object({ likelihood: t.Integer(), impact: t.Integer(), score: t.Integer({ minimum: 0, maximum: 10_000 }) })),
+  cells: t.Array(t.Object({ likelihood: Type.Integer(), impact: Type.Integer(), score: Type.Integer({ minimum: 0, maximum: 10_000 }) })),
   bands: t.Array(t.Object({
     name: t.String({ minLength: 1, maxLength: 60 }),
-    minScore: t.Integer({ minimum: 0 }),
-    maxScore: t.Integer({ minimum: 0 }),
+    minScore: Type.Integer({ minimum: 0 }),
+    maxScore: Type.Integer({ minimum: 0 }),
     color: t.Optional(t.String({ pattern: '^#[0-9a-fA-F]{6}$' })),
   })),
 }, { additionalProperties: false });
@@ -126,10 +162,10 @@ export type RiskScale = Static<typeof RiskScale>;
 
 /** The scale as stored; it is also a valid PUT body, so a client can read, change and write it back. */
 export const RiskScaleView = t.Object({
-  likelihood: t.Array(t.Object({ value: t.Integer(), name: t.String(), description: t.String() })),
-  impact: t.Array(t.Object({ value: t.Integer(), name: t.String(), description: t.String() })),
-  cells: t.Array(t.Object({ likelihood: t.Integer(), impact: t.Integer(), score: t.Integer() })),
-  bands: t.Array(t.Object({ name: t.String(), minScore: t.Integer(), maxScore: t.Integer(), color: t.String() })),
+  likelihood: t.Array(t.Object({ value: Type.Integer(), name: t.String(), description: t.String() })),
+  impact: t.Array(t.Object({ value: Type.Integer(), name: t.String(), description: t.String() })),
+  cells: t.Array(t.Object({ likelihood: Type.Integer(), impact: Type.Integer(), score: Type.Integer() })),
+  bands: t.Array(t.Object({ name: t.String(), minScore: Type.Integer(), maxScore: Type.Integer(), color: t.String() })),
 });
 export type RiskScaleView = Static<typeof RiskScaleView>;
 
@@ -180,7 +216,7 @@ export const ReviewCreate = t.Object({
 export type ReviewCreate = Static<typeof ReviewCreate>;
 
 export const RiskReviews = t.Object({
-  frequencyMonths: t.Integer(),
+  frequencyMonths: Type.Integer(),
   lastReviewedOn: t.Union([t.String(), t.Null()]),
   nextReviewDue: t.String({ description: 'Last review plus the review frequency; the creation date plus the frequency when never reviewed' }),
   overdue: t.Boolean(),

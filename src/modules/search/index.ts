@@ -27,6 +27,9 @@ const searchApi = (ctx: AppContext) => {
 /** Search across the registers (the record types their manifests declare searchable): REST, the screens' search box and the assistant tool. */
 export const manifest = defineModule({
   name: 'search',
+  apiTags: {
+    Search: 'Full-text and code search across the registers you may read (docs/search.md).',
+  },
   plugins: (ctx) => [searchApi(ctx), searchPages(ctx)],
   assistantTools: () => [defineTool({
     name: 'search', title: 'Search records', readOnly: true, input: SearchQuery, needs: { anyOf: searchReads() },

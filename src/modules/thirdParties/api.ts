@@ -4,7 +4,7 @@ import { Created, Data, deletedResponses, IdParam } from '../../platform/http/en
 import { recordApi } from '../../platform/records/record-api';
 import {
   ContactCreate, ContactParams, ContactUpdate, ContactView, LinkCreated, LinkedRiskView, RiskLinkCreate, RiskLinkParams, SubProcessorCreate,
-  SubProcessorParams, SubProcessorView, ThirdPartyCreate, ThirdPartyListQuery, ThirdPartyUpdate, ThirdPartyView,
+  SubProcessorParams, SubProcessorView, ThirdPartyCreate, thirdPartyExamples, ThirdPartyListQuery, ThirdPartyUpdate, ThirdPartyView,
 } from './schema';
 import {
   addContact, addSubProcessor, linkRisk, listContacts, listLinkedRisks, listSubProcessors, removeContact, removeSubProcessor,
@@ -16,7 +16,7 @@ const tags = ['Third parties'];
 export const thirdPartiesApi = (ctx: AppContext) =>
   recordApi(ctx, thirdPartyKind, {
     path: '/third-parties', tag: 'Third parties', plural: 'third parties',
-    Create: ThirdPartyCreate, Update: ThirdPartyUpdate, View: ThirdPartyView, ListQuery: ThirdPartyListQuery,
+    Create: ThirdPartyCreate, Update: ThirdPartyUpdate, View: ThirdPartyView, ListQuery: ThirdPartyListQuery, examples: thirdPartyExamples,
   })
     .get('/:id/contacts', async ({ actor, params }) => ({ data: await listContacts(ctx.db, actor, params.id) }), {
       scope: 'thirdParties:read', params: IdParam, response: Data(t.Array(ContactView)), detail: { tags, summary: "A third party's contacts" },

@@ -9,6 +9,9 @@ import { thirdPartyPages } from './pages';
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
   name: 'thirdParties',
+  apiTags: {
+    'Third parties': 'Vendors, partners and customers with contacts, linked risks and sub-processors (docs/third-parties.md).',
+  },
   recordTypes: [registerType(thirdPartyKind, { kind: 'thirdParty', plural: 'Third parties', href: (id) => `/third-parties/${id}`, evidence: true, search: { body: thirdParties.description }, read: true })],
   permissions: 'thirdParties',
   plugins: (ctx) => [thirdPartiesApi(ctx), thirdPartyPages(ctx)],

@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
 import { exactly } from '../../platform/http/envelopes';
-import { Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { exampleOwnership, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const THIRD_PARTY_TYPES = ['vendor', 'partner', 'customer', 'other'] as const;
@@ -25,6 +25,15 @@ export const ThirdPartyView = recordView({
   website: t.Union([t.String(), t.Null()]),
 }, { customFields: true });
 export type ThirdPartyView = Static<typeof ThirdPartyView>;
+
+/** Examples the OpenAPI document shows for the create body and a listed row. */
+export const thirdPartyExamples = {
+  create: { name: 'Northwind Payroll Ltd', description: 'Payroll processing', type: 'vendor', status: 'active', website: 'https://northwind-payroll.example' } satisfies ThirdPartyCreate,
+  row: {
+    id: '6b9e4c21-3f7a-4d0b-a8e5-2c1f9d7b3e48', name: 'Northwind Payroll Ltd', description: 'Payroll processing', type: 'vendor', status: 'active',
+    website: 'https://northwind-payroll.example', ...exampleOwnership, customFields: {},
+  } satisfies ThirdPartyView,
+};
 
 export const THIRD_PARTY_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
 export const ThirdPartyListQuery = recordListQuery(THIRD_PARTY_SORTS, THIRD_PARTY_STATUSES, { type: t.Optional(stringEnum(THIRD_PARTY_TYPES)) });

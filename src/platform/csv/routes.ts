@@ -1,8 +1,10 @@
 import { Elysia, t, type AnyElysia, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { paging } from '../http/paging';
 import { apiAuth } from '../http/api-auth';
 import type { AppContext } from '../http/context';
 import { ErrorBody, exactly } from '../http/envelopes';
+import { queryInteger } from '../http/strict-input';
 import { invalid } from '../core/errors';
 import { stringEnum } from '../http/schema-helpers';
 import { cleanFileName, runCsvImport, type ImportFile, type ImportResult } from './engine';
@@ -11,7 +13,7 @@ import { CsvRefusal } from './parse';
 import { csvImportPages } from './pages';
 
 const RowSchema = t.Object({
-  line: t.Integer({ description: 'Line of the file where the row starts (the header is line 1)' }),
+  line: Type.Integer({ description: 'Line of the file where the row starts (the header is line 1)' }),
   outcome: stringEnum(['create', 'update', 'unchanged', 'error'] as const),
   changes: t.Optional(t.Array(t.Object({ column: t.String(), old: t.String(), new: t.String() }), { description: 'Update rows: each changed column, old -> new' })),
   errors: t.Optional(t.Array(t.Object({ column: t.String(), message: t.String() }), { description: 'Error rows: every reason' })),
@@ -23,11 +25,11 @@ export const ANSWER_ROWS = { default: 1_000, max: 5_000 } as const;
 export const ImportAnswer = exactly(t.Object({
   data: t.Object({
     outcome: stringEnum(['checked', 'imported', 'refused'] as const),
-    counts: t.Object({ create: t.Integer(), update: t.Integer(), unchanged: t.Integer(), error: t.Integer() }),
+    counts: t.Object({ create: Type.Integer(), update: Type.Integer(), unchanged: Type.Integer(), error: Type.Integer() }),
     rows: t.Array(RowSchema, { description: 'One page of the rows (filtered by `outcome` when given), in file order' }),
-    total: t.Integer({ description: 'Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for' }),
-    page: t.Integer(),
-    pageSize: t.Integer(),
+    total: Type.Integer({ description: 'Rows that `rows` pages through: every data row of the file, or those with the `outcome` asked for' }),
+    page: Type.Integer(),
+    pageSize: Type.Integer(),
   }),
 }));
 
@@ -35,8 +37,8 @@ export const ImportAnswer = exactly(t.Object({
 export const ImportModeQuery = t.Object({
   mode: stringEnum(['check', 'apply'] as const, { description: 'check: run every row and roll back; apply: import, only if every row succeeds' }),
   outcome: t.Optional(stringEnum(['create', 'update', 'unchanged', 'error'] as const, { description: 'List only the rows with this outcome (the counts stay those of the whole file)' })),
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page of the listed rows, from 1' })),
-  pageSize: t.Optional(t.Integer({
+  page: t.Optional(queryInteger({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page of the listed rows, from 1' })),
+  pageSize: t.Optional(queryInteger({
     minimum: 1, maximum: ANSWER_ROWS.max, default: ANSWER_ROWS.default,
     description: `Rows listed per answer, 1 to ${ANSWER_ROWS.max} (default ${ANSWER_ROWS.default}); a check of the same file with page=2 lists the next ones`,
   })),

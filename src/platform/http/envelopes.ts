@@ -1,4 +1,5 @@
 import { t, type TSchema } from 'elysia';
+import { Type } from '@sinclair/typebox';
 
 /**
  * The schema with every object that does not say otherwise closed to undeclared properties (a copy; TypeBox's own
@@ -38,6 +39,6 @@ export const HistoryEntry = t.Object({
   actor: t.Union([t.String(), t.Null()]),
   tokenId: t.Union([t.String(), t.Null()]),
   changes: t.Record(t.String(), t.Object({ before: t.Unknown(), after: t.Unknown() })),
-  auditSeq: t.Union([t.Integer(), t.Null()]),
+  auditSeq: t.Union([Type.Integer(), t.Null()]),
 });
 export const HistoryList = Data(t.Array(HistoryEntry));

@@ -46,6 +46,8 @@ export interface InstalledParts {
   countedTables?: readonly string[];
   services?: Partial<PlatformServices>;
   uploads?(config: Config): readonly UploadLimit[];
+  /** The OpenAPI tags the module's REST operations are grouped under, each with the description the document shows. */
+  apiTags?: Readonly<Record<string, string>>;
 }
 
 let parts: readonly InstalledParts[] = [];
@@ -73,6 +75,10 @@ export const customFieldModules = (): Module[] => parts.flatMap((m) => (m.custom
 
 /** What a module's records are called on the screens: its first navigation entry's label ('Third parties'). */
 export const moduleLabel = (module: string): string => parts.find((m) => m.permissions === module)?.nav?.[0]?.label ?? module;
+
+/** Every installed module's OpenAPI tags with their descriptions, in module order. */
+export const apiTags = (): { name: string; description: string }[] =>
+  parts.flatMap((m) => Object.entries(m.apiTags ?? {}).map(([name, description]) => ({ name, description })));
 
 /** Upload limits every installed module declares. */
 export const uploadLimits = (config: Config): UploadLimit[] => parts.flatMap((m) => [...(m.uploads?.(config) ?? [])]);

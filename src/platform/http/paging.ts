@@ -1,12 +1,14 @@
 import { t, type Static, type TSchema } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { stringEnum } from './schema-helpers';
 import { exactly } from './envelopes';
+import { queryInteger } from './strict-input';
 import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm';
 
 /** Paging as the spec fixes it: page from 1, pageSize default 25 and at most 200; anything else is a 400, never clamped. */
 export const PageQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })),
-  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 25, description: 'Rows per page, 1 to 200' })),
+  page: t.Optional(queryInteger({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })),
+  pageSize: t.Optional(queryInteger({ minimum: 1, maximum: 200, default: 25, description: 'Rows per page, 1 to 200' })),
 });
 
 /** A list query: paging + a whitelisted sort ("field" or "-field") + text search + status and owner filters. */
@@ -34,8 +36,9 @@ export interface Page<T> {
  * them; normalisation still runs, so a list never sends a property its schema does not declare.
  * See docs/decisions.md, "List responses are documented, not re-validated".
  */
-export function pageEnvelope<T extends TSchema>(row: T) {
-  const envelope = exactly(t.Object({ data: t.Object({ rows: t.Array(row), total: t.Integer(), page: t.Integer(), pageSize: t.Integer() }) }));
+export function pageEnvelope<T extends TSchema>(row: T, exampleRow?: Record<string, unknown>) {
+  const envelope = exactly(t.Object({ data: t.Object({ rows: t.Array(row), total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer() }) }));
+  if (exampleRow) Object.assign(envelope, { examples: [{ data: { rows: [exampleRow], total: 1, page: 1, pageSize: 25 } }] });
   // t.NoValidate marks the schema with an enumerable `noValidate: true`, which the OpenAPI plugin would copy into the
   // document as an unknown keyword; Elysia only reads the flag, so keep it and hide it from serialisation.
   Object.defineProperty(t.NoValidate(envelope), 'noValidate', { value: true, enumerable: false });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { SchemaOptions } from '@sinclair/typebox';
+import type { SchemaOptions, TSchema } from '@sinclair/typebox';
 
 /**
  * A string enum schema (`{ enum: [...] }` in OpenAPI) typed as the union of its values.
@@ -11,3 +11,9 @@ export const stringEnum = <const T extends readonly string[]>(values: T, options
   if (!('default' in options)) delete (schema as { default?: unknown }).default;
   return schema;
 };
+
+/**
+ * `schema` with an example value that the OpenAPI document shows (its linters check the example against the schema);
+ * validation ignores it. A copy, so the schema shared with CSV imports and tools stays as it was.
+ */
+export const withExample = <T extends TSchema>(schema: T, example: unknown): T => ({ ...schema, examples: [example] });

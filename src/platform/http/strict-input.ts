@@ -1,5 +1,5 @@
-import { Elysia } from 'elysia';
-import { FormatRegistry } from '@sinclair/typebox';
+import { Elysia, t } from 'elysia';
+import { FormatRegistry, type IntegerOptions } from '@sinclair/typebox';
 import { invalid } from '../core/errors';
 
 /**
@@ -11,6 +11,14 @@ const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
 const DECIMAL_NUMBER = /^-?(0|[1-9][0-9]{0,15})(\.[0-9]{1,15})?$/;
 FormatRegistry.Set('integer', (value) => DECIMAL_INTEGER.test(value));
 FormatRegistry.Set('numeric', (value) => DECIMAL_NUMBER.test(value));
+
+/**
+ * An integer query parameter. A query value arrives as text, so this is Elysia's coercing integer: the text (decimal
+ * digits, above) decoded to a number and checked against the bounds. Only query parameters coerce: bodies, answers and
+ * tool inputs use TypeBox's plain Type.Integer, which refuses a string. The OpenAPI document shows this parameter as
+ * the integer it decodes to, with its bounds (openapi.ts, `decodedSchema`).
+ */
+export const queryInteger = (options: IntegerOptions) => t.Integer(options);
 
 /** The query parameters of `url` given more than once that the route reads as a single value. */
 export function repeatedParameters(url: string, query: Record<string, unknown>): string[] {

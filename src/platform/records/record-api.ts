@@ -4,6 +4,7 @@ import { apiAuth } from '../http/api-auth';
 import { runWrite, type AppContext } from '../http/context';
 import { Created, Data, deletedResponses, HistoryList, IdParam } from '../http/envelopes';
 import { pageEnvelope } from '../http/paging';
+import { withExample } from '../http/schema-helpers';
 import type { Permission } from '../permissions/permissions';
 import { batchOf, BatchResults, resultOf } from './batch';
 import {
@@ -22,6 +23,8 @@ export interface RecordApiOptions {
   ListQuery: TObject;
   /** Summaries of the operations where the register words them its own way (risks: 'Read a risk with its computed scores'). */
   summaries?: Partial<Record<'list' | 'create' | 'read' | 'update' | 'delete' | 'history', string>>;
+  /** Examples the OpenAPI document shows: a create body and a listed row (write them with `satisfies` their shapes). */
+  examples?: { create: Record<string, unknown>; row: Record<string, unknown> };
 }
 
 /**
@@ -39,14 +42,14 @@ export function recordApi<T extends OwnedTable, V>(ctx: AppContext, kind: Record
   return new Elysia({ name: `api:${kind.recordType}`, prefix: `/api/v1${o.path}` })
     .use(apiAuth(ctx))
     .get('', async ({ actor, query }) => ({ data: await listRecords(ctx.db, kind, actor, query as ListParams) }), {
-      scope: scope('read'), query: o.ListQuery, response: pageEnvelope(o.View),
+      scope: scope('read'), query: o.ListQuery, response: pageEnvelope(o.View, o.examples?.row),
       detail: { tags, summary: summary.list },
     })
     .post('', async ({ actor, body, set }) => {
       const created = await runWrite(ctx, (tx) => createRecord(tx, kind, actor, body as Record<string, unknown>));
       set.status = 201;
       return { data: created };
-    }, { scope: scope('create'), body: o.Create, response: { 201: Created }, detail: { tags, summary: summary.create } })
+    }, { scope: scope('create'), body: o.examples ? withExample(o.Create, o.examples.create) : o.Create, response: { 201: Created }, detail: { tags, summary: summary.create } })
     .get('/:id', async ({ actor, params }) => ({ data: await getRecord(ctx.db, kind, actor, params.id) }), {
       scope: scope('read'), params: IdParam, response: Data(o.View), detail: { tags, summary: summary.read },
     })

@@ -22,6 +22,16 @@ export const ownerView = {
   ownerGroup: t.Union([t.Object({ id: t.String(), name: t.String() }), t.Null()]),
 };
 
+/** The owner and timestamps of an example row in the OpenAPI document (RecordApiOptions.examples). */
+export const exampleOwnership = {
+  ownerId: '0b6f7d0e-3c1a-4b7e-9d2f-5a8c1e4b7d20',
+  ownerGroupId: null,
+  owner: { id: '0b6f7d0e-3c1a-4b7e-9d2f-5a8c1e4b7d20', name: 'Dana Whitfield', email: 'dana.whitfield@example.com' },
+  ownerGroup: null,
+  createdAt: '2026-11-02T09:14:03.512Z',
+  updatedAt: '2026-11-20T16:40:11.078Z',
+};
+
 /** Options of the shared shapes: `customFields` adds the record's custom field values (pair with RecordKind.customFields). */
 export interface RecordShapeOptions<C extends boolean = boolean> {
   customFields?: C;

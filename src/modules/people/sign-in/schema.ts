@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 
 /** What an administrator enters in Settings › Sign-in for OpenID Connect (the client secret is write-only). */
 export const OidcSettingsInput = t.Object({
@@ -55,7 +56,7 @@ export const LdapSettings = t.Object({
   nameAttribute: t.String({ maxLength: 100, description: 'Attribute holding the display name' }),
   groupMappings: t.Array(GroupMapping, { maxItems: 50, description: 'Directory group → group here; memberships of these groups follow the directory' }),
   createUsers: t.Boolean({ description: 'Create an account here on the first sign-in of a person the filter finds' }),
-  timeoutSeconds: t.Integer({ minimum: 1, maximum: 60, description: 'Seconds to wait for the directory' }),
+  timeoutSeconds: Type.Integer({ minimum: 1, maximum: 60, description: 'Seconds to wait for the directory' }),
 }, { additionalProperties: false });
 export type LdapSettings = Static<typeof LdapSettings>;
 export type GroupMapping = Static<typeof GroupMapping>;
