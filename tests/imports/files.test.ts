@@ -26,6 +26,17 @@ describe('File handling', () => {
     expect(row.description).toBe('one, two;\r\nthree');
   });
 
+  test('mixed line endings (CRLF, LF and CR in one file) read every row, with line numbers as written', async () => {
+    const names = [unique('Mixed a'), unique('Mixed b'), unique('Mixed c')];
+    const csv = `name,description\r\n${names[0]},"kept\r\nbreak"\n${names[1]},lf\r${names[2]},cr\n`;
+    const applied = await postCsv(env, token, 'controls', csv, 'apply');
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.data.counts.create).toBe(3);
+    expect(applied.data.rows.map((r) => r.line)).toEqual([2, 4, 5]);
+    const [row] = await env.ctx.db.select().from(controls).where(eq(controls.name, names[0]));
+    expect(row.description).toBe('kept\r\nbreak');
+  });
+
   test('a file that is not CSV text, is empty, has only a header, or is over the size or row limit is refused with a clear message', async () => {
     const cases: [string, string | Uint8Array, string][] = [
       ['binary', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), 'not'],
