@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { attempt, fieldErrors, formText, type Option } from '../../views/components/form';
 import { renderScreen } from '../../views/layout';
 import {
-  ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
+  ConfirmDelete, ListActions, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
 } from '../../views/records/record-views';
 import { platformService, recordSections } from './module';
 import { listAuditFor } from './audit';
@@ -19,8 +19,10 @@ import { invalid } from './errors';
 import { schemaProblems } from './form-input';
 import { canTouch, levelOf, type Actor, type Permission } from './permissions';
 import {
-  createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type OwnedTable, type RecordKind, type RecordView,
+  createRecord, deleteRecord, getRecord, listRecords, recordHistory, referencesTo, updateRecord, type OwnedTable, type RecordKind, type RecordView,
 } from './records';
+import { toCsv } from './csv/write';
+import { valueLabel, valueOptions } from './value-labels';
 import { screenAuth } from './screen-auth';
 
 export type { FieldSpec, ListColumn } from '../../views/records/record-views';
@@ -46,9 +48,11 @@ export interface RecordPagesOptions<V> {
   Create: TObject;
   Update: TObject;
   fields: FieldSpec[];
+  /** The list's columns; one with `sort` sorts by that key of the kind's `sortable` when its header is clicked. */
   columns: ListColumn<V>[];
   statuses?: readonly string[];
-  sorts?: Option[];
+  /** The search box's label on the list ('Search titles'); 'Search' by default. */
+  searchLabel?: string;
   /**
    * The list offers CSV imports (src/platform/csv): every import type registered under the list's path (risks:
    * risks, risks/exceptions; audits: audits/findings), each to those who may create or update its records. One type
@@ -65,6 +69,8 @@ export interface RecordPagesOptions<V> {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE_SIZES = [10, 25, 50, 100, 200];
+/** Rows a list's CSV export holds at most (the specification's limit for downloads of current records). */
+const EXPORT_LIMIT = 5_000;
 
 const accepts = (schema: TSchema | undefined, value: unknown) => schema !== undefined && Value.Check(schema, value);
 
@@ -107,10 +113,7 @@ export function formInput(
 export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id: string }>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
   const right = (r: string) => `${kind.module}:${r}` as Permission;
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: o.navKey });
-  const sorts: Option[] = o.sorts ?? [
-    { value: '', label: 'Newest first' },
-    { value: '-updatedAt', label: 'Recently updated' },
-  ];
+  const sortable = (sort: string) => Object.hasOwn(kind.sortable, sort.replace(/^-/, ''));
 
   const listState = (query: Record<string, string | undefined>): ListState => {
     const int = (raw: string | undefined, fallback: number) => (raw && /^\d{1,6}$/.test(raw) ? Number(raw) : fallback);
@@ -119,7 +122,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       q: (query.q ?? '').trim().slice(0, 200),
       status: o.statuses?.includes(query.status ?? '') ? query.status! : '',
       ownerId: UUID.test(query.ownerId ?? '') ? query.ownerId! : '',
-      sort: sorts.some((s) => s.value === query.sort) ? query.sort! : '',
+      sort: query.sort && sortable(query.sort) ? query.sort : '',
       page: Math.max(1, int(query.page, 1)),
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
       extra: Object.fromEntries((o.filters ?? []).flatMap((f) => {
@@ -149,7 +152,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
           ? [...visible, { value: linked, label: `${RESTRICTED_NAME}, kept` }]
           : visible;
       } else if (field.options) {
-        choices[field.name] = field.options.map((v) => ({ value: v, label: readable(v) }));
+        choices[field.name] = valueOptions(field.options);
       }
     }
     return choices;
@@ -177,7 +180,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const raw = (view as Record<string, unknown>)[f.name];
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
       const named = linkNames.get(f.name) ?? choices[f.name]?.find((c) => c.value === value)?.label;
-      return { label: f.label, value: f.kind === 'select' ? readable(value) : (named ?? value) };
+      return { label: f.label, value: f.kind === 'select' && value !== '—' ? valueLabel(value) : (named ?? value) };
     }),
     ...(o.fields.some((f) => f.kind === 'owner') ? [] : [{ label: 'Owner', value: view.owner?.name ?? view.ownerGroup?.name ?? '—' }]),
     { label: 'Created', value: String(view.createdAt).slice(0, 16).replace('T', ' ') },
@@ -197,6 +200,22 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
 
   const refusal = (problems: number, message: string) => (problems ? 'Please correct the fields marked below.' : message);
 
+  const listParams = (state: ListState, page: number, pageSize: number) => ({
+    page, pageSize, ...(state.sort ? { sort: state.sort } : {}),
+    ...(state.q ? { q: state.q } : {}), ...(state.status ? { status: state.status } : {}), ...(state.ownerId ? { ownerId: state.ownerId } : {}),
+    ...state.extra,
+  });
+
+  /** The confirmation page; while other records still point at this one it says so, and a refused delete comes back to it. */
+  const confirmDelete = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string, refused?: string) => {
+    const view = await getRecord(ctx.db, kind, viewer, id);
+    const name = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? view.id);
+    const still = await referencesTo(ctx.db, kind, view.id);
+    return renderScreen(headers, shell(`Delete ${o.singular.toLowerCase()}`, viewer, csrfToken),
+      <ConfirmDelete action={`${o.path}/${view.id}/delete`} cancel={`${o.path}/${view.id}`} what={`${o.singular.toLowerCase()} "${name}"`} csrfToken={csrfToken}
+        referrers={still} recordHref={`${o.path}/${view.id}`} refused={refused} />);
+  };
+
   return new Elysia({ name: `pages:${kind.recordType}` })
     .use(screenAuth(ctx))
     .get(o.path, async ({ viewer, csrfToken, headers, query }) => {
@@ -207,18 +226,31 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
         return imports || own ? <>{imports}{own}</> : undefined;
       };
       const state = listState(query);
-      const page = await listRecords(ctx.db, kind, viewer, {
-        page: state.page, pageSize: state.pageSize, ...(state.sort ? { sort: state.sort } : {}),
-        ...(state.q ? { q: state.q } : {}), ...(state.status ? { status: state.status } : {}), ...(state.ownerId ? { ownerId: state.ownerId } : {}),
-        ...state.extra,
-      });
-      const results = { path: o.path, page, state, columns: o.columns, plural: o.title };
+      const page = await listRecords(ctx.db, kind, viewer, listParams(state, state.page, state.pageSize));
+      const results = { path: o.path, page, state, columns: o.columns, plural: o.title, singular: o.singular };
       if (headers['hx-request'] === 'true' && headers['hx-target']) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
-      return renderScreen(headers, shell(o.title, viewer, csrfToken),
-        <RecordList {...results} statuses={o.statuses} sorts={sorts} filters={o.filters} singular={o.singular}
+      const canCreate = levelOf(viewer, right('create')) !== null;
+      const actions = <ListActions path={o.path} singular={o.singular} canCreate={canCreate} extraActions={importButton(viewer)} />;
+      return renderScreen(headers, { ...shell(o.title, viewer, csrfToken), actions },
+        <RecordList {...results} statuses={o.statuses} filters={o.filters} searchLabel={o.searchLabel} done={query.done}
           owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}
           extraActions={importButton(viewer)} />);
+    }, { page: right('read') })
+
+    // The list as filtered and sorted on screen, as CSV: the columns' headers and text, at most EXPORT_LIMIT rows.
+    .get(`${o.path}/export.csv`, async ({ viewer, query, set }) => {
+      const state = listState(query);
+      const rows: V[] = [];
+      for (let page = 1; rows.length < EXPORT_LIMIT; page++) {
+        const chunk = await listRecords(ctx.db, kind, viewer, listParams(state, page, 200));
+        rows.push(...chunk.rows);
+        if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+      }
+      const kept = rows.slice(0, EXPORT_LIMIT);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="${o.path.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([o.columns.map((c) => c.header), ...kept.map((row) => o.columns.map((c) => String(c.value(row) ?? '')))]);
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>
@@ -285,14 +317,11 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       });
     }, { page: right('update') })
 
-    .get(`${o.path}/:id/delete`, async ({ viewer, csrfToken, headers, params }) => {
-      const view = await getRecord(ctx.db, kind, viewer, params.id);
-      const name = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? view.id);
-      return renderScreen(headers, shell(`Delete ${o.singular.toLowerCase()}`, viewer, csrfToken),
-        <ConfirmDelete action={`${o.path}/${view.id}/delete`} cancel={`${o.path}/${view.id}`} what={`${o.singular.toLowerCase()} "${name}"`} csrfToken={csrfToken} />);
-    }, { page: right('delete') })
-    .post(`${o.path}/:id/delete`, async ({ viewer, params, redirect }) => {
-      await runWrite(ctx, (tx) => deleteRecord(tx, kind, viewer, params.id));
-      return redirect(`${o.path}?done=deleted`, 303);
+    .get(`${o.path}/:id/delete`, ({ viewer, csrfToken, headers, params }) => confirmDelete(viewer, csrfToken, headers, params.id), { page: right('delete') })
+    .post(`${o.path}/:id/delete`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => deleteRecord(tx, kind, viewer, params.id)));
+      if (result.ok) return redirect(`${o.path}?done=deleted`, 303);
+      set.status = result.error.status;
+      return confirmDelete(viewer, csrfToken, headers, params.id, result.error.message);
     }, { page: right('delete') });
 }

@@ -7,6 +7,8 @@ import { Flash, FormError } from '../components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../components/form';
 import { Pager } from '../components/pager';
 import { DataTable, shownValue, Text, When } from '../components/table';
+import { FilterBar } from '../components/filter-bar';
+import { valueLabel, valueOptions } from '../../src/platform/value-labels';
 
 /** A form field of a register screen; the kit renders, parses and validates it against the module's schema. */
 export interface FieldSpec {
@@ -23,9 +25,14 @@ export interface FieldSpec {
 
 export interface ListColumn<V> {
   header: string;
+  /** The cell as text: shown, searched by the eye and written to the list's CSV export. */
   value(view: V): string | number | null | undefined;
+  /** The cell as a component (a score with its band), when text alone says less; the export still writes `value`. */
+  cell?(view: V): JSX.Element;
   /** Links the cell to the record's page. */
   link?: boolean;
+  /** The list's sort key (the kind's `sortable`): the header sorts by it on click. */
+  sort?: string;
 }
 
 export interface ListState {
@@ -46,20 +53,39 @@ export interface ListFilter {
   options: Option[];
 }
 
-export const readable = (value: string) => value.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase());
+export const readable = valueLabel;
 
-export function listHref(path: string, state: ListState, page = state.page): string {
+/** The list's filters as query parameters (sort and paging left out). */
+export function filterParams(state: ListState): URLSearchParams {
   const params = new URLSearchParams();
   if (state.q) params.set('q', state.q);
   if (state.status) params.set('status', state.status);
   if (state.ownerId) params.set('ownerId', state.ownerId);
-  if (state.sort) params.set('sort', state.sort);
   for (const [name, value] of Object.entries(state.extra ?? {})) params.set(name, value);
+  return params;
+}
+
+export function listHref(path: string, state: ListState, page = state.page, sort = state.sort): string {
+  const params = filterParams(state);
+  if (sort) params.set('sort', sort);
   if (page > 1) params.set('page', String(page));
   if (state.pageSize !== 25) params.set('pageSize', String(state.pageSize));
   const query = params.toString();
   return query ? `${path}?${query}` : path;
 }
+
+/** The CSV export of the list as filtered and sorted on screen. */
+export function exportHref(path: string, state: ListState): string {
+  const params = filterParams(state);
+  if (state.sort) params.set('sort', state.sort);
+  const query = params.toString();
+  return `${path}/export.csv${query ? `?${query}` : ''}`;
+}
+
+const isFiltered = (state: ListState) => Boolean(state.q || state.status || state.ownerId || Object.keys(state.extra ?? {}).length);
+
+/** "1 risk", "2 risks". */
+export const countOf = (n: number, singular: string, plural: string) => `${n.toLocaleString('en')} ${n === 1 ? singular.toLowerCase() : plural.toLowerCase()}`;
 
 interface Identified {
   id: string;
@@ -71,24 +97,37 @@ export interface ResultsProps<V extends Identified> {
   state: ListState;
   columns: ListColumn<V>[];
   plural: string;
+  singular: string;
+  /** The empty register's first actions ("New control", "Import"), shown when nothing is filtered. */
+  emptyActions?: JSX.Element;
 }
 
-const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
+export const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
 
-/** The table and pager; the whole page renders it and htmx swaps it alone when filters change. */
-export function RecordResults<V extends Identified>({ path, page, state, columns, plural }: ResultsProps<V>): JSX.Element {
+/** The count, Export, the table and the pager; the whole page renders it and htmx swaps it alone when filters change. */
+export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyActions }: ResultsProps<V>): JSX.Element {
   const id = resultsId(path);
-  const filtered = Boolean(state.q || state.status || state.ownerId || Object.keys(state.extra ?? {}).length);
+  const filtered = isFiltered(state);
   return (
-    <section id={id} aria-live="polite">
-      <DataTable<V>
-        rows={page.rows}
-        empty={filtered ? `No ${plural.toLowerCase()} match these filters.` : `No ${plural.toLowerCase()} yet.`}
-        columns={columns.map((c) => ({
-          header: c.header,
-          cell: (row: V) => (c.link ? <a href={`${path}/${row.id}`} safe>{String(c.value(row) ?? '')}</a> : <Text value={c.value(row)} />),
-        }))}
-      />
+    <section id={id} aria-live="polite" aria-label={plural}>
+      <p class="results-bar">
+        <span class="muted" safe>{filtered ? `${countOf(page.total, singular, plural)} match these filters` : countOf(page.total, singular, plural)}</span>
+        {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="">Export CSV</a>}
+      </p>
+      {page.total === 0 && !filtered && emptyActions
+        ? <div class="card empty-state"><p safe>{`No ${plural.toLowerCase()} yet.`}</p><p class="actions">{emptyActions}</p></div>
+        : (
+          <DataTable<V>
+            rows={page.rows}
+            empty={filtered ? `No ${plural.toLowerCase()} match these filters.` : `No ${plural.toLowerCase()} yet.`}
+            sort={{ current: state.sort, href: (sort) => listHref(path, state, 1, sort), target: `#${id}` }}
+            columns={columns.map((c) => ({
+              header: c.header,
+              sort: c.sort,
+              cell: (row: V) => (c.link ? <a href={`${path}/${row.id}`} safe>{String(c.value(row) ?? '')}</a> : c.cell ? c.cell(row) : <Text value={c.value(row)} />),
+            }))}
+          />
+        )}
       <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(p) => listHref(path, state, p)} target={`#${id}`} />
     </section>
   );
@@ -97,38 +136,35 @@ export function RecordResults<V extends Identified>({ path, page, state, columns
 export interface ListProps<V extends Identified> extends ResultsProps<V> {
   statuses?: readonly string[];
   owners: Option[];
-  sorts: Option[];
   canCreate: boolean;
-  singular: string;
   extraActions?: JSX.Element;
   filters?: readonly ListFilter[];
+  /** The search box's label ('Search titles'). */
+  searchLabel?: string;
+  done?: string;
 }
 
-/** Filters are a plain GET form (works without JavaScript); htmx replaces only the results and pushes the URL. */
+/** The list's actions beside its title: New (the primary one), then the register's own (Import, …). */
+export function ListActions({ path, singular, canCreate, extraActions }: { path: string; singular: string; canCreate: boolean; extraActions?: JSX.Element }): JSX.Element {
+  return <>{extraActions}{canCreate && <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a>}</>;
+}
+
+/** The list page: the one filter bar and the results (the actions go beside the title, ListActions). */
 export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Element {
-  const { path, state, statuses, owners, sorts, canCreate, singular } = props;
-  const target = `#${resultsId(path)}`;
+  const { path, state, statuses, owners, canCreate, singular } = props;
+  const newButton = canCreate ? <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a> : undefined;
   return (
     <>
-      <p class="actions">
-        {canCreate && <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a>}
-        {props.extraActions}
-      </p>
-      <form method="get" action={path} class="filters" hx-get={path} hx-target={target} hx-select={target} hx-swap="outerHTML"
-        hx-push-url="true" hx-trigger="change, keyup changed delay:300ms from:input[name=q], submit">
-        <label>Search <input type="search" name="q" value={state.q} maxlength="200" /></label>
-        {statuses && (
-          <label>Status <Select name="status" selected={state.status}
-            options={[{ value: '', label: 'Any' }, ...statuses.map((s) => ({ value: s, label: readable(s) }))]} /></label>
-        )}
-        {props.filters?.map((f) => (
-          <label><span safe>{f.label}</span> <Select name={f.name} selected={state.extra?.[f.name] ?? ''} options={[{ value: '', label: 'Any' }, ...f.options]} /></label>
-        ))}
-        <label>Owner <Select name="ownerId" selected={state.ownerId} options={[{ value: '', label: 'Anyone' }, ...owners]} /></label>
-        <label>Sort <Select name="sort" selected={state.sort} options={sorts} /></label>
-        <noscript><button type="submit">Apply</button></noscript>
-      </form>
-      <RecordResults {...props} />
+      <Flash kind="success" message={props.done === 'deleted' ? `${singular} deleted.` : undefined} />
+      <FilterBar action={path} label={`Filter ${props.plural.toLowerCase()}`} target={`#${resultsId(path)}`}
+        search={{ value: state.q, label: props.searchLabel ?? 'Search' }} filtered={isFiltered(state)}
+        keep={{ sort: state.sort, pageSize: state.pageSize === 25 ? '' : String(state.pageSize) }}
+        filters={[
+          ...(statuses ? [{ name: 'status', label: 'Status', selected: state.status, options: valueOptions(statuses) }] : []),
+          ...(props.filters ?? []).map((f) => ({ name: f.name, label: f.label, options: f.options, selected: state.extra?.[f.name] ?? '' })),
+          { name: 'ownerId', label: 'Owner', selected: state.ownerId, options: owners, any: 'Anyone' },
+        ]} />
+      <RecordResults {...props} emptyActions={props.emptyActions ?? (newButton || props.extraActions ? <>{newButton}{props.extraActions}</> : undefined)} />
     </>
   );
 }
@@ -248,10 +284,34 @@ export function RecordDetail(p: DetailProps): JSX.Element {
   );
 }
 
-export function ConfirmDelete({ action, cancel, what, csrfToken }: { action: string; cancel: string; what: string; csrfToken: string }): JSX.Element {
+export interface ConfirmDeleteProps {
+  action: string;
+  cancel: string;
+  what: string;
+  csrfToken: string;
+  /** What still points at the record, by kind with counts: deleting is refused until they are gone. */
+  referrers?: { label: string; count: number }[];
+  /** The record's page, where what links to it is listed. */
+  recordHref?: string;
+  /** Why the last attempt was refused (409). */
+  refused?: string;
+}
+
+/** Deleting asks first, on a page of its own; it warns while other records still refer to this one. */
+export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [], recordHref, refused }: ConfirmDeleteProps): JSX.Element {
+  const blocked = referrers.length > 0;
   return (
     <form method="post" action={action} class="card">
       <CsrfField token={csrfToken} />
+      {blocked
+        ? (
+          <div class="flash flash-error" role={refused ? 'alert' : undefined}>
+            <p safe>{`${refused ? 'Not deleted: ' : 'This cannot be deleted yet: '}other records still refer to this ${what}:`}</p>
+            <ul>{referrers.map((r) => <li safe>{`${r.count} ${r.label}`}</li>)}</ul>
+            <p>Remove those references first{recordHref ? <>{' (the record\'s page lists them: '}<a href={recordHref}>open it</a>{')'}</> : ''}.</p>
+          </div>
+        )
+        : <FormError message={refused} />}
       <p safe>{`Delete ${what}? This cannot be undone; the Audit Log keeps a record of it.`}</p>
       <p class="actions"><button type="submit" class="danger">Delete</button><a href={cancel}>Cancel</a></p>
     </form>

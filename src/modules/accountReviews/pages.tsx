@@ -1,3 +1,4 @@
+import { readable } from '../../../views/records/record-views';
 import { t } from 'elysia';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { renderScreen } from '../../../views/layout';
@@ -48,16 +49,10 @@ export function accountReviewPages(ctx: AppContext) {
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Name', value: (p) => p.name, link: true },
-      { header: 'Status', value: (p) => p.status },
-      { header: 'Due on', value: (p) => p.dueOn },
+      { header: 'Name', value: (p) => p.name, link: true, sort: 'name' },
+      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
+      { header: 'Due on', value: (p) => p.dueOn, sort: 'dueOn' },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'name', label: 'Name A–Z' },
-      { value: 'dueOn', label: 'Due first' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer, csrfToken) => section(view, viewer, csrfToken),
   })
