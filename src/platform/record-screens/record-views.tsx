@@ -1,0 +1,319 @@
+import type { AuditEntry } from '../audit/audit';
+import type { Actor } from '../permissions/permissions';
+import type { HistoryView } from '../audit/history';
+import type { LinkTarget } from '../records/links';
+import type { Page } from '../http/paging';
+import { Flash, FormError } from '../../../views/components/flash';
+import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
+import { Pager } from '../../../views/components/pager';
+import { DataTable, shownValue, Text, When } from '../../../views/components/table';
+import { FilterBar } from '../../../views/components/filter-bar';
+import { valueLabel, valueOptions } from '../core/value-labels';
+
+/** A form field of a register screen; the kit renders, parses and validates it against the module's schema. */
+export interface FieldSpec {
+  name: string;
+  label: string;
+  kind: 'text' | 'textarea' | 'number' | 'date' | 'url' | 'select' | 'owner' | 'ownerGroup' | 'reference';
+  /** For select: allowed values (labels made readable). For reference: a loader of the choices the viewer may pick. */
+  options?: readonly string[] | ((viewer: Actor) => Promise<Option[]>);
+  /** For a reference to another module's owned record: the record page names it only to a viewer who may read it. */
+  link?: LinkTarget;
+  required?: boolean;
+  hint?: string;
+}
+
+export interface ListColumn<V> {
+  header: string;
+  /** The cell as text: shown, searched by the eye and written to the list's CSV export. */
+  value(view: V): string | number | null | undefined;
+  /** The cell as a component (a score with its band), when text alone says less; the export still writes `value`. */
+  cell?(view: V): JSX.Element;
+  /** Links the cell to the record's page. */
+  link?: boolean;
+  /** The list's sort key (the kind's `sortable`): the header sorts by it on click. */
+  sort?: string;
+}
+
+export interface ListState {
+  q: string;
+  status: string;
+  ownerId: string;
+  sort: string;
+  page: number;
+  pageSize: number;
+  /** Values of the register's own filters (evidence: kind, locked), by name; only chosen ones. */
+  extra?: Record<string, string>;
+}
+
+/** A register's own list filter: a select of allowed values, passed to the list query under its name. */
+export interface ListFilter {
+  name: string;
+  label: string;
+  options: Option[];
+}
+
+export const readable = valueLabel;
+
+/** The list's filters as query parameters (sort and paging left out). */
+export function filterParams(state: ListState): URLSearchParams {
+  const params = new URLSearchParams();
+  if (state.q) params.set('q', state.q);
+  if (state.status) params.set('status', state.status);
+  if (state.ownerId) params.set('ownerId', state.ownerId);
+  for (const [name, value] of Object.entries(state.extra ?? {})) params.set(name, value);
+  return params;
+}
+
+export function listHref(path: string, state: ListState, page = state.page, sort = state.sort): string {
+  const params = filterParams(state);
+  if (sort) params.set('sort', sort);
+  if (page > 1) params.set('page', String(page));
+  if (state.pageSize !== 25) params.set('pageSize', String(state.pageSize));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** The CSV export of the list as filtered and sorted on screen. */
+export function exportHref(path: string, state: ListState): string {
+  const params = filterParams(state);
+  if (state.sort) params.set('sort', state.sort);
+  const query = params.toString();
+  return `${path}/export.csv${query ? `?${query}` : ''}`;
+}
+
+const isFiltered = (state: ListState) => Boolean(state.q || state.status || state.ownerId || Object.keys(state.extra ?? {}).length);
+
+/** "1 risk", "2 risks". */
+export const countOf = (n: number, singular: string, plural: string) => `${n.toLocaleString('en')} ${n === 1 ? singular.toLowerCase() : plural.toLowerCase()}`;
+
+interface Identified {
+  id: string;
+}
+
+export interface ResultsProps<V extends Identified> {
+  path: string;
+  page: Page<V>;
+  state: ListState;
+  columns: ListColumn<V>[];
+  plural: string;
+  singular: string;
+  /** The empty register's first actions ("New control", "Import"), shown when nothing is filtered. */
+  emptyActions?: JSX.Element;
+}
+
+export const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
+
+/** The count, Export, the table and the pager; the whole page renders it and htmx swaps it alone when filters change. */
+export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyActions }: ResultsProps<V>): JSX.Element {
+  const id = resultsId(path);
+  const filtered = isFiltered(state);
+  return (
+    <section id={id} aria-live="polite" aria-label={plural}>
+      <p class="results-bar">
+        <span class="muted" safe>{filtered ? `${countOf(page.total, singular, plural)} match these filters` : countOf(page.total, singular, plural)}</span>
+        {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="">Export CSV</a>}
+      </p>
+      {page.total === 0 && !filtered && emptyActions
+        ? <div class="card empty-state"><p safe>{`No ${plural.toLowerCase()} yet.`}</p><p class="actions">{emptyActions}</p></div>
+        : (
+          <DataTable<V>
+            rows={page.rows}
+            empty={filtered ? `No ${plural.toLowerCase()} match these filters.` : `No ${plural.toLowerCase()} yet.`}
+            sort={{ current: state.sort, href: (sort) => listHref(path, state, 1, sort), target: `#${id}` }}
+            columns={columns.map((c) => ({
+              header: c.header,
+              sort: c.sort,
+              cell: (row: V) => (c.link ? <a href={`${path}/${row.id}`} safe>{String(c.value(row) ?? '')}</a> : c.cell ? c.cell(row) : <Text value={c.value(row)} />),
+            }))}
+          />
+        )}
+      <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(p) => listHref(path, state, p)} target={`#${id}`} />
+    </section>
+  );
+}
+
+export interface ListProps<V extends Identified> extends ResultsProps<V> {
+  statuses?: readonly string[];
+  owners: Option[];
+  canCreate: boolean;
+  extraActions?: JSX.Element;
+  filters?: readonly ListFilter[];
+  /** The search box's label ('Search titles'). */
+  searchLabel?: string;
+  done?: string;
+}
+
+/** The list's actions beside its title: New (the primary one), then the register's own (Import, …). */
+export function ListActions({ path, singular, canCreate, extraActions }: { path: string; singular: string; canCreate: boolean; extraActions?: JSX.Element }): JSX.Element {
+  return <>{extraActions}{canCreate && <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a>}</>;
+}
+
+/** The list page: the one filter bar and the results (the actions go beside the title, ListActions). */
+export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Element {
+  const { path, state, statuses, owners, canCreate, singular } = props;
+  const newButton = canCreate ? <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a> : undefined;
+  return (
+    <>
+      <Flash kind="success" message={props.done === 'deleted' ? `${singular} deleted.` : undefined} />
+      <FilterBar action={path} label={`Filter ${props.plural.toLowerCase()}`} target={`#${resultsId(path)}`}
+        search={{ value: state.q, label: props.searchLabel ?? 'Search' }} filtered={isFiltered(state)}
+        keep={{ sort: state.sort, pageSize: state.pageSize === 25 ? '' : String(state.pageSize) }}
+        filters={[
+          ...(statuses ? [{ name: 'status', label: 'Status', selected: state.status, options: valueOptions(statuses) }] : []),
+          ...(props.filters ?? []).map((f) => ({ name: f.name, label: f.label, options: f.options, selected: state.extra?.[f.name] ?? '' })),
+          { name: 'ownerId', label: 'Owner', selected: state.ownerId, options: owners, any: 'Anyone' },
+        ]} />
+      <RecordResults {...props} emptyActions={props.emptyActions ?? (newButton || props.extraActions ? <>{newButton}{props.extraActions}</> : undefined)} />
+    </>
+  );
+}
+
+export type FormValues = Record<string, string>;
+
+export interface FormProps {
+  action: string;
+  cancel: string;
+  fields: FieldSpec[];
+  values: FormValues;
+  choices: Record<string, Option[]>;
+  errors: FieldErrors;
+  error?: string;
+  csrfToken: string;
+  submit: string;
+  /** Inputs after the module's fields (the module's custom fields). */
+  extra?: JSX.Element;
+}
+
+/** The create/edit form: each field with its inline error; the values typed are kept after a refusal. */
+export function RecordForm({ action, cancel, fields, values, choices, errors, error, csrfToken, submit, extra }: FormProps): JSX.Element {
+  return (
+    <form method="post" action={action} class="card form" novalidate>
+      <CsrfField token={csrfToken} />
+      <FormError message={error} />
+      {fields.map((f) => {
+        const common = { label: f.label, name: f.name, value: values[f.name] ?? '', error: errors[f.name], hint: f.hint, required: f.required };
+        switch (f.kind) {
+          case 'textarea':
+            return <Field {...common} type="textarea" />;
+          case 'number':
+            return <Field {...common} type="number" />;
+          case 'date':
+            return <Field {...common} type="date" />;
+          case 'url':
+          case 'text':
+            return <Field {...common} type="text" />;
+          default: {
+            const options = [{ value: '', label: f.required ? 'Choose…' : '—' }, ...(choices[f.name] ?? [])];
+            return <Field {...common}><Select name={f.name} options={options} selected={values[f.name] ?? ''} /></Field>;
+          }
+        }
+      })}
+      {extra}
+      <p class="actions">
+        <button type="submit" safe>{submit}</button>
+        <a href={cancel}>Cancel</a>
+      </p>
+    </form>
+  );
+}
+
+const DONE: Record<string, string> = { created: 'Created.', updated: 'Saved.', deleted: 'Deleted.' };
+
+export interface DetailProps {
+  path: string;
+  id: string;
+  rows: { label: string; value: string }[];
+  history: HistoryView[];
+  audit: AuditEntry[];
+  labelOf(field: string): string;
+  canUpdate: boolean;
+  canDelete: boolean;
+  done?: string;
+  sections?: JSX.Element;
+  plural: string;
+}
+
+
+/** A record's page: its fields, the module's own sections, its History and its Audit Log entries. */
+export function RecordDetail(p: DetailProps): JSX.Element {
+  return (
+    <>
+      <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
+      <p class="actions">
+        <a href={p.path} safe>{`← All ${p.plural.toLowerCase()}`}</a>
+        {p.canUpdate && <a class="button" href={`${p.path}/${p.id}/edit`}>Edit</a>}
+        {p.canDelete && <a class="button danger" href={`${p.path}/${p.id}/delete`}>Delete</a>}
+      </p>
+      <dl class="card details">
+        {p.rows.map((r) => <><dt safe>{r.label}</dt><dd class="prewrap" safe>{r.value}</dd></>)}
+      </dl>
+      {p.sections}
+      <h2>History</h2>
+      <DataTable<HistoryView>
+        rows={p.history}
+        empty="No changes recorded."
+        columns={[
+          { header: 'When', cell: (h) => <When value={h.at} /> },
+          { header: 'Who', cell: (h) => <Text value={`${h.actor ?? 'system'} (${h.via}${h.source ? `, ${h.source}` : ''})`} /> },
+          { header: 'Action', cell: (h) => <Text value={h.action} /> },
+          {
+            header: 'Changes',
+            cell: (h) => (
+              <ul class="changes">
+                {Object.entries(h.changes).map(([field, c]) => (
+                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{shownValue(c.before)}</span>{' → '}<span safe>{shownValue(c.after)}</span></li>
+                ))}
+              </ul>
+            ),
+          },
+        ]}
+      />
+      <h2>Audit Log</h2>
+      <DataTable<AuditEntry>
+        rows={p.audit}
+        empty="No Audit Log entries."
+        columns={[
+          { header: '#', cell: (e) => <Text value={e.seq} /> },
+          { header: 'When', cell: (e) => <When value={e.at} /> },
+          { header: 'Action', cell: (e) => <Text value={`${e.module} ${e.action}`} /> },
+          { header: 'Via', cell: (e) => <Text value={e.via + (e.actorTokenId ? ` (token ${e.actorTokenId})` : '')} /> },
+        ]}
+      />
+    </>
+  );
+}
+
+export interface ConfirmDeleteProps {
+  action: string;
+  cancel: string;
+  what: string;
+  csrfToken: string;
+  /** What still points at the record, by kind with counts: deleting is refused until they are gone. */
+  referrers?: { label: string; count: number }[];
+  /** The record's page, where what links to it is listed. */
+  recordHref?: string;
+  /** Why the last attempt was refused (409). */
+  refused?: string;
+}
+
+/** Deleting asks first, on a page of its own; it warns while other records still refer to this one. */
+export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [], recordHref, refused }: ConfirmDeleteProps): JSX.Element {
+  const blocked = referrers.length > 0;
+  return (
+    <form method="post" action={action} class="card">
+      <CsrfField token={csrfToken} />
+      {blocked
+        ? (
+          <div class="flash flash-error" role={refused ? 'alert' : undefined}>
+            <p safe>{`${refused ? 'Not deleted: ' : 'This cannot be deleted yet: '}other records still refer to this ${what}:`}</p>
+            <ul>{referrers.map((r) => <li safe>{`${r.count} ${r.label}`}</li>)}</ul>
+            <p>Remove those references first{recordHref ? <>{' (the record\'s page lists them: '}<a href={recordHref}>open it</a>{')'}</> : ''}.</p>
+          </div>
+        )
+        : <FormError message={refused} />}
+      <p safe>{`Delete ${what}? This cannot be undone; the Audit Log keeps a record of it.`}</p>
+      <p class="actions"><button type="submit" class="danger">Delete</button><a href={cancel}>Cancel</a></p>
+    </form>
+  );
+}
