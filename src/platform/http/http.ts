@@ -7,7 +7,7 @@ import { log } from '../core/log';
 import { systemActor, type Actor } from '../permissions/permissions';
 import { clientAddress, refusalLimiter, tooManyRefusals, type RefusalOutcome } from './refusals';
 import { screenViewerOf } from './screen-auth';
-import { Layout } from '../../../views/layout';
+import { Shell } from './screen';
 
 interface ValidationIssue {
   path?: string;
@@ -214,7 +214,7 @@ async function signedInOf(ctx: AppContext, request: Request, rest: object): Prom
 
 function errorScreen(status: number, message: string, signed: { viewer: Actor; csrfToken: string }): Promise<string> | string {
   const children = `${errorBox(status, message)}<p class="actions"><a href="/">Go to the start page</a></p>`;
-  return Layout({ title: errorTitle(status), viewer: signed.viewer, csrfToken: signed.csrfToken, children });
+  return Shell({ title: errorTitle(status), viewer: signed.viewer, csrfToken: signed.csrfToken, children });
 }
 
 function errorPage(status: number, message: string): string {
