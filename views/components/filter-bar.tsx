@@ -35,7 +35,7 @@ export function FilterBar(p: FilterBarProps): JSX.Element {
   return (
     <form method="get" action={p.action} class="filter-bar card" role="search" aria-label={p.label}
       hx-get={p.action} hx-target={p.target} hx-select={p.target} hx-swap="outerHTML" hx-push-url="true"
-      hx-trigger="change, input changed delay:400ms from:find input[type=search], submit">
+      hx-trigger={`change, input changed delay:400ms from:#${id('q')}, submit`}>
       {p.search && (
         <div class="field">
           <label for={id('q')} safe>{p.search.label}</label>

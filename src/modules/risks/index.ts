@@ -6,7 +6,9 @@ import { risksApi } from './api';
 import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
-import { riskTreatmentsModule } from './treatments-pages';
+import { riskSettingsPages } from './settings-pages';
+import { riskTreatmentsApi } from './treatments-api';
+import { riskTreatmentPages } from './treatments-pages';
 import { listRecords } from '../../platform/records/records';
 import { RiskListQuery } from './schema';
 import { getRisk, riskKind } from './service';
@@ -16,7 +18,9 @@ import { listTreatments } from './treatments-service';
 export const manifest = defineModule({
   name: 'risks',
   permissions: 'risks',
-  plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],
+  plugins: (ctx) => [
+    risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
+  ],
   imports: [riskImport],
   nav: [
     { group: 'Risk', key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },

@@ -4,8 +4,11 @@ import { Value } from '@sinclair/typebox/value';
 import { fieldErrors, type Option } from '../../../views/components/form';
 import { attempt, formText } from '../http/form-input';
 import { renderScreen } from '../http/screen';
+import { isHtmx } from '../../../views/layout';
+import { shownValue } from '../../../views/components/table';
 import {
-  ConfirmDelete, ListActions, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
+  ConfirmDelete, ListActions, readable, RecordDetail, RecordForm, RecordList, RecordResults, type DetailRow, type FieldSpec, type FormValues, type ListColumn, type ListFilter,
+  type ListState,
 } from './record-views';
 import { platformService } from '../http/installed';
 import { recordSections } from '../records/record-types';
@@ -62,12 +65,23 @@ export interface RecordPagesOptions<V> {
    * that is the list's own gives a plain Import button, several a menu offering the record type first.
    */
   importable?: boolean;
-  /** The register's own list filters beyond status and owner (evidence: kind, locked). */
-  filters?: readonly ListFilter[];
+  /** The register's own list filters beyond status and owner (evidence: kind, locked); a loader for choices read per request (risks: classification). */
+  filters?: readonly ListFilter[] | ((viewer: Actor) => Promise<ListFilter[]>);
   /** Further buttons beside New on the list (evidence: Verify files, Auditor package), for the viewer. */
   listActions?: (viewer: Actor) => JSX.Element | undefined;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
+  /** The record page's rows in the register's own words (risks: ratings with their scores), instead of one row per field. */
+  summary?: (view: V) => DetailRow[];
+  /** Links beside Edit and Delete on the record page (risks: Treatments, reviews and exceptions). */
+  detailActions?: (view: V) => JSX.Element;
+  /**
+   * Names History gives stored values, loaded once per page: the kit already names owners, groups and every field with
+   * choices; a register adds its own (risks: levels as "3 Possible"). Answer undefined to leave a value to the kit.
+   */
+  historyNames?: (viewer: Actor) => Promise<(field: string, value: unknown) => string | undefined>;
+  /** The flash after a create or a save ('Risk created.'); 'Created.' and 'Saved.' by default. */
+  messages?: { created?: string; updated?: string };
 }
 
 const PAGE_SIZES = [10, 25, 50, 100, 200];
@@ -95,7 +109,7 @@ export function formInput(
       else if (accepts(property, '')) input[field.name] = '';
       continue;
     }
-    input[field.name] = field.kind === 'number' && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+    input[field.name] = (field.kind === 'number' || field.numeric) && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
   }
   if (customFields?.length) {
     // Inputs named cf.<key>; their types are checked by the service, together with the record's own rules.
@@ -112,12 +126,32 @@ export function formInput(
  * the URL), detail with History and Audit Log, create and edit forms with inline errors, delete with confirmation —
  * all through the same services as the REST API. Modules chain their own screens onto the returned plugin.
  */
-export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id: string }>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
+/**
+ * What the kit's screens read of a record's view: its id, owner and timestamps. The standard view (RecordView) has
+ * them; a register's own view (risks: levels, scores, bands) may name the owner only as an object.
+ */
+export interface ScreenView {
+  id: string;
+  ownerId?: string | null;
+  ownerGroupId?: string | null;
+  owner: { id: string; name: string } | null;
+  ownerGroup: { id: string; name: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  customFields?: Record<string, unknown>;
+}
+
+/** Who owns a view, by id, whichever way the view names them. */
+const ownedOf = (view: ScreenView) => ({ ownerId: view.ownerId ?? view.owner?.id ?? null, ownerGroupId: view.ownerGroupId ?? view.ownerGroup?.id ?? null });
+
+export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
   const right = (r: string) => `${kind.module}:${r}` as Permission;
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: o.navKey });
   const sortable = (sort: string) => Object.hasOwn(kind.sortable, sort.replace(/^-/, ''));
 
-  const listState = (query: Record<string, string | undefined>): ListState => {
+  const filtersFor = async (viewer: Actor): Promise<readonly ListFilter[]> => (typeof o.filters === 'function' ? o.filters(viewer) : (o.filters ?? []));
+
+  const listState = (query: Record<string, string | undefined>, filters: readonly ListFilter[]): ListState => {
     const int = (raw: string | undefined, fallback: number) => (raw && /^\d{1,6}$/.test(raw) ? Number(raw) : fallback);
     const pageSize = int(query.pageSize, 25);
     return {
@@ -127,7 +161,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       sort: query.sort && sortable(query.sort) ? query.sort : '',
       page: Math.max(1, int(query.page, 1)),
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
-      extra: Object.fromEntries((o.filters ?? []).flatMap((f) => {
+      extra: Object.fromEntries(filters.flatMap((f) => {
         const value = query[f.name] ?? '';
         return f.options.some((option) => option.value === value) ? [[f.name, value]] : [];
       })),
@@ -144,7 +178,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     for (const field of o.fields) {
       if (field.kind === 'owner') {
         choices[field.name] = users.filter((u) => u.status === 'active' || u.id === currentOwnerId)
-          .map((u) => ({ value: u.id, label: u.status === 'active' ? u.name : `${u.name} (deactivated)` }));
+          .map((u) => ({ value: u.id, label: `${u.name}${u.status === 'active' ? '' : ' (deactivated)'} <${u.email}>` }));
       } else if (field.kind === 'ownerGroup') {
         choices[field.name] = groups.map((g) => ({ value: g.id, label: g.name }));
       } else if (typeof field.options === 'function') {
@@ -162,9 +196,12 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
 
   const valuesOf = (view: V): FormValues =>
     Object.fromEntries(o.fields.map((f) => {
-      const value = (view as Record<string, unknown>)[f.name];
+      const value = f.formValue ? f.formValue(view) : (view as Record<string, unknown>)[f.name];
       return [f.name, value === null || value === undefined ? '' : String(value)];
     }));
+
+  /** A record's name as its page is titled: its name or title field. */
+  const nameOf = (view: V) => String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
 
   const labelOf = (field: string) => o.fields.find((f) => f.name === field)?.label ?? readable(field.replace(/Id$/, ''));
 
@@ -177,13 +214,28 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     return new Map(named.filter((n) => n?.[1]).map((n) => [n![0], n![1]!]));
   };
 
-  const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>) => [
-    ...o.fields.map((f) => {
+  /** Stored ids as History shows them: the register's own names, then the choices' labels (owners, groups, linked records). */
+  const historyNamer = async (viewer: Actor, choices: Record<string, Option[]>) => {
+    const own = await o.historyNames?.(viewer);
+    return (field: string, value: unknown): string => {
+      const named = own?.(field, value);
+      if (named !== undefined) return named;
+      const linking = o.fields.find((f) => f.name === field)?.kind;
+      if (typeof value === 'string' && (linking === 'owner' || linking === 'ownerGroup' || linking === 'reference')) {
+        const label = choices[field]?.find((c) => c.value === value)?.label;
+        if (label) return label;
+      }
+      return shownValue(value);
+    };
+  };
+
+  const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>): DetailRow[] => [
+    ...(o.summary ? o.summary(view) : o.fields.map((f) => {
       const raw = (view as Record<string, unknown>)[f.name];
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
       const named = linkNames.get(f.name) ?? choices[f.name]?.find((c) => c.value === value)?.label;
       return { label: f.label, value: f.kind === 'select' && value !== '—' ? valueLabel(value) : (named ?? value) };
-    }),
+    })),
     ...(o.fields.some((f) => f.kind === 'owner') ? [] : [{ label: 'Owner', value: view.owner?.name ?? view.ownerGroup?.name ?? '—' }]),
     { label: 'Created', value: String(view.createdAt).slice(0, 16).replace('T', ' ') },
     { label: 'Updated', value: String(view.updatedAt).slice(0, 16).replace('T', ' ') },
@@ -199,6 +251,8 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     <RecordForm action={p.action} cancel={p.cancel} fields={o.fields} values={p.values} choices={await choicesFor(viewer, p.ownerId, p.values)}
       errors={p.errors ?? {}} error={p.error} csrfToken={csrfToken} submit={p.submit}
       extra={<CustomFieldInputs definitions={p.definitions ?? []} values={p.customValues ?? {}} errors={p.errors ?? {}} />} />);
+
+  const doneMessages: Record<string, string> = { created: o.messages?.created ?? 'Created.', updated: o.messages?.updated ?? 'Saved.' };
 
   const refusal = (problems: number, message: string) => (problems ? 'Please correct the fields marked below.' : message);
 
@@ -227,22 +281,23 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
         const own = o.listActions?.(v);
         return imports || own ? <>{imports}{own}</> : undefined;
       };
-      const state = listState(query);
+      const filters = await filtersFor(viewer);
+      const state = listState(query, filters);
       const page = await listRecords(ctx.db, kind, viewer, listParams(state, state.page, state.pageSize));
       const results = { path: o.path, page, state, columns: o.columns, plural: o.title, singular: o.singular };
-      if (headers['hx-request'] === 'true' && headers['hx-target']) return <RecordResults {...results} />;
+      if (isHtmx(headers)) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
       const canCreate = levelOf(viewer, right('create')) !== null;
       const actions = <ListActions path={o.path} singular={o.singular} canCreate={canCreate} extraActions={importButton(viewer)} />;
       return renderScreen(headers, { ...shell(o.title, viewer, csrfToken), actions },
-        <RecordList {...results} statuses={o.statuses} filters={o.filters} searchLabel={o.searchLabel} done={query.done}
+        <RecordList {...results} statuses={o.statuses} filters={filters} searchLabel={o.searchLabel} done={query.done}
           owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}
           extraActions={importButton(viewer)} />);
     }, { page: right('read') })
 
     // The list as filtered and sorted on screen, as CSV: the columns' headers and text, at most EXPORT_LIMIT rows.
     .get(`${o.path}/export.csv`, async ({ viewer, query, set }) => {
-      const state = listState(query);
+      const state = listState(query, await filtersFor(viewer));
       const rows: V[] = [];
       for (let page = 1; rows.length < EXPORT_LIMIT; page++) {
         const chunk = await listRecords(ctx.db, kind, viewer, listParams(state, page, 200));
@@ -278,7 +333,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const view = await getRecord(ctx.db, kind, viewer, params.id);
       const [history, audit, choices, linkNames, ownSections, otherSections, definitions] = await Promise.all([
         recordHistory(ctx.db, kind, viewer, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
-        choicesFor(viewer, view.ownerId as string | undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
+        choicesFor(viewer, ownedOf(view).ownerId ?? undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
         recordSections(ctx, kind.recordType, view.id as string, viewer, csrfToken), customDefinitions(),
       ]);
       const sections = <>{ownSections}{otherSections}</>;
@@ -286,23 +341,24 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const customLabels = new Map(definitions.map((d) => [`customFields.${d.key}`, d.label]));
       const rows = detailRows(view, choices, linkNames);
       rows.splice(rows.length - 2, 0, ...customRows);
-      const owned = { ownerId: view.ownerId as string | null, ownerGroupId: view.ownerGroupId as string | null };
+      const nameValue = await historyNamer(viewer, choices);
+      const owned = ownedOf(view);
       // A frozen record (locked evidence) offers no Edit or Delete: both would be refused.
       const frozen = kind.frozen?.(view) ?? null;
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
         <RecordDetail path={o.path} id={view.id as string} rows={rows} history={history} audit={audit}
-          labelOf={(field) => customLabels.get(field) ?? labelOf(field)}
-          canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)} done={query.done}
-          sections={sections} plural={o.title} />);
+          labelOf={(field) => customLabels.get(field) ?? labelOf(field)} nameValue={nameValue} actions={o.detailActions?.(view)}
+          canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)}
+          done={query.done ? doneMessages[query.done] : undefined} sections={sections} plural={o.title} />);
     }, { page: right('read') })
 
     .get(`${o.path}/:id/edit`, async ({ viewer, csrfToken, headers, params }) => {
       const view = await getRecord(ctx.db, kind, viewer, params.id);
       const definitions = await customDefinitions();
       return form(viewer, csrfToken, headers, {
-        title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${view.id}`, cancel: `${o.path}/${view.id}`, values: valuesOf(view),
-        submit: 'Save changes', ownerId: view.ownerId as string | undefined,
+        title: `Edit ${nameOf(view)}`, action: `${o.path}/${view.id}`, cancel: `${o.path}/${view.id}`, values: valuesOf(view),
+        submit: 'Save changes', ownerId: ownedOf(view).ownerId ?? undefined,
         definitions, customValues: customFieldFormValuesOf(definitions, view.customFields),
       });
     }, { page: right('update') })

@@ -21,6 +21,11 @@ export interface FieldSpec {
   link?: LinkTarget;
   required?: boolean;
   hint?: string;
+  /** The form value of a view whose field is not plain text (risks: a level object gives its number). */
+  formValue?(view: unknown): string | number | null | undefined;
+  /** A select whose values are numbers (risk levels): sent to the service as numbers. */
+  numeric?: boolean;
+  maxlength?: number;
 }
 
 export interface ListColumn<V> {
@@ -98,14 +103,14 @@ export interface ResultsProps<V extends Identified> {
   columns: ListColumn<V>[];
   plural: string;
   singular: string;
-  /** The empty register's first actions ("New control", "Import"), shown when nothing is filtered. */
-  emptyActions?: JSX.Element;
+  /** What an empty register suggests as its first step ("Add the first with New control, or Import a CSV file."). */
+  emptyHint?: string;
 }
 
 export const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
 
 /** The count, Export, the table and the pager; the whole page renders it and htmx swaps it alone when filters change. */
-export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyActions }: ResultsProps<V>): JSX.Element {
+export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyHint }: ResultsProps<V>): JSX.Element {
   const id = resultsId(path);
   const filtered = isFiltered(state);
   return (
@@ -114,8 +119,8 @@ export function RecordResults<V extends Identified>({ path, page, state, columns
         <span class="muted" safe>{filtered ? `${countOf(page.total, singular, plural)} match these filters` : countOf(page.total, singular, plural)}</span>
         {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="">Export CSV</a>}
       </p>
-      {page.total === 0 && !filtered && emptyActions
-        ? <div class="card empty-state"><p safe>{`No ${plural.toLowerCase()} yet.`}</p><p class="actions">{emptyActions}</p></div>
+      {page.total === 0 && !filtered && emptyHint
+        ? <div class="card empty-state"><p safe>{`No ${plural.toLowerCase()} yet.`}</p><p class="muted" safe>{emptyHint}</p></div>
         : (
           <DataTable<V>
             rows={page.rows}
@@ -152,7 +157,6 @@ export function ListActions({ path, singular, canCreate, extraActions }: { path:
 /** The list page: the one filter bar and the results (the actions go beside the title, ListActions). */
 export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Element {
   const { path, state, statuses, owners, canCreate, singular } = props;
-  const newButton = canCreate ? <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a> : undefined;
   return (
     <>
       <Flash kind="success" message={props.done === 'deleted' ? `${singular} deleted.` : undefined} />
@@ -164,7 +168,7 @@ export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Eleme
           ...(props.filters ?? []).map((f) => ({ name: f.name, label: f.label, options: f.options, selected: state.extra?.[f.name] ?? '' })),
           { name: 'ownerId', label: 'Owner', selected: state.ownerId, options: owners, any: 'Anyone' },
         ]} />
-      <RecordResults {...props} emptyActions={props.emptyActions ?? (newButton || props.extraActions ? <>{newButton}{props.extraActions}</> : undefined)} />
+      <RecordResults {...props} emptyHint={props.emptyHint ?? (canCreate ? `Add the first with New ${singular.toLowerCase()}${props.extraActions ? ', or import a CSV file' : ''}.` : undefined)} />
     </>
   );
 }
@@ -192,7 +196,7 @@ export function RecordForm({ action, cancel, fields, values, choices, errors, er
       <CsrfField token={csrfToken} />
       <FormError message={error} />
       {fields.map((f) => {
-        const common = { label: f.label, name: f.name, value: values[f.name] ?? '', error: errors[f.name], hint: f.hint, required: f.required };
+        const common = { label: f.label, name: f.name, value: values[f.name] ?? '', error: errors[f.name], hint: f.hint, required: f.required, maxlength: f.maxlength };
         switch (f.kind) {
           case 'textarea':
             return <Field {...common} type="textarea" />;
@@ -218,15 +222,24 @@ export function RecordForm({ action, cancel, fields, values, choices, errors, er
   );
 }
 
-const DONE: Record<string, string> = { created: 'Created.', updated: 'Saved.', deleted: 'Deleted.' };
+/** A row of a record page: a label and its value as text, or as a component (a score with its band) in `content`. */
+export interface DetailRow {
+  label: string;
+  value: string;
+  content?: JSX.Element;
+}
 
 export interface DetailProps {
   path: string;
   id: string;
-  rows: { label: string; value: string }[];
+  rows: DetailRow[];
   history: HistoryView[];
   audit: AuditEntry[];
   labelOf(field: string): string;
+  /** A stored value as History shows it (names for ids, labels for keys). */
+  nameValue?(field: string, value: unknown): string;
+  /** Links beside Edit and Delete. */
+  actions?: JSX.Element;
   canUpdate: boolean;
   canDelete: boolean;
   done?: string;
@@ -239,18 +252,20 @@ export interface DetailProps {
 export function RecordDetail(p: DetailProps): JSX.Element {
   return (
     <>
-      <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
+      <Flash kind="success" message={p.done} />
+      <nav class="breadcrumbs" aria-label="Breadcrumb"><a href={p.path} safe>{`← All ${p.plural.toLowerCase()}`}</a></nav>
       <p class="actions">
-        <a href={p.path} safe>{`← All ${p.plural.toLowerCase()}`}</a>
+        {p.actions}
         {p.canUpdate && <a class="button" href={`${p.path}/${p.id}/edit`}>Edit</a>}
         {p.canDelete && <a class="button danger" href={`${p.path}/${p.id}/delete`}>Delete</a>}
       </p>
       <dl class="card details">
-        {p.rows.map((r) => <><dt safe>{r.label}</dt><dd class="prewrap" safe>{r.value}</dd></>)}
+        {p.rows.map((r) => <><dt safe>{r.label}</dt>{r.content === undefined ? <dd class="prewrap" safe>{r.value}</dd> : <dd>{r.content}</dd>}</>)}
       </dl>
       {p.sections}
-      <h2>History</h2>
+      <h2 id="history-heading">History</h2>
       <DataTable<HistoryView>
+        id="record-history"
         rows={p.history}
         empty="No changes recorded."
         columns={[
@@ -262,15 +277,16 @@ export function RecordDetail(p: DetailProps): JSX.Element {
             cell: (h) => (
               <ul class="changes">
                 {Object.entries(h.changes).map(([field, c]) => (
-                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{shownValue(c.before)}</span>{' → '}<span safe>{shownValue(c.after)}</span></li>
+                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{(p.nameValue ?? ((_, v) => shownValue(v)))(field, c.before)}</span>{' → '}<span safe>{(p.nameValue ?? ((_, v) => shownValue(v)))(field, c.after)}</span></li>
                 ))}
               </ul>
             ),
           },
         ]}
       />
-      <h2>Audit Log</h2>
+      <h2 id="audit-heading">Audit Log</h2>
       <DataTable<AuditEntry>
+        id="record-audit"
         rows={p.audit}
         empty="No Audit Log entries."
         columns={[

@@ -106,7 +106,7 @@ export interface RecordKind<T extends OwnedTable, Input extends Values, View = R
   /** Values derived in SQL and read with every row (evidence's status from its dates): by view field name. */
   computed?: Record<string, SQL>;
   /** Why the record (stored row, or its view on a screen) refuses every change and its deletion (409), e.g. locked evidence; null when it does not. */
-  frozen?(before: Row<T> | RecordView<T>): string | null;
+  frozen?(before: Row<T> | RecordView<T> | View): string | null;
 }
 
 export interface ListParams {
