@@ -6,6 +6,7 @@ import { adminActor, makeToken, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
+import { matchAllowed } from '../../src/platform/csv/import-type';
 
 let env: TestEnv;
 let token: string;
@@ -154,5 +155,14 @@ describe('Download current records', () => {
     const checked = await postCsv(env, riskToken, 'risks', edited, 'check', 'test.csv', '&outcome=update');
     expect(checked.data.counts.update).toBe(1);
     expect(checked.data.rows.find((r) => r.outcome === 'update')?.changes).toEqual([{ column: 'inherent_impact', old: '2', new: '4' }]);
+  });
+});
+
+describe('Allowed values', () => {
+  test('a stored key and its label as the screens show it are both accepted', () => {
+    expect(matchAllowed(['non_compliant', 'compliant'], 'Non-compliant')).toEqual({ value: 'non_compliant' });
+    expect(matchAllowed(['non_compliant', 'compliant'], 'non_compliant')).toEqual({ value: 'non_compliant' });
+    expect(matchAllowed(['in_progress'], 'In progress')).toEqual({ value: 'in_progress' });
+    expect(matchAllowed(['open'], 'Shut')).toEqual({ problem: '"Shut" is not one of: open' });
   });
 });
