@@ -197,9 +197,17 @@ const ERROR_TITLES: Record<number, string> = {
   409: 'This cannot be done now', 413: 'Too large', 429: 'Too many requests', 500: 'Something went wrong', 503: 'Service unavailable',
 };
 const errorTitle = (status: number) => ERROR_TITLES[status] ?? `Error ${status}`;
-/** What a person reads: a 404 never names an id (nor tells a record that exists from one they may not read). */
-const errorText = (status: number, message: string) => (status === 500 ? 'Something went wrong. The error was logged.' : status === 404
-  ? 'There is nothing at this address, or it is not yours to see. Check the address, or find the record by searching.' : message);
+/**
+ * What a person reads: a 404 of an unknown address or record never names an id (nor tells a record that exists from
+ * one they may not read); a 404 that explains itself (an expired link) keeps its words.
+ */
+const errorText = (status: number, message: string) => {
+  if (status === 500) return 'Something went wrong. The error was logged.';
+  if (status === 404 && (message === 'not found' || /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/i.test(message))) {
+    return 'There is nothing at this address, or it is not yours to see. Check the address, or find the record by searching.';
+  }
+  return message;
+};
 
 function errorBox(status: number, message: string): string {
   return `<div class="flash flash-error" role="alert">${Bun.escapeHTML(errorText(status, message))}</div>`;
