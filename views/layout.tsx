@@ -22,6 +22,8 @@ export interface LayoutProps {
   csrfToken: string;
   /** Key of the current section: 'risks' or a Settings key such as 'api-tokens'. */
   active?: string;
+  /** The page's main action (one primary button) and secondary actions, on the right of the title. */
+  actions?: JSX.Element;
   children?: JSX.Element;
 }
 
@@ -35,15 +37,17 @@ function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): J
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title safe>{`${title} · GRC`}</title>
       <link rel="stylesheet" href="/static/app.css" />
+      <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
       {/* Under the Content-Security-Policy htmx may not add its own style element or evaluate script from attributes. */}
       {htmx && <meta name="htmx-config" content={HTMX_CONFIG} />}
       {htmx && <script src="/static/htmx.min.js" defer></script>}
+      <script src="/static/app.js" defer></script>
     </head>
   );
 }
 
 /** The app shell: every signed-in page renders inside it; htmx fragments render the page's content component alone. */
-export function Layout({ title, nav: groups, email, csrfToken, active, children }: LayoutProps): JSX.Element {
+export function Layout({ title, nav: groups, email, csrfToken, active, actions, children }: LayoutProps): JSX.Element {
   const current = (key: string) => (key === active ? 'page' : undefined);
   return (
     <>
@@ -51,12 +55,13 @@ export function Layout({ title, nav: groups, email, csrfToken, active, children 
       <html lang="en">
         <PageHead title={title} htmx />
         <body hx-headers={JSON.stringify({ 'x-csrf-token': csrfToken })}>
-          {/* Opens the side navigation on narrow screens without script (the Content-Security-Policy allows none inline). */}
-          <input type="checkbox" id="nav-toggle" class="nav-toggle-box" aria-label="Show the menu" />
+          <a class="skip-link" href="#main">Skip to the content</a>
           <header class="topbar">
+            {/* Opens the side navigation on narrow screens without script (the Content-Security-Policy allows none inline). */}
+            <input type="checkbox" id="nav-toggle" class="nav-toggle-box" aria-label="Show the menu" />
             <label for="nav-toggle" class="nav-toggle">Menu</label>
             <a class="brand" href="/">GRC</a>
-            <form method="get" action="/search" role="search" class="topsearch">
+            <form method="get" action="/search" role="search" class="topsearch" aria-label="Search every register">
               <input type="search" name="q" placeholder="Search" aria-label="Search records" maxlength="200" />
             </form>
             <div class="whoami">
@@ -84,7 +89,10 @@ export function Layout({ title, nav: groups, email, csrfToken, active, children 
               ))}
             </nav>
             <main id="main">
-              <h1 safe>{title}</h1>
+              <div class="page-head">
+                <h1 safe>{title}</h1>
+                {actions && <div class="actions">{actions}</div>}
+              </div>
               {children}
             </main>
           </div>

@@ -77,6 +77,22 @@ describe('compliance package screens', () => {
     expect(list).toContain(exportLinkOf(pkg.id));
   });
 
+  test('Commit import posted as multipart (as some browsers send a form) creates the package too, for JSON and CSV', async () => {
+    for (const [file, content] of [
+      ['custom.json', (name: string) => JSON.stringify({ name, standard: 'Own', version: '1', description: '', items: [{ code: 'R1', name: 'Rule one' }] })],
+      ['custom.csv', () => 'code,name\nR1,Rule one\n'],
+    ] as const) {
+      const name = unique(`Multipart ${file}`);
+      const html = await (await upload(admin, file, content(name), { name })).text();
+      const form = new FormData();
+      form.append('_csrf', admin.csrf ?? '');
+      form.append('package', committedPackage(html));
+      const committed = await env.request('/compliance/packages/import', { method: 'POST', body: form, headers: { cookie: admin.cookie ?? '' }, redirect: 'manual' });
+      expect(committed.status, await committed.clone().text()).toBe(303);
+      expect(await packagesNamed(name)).toHaveLength(1);
+    }
+  });
+
   test('a file with problems lists every one, offers no Commit import and writes nothing', async () => {
     const name = unique('Broken');
     const csv = 'code,name,parent_code,kind\n'

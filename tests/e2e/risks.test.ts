@@ -61,12 +61,12 @@ describe('risk journey in a browser', () => {
       await page.waitForURL((url) => url.searchParams.get('q') === title);
       await page.waitForFunction(
         (wanted) => {
-          const rows = document.querySelectorAll('#risk-results tbody tr');
+          const rows = document.querySelectorAll('#results-risks tbody tr');
           return rows.length === 1 && (rows[0].textContent ?? '').includes(wanted);
         },
         title,
       );
-      const row = page.locator('#risk-results tbody tr');
+      const row = page.locator('#results-risks tbody tr');
       expect(await row.textContent()).toContain('Operational');
       await row.getByRole('link', { name: title }).click();
       await page.waitForURL(`${base}${detailUrl}`);
@@ -85,7 +85,7 @@ describe('risk journey in a browser', () => {
       await page.getByText('Risk updated.').waitFor();
 
       // History shows the change with the level names.
-      const latest = page.locator('#risk-history tbody tr').first();
+      const latest = page.locator('#record-history tbody tr').first();
       const text = await latest.textContent();
       expect(text).toContain('update');
       expect(text).toContain('Inherent impact: 2 Minor → 5 Severe');

@@ -95,10 +95,10 @@ describe('pages under the Content-Security-Policy', () => {
       await page.goto(`${base}/risks`);
       await page.getByLabel('Search titles').fill(title);
       await page.waitForFunction((wanted) => {
-        const rows = document.querySelectorAll('#risk-results tbody tr');
+        const rows = document.querySelectorAll('#results-risks tbody tr');
         return rows.length === 1 && (rows[0].textContent ?? '').includes(wanted);
       }, title);
-      await page.locator('#risk-results tbody tr a', { hasText: title }).click();
+      await page.locator('#results-risks tbody tr a', { hasText: title }).click();
       await page.waitForURL(/\/risks\/[0-9a-f-]{36}$/);
       // The band's colour is drawn without an inline style.
       expect(await page.locator('.tag .swatch').count()).toBeGreaterThan(0);

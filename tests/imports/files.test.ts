@@ -6,6 +6,7 @@ import { adminActor, makeToken, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
+import { matchAllowed } from '../../src/platform/csv/import-type';
 
 let env: TestEnv;
 let token: string;
@@ -24,6 +25,17 @@ describe('File handling', () => {
     expect(applied.data.rows.map((r) => r.line)).toEqual([2, 5]);
     const [row] = await env.ctx.db.select().from(controls).where(eq(controls.name, name));
     expect(row.description).toBe('one, two;\r\nthree');
+  });
+
+  test('mixed line endings (CRLF, LF and CR in one file) read every row, with line numbers as written', async () => {
+    const names = [unique('Mixed a'), unique('Mixed b'), unique('Mixed c')];
+    const csv = `name,description\r\n${names[0]},"kept\r\nbreak"\n${names[1]},lf\r${names[2]},cr\n`;
+    const applied = await postCsv(env, token, 'controls', csv, 'apply');
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.data.counts.create).toBe(3);
+    expect(applied.data.rows.map((r) => r.line)).toEqual([2, 4, 5]);
+    const [row] = await env.ctx.db.select().from(controls).where(eq(controls.name, names[0]));
+    expect(row.description).toBe('kept\r\nbreak');
   });
 
   test('a file that is not CSV text, is empty, has only a header, or is over the size or row limit is refused with a clear message', async () => {
@@ -143,5 +155,14 @@ describe('Download current records', () => {
     const checked = await postCsv(env, riskToken, 'risks', edited, 'check', 'test.csv', '&outcome=update');
     expect(checked.data.counts.update).toBe(1);
     expect(checked.data.rows.find((r) => r.outcome === 'update')?.changes).toEqual([{ column: 'inherent_impact', old: '2', new: '4' }]);
+  });
+});
+
+describe('Allowed values', () => {
+  test('a stored key and its label as the screens show it are both accepted', () => {
+    expect(matchAllowed(['non_compliant', 'compliant'], 'Non-compliant')).toEqual({ value: 'non_compliant' });
+    expect(matchAllowed(['non_compliant', 'compliant'], 'non_compliant')).toEqual({ value: 'non_compliant' });
+    expect(matchAllowed(['in_progress'], 'In progress')).toEqual({ value: 'in_progress' });
+    expect(matchAllowed(['open'], 'Shut')).toEqual({ problem: '"Shut" is not one of: open' });
   });
 });

@@ -70,7 +70,7 @@ describe('risk screens', () => {
     expect(page).not.toContain(`${marker} other`);
     expect(page).toContain('hx-push-url="true"');
     const fragment = await html(await browser.get(`/risks?q=${encodeURIComponent(marker)}&sort=title`, { 'hx-request': 'true' }));
-    expect(fragment.startsWith('<section id="risk-results"')).toBe(true);
+    expect(fragment.startsWith('<section id="results-risks"')).toBe(true);
     expect(fragment.indexOf(`${marker} closed`)).toBeLessThan(fragment.indexOf(`${marker} open`));
     expect(fragment.indexOf(`${marker} open`)).toBeLessThan(fragment.indexOf(`${marker} other`));
   });

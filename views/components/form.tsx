@@ -54,9 +54,12 @@ export interface Option {
   label: string;
 }
 
-export function Select({ name, options, selected, id, required }: { name: string; options: Option[]; selected?: string; id?: string; required?: boolean }): JSX.Element {
+/** A select; `label` names it for assistive technology where no visible label points at it (a select in a table row). */
+export function Select({ name, options, selected, id, required, label }: {
+  name: string; options: Option[]; selected?: string; id?: string; required?: boolean; label?: string;
+}): JSX.Element {
   return (
-    <select name={name} id={id ?? `f-${name}`} required={required}>
+    <select name={name} id={id ?? `f-${name}`} required={required} aria-label={label}>
       {options.map((o) => <option value={o.value} selected={o.value === selected} safe>{o.label}</option>)}
     </select>
   );

@@ -3,6 +3,16 @@ export interface Column<T> {
   cell: (row: T) => JSX.Element;
   /** Extra class on the cells, e.g. 'num' for right-aligned numbers. */
   class?: string;
+  /** The list's sort key for this column: its header becomes a link that sorts by it (again: the other way). */
+  sort?: string;
+}
+
+/** How a list is sorted and how to ask for another order ('name' ascending, '-name' descending). */
+export interface TableSort {
+  current: string;
+  href(sort: string): string;
+  /** With htmx, header links load into this element (they still work as plain links). */
+  target?: string;
 }
 
 export interface DataTableProps<T> {
@@ -11,16 +21,40 @@ export interface DataTableProps<T> {
   empty?: string;
   caption?: string;
   id?: string;
+  sort?: TableSort;
 }
 
-/** A plain, scrollable data table. Cells render JSX, so text must come through `safe` or a component that escapes. */
-export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', caption, id }: DataTableProps<T>): JSX.Element {
+function Header<T>({ column, sort }: { column: Column<T>; sort?: TableSort }): JSX.Element {
+  if (!column.header) return <td></td>;
+  if (!column.sort || !sort) return <th scope="col" safe>{column.header}</th>;
+  const ascending = sort.current === column.sort;
+  const descending = sort.current === `-${column.sort}`;
+  const next = ascending ? `-${column.sort}` : column.sort;
+  const href = sort.href(next);
+  const way = ascending ? 'ascending' : descending ? 'descending' : undefined;
+  return (
+    <th scope="col" aria-sort={way}>
+      <a href={href} class="sort" hx-get={sort.target ? href : undefined} hx-target={sort.target} hx-select={sort.target} hx-swap={sort.target ? 'outerHTML' : undefined}
+        hx-push-url={sort.target ? 'true' : undefined}>
+        <span safe>{column.header}</span>
+        <span class="sort-mark" aria-hidden="true">{ascending ? ' ▲' : descending ? ' ▼' : ' ↕'}</span>
+        <span class="visually-hidden">{ascending ? ', sorted ascending; sort descending' : descending ? ', sorted descending; sort ascending' : ', sort'}</span>
+      </a>
+    </th>
+  );
+}
+
+/**
+ * A plain, scrollable data table. Cells render JSX, so text must come through `safe` or a component that escapes.
+ * A column without a header (row actions) gets an empty cell, not an empty header.
+ */
+export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', caption, id, sort }: DataTableProps<T>): JSX.Element {
   return (
     <div class="table-wrap" id={id}>
       <table class="data">
         {caption && <caption class="muted" safe>{caption}</caption>}
         <thead>
-          <tr>{columns.map((c) => <th scope="col" safe>{c.header}</th>)}</tr>
+          <tr>{columns.map((c) => <Header column={c} sort={sort} />)}</tr>
         </thead>
         <tbody>
           {rows.length === 0

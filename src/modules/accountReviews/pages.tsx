@@ -1,3 +1,4 @@
+import { readable } from '../../platform/record-screens/record-views';
 import { t } from 'elysia';
 import { fieldErrors } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
@@ -49,16 +50,10 @@ export function accountReviewPages(ctx: AppContext) {
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Name', value: (p) => p.name, link: true },
-      { header: 'Status', value: (p) => p.status },
-      { header: 'Due on', value: (p) => p.dueOn },
+      { header: 'Name', value: (p) => p.name, link: true, sort: 'name' },
+      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
+      { header: 'Due on', value: (p) => p.dueOn, sort: 'dueOn' },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'name', label: 'Name A–Z' },
-      { value: 'dueOn', label: 'Due first' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer, csrfToken) => section(view, viewer, csrfToken),
   })

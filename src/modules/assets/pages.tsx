@@ -26,15 +26,10 @@ export const assetPages = (ctx: AppContext) =>
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Name', value: (a) => a.name, link: true },
+      { header: 'Name', value: (a) => a.name, link: true, sort: 'name' },
       { header: 'Description', value: (a) => (a.description.length > 80 ? `${a.description.slice(0, 79)}…` : a.description) },
       ownerColumn(),
-      { header: 'Updated', value: (a) => a.updatedAt.slice(0, 10) },
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'name', label: 'Name A–Z' },
-      { value: '-updatedAt', label: 'Recently updated' },
+      { header: 'Updated', value: (a) => a.updatedAt.slice(0, 10), sort: 'updatedAt' },
     ],
   });
 

@@ -40,16 +40,10 @@ export const auditPages = (ctx: AppContext) =>
         ...OWNER_FIELDS,
       ],
       columns: [
-        { header: 'Audit plan', value: (p) => p.title, link: true },
-        { header: 'Period', value: (p) => (p.periodStart || p.periodEnd ? `${p.periodStart ?? '…'} – ${p.periodEnd ?? '…'}` : '') },
-        { header: 'Status', value: (p) => readable(p.status) },
+        { header: 'Audit plan', value: (p) => p.title, link: true, sort: 'title' },
+        { header: 'Period', value: (p) => (p.periodStart || p.periodEnd ? `${p.periodStart ?? '…'} – ${p.periodEnd ?? '…'}` : ''), sort: 'periodStart' },
+        { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
         ownerColumn(),
-      ],
-      sorts: [
-        { value: '', label: 'Newest first' },
-        { value: '-periodStart', label: 'Period, latest first' },
-        { value: 'title', label: 'Title A–Z' },
-        { value: 'status', label: 'Status' },
       ],
       sections: (view, viewer, csrfToken) => findingsSection(ctx, view, viewer, csrfToken),
     }))
@@ -75,15 +69,9 @@ export const auditPages = (ctx: AppContext) =>
         ...OWNER_FIELDS,
       ],
       columns: [
-        { header: 'Finding', value: (f) => f.title, link: true },
-        { header: 'Status', value: (f) => readable(f.status) },
-        { header: 'Deadline', value: (f) => f.deadline },
+        { header: 'Finding', value: (f) => f.title, link: true, sort: 'title' },
+        { header: 'Status', value: (f) => readable(f.status), sort: 'status' },
+        { header: 'Deadline', value: (f) => f.deadline, sort: 'deadline' },
         ownerColumn(),
-      ],
-      sorts: [
-        { value: '', label: 'Newest first' },
-        { value: 'deadline', label: 'Deadline, soonest first' },
-        { value: 'title', label: 'Title A–Z' },
-        { value: 'status', label: 'Status' },
       ],
     }));

@@ -36,14 +36,9 @@ export const businessUnitPages = (ctx: AppContext) =>
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Name', value: (u) => u.name, link: true },
+      { header: 'Name', value: (u) => u.name, link: true, sort: 'name' },
       { header: 'Description', value: (u) => (u.description.length > 80 ? `${u.description.slice(0, 79)}…` : u.description) },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'name', label: 'Name A–Z' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer) => structureSection(ctx, view, viewer),
   })

@@ -1,3 +1,4 @@
+import { readable } from '../../platform/record-screens/record-views';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
@@ -34,16 +35,10 @@ export const controlPages = (ctx: AppContext) =>
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Name', value: (c) => c.name, link: true },
-      { header: 'Type', value: (c) => c.type },
-      { header: 'Status', value: (c) => c.status },
+      { header: 'Name', value: (c) => c.name, link: true, sort: 'name' },
+      { header: 'Type', value: (c) => readable(c.type), sort: 'type' },
+      { header: 'Status', value: (c) => readable(c.status), sort: 'status' },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'name', label: 'Name A–Z' },
-      { value: 'status', label: 'Status' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer, csrfToken) => testingSection(ctx, view, viewer, csrfToken),
   })

@@ -106,20 +106,13 @@ export const evidencePages = (ctx: AppContext) => new Elysia({ name: 'pages:evid
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Title', value: (e) => e.title, link: true },
+      { header: 'Title', value: (e) => e.title, link: true, sort: 'title' },
       { header: 'Kind', value: (e) => readable(e.kind) },
-      { header: 'Status', value: (e) => (e as EvidenceView).status },
-      { header: 'Valid until', value: (e) => e.validUntil ?? '—' },
+      { header: 'Status', value: (e) => readable((e as EvidenceView).status) },
+      { header: 'Valid until', value: (e) => e.validUntil ?? '—', sort: 'validUntil' },
       { header: 'Files', value: (e) => (e as EvidenceView).fileCount },
       { header: 'Locked', value: (e) => (e.locked ? 'yes' : 'no') },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'title', label: 'Title A–Z' },
-      { value: 'validUntil', label: 'Expiring first' },
-      { value: '-collectedOn', label: 'Recently collected' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: async (view, viewer, csrfToken) => {
       const v = view as EvidenceView;

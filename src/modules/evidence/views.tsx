@@ -105,7 +105,7 @@ export function FilesSection({ view, files, canChange, csrfToken, maxFileMb }: {
         <form class="card form" id="evidence-upload" data-action={`/evidence/${view.id}/files`} data-csrf={csrfToken}
           data-max-bytes={String(maxFileMb * 1024 * 1024)}>
           <Field label={`Add files (up to ${maxFileMb} MB each)`} name="files">
-            <input type="file" id="files" name="files" multiple required />
+            <input type="file" id="f-files" name="files" multiple required />
           </Field>
           <button type="submit">Upload</button>
           <ul class="upload-progress" aria-live="polite"></ul>
@@ -147,15 +147,15 @@ export function LinksSection({ view, links, canChange, types, csrfToken }: {
         <form method="post" action={`/evidence/${view.id}/links`} class="card form">
           <CsrfField token={csrfToken} />
           <Field label="Record type" name="recordType">
-            <select id="recordType" name="recordType" required hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices" hx-trigger="change"
-              hx-include="#link-q">
+            <select id="f-recordType" name="recordType" required hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices" hx-trigger="change"
+              hx-include="#f-q">
               <option value="">Choose…</option>
               {types.map((type) => <option value={type.kind} safe>{type.label}</option>)}
             </select>
           </Field>
           <Field label="Find by title" name="q" hint="Narrows the records offered below">
-            <input type="search" id="link-q" name="q" maxlength="200" hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices"
-              hx-trigger="keyup changed delay:300ms, search" hx-include="#recordType" />
+            <input type="search" id="f-q" name="q" maxlength="200" aria-describedby="f-q-hint" hx-get={`/evidence/${view.id}/link-choices`}
+              hx-target="#link-choices" hx-trigger="keyup changed delay:300ms, search" hx-include="#f-recordType" />
           </Field>
           <div id="link-choices"><p class="muted">Choose a record type to pick the record.</p></div>
           <button type="submit">Link record</button>
@@ -257,7 +257,7 @@ export function UploadPage({ secret, link }: { secret: string; link: { filesUsed
         <h1>Upload evidence</h1>
         <p safe>{`Up to ${UPLOAD_LINK.files - link.filesUsed} more file(s) of at most ${UPLOAD_LINK.fileBytes / 1024 / 1024} MB each, until ${link.expiresAt.toISOString().slice(11, 16)} UTC. Each file is sealed with its SHA-256.`}</p>
         <form class="card form" id="evidence-upload" data-action={`/api/upload/${secret}/files`} data-csrf="" data-max-bytes={String(UPLOAD_LINK.fileBytes)}>
-          <div class="field"><label for="files">Files</label><input type="file" id="files" name="files" multiple required /></div>
+          <div class="field"><label for="files">Files</label><input type="file" id="f-files" name="files" multiple required /></div>
           <button type="submit">Upload</button>
           <ul class="upload-progress" aria-live="polite"></ul>
           <script src="/static/evidence-upload.js" defer></script>

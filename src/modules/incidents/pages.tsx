@@ -1,3 +1,4 @@
+import { readable } from '../../platform/record-screens/record-views';
 import { Flash } from '../../../views/components/flash';
 import { fieldErrors } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
@@ -78,17 +79,10 @@ export const incidentPages = (ctx: AppContext) => {
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Title', value: (i) => i.title, link: true },
-      { header: 'Opened', value: (i) => i.openedAt },
-      { header: 'Status', value: (i) => i.status },
+      { header: 'Title', value: (i) => i.title, link: true, sort: 'title' },
+      { header: 'Opened', value: (i) => i.openedAt, sort: 'openedAt' },
+      { header: 'Status', value: (i) => readable(i.status), sort: 'status' },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: '-openedAt', label: 'Opened, latest first' },
-      { value: 'title', label: 'Title A–Z' },
-      { value: 'status', label: 'Status' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer, csrfToken) => breachSection(ctx, view, viewer, csrfToken),
   })

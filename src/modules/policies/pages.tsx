@@ -1,3 +1,4 @@
+import { readable } from '../../platform/record-screens/record-views';
 import { Elysia } from 'elysia';
 import type { policies } from '../../../db/schema';
 import { fieldErrors } from '../../../views/components/form';
@@ -66,16 +67,10 @@ export const policyPages = (ctx: AppContext) =>
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Title', value: (p) => p.title, link: true },
-      { header: 'Status', value: (p) => p.status },
+      { header: 'Title', value: (p) => p.title, link: true, sort: 'title' },
+      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
       { header: 'Version', value: (p) => (p.currentVersion ? String(p.currentVersion) : '—') },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'title', label: 'Title A–Z' },
-      { value: 'status', label: 'Status' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer, csrfToken) => sections(ctx, view, viewer, csrfToken),
   })

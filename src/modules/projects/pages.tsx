@@ -22,16 +22,9 @@ export const projectPages = (ctx: AppContext) =>
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Title', value: (p) => p.title, link: true },
-      { header: 'Status', value: (p) => readable(p.status) },
-      { header: 'Deadline', value: (p) => p.deadline ?? '' },
+      { header: 'Title', value: (p) => p.title, link: true, sort: 'title' },
+      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
+      { header: 'Deadline', value: (p) => p.deadline ?? '', sort: 'deadline' },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'deadline', label: 'Deadline, soonest first' },
-      { value: 'title', label: 'Title A–Z' },
-      { value: 'status', label: 'Status' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
   });

@@ -6,7 +6,9 @@ import { risksApi } from './api';
 import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
-import { riskTreatmentsModule } from './treatments-pages';
+import { riskSettingsPages } from './settings-pages';
+import { riskTreatmentsApi } from './treatments-api';
+import { riskTreatmentPages } from './treatments-pages';
 import { listRecords } from '../../platform/records/records';
 import { RiskListQuery } from './schema';
 import { getRisk, riskKind } from './service';
@@ -21,7 +23,9 @@ export const manifest = defineModule({
     'Risk treatments and reviews': 'How each risk is treated (mitigate with linked controls and a residual rating, accept, transfer, avoid) and the reviews recorded on it.',
   },
   permissions: 'risks',
-  plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],
+  plugins: (ctx) => [
+    risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
+  ],
   imports: [riskImport],
   nav: [
     { group: 'Risk', key: 'risks', href: '/risks', label: 'Risks', needs: 'risks:read' },

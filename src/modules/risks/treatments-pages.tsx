@@ -17,7 +17,6 @@ import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry } from '../except
 import type { RiskScaleView, RiskView } from './schema';
 import { getRisk } from './service';
 import { getRiskScale } from './settings-service';
-import { riskTreatmentsApi } from './treatments-api';
 import { REVIEW_OUTCOMES, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentView } from './schema';
 import { createTreatment, deleteTreatment, listTreatments, recordRiskReview, riskReviews, updateTreatment } from './treatments-service';
 
@@ -239,7 +238,3 @@ export const riskTreatmentPages = (ctx: AppContext) => {
       return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('exception', values, result.error) });
     }, { page: 'risks:update' });
 };
-
-/** Risk treatments and reviews: REST and the risk's treatments screen, as one plugin for app.ts. */
-export const riskTreatmentsModule = (ctx: AppContext) =>
-  new Elysia({ name: 'module:risk-treatments' }).use(riskTreatmentsApi(ctx)).use(riskTreatmentPages(ctx));

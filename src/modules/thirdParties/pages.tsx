@@ -93,18 +93,11 @@ export const thirdPartyPages = (ctx: AppContext) =>
       ...OWNER_FIELDS,
     ],
     columns: [
-      { header: 'Name', value: (p) => p.name, link: true },
-      { header: 'Type', value: (p) => readable(p.type) },
-      { header: 'Status', value: (p) => readable(p.status) },
+      { header: 'Name', value: (p) => p.name, link: true, sort: 'name' },
+      { header: 'Type', value: (p) => readable(p.type), sort: 'type' },
+      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
       { header: 'Website', value: (p) => p.website ?? '' },
       ownerColumn(),
-    ],
-    sorts: [
-      { value: '', label: 'Newest first' },
-      { value: 'name', label: 'Name A–Z' },
-      { value: 'type', label: 'Type' },
-      { value: 'status', label: 'Status' },
-      { value: '-updatedAt', label: 'Recently updated' },
     ],
     sections: (view, viewer, csrfToken) => sections(ctx, view, viewer, csrfToken),
   })

@@ -11,6 +11,7 @@ import type { PipelinedWrites } from '../core/pipelined-writes';
 import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records/records';
 import { isUuid } from '../core/uuid';
 import { squash } from '../core/text';
+import { valueLabel } from '../core/value-labels';
 import { isRealDate } from '../core/dates';
 
 /**
@@ -111,8 +112,9 @@ export const importRights = (type: { module: string; rights?: ImportRights }): I
 
 /* ---------- Allowed values and formats shared by the column definitions ---------- */
 
+/** A stored key or its label as the screens show it ("in_progress", "In progress", "Non-compliant"). */
 export function matchAllowed(values: readonly string[], text: string): ReadResult {
-  const found = values.find((v) => squash(v) === squash(text));
+  const found = values.find((v) => squash(v) === squash(text) || squash(valueLabel(v)) === squash(text));
   return found ? { value: found } : { problem: `"${text}" is not one of: ${values.join(', ')}` };
 }
 

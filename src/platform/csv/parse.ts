@@ -67,12 +67,19 @@ export interface CsvFile {
 
 
 /**
+ * Rows end in LF only. A file put together from several systems mixes CRLF and LF (or CR), and the parser takes the
+ * first ending it meets as the only one, which made every later row part of one cell. Line breaks inside quoted cells
+ * are kept as they were written.
+ */
+const oneLineEnding = (text: string) => (text.includes('\r') ? text.replace(/"(?:[^"]|"")*"|\r\n?/g, (m) => (m[0] === '"' ? m : '\n')) : text);
+
+/**
  * Opens a CSV upload. Refuses (CsvRefusal) a file that is not UTF-8 text, is empty, is over the size or row limit,
  * or has an unterminated quote — all before any row is used, because the whole file is read once here, keeping only
  * where each row starts and its line number. Blank lines are skipped.
  */
 export function openCsv(input: Uint8Array | string): CsvFile {
-  const text = typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeCsv(input);
+  const text = oneLineEnding(typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeCsv(input));
   if (text.trim() === '') throw new CsvRefusal('The file is empty.');
   const delimiter = detectDelimiter(text);
   let header: string[] | null = null;
@@ -89,14 +96,13 @@ export function openCsv(input: Uint8Array | string): CsvFile {
     return line;
   };
   let previousCursor = 0;
-  let newline = '';
   Papa.parse<string[]>(text, {
     delimiter,
+    newline: '\n',
     skipEmptyLines: 'greedy',
     step(result, parser) {
-      newline ||= result.meta.linebreak;
       let start = previousCursor;
-      while (start < text.length && (text[start] === '\n' || text[start] === '\r')) start += 1;
+      while (start < text.length && text[start] === '\n') start += 1;
       const rowLine = lineAt(start);
       previousCursor = result.meta.cursor;
       const problem = result.errors.find((e) => e.type === 'Quotes');
@@ -130,7 +136,7 @@ export function openCsv(input: Uint8Array | string): CsvFile {
       for (let first = skip; first < starts.length; first += size) {
         const last = Math.min(first + size, starts.length);
         const slice = text.slice(starts[first], last < starts.length ? starts[last] : text.length);
-        const parsed = Papa.parse<string[]>(slice, { delimiter, newline: newline as '\n', skipEmptyLines: 'greedy' }).data;
+        const parsed = Papa.parse<string[]>(slice, { delimiter, newline: '\n', skipEmptyLines: 'greedy' }).data;
         // Same parser, same settings, cut at row starts: the rows must line up with the index.
         if (parsed.length !== last - first) throw new Error(`CSV rows ${first}-${last}: ${parsed.length} parsed on the second read`);
         yield parsed.map((cells, i) => ({ line: lines[first + i], cells }));

@@ -51,10 +51,17 @@ export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; va
 const fieldOf = (body: unknown, name: string): unknown =>
   body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
 
+/**
+ * A form field as text. Elysia's multipart parser turns a text field that starts with `{` or `[` into the object it
+ * parses to (a previewed package posted back, a name typed as "[draft] ..."): such a value is given back as JSON text.
+ */
 export function formText(body: unknown, name: string): string {
   const value = fieldOf(body, name);
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : '';
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.some((v) => typeof v === 'string' || v instanceof Blob)) {
+    return value.find((v): v is string => typeof v === 'string') ?? ''; // a repeated name: its first value
+  }
+  return value !== null && typeof value === 'object' && !(value instanceof Blob) ? JSON.stringify(value) : '';
 }
 
 export function formList(body: unknown, name: string): string[] {

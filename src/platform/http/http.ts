@@ -6,6 +6,8 @@ import { AppError } from '../core/errors';
 import { log } from '../core/log';
 import { systemActor, type Actor } from '../permissions/permissions';
 import { clientAddress, refusalLimiter, tooManyRefusals, type RefusalOutcome } from './refusals';
+import { screenViewerOf } from './screen-auth';
+import { Shell } from './screen';
 
 interface ValidationIssue {
   path?: string;
@@ -183,13 +185,47 @@ export const httpPlatform = (ctx: AppContext, routes: () => readonly RouteEntry[
       const path = new URL(request.url).pathname;
       if (isApiPath(path) || request.headers.get('accept')?.includes('application/json')) return body;
       set.headers['content-type'] = 'text/html; charset=utf-8';
-      return errorPage(status, body.error, request.headers.has('hx-request'));
+      if (request.headers.has('hx-request')) return errorBox(status, body.error);
+      // A signed-in person stays inside the app: the shell, its navigation and the message (a 503 has no database to ask).
+      const signed = status === 503 ? null : await signedInOf(ctx, request, rest).catch(() => null);
+      return signed ? errorScreen(status, body.error, signed) : errorPage(status, body.error);
     });
 };
 
-function errorPage(status: number, message: string, fragment: boolean): string {
-  const text = Bun.escapeHTML(status === 500 ? 'Something went wrong. The error was logged.' : message);
-  const box = `<div class="flash flash-error" role="alert">${text}</div>`;
-  if (fragment) return box;
-  return `<!doctype html><html><head><title>${status}</title><link rel="stylesheet" href="/static/app.css"></head><body><main class="narrow"><h1>${status}</h1>${box}<p><a href="/">Home</a></p></main></body></html>`;
+const ERROR_TITLES: Record<number, string> = {
+  400: 'This request could not be used', 403: 'You do not have access to this', 404: 'Page not found', 405: 'Not available here',
+  409: 'This cannot be done now', 413: 'Too large', 429: 'Too many requests', 500: 'Something went wrong', 503: 'Service unavailable',
+};
+const errorTitle = (status: number) => ERROR_TITLES[status] ?? `Error ${status}`;
+/**
+ * What a person reads: a 404 of an unknown address or record never names an id (nor tells a record that exists from
+ * one they may not read); a 404 that explains itself (an expired link) keeps its words.
+ */
+const errorText = (status: number, message: string) => {
+  if (status === 500) return 'Something went wrong. The error was logged.';
+  if (status === 404 && (message === 'not found' || /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/i.test(message))) {
+    return 'There is nothing at this address, or it is not yours to see. Check the address, or find the record by searching.';
+  }
+  return message;
+};
+
+function errorBox(status: number, message: string): string {
+  return `<div class="flash flash-error" role="alert">${Bun.escapeHTML(errorText(status, message))}</div>`;
+}
+
+/** The route's viewer when it resolved one, else the session the request's cookie holds. */
+async function signedInOf(ctx: AppContext, request: Request, rest: object): Promise<{ viewer: Actor; csrfToken: string } | null> {
+  const { viewer, csrfToken } = rest as { viewer?: Actor | null; csrfToken?: string };
+  if (viewer && csrfToken) return { viewer, csrfToken };
+  return screenViewerOf(ctx, request);
+}
+
+function errorScreen(status: number, message: string, signed: { viewer: Actor; csrfToken: string }): Promise<string> | string {
+  const children = `${errorBox(status, message)}<p class="actions"><a href="/">Go to the start page</a></p>`;
+  return Shell({ title: errorTitle(status), viewer: signed.viewer, csrfToken: signed.csrfToken, children });
+}
+
+function errorPage(status: number, message: string): string {
+  const title = Bun.escapeHTML(errorTitle(status));
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · GRC</title><link rel="stylesheet" href="/static/app.css"><link rel="icon" href="/static/favicon.svg" type="image/svg+xml"></head><body><main class="narrow"><h1>${title}</h1>${errorBox(status, message)}<p><a href="/">Home</a></p></main></body></html>`;
 }

@@ -33,7 +33,7 @@ export interface PlatformServices {
   /** Creates the first administrator on an empty database (the generated password when none was configured). */
   ensureFirstAdministrator(db: Db, email: string, password?: string): Promise<{ generatedPassword?: string }>;
   /** People pickers. */
-  listUsers(db: DbOrTx): Promise<{ id: string; name: string; status: string }[]>;
+  listUsers(db: DbOrTx): Promise<{ id: string; name: string; email: string; status: string }[]>;
   listGroups(db: DbOrTx): Promise<{ id: string; name: string }[]>;
 }
 

@@ -30,6 +30,20 @@ export const cookieSecret = (config: Config, cookie: Record<string, Cookie<unkno
   return typeof value === 'string' && value ? value : undefined;
 };
 
+/**
+ * The signed-in person of a screen request that no route resolved (an unknown address, an error before the route):
+ * error pages then render inside the app shell. Null when the request carries no live session.
+ */
+export async function screenViewerOf(ctx: AppContext, request: Request): Promise<{ viewer: Actor; csrfToken: string } | null> {
+  const name = sessionCookieName(ctx.config);
+  const pair = (request.headers.get('cookie') ?? '').split(';').map((part) => part.trim()).find((part) => part.startsWith(`${name}=`));
+  const secret = pair ? decodeURIComponent(pair.slice(name.length + 1)) : '';
+  if (!secret) return null;
+  const session = await resolveSession(ctx.db, secret);
+  const viewer = session ? await platformService('screenActor')(ctx.db, session.userId) : null;
+  return session && viewer ? { viewer, csrfToken: session.csrfToken } : null;
+}
+
 /** The stored id of the session this request is signed in with, kept when a change ends a person's other sessions. */
 export const currentSessionId = (config: Config, cookie: Record<string, Cookie<unknown>>): string | null => {
   const secret = cookieSecret(config, cookie);

@@ -25,12 +25,14 @@ export interface ShellProps {
   csrfToken: string;
   /** Key of the current section: 'risks' or a Settings key such as 'api-tokens'. */
   active?: string;
+  /** The page's main action and secondary actions, on the right of the title. */
+  actions?: JSX.Element;
   children?: JSX.Element;
 }
 
 /** Every signed-in page renders inside it. */
-export function Shell({ title, viewer, csrfToken, active, children }: ShellProps): JSX.Element {
-  return <Layout title={title} nav={navigationFor(viewer)} email={viewer.email} csrfToken={csrfToken} active={active}>{children}</Layout>;
+export function Shell({ title, viewer, csrfToken, active, actions, children }: ShellProps): JSX.Element {
+  return <Layout title={title} nav={navigationFor(viewer)} email={viewer.email} csrfToken={csrfToken} active={active} actions={actions}>{children}</Layout>;
 }
 
 /**

@@ -14,4 +14,10 @@ export const staticFiles = () =>
     if (!(await file.exists())) return status(404, 'not found');
     set.headers['cache-control'] = 'public, max-age=3600';
     return file;
-  }, { detail: { hide: true } });
+  }, { detail: { hide: true } })
+    // Browsers ask for /favicon.ico where a page names no icon (a download, a JSON answer): the same picture.
+    .get('/favicon.ico', ({ set }) => {
+      set.headers['content-type'] = 'image/svg+xml';
+      set.headers['cache-control'] = 'public, max-age=86400';
+      return Bun.file(join(STATIC_DIR, 'favicon.svg'));
+    }, { detail: { hide: true } });

@@ -4,8 +4,11 @@ import { Value } from '@sinclair/typebox/value';
 import { fieldErrors, type Option } from '../../../views/components/form';
 import { attempt, formText } from '../http/form-input';
 import { renderScreen } from '../http/screen';
+import { isHtmx } from '../../../views/layout';
+import { shownValue } from '../../../views/components/table';
 import {
-  ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
+  ConfirmDelete, ListActions, readable, RecordDetail, RecordForm, RecordList, RecordResults, type DetailRow, type FieldSpec, type FormValues, type ListColumn, type ListFilter,
+  type ListState,
 } from './record-views';
 import { platformService } from '../http/installed';
 import { recordSections } from '../records/record-types';
@@ -21,10 +24,12 @@ import { invalid } from '../core/errors';
 import { schemaProblems } from '../http/form-input';
 import { canTouch, levelOf, type Actor, type Permission } from '../permissions/permissions';
 import {
-  createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type OwnedTable, type RecordKind, type RecordView,
+  createRecord, deleteRecord, getRecord, listRecords, recordHistory, referencesTo, updateRecord, type OwnedTable, type RecordKind, type RecordView,
 } from '../records/records';
 import { screenAuth } from '../http/screen-auth';
 import { isUuid } from '../core/uuid';
+import { toCsv } from '../csv/write';
+import { valueLabel, valueOptions } from '../core/value-labels';
 
 export type { FieldSpec, ListColumn } from './record-views';
 
@@ -49,24 +54,39 @@ export interface RecordPagesOptions<V> {
   Create: TObject;
   Update: TObject;
   fields: FieldSpec[];
+  /** The list's columns; one with `sort` sorts by that key of the kind's `sortable` when its header is clicked. */
   columns: ListColumn<V>[];
   statuses?: readonly string[];
-  sorts?: Option[];
+  /** The search box's label on the list ('Search titles'); 'Search' by default. */
+  searchLabel?: string;
   /**
    * The list offers CSV imports (src/platform/csv): every import type registered under the list's path (risks:
    * risks, risks/exceptions; audits: audits/findings), each to those who may create or update its records. One type
    * that is the list's own gives a plain Import button, several a menu offering the record type first.
    */
   importable?: boolean;
-  /** The register's own list filters beyond status and owner (evidence: kind, locked). */
-  filters?: readonly ListFilter[];
+  /** The register's own list filters beyond status and owner (evidence: kind, locked); a loader for choices read per request (risks: classification). */
+  filters?: readonly ListFilter[] | ((viewer: Actor) => Promise<ListFilter[]>);
   /** Further buttons beside New on the list (evidence: Verify files, Auditor package), for the viewer. */
   listActions?: (viewer: Actor) => JSX.Element | undefined;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
+  /** The record page's rows in the register's own words (risks: ratings with their scores), instead of one row per field. */
+  summary?: (view: V) => DetailRow[];
+  /** Links beside Edit and Delete on the record page (risks: Treatments, reviews and exceptions). */
+  detailActions?: (view: V) => JSX.Element;
+  /**
+   * Names History gives stored values, loaded once per page: the kit already names owners, groups and every field with
+   * choices; a register adds its own (risks: levels as "3 Possible"). Answer undefined to leave a value to the kit.
+   */
+  historyNames?: (viewer: Actor) => Promise<(field: string, value: unknown) => string | undefined>;
+  /** The flash after a create or a save ('Risk created.'); 'Created.' and 'Saved.' by default. */
+  messages?: { created?: string; updated?: string };
 }
 
 const PAGE_SIZES = [10, 25, 50, 100, 200];
+/** Rows a list's CSV export holds at most (the specification's limit for downloads of current records). */
+const EXPORT_LIMIT = 5_000;
 
 const accepts = (schema: TSchema | undefined, value: unknown) => schema !== undefined && Value.Check(schema, value);
 
@@ -89,7 +109,7 @@ export function formInput(
       else if (accepts(property, '')) input[field.name] = '';
       continue;
     }
-    input[field.name] = field.kind === 'number' && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+    input[field.name] = (field.kind === 'number' || field.numeric) && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
   }
   if (customFields?.length) {
     // Inputs named cf.<key>; their types are checked by the service, together with the record's own rules.
@@ -106,25 +126,42 @@ export function formInput(
  * the URL), detail with History and Audit Log, create and edit forms with inline errors, delete with confirmation —
  * all through the same services as the REST API. Modules chain their own screens onto the returned plugin.
  */
-export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id: string }>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
+/**
+ * What the kit's screens read of a record's view: its id, owner and timestamps. The standard view (RecordView) has
+ * them; a register's own view (risks: levels, scores, bands) may name the owner only as an object.
+ */
+export interface ScreenView {
+  id: string;
+  ownerId?: string | null;
+  ownerGroupId?: string | null;
+  owner: { id: string; name: string } | null;
+  ownerGroup: { id: string; name: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  customFields?: Record<string, unknown>;
+}
+
+/** Who owns a view, by id, whichever way the view names them. */
+const ownedOf = (view: ScreenView) => ({ ownerId: view.ownerId ?? view.owner?.id ?? null, ownerGroupId: view.ownerGroupId ?? view.ownerGroup?.id ?? null });
+
+export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
   const right = (r: string) => `${kind.module}:${r}` as Permission;
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: o.navKey });
-  const sorts: Option[] = o.sorts ?? [
-    { value: '', label: 'Newest first' },
-    { value: '-updatedAt', label: 'Recently updated' },
-  ];
+  const sortable = (sort: string) => Object.hasOwn(kind.sortable, sort.replace(/^-/, ''));
 
-  const listState = (query: Record<string, string | undefined>): ListState => {
+  const filtersFor = async (viewer: Actor): Promise<readonly ListFilter[]> => (typeof o.filters === 'function' ? o.filters(viewer) : (o.filters ?? []));
+
+  const listState = (query: Record<string, string | undefined>, filters: readonly ListFilter[]): ListState => {
     const int = (raw: string | undefined, fallback: number) => (raw && /^\d{1,6}$/.test(raw) ? Number(raw) : fallback);
     const pageSize = int(query.pageSize, 25);
     return {
       q: (query.q ?? '').trim().slice(0, 200),
       status: o.statuses?.includes(query.status ?? '') ? query.status! : '',
       ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
-      sort: sorts.some((s) => s.value === query.sort) ? query.sort! : '',
+      sort: query.sort && sortable(query.sort) ? query.sort : '',
       page: Math.max(1, int(query.page, 1)),
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
-      extra: Object.fromEntries((o.filters ?? []).flatMap((f) => {
+      extra: Object.fromEntries(filters.flatMap((f) => {
         const value = query[f.name] ?? '';
         return f.options.some((option) => option.value === value) ? [[f.name, value]] : [];
       })),
@@ -141,7 +178,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     for (const field of o.fields) {
       if (field.kind === 'owner') {
         choices[field.name] = users.filter((u) => u.status === 'active' || u.id === currentOwnerId)
-          .map((u) => ({ value: u.id, label: u.status === 'active' ? u.name : `${u.name} (deactivated)` }));
+          .map((u) => ({ value: u.id, label: `${u.name}${u.status === 'active' ? '' : ' (deactivated)'} <${u.email}>` }));
       } else if (field.kind === 'ownerGroup') {
         choices[field.name] = groups.map((g) => ({ value: g.id, label: g.name }));
       } else if (typeof field.options === 'function') {
@@ -151,7 +188,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
           ? [...visible, { value: linked, label: `${RESTRICTED_NAME}, kept` }]
           : visible;
       } else if (field.options) {
-        choices[field.name] = field.options.map((v) => ({ value: v, label: readable(v) }));
+        choices[field.name] = valueOptions(field.options);
       }
     }
     return choices;
@@ -159,9 +196,12 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
 
   const valuesOf = (view: V): FormValues =>
     Object.fromEntries(o.fields.map((f) => {
-      const value = (view as Record<string, unknown>)[f.name];
+      const value = f.formValue ? f.formValue(view) : (view as Record<string, unknown>)[f.name];
       return [f.name, value === null || value === undefined ? '' : String(value)];
     }));
+
+  /** A record's name as its page is titled: its name or title field. */
+  const nameOf = (view: V) => String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
 
   const labelOf = (field: string) => o.fields.find((f) => f.name === field)?.label ?? readable(field.replace(/Id$/, ''));
 
@@ -174,13 +214,28 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     return new Map(named.filter((n) => n?.[1]).map((n) => [n![0], n![1]!]));
   };
 
-  const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>) => [
-    ...o.fields.map((f) => {
+  /** Stored ids as History shows them: the register's own names, then the choices' labels (owners, groups, linked records). */
+  const historyNamer = async (viewer: Actor, choices: Record<string, Option[]>) => {
+    const own = await o.historyNames?.(viewer);
+    return (field: string, value: unknown): string => {
+      const named = own?.(field, value);
+      if (named !== undefined) return named;
+      const linking = o.fields.find((f) => f.name === field)?.kind;
+      if (typeof value === 'string' && (linking === 'owner' || linking === 'ownerGroup' || linking === 'reference')) {
+        const label = choices[field]?.find((c) => c.value === value)?.label;
+        if (label) return label;
+      }
+      return shownValue(value);
+    };
+  };
+
+  const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>): DetailRow[] => [
+    ...(o.summary ? o.summary(view) : o.fields.map((f) => {
       const raw = (view as Record<string, unknown>)[f.name];
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
       const named = linkNames.get(f.name) ?? choices[f.name]?.find((c) => c.value === value)?.label;
-      return { label: f.label, value: f.kind === 'select' ? readable(value) : (named ?? value) };
-    }),
+      return { label: f.label, value: f.kind === 'select' && value !== '—' ? valueLabel(value) : (named ?? value) };
+    })),
     ...(o.fields.some((f) => f.kind === 'owner') ? [] : [{ label: 'Owner', value: view.owner?.name ?? view.ownerGroup?.name ?? '—' }]),
     { label: 'Created', value: String(view.createdAt).slice(0, 16).replace('T', ' ') },
     { label: 'Updated', value: String(view.updatedAt).slice(0, 16).replace('T', ' ') },
@@ -197,7 +252,25 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       errors={p.errors ?? {}} error={p.error} csrfToken={csrfToken} submit={p.submit}
       extra={<CustomFieldInputs definitions={p.definitions ?? []} values={p.customValues ?? {}} errors={p.errors ?? {}} />} />);
 
+  const doneMessages: Record<string, string> = { created: o.messages?.created ?? 'Created.', updated: o.messages?.updated ?? 'Saved.' };
+
   const refusal = (problems: number, message: string) => (problems ? 'Please correct the fields marked below.' : message);
+
+  const listParams = (state: ListState, page: number, pageSize: number) => ({
+    page, pageSize, ...(state.sort ? { sort: state.sort } : {}),
+    ...(state.q ? { q: state.q } : {}), ...(state.status ? { status: state.status } : {}), ...(state.ownerId ? { ownerId: state.ownerId } : {}),
+    ...state.extra,
+  });
+
+  /** The confirmation page; while other records still point at this one it says so, and a refused delete comes back to it. */
+  const confirmDelete = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string, refused?: string) => {
+    const view = await getRecord(ctx.db, kind, viewer, id);
+    const name = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? view.id);
+    const still = await referencesTo(ctx.db, kind, view.id);
+    return renderScreen(headers, shell(`Delete ${o.singular.toLowerCase()}`, viewer, csrfToken),
+      <ConfirmDelete action={`${o.path}/${view.id}/delete`} cancel={`${o.path}/${view.id}`} what={`${o.singular.toLowerCase()} "${name}"`} csrfToken={csrfToken}
+        referrers={still} recordHref={`${o.path}/${view.id}`} refused={refused} />);
+  };
 
   return new Elysia({ name: `pages:${kind.recordType}` })
     .use(screenAuth(ctx))
@@ -208,19 +281,33 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
         const own = o.listActions?.(v);
         return imports || own ? <>{imports}{own}</> : undefined;
       };
-      const state = listState(query);
-      const page = await listRecords(ctx.db, kind, viewer, {
-        page: state.page, pageSize: state.pageSize, ...(state.sort ? { sort: state.sort } : {}),
-        ...(state.q ? { q: state.q } : {}), ...(state.status ? { status: state.status } : {}), ...(state.ownerId ? { ownerId: state.ownerId } : {}),
-        ...state.extra,
-      });
-      const results = { path: o.path, page, state, columns: o.columns, plural: o.title };
-      if (headers['hx-request'] === 'true' && headers['hx-target']) return <RecordResults {...results} />;
+      const filters = await filtersFor(viewer);
+      const state = listState(query, filters);
+      const page = await listRecords(ctx.db, kind, viewer, listParams(state, state.page, state.pageSize));
+      const results = { path: o.path, page, state, columns: o.columns, plural: o.title, singular: o.singular };
+      if (isHtmx(headers)) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
-      return renderScreen(headers, shell(o.title, viewer, csrfToken),
-        <RecordList {...results} statuses={o.statuses} sorts={sorts} filters={o.filters} singular={o.singular}
+      const canCreate = levelOf(viewer, right('create')) !== null;
+      const actions = <ListActions path={o.path} singular={o.singular} canCreate={canCreate} extraActions={importButton(viewer)} />;
+      return renderScreen(headers, { ...shell(o.title, viewer, csrfToken), actions },
+        <RecordList {...results} statuses={o.statuses} filters={filters} searchLabel={o.searchLabel} done={query.done}
           owners={users.map((u) => ({ value: u.id, label: u.name }))} canCreate={levelOf(viewer, right('create')) !== null}
           extraActions={importButton(viewer)} />);
+    }, { page: right('read') })
+
+    // The list as filtered and sorted on screen, as CSV: the columns' headers and text, at most EXPORT_LIMIT rows.
+    .get(`${o.path}/export.csv`, async ({ viewer, query, set }) => {
+      const state = listState(query, await filtersFor(viewer));
+      const rows: V[] = [];
+      for (let page = 1; rows.length < EXPORT_LIMIT; page++) {
+        const chunk = await listRecords(ctx.db, kind, viewer, listParams(state, page, 200));
+        rows.push(...chunk.rows);
+        if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+      }
+      const kept = rows.slice(0, EXPORT_LIMIT);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="${o.path.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([o.columns.map((c) => c.header), ...kept.map((row) => o.columns.map((c) => String(c.value(row) ?? '')))]);
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>
@@ -246,7 +333,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const view = await getRecord(ctx.db, kind, viewer, params.id);
       const [history, audit, choices, linkNames, ownSections, otherSections, definitions] = await Promise.all([
         recordHistory(ctx.db, kind, viewer, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
-        choicesFor(viewer, view.ownerId as string | undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
+        choicesFor(viewer, ownedOf(view).ownerId ?? undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
         recordSections(ctx, kind.recordType, view.id as string, viewer, csrfToken), customDefinitions(),
       ]);
       const sections = <>{ownSections}{otherSections}</>;
@@ -254,23 +341,24 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       const customLabels = new Map(definitions.map((d) => [`customFields.${d.key}`, d.label]));
       const rows = detailRows(view, choices, linkNames);
       rows.splice(rows.length - 2, 0, ...customRows);
-      const owned = { ownerId: view.ownerId as string | null, ownerGroupId: view.ownerGroupId as string | null };
+      const nameValue = await historyNamer(viewer, choices);
+      const owned = ownedOf(view);
       // A frozen record (locked evidence) offers no Edit or Delete: both would be refused.
       const frozen = kind.frozen?.(view) ?? null;
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
         <RecordDetail path={o.path} id={view.id as string} rows={rows} history={history} audit={audit}
-          labelOf={(field) => customLabels.get(field) ?? labelOf(field)}
-          canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)} done={query.done}
-          sections={sections} plural={o.title} />);
+          labelOf={(field) => customLabels.get(field) ?? labelOf(field)} nameValue={nameValue} actions={o.detailActions?.(view)}
+          canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)}
+          done={query.done ? doneMessages[query.done] : undefined} sections={sections} plural={o.title} />);
     }, { page: right('read') })
 
     .get(`${o.path}/:id/edit`, async ({ viewer, csrfToken, headers, params }) => {
       const view = await getRecord(ctx.db, kind, viewer, params.id);
       const definitions = await customDefinitions();
       return form(viewer, csrfToken, headers, {
-        title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${view.id}`, cancel: `${o.path}/${view.id}`, values: valuesOf(view),
-        submit: 'Save changes', ownerId: view.ownerId as string | undefined,
+        title: `Edit ${nameOf(view)}`, action: `${o.path}/${view.id}`, cancel: `${o.path}/${view.id}`, values: valuesOf(view),
+        submit: 'Save changes', ownerId: ownedOf(view).ownerId ?? undefined,
         definitions, customValues: customFieldFormValuesOf(definitions, view.customFields),
       });
     }, { page: right('update') })
@@ -287,14 +375,11 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
       });
     }, { page: right('update') })
 
-    .get(`${o.path}/:id/delete`, async ({ viewer, csrfToken, headers, params }) => {
-      const view = await getRecord(ctx.db, kind, viewer, params.id);
-      const name = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? view.id);
-      return renderScreen(headers, shell(`Delete ${o.singular.toLowerCase()}`, viewer, csrfToken),
-        <ConfirmDelete action={`${o.path}/${view.id}/delete`} cancel={`${o.path}/${view.id}`} what={`${o.singular.toLowerCase()} "${name}"`} csrfToken={csrfToken} />);
-    }, { page: right('delete') })
-    .post(`${o.path}/:id/delete`, async ({ viewer, params, redirect }) => {
-      await runWrite(ctx, (tx) => deleteRecord(tx, kind, viewer, params.id));
-      return redirect(`${o.path}?done=deleted`, 303);
+    .get(`${o.path}/:id/delete`, ({ viewer, csrfToken, headers, params }) => confirmDelete(viewer, csrfToken, headers, params.id), { page: right('delete') })
+    .post(`${o.path}/:id/delete`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => deleteRecord(tx, kind, viewer, params.id)));
+      if (result.ok) return redirect(`${o.path}?done=deleted`, 303);
+      set.status = result.error.status;
+      return confirmDelete(viewer, csrfToken, headers, params.id, result.error.message);
     }, { page: right('delete') });
 }

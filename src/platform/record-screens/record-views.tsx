@@ -7,6 +7,8 @@ import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, shownValue, Text, When } from '../../../views/components/table';
+import { FilterBar } from '../../../views/components/filter-bar';
+import { valueLabel, valueOptions } from '../core/value-labels';
 
 /** A form field of a register screen; the kit renders, parses and validates it against the module's schema. */
 export interface FieldSpec {
@@ -19,13 +21,23 @@ export interface FieldSpec {
   link?: LinkTarget;
   required?: boolean;
   hint?: string;
+  /** The form value of a view whose field is not plain text (risks: a level object gives its number). */
+  formValue?(view: unknown): string | number | null | undefined;
+  /** A select whose values are numbers (risk levels): sent to the service as numbers. */
+  numeric?: boolean;
+  maxlength?: number;
 }
 
 export interface ListColumn<V> {
   header: string;
+  /** The cell as text: shown, searched by the eye and written to the list's CSV export. */
   value(view: V): string | number | null | undefined;
+  /** The cell as a component (a score with its band), when text alone says less; the export still writes `value`. */
+  cell?(view: V): JSX.Element;
   /** Links the cell to the record's page. */
   link?: boolean;
+  /** The list's sort key (the kind's `sortable`): the header sorts by it on click. */
+  sort?: string;
 }
 
 export interface ListState {
@@ -46,20 +58,39 @@ export interface ListFilter {
   options: Option[];
 }
 
-export const readable = (value: string) => value.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase());
+export const readable = valueLabel;
 
-export function listHref(path: string, state: ListState, page = state.page): string {
+/** The list's filters as query parameters (sort and paging left out). */
+export function filterParams(state: ListState): URLSearchParams {
   const params = new URLSearchParams();
   if (state.q) params.set('q', state.q);
   if (state.status) params.set('status', state.status);
   if (state.ownerId) params.set('ownerId', state.ownerId);
-  if (state.sort) params.set('sort', state.sort);
   for (const [name, value] of Object.entries(state.extra ?? {})) params.set(name, value);
+  return params;
+}
+
+export function listHref(path: string, state: ListState, page = state.page, sort = state.sort): string {
+  const params = filterParams(state);
+  if (sort) params.set('sort', sort);
   if (page > 1) params.set('page', String(page));
   if (state.pageSize !== 25) params.set('pageSize', String(state.pageSize));
   const query = params.toString();
   return query ? `${path}?${query}` : path;
 }
+
+/** The CSV export of the list as filtered and sorted on screen. */
+export function exportHref(path: string, state: ListState): string {
+  const params = filterParams(state);
+  if (state.sort) params.set('sort', state.sort);
+  const query = params.toString();
+  return `${path}/export.csv${query ? `?${query}` : ''}`;
+}
+
+const isFiltered = (state: ListState) => Boolean(state.q || state.status || state.ownerId || Object.keys(state.extra ?? {}).length);
+
+/** "1 risk", "2 risks". */
+export const countOf = (n: number, singular: string, plural: string) => `${n.toLocaleString('en')} ${n === 1 ? singular.toLowerCase() : plural.toLowerCase()}`;
 
 interface Identified {
   id: string;
@@ -71,24 +102,37 @@ export interface ResultsProps<V extends Identified> {
   state: ListState;
   columns: ListColumn<V>[];
   plural: string;
+  singular: string;
+  /** What an empty register suggests as its first step ("Add the first with New control, or Import a CSV file."). */
+  emptyHint?: string;
 }
 
-const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
+export const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
 
-/** The table and pager; the whole page renders it and htmx swaps it alone when filters change. */
-export function RecordResults<V extends Identified>({ path, page, state, columns, plural }: ResultsProps<V>): JSX.Element {
+/** The count, Export, the table and the pager; the whole page renders it and htmx swaps it alone when filters change. */
+export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyHint }: ResultsProps<V>): JSX.Element {
   const id = resultsId(path);
-  const filtered = Boolean(state.q || state.status || state.ownerId || Object.keys(state.extra ?? {}).length);
+  const filtered = isFiltered(state);
   return (
-    <section id={id} aria-live="polite">
-      <DataTable<V>
-        rows={page.rows}
-        empty={filtered ? `No ${plural.toLowerCase()} match these filters.` : `No ${plural.toLowerCase()} yet.`}
-        columns={columns.map((c) => ({
-          header: c.header,
-          cell: (row: V) => (c.link ? <a href={`${path}/${row.id}`} safe>{String(c.value(row) ?? '')}</a> : <Text value={c.value(row)} />),
-        }))}
-      />
+    <section id={id} aria-live="polite" aria-label={plural}>
+      <p class="results-bar">
+        <span class="muted" safe>{filtered ? `${countOf(page.total, singular, plural)} match these filters` : countOf(page.total, singular, plural)}</span>
+        {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="">Export CSV</a>}
+      </p>
+      {page.total === 0 && !filtered && emptyHint
+        ? <div class="card empty-state"><p safe>{`No ${plural.toLowerCase()} yet.`}</p><p class="muted" safe>{emptyHint}</p></div>
+        : (
+          <DataTable<V>
+            rows={page.rows}
+            empty={filtered ? `No ${plural.toLowerCase()} match these filters.` : `No ${plural.toLowerCase()} yet.`}
+            sort={{ current: state.sort, href: (sort) => listHref(path, state, 1, sort), target: `#${id}` }}
+            columns={columns.map((c) => ({
+              header: c.header,
+              sort: c.sort,
+              cell: (row: V) => (c.link ? <a href={`${path}/${row.id}`} safe>{String(c.value(row) ?? '')}</a> : c.cell ? c.cell(row) : <Text value={c.value(row)} />),
+            }))}
+          />
+        )}
       <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(p) => listHref(path, state, p)} target={`#${id}`} />
     </section>
   );
@@ -97,38 +141,34 @@ export function RecordResults<V extends Identified>({ path, page, state, columns
 export interface ListProps<V extends Identified> extends ResultsProps<V> {
   statuses?: readonly string[];
   owners: Option[];
-  sorts: Option[];
   canCreate: boolean;
-  singular: string;
   extraActions?: JSX.Element;
   filters?: readonly ListFilter[];
+  /** The search box's label ('Search titles'). */
+  searchLabel?: string;
+  done?: string;
 }
 
-/** Filters are a plain GET form (works without JavaScript); htmx replaces only the results and pushes the URL. */
+/** The list's actions beside its title: New (the primary one), then the register's own (Import, …). */
+export function ListActions({ path, singular, canCreate, extraActions }: { path: string; singular: string; canCreate: boolean; extraActions?: JSX.Element }): JSX.Element {
+  return <>{extraActions}{canCreate && <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a>}</>;
+}
+
+/** The list page: the one filter bar and the results (the actions go beside the title, ListActions). */
 export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Element {
-  const { path, state, statuses, owners, sorts, canCreate, singular } = props;
-  const target = `#${resultsId(path)}`;
+  const { path, state, statuses, owners, canCreate, singular } = props;
   return (
     <>
-      <p class="actions">
-        {canCreate && <a class="button" href={`${path}/new`} safe>{`New ${singular.toLowerCase()}`}</a>}
-        {props.extraActions}
-      </p>
-      <form method="get" action={path} class="filters" hx-get={path} hx-target={target} hx-select={target} hx-swap="outerHTML"
-        hx-push-url="true" hx-trigger="change, keyup changed delay:300ms from:input[name=q], submit">
-        <label>Search <input type="search" name="q" value={state.q} maxlength="200" /></label>
-        {statuses && (
-          <label>Status <Select name="status" selected={state.status}
-            options={[{ value: '', label: 'Any' }, ...statuses.map((s) => ({ value: s, label: readable(s) }))]} /></label>
-        )}
-        {props.filters?.map((f) => (
-          <label><span safe>{f.label}</span> <Select name={f.name} selected={state.extra?.[f.name] ?? ''} options={[{ value: '', label: 'Any' }, ...f.options]} /></label>
-        ))}
-        <label>Owner <Select name="ownerId" selected={state.ownerId} options={[{ value: '', label: 'Anyone' }, ...owners]} /></label>
-        <label>Sort <Select name="sort" selected={state.sort} options={sorts} /></label>
-        <noscript><button type="submit">Apply</button></noscript>
-      </form>
-      <RecordResults {...props} />
+      <Flash kind="success" message={props.done === 'deleted' ? `${singular} deleted.` : undefined} />
+      <FilterBar action={path} label={`Filter ${props.plural.toLowerCase()}`} target={`#${resultsId(path)}`}
+        search={{ value: state.q, label: props.searchLabel ?? 'Search' }} filtered={isFiltered(state)}
+        keep={{ sort: state.sort, pageSize: state.pageSize === 25 ? '' : String(state.pageSize) }}
+        filters={[
+          ...(statuses ? [{ name: 'status', label: 'Status', selected: state.status, options: valueOptions(statuses) }] : []),
+          ...(props.filters ?? []).map((f) => ({ name: f.name, label: f.label, options: f.options, selected: state.extra?.[f.name] ?? '' })),
+          { name: 'ownerId', label: 'Owner', selected: state.ownerId, options: owners, any: 'Anyone' },
+        ]} />
+      <RecordResults {...props} emptyHint={props.emptyHint ?? (canCreate ? `Add the first with New ${singular.toLowerCase()}${props.extraActions ? ', or import a CSV file' : ''}.` : undefined)} />
     </>
   );
 }
@@ -156,7 +196,7 @@ export function RecordForm({ action, cancel, fields, values, choices, errors, er
       <CsrfField token={csrfToken} />
       <FormError message={error} />
       {fields.map((f) => {
-        const common = { label: f.label, name: f.name, value: values[f.name] ?? '', error: errors[f.name], hint: f.hint, required: f.required };
+        const common = { label: f.label, name: f.name, value: values[f.name] ?? '', error: errors[f.name], hint: f.hint, required: f.required, maxlength: f.maxlength };
         switch (f.kind) {
           case 'textarea':
             return <Field {...common} type="textarea" />;
@@ -182,15 +222,24 @@ export function RecordForm({ action, cancel, fields, values, choices, errors, er
   );
 }
 
-const DONE: Record<string, string> = { created: 'Created.', updated: 'Saved.', deleted: 'Deleted.' };
+/** A row of a record page: a label and its value as text, or as a component (a score with its band) in `content`. */
+export interface DetailRow {
+  label: string;
+  value: string;
+  content?: JSX.Element;
+}
 
 export interface DetailProps {
   path: string;
   id: string;
-  rows: { label: string; value: string }[];
+  rows: DetailRow[];
   history: HistoryView[];
   audit: AuditEntry[];
   labelOf(field: string): string;
+  /** A stored value as History shows it (names for ids, labels for keys). */
+  nameValue?(field: string, value: unknown): string;
+  /** Links beside Edit and Delete. */
+  actions?: JSX.Element;
   canUpdate: boolean;
   canDelete: boolean;
   done?: string;
@@ -203,18 +252,20 @@ export interface DetailProps {
 export function RecordDetail(p: DetailProps): JSX.Element {
   return (
     <>
-      <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
+      <Flash kind="success" message={p.done} />
+      <nav class="breadcrumbs" aria-label="Breadcrumb"><a href={p.path} safe>{`← All ${p.plural.toLowerCase()}`}</a></nav>
       <p class="actions">
-        <a href={p.path} safe>{`← All ${p.plural.toLowerCase()}`}</a>
+        {p.actions}
         {p.canUpdate && <a class="button" href={`${p.path}/${p.id}/edit`}>Edit</a>}
         {p.canDelete && <a class="button danger" href={`${p.path}/${p.id}/delete`}>Delete</a>}
       </p>
       <dl class="card details">
-        {p.rows.map((r) => <><dt safe>{r.label}</dt><dd class="prewrap" safe>{r.value}</dd></>)}
+        {p.rows.map((r) => <><dt safe>{r.label}</dt>{r.content === undefined ? <dd class="prewrap" safe>{r.value}</dd> : <dd>{r.content}</dd>}</>)}
       </dl>
       {p.sections}
-      <h2>History</h2>
+      <h2 id="history-heading">History</h2>
       <DataTable<HistoryView>
+        id="record-history"
         rows={p.history}
         empty="No changes recorded."
         columns={[
@@ -226,15 +277,16 @@ export function RecordDetail(p: DetailProps): JSX.Element {
             cell: (h) => (
               <ul class="changes">
                 {Object.entries(h.changes).map(([field, c]) => (
-                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{shownValue(c.before)}</span>{' → '}<span safe>{shownValue(c.after)}</span></li>
+                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{(p.nameValue ?? ((_, v) => shownValue(v)))(field, c.before)}</span>{' → '}<span safe>{(p.nameValue ?? ((_, v) => shownValue(v)))(field, c.after)}</span></li>
                 ))}
               </ul>
             ),
           },
         ]}
       />
-      <h2>Audit Log</h2>
+      <h2 id="audit-heading">Audit Log</h2>
       <DataTable<AuditEntry>
+        id="record-audit"
         rows={p.audit}
         empty="No Audit Log entries."
         columns={[
@@ -248,10 +300,34 @@ export function RecordDetail(p: DetailProps): JSX.Element {
   );
 }
 
-export function ConfirmDelete({ action, cancel, what, csrfToken }: { action: string; cancel: string; what: string; csrfToken: string }): JSX.Element {
+export interface ConfirmDeleteProps {
+  action: string;
+  cancel: string;
+  what: string;
+  csrfToken: string;
+  /** What still points at the record, by kind with counts: deleting is refused until they are gone. */
+  referrers?: { label: string; count: number }[];
+  /** The record's page, where what links to it is listed. */
+  recordHref?: string;
+  /** Why the last attempt was refused (409). */
+  refused?: string;
+}
+
+/** Deleting asks first, on a page of its own; it warns while other records still refer to this one. */
+export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [], recordHref, refused }: ConfirmDeleteProps): JSX.Element {
+  const blocked = referrers.length > 0;
   return (
     <form method="post" action={action} class="card">
       <CsrfField token={csrfToken} />
+      {blocked
+        ? (
+          <div class="flash flash-error" role={refused ? 'alert' : undefined}>
+            <p safe>{`${refused ? 'Not deleted: ' : 'This cannot be deleted yet: '}other records still refer to this ${what}:`}</p>
+            <ul>{referrers.map((r) => <li safe>{`${r.count} ${r.label}`}</li>)}</ul>
+            <p>Remove those references first{recordHref ? <>{' (the record\'s page lists them: '}<a href={recordHref}>open it</a>{')'}</> : ''}.</p>
+          </div>
+        )
+        : <FormError message={refused} />}
       <p safe>{`Delete ${what}? This cannot be undone; the Audit Log keeps a record of it.`}</p>
       <p class="actions"><button type="submit" class="danger">Delete</button><a href={cancel}>Cancel</a></p>
     </form>

@@ -106,7 +106,7 @@ export interface RecordKind<T extends OwnedTable, Input extends Values, View = R
   /** Values derived in SQL and read with every row (evidence's status from its dates): by view field name. */
   computed?: Record<string, SQL>;
   /** Why the record (stored row, or its view on a screen) refuses every change and its deletion (409), e.g. locked evidence; null when it does not. */
-  frozen?(before: Row<T> | RecordView<T>): string | null;
+  frozen?(before: Row<T> | RecordView<T> | View): string | null;
 }
 
 export interface ListParams {
@@ -400,14 +400,16 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
   return { changed: JSON.stringify(beforeFields) !== JSON.stringify(afterFields) };
 }
 
+/** What still points at a record, by kind of referrer with its count ("2 audit findings"); empty when nothing does. */
+export async function referencesTo<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<{ label: string; count: number }[]> {
+  const counted = await Promise.all((kind.references ?? []).map(async (reference) => ({ label: reference.label, count: await reference.count(db, id) })));
+  return counted.filter((r) => r.count > 0);
+}
+
 /** Refuses (409) while other records point at this one, naming what still does; never orphans data. */
 export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, id: string): Promise<void> {
   const before = await loadForAction(tx, kind, actor, id, 'delete');
-  const still: string[] = [];
-  for (const reference of kind.references ?? []) {
-    const n = await reference.count(tx, id);
-    if (n > 0) still.push(`${n} ${reference.label}`);
-  }
+  const still = (await referencesTo(tx, kind, id)).map((r) => `${r.count} ${r.label}`);
   if (still.length) throw conflict(`${kind.label} ${id} is still referenced by ${still.join(', ')}; remove those references first`);
   const table = kind.table as OwnedTable;
   const customFields = kind.customFields ? ((await loadCustomFields(tx, kind.module, [id])).get(id) ?? {}) : {};

@@ -167,7 +167,7 @@ export function ImportPreview({ csrfToken, fileName, values, input, problems, co
       {input && input.items.length > 0 && <PackageTree items={input.items} />}
       {problems.length === 0 && input
         ? (
-          <form method="post" action={IMPORT_PATH} enctype="multipart/form-data" class="card">
+          <form method="post" action={IMPORT_PATH} class="card">
             <CsrfField token={csrfToken} />
             <input type="hidden" name="package" value={JSON.stringify(input)} />
             <p class="actions"><button type="submit">Commit import</button><a href={IMPORT_PATH}>Choose another file</a></p>

@@ -146,7 +146,7 @@ export function GroupsContent(props: {
                     {canUpdate && (
                       <form method="post" action={`/settings/groups/${g.id}/roles/${id}/remove`} class="inline">
                         <CsrfField token={csrfToken} />
-                        <button type="submit" class="link small" aria-label={`Take ${roleById.get(id)?.name ?? 'role'} from ${g.name}`}>remove</button>
+                        <button type="submit" class="link small" aria-label={`Remove ${roleById.get(id)?.name ?? 'role'} from ${g.name}`}>remove</button>
                       </form>
                     )}
                   </li>
@@ -160,12 +160,12 @@ export function GroupsContent(props: {
               <div>
                 <form method="post" action={`/settings/groups/${g.id}/members`} class="actions">
                   <CsrfField token={csrfToken} />
-                  <Select id={`m-${g.id}`} name="userId" options={users.filter((u) => !g.memberIds.includes(u.id)).map((u) => ({ value: u.id, label: u.email }))} />
+                  <Select id={`m-${g.id}`} label={`Person to add to ${g.name}`} name="userId" options={users.filter((u) => !g.memberIds.includes(u.id)).map((u) => ({ value: u.id, label: u.email }))} />
                   <button type="submit" class="small secondary">Add member</button>
                 </form>
                 <form method="post" action={`/settings/groups/${g.id}/roles`} class="actions">
                   <CsrfField token={csrfToken} />
-                  <Select id={`r-${g.id}`} name="roleId" options={roles.filter((r) => !g.roleIds.includes(r.id)).map((r) => ({ value: r.id, label: r.name }))} />
+                  <Select id={`r-${g.id}`} label={`Role to give ${g.name}`} name="roleId" options={roles.filter((r) => !g.roleIds.includes(r.id)).map((r) => ({ value: r.id, label: r.name }))} />
                   <button type="submit" class="small secondary">Give role</button>
                 </form>
               </div>

@@ -1,4 +1,3 @@
-import type { Option } from '../../../../views/components/form';
 import { Swatch } from '../../../../views/components/table';
 
 export interface Band {
@@ -21,10 +20,3 @@ export function ScoreBadge({ score, band }: { score: number | null; band: Band |
     </span>
   );
 }
-
-export const STATUS_LABELS: Record<string, string> = { open: 'Open', closed: 'Closed', archived: 'Archived' };
-
-export const statusOptions = (withAll: boolean): Option[] => [
-  ...(withAll ? [{ value: '', label: 'Any status' }] : []),
-  ...Object.entries(STATUS_LABELS).map(([value, label]) => ({ value, label })),
-];

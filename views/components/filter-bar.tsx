@@ -1,0 +1,58 @@
+import { Select, type Option } from './form';
+
+/** One of a list's own filters: a select of allowed values (labelled), sent under its name. */
+export interface FilterSelect {
+  name: string;
+  label: string;
+  options: Option[];
+  selected: string;
+  /** The first option, meaning "no filter": 'Any', 'Anyone'. */
+  any?: string;
+}
+
+export interface FilterBarProps {
+  /** The list's address: the form is a plain GET to it, so every filter lives in the URL. */
+  action: string;
+  /** What the bar filters, for screen readers: 'Filter risks'. */
+  label: string;
+  /** The element htmx replaces with the same element of the answer (the results), leaving the bar and its focus alone. */
+  target: string;
+  /** The search box, when the list searches text. */
+  search?: { value: string; label: string };
+  filters: readonly FilterSelect[];
+  /** State the bar does not show but keeps (the sort chosen by a column header, the page size). */
+  keep?: Record<string, string>;
+  /** Shown when a filter is set: a link back to the unfiltered list. */
+  filtered: boolean;
+}
+
+/**
+ * The filter bar of every list: search, the list's own filters and Apply, as a GET form that works without script.
+ * With htmx, a change re-reads the results alone and pushes the address, so a filtered list can be bookmarked.
+ */
+export function FilterBar(p: FilterBarProps): JSX.Element {
+  const id = (name: string) => `filter-${name}`;
+  return (
+    <form method="get" action={p.action} class="filter-bar card" role="search" aria-label={p.label}
+      hx-get={p.action} hx-target={p.target} hx-select={p.target} hx-swap="outerHTML" hx-push-url="true"
+      hx-trigger={`change, input changed delay:400ms from:#${id('q')}, submit`}>
+      {p.search && (
+        <div class="field">
+          <label for={id('q')} safe>{p.search.label}</label>
+          <input type="search" id={id('q')} name="q" value={p.search.value} maxlength="200" />
+        </div>
+      )}
+      {p.filters.map((f) => (
+        <div class="field">
+          <label for={id(f.name)} safe>{f.label}</label>
+          <Select id={id(f.name)} name={f.name} selected={f.selected} options={[{ value: '', label: f.any ?? 'Any' }, ...f.options]} />
+        </div>
+      ))}
+      {Object.entries(p.keep ?? {}).filter(([, value]) => value !== '').map(([name, value]) => <input type="hidden" name={name} value={value} />)}
+      <div class="filter-actions">
+        <button type="submit" class="secondary">Apply</button>
+        {p.filtered && <a href={p.action}>Clear filters</a>}
+      </div>
+    </form>
+  );
+}
