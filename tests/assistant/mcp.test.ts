@@ -251,6 +251,16 @@ describe('the AI-assistant endpoint', () => {
     expect(await call(bare, 'search', { q: 'anything' })).not.toMatchObject({ isError: true });
   });
 
+  test('list tools serve page and pageSize as bounded integers, read a number written as text, and refuse one out of bounds', async () => {
+    const client = await connect(await makeToken(env, admin, READS));
+    const listRisks = (await client.listTools()).tools.find((t) => t.name === 'list_risks')!;
+    expect(listRisks.inputSchema.properties?.pageSize).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
+    expect(data<{ page: number; pageSize: number }>(await call(client, 'list_risks', { page: '1', pageSize: '5' }))).toMatchObject({ page: 1, pageSize: 5 });
+    await expect(call(client, 'list_risks', { page: '0' })).rejects.toThrow(/Invalid arguments for list_risks: page/);
+    await expect(call(client, 'list_controls', { pageSize: '100000' })).rejects.toThrow(/Invalid arguments for list_controls: pageSize/);
+    await expect(call(client, 'list_policies', { page: 'two' })).rejects.toThrow(/Invalid arguments for list_policies: page/);
+  });
+
   test('a JSON-RPC batch is refused as an error, never a 500', async () => {
     const token = await makeToken(env, admin, READS);
     const res = await fetch(endpoint, {

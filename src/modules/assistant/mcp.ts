@@ -11,6 +11,7 @@ import { errorResponse, recordDenial } from '../../platform/http/http';
 import { assistantTools } from '../../platform/modules/module';
 import { platformService } from '../../platform/http/installed';
 import { mayCall, requireCallable, type AssistantTool } from '../../platform/modules/tools';
+import { decodedSchema } from '../../platform/http/openapi';
 import type { Actor } from '../../platform/permissions/permissions';
 import { clientAddress } from '../../platform/http/refusals';
 import { idpActor, protectedResourceMetadata } from './idp';
@@ -30,19 +31,25 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** A tool's result text is capped so one answer cannot flood the assistant's context. */
 const MAX_RESULT_CHARS = 200_000;
 
+/**
+ * The input schema a tool serves and checks: its module's schema with text coercions of query parameters shown as the
+ * integers they decode to (an assistant sends JSON numbers), bounds included.
+ */
+const inputOf = (tool: AssistantTool) => decodedSchema(tool.input);
+
 function describe(tool: AssistantTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     // TypeBox schemas are JSON Schema; serialising drops TypeBox's symbol keys.
-    inputSchema: JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'],
+    inputSchema: JSON.parse(JSON.stringify(inputOf(tool))) as Tool['inputSchema'],
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, openWorldHint: false },
   };
 }
 
 const argumentProblems = (tool: AssistantTool, args: unknown) =>
-  [...Value.Errors(tool.input, args)].map((e) => `${e.path.replace(/^\//, '').replaceAll('/', '.') || 'arguments'}: ${e.message}`);
+  [...Value.Errors(inputOf(tool), args)].map((e) => `${e.path.replace(/^\//, '').replaceAll('/', '.') || 'arguments'}: ${e.message}`);
 
 const acceptsNumber = (schema: TSchema): boolean =>
   schema.type === 'integer' || schema.type === 'number' || (Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).some(acceptsNumber));
