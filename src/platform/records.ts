@@ -8,6 +8,7 @@ import {
   type CustomFieldMap, type CustomFieldWrite, type Definition,
 } from './custom-field-values';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from './errors';
+import { refuseRepeatedIds } from './batch';
 import { insertRows, rowAsStored, updateRowsById } from './bulk-insert';
 import { sendOrWait, type PipelinedWrites } from './pipelined-writes';
 import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from './history';
@@ -622,6 +623,7 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
   tx: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, items: { id: string; patch: Partial<Input> }[], options: BatchOptions,
 ): Promise<BatchOutcome[]> {
   const level = requirePermission(actor, permission(kind, 'update'));
+  refuseRepeatedIds(items.map((item) => item.id), kind.label);
   const rules = await batchRulesOf(tx, kind, actor, options);
   const table = kind.table as OwnedTable;
   const ids = [...new Set(items.map((item) => item.id).filter((id) => UUID.test(id)))];
