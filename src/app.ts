@@ -1,17 +1,17 @@
 import { Elysia, type AnyElysia } from 'elysia';
-import { httpPlatform } from './platform/http';
-import { strictQuery } from './platform/strict-input';
-import { refusalGuard } from './platform/refusals';
-import { securityHeaders } from './platform/security-headers';
-import { apiDocs } from './platform/api-docs';
-import { screenAuth } from './platform/screen-auth';
-import { staticFiles } from './platform/static-files';
-import { screenLimits } from './platform/screen-limits';
-import type { AppContext } from './platform/context';
+import { httpPlatform } from './platform/http/http';
+import { strictQuery } from './platform/http/strict-input';
+import { refusalGuard } from './platform/http/refusals';
+import { securityHeaders } from './platform/http/security-headers';
+import { apiDocs } from './platform/http/api-docs';
+import { screenAuth } from './platform/http/screen-auth';
+import { staticFiles } from './platform/http/static-files';
+import { screenLimits } from './platform/http/screen-limits';
+import type { AppContext } from './platform/http/context';
 import { csvImports } from './platform/csv/routes';
-import { installModules, uploadLimits } from './platform/module';
-import { openApiRoute } from './platform/openapi';
-import { platformModule } from './platform/platform-module';
+import { installModules, uploadLimits } from './platform/modules/module';
+import { openApiRoute } from './platform/http/openapi';
+import { platformModule } from './platform/modules/platform-module';
 import { MODULES } from './modules';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
@@ -48,4 +48,4 @@ export function createApp(ctx: AppContext): Elysia {
 export type App = ReturnType<typeof createApp>;
 
 /** Boot from here (not from the platform directly) so the modules are installed first: boot creates the first administrator through the people module. */
-export { boot } from './platform/bootstrap';
+export { boot } from './platform/modules/bootstrap';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { passwordProblem } from './platform/password-policy';
+import { passwordProblem } from './platform/core/password-policy';
 
 /** The environment the service reads, validated once at start so a typo fails fast. */
 export const ConfigSchema = Type.Object({

@@ -1,7 +1,7 @@
 /// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
-import { navigation, type NavEntry } from '../src/platform/module';
-import { levelOf, type Actor } from '../src/platform/permissions';
+import { navigation, type NavEntry } from '../src/platform/modules/module';
+import { levelOf, type Actor } from '../src/platform/permissions/permissions';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */
 export function isHtmx(headers: Record<string, string | undefined> | Headers): boolean {

@@ -4,7 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { validatePackage } from '../../src/modules/compliance/packages-service';
 import { scaleProblems } from '../../src/modules/risks/settings-service';
-import { isRealDate } from '../../src/platform/dates';
+import { isRealDate } from '../../src/platform/core/dates';
 import {
   Bundle, BUNDLE_FORMAT, BUNDLE_VERSION, BundleClassification, BundleControl, BundlePolicy, BundleRequirement, BundleRisk,
   MAX_BUNDLE_BYTES, plainIntegers, type PlannedTreatment,

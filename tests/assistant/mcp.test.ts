@@ -8,7 +8,7 @@ import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { removeGroupMember } from '../../src/modules/people/service';
-import { systemActor, type Actor, type Permission } from '../../src/platform/permissions';
+import { systemActor, type Actor, type Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeToken, makeUser } from '../helpers/factories';
 
@@ -105,7 +105,7 @@ describe('the AI-assistant endpoint', () => {
     const token = await makeToken(env, admin, [...EVIDENCE, ...READS, 'controls:update']);
     const client = await connect(token);
     const control = (await env.ctx.db.transaction(async (tx) => {
-      const { createRecord } = await import('../../src/platform/records');
+      const { createRecord } = await import('../../src/platform/records/records');
       const { controlKind } = await import('../../src/modules/controls/service');
       return createRecord(tx, controlKind, admin, { name: 'Access reviews' });
     })).id;

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { MODULES } from '../../src/modules';
 
 /**
- * The platform never imports a module: what it needs from one comes through the manifest (src/platform/module.ts).
+ * The platform never imports a module: what it needs from one comes through the manifest (src/platform/modules/module.ts).
  * Followed through every file the platform imports (views, db), so a screen component cannot carry a module in.
  */
 

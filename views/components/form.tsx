@@ -1,5 +1,5 @@
 import Html from '@kitajs/html';
-import { AppError, type FieldProblem } from '../../src/platform/errors';
+import { AppError, type FieldProblem } from '../../src/platform/core/errors';
 
 /** Field name → message, for inline errors after a refused form. */
 export type FieldErrors = Record<string, string>;

@@ -7,9 +7,9 @@ import {
 import { matchAllowed } from '../../platform/csv/import-type';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
 import { toCsv } from '../../platform/csv/write';
-import { recordChanges, type RecordChange } from '../../platform/history';
-import type { Actor } from '../../platform/permissions';
-import { getRecord } from '../../platform/records';
+import { recordChanges, type RecordChange } from '../../platform/audit/history';
+import type { Actor } from '../../platform/permissions/permissions';
+import { getRecord } from '../../platform/records/records';
 import { DECISIONS, type Decision } from './schema';
 import { accountKey, ITEM_RECORD_TYPE, itemAuditFields, personProblem, programForItemWrite, programKind, usersByEmail, type ActiveUser } from './service';
 

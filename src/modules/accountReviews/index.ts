@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
+import type { AppContext } from '../../platform/http/context';
 import { accountReviewsApi } from './api';
 import { accountReviewPages } from './pages';
 
 /** Account reviews: review programs and their items, over REST and on screens. */
 export const accountReviewsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:accountReviews' }).use(accountReviewsApi(ctx)).use(accountReviewPages(ctx));
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 
 export const manifest = defineModule({
   name: 'accountReviews',

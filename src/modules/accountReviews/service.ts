@@ -2,11 +2,11 @@ import { and, asc, count, eq, ilike, inArray, isNull, or, sql, type SQL } from '
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { accountReviewItems, accountReviewPrograms, users } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
-import { paging, type Page } from '../../platform/paging';
-import type { Actor } from '../../platform/permissions';
-import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
+import { paging, type Page } from '../../platform/http/paging';
+import type { Actor } from '../../platform/permissions/permissions';
+import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import type { ItemCreate, ItemDecision, ItemListQuery, ItemView, ProgramCreate } from './schema';
 
 const MODULE = 'accountReviews';

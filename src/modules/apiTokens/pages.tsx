@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
-import { runWrite } from '../../platform/context';
-import { levelOf, type Actor, type Permission } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import type { AppContext } from '../../platform/http/context';
+import { runWrite } from '../../platform/http/context';
+import { levelOf, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { renderScreen } from '../../../views/layout';
 import { attempt, fieldErrors, formList, formText } from '../../../views/components/form';
 import { endSession, listActiveSessions } from '../people/service';
-import { sessionSettings, setSessionSettings } from '../../platform/sessions';
+import { sessionSettings, setSessionSettings } from '../../platform/http/sessions';
 import { twoFactorRule } from '../people/two-factor/service';
 import { createToken, getToken, listTokensPage, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
 import { TokensContent, RevokeConfirm, SessionsContent, type CreateForm } from './views';

@@ -1,6 +1,6 @@
 import { assets } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
 import { assetPages } from './pages';

@@ -1,5 +1,5 @@
-import type { AppContext } from '../../platform/context';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
+import type { AppContext } from '../../platform/http/context';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
 import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { assets, incidents, risks } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { referencedBy, type RecordKind } from '../../platform/records';
-import { requireReadableLink } from '../../platform/links';
+import type { FieldProblem } from '../../platform/core/errors';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
+import { requireReadableLink } from '../../platform/records/links';
 import { businessUnitKind } from '../businessUnits/service';
 import type { AssetCreate } from './schema';
 

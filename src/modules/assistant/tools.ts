@@ -1,9 +1,9 @@
-import type { AssistantTool } from '../../platform/module';
-import type { AppContext } from '../../platform/context';
-import { invalidField } from '../../platform/errors';
-import { levelOf, type Actor, type Permission } from '../../platform/permissions';
-import { getRecord, listRecords, type OwnedTable, type RecordKind } from '../../platform/records';
-import { todayIso } from '../../platform/dates';
+import type { AssistantTool } from '../../platform/modules/module';
+import type { AppContext } from '../../platform/http/context';
+import { invalidField } from '../../platform/core/errors';
+import { levelOf, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { getRecord, listRecords, type OwnedTable, type RecordKind } from '../../platform/records/records';
+import { todayIso } from '../../platform/core/dates';
 import { assetKind } from '../assets/service';
 import { auditPlanKind, findingKind } from '../audits/service';
 import { getAnalysis } from '../compliance/analyses-service';

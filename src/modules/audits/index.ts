@@ -1,6 +1,6 @@
 import { auditFindings, auditPlans } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { auditsApi } from './api';
 import { findingImport } from './import';
 import { auditPages } from './pages';

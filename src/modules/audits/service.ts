@@ -1,14 +1,14 @@
 import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { auditFindings, auditPlans, controls } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { ownershipCondition } from '../../platform/ownership';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { requireReadableLink } from '../../platform/links';
-import { referencedBy, type RecordKind } from '../../platform/records';
+import type { FieldProblem } from '../../platform/core/errors';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { requireReadableLink } from '../../platform/records/links';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
 import { controlKind } from '../controls/service';
 import type { AuditPlanCreate, FindingCreate } from './schema';
-import { dateProblems } from '../../platform/dates';
+import { dateProblems } from '../../platform/core/dates';
 
 /** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
 

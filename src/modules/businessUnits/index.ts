@@ -1,6 +1,6 @@
 import { businessUnits } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { businessUnitsApi } from './api';
 import { businessUnitPages } from './pages';
 

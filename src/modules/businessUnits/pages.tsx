@@ -1,7 +1,7 @@
-import type { AppContext } from '../../platform/context';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { listRecords, type RecordView } from '../../platform/records';
+import type { AppContext } from '../../platform/http/context';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { listRecords, type RecordView } from '../../platform/records/records';
 import { renderScreen } from '../../../views/layout';
 import type { businessUnits } from '../../../db/schema';
 import { assetKind } from '../assets/service';

@@ -1,11 +1,11 @@
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { assets, businessUnits, risks } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { ownershipCondition } from '../../platform/ownership';
-import type { Actor } from '../../platform/permissions';
-import { requireReadableLink } from '../../platform/links';
-import { referencedBy, type RecordKind } from '../../platform/records';
+import type { FieldProblem } from '../../platform/core/errors';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import type { Actor } from '../../platform/permissions/permissions';
+import { requireReadableLink } from '../../platform/records/links';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
 import type { BusinessUnitCreate, BusinessUnitTreeEntry } from './schema';
 
 type BusinessUnitRow = typeof businessUnits.$inferSelect;

@@ -1,6 +1,6 @@
-import type { RecordView } from '../../platform/records';
+import type { RecordView } from '../../platform/records/records';
 import type { assets as assetsTable } from '../../../db/schema';
-import type { Page } from '../../platform/paging';
+import type { Page } from '../../platform/http/paging';
 import type { BusinessUnitTreeEntry } from './schema';
 
 const UnitLinks = ({ units, empty }: { units: { id: string; name: string }[]; empty: string }) =>

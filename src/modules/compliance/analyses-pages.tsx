@@ -1,13 +1,13 @@
-import { recordSections } from '../../platform/module';
+import { recordSections } from '../../platform/modules/module';
 import { ANALYSIS_RECORD_TYPE } from './schema';
 import { Elysia } from 'elysia';
 import { renderScreen } from '../../../views/layout';
 import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
 import { AnalysisPage, PackageTreePage, TreeItemRow } from './views/tree';
-import { runWrite, type AppContext } from '../../platform/context';
-import { notFound } from '../../platform/errors';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { notFound } from '../../platform/core/errors';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { exceptionPages } from '../exceptions/pages';
 import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';

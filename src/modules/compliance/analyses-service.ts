@@ -5,13 +5,13 @@ import {
   analysisControls, analysisPolicies, analysisProjects, analysisRisks, complianceAnalyses, complianceItems, compliancePackages, controls, groups,
   policies, projects, risks, users,
 } from '../../../db/schema';
-import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { refusalOf, type BatchResult } from '../../platform/batch';
-import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/history';
-import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions';
-import { historyAsSeen, readableLinked, requireLinked, unreadableLink, type LinkTarget } from '../../platform/links';
+import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/audit/history';
+import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions/permissions';
+import { historyAsSeen, readableLinked, requireLinked, unreadableLink, type LinkTarget } from '../../platform/records/links';
 import { controlKind } from '../controls/service';
 import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems } from '../../../db/schema';
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
 import { packagesApi } from './packages-api';

@@ -1,10 +1,10 @@
 import { controls } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { controlsApi } from './api';
 import { controlImport } from './import';
 import { controlPages } from './pages';
-import { listRecords, type ListParams } from '../../platform/records';
+import { listRecords, type ListParams } from '../../platform/records/records';
 import { ControlListQuery } from './schema';
 import { controlKind } from './service';
 

@@ -1,12 +1,12 @@
 import { desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisControls, auditFindings, controlTests, controls, treatmentControls, users } from '../../../db/schema';
-import { invalidField } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
-import type { Actor } from '../../platform/permissions';
+import { invalidField } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
 
 export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   module: 'controls',

@@ -1,11 +1,11 @@
 import { and, asc, count, eq, max, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../../db/schema';
-import { isCustomFieldModule, type Definition } from '../../platform/custom-field-values';
-import { customFieldModules } from '../../platform/module';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { requirePermission, type Actor, type Module } from '../../platform/permissions';
+import { isCustomFieldModule, type Definition } from '../../platform/records/custom-field-values';
+import { customFieldModules } from '../../platform/modules/module';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { requirePermission, type Actor, type Module } from '../../platform/permissions/permissions';
 import type { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, CustomFieldView } from './schema';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Data, ErrorBody, IdParam } from '../../platform/envelopes';
-import { recordApi } from '../../platform/record-api';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Data, ErrorBody, IdParam } from '../../platform/http/envelopes';
+import { recordApi } from '../../platform/records/record-api';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile, fileView } from './files';
 import { evidencePackage } from './package';
 import {

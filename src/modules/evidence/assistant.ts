@@ -1,8 +1,8 @@
-import type { AssistantTool } from '../../platform/module';
-import { AppError, invalidField } from '../../platform/errors';
-import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
-import { createRecord, listRecords, loadForAction, type ListParams } from '../../platform/records';
-import { runWrite, type AppContext } from '../../platform/context';
+import type { AssistantTool } from '../../platform/modules/module';
+import { AppError, invalidField } from '../../platform/core/errors';
+import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { createRecord, listRecords, loadForAction, type ListParams } from '../../platform/records/records';
+import { runWrite, type AppContext } from '../../platform/http/context';
 import { fileNameProblem, listFiles, recordOrDiscard, recordStoredFile, storeFile, type StoredBytes } from './files';
 import {
   ASSISTANT_UPLOAD_BYTES, EvidenceCreate, EvidenceListQuery, EvidenceRef, LinkEvidenceToolInput, UPLOAD_TARGETS, UploadEvidenceInput,

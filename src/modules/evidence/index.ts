@@ -1,6 +1,6 @@
 import { evidence } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { evidenceApi } from './api';
 import { evidenceTools } from './assistant';
 import { uploadLinkLimit, uploadLinkRoutes, uploadLinkTool } from './upload-links';

@@ -1,5 +1,5 @@
-import { hashAuditEntry } from '../../platform/audit';
-import { entryStream, listZip, ZipFormatError, type ZipListing, type ZipSource } from '../../platform/zip';
+import { hashAuditEntry } from '../../platform/audit/audit';
+import { entryStream, listZip, ZipFormatError, type ZipListing, type ZipSource } from '../../platform/storage/zip';
 import { filesDigest, PACKAGE_FORMAT, type PackageManifest } from './package';
 
 /** What an offline check of an auditor package found: every problem, and the checkpoint to compare with the service. */

@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
-import { IsoDate, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { IsoDate, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const EVIDENCE_KINDS = ['evidence', 'vendor_report'] as const;
 /** Derived from the dates, never stored: expiring means valid until a day within the next 30. */

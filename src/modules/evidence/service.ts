@@ -5,13 +5,13 @@ import {
   auditFindings, auditPlans, complianceAnalyses, complianceItems, controls, controlTests, evidence, evidenceFiles, evidenceLinks, incidents,
   policies, risks, thirdParties,
 } from '../../../db/schema';
-import { isRealDate, todayIso } from '../../platform/dates';
-import { conflict, forbidden, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { nameAsSeen, requireLinkedRow, requireReadableLink, type OwnedTitle } from '../../platform/links';
-import { ownershipCondition } from '../../platform/ownership';
-import { levelOf, type Actor, type Module } from '../../platform/permissions';
-import { auditFields, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
+import { isRealDate, todayIso } from '../../platform/core/dates';
+import { conflict, forbidden, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { nameAsSeen, requireLinkedRow, requireReadableLink, type OwnedTitle } from '../../platform/records/links';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { levelOf, type Actor, type Module } from '../../platform/permissions/permissions';
+import { auditFields, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { thirdPartyKind } from '../thirdParties/service';
 import {
   EXPIRING_WITHIN_DAYS, type EvidenceCreate, type EvidenceView, type EvidenceLinkInput, type EvidenceLinkView, type LinkedRecordType, type ReminderView,

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { evidenceUploadLinks } from '../../../db/schema';
-import { sha256Hex } from '../../platform/canonical-json';
-import { runWrite, type AppContext } from '../../platform/context';
-import { AppError, invalidField, notFound } from '../../platform/errors';
-import { appendAudit } from '../../platform/audit';
-import { platformService, type AssistantTool } from '../../platform/module';
-import type { Actor } from '../../platform/permissions';
+import { sha256Hex } from '../../platform/core/canonical-json';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { AppError, invalidField, notFound } from '../../platform/core/errors';
+import { appendAudit } from '../../platform/audit/audit';
+import { platformService, type AssistantTool } from '../../platform/modules/module';
+import type { Actor } from '../../platform/permissions/permissions';
 import { attachStored, checkAttachTarget } from './assistant';
 import { fileNameProblem, storeFile } from './files';
 import { UPLOAD_LINK, UploadLinkFileQuery, UploadLinkInput } from './schema';

@@ -1,8 +1,8 @@
 import type { evidence as evidenceTable } from '../../../db/schema';
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { DataTable, Text, When } from '../../../views/components/table';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import type { RecordView } from '../../platform/records';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import type { RecordView } from '../../platform/records/records';
 import { BareLayout } from '../../../views/layout';
 import { UPLOAD_LINK, type LinkedRecordType, type VerifyRunView } from './schema';
 import type { listFiles } from './files';

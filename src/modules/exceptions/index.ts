@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
+import type { AppContext } from '../../platform/http/context';
 import { exceptionsApis } from './api';
 import { policyExceptionPages, riskExceptionPages } from './pages';
 
 /** Exceptions of every parent kind: REST and the exceptions registers. */
 export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx)).use(policyExceptionPages(ctx));
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { exceptionImports } from './import';
 
 /** Exceptions belong to their parent's module: its rights govern them (risks, policies, compliance). */

@@ -2,16 +2,16 @@ import { and, asc, count, desc, eq, gte, ilike, inArray, lt, or, type SQL } from
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { exceptions, groups, users } from '../../../db/schema';
-import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { insertRows, updateRowsById } from '../../platform/bulk-insert';
-import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
-import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
-import { nameAsSeen } from '../../platform/links';
+import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { insertRows, updateRowsById } from '../../platform/core/bulk-insert';
+import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
+import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions/permissions';
+import { nameAsSeen } from '../../platform/records/links';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
 
 /**
  * Exceptions of one parent kind. Rights are the parent module's: read to see, update to request or change (on a

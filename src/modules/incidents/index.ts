@@ -1,6 +1,6 @@
 import { incidents } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { incidentsApi } from './api';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';

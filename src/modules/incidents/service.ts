@@ -1,18 +1,18 @@
 import { asc, count, eq, ilike, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { ownershipCondition } from '../../platform/ownership';
-import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
-import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
-import { dateProblems, isRealDate } from '../../platform/dates';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records/records';
+import { dateProblems, isRealDate } from '../../platform/core/dates';
 import type {
   BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
   IncidentClassificationView, IncidentCreate, NotificationCreate, NotificationView,
 } from './schema';
-import { requireReadableLink } from '../../platform/links';
+import { requireReadableLink } from '../../platform/records/links';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { Layout } from '../../../views/layout';
 import { createLabel, deleteLabel, listLabels, updateLabel } from './service';

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, ilike, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { labels } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import type { LabelInput, LabelListQuery, LabelPatch, LabelView } from './schema';
 
 /**

@@ -1,16 +1,16 @@
 import { policies } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
+import { registerSearch } from '../../platform/search/search';
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
+import type { AppContext } from '../../platform/http/context';
 import { policiesApi } from './api';
 import { policyPages, policySettingsPages } from './pages';
 
 /** The Policies module as one plugin: REST, screens and Settings › Policy settings (one `.use` keeps the app type shallow). */
 export const policiesModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:policies' }).use(policiesApi(ctx)).use(policyPages(ctx)).use(policySettingsPages(ctx));
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { policyImport } from './import';
-import { listRecords, type ListParams } from '../../platform/records';
+import { listRecords, type ListParams } from '../../platform/records/records';
 import { PolicyListQuery } from './schema';
 import { policyKind } from './service';
 

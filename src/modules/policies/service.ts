@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisPolicies, policies, policyApprovals, policyReviews, policyVersions, users } from '../../../db/schema';
-import { refusalOf, refuseRepeatedIds, type BatchResult } from '../../platform/batch';
-import { updateRowsById } from '../../platform/bulk-insert';
-import { conflict, invalidField, notFound } from '../../platform/errors';
-import { recordChange, recordChanges, type RecordChange } from '../../platform/history';
-import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions';
-import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
+import { refusalOf, refuseRepeatedIds, type BatchResult } from '../../platform/records/batch';
+import { updateRowsById } from '../../platform/core/bulk-insert';
+import { conflict, invalidField, notFound } from '../../platform/core/errors';
+import { recordChange, recordChanges, type RecordChange } from '../../platform/audit/history';
+import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { addMonths } from '../controls/service';
 import {
   DEFAULT_REVIEW_FREQUENCY_MONTHS,
@@ -15,7 +15,7 @@ import {
   type PolicyReviews, type PolicyVersionView,
 } from './schema';
 import { outsideApprovalsAllowed } from './settings-service';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   module: 'policies',

@@ -1,6 +1,6 @@
 import { projects } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { projectsApi } from './api';
 import { projectImport } from './import';
 import { projectPages } from './pages';

@@ -1,12 +1,12 @@
 import { risks } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { risksApi } from './api';
 import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
 import { riskTreatmentsModule } from './treatments-pages';
-import { listRecords, type ListParams } from '../../platform/records';
+import { listRecords, type ListParams } from '../../platform/records/records';
 import { RiskListQuery } from './schema';
 import { riskKind } from './service';
 

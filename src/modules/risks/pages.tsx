@@ -1,15 +1,15 @@
 import { Elysia } from 'elysia';
 import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
-import { listAuditFor } from '../../platform/audit';
-import { runWrite, type AppContext } from '../../platform/context';
-import { invalid } from '../../platform/errors';
-import { schemaProblems } from '../../platform/form-input';
-import { recordSections } from '../../platform/module';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
+import { listAuditFor } from '../../platform/audit/audit';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { invalid } from '../../platform/core/errors';
+import { schemaProblems } from '../../platform/http/form-input';
+import { recordSections } from '../../platform/modules/module';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import {
   customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue,
-} from '../../platform/custom-field-values';
-import { screenAuth } from '../../platform/screen-auth';
+} from '../../platform/records/custom-field-values';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { attempt, fieldErrors, formText } from '../../../views/components/form';
 import { isHtmx, Layout, renderScreen } from '../../../views/layout';
 import { ConfirmDelete, RiskDetail, type ValueNamer } from './views/detail';
@@ -18,7 +18,7 @@ import { RiskList, RiskResults, SORT_OPTIONS, type RiskListState } from './views
 import { cellKey, RiskSettings, type BandRow, type LevelRow, type RiskSettingsProps, type ScaleForm } from './views/settings';
 import { listGroups, listUsers } from '../people/service';
 import { ClassificationInput, RISK_STATUSES, RiskCreate, RiskScale, type RiskScaleView, type RiskView } from './schema';
-import { createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord } from '../../platform/records';
+import { createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord } from '../../platform/records/records';
 import { riskKind } from './service';
 import {
   classificationOptions, createClassification, deleteClassification, getRiskScale, listClassifications, replaceRiskScale,

@@ -5,14 +5,14 @@ import {
   risks, thirdPartyRisks,
 } from '../../../db/schema';
 import { namedRecords, readableNamed, type NamedRecords } from '../../platform/csv/import-type';
-import type { FieldProblem } from '../../platform/errors';
-import { requireReadableLink, type LinkTarget } from '../../platform/links';
-import type { Page } from '../../platform/paging';
-import type { Actor } from '../../platform/permissions';
+import type { FieldProblem } from '../../platform/core/errors';
+import { requireReadableLink, type LinkTarget } from '../../platform/records/links';
+import type { Page } from '../../platform/http/paging';
+import type { Actor } from '../../platform/permissions/permissions';
 import {
   createRecord, deleteRecord, exists, getRecord, listQueries, listRecords, referencedBy, updateRecord,
   type BatchRules, type ListParams, type RecordKind, type RecordView,
-} from '../../platform/records';
+} from '../../platform/records/records';
 import { assetKind } from '../assets/service';
 import { businessUnitKind } from '../businessUnits/service';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';

@@ -1,10 +1,10 @@
 import { asc, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import type {
   ClassificationInput, ClassificationListQuery, ClassificationPatch, ClassificationView, RiskScale, RiskScaleView,
 } from './schema';

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
-import type { AppError } from '../../platform/errors';
-import { runWrite, type AppContext } from '../../platform/context';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { listRecords } from '../../platform/records';
-import { screenAuth } from '../../platform/screen-auth';
+import type { AppError } from '../../platform/core/errors';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { listRecords } from '../../platform/records/records';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { Flash, FormError } from '../../../views/components/flash';
 import { attempt, CsrfField, Field, fieldErrors, formList, formText, Select, type FieldErrors } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';

@@ -4,17 +4,17 @@ import {
   controls, riskImpactLevels, riskLikelihoodLevels, riskReviews as reviewsTable, riskTreatments, risks, treatmentControls, users,
 } from '../../../db/schema';
 import { randomUUID } from 'node:crypto';
-import { refusalOf, type BatchResult } from '../../platform/batch';
-import { AppError, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
-import { ownershipCondition } from '../../platform/ownership';
-import { paging, type Page } from '../../platform/paging';
-import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions';
-import { readableLinked, requireLinked, unreadableLink } from '../../platform/links';
+import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { AppError, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { paging, type Page } from '../../platform/http/paging';
+import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { readableLinked, requireLinked, unreadableLink } from '../../platform/records/links';
 import { addMonths, controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
 import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
 
 /**
  * Treatments and reviews belong to a risk: reading them needs risks:read on the risk, changing treatments

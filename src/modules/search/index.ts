@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import type { AppContext } from '../../platform/context';
-import { Data } from '../../platform/envelopes';
-import { defineModule, searchSources } from '../../platform/module';
-import type { Permission } from '../../platform/permissions';
-import { search } from '../../platform/search';
+import { apiAuth } from '../../platform/http/api-auth';
+import type { AppContext } from '../../platform/http/context';
+import { Data } from '../../platform/http/envelopes';
+import { defineModule, searchSources } from '../../platform/modules/module';
+import type { Permission } from '../../platform/permissions/permissions';
+import { search } from '../../platform/search/search';
 import { searchPages } from './pages';
 import { SearchHitView, SearchQuery } from './schema';
 

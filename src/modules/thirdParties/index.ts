@@ -1,6 +1,6 @@
 import { thirdParties } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerSearch } from '../../platform/search/search';
+import { defineModule } from '../../platform/modules/module';
 import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';

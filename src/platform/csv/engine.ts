@@ -3,19 +3,19 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { asc, inArray } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../../db/client';
-import { appendAudit } from '../audit';
-import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../custom-field-values';
-import { forbidden } from '../errors';
-import { schemaProblems } from '../form-input';
-import { levelOf, requirePermission, type Actor } from '../permissions';
+import { appendAudit } from '../audit/audit';
+import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../records/custom-field-values';
+import { forbidden } from '../core/errors';
+import { schemaProblems } from '../http/form-input';
+import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import {
   auditFields, createRecords, listCondition, updateRecords, type BatchOutcome, type OwnedTable, type RecordKind,
-} from '../records';
+} from '../records/records';
 import {
   importRights, isRealDate, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
   type ImportWriter, type ReadResult,
 } from './import-type';
-import { PipelinedWrites } from '../pipelined-writes';
+import { PipelinedWrites } from '../core/pipelined-writes';
 import { CsvRefusal, openCsv, type CsvRow } from './parse';
 import { toCsv } from './write';
 

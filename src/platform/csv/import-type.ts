@@ -3,12 +3,12 @@ import { asc } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { groups, users } from '../../../db/schema';
-import type { FieldProblem } from '../errors';
-import { RESTRICTED_NAME, type LinkTarget } from '../links';
-import { ownershipCondition } from '../ownership';
-import { levelOf, type Actor, type Module, type Permission } from '../permissions';
-import type { PipelinedWrites } from '../pipelined-writes';
-import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records';
+import type { FieldProblem } from '../core/errors';
+import { RESTRICTED_NAME, type LinkTarget } from '../records/links';
+import { ownershipCondition } from '../permissions/ownership';
+import { levelOf, type Actor, type Module, type Permission } from '../permissions/permissions';
+import type { PipelinedWrites } from '../core/pipelined-writes';
+import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records/records';
 
 /**
  * What a record type tells the CSV engine (engine.ts): its columns, each mapped onto a field of the module's

@@ -3,13 +3,13 @@
  * `application/scim+json`; every error is SCIM's error message with a `scimType` where RFC 7644 §3.12 names one.
  */
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { AppError } from '../../../platform/errors';
-import { errorResponse } from '../../../platform/http';
-import { log } from '../../../platform/log';
-import { systemActor, type Actor } from '../../../platform/permissions';
-import { clientAddress, refusalLimiter } from '../../../platform/refusals';
-import { nestedDeeperThan, MAX_BODY_DEPTH } from '../../../platform/screen-limits';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { AppError } from '../../../platform/core/errors';
+import { errorResponse } from '../../../platform/http/http';
+import { log } from '../../../platform/core/log';
+import { systemActor, type Actor } from '../../../platform/permissions/permissions';
+import { clientAddress, refusalLimiter } from '../../../platform/http/refusals';
+import { nestedDeeperThan, MAX_BODY_DEPTH } from '../../../platform/http/screen-limits';
 import type { PatchOperation } from './patch';
 import {
   attributeList, ERROR_SCHEMA, groupResource, LIST_SCHEMA, PATCH_SCHEMA, project, resourceTypes, schemaDefinitions,

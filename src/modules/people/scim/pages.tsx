@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { screenAuth } from '../../../platform/screen-auth';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { screenAuth } from '../../../platform/http/screen-auth';
 import { renderScreen } from '../../../../views/layout';
 import { attempt, formText } from '../../../../views/components/form';
 import { createScimToken, listScimTokens, revokeScimToken, scimEnabled, setScimEnabled } from './service';

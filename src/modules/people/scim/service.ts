@@ -6,13 +6,13 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { selectRows, type DbOrTx } from '../../../../db/client';
-import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../platform/modules/reference-data';
 import { groupHoldsAdministrator, isAdministratorAccount } from '../sign-in/break-glass';
 import { groupMembers, groups, scimTokens, sessions, settings, users } from '../../../../db/schema';
-import { appendAudit } from '../../../platform/audit';
-import { AppError, invalidField, notFound } from '../../../platform/errors';
-import { recordChange } from '../../../platform/history';
-import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions';
+import { appendAudit } from '../../../platform/audit/audit';
+import { AppError, invalidField, notFound } from '../../../platform/core/errors';
+import { recordChange } from '../../../platform/audit/history';
+import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions/permissions';
 import { toRights } from '../rights';
 import { addGroupMember, removeGroupMember, requireAdministratorsRemain, requireGroupDeletable, requireRightsOver, setUserStatus } from '../service';
 import { member, parseFilter, ScimSyntaxError, type Filter } from './filter';

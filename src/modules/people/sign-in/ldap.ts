@@ -11,20 +11,20 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
 import type { ConnectionOptions } from 'node:tls';
 import type { DbOrTx } from '../../../../db/client';
-import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { ADMINISTRATOR_ROLE } from '../../../platform/modules/reference-data';
 import { groupMembers, groupRoles, groups, loginAttempts, roles, settings, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
-import { appendAudit } from '../../../platform/audit';
-import type { AppContext } from '../../../platform/context';
-import { AppError, forbidden, invalid, type FieldProblem } from '../../../platform/errors';
-import { queueMail } from '../../../platform/mail';
-import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
-import type { RefusalLimiter } from '../../../platform/refusals';
-import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
+import { appendAudit } from '../../../platform/audit/audit';
+import type { AppContext } from '../../../platform/http/context';
+import { AppError, forbidden, invalid, type FieldProblem } from '../../../platform/core/errors';
+import { queueMail } from '../../../platform/mail/mail';
+import { requirePermission, systemActor, type Actor } from '../../../platform/permissions/permissions';
+import type { RefusalLimiter } from '../../../platform/http/refusals';
+import { openSecret, sealSecret } from '../../../platform/http/sealed-secrets';
 import {
   decoyPasswordCheck, openSession, reserveAttempt, THROTTLED_MESSAGE, WRONG_CREDENTIALS,
   type AfterPassword, type NewSession, type PasswordChecked, type SecondStep,
-} from '../../../platform/sessions';
+} from '../../../platform/http/sessions';
 import { addGroupMember, administratorEmails, createUser, removeGroupMember, requireEveryRight, updateUser } from '../service';
 import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
 import { ssoOnly } from './break-glass';

@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia';
 import { listUsers } from '../service';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { AppError, forbidden } from '../../../platform/errors';
-import { levelOf } from '../../../platform/permissions';
-import { clientAddress, refusalLimiter } from '../../../platform/refusals';
-import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
-import { resolveSession, retryAfterSeconds, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/sessions';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { AppError, forbidden } from '../../../platform/core/errors';
+import { levelOf } from '../../../platform/permissions/permissions';
+import { clientAddress, refusalLimiter } from '../../../platform/http/refusals';
+import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/http/screen-auth';
+import { resolveSession, retryAfterSeconds, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/http/sessions';
 import { attempt, fieldErrors, formText } from '../../../../views/components/form';
 import { renderScreen } from '../../../../views/layout';
 import { sameOrigin } from '../pages';

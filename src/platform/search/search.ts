@@ -1,0 +1,102 @@
+import { and, or, sql, type SQL } from 'drizzle-orm';
+import { selectRows, type DbOrTx } from '../../../db/client';
+import { invalidField } from '../core/errors';
+import { searchSources, type SearchSource } from '../modules/module';
+import { ownershipCondition } from '../permissions/ownership';
+import { levelOf, type Actor, type Permission } from '../permissions/permissions';
+import { escapeLike } from '../records/records';
+
+/**
+ * Search across the registers the manifests declare (`searchSources`): PostgreSQL full-text search over title (weight
+ * A) and text (weight B) with `websearch_to_tsquery`, plus trigram matching on titles for codes and short names
+ * ("AC-2", "ISO"), through the GIN indexes of db/migrations/0026_search.sql. Each source is filtered by the caller's
+ * read right and own/all level in SQL, before the limit; snippets are made for the hits only.
+ */
+
+export interface SearchHit {
+  kind: string;
+  id: string;
+  title: string;
+  /** Text around the matched words, each match between `**`; the title when the text has no match. */
+  snippet: string;
+  rank: number;
+  href: string;
+}
+
+export const SEARCH_LIMIT = { default: 20, max: 50 };
+const MARK_START = '\u{E000}';
+const MARK_END = '\u{E001}';
+
+/**
+ * The text as `websearch_to_tsquery` reads it. A `-` is its NOT; a run of them with no word between ("-----", "- - -",
+ * "-(-(-(") stacks one NOT per dash, and 33 or more overflow PostgreSQL's fixed tsquery stack ("tsquery stack too
+ * small", an internal error, not a value error). NOT of NOT of nothing means nothing, so such a run counts as one `-`.
+ */
+export const webSearchText = (text: string) => text.replace(/-(?:[^\p{L}\p{N}-]*-)+/gu, '-');
+
+function sourceQuery(source: SearchSource, actor: Actor, text: string): SQL {
+  const vector = source.vector;
+  const query = sql`websearch_to_tsquery('english', ${webSearchText(text)})`;
+  const readable = ownershipCondition(actor, `${source.module}:read` as Permission, source.ownerId, source.ownerGroupId);
+  // The substring match runs on the title's trigram index, so codes and short names ("AC-2", "ISO") are found; the
+  // similarity operator (%) is left out: for common words nearly every title shares trigrams with the query and
+  // would be rechecked (0.8 s over 200,000 rows in the benchmark).
+  const matches = or(sql`${vector} @@ ${query}`, sql`${source.title} ilike ${`%${escapeLike(text)}%`}`);
+  const join = source.join ? sql` join ${source.join.table} on ${source.join.on}` : sql``;
+  return sql`(select ${source.kind}::text as kind, ${source.id}::text as id, ${source.title} as title, ${source.body} as body,
+    (ts_rank(${vector}, ${query}) * 2 + similarity(${source.title}, ${text}))::float8 as rank
+    from ${source.from}${join} where ${and(matches, readable)})`;
+}
+
+/** Sources the actor may read, optionally only some kinds. */
+function readableSources(actor: Actor, kinds?: readonly string[]): SearchSource[] {
+  return searchSources().filter((s) => (!kinds?.length || kinds.includes(s.kind)) && levelOf(actor, `${s.module}:read` as Permission) !== null);
+}
+
+export interface SearchInput {
+  q: string;
+  limit?: number;
+  kinds?: readonly string[];
+}
+
+/** The one statement a search runs (exported so the benchmark times exactly it); null when no register is readable. */
+export function searchStatement(actor: Actor, input: SearchInput): SQL | null {
+  const text = input.q.trim();
+  if (!text) throw invalidField('q', 'must not be blank');
+  const limit = Math.min(Math.max(input.limit ?? SEARCH_LIMIT.default, 1), SEARCH_LIMIT.max);
+  const sources = readableSources(actor, input.kinds);
+  if (sources.length === 0) return null;
+  const union = sql.join(sources.map((source) => sourceQuery(source, actor, text)), sql` union all `);
+  return sql`
+    select kind, id, title, rank,
+      ts_headline('english', case when body <> '' and to_tsvector('english', body) @@ websearch_to_tsquery('english', ${webSearchText(text)}) then body else title end,
+        websearch_to_tsquery('english', ${webSearchText(text)}), ${`StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=10, MaxFragments=1`}) as snippet
+    from (${union}) hits order by rank desc, title, id limit ${limit}`;
+}
+
+export async function search(db: DbOrTx, actor: Actor, input: SearchInput): Promise<SearchHit[]> {
+  const statement = searchStatement(actor, input);
+  if (!statement) return [];
+  const rows = await selectRows<{ kind: string; id: string; title: string; snippet: string; rank: number }>(db, statement);
+  const hrefOf = new Map(searchSources().map((s) => [s.kind, s.href]));
+  return rows.map((row) => ({
+    kind: row.kind, id: row.id, title: row.title, rank: Number(Number(row.rank).toFixed(4)),
+    snippet: row.snippet.replaceAll(MARK_START, '**').replaceAll(MARK_END, '**'),
+    href: hrefOf.get(row.kind)!(row.id),
+  }));
+}
+
+/** The search's kinds with their group labels, in manifest order (the results page groups by them). */
+export const searchKinds = () => searchSources().map((s) => ({ kind: s.kind, label: s.label }));
+
+/** The search source of an owned register table: its title and text columns (as indexed), its screen. */
+export function registerSearch(o: {
+  kind: string; label: string; module: SearchSource['module'];
+  table: SearchSource['from'] & { id: SearchSource['id']; ownerId: SearchSource['ownerId']; ownerGroupId: SearchSource['ownerGroupId'] };
+  title: SearchSource['id']; body?: SearchSource['id']; href(id: string): string;
+}): SearchSource {
+  return {
+    kind: o.kind, label: o.label, module: o.module, from: o.table, id: o.table.id, ownerId: o.table.ownerId, ownerGroupId: o.table.ownerGroupId,
+    title: sql`${o.title}`, body: o.body ? sql`${o.body}` : sql`''`, vector: sql`${o.table}.search_vector`, href: o.href,
+  };
+}
