@@ -108,6 +108,15 @@ describe('auditor package', () => {
     const backwards = await download('from=2026-03-01&to=2026-02-01');
     expect(backwards.res.status).toBe(400);
   });
+
+  test('an id that is not a UUID is a 400 naming the parameter, one id or a list of them', async () => {
+    for (const [query, field] of [['evidenceId=abc', 'evidenceId'], ['controlId=1', 'controlId'], ['analysisId=x', 'analysisId'], ['packageId=abc', 'packageId'],
+      [`evidenceId=${crypto.randomUUID()}&evidenceId=zz`, 'evidenceId']]) {
+      const { res } = await download(query);
+      expect(res.status, query).toBe(400);
+      expect(await errorOf(res), query).toStartWith(`${field}: expected`);
+    }
+  });
 });
 
 describe('bun run evidence:verify', () => {
