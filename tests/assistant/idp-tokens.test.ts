@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { and, desc, eq, gt, max } from 'drizzle-orm';
+import { auditLog } from '../../db/schema';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
@@ -44,7 +46,7 @@ afterAll(async () => {
 });
 
 const token = (claims: Record<string, unknown> = {}, options: { key?: CryptoKey; expires?: string; issuer?: string; audience?: string } = {}) =>
-  new SignJWT({ scp: 'Mcp.Access', preferred_username: ADMIN_EMAIL, ...claims })
+  new SignJWT({ scp: 'Mcp.Access', email: ADMIN_EMAIL, email_verified: true, ...claims })
     .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
     .setIssuer(options.issuer ?? `${authority}/${TENANT}/v2.0`)
     .setAudience(options.audience ?? `api://${CLIENT}`)
@@ -75,14 +77,41 @@ describe('identity-provider access tokens', () => {
       ['scope', await token({ scp: 'User.Read' })],
       ['signature', await token({}, { key: stranger })],
       ['expiry', await token({}, { expires: '-5m' })],
-      ['unknown user', await token({ preferred_username: 'nobody@test.example' })],
+      ['unknown user', await token({ email: 'nobody@test.example' })],
     ];
     for (const [what, bad] of cases) {
       const res = await listTools(bad);
       expect(res.status, what).toBe(401);
       expect(res.headers.get('www-authenticate'), what).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
     }
-    expect((await listTools(await token({ preferred_username: other.email }))).status).toBe(200);
+    expect((await listTools(await token({ email: other.email }))).status).toBe(200);
+  });
+
+  test('only a verified e-mail claim names the user: email with email_verified or xms_edov, or verified_primary_email', async () => {
+    const seqNow = async () => (await env.ctx.db.select({ seq: max(auditLog.seq) }).from(auditLog))[0].seq ?? 0;
+    const reasonsSince = async (since: number) => (await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
+      .where(and(gt(auditLog.seq, since), eq(auditLog.action, 'permission.denied'))).orderBy(desc(auditLog.seq))).map((e) => (e.details as { reason: string }).reason);
+    const NO_VERIFIED = 'identity-provider token refused: no verified e-mail claim (email with email_verified or xms_edov true, or verified_primary_email)';
+    // What a tenant's own administrator (or the person) can type: never enough to become someone here.
+    const unverified: [string, Record<string, unknown>][] = [
+      ['preferred_username', { email: undefined, email_verified: undefined, preferred_username: ADMIN_EMAIL }],
+      ['upn', { email: undefined, email_verified: undefined, upn: ADMIN_EMAIL }],
+      ['email without email_verified', { email_verified: undefined }],
+      ['email_verified false', { email_verified: false }],
+      ['email_verified as text', { email_verified: 'true' }],
+    ];
+    for (const [what, claims] of unverified) {
+      const since = await seqNow();
+      const res = await listTools(await token(claims));
+      expect(res.status, what).toBe(401);
+      expect(await reasonsSince(since), what).toEqual([NO_VERIFIED]);
+    }
+    for (const [what, claims] of [
+      ['xms_edov', { email_verified: undefined, xms_edov: true }],
+      ['verified_primary_email', { email: undefined, email_verified: undefined, verified_primary_email: [ADMIN_EMAIL] }],
+    ] as [string, Record<string, unknown>][]) {
+      expect((await listTools(await token(claims))).status, what).toBe(200);
+    }
   });
 
   test('the protected resource metadata names the tenant and the scope while the setting is on', async () => {

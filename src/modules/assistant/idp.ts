@@ -11,7 +11,7 @@ import { effectiveIdp } from './settings-service';
  * Identity-provider access tokens on /api/mcp (Settings › AI assistants): a JWT signed by a key of the tenant's JWKS,
  * issued by the tenant (v2.0 issuer, or the v1 issuer of Microsoft Entra ID), for the Application ID URI or the client
  * ID, within its validity (one minute of clock skew), holding the required scope in `scp`. It signs in the active user
- * whose e-mail is the token's `email`, `preferred_username` or `upn`; anyone else is refused (401, audited).
+ * whose verified e-mail the token carries (verifiedEmail); anyone else is refused (401, audited).
  */
 
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
@@ -38,6 +38,20 @@ function refusal(reason: string) {
   return unauthorized(`identity-provider token refused: ${reason}`);
 }
 
+const isAddress = (value: unknown): value is string => typeof value === 'string' && value.includes('@');
+
+/**
+ * The address the token vouches for. `preferred_username`, `upn` and a bare `email` are not proof: an identity
+ * provider lets a tenant's own administrator (or, for `email`, the person) type any address there, so whoever chose the
+ * tenant in the settings could sign in as anyone. Accepted: `email` with `email_verified` (OpenID Connect) or Microsoft
+ * Entra ID's `xms_edov` (the address's domain is verified by the tenant) true, or Entra's `verified_primary_email`.
+ */
+export function verifiedEmail(payload: JWTPayload): string | undefined {
+  if (isAddress(payload.email) && (payload.email_verified === true || payload.xms_edov === true)) return payload.email;
+  const verified = [payload.verified_primary_email].flat().find(isAddress);
+  return verified;
+}
+
 export async function idpActor(ctx: AppContext, settings: AssistantSettings, token: string): Promise<Actor> {
   const authority = ctx.config.IDP_AUTHORITY.replace(/\/$/, '');
   const idp = effectiveIdp(settings);
@@ -53,8 +67,8 @@ export async function idpActor(ctx: AppContext, settings: AssistantSettings, tok
   }
   const scopes = typeof payload.scp === 'string' ? payload.scp.split(' ') : [];
   if (!scopes.includes(idp.requiredScope)) throw refusal(`scope ${idp.requiredScope} missing`);
-  const email = [payload.email, payload.preferred_username, payload.upn].find((v): v is string => typeof v === 'string' && v.includes('@'));
-  if (!email) throw refusal('no e-mail, preferred_username or upn claim');
+  const email = verifiedEmail(payload);
+  if (!email) throw refusal('no verified e-mail claim (email with email_verified or xms_edov true, or verified_primary_email)');
   const rights = await loadUserRightsByEmail(ctx.db, email.toLowerCase());
   const actor = rights ? await platformService('screenActor')(ctx.db, rights.userId) : null;
   if (!actor) throw refusal(`no active user ${email}`);
