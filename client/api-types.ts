@@ -8077,6 +8077,8 @@ export interface operations {
                                 } | null;
                                 decidedAt: string | null;
                                 decisionNote: string;
+                                /** @description Who requested it (segregation of duties: they may not decide it) */
+                                requestedById: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -8316,6 +8318,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -8532,6 +8536,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -8637,7 +8643,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     decision: "approved" | "rejected";
+                    /** @description Why; required with override */
                     note?: string;
+                    /** @description Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History */
+                    override?: boolean;
                 };
             };
         };
@@ -8672,6 +8681,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -8905,6 +8916,8 @@ export interface operations {
                                 } | null;
                                 decidedAt: string | null;
                                 decisionNote: string;
+                                /** @description Who requested it (segregation of duties: they may not decide it) */
+                                requestedById: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -9144,6 +9157,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -9360,6 +9375,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -9465,7 +9482,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     decision: "approved" | "rejected";
+                    /** @description Why; required with override */
                     note?: string;
+                    /** @description Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History */
+                    override?: boolean;
                 };
             };
         };
@@ -9500,6 +9520,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -12991,6 +13013,8 @@ export interface operations {
                                 } | null;
                                 decidedAt: string | null;
                                 decisionNote: string;
+                                /** @description Who requested it (segregation of duties: they may not decide it) */
+                                requestedById: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -13230,6 +13254,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -13446,6 +13472,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -13551,7 +13579,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     decision: "approved" | "rejected";
+                    /** @description Why; required with override */
                     note?: string;
+                    /** @description Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History */
+                    override?: boolean;
                 };
             };
         };
@@ -13586,6 +13617,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
