@@ -15915,7 +15915,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -15995,7 +15995,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                     /** Format: uuid */
                     recordId: string;
                 };
@@ -16011,7 +16011,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -16102,7 +16102,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                 recordId: string;
             };
             cookie?: never;

@@ -4,7 +4,7 @@ import { createApp } from './app';
 import { boot } from './platform/modules/bootstrap';
 import { log } from './platform/core/log';
 import { API_BODY_LIMIT } from './platform/http/screen-limits';
-import { uploadLimits } from './platform/modules/module';
+import { uploadLimits } from './platform/http/installed';
 import { startBackgroundSweep } from './platform/modules/sweep';
 
 async function main() {

@@ -1,6 +1,6 @@
 /// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
-import { navigation, type NavEntry } from '../src/platform/modules/module';
+import { navigation, type NavEntry } from '../src/platform/http/installed';
 import { levelOf, type Actor } from '../src/platform/permissions/permissions';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */

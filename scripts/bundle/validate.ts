@@ -23,7 +23,9 @@ export class BundleFileError extends Error {}
 export const RESIDUAL_BASIS_TITLE = 'Residual rating basis';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-export const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
+import { squash } from '../../src/platform/core/text';
+
+export { squash };
 const quote = (s: unknown) => JSON.stringify(s);
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 

@@ -17,7 +17,7 @@ import { createRisk, deleteRisk, riskListQueries } from '../../src/modules/risks
 import { thirdPartyKind } from '../../src/modules/thirdParties/service';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { createRecord, deleteRecord, listQueries } from '../../src/platform/records/records';
-import { countedTables } from '../../src/platform/modules/module';
+import { countedTables } from '../../src/platform/http/installed';
 import { compactRowCounts, recountRows } from '../../src/platform/records/row-counts';
 import { sweepOnce } from '../../src/platform/modules/sweep';
 import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';

@@ -1,5 +1,6 @@
 import { assets } from '../../../db/schema';
-import { registerSearch } from '../../platform/search/search';
+import { registerType } from '../../platform/records/record-types';
+import { assetKind } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
@@ -8,7 +9,7 @@ import { assetPages } from './pages';
 /** Assets. */
 export const manifest = defineModule({
   name: 'assets',
-  searchSources: [registerSearch({ kind: 'asset', label: 'Assets', module: 'assets', table: assets, title: assets.name, body: assets.description, href: (id) => `/assets/${id}` })],
+  recordTypes: [registerType(assetKind, { kind: 'asset', plural: 'Assets', href: (id) => `/assets/${id}`, search: { body: assets.description }, read: true })],
   permissions: 'assets',
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],
   imports: [assetImport],

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { AppContext } from '../../platform/http/context';
 import { unauthorized } from '../../platform/core/errors';
-import { platformService } from '../../platform/modules/module';
+import { platformService } from '../../platform/http/installed';
 import type { Actor } from '../../platform/permissions/permissions';
 import { loadUserRightsByEmail } from '../people/rights';
 import type { AssistantSettings } from './schema';

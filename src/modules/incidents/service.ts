@@ -15,6 +15,8 @@ import type {
 import { requireReadableLink } from '../../platform/records/links';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
+import { isUuid } from '../../platform/core/uuid';
+import { squash } from '../../platform/core/text';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const dateProblem = dateProblems;
@@ -140,9 +142,7 @@ export async function listBreachNotifications(db: DbOrTx, actor: Actor, incident
 
 // ---------------------------------------------------------------- classification list
 
-const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 /** Names compare ignoring case, spaces and underscores, as CSV imports match them. */
-const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
 
 /** Read by whoever reads incidents, and by whoever manages Settings (the Settings screen). */
 function requireClassificationRead(actor: Actor): void {

@@ -16,6 +16,7 @@ import {
 } from './schema';
 import { outsideApprovalsAllowed } from './settings-service';
 import { isRealDate } from '../../platform/core/dates';
+import { isUuid } from '../../platform/core/uuid';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   module: 'policies',
@@ -40,7 +41,6 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
 };
 
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireRealDate(field: string, value: string): void {
   if (!isRealDate(value)) throw invalidField(field, 'must be a real date written YYYY-MM-DD');
@@ -96,7 +96,7 @@ export async function publishPolicy(tx: DbOrTx, actor: Actor, id: string): Promi
 export async function publishPolicies(tx: DbOrTx, actor: Actor, ids: string[]): Promise<BatchResult[]> {
   requirePermission(actor, 'policies:update');
   refuseRepeatedIds(ids, 'Policy');
-  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  const wanted = [...new Set(ids.filter(isUuid))];
   const rows = wanted.length ? await tx.select().from(policies).where(inArray(policies.id, wanted)).orderBy(asc(policies.id)).for('update') : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
   const latest = new Map((wanted.length

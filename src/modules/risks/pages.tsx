@@ -4,7 +4,7 @@ import { listAuditFor } from '../../platform/audit/audit';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { invalid } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';
-import { recordSections } from '../../platform/modules/module';
+import { recordSections } from '../../platform/records/record-types';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import {
   customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue,
@@ -24,9 +24,9 @@ import {
   classificationOptions, createClassification, deleteClassification, getRiskScale, listClassifications, replaceRiskScale,
   updateClassification,
 } from './settings-service';
+import { isUuid } from '../../platform/core/uuid';
 
 type Query = Record<string, string | undefined>;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE_SIZES = [10, 25, 50, 100, 200];
 
 /** The list state from the address bar; anything unrecognised falls back to the default rather than failing the page. */
@@ -39,7 +39,7 @@ function listState(query: Query): RiskListState {
   return {
     q: (query.q ?? '').trim().slice(0, 200),
     status: (RISK_STATUSES as readonly string[]).includes(status) ? status : '',
-    classificationId: UUID.test(classificationId) ? classificationId : '',
+    classificationId: isUuid(classificationId) ? classificationId : '',
     sort: SORT_OPTIONS.some((o) => o.value === sort) ? sort : '-createdAt',
     page: Math.max(1, int(query.page, 1)),
     pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,

@@ -16,6 +16,7 @@ import {
 import { assetKind } from '../assets/service';
 import { businessUnitKind } from '../businessUnits/service';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
+import { squash } from '../../platform/core/text';
 
 /**
  * Risks on the register kit: one RecordKind (riskKind) serves REST, screens, the CSV import and MCP. What is the
@@ -123,7 +124,6 @@ const scaleOf = (lookups: RiskLookups): Scale => ({
   impact: [...lookups.impact].map(([value, name]) => ({ value, name })),
 });
 
-const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
 
 /** A level by value (3 or "3") or by name, matched ignoring case, spaces and underscores. */
 export function resolveLevel(levels: Scale['likelihood'], ref: number | string): number | undefined {

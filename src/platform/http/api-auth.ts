@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { AppError, forbidden, unauthorized } from '../core/errors';
 import { levelOf, requirePermission, type Actor, type Permission } from '../permissions/permissions';
 import type { AppContext } from './context';
-import { platformService } from '../modules/module';
+import { platformService } from './installed';
 
 export interface DeniedError extends AppError {
   actor?: Actor;

@@ -1,6 +1,6 @@
 import { Elysia, type Cookie } from 'elysia';
 import type { Config } from '../../config';
-import { platformService } from '../modules/module';
+import { platformService } from './installed';
 import type { AppContext } from './context';
 import { AppError } from '../core/errors';
 import { requirePermission, type Actor, type Permission } from '../permissions/permissions';

@@ -1,7 +1,14 @@
 import { Elysia } from 'elysia';
 import { BareLayout } from '../../../views/layout';
-import { CSV_LIMITS } from '../csv/parse';
 import { AppError, invalid, type FieldProblem } from '../core/errors';
+
+/** The CSV file rule (ours; docs/csv-import.md), here because it decides how large an import request may be. */
+export const CSV_LIMITS = {
+  /** Bytes of the uploaded file. */
+  maxBytes: 10 * 1024 * 1024,
+  /** Data rows (the header not counted). */
+  maxRows: 50_000,
+} as const;
 
 /** Spec, Limits: screens accept requests up to 1 MB; larger uploads go through the REST API. */
 export const SCREEN_REQUEST_LIMIT = 1024 * 1024;

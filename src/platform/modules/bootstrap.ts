@@ -3,7 +3,7 @@ import { applyReferenceData } from './reference-data';
 import type { Config } from '../../config';
 import type { AppContext } from '../http/context';
 import { createMailer } from '../mail/mail';
-import { platformService } from './module';
+import { platformService } from '../http/installed';
 import { storageFor } from '../storage/storage';
 
 export interface Booted extends AppContext {

@@ -6,7 +6,8 @@ import { renderScreen } from '../../../views/layout';
 import {
   ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
 } from './record-views';
-import { platformService, recordSections } from '../modules/module';
+import { platformService } from '../http/installed';
+import { recordSections } from '../records/record-types';
 import { listAuditFor } from '../audit/audit';
 import { linkedNameAsSeen, RESTRICTED_NAME } from '../records/links';
 import { CustomFieldInputs } from './custom-field-inputs';
@@ -22,6 +23,7 @@ import {
   createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord, type OwnedTable, type RecordKind, type RecordView,
 } from '../records/records';
 import { screenAuth } from '../http/screen-auth';
+import { isUuid } from '../core/uuid';
 
 export type { FieldSpec, ListColumn } from './record-views';
 
@@ -63,7 +65,6 @@ export interface RecordPagesOptions<V> {
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE_SIZES = [10, 25, 50, 100, 200];
 
 const accepts = (schema: TSchema | undefined, value: unknown) => schema !== undefined && Value.Check(schema, value);
@@ -118,7 +119,7 @@ export function recordPages<T extends OwnedTable, V extends RecordView<T> & { id
     return {
       q: (query.q ?? '').trim().slice(0, 200),
       status: o.statuses?.includes(query.status ?? '') ? query.status! : '',
-      ownerId: UUID.test(query.ownerId ?? '') ? query.ownerId! : '',
+      ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
       sort: sorts.some((s) => s.value === query.sort) ? query.sort! : '',
       page: Math.max(1, int(query.page, 1)),
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,

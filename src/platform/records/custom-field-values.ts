@@ -4,7 +4,7 @@ import type { DbOrTx } from '../../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../../db/schema';
 import type { FieldProblem } from '../core/errors';
 import { isRealDate } from '../core/dates';
-import { customFieldModules } from '../modules/module';
+import { customFieldModules } from '../http/installed';
 import type { Module } from '../permissions/permissions';
 
 /**

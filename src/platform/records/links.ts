@@ -5,6 +5,7 @@ import { AppError } from '../core/errors';
 import type { HistoryView } from '../audit/history';
 import { ownershipCondition } from '../permissions/ownership';
 import { canTouch, levelOf, requirePermission, type Actor, type Module, type Owned, type Permission } from '../permissions/permissions';
+import { isUuid } from '../core/uuid';
 
 /** A record type another record can link to: a module's owned records (every RecordKind is one). */
 export interface LinkTarget {
@@ -20,7 +21,6 @@ export interface LinkedRecord {
   title: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The one answer to a link the actor may not make: 404, the same whether the record is missing or only unreadable
@@ -41,7 +41,7 @@ function linkNotFound(target: Pick<LinkTarget, 'label'>, id: string, field: stri
 export async function requireLinked(db: DbOrTx, actor: Actor, target: LinkTarget, id: string, field?: string): Promise<LinkedRecord> {
   requirePermission(actor, `${target.module}:read` as Permission);
   const { table } = target;
-  const [row] = UUID.test(id)
+  const [row] = isUuid(id)
     ? await db.select({ id: table.id, title: target.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId })
       .from(table as PgTable).where(eq(table.id, id)).limit(1)
     : [];
@@ -71,7 +71,7 @@ export function requireLinkedRow(
 export async function readableLinked(db: DbOrTx, actor: Actor, target: LinkTarget, ids: string[]): Promise<Map<string, LinkedRecord>> {
   const read = `${target.module}:read` as Permission;
   requirePermission(actor, read);
-  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  const wanted = [...new Set(ids.filter(isUuid))];
   if (wanted.length === 0) return new Map();
   const { table } = target;
   const rows = await db.select({ id: table.id, title: target.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId })
@@ -109,7 +109,7 @@ export function nameAsSeen(actor: Actor, module: Module, record: Owned, name: st
 
 /** The name of one linked record as the actor may see it (nameAsSeen); null when there is no such record. */
 export async function linkedNameAsSeen(db: DbOrTx, actor: Actor, target: LinkTarget, id: string): Promise<string | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { table } = target;
   const [row] = await db.select({ title: target.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId })
     .from(table as PgTable).where(eq(table.id, id)).limit(1);
@@ -120,7 +120,7 @@ export async function linkedNameAsSeen(db: DbOrTx, actor: Actor, target: LinkTar
 
 /** Of `ids` of `target`'s records, those the actor may read: for names kept apart from their record (History). */
 export async function readableIds(db: DbOrTx, actor: Actor, target: LinkTarget, ids: Iterable<string>): Promise<Set<string>> {
-  const wanted = [...new Set([...ids].filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  const wanted = [...new Set([...ids].filter(isUuid).map((id) => id.toLowerCase()))];
   const read = `${target.module}:read` as Permission;
   if (wanted.length === 0 || levelOf(actor, read) === null) return new Set();
   const { table } = target;

@@ -44,7 +44,7 @@ export function recordInputs<P extends TProperties, C extends boolean = false>(f
 }
 
 /** A list query with the standard filters: status (when the record has one), owner and owner group, text, sort. */
-export function recordListQuery<const S extends readonly string[], F extends Record<string, TSchema>>(
+export function recordListQuery<const S extends readonly string[], F extends Record<string, TSchema> = Record<never, TSchema>>(
   sortable: S, statuses: readonly string[] | null, extra: F = {} as F,
 ) {
   return listQuery(sortable, {

@@ -17,6 +17,7 @@ import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from
 import { paging, type Page } from '../http/paging';
 import { listTotalQuery } from './row-counts';
 import { requireOnRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../permissions/permissions';
+import { isUuid } from '../core/uuid';
 
 /**
  * The register kit: what every owned record type (controls, assets, policies, incidents, ...) shares — listing
@@ -290,10 +291,9 @@ export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: Rec
   return { rows: views, total, page, pageSize };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<JoinedRow | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [row] = await selectViews(db, kind).where(eq((kind.table as OwnedTable).id, id));
   return row as JoinedRow | undefined;
 }
@@ -432,7 +432,7 @@ export const referencedBy = (label: string, table: PgTable, column: PgColumn): R
 /** For `check`: a referenced record of another kind must exist (and, for links, be readable — see requireReadable). */
 export async function exists(db: DbOrTx, table: PgTable, idColumn: PgColumn, id: string | null | undefined): Promise<boolean> {
   if (!id) return true;
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const [row] = await db.select({ n: count() }).from(table).where(eq(idColumn, id));
   return row.n > 0;
 }
@@ -626,7 +626,7 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
   refuseRepeatedIds(items.map((item) => item.id), kind.label);
   const rules = await batchRulesOf(tx, kind, actor, options);
   const table = kind.table as OwnedTable;
-  const ids = [...new Set(items.map((item) => item.id).filter((id) => UUID.test(id)))];
+  const ids = [...new Set(items.map((item) => item.id).filter(isUuid))];
   const stored = ids.length ? ((await tx.select().from(table as PgTable).where(inArray(table.id, ids))) as Values[]) : [];
   const byId = new Map(stored.map((row) => [String(row.id), row as Row<T>]));
   const definitions = kind.customFields ? (options.definitions ?? (await definitionsFor(tx, kind.module))) : [];

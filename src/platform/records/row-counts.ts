@@ -2,7 +2,7 @@ import { count, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { rowCounts } from '../../../db/schema';
-import { countedTables } from '../modules/module';
+import { countedTables } from '../http/installed';
 
 /**
  * Exact totals of the register lists without scanning the table (docs/decisions.md, "Exact totals from delta

@@ -1,13 +1,13 @@
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { invalidField } from '../core/errors';
-import { searchSources, type SearchSource } from '../modules/module';
+import { recordTypes, readPermission, type RecordTypeDeclaration } from '../records/record-types';
 import { ownershipCondition } from '../permissions/ownership';
 import { levelOf, type Actor, type Permission } from '../permissions/permissions';
 import { escapeLike } from '../records/records';
 
 /**
- * Search across the registers the manifests declare (`searchSources`): PostgreSQL full-text search over title (weight
+ * Search across the record types the manifests declare searchable (`search` on a record type): PostgreSQL full-text search over title (weight
  * A) and text (weight B) with `websearch_to_tsquery`, plus trigram matching on titles for codes and short names
  * ("AC-2", "ISO"), through the GIN indexes of db/migrations/0026_search.sql. Each source is filtered by the caller's
  * read right and own/all level in SQL, before the limit; snippets are made for the hits only.
@@ -21,6 +21,24 @@ export interface SearchHit {
   snippet: string;
   rank: number;
   href: string;
+}
+
+/** A searchable record type as one query reads it. */
+interface SearchSource {
+  type: RecordTypeDeclaration;
+  title: SQL;
+  body: SQL;
+  vector: SQL;
+}
+
+/** Every searchable record type, in module order (the results page groups by them). */
+function searchSources(): SearchSource[] {
+  return recordTypes().flatMap((type) => (type.search ? [{
+    type,
+    title: sql`${type.title}`,
+    body: type.search.body ? sql`${type.search.body}` : sql`''`,
+    vector: type.search.vector ?? sql`${type.table}.search_vector`,
+  }] : []));
 }
 
 export const SEARCH_LIMIT = { default: 20, max: 50 };
@@ -37,20 +55,21 @@ export const webSearchText = (text: string) => text.replace(/-(?:[^\p{L}\p{N}-]*
 function sourceQuery(source: SearchSource, actor: Actor, text: string): SQL {
   const vector = source.vector;
   const query = sql`websearch_to_tsquery('english', ${webSearchText(text)})`;
-  const readable = ownershipCondition(actor, `${source.module}:read` as Permission, source.ownerId, source.ownerGroupId);
+  const { type } = source;
+  const readable = ownershipCondition(actor, readPermission(type), type.ownerId, type.ownerGroupId);
   // The substring match runs on the title's trigram index, so codes and short names ("AC-2", "ISO") are found; the
   // similarity operator (%) is left out: for common words nearly every title shares trigrams with the query and
   // would be rechecked (0.8 s over 200,000 rows in the benchmark).
   const matches = or(sql`${vector} @@ ${query}`, sql`${source.title} ilike ${`%${escapeLike(text)}%`}`);
-  const join = source.join ? sql` join ${source.join.table} on ${source.join.on}` : sql``;
-  return sql`(select ${source.kind}::text as kind, ${source.id}::text as id, ${source.title} as title, ${source.body} as body,
+  const join = type.join ? sql` join ${type.join.table} on ${type.join.on}` : sql``;
+  return sql`(select ${type.kind}::text as kind, ${type.id}::text as id, ${source.title} as title, ${source.body} as body,
     (ts_rank(${vector}, ${query}) * 2 + similarity(${source.title}, ${text}))::float8 as rank
-    from ${source.from}${join} where ${and(matches, readable)})`;
+    from ${type.table}${join} where ${and(matches, readable)})`;
 }
 
 /** Sources the actor may read, optionally only some kinds. */
 function readableSources(actor: Actor, kinds?: readonly string[]): SearchSource[] {
-  return searchSources().filter((s) => (!kinds?.length || kinds.includes(s.kind)) && levelOf(actor, `${s.module}:read` as Permission) !== null);
+  return searchSources().filter((s) => (!kinds?.length || kinds.includes(s.type.kind)) && levelOf(actor, readPermission(s.type)) !== null);
 }
 
 export interface SearchInput {
@@ -78,25 +97,16 @@ export async function search(db: DbOrTx, actor: Actor, input: SearchInput): Prom
   const statement = searchStatement(actor, input);
   if (!statement) return [];
   const rows = await selectRows<{ kind: string; id: string; title: string; snippet: string; rank: number }>(db, statement);
-  const hrefOf = new Map(searchSources().map((s) => [s.kind, s.href]));
+  const hrefOf = new Map(searchSources().map((s) => [s.type.kind, s.type.href]));
   return rows.map((row) => ({
     kind: row.kind, id: row.id, title: row.title, rank: Number(Number(row.rank).toFixed(4)),
     snippet: row.snippet.replaceAll(MARK_START, '**').replaceAll(MARK_END, '**'),
-    href: hrefOf.get(row.kind)!(row.id),
+    href: hrefOf.get(row.kind)!(row.id, null),
   }));
 }
 
 /** The search's kinds with their group labels, in manifest order (the results page groups by them). */
-export const searchKinds = () => searchSources().map((s) => ({ kind: s.kind, label: s.label }));
+export const searchKinds = () => searchSources().map((s) => ({ kind: s.type.kind, label: s.type.plural }));
 
-/** The search source of an owned register table: its title and text columns (as indexed), its screen. */
-export function registerSearch(o: {
-  kind: string; label: string; module: SearchSource['module'];
-  table: SearchSource['from'] & { id: SearchSource['id']; ownerId: SearchSource['ownerId']; ownerGroupId: SearchSource['ownerGroupId'] };
-  title: SearchSource['id']; body?: SearchSource['id']; href(id: string): string;
-}): SearchSource {
-  return {
-    kind: o.kind, label: o.label, module: o.module, from: o.table, id: o.table.id, ownerId: o.table.ownerId, ownerGroupId: o.table.ownerGroupId,
-    title: sql`${o.title}`, body: o.body ? sql`${o.body}` : sql`''`, vector: sql`${o.table}.search_vector`, href: o.href,
-  };
-}
+/** The read rights of the searchable record types: the search needs at least one. */
+export const searchReads = (): Permission[] => [...new Set(searchSources().map((s) => readPermission(s.type)))];

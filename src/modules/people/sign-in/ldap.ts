@@ -29,6 +29,7 @@ import { addGroupMember, administratorEmails, createUser, removeGroupMember, req
 import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
 import { ssoOnly } from './break-glass';
 import { passwordSignIn } from './settings-service';
+import { isUuid } from '../../../platform/core/uuid';
 
 export const LDAP_SETTING = 'signIn.ldap';
 const SEAL_PURPOSE = 'settings:signIn.ldap:bindPassword';
@@ -150,7 +151,7 @@ const NO_GROUPS: GroupsHere = { existing: new Set(), administrators: new Set() }
 
 /** Of these groups here: which exist, and which hold the Administrator role. */
 async function groupsHere(db: DbOrTx, ids: string[]): Promise<GroupsHere> {
-  const valid = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+  const valid = [...new Set(ids)].filter(isUuid);
   if (!valid.length) return NO_GROUPS;
   const rows = await db.select({ id: groups.id, role: roles.name }).from(groups)
     .leftJoin(groupRoles, eq(groupRoles.groupId, groups.id)).leftJoin(roles, eq(roles.id, groupRoles.roleId))
