@@ -5,7 +5,7 @@ import { exceptions, groups, users } from '../../../db/schema';
 import { AppError, conflict, forbidden, invalid, invalidField, notFound, type FieldProblem } from '../../platform/core/errors';
 import { insertRows, updateRowsById } from '../../platform/core/bulk-insert';
 import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
-import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { NOT_AN_ACTIVE_USER, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
 import { orderBy, paging, type Page } from '../../platform/http/paging';
 import { canTouch, holdsEveryRight, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions/permissions';
 import { nameAsSeen } from '../../platform/records/links';
@@ -269,9 +269,7 @@ function editableProblems(c: Editable, people: Awaited<ReturnType<typeof batchPe
   if (!isRealDate(c.expiresAt)) problems.push({ field: 'expiresAt', message: 'must be a real date written YYYY-MM-DD' });
   const person = (field: 'approverId' | 'ownerId', id: string | null) => {
     if (!id) return;
-    const status = people.status.get(id);
-    if (!status) problems.push({ field, message: 'no such user' });
-    else if (status !== 'active') problems.push({ field, message: 'must be an active user' });
+    if (people.status.get(id) !== 'active') problems.push({ field, message: NOT_AN_ACTIVE_USER });
   };
   person('approverId', c.approverId);
   if (c.approverId && c.approverId === requester) problems.push({ field: 'approverId', message: SELF_APPROVER });
