@@ -24,7 +24,7 @@ const send = (method: string, path: string, secret: string, body?: unknown) =>
 type Person = { id: string; name: string; email: string };
 const rowsOf = async <T>(res: Response) => {
   expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { data: { rows: T[]; total: number } }).data;
+  return ((await res.json()) as { data: { rows: T[]; total: number; page: number; pageSize: number } }).data;
 };
 
 describe('GET /api/v1/people', () => {
