@@ -253,6 +253,22 @@ describe('session lifetime and idle timeout', () => {
 describe('password reset links', () => {
   const linkIn = (html: string) => /class="secret">(http:\/\/localhost\/reset-password\/[\w-]+)</.exec(html)?.[1];
 
+  test('with PUBLIC_URL set, the link is built on it, never on the Host the request names; a request to another host is refused', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const saved = env.ctx.config.PUBLIC_URL;
+    try {
+      env.ctx.config.PUBLIC_URL = 'https://localhost/grc/';
+      const made = await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text();
+      expect(made).toMatch(/class="secret">https:\/\/localhost\/grc\/reset-password\/[\w-]+</);
+      env.ctx.config.PUBLIC_URL = 'https://grc.example.com';
+      const refused = await admin.post(`/settings/users/${user.id}/reset-link`, {});
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('host: this request reached localhost, not the service&#x27;s address grc.example.com (PUBLIC_URL)');
+    } finally {
+      env.ctx.config.PUBLIC_URL = saved;
+    }
+  });
+
   test('an administrator makes a one-use link, mailed to the person; it sets a new password and ends their sessions', async () => {
     const user = await makeUser(env, { 'risks:read': 'own' });
     const before = await signedInBrowser(env, user.email, user.password);
