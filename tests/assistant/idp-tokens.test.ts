@@ -4,6 +4,7 @@ import { auditLog } from '../../db/schema';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
+import { IDP_UNREACHABLE } from '../../src/modules/assistant/idp';
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { startTestEnv, ADMIN_EMAIL, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser } from '../helpers/factories';
@@ -16,6 +17,9 @@ import { adminActor, makeUser } from '../helpers/factories';
 
 const TENANT = 'contoso-tenant';
 const CLIENT = 'client-123';
+/** A tenant whose key set answers 503, as an identity provider that is down. */
+const DOWN_TENANT = 'down-tenant';
+let downFetches = 0;
 let env: TestEnv;
 let jwks: ReturnType<typeof Bun.serve>;
 let server: ReturnType<ReturnType<typeof createApp>['listen']>;
@@ -29,7 +33,14 @@ beforeAll(async () => {
   signing = keys.privateKey;
   stranger = (await generateKeyPair('RS256')).privateKey;
   const jwk: JWK = { ...(await exportJWK(keys.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-  jwks = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => (new URL(req.url).pathname === `/${TENANT}/discovery/v2.0/keys` ? Response.json({ keys: [jwk] }) : new Response('no', { status: 404 })) });
+  jwks = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => {
+    const path = new URL(req.url).pathname;
+    if (path === `/${DOWN_TENANT}/discovery/v2.0/keys`) {
+      downFetches += 1;
+      return new Response('maintenance', { status: 503 });
+    }
+    return path === `/${TENANT}/discovery/v2.0/keys` ? Response.json({ keys: [jwk] }) : new Response('no', { status: 404 });
+  } });
   authority = `http://127.0.0.1:${jwks.port}`;
   env = await startTestEnv({ IDP_AUTHORITY: authority });
   const admin = await adminActor(env);
@@ -111,6 +122,28 @@ describe('identity-provider access tokens', () => {
       ['verified_primary_email', { email: undefined, email_verified: undefined, verified_primary_email: [ADMIN_EMAIL] }],
     ] as [string, Record<string, unknown>][]) {
       expect((await listTools(await token(claims))).status, what).toBe(200);
+    }
+  });
+
+  test('with the provider unreachable: 503 saying so (not a database error), audited, and one outbound fetch per 30 s however many tokens', async () => {
+    const admin = await adminActor(env);
+    const down = { ...DEFAULT_ASSISTANT_SETTINGS, enabled: true, acceptIdpTokens: true, tenantId: DOWN_TENANT, clientId: CLIENT };
+    await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, down));
+    try {
+      const since = (await env.ctx.db.select({ seq: max(auditLog.seq) }).from(auditLog))[0].seq ?? 0;
+      for (let i = 0; i < 5; i += 1) {
+        const res = await listTools(await token({}, { issuer: `${authority}/${DOWN_TENANT}/v2.0` }));
+        expect(res.status).toBe(503);
+        expect(((await res.json()) as { error: string }).error).toBe(IDP_UNREACHABLE);
+      }
+      expect(downFetches).toBe(1);
+      const reasons = (await env.ctx.db.select({ details: auditLog.details }).from(auditLog)
+        .where(and(gt(auditLog.seq, since), eq(auditLog.action, 'permission.denied')))).map((e) => (e.details as { reason: string }).reason);
+      expect(reasons).toHaveLength(5);
+      expect(reasons[0]).toStartWith('identity-provider token not checked: ');
+      expect(reasons.slice(1)).toEqual(Array(4).fill('identity-provider token not checked: keys unreachable a moment ago'));
+    } finally {
+      await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...down, tenantId: TENANT }));
     }
   });
 

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { AppContext } from '../../platform/http/context';
-import { unauthorized } from '../../platform/core/errors';
+import { AppError, unauthorized } from '../../platform/core/errors';
 import { platformService } from '../../platform/http/installed';
 import type { Actor } from '../../platform/permissions/permissions';
 import { loadUserRightsByEmail } from '../people/rights';
@@ -14,12 +14,27 @@ import { effectiveIdp } from './settings-service';
  * whose verified e-mail the token carries (verifiedEmail); anyone else is refused (401, audited).
  */
 
+/**
+ * The tenant's signing keys, cached (jose refetches for an unknown key at most every 30 s). A fetch that fails is
+ * remembered too: for the next 30 s tokens are answered 503 at once instead of each one sending a request to an
+ * identity provider that is down (or to an address that does not answer).
+ */
+const KEY_REFETCH_MS = 30_000;
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+const keysUnreachableUntil = new Map<string, number>();
 const keysOf = (url: string) => {
   let set = keySets.get(url);
-  if (!set) keySets.set(url, (set = createRemoteJWKSet(new URL(url), { cooldownDuration: 30_000 })));
+  if (!set) {
+    if (keySets.size > 20) keySets.clear();
+    keySets.set(url, (set = createRemoteJWKSet(new URL(url), { cooldownDuration: KEY_REFETCH_MS, timeoutDuration: 5_000 })));
+  }
   return set;
 };
+
+export const IDP_UNREACHABLE = 'The identity provider\'s signing keys cannot be fetched at the moment, so its tokens cannot be checked; try again shortly, or use an API token.';
+
+/** 503 with the reason, and counted like every refusal (audited, folded, limited per client). */
+const providerUnreachable = (reason: string) => new AppError('UNAVAILABLE', IDP_UNREACHABLE, [], `identity-provider token not checked: ${reason}`);
 
 export const idpIssuer = (authority: string, tenantId: string) => `${authority.replace(/\/$/, '')}/${tenantId}/v2.0`;
 
@@ -56,14 +71,21 @@ export async function idpActor(ctx: AppContext, settings: AssistantSettings, tok
   const authority = ctx.config.IDP_AUTHORITY.replace(/\/$/, '');
   const idp = effectiveIdp(settings);
   const issuers = [idpIssuer(authority, settings.tenantId), `https://sts.windows.net/${settings.tenantId}/`];
+  const keysUrl = `${authority}/${settings.tenantId}/discovery/v2.0/keys`;
+  if ((keysUnreachableUntil.get(keysUrl) ?? 0) > Date.now()) throw providerUnreachable('keys unreachable a moment ago');
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keysOf(`${authority}/${settings.tenantId}/discovery/v2.0/keys`), {
+    ({ payload } = await jwtVerify(token, keysOf(keysUrl), {
       issuer: issuers, audience: [idp.applicationIdUri, settings.clientId], clockTolerance: 60, requiredClaims: ['exp'],
     }));
   } catch (error) {
-    if (error instanceof joseErrors.JOSEError) throw refusal(error.code);
-    throw error;
+    // No keys could be had (refused connection, time-out, not a key set): the provider's fault, not the token's.
+    // (jose reports an answer other than 200 as its generic error.)
+    if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid || !(error instanceof joseErrors.JOSEError) || error.code === 'ERR_JOSE_GENERIC') {
+      keysUnreachableUntil.set(keysUrl, Date.now() + KEY_REFETCH_MS);
+      throw providerUnreachable(error instanceof Error ? (error as { code?: string }).code ?? error.name : 'fetch failed');
+    }
+    throw refusal(error.code);
   }
   const scopes = typeof payload.scp === 'string' ? payload.scp.split(' ') : [];
   if (!scopes.includes(idp.requiredScope)) throw refusal(`scope ${idp.requiredScope} missing`);
