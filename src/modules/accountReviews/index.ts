@@ -7,6 +7,8 @@ import { accountReviewPages } from './pages';
 export const accountReviewsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:accountReviews' }).use(accountReviewsApi(ctx)).use(accountReviewPages(ctx));
 import { defineModule } from '../../platform/modules/module';
+import { registerType } from '../../platform/records/record-types';
+import { programKind } from './service';
 
 export const manifest = defineModule({
   name: 'accountReviews',
@@ -14,4 +16,5 @@ export const manifest = defineModule({
   plugins: (ctx) => [accountReviewsModule(ctx)],
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],
   countedTables: ['account_review_programs'],
+  recordTypes: [registerType(programKind, { kind: 'accountReviewProgram', plural: 'Account review programs', href: (id) => `/account-reviews/${id}` })],
 });

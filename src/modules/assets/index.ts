@@ -4,7 +4,7 @@ import { assetKind } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
-import { assetPages } from './pages';
+import { assetPages, unitAssetsSection } from './pages';
 
 /** Assets. */
 export const manifest = defineModule({
@@ -17,4 +17,6 @@ export const manifest = defineModule({
     { group: 'Assets and vendors', key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   ],
   countedTables: ['assets'],
+  // A business unit's page lists its assets.
+  sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
 });

@@ -10,8 +10,6 @@ import { controlKind } from '../controls/service';
 import type { AuditPlanCreate, FindingCreate } from './schema';
 import { dateProblems } from '../../platform/core/dates';
 
-/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
-
 export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
   module: 'audits',
   recordType: 'audit_plan',

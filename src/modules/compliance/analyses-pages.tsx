@@ -1,8 +1,9 @@
 import { recordSections } from '../../platform/records/record-types';
 import { ANALYSIS_RECORD_TYPE } from './schema';
 import { Elysia } from 'elysia';
-import { renderScreen } from '../../../views/layout';
-import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
+import { renderScreen } from '../../platform/http/screen';
+import { fieldErrors, type Option } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import { AnalysisPage, PackageTreePage, TreeItemRow } from './views/tree';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { notFound } from '../../platform/core/errors';

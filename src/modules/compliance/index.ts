@@ -11,6 +11,8 @@ import { poamPages } from './poam-pages';
 import { AnalysisListQuery } from './schema';
 import { getAnalysis, listAnalyses } from './analyses-service';
 import { ANALYSIS_RECORD_TYPE } from './schema';
+import { packageKind } from './packages-service';
+import { registerType } from '../../platform/records/record-types';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
@@ -24,7 +26,7 @@ export const manifest = defineModule({
   countedTables: ['compliance_packages'],
   // A requirement is its analysis (the id evidence links and mappings name): titled by its item's code and name (as
   // indexed for search), owned through the analysis.
-  recordTypes: [{
+  recordTypes: [registerType(packageKind, { kind: 'compliancePackage', plural: 'Compliance packages', href: (id) => `/compliance/packages/${id}` }), {
     kind: 'requirement', label: 'Requirement', plural: 'Requirements', module: 'compliance', historyType: ANALYSIS_RECORD_TYPE,
     table: complianceAnalyses, id: complianceAnalyses.id, title: sql<string>`(${complianceItems.code} || ' ' || ${complianceItems.name})`,
     ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
 import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
-import { attempt, formText } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import {
   ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE,
   emptyImportValues,
   type ImportFormValues,
 } from './views/packages';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../platform/http/screen';
 import { SCREEN_REQUEST_LIMIT } from '../../platform/http/screen-limits';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';

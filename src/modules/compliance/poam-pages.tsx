@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../platform/http/screen';
 import { PoamPage, PoamResults, type PoamFilters } from './views/poam';
 import type { AppContext } from '../../platform/http/context';
 import { screenAuth } from '../../platform/http/screen-auth';

@@ -3,7 +3,7 @@ import { schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
 import { canTouch, type Actor } from '../../platform/permissions/permissions';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
-import { formText } from '../../../views/components/form';
+import { formText } from '../../platform/http/form-input';
 import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlTestCreate, ControlUpdate } from './schema';
 import { controlKind, controlTesting, recordControlTest } from './service';
 import { TestingSection, type ControlView } from './views';

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import { ConfirmDefinitionDelete, CustomFieldList, DefinitionForm, type DefinitionFormValues } from './views';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../platform/http/screen';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { isCustomFieldModule } from '../../platform/records/custom-field-values';
 import { invalid } from '../../platform/core/errors';

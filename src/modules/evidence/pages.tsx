@@ -1,8 +1,9 @@
 import { Elysia, t } from 'elysia';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { compliancePackages, controlTests, evidence, thirdParties } from '../../../db/schema';
-import { formText, type Option } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
+import { type Option } from '../../../views/components/form';
+import { formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { AppError, invalid } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';

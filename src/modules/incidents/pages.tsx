@@ -1,6 +1,7 @@
 import { Flash } from '../../../views/components/flash';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { invalid } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';

@@ -9,8 +9,9 @@ import { resolveSession, retryAfterSeconds, sessionSettings, signOut, THROTTLE_W
 import { ssoSignInOption } from './sign-in/pages';
 import { clientAddress, refusalLimiter } from '../../platform/http/refusals';
 import { passwordProblem } from '../../platform/core/password-policy';
-import { renderScreen, settingsLinksFor } from '../../../views/layout';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { renderScreen, settingsLinksFor } from '../../platform/http/screen';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import {
   addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, usePasswordReset, createRole,
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { policies } from '../../../db/schema';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { invalid, notFound, type AppError } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';

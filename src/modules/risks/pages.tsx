@@ -10,8 +10,10 @@ import {
   customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue,
 } from '../../platform/records/custom-field-values';
 import { screenAuth } from '../../platform/http/screen-auth';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { isHtmx, Layout, renderScreen } from '../../../views/layout';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { isHtmx } from '../../../views/layout';
+import { renderScreen, Shell } from '../../platform/http/screen';
 import { ConfirmDelete, RiskDetail, type ValueNamer } from './views/detail';
 import { RiskForm, type RiskFormValues } from './views/form';
 import { RiskList, RiskResults, SORT_OPTIONS, type RiskListState } from './views/list';
@@ -217,7 +219,7 @@ export const riskPages = (ctx: AppContext) => {
       canUpdate: levelOf(viewer, 'settings:update') !== null,
       ...extra,
     };
-    return <Layout {...shell('Risk settings', viewer, csrfToken, 'risk-settings')}><RiskSettings {...props} /></Layout>;
+    return <Shell {...shell('Risk settings', viewer, csrfToken, 'risk-settings')}><RiskSettings {...props} /></Shell>;
   };
 
   return new Elysia({ name: 'module:risks:pages' })
@@ -234,10 +236,10 @@ export const riskPages = (ctx: AppContext) => {
       const classifications = await classificationOptions(ctx.db, viewer);
       const imports = importEntries(viewer, importTypesUnder('risks'));
       return (
-        <Layout {...shell('Risks', viewer, csrfToken)}>
+        <Shell {...shell('Risks', viewer, csrfToken)}>
           <RiskList page={page} state={state} classifications={classifications} canCreate={levelOf(viewer, 'risks:create') !== null}
             importButton={imports.length ? <ImportButton entries={imports} own="/risks/import" /> : undefined} done={query.done} />
-        </Layout>
+        </Shell>
       );
     }, { page: 'risks:read' })
 

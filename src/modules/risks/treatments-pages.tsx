@@ -5,9 +5,10 @@ import { canTouch, levelOf, type Actor } from '../../platform/permissions/permis
 import { listRecords } from '../../platform/records/records';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { Flash, FormError } from '../../../views/components/flash';
-import { attempt, CsrfField, Field, fieldErrors, formList, formText, Select, type FieldErrors } from '../../../views/components/form';
+import { CsrfField, Field, fieldErrors, Select, type FieldErrors } from '../../../views/components/form';
+import { attempt, formList, formText } from '../../platform/http/form-input';
 import { DataTable, Text } from '../../../views/components/table';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../platform/http/screen';
 import { controlKind } from '../controls/service';
 import { riskParent } from '../exceptions/parents';
 import type { ExceptionView } from '../exceptions/schema';

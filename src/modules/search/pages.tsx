@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../platform/http/screen';
 import type { AppContext } from '../../platform/http/context';
 import { search } from '../../platform/search/search';
 import { screenAuth } from '../../platform/http/screen-auth';

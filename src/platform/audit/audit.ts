@@ -97,7 +97,7 @@ export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[]
   });
   if (writes) writes.auditHead = { seq, hash: prevHash };
   // One multi-row INSERT with the entries as one jsonb parameter (bulk-insert.ts), in the caller's transaction.
-  await insertRows(tx, auditLog, entries as unknown as Record<string, unknown>[], { writes });
+  await insertRows(tx, auditLog, entries, { writes });
   return entries;
 }
 

@@ -15,8 +15,10 @@ const isJson = (column: PgColumn) => /^jsonb?$/.test(column.getSQLType());
  * they give), and `returning` yields the stored rows keyed like Drizzle's (column values mapped from the driver).
  */
 export async function insertRows(
-  tx: DbOrTx, table: PgTable, rows: Values[], options: { returning?: boolean; chunk?: number; writes?: PipelinedWrites } = {},
+  tx: DbOrTx, table: PgTable, given: readonly object[], options: { returning?: boolean; chunk?: number; writes?: PipelinedWrites } = {},
 ): Promise<Values[]> {
+  // Rows are read by column key: any object with the table's keys (typed entries need no index signature).
+  const rows = given as readonly Values[];
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const out: Values[] = new Array(rows.length);
   // Group by the set of keys given, so a key left out means DEFAULT rather than NULL.

@@ -1,6 +1,6 @@
 import { Elysia, type AnyElysia } from 'elysia';
 import { ImportPage, ImportResultView, RefusedFile } from './import-views';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../http/screen';
 import type { AppContext } from '../http/context';
 import { forbidden } from '../core/errors';
 import type { Actor } from '../permissions/permissions';

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
-import type { FieldProblem } from '../core/errors';
+import { AppError, type FieldProblem } from '../core/errors';
 
 /** Every leaf message under a (possibly nested) union error. */
 function leafMessages(error: ValueError): string[] {
@@ -29,4 +29,35 @@ export function schemaProblems(schema: TSchema, value: unknown, rename: (field: 
     problems.push({ field, message: blank ? 'is required' : bestMessage(error) });
   }
   return problems;
+}
+
+/**
+ * Runs a form submission; a refusal the user can fix (INVALID, CONFLICT, THROTTLED) comes back as
+ * `{ error }` to re-render the form with it, anything else (403, 404, 500) propagates to the error page.
+ */
+export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: AppError }> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    // A refusal of rights (deniedReason) goes on to the error handler, which writes it to the Audit Log.
+    if (error instanceof AppError && !error.deniedReason && (error.code === 'INVALID' || error.code === 'CONFLICT' || error.code === 'THROTTLED')) {
+      return { ok: false, error };
+    }
+    throw error;
+  }
+}
+
+/** A urlencoded or multipart form body as Elysia parses it: a repeated name becomes an array. */
+const fieldOf = (body: unknown, name: string): unknown =>
+  body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+
+export function formText(body: unknown, name: string): string {
+  const value = fieldOf(body, name);
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : '';
+}
+
+export function formList(body: unknown, name: string): string[] {
+  const value = fieldOf(body, name);
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '');
 }

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { join, resolve, sep } from 'node:path';
 
-const STATIC_DIR = resolve(import.meta.dir, '../../static');
+const STATIC_DIR = resolve(import.meta.dir, '../../../static');
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
 /** Serves /static/* from static/; names are whitelisted by pattern and the resolved path must stay inside the folder. */

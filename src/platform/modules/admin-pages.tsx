@@ -2,7 +2,7 @@ import { count, desc, eq } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import type { DbOrTx } from '../../../db/client';
 import { auditLog, history, outbox } from '../../../db/schema';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../http/screen';
 import { Flash } from '../../../views/components/flash';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, shownValue, Tags, Text, When } from '../../../views/components/table';

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
+import { fieldErrors, type Option } from '../../../views/components/form';
+import { attempt, formText } from '../http/form-input';
+import { renderScreen } from '../http/screen';
 import {
   ConfirmDelete, readable, RecordDetail, RecordForm, RecordList, RecordResults, type FieldSpec, type FormValues, type ListColumn, type ListFilter, type ListState,
 } from './record-views';

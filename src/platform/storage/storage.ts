@@ -2,6 +2,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../config';
 import { AppError } from '../core/errors';
+import { chunksOf } from '../core/streams';
 
 /**
  * Where stored files live (evidence): one small interface, a folder under DATA_DIR by default and S3-compatible object
@@ -134,7 +135,7 @@ export async function storeHashed(storage: Storage, key: string, body: ReadableS
   let head: Uint8Array = new Uint8Array(0);
   const collect = collectEvery();
   async function* hashed(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of chunksOf(body)) {
       size += chunk.byteLength;
       collect(chunk.byteLength);
       if (size > maxBytes) throw new AppError('TOO_LARGE', tooLarge);
@@ -161,7 +162,7 @@ export async function digestStored(storage: Storage, key: string): Promise<{ siz
   const sha = new Bun.CryptoHasher('sha256');
   let size = 0;
   const collect = collectEvery();
-  for await (const chunk of storage.read(key) as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of chunksOf(storage.read(key))) {
     size += chunk.byteLength;
     collect(chunk.byteLength);
     sha.update(chunk);

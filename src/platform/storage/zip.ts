@@ -1,5 +1,6 @@
 import { createInflateRaw } from 'node:zlib';
 import { collectEvery } from './storage';
+import { chunksOf } from '../core/streams';
 
 /**
  * Zip archives (APPNOTE 6.3) written as a stream and read from a file without loading it: the auditor package and its
@@ -77,7 +78,7 @@ export function zipStream(entries: AsyncIterable<ZipEntry>, onSizeMismatch?: (en
       offset += header.bytes.length;
       let written = 0;
       const body = entry.body();
-      const chunks = body instanceof Uint8Array ? [body] : (body as unknown as AsyncIterable<Uint8Array>);
+      const chunks = body instanceof Uint8Array ? [body] : chunksOf(body);
       for await (const chunk of chunks) {
         collect(chunk.byteLength);
         const room = entry.size - written;
@@ -239,7 +240,7 @@ export async function entryStream(source: ZipSource, entry: ZipListing): Promise
   const inflate = createInflateRaw();
   void (async () => {
     try {
-      for await (const chunk of raw as unknown as AsyncIterable<Uint8Array>) {
+      for await (const chunk of chunksOf(raw)) {
         if (!inflate.write(chunk)) await new Promise((resolve) => inflate.once('drain', resolve));
       }
       inflate.end();

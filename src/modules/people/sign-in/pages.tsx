@@ -1,7 +1,8 @@
 import { Elysia, type Cookie } from 'elysia';
 import type { Db } from '../../../../db/client';
-import { attempt, fieldErrors, formText } from '../../../../views/components/form';
-import { renderScreen } from '../../../../views/layout';
+import { fieldErrors } from '../../../../views/components/form';
+import { attempt, formText } from '../../../platform/http/form-input';
+import { renderScreen } from '../../../platform/http/screen';
 import { runWrite, type AppContext } from '../../../platform/http/context';
 import { AppError } from '../../../platform/core/errors';
 import { holdsEveryRight, levelOf, type Actor } from '../../../platform/permissions/permissions';

@@ -6,8 +6,9 @@ import { levelOf } from '../../../platform/permissions/permissions';
 import { clientAddress, refusalLimiter } from '../../../platform/http/refusals';
 import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/http/screen-auth';
 import { resolveSession, retryAfterSeconds, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/http/sessions';
-import { attempt, fieldErrors, formText } from '../../../../views/components/form';
-import { renderScreen } from '../../../../views/layout';
+import { fieldErrors } from '../../../../views/components/form';
+import { attempt, formText } from '../../../platform/http/form-input';
+import { renderScreen } from '../../../platform/http/screen';
 import { sameOrigin } from '../pages';
 import { clearPendingCookie, pendingSecret } from './gate';
 import {
