@@ -2872,6 +2872,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Active people, by name: the ids records take as ownerId
+         * @description Read only. Needs settings:read or any create or update scope (whoever may set an owner). `email` finds one person by sign-in address. Only active accounts are listed, as only they may own records.
+         */
+        get: operations["getPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Groups, by name: the ids records take as ownerGroupId
+         * @description Read only. Needs settings:read or any create or update scope.
+         */
+        get: operations["getPeopleGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-tokens": {
         parameters: {
             query?: never;
@@ -8410,6 +8450,8 @@ export interface operations {
                                 } | null;
                                 decidedAt: string | null;
                                 decisionNote: string;
+                                /** @description Who requested it (segregation of duties: they may not decide it) */
+                                requestedById: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -8667,6 +8709,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -8901,6 +8945,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -9015,7 +9061,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     decision: "approved" | "rejected";
+                    /** @description Why; required with override */
                     note?: string;
+                    /** @description Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History */
+                    override?: boolean;
                 };
             };
         };
@@ -9050,6 +9099,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -9301,6 +9352,8 @@ export interface operations {
                                 } | null;
                                 decidedAt: string | null;
                                 decisionNote: string;
+                                /** @description Who requested it (segregation of duties: they may not decide it) */
+                                requestedById: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -9558,6 +9611,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -9792,6 +9847,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -9906,7 +9963,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     decision: "approved" | "rejected";
+                    /** @description Why; required with override */
                     note?: string;
+                    /** @description Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History */
+                    override?: boolean;
                 };
             };
         };
@@ -9941,6 +10001,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -13666,6 +13728,8 @@ export interface operations {
                                 } | null;
                                 decidedAt: string | null;
                                 decisionNote: string;
+                                /** @description Who requested it (segregation of duties: they may not decide it) */
+                                requestedById: string | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -13923,6 +13987,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -14157,6 +14223,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -14271,7 +14339,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     decision: "approved" | "rejected";
+                    /** @description Why; required with override */
                     note?: string;
+                    /** @description Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History */
+                    override?: boolean;
                 };
             };
         };
@@ -14306,6 +14377,8 @@ export interface operations {
                             } | null;
                             decidedAt: string | null;
                             decisionNote: string;
+                            /** @description Who requested it (segregation of duties: they may not decide it) */
+                            requestedById: string | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -28635,6 +28708,186 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPeople: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                email?: string;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                email: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPeopleGroups: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,11 @@ const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'dat
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull(),
+  /**
+   * The address's confusable skeleton (Unicode TS #39, src/modules/people/user-names.ts): two addresses with the same
+   * skeleton look alike (`admin@exаmple.com` with a Cyrillic а), so a new one is refused when it matches another's.
+   */
+  emailSkeleton: text('email_skeleton'),
   name: text('name').notNull(),
   passwordHash: text('password_hash'),
   status: text('status', { enum: ['active', 'deactivated'] }).notNull().default('active'),
@@ -26,6 +31,7 @@ export const users = pgTable('users', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('users_email_key').on(sql`lower(${t.email})`),
+  index('users_email_skeleton_idx').on(t.emailSkeleton),
   index('users_external_id_idx').on(t.externalId),
   check('users_status_check', sql`${t.status} in ('active', 'deactivated')`),
 ]);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
-import { auditLog, outbox } from '../../db/schema';
+import { auditLog, outbox, settings } from '../../db/schema';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser } from '../helpers/factories';
@@ -36,6 +36,18 @@ describe('Settings › AI assistants', () => {
     expect(saved.status).toBe(303);
     expect(await (await admin.get('/settings/assistants')).text()).toContain('Blank gives api://client-123');
     await admin.post('/settings/assistants', {});
+  });
+
+  test('a settings manager (settings:update at level all, not every right) cannot save them: 403, the reason audited, nothing changed', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:create': 'all', 'settings:update': 'all' });
+    const browser = await signedInBrowser(env, manager.email, manager.password);
+    expect(await (await browser.get('/settings/assistants')).text()).toContain('Only administrators change these settings.');
+    const before = (await env.ctx.db.select().from(settings).where(eq(settings.key, 'assistant')))[0]?.value ?? null;
+    const refused = await browser.post('/settings/assistants', { enabled: 'on', acceptIdpTokens: 'on', tenantId: 'their-own-tenant', clientId: 'their-app' });
+    expect(refused.status).toBe(403);
+    const [denial] = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied')).orderBy(desc(auditLog.seq)).limit(1);
+    expect((denial.details as { reason: string }).reason).toStartWith('Changing AI assistant settings needs every right at level all');
+    expect((await env.ctx.db.select().from(settings).where(eq(settings.key, 'assistant')))[0]?.value ?? null).toEqual(before);
   });
 
   test('people with settings:read see the page but cannot save it', async () => {

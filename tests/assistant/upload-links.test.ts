@@ -47,6 +47,21 @@ const upload = (url: string, name: string, body: BodyInit) => {
 };
 
 describe('upload links', () => {
+  test('with PUBLIC_URL set the link is built on it; an assistant reaching the service under another host gets no link', async () => {
+    const { createRecord } = await import('../../src/platform/records/records');
+    const { controlKind } = await import('../../src/modules/controls/service');
+    const control = (await env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: 'Public address' }))).id;
+    const saved = env.ctx.config.PUBLIC_URL;
+    try {
+      env.ctx.config.PUBLIC_URL = `https://${new URL(base).host}/grc`;
+      expect((await askForLink({ recordType: 'control', recordId: control })).url).toStartWith(`https://${new URL(base).host}/grc/upload/`);
+      env.ctx.config.PUBLIC_URL = 'https://grc.example.com';
+      await expect(askForLink({ recordType: 'control', recordId: control })).rejects.toThrow(`not the service's address grc.example.com (PUBLIC_URL)`);
+    } finally {
+      env.ctx.config.PUBLIC_URL = saved;
+    }
+  });
+
   test('a link opens an upload page without signing in; files land as evidence linked to the record, audited as the user who asked', async () => {
     const { createRecord } = await import('../../src/platform/records/records');
     const { controlKind } = await import('../../src/modules/controls/service');

@@ -214,7 +214,8 @@ describe('compliance exceptions', () => {
     expect(view).toMatchObject({ status: 'requested', parentType: 'compliance', parent: { title: 'R2 Roles' } });
     const noReview = await makeToken(env, admin, ['compliance:read', 'compliance:update']);
     expect(await refusalOf(env, async () => send('POST', `/api/v1/compliance/exceptions/${id}/decision`, { decision: 'approved' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope compliance:review missing'));
-    const decided = await ok<{ status: string; approverId: string }>(await send('POST', `/api/v1/compliance/exceptions/${id}/decision`, { decision: 'approved' }));
+    // The administrator requested it: deciding it is an explicit override (segregation of duties).
+    const decided = await ok<{ status: string; approverId: string }>(await send('POST', `/api/v1/compliance/exceptions/${id}/decision`, { decision: 'approved', override: true, note: 'one-person team' }));
     expect(decided).toMatchObject({ status: 'approved', approverId: admin.userId! });
     const listed = await ok<{ rows: { id: string }[] }>(await send('GET', `/api/v1/compliance/exceptions?parentId=${pkg.analyses.R2}`));
     expect(listed.rows.map((r) => r.id)).toEqual([id]);

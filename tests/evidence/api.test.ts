@@ -234,7 +234,7 @@ describe('files', () => {
     expect(outside.headers.get('content-range')).toBe('bytes */10');
   });
 
-  test('bad uploads are refused with a clear 400: an empty file, a blank name, path separators, control characters', async () => {
+  test('bad uploads are refused with a clear 400: an empty file, a blank name, path separators (and look-alikes), control and invisible characters, Windows device names and drives', async () => {
     const id = await newEvidence();
     const cases: [string, BodyInit, string][] = [
       ['empty.txt', '', 'empty'],
@@ -243,6 +243,14 @@ describe('files', () => {
       ['dir\\file.txt', 'x', 'path separators'],
       ['bell\u0007.txt', 'x', 'control characters'],
       ['line\nbreak.txt', 'x', 'control characters'],
+      ['invoice\u202Efdp.exe', 'x', 'invisible characters'],
+      ['report\u200B.pdf', 'x', 'invisible characters'],
+      ['..\u2215..\u2215etc', 'x', 'look like a slash'],
+      ['dir\uFF0Ffile.txt', 'x', 'look like a slash'],
+      ['CON', 'x', 'Windows reserves'],
+      ['nul.txt', 'x', 'Windows reserves'],
+      ['com1.log', 'x', 'Windows reserves'],
+      ['C:evil.txt', 'x', 'drive letter'],
     ];
     for (const [name, body, message] of cases) {
       const res = await api.upload(id, name, body);

@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { evidenceFiles } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, makeUser } from '../helpers/factories';
 import { checkPackage } from '../../src/modules/evidence/package-verify';
@@ -107,6 +109,29 @@ describe('auditor package', () => {
     expect(unknown.res.status).toBe(404);
     const backwards = await download('from=2026-03-01&to=2026-02-01');
     expect(backwards.res.status).toBe(400);
+  });
+
+  test('names stored before the name rules are neutralised in package paths: no entry leaves its folder or reads as another', async () => {
+    const id = await api.created('/api/v1/evidence', { title: 'Legacy names', collectedOn: '2026-03-01' });
+    const legacy = ['CON', 'C:evil.txt', 'invoice\u202Efdp.exe', '..\u2215..\u2215x', 'nul.txt.', 'fine.txt'];
+    for (const [i] of legacy.entries()) await api.upload(id, `file${i}.txt`, `content ${i}`);
+    for (const [i, name] of legacy.entries()) await env.ctx.db.update(evidenceFiles).set({ name }).where(and(eq(evidenceFiles.evidenceId, id), eq(evidenceFiles.name, `file${i}.txt`)));
+    const { res, bytes } = await download(`evidenceId=${id}`);
+    expect(res.status).toBe(200);
+    const entries = await unzip(bytes);
+    const paths = [...entries.keys()].filter((p) => p.startsWith('files/')).map((p) => p.slice(`files/${id}/`.length)).sort();
+    expect(paths).toEqual(['C_evil.txt', '_CON', '_nul.txt', '.._.._x', 'fine.txt', 'invoice_fdp.exe'].sort());
+    const manifest = JSON.parse(new TextDecoder().decode(entries.get('manifest.json')!)) as PackageManifest;
+    expect(manifest.files.map((f) => f.name).sort()).toEqual([...legacy].sort());
+  });
+
+  test('an id that is not a UUID is a 400 naming the parameter, one id or a list of them', async () => {
+    for (const [query, field] of [['evidenceId=abc', 'evidenceId'], ['controlId=1', 'controlId'], ['analysisId=x', 'analysisId'], ['packageId=abc', 'packageId'],
+      [`evidenceId=${crypto.randomUUID()}&evidenceId=zz`, 'evidenceId']]) {
+      const { res } = await download(query);
+      expect(res.status, query).toBe(400);
+      expect(await errorOf(res), query).toStartWith(`${field}: expected`);
+    }
   });
 });
 

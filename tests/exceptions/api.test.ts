@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { and, desc, eq } from 'drizzle-orm';
+import { auditLog } from '../../db/schema';
 import { policyKind } from '../../src/modules/policies/service';
 import { createRecord } from '../../src/platform/records/records';
 import type { Actor } from '../../src/platform/permissions/permissions';
@@ -9,10 +11,14 @@ import { refusalOf, refusedWith } from '../helpers/refusals';
 let env: TestEnv;
 let admin: Actor;
 let token: string;
+/** Someone other than the administrator who requests exceptions, so that the administrator may decide them. */
+let requester: { id: string; token: string };
 beforeAll(async () => {
   env = await testEnv();
   admin = await adminActor(env);
   token = await makeToken(env, admin, ['risks:read', 'risks:update', 'risks:delete', 'risks:review', 'policies:read', 'policies:update', 'policies:review']);
+  const user = await makeUser(env, { 'risks:read': 'all', 'risks:update': 'all', 'risks:review': 'all', 'policies:read': 'all', 'policies:update': 'all', 'apiTokens:create': 'own' });
+  requester = { id: user.id, token: await makeToken(env, await user.actor(), ['risks:read', 'risks:update', 'risks:review', 'policies:read', 'policies:update']) };
 });
 
 const send = (method: string, path: string, body?: unknown, secret = token) =>
@@ -78,7 +84,7 @@ describe('risk exceptions', () => {
   });
 
   test('approving needs risks:review, records the approver and time, and happens once; a decided exception is not changed', async () => {
-    const id = await created(await request(await makeRisk(env, admin)));
+    const id = await created(await request(await makeRisk(env, admin), {}, requester.token));
     const noReview = await makeToken(env, admin, ['risks:read', 'risks:update']);
     expect(await refusalOf(env, async () => send('POST', `/api/v1/risk-exceptions/${id}/decision`, { decision: 'approved' }, noReview))).toEqual(refusedWith(403, 'forbidden', 'token scope risks:review missing'));
     const decided = await send('POST', `/api/v1/risk-exceptions/${id}/decision`, { decision: 'approved', note: 'compensating controls in place' });
@@ -87,7 +93,7 @@ describe('risk exceptions', () => {
     expect(exception).toMatchObject({ status: 'approved', approverId: admin.userId!, decisionNote: 'compensating controls in place' });
     expect(exception.decidedAt).toBeString();
     expect((await send('POST', `/api/v1/risk-exceptions/${id}/decision`, { decision: 'rejected' })).status).toBe(409);
-    expect((await send('PATCH', `/api/v1/risk-exceptions/${id}`, { expiresAt: '2100-01-01' })).status).toBe(409);
+    expect((await send('PATCH', `/api/v1/risk-exceptions/${id}`, { expiresAt: '2100-01-01' }, requester.token)).status).toBe(409);
     const history = await json<{ action: string; changes: Record<string, { before: unknown; after: unknown }> }[]>(await send('GET', `/api/v1/risk-exceptions/${id}/history`));
     expect(history.map((h) => h.action)).toEqual(['approve', 'create']);
     expect(history[0].changes.status).toEqual({ before: 'requested', after: 'approved' });
@@ -113,7 +119,7 @@ describe('risk exceptions', () => {
     const riskId = await makeRisk(env, admin);
     const marker = unique('Expiry');
     const past = await created(await request(riskId, { title: `${marker} past`, expiresAt: '2020-01-31' }));
-    const future = await created(await request(riskId, { title: `${marker} future` }));
+    const future = await created(await request(riskId, { title: `${marker} future` }, requester.token));
     await send('POST', `/api/v1/risk-exceptions/${future}/decision`, { decision: 'approved' });
     const expired = await json<Page>(await send('GET', `/api/v1/risk-exceptions?q=${marker}&expired=true`));
     expect(expired.rows.map((r) => [r.id, r.expired])).toEqual([[past, true]]);
@@ -152,7 +158,7 @@ describe('risk exceptions', () => {
 describe('policy exceptions', () => {
   test('a policy exception uses the policies rights and is not listed among risk exceptions', async () => {
     const { id: policyId } = await env.ctx.db.transaction((tx) => createRecord(tx, policyKind, admin, { title: unique('Password policy') }));
-    const res = await send('POST', '/api/v1/policy-exceptions', { parentId: policyId, title: 'Shared kiosk account', description: 'Front desk', expiresAt: '2099-01-01' });
+    const res = await send('POST', '/api/v1/policy-exceptions', { parentId: policyId, title: 'Shared kiosk account', description: 'Front desk', expiresAt: '2099-01-01' }, requester.token);
     const id = await created(res);
     const riskOnly = await makeToken(env, admin, ['risks:read', 'risks:review']);
     expect(await refusalOf(env, async () => send('POST', `/api/v1/policy-exceptions/${id}/decision`, { decision: 'approved' }, riskOnly))).toEqual(refusedWith(403, 'forbidden', 'token scope policies:review missing'));
@@ -160,5 +166,55 @@ describe('policy exceptions', () => {
     const decided = await send('POST', `/api/v1/policy-exceptions/${id}/decision`, { decision: 'approved' });
     expect(decided.status, await decided.clone().text()).toBe(200);
     expect((await json<ExceptionView>(decided)).parentId).toBe(policyId);
+  });
+});
+
+describe('segregation of duties', () => {
+  const lastAudit = async (action: string) => (await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, action)).orderBy(desc(auditLog.seq)).limit(1))[0];
+  const decide = (id: string, body: Record<string, unknown>, secret = token) => send('POST', `/api/v1/risk-exceptions/${id}/decision`, body, secret);
+
+  test('the requester may not decide their own exception, even holding risks:review; the reason is audited and nothing changes', async () => {
+    const id = await created(await request(await makeRisk(env, admin), {}, requester.token));
+    for (const decision of ['approved', 'rejected']) {
+      const refused = await decide(id, { decision, note: 'looks fine to me' }, requester.token);
+      expect(refused.status).toBe(403);
+      expect((await lastAudit('permission.denied')).details).toMatchObject({
+        reason: `segregation of duties: Risk exception ${id} was requested by you, so someone else decides it (an administrator may override, with a note)`,
+      });
+    }
+    // Only an administrator may override: a reviewer's own override is refused too.
+    expect((await decide(id, { decision: 'approved', override: true, note: 'urgent' }, requester.token)).status).toBe(403);
+    expect((await lastAudit('permission.denied')).details).toMatchObject({ reason: expect.stringContaining('needs every right at level all') });
+    expect((await json<ExceptionView>(await send('GET', `/api/v1/risk-exceptions/${id}`))).status).toBe('requested');
+    expect((await decide(id, { decision: 'approved', note: 'second pair of eyes' })).status).toBe(200);
+  });
+
+  test('naming oneself the approver on request or later is refused, naming the field', async () => {
+    const riskId = await makeRisk(env, admin);
+    const self = await request(riskId, { approverId: requester.id }, requester.token);
+    expect(self.status).toBe(400);
+    expect(await errorOf(self)).toBe('approverId: must be someone other than the requester: nobody decides their own exception');
+    const id = await created(await request(riskId, { approverId: admin.userId }, requester.token));
+    const patched = await send('PATCH', `/api/v1/risk-exceptions/${id}`, { approverId: requester.id });
+    expect(await errorOf(patched)).toBe('approverId: must be someone other than the requester: nobody decides their own exception');
+  });
+
+  test('an administrator may decide their own request only explicitly: override with a note, recorded in the Audit Log and History', async () => {
+    const id = await created(await request(await makeRisk(env, admin)));
+    expect((await decide(id, { decision: 'approved' })).status).toBe(403);
+    const noNote = await decide(id, { decision: 'approved', override: true });
+    expect(noNote.status).toBe(400);
+    expect(await errorOf(noNote)).toBe('note: say why you decide an exception you requested yourself');
+    const overridden = await decide(id, { decision: 'approved', override: true, note: 'auditor on leave; approved for the audit window' });
+    expect(overridden.status, await overridden.clone().text()).toBe(200);
+    expect(await json<ExceptionView>(overridden)).toMatchObject({ status: 'approved', approverId: admin.userId!, decisionNote: 'auditor on leave; approved for the audit window' });
+    const [entry] = await env.ctx.db.select().from(auditLog).where(and(eq(auditLog.recordId, id), eq(auditLog.action, 'approve')));
+    expect(entry.details).toMatchObject({ segregationOverride: { requestedBy: admin.userId, decidedBy: admin.userId, reason: 'auditor on leave; approved for the audit window' } });
+    const history = await json<{ action: string }[]>(await send('GET', `/api/v1/risk-exceptions/${id}/history`));
+    expect(history.map((h) => h.action)).toEqual(['approve', 'create']);
+    // An override is for one's own request only: on someone else's it is a mistake, not a louder approval.
+    const theirs = await created(await request(await makeRisk(env, admin), {}, requester.token));
+    const needless = await decide(theirs, { decision: 'approved', override: true, note: 'x' });
+    expect(await errorOf(needless)).toBe('override: only for deciding an exception you requested yourself');
   });
 });

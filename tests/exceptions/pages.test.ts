@@ -5,14 +5,16 @@ import { sessionCookieName } from '../../src/platform/http/screen-auth';
 import { signIn } from '../../src/platform/http/sessions';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeRisk, makeUser, unique, type TestUser } from '../helpers/factories';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
 let admin: Actor;
+let reviewer: TestUser;
 beforeAll(async () => {
   env = await testEnv();
   admin = await adminActor(env);
+  reviewer = await makeUser(env, { 'risks:read': 'all', 'risks:update': 'all', 'risks:review': 'all' });
 });
 
 async function browser(email: string, password: string) {
@@ -28,8 +30,8 @@ async function browser(email: string, password: string) {
   };
 }
 
-const requestException = async (riskId: string, title: string, expiresAt: string) =>
-  (await env.ctx.db.transaction((tx) => createException(tx, riskParent, admin, { parentId: riskId, title, description: 'Vendor end of life', expiresAt }))).id;
+const requestException = async (riskId: string, title: string, expiresAt: string, by: Actor = admin) =>
+  (await env.ctx.db.transaction((tx) => createException(tx, riskParent, by, { parentId: riskId, title, description: 'Vendor end of life', expiresAt }))).id;
 
 describe('risk exceptions screens', () => {
   test('the register lists exceptions with their expiry, marking expired ones, and filters by expiry', async () => {
@@ -47,7 +49,7 @@ describe('risk exceptions screens', () => {
   });
 
   test('a reviewer approves from the register; the approver is recorded', async () => {
-    const id = await requestException(await makeRisk(env, admin), unique('To approve'), '2099-01-01');
+    const id = await requestException(await makeRisk(env, admin), unique('To approve'), '2099-01-01', await reviewer.actor());
     const page = await browser(ADMIN_EMAIL, ADMIN_PASSWORD);
     const res = await page.post(`/risks/exceptions/${id}/decision`, { decision: 'approved', note: 'ok for a year' });
     expect(res.status, await res.clone().text()).toBe(303);
@@ -63,5 +65,28 @@ describe('risk exceptions screens', () => {
     expect(await list.text()).not.toContain('/decision');
     expect(await refusalOf(env, async () => page.post(`/risks/exceptions/${id}/decision`, { decision: 'approved' }))).toEqual(refusedWith(403, undefined, 'user right risks:review missing'));
     expect((await getException(env.ctx.db, riskParent, admin, id)).status).toBe('requested');
+  });
+
+  test('segregation of duties: the requester sees no decision buttons on their own request; an administrator overrides explicitly with a note', async () => {
+    const title = unique('Own request');
+    const own = await requestException(await makeRisk(env, admin), title, '2099-01-01', await reviewer.actor());
+    const page = await browser(reviewer.email, reviewer.password);
+    const list = await (await page.get('/risks/exceptions?status=requested')).text();
+    const row = list.slice(list.indexOf(title));
+    expect(row.slice(0, row.indexOf('</tr>'))).toContain('You requested it: another reviewer decides.');
+    expect(row.slice(0, row.indexOf('</tr>'))).not.toContain(`/risks/exceptions/${own}/decision`);
+    expect((await page.post(`/risks/exceptions/${own}/decision`, { decision: 'approved', note: 'fine' })).status).toBe(403);
+    expect((await getException(env.ctx.db, riskParent, admin, own)).status).toBe('requested');
+
+    const adminTitle = unique('Admin request');
+    const mine = await requestException(await makeRisk(env, admin), adminTitle, '2099-01-01');
+    const adminPage = await browser(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const adminList = await (await adminPage.get('/risks/exceptions?status=requested')).text();
+    const adminRow = adminList.slice(adminList.indexOf(adminTitle));
+    expect(adminRow.slice(0, adminRow.indexOf('</tr>'))).toContain('Override: I requested it');
+    expect((await adminPage.post(`/risks/exceptions/${mine}/decision`, { decision: 'approved', note: 'fine' })).status).toBe(403);
+    const overridden = await adminPage.post(`/risks/exceptions/${mine}/decision`, { decision: 'approved', note: 'only approver on leave', override: 'on' });
+    expect(overridden.status, await overridden.clone().text()).toBe(303);
+    expect(await getException(env.ctx.db, riskParent, admin, mine)).toMatchObject({ status: 'approved', decisionNote: 'only approver on leave' });
   });
 });

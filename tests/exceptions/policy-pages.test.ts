@@ -28,7 +28,8 @@ describe('policy exceptions in the app', () => {
     expect(list).toContain('2027-06-30');
 
     const id = new RegExp(`/policies/exceptions/([0-9a-f-]{36})/decision`).exec(list.slice(list.indexOf(title)))?.[1] ?? '';
-    const decided = await admin.post(`/policies/exceptions/${id}/decision`, { decision: 'approved', note: 'ok until June' });
+    // The administrator requested it: deciding it is an explicit override (segregation of duties).
+    const decided = await admin.post(`/policies/exceptions/${id}/decision`, { decision: 'approved', note: 'ok until June', override: 'on' });
     expect(decided.status, await decided.clone().text()).toBe(303);
     expect(await (await admin.get('/policies/exceptions?status=approved')).text()).toContain(title);
   });

@@ -81,7 +81,7 @@ describe('Risk exceptions (area risks/exceptions)', () => {
     await env.ctx.db.transaction(async (tx) => {
       await createException(tx, riskParent, admin, { parentId: riskId, title: open, description: 'D', expiresAt: '2099-01-01' });
       const { id } = await createException(tx, riskParent, admin, { parentId: riskId, title: decided, description: 'D', expiresAt: '2099-01-01' });
-      await decideException(tx, riskParent, admin, id, { decision: 'approved' });
+      await decideException(tx, riskParent, admin, id, { decision: 'approved', override: true, note: 'decided in the set-up' });
     });
     const res = await browser.get('/risks/exceptions/import/current.csv');
     expect(res.status).toBe(200);
@@ -108,6 +108,21 @@ describe('Risk exceptions (area risks/exceptions)', () => {
     await makeRisk(env, admin, { title: otherRisk });
     const moved = await postCsv(env, token, 'risks/exceptions', download.replace(`,${riskTitle},${open},`, `,${otherRisk},${open},`), 'check');
     expect(moved.data.rows.find((r) => r.outcome === 'error')?.errors).toEqual([{ column: 'risk', message: 'an exception stays with its parent; request a new exception for another one' }]);
+  });
+
+  test('segregation of duties: the importer cannot name themselves the approver of what they request, on a new row or an edited one', async () => {
+    const riskTitle = unique('SoD risk');
+    await makeRisk(env, admin, { title: riskTitle });
+    const [self, other] = [unique('Self-approved'), unique('Other approver')];
+    const csv = `${HEADER}\n${riskTitle},${self},D,,${ADMIN_EMAIL},2099-12-31\n${riskTitle},${other},D,,${approver.email},2099-12-31\n`;
+    const checked = await postCsv(env, token, 'risks/exceptions', csv, 'check');
+    expect(checked.data.counts).toEqual({ create: 1, update: 0, unchanged: 0, error: 1 });
+    expect(rowAt(checked.data, 2).errors).toEqual([{ column: 'approver', message: 'must be someone other than the requester: nobody decides their own exception' }]);
+    await postCsv(env, token, 'risks/exceptions', `${HEADER}\n${riskTitle},${other},D,,${approver.email},2099-12-31\n`, 'apply');
+    const stored = await exceptionByTitle(other);
+    const edited = await postCsv(env, token, 'risks/exceptions', `id,${HEADER}\n${stored.id},${riskTitle},${other},D,${ADMIN_EMAIL},${ADMIN_EMAIL},2099-12-31\n`, 'check');
+    expect(edited.data.counts.error).toBe(1);
+    expect(rowAt(edited.data, 2).errors).toEqual([{ column: 'approver', message: 'must be someone other than the requester: nobody decides their own exception' }]);
   });
 
   test('the template lists the columns with the required ones marked', async () => {

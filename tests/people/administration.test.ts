@@ -42,6 +42,22 @@ describe('editing a user', () => {
     expect(bad.status).toBe(400);
   });
 
+  test('an e-mail that only looks like another account\'s (a Cyrillic letter) is refused, on create and on edit; stored addresses are normalised', async () => {
+    const local = unique('lookalike');
+    const created = await admin.post('/settings/users', { name: 'Real Person', email: `${local}@test.example.`, password: '', groupId: '' });
+    expect(created.status, await created.clone().text()).toBe(303);
+    const [stored] = await env.ctx.db.select().from(users).where(eq(users.email, `${local}@test.example`));
+    expect(stored).toBeDefined();
+    const fake = `${local}@t\u0435st.example`;
+    const refused = await admin.post('/settings/users', { name: 'Impostor', email: fake, password: '', groupId: '' });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain(`looks like the existing account ${local}@test.example`);
+    const other = await makeUser(env, { 'risks:read': 'own' });
+    const renamed = await admin.post(`/settings/users/${other.id}`, { name: 'Other', email: fake });
+    expect(renamed.status).toBe(409);
+    expect((await env.ctx.db.select().from(users).where(eq(users.id, other.id)))[0].email).toBe(other.email);
+  });
+
   test('a reader without settings:update cannot open or post the edit form', async () => {
     const reader = await makeUser(env, { 'settings:read': 'all' });
     const b = await signedInBrowser(env, reader.email, reader.password);
@@ -237,6 +253,22 @@ describe('session lifetime and idle timeout', () => {
 
 describe('password reset links', () => {
   const linkIn = (html: string) => /class="secret">(http:\/\/localhost\/reset-password\/[\w-]+)</.exec(html)?.[1];
+
+  test('with PUBLIC_URL set, the link is built on it, never on the Host the request names; a request to another host is refused', async () => {
+    const user = await makeUser(env, { 'risks:read': 'own' });
+    const saved = env.ctx.config.PUBLIC_URL;
+    try {
+      env.ctx.config.PUBLIC_URL = 'https://localhost/grc/';
+      const made = await (await admin.post(`/settings/users/${user.id}/reset-link`, {})).text();
+      expect(made).toMatch(/class="secret">https:\/\/localhost\/grc\/reset-password\/[\w-]+</);
+      env.ctx.config.PUBLIC_URL = 'https://grc.example.com';
+      const refused = await admin.post(`/settings/users/${user.id}/reset-link`, {});
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('host: this request reached localhost, not the service&#x27;s address grc.example.com (PUBLIC_URL)');
+    } finally {
+      env.ctx.config.PUBLIC_URL = saved;
+    }
+  });
 
   test('an administrator makes a one-use link, mailed to the person; it sets a new password and ends their sessions', async () => {
     const user = await makeUser(env, { 'risks:read': 'own' });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { and, desc, eq, sql } from 'drizzle-orm';
-import { auditLog, groupMembers, history, outbox, roles, sessions, settings, users } from '../../db/schema';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { auditLog, groupMembers, history, oidcSignIns, outbox, roles, sessions, settings, users } from '../../db/schema';
 import { assignRoleToGroup, createGroup, removeRoleFromGroup, setUserStatus } from '../../src/modules/people/service';
 import { ADMINISTRATOR_ROLE } from '../../src/platform/modules/reference-data';
-import { OIDC_MESSAGES } from '../../src/modules/people/sign-in/oidc';
+import { MAX_PENDING_OIDC_SIGN_INS, OIDC_MESSAGES } from '../../src/modules/people/sign-in/oidc';
 import { OIDC_SETTINGS_KEY, oidcSettings, prepareSignInSettings, readSignInSettings, saveSignInSettings, withClientSecret } from '../../src/modules/people/sign-in/settings-service';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
 import type { AppError } from '../../src/platform/core/errors';
@@ -225,6 +225,21 @@ describe('sign-in through the OpenID provider', () => {
     const audit = await lastAudit('signin');
     expect(audit.recordId).toBe(person.id);
     expect(audit.details).toMatchObject({ method: 'oidc', issuer: provider.issuer, subject: `acct-${person.email.toLowerCase()}` });
+  });
+
+  test('unauthenticated starts cannot grow the pending sign-ins without bound: the oldest give way, the newest still complete', async () => {
+    const person = await makeUser(env, { 'risks:read': 'all' });
+    const first = await begin();
+    // A flood already at the bound (as fast as inserting them), then more starts through the address itself.
+    await env.ctx.db.execute(sql`insert into oidc_sign_ins (id, nonce, code_verifier, next, redirect_uri, expires_at)
+      select 'flood-' || n, 'n', 'v', '/', 'http://x', now() + interval '10 minutes' from generate_series(1, ${MAX_PENDING_OIDC_SIGN_INS}) n`);
+    for (let i = 0; i < 5; i += 1) expect((await env.request('/sign-in/oidc', { redirect: 'manual' })).status).toBe(303);
+    const [{ pending }] = await env.ctx.db.select({ pending: count() }).from(oidcSignIns);
+    expect(pending).toBe(MAX_PENDING_OIDC_SIGN_INS);
+    // The flooded-out sign-in is told to start again; a fresh one completes.
+    expect(await env.ctx.db.select().from(oidcSignIns).where(eq(oidcSignIns.id, new Bun.CryptoHasher('sha256').update(first.state).digest('hex')))).toEqual([]);
+    const { res } = await signInThroughProvider({ email: person.email });
+    expect(res.status, await res.clone().text()).toBe(303);
   });
 
   test('an unknown address is refused while just-in-time creation is off', async () => {

@@ -35,6 +35,10 @@ const entraSequence = (email: string, groupName: string): Step[] => [
   },
   { method: 'GET', path: '/Users/{{userId}}', status: 200, expect: { externalId: 'c0ffee00-entra' } },
   {
+    method: 'GET', path: `/Users?filter=${encodeURIComponent(`emails[type eq "work"].value eq "${email}"`)}`, status: 200,
+    expect: { totalResults: 1, 'Resources.0.id': '{{userId}}' },
+  },
+  {
     method: 'PATCH', path: '/Users/{{userId}}', status: 200,
     body: {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
@@ -103,6 +107,12 @@ const oktaSequence = (email: string, groupName: string): Step[] => [
     body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'remove', path: 'members[value eq "{{userId}}"]' }] },
   },
   {
+    // Okta's group rename: a path-less replace repeating the group's unchanged id.
+    method: 'PATCH', path: '/Groups/{{groupId}}', status: 204,
+    body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { id: '{{groupId}}', displayName: `${groupName} (renamed)` } }] },
+  },
+  { method: 'GET', path: '/Groups/{{groupId}}', status: 200, expect: { displayName: `${groupName} (renamed)` } },
+  {
     method: 'PATCH', path: '/Users/{{userId}}', status: 200,
     body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: false } }] },
     expect: { active: false },
@@ -140,7 +150,7 @@ async function replay(steps: Step[]): Promise<void> {
       .toEqual({ step: index, method: step.method, path, status: step.status, body: undefined });
     const json = text ? JSON.parse(text) : {};
     for (const [name, member] of Object.entries(step.remember ?? {})) memory[name] = json[member];
-    for (const [member, value] of Object.entries(step.expect ?? {})) expect({ step: index, member, value: at(json, member) }).toEqual({ step: index, member, value });
+    for (const [member, value] of Object.entries(step.expect ?? {})) expect({ step: index, member, value: at(json, member) }).toEqual({ step: index, member, value: fill(value, memory) });
   }
 }
 

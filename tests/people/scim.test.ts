@@ -7,7 +7,9 @@ import { createScimToken, setScimEnabled } from '../../src/modules/people/scim/s
 import { applyPatch } from '../../src/modules/people/scim/patch';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser } from '../helpers/browser';
-import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
+import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { removeGroupMember } from '../../src/modules/people/service';
+import { systemActor } from '../../src/platform/permissions/permissions';
 
 let env: TestEnv;
 let secret: string;
@@ -84,6 +86,29 @@ describe('SCIM switch and tokens', () => {
     const { revokeScimToken } = await import('../../src/modules/people/scim/service');
     await env.ctx.db.transaction((tx) => revokeScimToken(tx, admin, other.id));
     expect((await scim('GET', '/Users?count=1', undefined, other.secret)).status).toBe(401);
+  });
+
+  test('a token whose creator lost every right stops reading too: 403 with the reason, audited', async () => {
+    const manager = await makeUser(env, { 'settings:read': 'all', 'settings:create': 'all', 'settings:update': 'all' });
+    const managerActor = await manager.actor();
+    const token = await env.ctx.db.transaction((tx) => createScimToken(tx, managerActor, unique('manager token')));
+    expect((await scim('GET', '/Users?count=1', undefined, token.secret)).status).toBe(200);
+    await env.ctx.db.transaction((tx) => removeGroupMember(tx, systemActor(), manager.groupId, manager.id));
+    const reason = 'SCIM token creator no longer holds settings:create or settings:update at level all';
+    for (const path of ['/Users?count=1', '/Groups', `/Users/${manager.id}`, '/ServiceProviderConfig']) {
+      const res = await scim('GET', path, undefined, token.secret);
+      expect({ path, status: res.status, detail: res.json.detail }).toEqual({ path, status: 403, detail: `forbidden: ${reason}` });
+    }
+    const [denial] = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied')).orderBy(desc(auditLog.seq)).limit(1);
+    expect(denial.details).toMatchObject({ reason, tokenId: token.id });
+  });
+
+  test('reading users and groups needs settings:read at level all of the creator', async () => {
+    const writer = await makeUser(env, { 'settings:create': 'all', 'settings:update': 'all' });
+    const writerActor = await writer.actor();
+    const token = await env.ctx.db.transaction((tx) => createScimToken(tx, writerActor, unique('writer token')));
+    const res = await scim('GET', '/Users?count=1', undefined, token.secret);
+    expect({ status: res.status, detail: res.json.detail }).toEqual({ status: 403, detail: "forbidden: token creator's right settings:read missing" });
   });
 
   test('discovery documents describe users, groups, filtering and PATCH', async () => {
@@ -192,6 +217,33 @@ describe('SCIM users', () => {
     expect(again.json.active).toBe(true);
   });
 
+  test('userNames are stored normalised (NFKC, no trailing dot); one that looks like an existing account is refused 409', async () => {
+    const local = unique('kim');
+    // Full-width letters and digits (U+FF41…), as some keyboards and directories write them.
+    const wide = [...`${local}@scim.example`].map((c) => (/[a-z0-9]/.test(c) ? String.fromCodePoint(c.codePointAt(0)! + 0xFEE0) : c)).join('');
+    const created = await scim('POST', '/Users', newUser(`${wide}.`));
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json.userName).toBe(`${local}@scim.example`);
+    const cases: [string, string][] = [
+      ['a trailing dot', `${local}@scim.example.`],
+      ['a Cyrillic а', `${local}@scim.ex\u0430mple`],
+      ['a Cyrillic е in the local part', `${local}@scim.\u0435xample`],
+      ['rn for m', `${local}@scim.exarnple`],
+      ['a one for an l', `${local}@scim.examp1e`],
+    ];
+    for (const [what, userName] of cases) {
+      const res = await scim('POST', '/Users', newUser(userName));
+      expect({ what, status: res.status, scimType: res.json.scimType }).toEqual({ what, status: 409, scimType: 'uniqueness' });
+    }
+    const lookAlike = await scim('POST', '/Users', newUser(`${local}@scim.ex\u0430mple`));
+    expect(lookAlike.json.detail).toBe(`userName ${local}@scim.ex\u0430mple looks like the existing account ${local}@scim.example (a look-alike character); use a plain address`);
+    // Renaming another account to a look-alike is refused the same way.
+    const other = await createUser();
+    const renamed = await scim('PATCH', `/Users/${other.id}`, patch({ op: 'replace', path: 'userName', value: `${local}@scim.ex\u0430mple` }));
+    expect({ status: renamed.status, scimType: renamed.json.scimType }).toEqual({ status: 409, scimType: 'uniqueness' });
+    expect((await scim('GET', `/Users/${other.id}`)).json.userName).toBe(other.userName);
+  });
+
   test('attributes and excludedAttributes shape what comes back; id and schemas always do', async () => {
     const user = await createUser();
     const only = await scim('GET', `/Users/${user.id}?attributes=userName,name.givenName`);
@@ -280,6 +332,10 @@ describe('SCIM filters', () => {
       (await scim('GET', `/Users?filter=${encodeURIComponent(`(${filter}) and userName ew "@${domain}"`)}`)).json.Resources.map((r: Json) => r.userName.split('@')[0]).sort();
     expect(await names('(name.familyName eq "Archer" or name.givenName eq "Dee") and not (userName sw "cyd")')).toEqual(['ann', 'dee']);
     expect(await names(`urn:ietf:params:scim:schemas:core:2.0:User:userName eq "bob@${domain}"`)).toEqual(['bob']);
+    // Microsoft Entra ID's form: a sub-attribute comparison after the element filter.
+    expect(await names(`emails[type eq "work"].value eq "dee@${domain}"`)).toEqual(['dee']);
+    expect(await names(`emails[type eq "home"].value eq "dee@${domain}"`)).toEqual([]);
+    expect(await names(`emails[type eq "work"].value sw "c"`)).toEqual(['cyd']);
     expect((await scim('GET', `/Users?filter=${encodeURIComponent('urn:ietf:params:scim:schemas:core:2.0:Group:displayName eq "x"')}`)).status).toBe(400);
   });
 
@@ -351,6 +407,7 @@ describe('SCIM PATCH', () => {
       [patch({ op: 'move', path: 'displayName', value: 'x' }), 'invalidSyntax'],
       [patch({ op: 'remove' }), 'noTarget'],
       [patch({ op: 'replace', path: 'id', value: 'x' }), 'invalidPath'],
+      [patch({ op: 'replace', value: { id: crypto.randomUUID(), displayName: 'x' } }), 'invalidPath'],
       [patch({ op: 'replace', path: 'nosuch', value: 'x' }), 'invalidSyntax'],
       [{ schemas: ['wrong'], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }] }, 'invalidSyntax'],
     ];

@@ -221,3 +221,62 @@ describe('mappings: POST /compliance/mappings/batch', () => {
     expect(again).toEqual([{ id: r1, changed: false }]);
   });
 });
+
+describe('a batch naming the same record twice', () => {
+  type Refusal = { error: string; problems: { field: string; message: string }[] };
+  const refusedWhole = async (res: Response, ids: string[]) => {
+    expect(res.status, await res.clone().text()).toBe(400);
+    const body = (await res.json()) as Refusal;
+    expect(body.problems[0].field).toBe('items');
+    for (const id of ids) expect(body.error).toContain(id);
+    expect(body.error).toContain('named more than once');
+  };
+
+  test('PATCH of controls, policies and risks is refused whole with 400 naming the ids; nothing is stored or recorded', async () => {
+    const control = idOf((await results(await send('POST', '/api/v1/controls/batch', { items: [{ name: unique('Twice control') }] })))[0]);
+    const policy = idOf((await results(await send('POST', '/api/v1/policies/batch', { items: [{ title: unique('Twice policy') }] })))[0]);
+    const risk = await makeRisk(env, admin);
+    const other = await makeRisk(env, admin);
+    const cases = [
+      { path: '/api/v1/controls', id: control, first: { status: 'retired' }, second: { status: 'planned' } },
+      { path: '/api/v1/policies', id: policy, first: { reviewFrequencyMonths: 6 }, second: { reviewFrequencyMonths: 24 } },
+      { path: '/api/v1/risks', id: risk, first: { status: 'closed' }, second: { status: 'archived' } },
+    ];
+    for (const { path, id, first, second } of cases) {
+      const before = await ok<Record<string, unknown>>(await send('GET', `${path}/${id}`));
+      // The repeat is found however the id is written.
+      await refusedWhole(await send('PATCH', `${path}/batch`, { items: [{ id, changes: first }, { id: id.toUpperCase(), changes: second }] }), [id]);
+      expect(await ok<Record<string, unknown>>(await send('GET', `${path}/${id}`))).toEqual(before);
+      expect((await history(`${path}/${id}/history`)).map((e) => e.action)).toEqual(['create']);
+    }
+    // Other items of the refused batch are not written either.
+    await refusedWhole(await send('PATCH', '/api/v1/risks/batch', {
+      items: [{ id: other, changes: { status: 'closed' } }, { id: risk, changes: { status: 'closed' } }, { id: risk, changes: { status: 'open' } }],
+    }), [risk]);
+    expect(await ok<{ status: string }>(await send('GET', `/api/v1/risks/${other}`))).toMatchObject({ status: 'open' });
+  });
+
+  test('batch publish is refused whole the same way; no version is made', async () => {
+    const id = idOf((await results(await send('POST', '/api/v1/policies/batch', { items: [{ title: unique('Publish twice'), content: 'text' }] })))[0]);
+    await refusedWhole(await send('POST', '/api/v1/policies/batch/publish', { items: [{ id }, { id }] }), [id]);
+    expect(await ok<unknown[]>(await send('GET', `/api/v1/policies/${id}/versions`))).toEqual([]);
+    expect((await history(`/api/v1/policies/${id}/history`)).map((e) => e.action)).toEqual(['create']);
+  });
+
+  test('a mapping given twice is stored and recorded once; two treatments of one risk are two records, each recorded', async () => {
+    const { id: packageId } = await env.ctx.db.transaction((tx) => importPackage(tx, admin, { name: unique('Twice framework'), items: [{ code: 'T1', name: 'One' }] }));
+    const [analysis] = await env.ctx.db.select({ id: complianceAnalyses.id }).from(complianceAnalyses).where(eq(complianceAnalyses.packageId, packageId));
+    const risk = await makeRisk(env, admin);
+    const mapped = await results(await send('POST', '/api/v1/compliance/mappings/batch', {
+      items: [{ analysisId: analysis.id, kind: 'risks', id: risk }, { analysisId: analysis.id, kind: 'risks', id: risk }],
+    }));
+    expect(mapped).toEqual([{ id: analysis.id, changed: true }, { id: analysis.id, changed: false }]);
+    expect((await history(`/api/v1/compliance/analyses/${analysis.id}/history`)).filter((e) => e.action === 'risk.link')).toHaveLength(1);
+    const treated = (await results(await send('POST', '/api/v1/risks/treatments/batch', {
+      items: [{ riskId: risk, type: 'accept', title: 'First' }, { riskId: risk, type: 'transfer', title: 'Second' }],
+    }))).map(idOf);
+    const stored = await ok<{ id: string; title: string }[]>(await send('GET', `/api/v1/risks/${risk}/treatments`));
+    expect(stored.map((t) => t.id).sort()).toEqual([...treated].sort());
+    for (const id of treated) expect((await history(`/api/v1/risks/${risk}/treatments/${id}/history`)).map((e) => e.action)).toEqual(['create']);
+  });
+});

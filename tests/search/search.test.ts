@@ -68,6 +68,21 @@ describe('search', () => {
     expect(await refusalOf(env, async () => send('GET', '/api/v1/search?q=risk', undefined, noRead))).toEqual(refusedWith(403, 'forbidden', 'risks:read or controls:read or compliance:read or evidence:read or policies:read or assets:read or businessUnits:read or thirdParties:read or incidents:read or audits:read or projects:read missing (token scope and creator\'s right)'));
   });
 
+  test('any text answers a result or a 400, never a 500: runs of NOT operators (33 or more "-") are read as one', async () => {
+    const titled = await makeRisk(env, admin, { title: `Dash ${marker} guard` });
+    // Each separator that websearch_to_tsquery skips between dashes, 33 times and up to the 200-character limit.
+    const runs = ['-', '- ', '-(', '-<', '-&', '-|', '-!', '-"', '-.'].flatMap((unit) => [unit.repeat(33), unit.repeat(200).slice(0, 200)]);
+    for (const q of [...runs, `${'-'.repeat(40)} ${marker}`, `${marker} ${'- '.repeat(60)}`]) {
+      const res = await send('GET', `/api/v1/search?q=${encodeURIComponent(q)}`);
+      const body = await res.text();
+      expect(res.status, `${JSON.stringify(q)}: ${body}`).toBe(200);
+      expect(body).not.toMatch(/tsquery|select /i);
+    }
+    expect((await searchFor(`${marker} ${'- '.repeat(60)}`)).map((h) => h.id)).toContain(titled);
+    // A single NOT still excludes: "-word" keeps its meaning.
+    expect((await searchFor(`${marker} -guard`)).map((h) => h.id)).not.toContain(titled);
+  });
+
   test('the screens: a search box in the header and results grouped by kind, matches marked, names escaped', async () => {
     await makeRisk(env, admin, { title: `<b>Phishing</b> ${marker}`, description: `Credential ${marker} phishing campaign` });
     const browser = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);

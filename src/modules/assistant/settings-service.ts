@@ -4,8 +4,8 @@ import { settings } from '../../../db/schema';
 import { appendAudit } from '../../platform/audit/audit';
 import { AppError, invalid, type FieldProblem } from '../../platform/core/errors';
 import { queueMail } from '../../platform/mail/mail';
-import { requirePermission, type Actor } from '../../platform/permissions/permissions';
-import { administratorEmails } from '../people/service';
+import { holdsEveryRight, levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { administratorEmails, requireEveryRight } from '../people/service';
 import { DEFAULT_ASSISTANT_SETTINGS, type AssistantSettings } from './schema';
 
 const KEY = 'assistant';
@@ -35,14 +35,20 @@ function problems(s: AssistantSettings): FieldProblem[] {
   return found;
 }
 
+/** Whether the actor may save the settings (the page shows Save only then). */
+export const maySaveAssistantSettings = (actor: Actor) => levelOf(actor, 'settings:update') === 'all' && holdsEveryRight(actor);
+
 /**
- * Saving needs an administrator (settings:update at level all). Every save is audited and emailed to every
+ * Saving needs an administrator: settings:update at level all and, as for sign-in settings, every right at level all,
+ * since the tenant accepted here decides which identity-provider tokens act as which user (a settings manager pointing
+ * it at a tenant of their own could act as an administrator). Every save is audited and emailed to every
  * administrator (spec Events: "AI-assistant settings saved").
  */
 export async function saveAssistantSettings(tx: DbOrTx, actor: Actor, input: AssistantSettings): Promise<AssistantSettings> {
   if (requirePermission(actor, 'settings:update') !== 'all') {
     throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], 'settings:update at level all needed for AI assistant settings'), { actor });
   }
+  requireEveryRight(actor, 'Changing AI assistant settings');
   if (actor.via === 'mcp') throw new AppError('FORBIDDEN', 'forbidden', [], 'assistants cannot change AI assistant settings');
   const found = problems(input);
   if (found.length) throw invalid(found);

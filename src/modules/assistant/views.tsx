@@ -1,8 +1,8 @@
 import { Flash } from '../../../views/components/flash';
 import { CsrfField, Field } from '../../../views/components/form';
-import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import type { Actor } from '../../platform/permissions/permissions';
 import type { AssistantSettings } from './schema';
-import { effectiveIdp } from './settings-service';
+import { effectiveIdp, maySaveAssistantSettings } from './settings-service';
 
 interface PageProps {
   viewer: Actor;
@@ -20,7 +20,7 @@ function Checkbox({ name, label, checked, disabled }: { name: string; label: str
 
 /** Settings › AI assistants: the endpoint switch, privacy records, and identity-provider access tokens. */
 export function AssistantSettingsPage(p: PageProps): JSX.Element {
-  const canSave = levelOf(p.viewer, 'settings:update') === 'all';
+  const canSave = maySaveAssistantSettings(p.viewer);
   const idp = effectiveIdp(p.values);
   const disabled = !canSave;
   return (
@@ -37,6 +37,9 @@ export function AssistantSettingsPage(p: PageProps): JSX.Element {
         <Checkbox name="includePrivacy" label="Include privacy records" checked={p.values.includePrivacy} disabled={disabled} />
         <p class="hint">While off, privacy records are never returned or accepted by any tool.</p>
         <Checkbox name="acceptIdpTokens" label="Accept identity-provider access tokens" checked={p.values.acceptIdpTokens} disabled={disabled} />
+        <p class="hint">A token acts as the user whose e-mail it carries in a verified claim: <code>email</code> with
+          <code>email_verified</code> or <code>xms_edov</code> true, or <code>verified_primary_email</code> (Microsoft Entra ID: add
+          these optional claims to the access token).</p>
         <Field label="Directory (tenant) ID" name="tenantId" value={p.values.tenantId} error={p.errors?.tenantId} />
         <Field label="Application (client) ID" name="clientId" value={p.values.clientId} error={p.errors?.clientId} />
         <Field label="Application ID URI" name="applicationIdUri" value={p.values.applicationIdUri} hint={`Blank gives ${idp.applicationIdUri}`} />

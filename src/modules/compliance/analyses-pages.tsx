@@ -10,6 +10,7 @@ import { notFound } from '../../platform/core/errors';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { exceptionPages } from '../exceptions/pages';
+import { deciderOf } from '../exceptions/views';
 import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';
 import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES, type AnalysisStatus, type MappingKind } from './schema';
@@ -48,7 +49,7 @@ export function analysesPages(ctx: AppContext) {
     ]);
     const choices = Object.fromEntries(MAPPING_KIND_NAMES.map((kind, i) => [kind, choiceLists[i]])) as Record<MappingKind, Option[] | null>;
     return renderScreen(headers, shell(`${analysis.item.code} ${analysis.item.name}`, viewer, csrfToken),
-      <AnalysisPage analysis={analysis} canUpdate={canUpdate} canReview={levelOf(viewer, 'compliance:review') !== null} choices={choices}
+      <AnalysisPage analysis={analysis} canUpdate={canUpdate} canReview={levelOf(viewer, 'compliance:review') !== null} decider={deciderOf(viewer)} choices={choices}
         exceptions={exceptions.rows} history={history} csrfToken={csrfToken} sections={<>{sections}</>} {...extra} />);
   };
 

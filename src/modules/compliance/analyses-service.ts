@@ -8,7 +8,7 @@ import {
 import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
 import { refusalOf, type BatchResult } from '../../platform/records/batch';
 import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/audit/history';
-import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { NOT_AN_ACTIVE_USER, ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
 import { orderBy, paging, type Page } from '../../platform/http/paging';
 import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions/permissions';
 import { historyAsSeen, readableLinked, requireLinked, unreadableLink, type LinkTarget } from '../../platform/records/links';
@@ -227,8 +227,7 @@ export async function updateAnalysis(tx: DbOrTx, actor: Actor, id: string, patch
   const problems: FieldProblem[] = [...(await ownerProblems(tx, owner))];
   if (patch.assessorId && !resetting) {
     const [assessor] = await tx.select({ status: users.status }).from(users).where(eq(users.id, patch.assessorId));
-    if (!assessor) problems.push({ field: 'assessorId', message: 'no such user' });
-    else if (assessor.status !== 'active') problems.push({ field: 'assessorId', message: 'must be an active user' });
+    if (assessor?.status !== 'active') problems.push({ field: 'assessorId', message: NOT_AN_ACTIVE_USER });
   }
   if (problems.length) throw invalid(problems);
   if (patch.ownerId !== undefined || patch.ownerGroupId !== undefined) requireOwnLevelKeepsOwnership(actor, 'compliance:update', level, owner);

@@ -14,14 +14,37 @@ import { evidenceKind } from './service';
 
 type FileRow = typeof evidenceFiles.$inferSelect;
 
+/** Characters that change how a name reads without showing: bidirectional overrides, isolates and marks (a right-to-left
+ * override turns `invoice‮fdp.exe` into what reads as `invoiceexe.pdf`), and zero-width characters. */
+const INVISIBLE = /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+/** Characters drawn as a slash or backslash (division and fraction slashes, full-width and mathematical ones). */
+const LOOK_ALIKE_SLASHES = /[\u2044\u2215\u2216\u2571\u2572\u29f5\u29f8\u29f9\u3033\ufe68\uff0f\uff3c]/;
+/** Names Windows keeps for devices, with or without an extension (`CON`, `nul.txt`, `COM1`, `LPT¹`). */
+const RESERVED_WINDOWS = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+
 /** Why a file name is refused, or null: what a download may carry in Content-Disposition and an archive as an entry name. */
 export function fileNameProblem(name: string): string | null {
   if (name.trim() === '') return 'must not be blank';
   if ([...name].length > 255) return 'must be at most 255 characters';
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) return 'must not contain control characters';
   if (/[/\\]/.test(name)) return 'must not contain path separators (/ or \\)';
+  if (LOOK_ALIKE_SLASHES.test(name)) return 'must not contain characters that look like a slash or backslash';
+  if (INVISIBLE.test(name)) return 'must not contain invisible characters (direction overrides, zero-width characters)';
+  if (/^[A-Za-z]:/.test(name)) return 'must not begin with a drive letter (C:)';
+  if (RESERVED_WINDOWS.test(name.trim().replace(/[. ]+$/, ''))) return 'must not be a name Windows reserves for devices (CON, PRN, AUX, NUL, COM1-9, LPT1-9)';
   if (name === '.' || name === '..') return 'must name a file';
   return null;
+}
+
+/**
+ * The name as an entry of an auditor package: a name stored before these rules (or through a path that did not check
+ * them) has whatever would mislead an unzip tool or a Windows desktop replaced by `_`, so no entry can leave its folder
+ * or read as something else. The manifest keeps the stored name beside the path.
+ */
+export function archiveEntryName(name: string): string {
+  const replaced = [...name].map((c) => (/[\u0000-\u001f\u007f-\u009f\u2028\u2029/\\:*?"<>|]/.test(c) || INVISIBLE.test(c) || LOOK_ALIKE_SLASHES.test(c) ? '_' : c)).join('');
+  const trimmed = replaced.replace(/[. ]+$/, '') || '_';
+  return trimmed === '.' || trimmed === '..' || RESERVED_WINDOWS.test(trimmed) ? `_${trimmed}` : trimmed;
 }
 
 export const fileView = (row: FileRow): EvidenceFileView => ({

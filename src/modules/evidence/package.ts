@@ -8,6 +8,7 @@ import { invalid, invalidField } from '../../platform/core/errors';
 import { requireLinked } from '../../platform/records/links';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { archiveEntryName } from './files';
 import { zipStream, type ZipEntry } from '../../platform/storage/zip';
 import { packageKind } from '../compliance/packages-service';
 import type { PackageQuery } from './schema';
@@ -111,7 +112,7 @@ export async function evidencePackage(ctx: AppContext, actor: Actor, query: Pack
   for (const file of files) {
     const taken = namesByEvidence.get(file.evidenceId) ?? new Set<string>();
     namesByEvidence.set(file.evidenceId, taken);
-    const name = uniqueName(taken, file.name);
+    const name = uniqueName(taken, archiveEntryName(file.name));
     taken.add(name);
     manifestFiles.push({
       path: `files/${file.evidenceId}/${name}`, name: file.name, evidenceId: file.evidenceId, size: file.size, sha256: file.sha256,

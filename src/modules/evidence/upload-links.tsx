@@ -3,6 +3,7 @@ import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { evidenceUploadLinks } from '../../../db/schema';
 import { sha256Hex } from '../../platform/core/canonical-json';
 import { runWrite, type AppContext } from '../../platform/http/context';
+import { linkBase } from '../../platform/http/public-address';
 import { AppError, invalidField, notFound } from '../../platform/core/errors';
 import { appendAudit } from '../../platform/audit/audit';
 import { platformService } from '../../platform/http/installed';
@@ -23,6 +24,7 @@ import { UploadPage } from './views';
 const tooLargeForLink = `file: larger than the ${UPLOAD_LINK.fileBytes / 1024 / 1024} MB an upload link takes`;
 
 export async function requestUploadLink(ctx: AppContext, actor: Actor, input: UploadLinkInput, origin: string) {
+  const base = linkBase(ctx.config.PUBLIC_URL, origin);
   await checkAttachTarget(ctx, actor, input);
   if (!actor.userId) throw new AppError('FORBIDDEN', 'forbidden', [], 'upload links are for users');
   const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
@@ -37,7 +39,7 @@ export async function requestUploadLink(ctx: AppContext, actor: Actor, input: Up
     }]);
   });
   return {
-    url: `${origin}/upload/${secret}`, expiresAt: expiresAt.toISOString(), maxFiles: UPLOAD_LINK.files, maxFileMb: UPLOAD_LINK.fileBytes / 1024 / 1024,
+    url: `${base}/upload/${secret}`, expiresAt: expiresAt.toISOString(), maxFiles: UPLOAD_LINK.files, maxFileMb: UPLOAD_LINK.fileBytes / 1024 / 1024,
     note: 'Give this link to the user: it opens a page where they choose the files. It works once per file, for 15 minutes.',
   };
 }

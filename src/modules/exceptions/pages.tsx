@@ -8,7 +8,7 @@ import { renderScreen } from '../../platform/http/screen';
 import { policyParent, riskParent, type ExceptionParent } from './parents';
 import { EXCEPTION_STATUSES } from './schema';
 import { createException, decideException, listExceptions } from './service';
-import { ExceptionList, ExceptionRequestForm, type ExceptionRequestValues } from './views';
+import { deciderOf, ExceptionList, ExceptionRequestForm, type ExceptionRequestValues } from './views';
 
 type Query = Record<string, string | undefined>;
 
@@ -23,7 +23,7 @@ export function exceptionPages(ctx: AppContext, parent: ExceptionParent, parentB
     const list = await listExceptions(ctx.db, parent, viewer, { page, pageSize: 50, status, expired, sort: 'expiresAt' });
     return renderScreen(headers, { title: `${parent.label} exceptions`, viewer, csrfToken, active: navKey },
       <ExceptionList title={`${parent.label} exceptions`} base={base} parentBase={parentBase} parentLabel={parent.label} csrfToken={csrfToken}
-        {...list} status={status ?? ''} expired={expired ?? ''} canReview={levelOf(viewer, `${parent.module}:review` as Permission) !== null}
+        {...list} status={status ?? ''} expired={expired ?? ''} canReview={levelOf(viewer, `${parent.module}:review` as Permission) !== null} decider={deciderOf(viewer)}
         done={query.done} error={extra.error} />);
   };
   const plugin = new Elysia({ name: `module:${parent.recordType}:pages` })
@@ -31,7 +31,8 @@ export function exceptionPages(ctx: AppContext, parent: ExceptionParent, parentB
     .get(base, ({ viewer, csrfToken, headers, query }) => screen(viewer, csrfToken, headers, query), { page: read })
     .post(`${base}/:id/decision`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const decision = formText(body, 'decision') === 'approved' ? 'approved' : 'rejected';
-      const result = await attempt(() => runWrite(ctx, (tx) => decideException(tx, parent, viewer, params.id, { decision, note: formText(body, 'note') })));
+      const decided = { decision, note: formText(body, 'note'), ...(formText(body, 'override') === 'on' ? { override: true } : {}) } as const;
+      const result = await attempt(() => runWrite(ctx, (tx) => decideException(tx, parent, viewer, params.id, decided)));
       if (result.ok) return redirect(`${base}?done=${decision}`, 303);
       set.status = result.error.status;
       return screen(viewer, csrfToken, headers, {}, { error: result.error.message });

@@ -33,7 +33,10 @@ export type ExceptionUpdate = Static<typeof ExceptionUpdate>;
 
 export const ExceptionDecision = t.Object({
   decision: stringEnum(DECISIONS),
-  note: t.Optional(t.String({ maxLength: 10_000 })),
+  note: t.Optional(t.String({ maxLength: 10_000, description: 'Why; required with override' })),
+  override: t.Optional(t.Boolean({
+    description: 'Segregation of duties: the requester of an exception may not decide it. An administrator (every right at level all) may decide their own request with override: true and a note; the override is recorded in the Audit Log and History',
+  })),
 }, { additionalProperties: false });
 export type ExceptionDecision = Static<typeof ExceptionDecision>;
 
@@ -53,6 +56,7 @@ export const ExceptionView = t.Object({
   approver: Person,
   decidedAt: t.Union([t.String(), t.Null()]),
   decisionNote: t.String(),
+  requestedById: t.Union([t.String(), t.Null()], { description: 'Who requested it (segregation of duties: they may not decide it)' }),
   ...ownerView,
   createdAt: t.String(),
   updatedAt: t.String(),

@@ -2,12 +2,12 @@ import { and, asc, count, desc, eq, gte, ilike, inArray, lt, or, type SQL } from
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { exceptions, groups, users } from '../../../db/schema';
-import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { AppError, conflict, forbidden, invalid, invalidField, notFound, type FieldProblem } from '../../platform/core/errors';
 import { insertRows, updateRowsById } from '../../platform/core/bulk-insert';
 import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
-import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { NOT_AN_ACTIVE_USER, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
 import { orderBy, paging, type Page } from '../../platform/http/paging';
-import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions/permissions';
+import { canTouch, holdsEveryRight, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions/permissions';
 import { nameAsSeen } from '../../platform/records/links';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
@@ -47,7 +47,7 @@ function toView(parent: ExceptionParent, actor: Actor, row: Joined, today: strin
     title: e.title, description: e.description, status: e.status, expiresAt: e.expiresAt, expired: e.expiresAt < today,
     approverId: e.approverId,
     approver: e.approverId && row.approverName ? { id: e.approverId, name: row.approverName, email: row.approverEmail ?? '' } : null,
-    decidedAt: e.decidedAt?.toISOString() ?? null, decisionNote: e.decisionNote,
+    decidedAt: e.decidedAt?.toISOString() ?? null, decisionNote: e.decisionNote, requestedById: e.createdBy,
     ownerId: e.ownerId, ownerGroupId: e.ownerGroupId,
     owner: e.ownerId && row.ownerName ? { id: e.ownerId, name: row.ownerName, email: row.ownerEmail ?? '' } : null,
     ownerGroup: e.ownerGroupId && row.ownerGroupName ? { id: e.ownerGroupId, name: row.ownerGroupName } : null,
@@ -140,8 +140,8 @@ interface Editable {
 }
 
 /** The field rules of one exception: the batch rules (below) over its own accounts and group. */
-async function problemsOf(db: DbOrTx, c: Editable): Promise<FieldProblem[]> {
-  return editableProblems(c, await batchPeople(db, [c]));
+async function problemsOf(db: DbOrTx, c: Editable, requester: string | null): Promise<FieldProblem[]> {
+  return editableProblems(c, await batchPeople(db, [c]), requester);
 }
 
 const auditFields = (row: typeof exceptions.$inferSelect) => {
@@ -158,7 +158,7 @@ export async function createException(tx: DbOrTx, parent: ExceptionParent, actor
     title: input.title, description: input.description, expiresAt: input.expiresAt, approverId: input.approverId ?? null,
     ownerId: unowned ? actor.userId : input.ownerId ?? null, ownerGroupId: input.ownerGroupId ?? null,
   };
-  const problems = await problemsOf(tx, candidate);
+  const problems = await problemsOf(tx, candidate, actor.userId);
   if (input.status !== undefined && input.status !== 'requested') {
     problems.push({ field: 'status', message: 'an exception arrives as requested; approve or reject it with a decision' });
   }
@@ -181,7 +181,7 @@ export async function updateException(tx: DbOrTx, parent: ExceptionParent, actor
     title: before.title, description: before.description, expiresAt: before.expiresAt, approverId: before.approverId,
     ownerId: before.ownerId, ownerGroupId: before.ownerGroupId, ...defined,
   };
-  const problems = await problemsOf(tx, candidate);
+  const problems = await problemsOf(tx, candidate, before.createdBy);
   if (problems.length) throw invalid(problems);
   requireOwnLevelKeepsOwnership(actor, right(parent, 'update'), level, candidate);
   const [after] = await tx.update(exceptions).set({ ...candidate, title: candidate.title.trim(), updatedAt: new Date() })
@@ -189,18 +189,37 @@ export async function updateException(tx: DbOrTx, parent: ExceptionParent, actor
   await recordChange(tx, actor, { module: parent.module, recordType: parent.recordType, recordId: id, action: 'update', before: auditFields(before), after: auditFields(after) });
 }
 
-/** Approves or rejects a requested exception: needs review on the parent; records who decided, when and why. */
+const SELF_APPROVER = 'must be someone other than the requester: nobody decides their own exception';
+
+/**
+ * Approves or rejects a requested exception: needs review on the parent; records who decided, when and why.
+ * Segregation of duties: the requester may not decide their own exception (403, the reason audited). An administrator
+ * (every right at level all) may, explicitly, with `override` and a note saying why; the override is recorded in the
+ * Audit Log entry (`segregationOverride`) and History shows who decided.
+ */
 export async function decideException(tx: DbOrTx, parent: ExceptionParent, actor: Actor, id: string, input: ExceptionDecision): Promise<void> {
   requirePermission(actor, right(parent, 'review'));
   const { e: before } = await loadFor(tx, parent, actor, id, 'read');
   await requireParent(tx, parent, actor, before[parent.column] as string, 'review');
   if (before.status !== 'requested') throw conflict(`${parent.label} exception ${id} is already ${before.status}`);
+  const ownRequest = before.createdBy !== null && before.createdBy === actor.userId;
+  const note = (input.note ?? '').trim();
+  if (input.override && !ownRequest) throw invalidField('override', 'only for deciding an exception you requested yourself');
+  if (ownRequest) {
+    const what = `${parent.label} exception ${id}`;
+    if (!input.override) {
+      throw forbidden(`segregation of duties: ${what} was requested by you, so someone else decides it (an administrator may override, with a note)`);
+    }
+    if (!holdsEveryRight(actor)) throw forbidden(`segregation of duties: overriding it on ${what} needs every right at level all (an administrator's)`);
+    if (!note) throw invalidField('note', 'say why you decide an exception you requested yourself');
+  }
   const [after] = await tx.update(exceptions).set({
     status: input.decision, approverId: actor.userId, decidedAt: new Date(), decisionNote: input.note ?? '', updatedAt: new Date(),
   }).where(eq(exceptions.id, id)).returning();
   await recordChange(tx, actor, {
     module: parent.module, recordType: parent.recordType, recordId: id, action: input.decision === 'approved' ? 'approve' : 'reject',
     before: auditFields(before), after: auditFields(after),
+    ...(ownRequest ? { details: { segregationOverride: { requestedBy: before.createdBy, decidedBy: actor.userId, reason: note } } } : {}),
   });
 }
 
@@ -243,18 +262,17 @@ async function batchPeople(tx: DbOrTx, candidates: Editable[]) {
 }
 
 /** Every field rule of an exception (all problems, not the first), over preloaded accounts and groups: single writes and CSV batches share it. */
-function editableProblems(c: Editable, people: Awaited<ReturnType<typeof batchPeople>>): FieldProblem[] {
+function editableProblems(c: Editable, people: Awaited<ReturnType<typeof batchPeople>>, requester: string | null): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (!c.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
   if (!c.description.trim()) problems.push({ field: 'description', message: 'must not be blank' });
   if (!isRealDate(c.expiresAt)) problems.push({ field: 'expiresAt', message: 'must be a real date written YYYY-MM-DD' });
   const person = (field: 'approverId' | 'ownerId', id: string | null) => {
     if (!id) return;
-    const status = people.status.get(id);
-    if (!status) problems.push({ field, message: 'no such user' });
-    else if (status !== 'active') problems.push({ field, message: 'must be an active user' });
+    if (people.status.get(id) !== 'active') problems.push({ field, message: NOT_AN_ACTIVE_USER });
   };
   person('approverId', c.approverId);
+  if (c.approverId && c.approverId === requester) problems.push({ field: 'approverId', message: SELF_APPROVER });
   person('ownerId', c.ownerId);
   if (c.ownerGroupId && !people.groups.has(c.ownerGroupId)) problems.push({ field: 'ownerGroupId', message: 'no such group' });
   return problems;
@@ -289,7 +307,7 @@ export async function createExceptions(tx: DbOrTx, parent: ExceptionParent, acto
       const record = parents.get(parentId);
       if (!record) throw notFound(`${parent.label} ${input.parentId}`);
       requireOnRecord(actor, right(parent, 'update'), record, `${parent.label} ${input.parentId}`);
-      const problems = editableProblems(candidate, people);
+      const problems = editableProblems(candidate, people, actor.userId);
       if (input.status !== undefined && input.status !== 'requested') {
         problems.push({ field: 'status', message: 'an exception arrives as requested; approve or reject it with a decision' });
       }
@@ -349,7 +367,7 @@ export async function updateExceptions(
         continue;
       }
       if (before.status !== 'requested') throw conflict(`${what} is ${before.status}; a decided exception is not changed, request a new one`);
-      const problems = editableProblems(candidate, people);
+      const problems = editableProblems(candidate, people, before.createdBy);
       if (problems.length) throw invalid(problems);
       requireOwnLevelKeepsOwnership(actor, right(parent, 'update'), level, candidate);
       writes.push({ index, id: before.id, values: { ...candidate, title: candidate.title.trim() }, before, after });

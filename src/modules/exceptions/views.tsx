@@ -2,6 +2,7 @@ import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Text } from '../../../views/components/table';
+import { holdsEveryRight, type Actor } from '../../platform/permissions/permissions';
 import type { ExceptionView } from './schema';
 
 export const EXCEPTION_STATUS_LABELS: Record<string, string> = { requested: 'Requested', approved: 'Approved', rejected: 'Rejected' };
@@ -34,16 +35,30 @@ export function ExceptionRequestForm({ action, csrfToken, values, errors, error 
   );
 }
 
-/** Approve and reject buttons for a requested exception. */
-export const DecisionButtons = ({ e, csrfToken, base }: { e: ExceptionView; csrfToken: string; base: string }) => (
-  <form method="post" action={`${base}/${e.id}/decision`} class="inline">
-    <CsrfField token={csrfToken} />
-    <label class="visually-hidden" for={`note-${e.id}`}>Decision note</label>
-    <input id={`note-${e.id}`} name="note" placeholder="Note" maxlength={10000} />
-    <button type="submit" name="decision" value="approved">Approve</button>
-    <button type="submit" name="decision" value="rejected" class="danger">Reject</button>
-  </form>
-);
+/** Who is looking at the decision buttons: the requester of an exception does not decide it unless an administrator overrides. */
+export interface Decider {
+  userId: string | null;
+  mayOverride: boolean;
+}
+export const deciderOf = (viewer: Actor): Decider => ({ userId: viewer.userId, mayOverride: holdsEveryRight(viewer) });
+
+/** Approve and reject buttons for a requested exception; for its requester, the administrator's override or a sentence why not. */
+export function DecisionButtons({ e, csrfToken, base, decider }: { e: ExceptionView; csrfToken: string; base: string; decider: Decider }): JSX.Element {
+  const ownRequest = e.requestedById !== null && e.requestedById === decider.userId;
+  if (ownRequest && !decider.mayOverride) return <span class="muted">You requested it: another reviewer decides.</span>;
+  return (
+    <form method="post" action={`${base}/${e.id}/decision`} class="inline">
+      <CsrfField token={csrfToken} />
+      <label class="visually-hidden" for={`note-${e.id}`}>{ownRequest ? 'Why you decide your own request (required)' : 'Decision note'}</label>
+      <input id={`note-${e.id}`} name="note" placeholder={ownRequest ? 'Why (required)' : 'Note'} maxlength={10000} required={ownRequest} />
+      {ownRequest && (
+        <label class="inline"><input type="checkbox" name="override" value="on" required /> Override: I requested it</label>
+      )}
+      <button type="submit" name="decision" value="approved">Approve</button>
+      <button type="submit" name="decision" value="rejected" class="danger">Reject</button>
+    </form>
+  );
+}
 
 export interface ExceptionListProps {
   title: string;
@@ -60,6 +75,7 @@ export interface ExceptionListProps {
   status: string;
   expired: string;
   canReview: boolean;
+  decider: Decider;
   done?: string;
   error?: string;
 }
@@ -90,7 +106,7 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
           { header: 'Expires', cell: (e) => <Expiry e={e} /> },
           { header: 'Owner', cell: (e) => <Text value={e.owner?.name ?? e.ownerGroup?.name ?? '—'} /> },
           { header: 'Approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
-          ...(p.canReview ? [{ header: 'Decision', cell: (e: ExceptionView) => (e.status === 'requested' ? <DecisionButtons e={e} csrfToken={p.csrfToken} base={p.base} /> : <Text value={e.decisionNote} />) }] : []),
+          ...(p.canReview ? [{ header: 'Decision', cell: (e: ExceptionView) => (e.status === 'requested' ? <DecisionButtons e={e} csrfToken={p.csrfToken} base={p.base} decider={p.decider} /> : <Text value={e.decisionNote} />) }] : []),
         ]}
       />
       <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={(n: number) => `${p.base}?${query}${query ? '&' : ''}page=${n}`} />

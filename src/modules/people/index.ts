@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/modules/module';
+import { peopleApi } from './api';
 import { peoplePages } from './pages';
 import { loadUserRights, userActor } from './rights';
 import { ensureFirstAdministrator, listGroups, listUsers } from './service';
@@ -12,7 +13,7 @@ import { ldapPages } from './sign-in/ldap-pages';
 export const manifest = defineModule({
   name: 'people',
   permissions: 'settings',
-  plugins: (ctx) => [peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx), signInPages(ctx), ldapPages(ctx)],
+  plugins: (ctx) => [peopleApi(ctx), peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx), signInPages(ctx), ldapPages(ctx)],
   services: {
     async screenActor(db, userId) {
       const user = await loadUserRights(db, userId);

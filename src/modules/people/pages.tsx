@@ -1,3 +1,4 @@
+import { linkBase } from '../../platform/http/public-address';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/http/context';
 import { runWrite } from '../../platform/http/context';
@@ -237,7 +238,7 @@ export const peoplePages = (ctx: AppContext) =>
         <UserEditContent csrfToken={csrfToken} user={user} groups={groups} canReset={levelOf(viewer, 'settings:update') === 'all'} />);
     }, { page: 'settings:update' })
     .post('/settings/users/:id/reset-link', async ({ viewer, csrfToken, headers, params, request }) => {
-      const { link } = await runWrite(ctx, (tx) => createPasswordResetLink(tx, viewer, params.id, new URL(request.url).origin));
+      const { link } = await runWrite(ctx, (tx) => createPasswordResetLink(tx, viewer, params.id, linkBase(ctx.config.PUBLIC_URL, request.url)));
       const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
       const user = users.find((u) => u.id === params.id)!;
       return renderScreen(headers, { title: `Edit ${user.name}`, viewer, csrfToken, active: 'users' },

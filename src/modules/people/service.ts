@@ -13,6 +13,7 @@ import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
 import { appendAudit } from '../../platform/audit/audit';
 import { createHash, randomBytes } from 'node:crypto';
 import { requireAdministratorRemains, requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/break-glass';
+import { lookAlikeAccount, lookAlikeMessage, userNameColumns, userNameSkeleton } from './user-names';
 
 /** A new password is checked against the password rules (length, repeated characters, common passwords) first. */
 async function hashPassword(password: string, email?: string): Promise<string> {
@@ -86,12 +87,15 @@ export async function requireRightsOver(db: DbOrTx, actor: Actor, userId: string
 /** People are managed under Settings; creating accounts needs settings:create (Administrator by default). */
 export async function createUser(tx: DbOrTx, actor: Actor, input: UserCreate): Promise<{ id: string }> {
   requirePermission(actor, 'settings:create');
-  const [existing] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${input.email})`);
-  if (existing) throw conflict(`A user with email ${input.email} already exists`);
+  const address = userNameColumns(input.email);
+  const [existing] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${address.email})`);
+  if (existing) throw conflict(`A user with email ${address.email} already exists`);
+  const lookAlike = await lookAlikeAccount(tx, address.email);
+  if (lookAlike) throw conflict(lookAlikeMessage(address.email, lookAlike));
   const [row] = await tx.insert(users).values({
-    email: input.email.trim(),
+    ...address,
     name: input.name.trim(),
-    passwordHash: input.password ? await hashPassword(input.password, input.email) : null,
+    passwordHash: input.password ? await hashPassword(input.password, address.email) : null,
   }).returning();
   for (const groupId of input.groupIds ?? []) await addGroupMember(tx, actor, groupId, row.id);
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: row.id, action: 'create', before: null, after: publicUser(row) });
@@ -215,6 +219,16 @@ export async function administratorEmails(db: DbOrTx): Promise<string[]> {
   return rows.map((r) => r.email);
 }
 
+/** Accounts made before addresses had a skeleton get theirs on start (a few statements, once per database). */
+async function fillUserNameSkeletons(tx: DbOrTx): Promise<void> {
+  const missing = await tx.select({ id: users.id, email: users.email }).from(users).where(isNull(users.emailSkeleton));
+  for (let i = 0; i < missing.length; i += 1000) {
+    const rows = missing.slice(i, i + 1000).map((u) => ({ id: u.id, skeleton: userNameSkeleton(u.email) }));
+    await tx.execute(sql`update users set email_skeleton = v.skeleton
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id uuid, skeleton text) where users.id = v.id`);
+  }
+}
+
 /**
  * On first start (no users at all) creates the first administrator in the built-in Administrators group.
  * Returns the generated password when none was configured, so the caller prints it once.
@@ -222,6 +236,7 @@ export async function administratorEmails(db: DbOrTx): Promise<string[]> {
 export async function ensureFirstAdministrator(db: Db, email: string, password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7231003)`);
+    await fillUserNameSkeletons(tx);
     const [{ count }] = await tx.select({ count: sql<number>`count(*)::int` }).from(users);
     if (count > 0) return { created: false };
     const generatedPassword = password ? undefined : randomBytes(18).toString('base64url');
@@ -253,12 +268,15 @@ export async function updateUser(tx: DbOrTx, actor: Actor, userId: string, input
   requirePermission(actor, 'settings:update');
   const [before] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
   if (!before) throw notFound(`User ${userId}`);
-  const email = input.email.trim();
+  const address = userNameColumns(input.email);
+  const email = address.email;
   // Whoever decides an account's e-mail decides where its reset links and single sign-on go.
   if (email.toLowerCase() !== before.email.toLowerCase()) await requireRightsOver(tx, actor, userId, 'Changing this e-mail');
   const [clash] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email}) and ${users.id} <> ${userId}`);
   if (clash) throw conflict(`A user with email ${email} already exists`);
-  const [after] = await tx.update(users).set({ name: input.name.trim(), email, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
+  const lookAlike = await lookAlikeAccount(tx, email, userId);
+  if (lookAlike) throw conflict(lookAlikeMessage(email, lookAlike));
+  const [after] = await tx.update(users).set({ name: input.name.trim(), ...address, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
   await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: userId, action: 'update', before: publicUser(before), after: publicUser(after) });
 }
 

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisPolicies, policies, policyApprovals, policyReviews, policyVersions, users } from '../../../db/schema';
-import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { refusalOf, refuseRepeatedIds, type BatchResult } from '../../platform/records/batch';
 import { updateRowsById } from '../../platform/core/bulk-insert';
 import { conflict, invalidField, notFound } from '../../platform/core/errors';
 import { recordChange, recordChanges, type RecordChange } from '../../platform/audit/history';
-import { requireOnRecord, type Actor } from '../../platform/permissions/permissions';
+import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { addMonths } from '../controls/service';
 import {
@@ -94,6 +94,8 @@ export async function publishPolicy(tx: DbOrTx, actor: Actor, id: string): Promi
  * the versions inserted together and every publication and version in the Audit Log and History.
  */
 export async function publishPolicies(tx: DbOrTx, actor: Actor, ids: string[]): Promise<BatchResult[]> {
+  requirePermission(actor, 'policies:update');
+  refuseRepeatedIds(ids, 'Policy');
   const wanted = [...new Set(ids.filter(isUuid))];
   const rows = wanted.length ? await tx.select().from(policies).where(inArray(policies.id, wanted)).orderBy(asc(policies.id)).for('update') : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -103,14 +105,11 @@ export async function publishPolicies(tx: DbOrTx, actor: Actor, ids: string[]): 
     : []).map((v) => [v.policyId, v]));
   const results: BatchResult[] = new Array(ids.length);
   const publishing: { index: number; before: typeof policies.$inferSelect; version: number; versionId: string }[] = [];
-  const seen = new Set<string>();
   ids.forEach((id, index) => {
     try {
       const before = byId.get(id);
       if (!before) throw notFound(`Policy ${id}`);
       requireOnRecord(actor, 'policies:update', before, `Policy ${id}`);
-      if (seen.has(id)) throw conflict(`Policy ${id} is given more than once`);
-      seen.add(id);
       if (!before.content.trim()) throw conflict(`Policy ${id} has no content to publish; write its content first`);
       const current = latest.get(id);
       if (current && current.content === before.content) throw conflict(`Policy ${id}: the content is unchanged since version ${current.version}; nothing to publish`);

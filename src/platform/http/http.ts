@@ -1,3 +1,4 @@
+import { TransformDecodeCheckError, TransformDecodeError } from '@sinclair/typebox/value';
 import { Elysia, ValidationError } from 'elysia';
 import { isConnectionLoss } from '../../../db/connection-loss';
 import { thrownBeforeParsing } from './api-auth';
@@ -81,6 +82,19 @@ function databaseRefusal(error: unknown): ErrorBody | undefined {
   return undefined;
 }
 
+/**
+ * A query value that fails a schema's decoding (a single `evidenceId=abc` where one id or a list of ids is taken: the
+ * list's decoder checks what the union let through) is the caller's mistake like any validation error: 400 naming it.
+ */
+function decodingProblem(error: unknown, url?: URL): { field: string; message: string } | undefined {
+  if (!(error instanceof TransformDecodeError) && !(error instanceof TransformDecodeCheckError)) return undefined;
+  const check = error instanceof TransformDecodeCheckError ? error : error.error instanceof TransformDecodeCheckError ? error.error : undefined;
+  // The decoder runs on one query value at a time, without its name: the parameter is found by the value it was given.
+  const given = [error.value].flat().map(String);
+  const field = [...(url?.searchParams ?? [])].find(([, value]) => given.includes(value))?.[0] ?? 'query';
+  return { field, message: (check?.error.message ?? 'is invalid').replace(/^Expected/, 'expected') };
+}
+
 export function errorResponse(error: unknown, code: string | number, requestId: string, url?: URL): ErrorBody {
   if (error instanceof AppError) {
     const body: ErrorBody['body'] = { error: error.message };
@@ -96,6 +110,8 @@ export function errorResponse(error: unknown, code: string | number, requestId: 
     const problems = describeValidation(error, url);
     return { status: 400, body: { error: problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems } };
   }
+  const undecodable = decodingProblem(error, url);
+  if (undecodable) return { status: 400, body: { error: `${undecodable.field}: ${undecodable.message}`, problems: [undecodable] } };
   const refusedByDatabase = databaseRefusal(error);
   if (refusedByDatabase) return refusedByDatabase;
   if (isConnectionLoss(error)) {

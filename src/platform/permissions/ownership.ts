@@ -21,13 +21,18 @@ export interface OwnerFields {
   ownerGroupId: string | null;
 }
 
+/**
+ * A person a record names (owner, approver, reviewer, assessor) must be an active account. An id of nobody and an id of
+ * a deactivated account get this same answer: which ids exist is not told to whoever guesses them.
+ */
+export const NOT_AN_ACTIVE_USER = 'must be an active user';
+
 /** Owner must be an active user and owner group must exist; reported as field problems so forms and imports show each. */
 export async function ownerProblems(db: DbOrTx, owner: OwnerFields): Promise<FieldProblem[]> {
   const problems: FieldProblem[] = [];
   if (owner.ownerId) {
     const [user] = await db.select({ status: users.status }).from(users).where(eq(users.id, owner.ownerId));
-    if (!user) problems.push({ field: 'ownerId', message: 'no such user' });
-    else if (user.status !== 'active') problems.push({ field: 'ownerId', message: 'must be an active user' });
+    if (user?.status !== 'active') problems.push({ field: 'ownerId', message: NOT_AN_ACTIVE_USER });
   }
   if (owner.ownerGroupId) {
     const [group] = await db.select({ id: groups.id }).from(groups).where(eq(groups.id, owner.ownerGroupId));

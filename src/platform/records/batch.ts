@@ -1,5 +1,5 @@
 import { t, type TSchema } from 'elysia';
-import { AppError, type FieldProblem } from '../core/errors';
+import { AppError, invalid, type FieldProblem } from '../core/errors';
 import { Data } from '../http/envelopes';
 import type { BatchOutcome } from './records';
 
@@ -31,6 +31,27 @@ export const BatchResults = Data(t.Object({
 }));
 
 export type BatchResult = { id: string; changed: boolean } | { error: string; problems: FieldProblem[] };
+
+/**
+ * A batch that names the same record twice is refused whole (400 naming the ids) before anything is read or written:
+ * both items would be checked against the stored record, only one change could be stored, and History would record
+ * the other as if it had been.
+ */
+export function refuseRepeatedIds(ids: readonly string[], label: string): void {
+  const firstSpelling = new Map<string, string>();
+  const repeated = new Set<string>();
+  for (const id of ids) {
+    const key = id.toLowerCase();
+    if (firstSpelling.has(key)) repeated.add(firstSpelling.get(key)!);
+    else firstSpelling.set(key, id);
+  }
+  if (repeated.size === 0) return;
+  const named = [...repeated];
+  throw invalid([{
+    field: 'items',
+    message: `${label} ${named.slice(0, 20).join(', ')}${named.length > 20 ? ` and ${named.length - 20} more` : ''} named more than once; name each record once per batch`,
+  }]);
+}
 
 /** The record as a whole (not found, not allowed) is named '(record)' in a problem; its message then stands alone. */
 export const refusedResult = (problems: FieldProblem[]): BatchResult => ({

@@ -8,11 +8,12 @@ import {
   type CustomFieldMap, type CustomFieldWrite, type Definition,
 } from './custom-field-values';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from '../core/errors';
+import { refuseRepeatedIds } from './batch';
 import { insertRows, rowAsStored, updateRowsById } from '../core/bulk-insert';
 import { sendOrWait, type PipelinedWrites } from '../core/pipelined-writes';
 import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../audit/history';
 import { historyAsSeen, type NamedLink } from './links';
-import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../permissions/ownership';
+import { NOT_AN_ACTIVE_USER, ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../permissions/ownership';
 import { paging, type Page } from '../http/paging';
 import { listTotalQuery } from './row-counts';
 import { requireOnRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../permissions/permissions';
@@ -332,11 +333,12 @@ export function auditFields(row: Values): Values {
   return fields;
 }
 
+const ownerOf = (candidate: Values) => ({ ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null });
+
 async function validated<T extends OwnedTable, Input extends Values>(
   db: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
 ): Promise<Values> {
-  const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
-  const problems = [...(await ownerProblems(db, owner)), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
+  const problems = [...(await ownerProblems(db, ownerOf(candidate))), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
   if (problems.length) throw invalid(problems);
   return kind.toColumns ? kind.toColumns(candidate, before, db) : { ...candidate };
 }
@@ -365,10 +367,10 @@ export async function createRecord<T extends OwnedTable, Input extends Values>(
   const custom = await customFieldsOf(tx, kind, null, input);
   const unowned = input.ownerId === undefined && input.ownerGroupId === undefined;
   const candidate = { ...kind.defaults, ...custom.own, ...(unowned && actor.userId ? { ownerId: actor.userId } : {}) } as Input;
+  // The own level is judged on the ids before they are looked up: an owner the actor may not give the record to is
+  // refused the same whether that id is an account or not.
+  requireOwnLevelKeepsOwnership(actor, permission(kind, 'create'), level, ownerOf(candidate));
   const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, null, custom.problems));
-  requireOwnLevelKeepsOwnership(actor, permission(kind, 'create'), level, {
-    ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
-  });
   const table = kind.table as OwnedTable;
   const stamped = 'createdBy' in kind.table ? { ...values, createdBy: actor.userId } : values;
   const [row] = (await tx.insert(table as PgTable).values(stamped).returning()) as Values[];
@@ -387,10 +389,8 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
   const custom = await customFieldsOf(tx, kind, id, patch as Values);
   const defined = Object.fromEntries(Object.entries(custom.own).filter(([, v]) => v !== undefined));
   const candidate = { ...(before as Values), ...defined } as Input;
+  requireOwnLevelKeepsOwnership(actor, permission(kind, 'update'), level, ownerOf(candidate));
   const values = columnsOnly(kind.table, await validated(tx, kind, actor, candidate, before, custom.problems));
-  requireOwnLevelKeepsOwnership(actor, permission(kind, 'update'), level, {
-    ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
-  });
   const table = kind.table as OwnedTable;
   const [after] = (await tx.update(table as PgTable).set({ ...values, updatedAt: new Date() }).where(eq(table.id, id)).returning()) as Values[];
   if (custom.write) await saveCustomFieldWrite(tx, custom.write, id);
@@ -459,9 +459,7 @@ export async function loadOwnerLookup(db: DbOrTx): Promise<OwnerLookup> {
 export function ownerProblemsFrom(lookup: OwnerLookup, owner: { ownerId: string | null; ownerGroupId: string | null }): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (owner.ownerId) {
-    const status = lookup.userStatus.get(owner.ownerId);
-    if (!status) problems.push({ field: 'ownerId', message: 'no such user' });
-    else if (status !== 'active') problems.push({ field: 'ownerId', message: 'must be an active user' });
+    if (lookup.userStatus.get(owner.ownerId) !== 'active') problems.push({ field: 'ownerId', message: NOT_AN_ACTIVE_USER });
   }
   if (owner.ownerGroupId && !lookup.groupIds.has(owner.ownerGroupId)) problems.push({ field: 'ownerGroupId', message: 'no such group' });
   return problems;
@@ -496,17 +494,15 @@ async function batchProblems<T extends OwnedTable, Input extends Values>(
   db: DbOrTx, kind: RecordKind<T, Input, unknown>, rules: BatchRules<T, Input>, actor: Actor, lookup: OwnerLookup, candidate: Input,
   before: Row<T> | null, level: 'own' | 'all', right: 'create' | 'update', customProblems: FieldProblem[],
 ): Promise<{ problems: FieldProblem[]; values: Values }> {
-  const owner = { ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null };
+  const owner = ownerOf(candidate);
+  try {
+    requireOwnLevelKeepsOwnership(actor, permission(kind, right), level, owner);
+  } catch (error) {
+    return { problems: refusedBy(error), values: {} };
+  }
   const problems = [...ownerProblemsFrom(lookup, owner), ...(await checkedByKind(db, rules, actor, candidate, before)), ...customProblems];
   if (problems.length) return { problems, values: {} };
   const values = columnsOnly(kind.table, rules.toColumns ? await rules.toColumns(candidate, before, db) : { ...candidate });
-  try {
-    requireOwnLevelKeepsOwnership(actor, permission(kind, right), level, {
-      ownerId: (values.ownerId as string | null) ?? null, ownerGroupId: (values.ownerGroupId as string | null) ?? null,
-    });
-  } catch (error) {
-    return { problems: refusedBy(error), values };
-  }
   return { problems: [], values };
 }
 
@@ -624,6 +620,7 @@ export async function updateRecords<T extends OwnedTable, Input extends Values>(
   tx: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, items: { id: string; patch: Partial<Input> }[], options: BatchOptions,
 ): Promise<BatchOutcome[]> {
   const level = requirePermission(actor, permission(kind, 'update'));
+  refuseRepeatedIds(items.map((item) => item.id), kind.label);
   const rules = await batchRulesOf(tx, kind, actor, options);
   const table = kind.table as OwnedTable;
   const ids = [...new Set(items.map((item) => item.id).filter(isUuid))];

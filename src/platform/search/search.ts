@@ -45,9 +45,16 @@ export const SEARCH_LIMIT = { default: 20, max: 50 };
 const MARK_START = '\u{E000}';
 const MARK_END = '\u{E001}';
 
+/**
+ * The text as `websearch_to_tsquery` reads it. A `-` is its NOT; a run of them with no word between ("-----", "- - -",
+ * "-(-(-(") stacks one NOT per dash, and 33 or more overflow PostgreSQL's fixed tsquery stack ("tsquery stack too
+ * small", an internal error, not a value error). NOT of NOT of nothing means nothing, so such a run counts as one `-`.
+ */
+export const webSearchText = (text: string) => text.replace(/-(?:[^\p{L}\p{N}-]*-)+/gu, '-');
+
 function sourceQuery(source: SearchSource, actor: Actor, text: string): SQL {
   const vector = source.vector;
-  const query = sql`websearch_to_tsquery('english', ${text})`;
+  const query = sql`websearch_to_tsquery('english', ${webSearchText(text)})`;
   const { type } = source;
   const readable = ownershipCondition(actor, readPermission(type), type.ownerId, type.ownerGroupId);
   // The substring match runs on the title's trigram index, so codes and short names ("AC-2", "ISO") are found; the
@@ -81,8 +88,8 @@ export function searchStatement(actor: Actor, input: SearchInput): SQL | null {
   const union = sql.join(sources.map((source) => sourceQuery(source, actor, text)), sql` union all `);
   return sql`
     select kind, id, title, rank,
-      ts_headline('english', case when body <> '' and to_tsvector('english', body) @@ websearch_to_tsquery('english', ${text}) then body else title end,
-        websearch_to_tsquery('english', ${text}), ${`StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=10, MaxFragments=1`}) as snippet
+      ts_headline('english', case when body <> '' and to_tsvector('english', body) @@ websearch_to_tsquery('english', ${webSearchText(text)}) then body else title end,
+        websearch_to_tsquery('english', ${webSearchText(text)}), ${`StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=10, MaxFragments=1`}) as snippet
     from (${union}) hits order by rank desc, title, id limit ${limit}`;
 }
 

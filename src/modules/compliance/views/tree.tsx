@@ -5,7 +5,7 @@ import type { HistoryView } from '../../../platform/audit/history';
 import { Flash, FormError } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type Option } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';
-import { ExceptionRequestForm, Expiry, EXCEPTION_STATUS_LABELS, DecisionButtons } from '../../exceptions/views';
+import { ExceptionRequestForm, Expiry, EXCEPTION_STATUS_LABELS, DecisionButtons, type Decider } from '../../exceptions/views';
 
 export const ANALYSIS_STATUS_LABELS: Record<string, string> = {
   not_assessed: 'Not assessed',
@@ -116,6 +116,7 @@ export interface AnalysisPageProps {
   analysis: AnalysisDetail;
   canUpdate: boolean;
   canReview: boolean;
+  decider: Decider;
   /** Per mapping kind: the pickers' choices, or null when the viewer holds no read right on that module. */
   choices: Record<MappingKind, Option[] | null>;
   exceptions: ExceptionView[];
@@ -210,7 +211,7 @@ export function AnalysisPage(p: AnalysisPageProps): JSX.Element {
           { header: 'Approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
           ...(p.canReview ? [{
             header: 'Decision',
-            cell: (e: ExceptionView) => (e.status === 'requested' ? <DecisionButtons e={e} csrfToken={p.csrfToken} base="/compliance/analyses/exceptions" /> : <Text value={e.decisionNote} />),
+            cell: (e: ExceptionView) => (e.status === 'requested' ? <DecisionButtons e={e} csrfToken={p.csrfToken} base="/compliance/analyses/exceptions" decider={p.decider} /> : <Text value={e.decisionNote} />),
           }] : []),
         ]}
       />

@@ -18,7 +18,7 @@ import {
 } from './resources';
 import {
   authenticateScimToken, createScimGroup, createScimUser, deleteScimGroup, deleteScimUser, getScimGroup, getScimUser,
-  groupFieldsOf, listScimGroups, listScimUsers, patchScimGroup, patchScimUser, replaceScimGroup, replaceScimUser,
+  groupFieldsOf, listScimGroups, listScimUsers, patchScimGroup, patchScimUser, replaceScimGroup, replaceScimUser, requireScimRead,
   scimEnabled, ScimError, userFieldsOf,
 } from './service';
 
@@ -106,10 +106,14 @@ type Handler = (call: Call, ctx: AppContext) => Promise<Answer>;
 
 const USERS: Record<string, Handler> = {
   list: async (call, ctx) => {
+    requireScimRead(call.actor);
     const result = await listScimUsers(ctx.db, listQuery(call.query));
     return { status: 200, body: listResponse(call, result, result.rows.map((r) => userResource(r, call.base))) };
   },
-  get: async (call, ctx) => ({ status: 200, body: shaped(call, userResource(await getScimUser(ctx.db, call.params.id), call.base)) }),
+  get: async (call, ctx) => {
+    requireScimRead(call.actor);
+    return { status: 200, body: shaped(call, userResource(await getScimUser(ctx.db, call.params.id), call.base)) };
+  },
   create: async (call, ctx) => {
     const fields = userFieldsOf(await jsonBody(call.request));
     const id = await runWrite(ctx, (tx) => createScimUser(tx, call.actor, fields));
@@ -134,12 +138,14 @@ const USERS: Record<string, Handler> = {
 
 const GROUPS: Record<string, Handler> = {
   list: async (call, ctx) => {
+    requireScimRead(call.actor);
     const result = await listScimGroups(ctx.db, listQuery(call.query), wantsMembers(call.query));
     return { status: 200, body: listResponse(call, result, result.rows.map((r) => groupResource(r, call.base))) };
   },
-  get: async (call, ctx) => ({
-    status: 200, body: shaped(call, groupResource(await getScimGroup(ctx.db, call.params.id, wantsMembers(call.query)), call.base)),
-  }),
+  get: async (call, ctx) => {
+    requireScimRead(call.actor);
+    return { status: 200, body: shaped(call, groupResource(await getScimGroup(ctx.db, call.params.id, wantsMembers(call.query)), call.base)) };
+  },
   create: async (call, ctx) => {
     const fields = groupFieldsOf(await jsonBody(call.request));
     const id = await runWrite(ctx, (tx) => createScimGroup(tx, call.actor, fields));

@@ -180,10 +180,24 @@ class Parser {
       this.next();
       const inner = this.filter();
       this.expect(']');
+      const after = this.peek();
+      // Microsoft Entra ID writes `emails[type eq "work"].value eq "a@b"`, which RFC 7644's grammar lacks: a comparison
+      // of a sub-attribute of the selected elements, the same as `emails[type eq "work" and value eq "a@b"]`.
+      if (after?.type === 'word' && after.text.startsWith('.')) {
+        this.next();
+        const sub = parseAttrPath(after.text.slice(1));
+        if (sub.sub) throw new ScimSyntaxError(`"${after.text}": one sub-attribute may follow "]"`);
+        return { kind: 'valuePath', path, filter: { kind: 'and', left: inner, right: this.comparison(sub, after.text.slice(1)) } };
+      }
       return { kind: 'valuePath', path, filter: inner };
     }
+    return this.comparison(path, token.text);
+  }
+
+  /** The operator and value after an attribute path: `eq "x"`, `pr`, … */
+  private comparison(path: AttrPath, written: string): Filter {
     const op = this.next();
-    if (op?.type !== 'word') throw new ScimSyntaxError(`an operator is expected after "${token.text}"`);
+    if (op?.type !== 'word') throw new ScimSyntaxError(`an operator is expected after "${written}"`);
     const name = op.text.toLowerCase();
     if (name === 'pr') return { kind: 'present', path };
     if (!COMPARE_OPS.has(name)) throw new ScimSyntaxError(`"${op.text}" is not an operator (eq, ne, co, sw, ew, gt, ge, lt, le, pr)`);

@@ -84,7 +84,13 @@ function applyAt(resource: Json, op: 'add' | 'replace' | 'remove', pathText: str
   // An extension attribute (Entra ID's enterprise department, manager, …): accepted, and not kept, like on create.
   if (target.path.uri !== undefined && target.path.uri !== schema.core) return;
   const attr = target.path.attr;
-  if (schema.readOnly.has(attr)) throw new ScimPatchError('invalidPath', `"${pathText}" cannot be changed`);
+  if (schema.readOnly.has(attr)) {
+    // Okta renames a group with `{ op: "replace", value: { id: "<its id>", displayName: "…" } }`: repeating a read-only
+    // attribute's current value changes nothing and is accepted; another value is refused.
+    const unchanged = op !== 'remove' && !target.filter && !target.path.sub && JSON.stringify(member(resource, attr)) === JSON.stringify(value);
+    if (unchanged) return;
+    throw new ScimPatchError('invalidPath', `"${pathText}" cannot be changed`);
+  }
   const multi = schema.multiValued.has(attr);
   const written = target.path.written;
   if (target.filter) return applyToElements(resource, op, target, value, pathText, multi);

@@ -14,6 +14,7 @@ import { AppError, invalidField, notFound } from '../../../platform/core/errors'
 import { recordChange } from '../../../platform/audit/history';
 import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions/permissions';
 import { toRights } from '../rights';
+import { lookAlikeAccount, lookAlikeMessage, normaliseUserName, userNameColumns } from '../user-names';
 import { addGroupMember, removeGroupMember, requireAdministratorsRemain, requireGroupDeletable, requireRightsOver, setUserStatus } from '../service';
 import { member, parseFilter, ScimSyntaxError, type Filter } from './filter';
 import { applyPatch, ScimPatchError, type PatchOperation, type PatchSchema } from './patch';
@@ -122,10 +123,21 @@ export async function authenticateScimToken(db: DbOrTx, secret: string): Promise
   if (Date.now() - (row.last_used_at ? new Date(row.last_used_at).getTime() : 0) >= LAST_USED_REFRESH_MS) {
     await db.update(scimTokens).set({ lastUsedAt: new Date() }).where(eq(scimTokens.id, row.id));
   }
-  return {
+  const actor: Actor = {
     kind: 'token', userId: row.user_id, email: row.email, groupIds: row.group_ids ?? [], rights: toRights(row.permissions),
     tokenId: row.id, scopes: SCIM_SCOPES, via: 'scim',
   };
+  // The token provisions people with its creator's live rights: a creator who no longer may (every right taken away
+  // included) stops it for reads too, since listing every account is itself people management.
+  if (levelOf(actor, 'settings:create') !== 'all' && levelOf(actor, 'settings:update') !== 'all') {
+    throw Object.assign(new AppError('FORBIDDEN', 'forbidden', [], 'SCIM token creator no longer holds settings:create or settings:update at level all'), { tokenId: row.id });
+  }
+  return actor;
+}
+
+/** Reading users and groups lists every account: settings:read at level all, as Settings › Users needs. */
+export function requireScimRead(actor: Actor): void {
+  requireProvisioning(actor, 'settings:read');
 }
 
 /* ---------- Reading users and groups ---------- */
@@ -316,8 +328,9 @@ function booleanOf(value: unknown, field: string): boolean | undefined {
 
 export function userFieldsOf(resource: ScimResource): UserFields {
   checkKnownAttributes(resource, USER_ATTRIBUTES, 'User');
-  const email = text(member(resource, 'username'));
-  if (!email) throw new ScimError(400, 'userName is required', 'invalidValue');
+  const written = text(member(resource, 'username'));
+  if (!written) throw new ScimError(400, 'userName is required', 'invalidValue');
+  const email = normaliseUserName(written);
   if (email.length > 254 || !EMAIL.test(email)) throw new ScimError(400, 'userName must be an e-mail address (it is the sign-in address)', 'invalidValue');
   const name = member(resource, 'name');
   const givenName = text(member(name, 'givenname')) || null;
@@ -360,7 +373,7 @@ const userSnapshot = (u: typeof users.$inferSelect) => ({
   email: u.email, name: u.name, givenName: u.givenName, familyName: u.familyName, externalId: u.externalId, status: u.status,
 });
 
-function requireProvisioning(actor: Actor, right: 'settings:create' | 'settings:update'): void {
+function requireProvisioning(actor: Actor, right: 'settings:read' | 'settings:create' | 'settings:update'): void {
   requirePermission(actor, right);
   if (levelOf(actor, right) !== 'all') throw new AppError('FORBIDDEN', 'forbidden', [], `${right} at level all needed`);
 }
@@ -370,6 +383,7 @@ export async function createScimUser(tx: DbOrTx, actor: Actor, fields: UserField
   requireProvisioning(actor, 'settings:create');
   const [existing] = await tx.select().from(users).where(sql`lower(${users.email}) = lower(${fields.email})`).for('update');
   if (existing && !existing.deprovisionedAt) throw new ScimError(409, `A user with userName ${fields.email} already exists`, 'uniqueness');
+  await refuseLookAlike(tx, fields.email, existing?.id);
   if (existing) {
     const [after] = await tx.update(users).set({ ...columnsOf(fields), deprovisionedAt: null, updatedAt: new Date() }).where(eq(users.id, existing.id)).returning();
     await recordChange(tx, actor, { module: 'settings', recordType: 'user', recordId: existing.id, action: 'reprovision', before: userSnapshot(existing), after: userSnapshot(after) });
@@ -380,8 +394,14 @@ export async function createScimUser(tx: DbOrTx, actor: Actor, fields: UserField
   return row.id;
 }
 
+/** A userName that only looks like another account's (a confusable character) is taken as that account's: 409. */
+async function refuseLookAlike(tx: DbOrTx, email: string, except?: string): Promise<void> {
+  const existing = await lookAlikeAccount(tx, email, except);
+  if (existing) throw new ScimError(409, `userName ${lookAlikeMessage(email, existing)}`, 'uniqueness');
+}
+
 const columnsOf = (fields: UserFields) => ({
-  email: fields.email, name: fields.name, givenName: fields.givenName, familyName: fields.familyName, externalId: fields.externalId,
+  ...userNameColumns(fields.email), name: fields.name, givenName: fields.givenName, familyName: fields.familyName, externalId: fields.externalId,
   status: fields.active ? 'active' as const : 'deactivated' as const,
 });
 
@@ -396,6 +416,7 @@ export async function replaceScimUser(tx: DbOrTx, actor: Actor, id: string, fiel
     await requireRightsOver(tx, actor, id, 'Changing this userName');
     const [clash] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${fields.email}) and ${users.id} <> ${id}`);
     if (clash) throw new ScimError(409, `A user with userName ${fields.email} already exists`, 'uniqueness');
+    await refuseLookAlike(tx, fields.email, id);
   }
   const { status, ...rest } = columnsOf(fields);
   const [after] = await tx.update(users).set({ ...rest, updatedAt: new Date() }).where(eq(users.id, id)).returning();

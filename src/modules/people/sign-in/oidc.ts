@@ -85,6 +85,9 @@ function configurationFor(s: StoredOidcSettings): client.Configuration {
   return found;
 }
 
+/** At most this many sign-ins wait for the identity provider's answer at once (across all instances). */
+export const MAX_PENDING_OIDC_SIGN_INS = 1000;
+
 /**
  * Starts a sign-in: a fresh state, nonce and PKCE verifier are kept server-side (keyed by the state's hash, for
  * OIDC_SIGN_IN_MINUTES) and the browser is sent to the provider. The caller also puts the state in a short-lived
@@ -96,6 +99,10 @@ export async function startOidcSignIn(db: Db, s: StoredOidcSettings, redirectUri
   const codeVerifier = client.randomPKCECodeVerifier();
   await db.transaction(async (tx) => {
     await tx.delete(oidcSignIns).where(lt(oidcSignIns.expiresAt, new Date()));
+    // Anyone may start a sign-in without an account, so the rows are bounded: beyond the newest ones the oldest give
+    // way (their browser is told the sign-in expired and starts again) instead of the table growing with a flood.
+    await tx.execute(sql`delete from oidc_sign_ins where id in
+      (select id from oidc_sign_ins order by created_at desc, id offset ${MAX_PENDING_OIDC_SIGN_INS - 1})`);
     await tx.insert(oidcSignIns).values({
       id: sha256(state), nonce, codeVerifier, next, redirectUri, expiresAt: new Date(Date.now() + OIDC_SIGN_IN_MINUTES * 60_000),
     });
