@@ -8,6 +8,7 @@ import type { AppContext } from './context';
 import type { UploadLimit } from './screen-limits';
 import type { ImportType } from './csv/import-type';
 import type { Actor, Module, Permission } from './permissions';
+import type { DueDateKind, RecordEvents } from './notifications/declarations';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -90,6 +91,10 @@ export interface ModuleManifest {
   recordSections?: Readonly<Record<string, RecordSection>>;
   /** Tools the module offers AI assistants on /api/mcp (the assistant module serves them). */
   assistantTools?: readonly AssistantTool[];
+  /** Record types whose changes notification rules can mail about (Settings › Notifications; docs/notifications.md). */
+  events?: readonly RecordEvents[];
+  /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
+  dueDates?: readonly DueDateKind[];
 }
 
 /**
@@ -110,6 +115,12 @@ export interface AssistantTool {
 
 /** Every installed module's search sources. */
 export const searchSources = (): SearchSource[] => installed.flatMap((m) => [...(m.searchSources ?? [])]);
+
+/** Every installed module's record types that notification rules can name. */
+export const recordEvents = (): RecordEvents[] => installed.flatMap((m) => [...(m.events ?? [])]);
+
+/** Every installed module's kinds of fixed reminder. */
+export const dueDateKinds = (): DueDateKind[] => installed.flatMap((m) => [...(m.dueDates ?? [])]);
 
 /** Every installed module's assistant tools. */
 export const assistantTools = (): AssistantTool[] => installed.flatMap((m) => [...(m.assistantTools ?? [])]);

@@ -7,6 +7,7 @@ import { accountReviewPages } from './pages';
 export const accountReviewsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:accountReviews' }).use(accountReviewsApi(ctx)).use(accountReviewPages(ctx));
 import { defineModule } from '../../platform/module';
+import { accountReviewDueDates, accountReviewEvents } from './notifications';
 
 export const manifest = defineModule({
   name: 'accountReviews',
@@ -14,4 +15,6 @@ export const manifest = defineModule({
   plugins: (ctx) => [accountReviewsModule(ctx)],
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],
   countedTables: ['account_review_programs'],
+  events: accountReviewEvents,
+  dueDates: accountReviewDueDates,
 });

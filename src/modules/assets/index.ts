@@ -4,6 +4,9 @@ import { defineModule } from '../../platform/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
 import { assetPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
+import { businessUnitKind } from '../businessUnits/service';
+import { assetKind } from './service';
 
 /** Assets. */
 export const manifest = defineModule({
@@ -16,4 +19,5 @@ export const manifest = defineModule({
     { group: 'Assets and vendors', key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   ],
   countedTables: ['assets'],
+  events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: businessUnitKind } })],
 });

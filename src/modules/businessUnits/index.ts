@@ -3,6 +3,8 @@ import { registerSearch } from '../../platform/search';
 import { defineModule } from '../../platform/module';
 import { businessUnitsApi } from './api';
 import { businessUnitPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
+import { businessUnitKind } from './service';
 
 /** Business units, in a tree. */
 export const manifest = defineModule({
@@ -14,4 +16,5 @@ export const manifest = defineModule({
     { group: 'Assets and vendors', key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
   ],
   countedTables: ['business_units'],
+  events: [kindEvents(businessUnitKind, { href: (id) => `/business-units/${id}`, links: { parentId: businessUnitKind } })],
 });

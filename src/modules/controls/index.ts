@@ -7,6 +7,7 @@ import { controlPages } from './pages';
 import { listRecords, type ListParams } from '../../platform/records';
 import { ControlListQuery } from './schema';
 import { controlKind } from './service';
+import { controlDueDates, controlEvents } from './notifications';
 
 /** Controls and their tests. */
 export const manifest = defineModule({
@@ -23,4 +24,6 @@ export const manifest = defineModule({
     description: 'Controls you may read, paged; the filters of GET /api/v1/controls (status, type, ownerId, q, sort).',
     run: (ctx, actor, args) => listRecords(ctx.db, controlKind, actor, args as ListParams),
   }],
+  events: controlEvents,
+  dueDates: controlDueDates,
 });

@@ -6,6 +6,7 @@ import { evidenceTools } from './assistant';
 import { uploadLinkLimit, uploadLinkRoutes, uploadLinkTool } from './upload-links';
 import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
+import { evidenceDueDates, evidenceEvents } from './notifications';
 
 const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 
@@ -30,4 +31,6 @@ export const manifest = defineModule({
     audit_finding: evidenceSection(['auditFinding']),
     incident: evidenceSection(['incident']),
   },
+  events: evidenceEvents,
+  dueDates: evidenceDueDates,
 });

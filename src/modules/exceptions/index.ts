@@ -7,6 +7,7 @@ import { policyExceptionPages, riskExceptionPages } from './pages';
 export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx)).use(policyExceptionPages(ctx));
 import { defineModule } from '../../platform/module';
 import { exceptionImports } from './import';
+import { exceptionDueDates, exceptionEvents } from './notifications';
 
 /** Exceptions belong to their parent's module: its rights govern them (risks, policies, compliance). */
 export const manifest = defineModule({
@@ -17,4 +18,6 @@ export const manifest = defineModule({
     { group: 'Risk', key: 'riskExceptions', href: '/risks/exceptions', label: 'Risk exceptions', needs: 'risks:read' },
     { group: 'Governance', key: 'policyExceptions', href: '/policies/exceptions', label: 'Policy exceptions', needs: 'policies:read' },
   ],
+  events: exceptionEvents,
+  dueDates: exceptionDueDates,
 });

@@ -4,6 +4,10 @@ import { defineModule } from '../../platform/module';
 import { incidentsApi } from './api';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
+import { assetKind } from '../assets/service';
+import { thirdPartyKind } from '../thirdParties/service';
+import { incidentKind } from './service';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
@@ -18,4 +22,9 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['incidents'],
+  events: [kindEvents(incidentKind, {
+    href: (id) => `/incidents/${id}`, labels: { openedAt: 'Opened', classificationId: 'Classification' },
+    links: { assetId: assetKind, thirdPartyId: thirdPartyKind },
+    activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
+  })],
 });

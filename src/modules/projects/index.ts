@@ -4,6 +4,8 @@ import { defineModule } from '../../platform/module';
 import { projectsApi } from './api';
 import { projectImport } from './import';
 import { projectPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
+import { projectKind } from './service';
 
 /** Projects. */
 export const manifest = defineModule({
@@ -17,4 +19,5 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['projects'],
+  events: [kindEvents(projectKind, { href: (id) => `/projects/${id}` })],
 });

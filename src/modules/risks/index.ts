@@ -9,6 +9,7 @@ import { riskTreatmentsModule } from './treatments-pages';
 import { listRecords, type ListParams } from '../../platform/records';
 import { RiskListQuery } from './schema';
 import { riskKind } from './service';
+import { riskDueDates, riskEvents } from './notifications';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -28,4 +29,6 @@ export const manifest = defineModule({
     description: 'Risks you may read, with inherent and residual scores, paged; the filters of GET /api/v1/risks (status, classificationId, ownerId, q, sort).',
     run: (ctx, actor, args) => listRecords(ctx.db, riskKind, actor, args as ListParams),
   }],
+  events: riskEvents,
+  dueDates: riskDueDates,
 });

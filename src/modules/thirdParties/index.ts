@@ -4,6 +4,8 @@ import { defineModule } from '../../platform/module';
 import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
+import { thirdPartyKind } from './service';
 
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
@@ -17,4 +19,5 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['third_parties'],
+  events: [kindEvents(thirdPartyKind, { href: (id) => `/third-parties/${id}` })],
 });
