@@ -3,6 +3,8 @@ import { selectRows, type DbOrTx } from '../../db/client';
 import { loginAttempts, sessions } from '../../db/schema';
 import type { AppContext } from './context';
 import { log } from './log';
+import { claimDueDay, sendDigests } from './notifications/reminders';
+import { makeRuleMails } from './notifications/rule-mails';
 import { summarizeEndedRefusals } from './refusals';
 import { compactRowCounts } from './row-counts';
 
@@ -26,7 +28,7 @@ async function claimSweep(tx: DbOrTx, intervalMs: number): Promise<boolean> {
 
 /**
  * Periodic housekeeping: expired sessions, old login attempts, summaries of folded refusals, the list counts' deltas,
- * queued mail. Several instances may run against one PostgreSQL: a transaction-scoped try-lock lets one of them sweep
+ * rule mails, the daily reminder sweep (claimed here under the lock, its digests queued after), queued mail. Several instances may run against one PostgreSQL: a transaction-scoped try-lock lets one of them sweep
  * at a time without anyone waiting, and the claim in `sweep_runs` makes that once per interval between them all.
  * Without an interval (a test, an operator's script) it sweeps now unless another instance is sweeping.
  */
@@ -38,10 +40,13 @@ export async function sweepOnce(ctx: AppContext, intervalMs = 0): Promise<boolea
     await tx.delete(loginAttempts).where(lt(loginAttempts.at, new Date(Date.now() - 7 * 86_400_000)));
     await summarizeEndedRefusals(tx);
     await compactRowCounts(tx);
-    return true;
+    return { reminders: await claimDueDay(tx) };
   });
-  if (swept) await ctx.mailer.deliverOutbox();
-  return swept;
+  if (!swept) return false;
+  await makeRuleMails(ctx);
+  if (swept.reminders) await sendDigests(ctx);
+  await ctx.mailer.deliverOutbox();
+  return true;
 }
 
 export function startBackgroundSweep(ctx: AppContext, everyMs = ctx.config.SWEEP_INTERVAL_SECONDS * 1000) {
