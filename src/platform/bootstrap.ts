@@ -18,7 +18,7 @@ export async function boot(config: Config, options: { memory?: boolean; database
     await runMigrations(database);
     await applyReferenceData(database.db);
     const admin = await platformService('ensureFirstAdministrator')(database.db, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
-    const mailer = createMailer(database.db, config.SMTP_URL, config.MAIL_FROM);
+    const mailer = createMailer(database.db, config);
     return {
       database,
       db: database.db,
