@@ -12,10 +12,11 @@ import { csvImports } from './platform/csv/routes';
 import { installModules, uploadLimits } from './platform/module';
 import { openApiRoute } from './platform/openapi';
 import { platformModule } from './platform/platform-module';
+import { notificationsModule } from './platform/notifications/pages';
 import { MODULES } from './modules';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
-export const SERVICE_MODULES = [platformModule, ...MODULES];
+export const SERVICE_MODULES = [platformModule, notificationsModule, ...MODULES];
 installModules(SERVICE_MODULES);
 
 /**

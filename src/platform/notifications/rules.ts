@@ -34,7 +34,7 @@ export type NotificationRule = typeof notificationRules.$inferSelect;
 export const eventsOf = (recordType: string): RecordEvents | undefined => recordEvents().find((e) => e.recordType === recordType);
 
 /** "Risks › Risk treatment": where a record type sits, as the rule form and list name it. */
-export const recordTypeLabel = (events: RecordEvents) => `${moduleLabel(events.module)} › ${events.label}`;
+export const recordTypeLabel = (events: RecordEvents) => `${events.module === 'settings' ? 'People' : moduleLabel(events.module)} › ${events.label}`;
 
 /** What a rule watches, in words: "Risk › Status changed to Closed". */
 export function describeEvent(rule: Pick<NotificationRule, 'recordType' | 'event' | 'field' | 'value'>): string {
