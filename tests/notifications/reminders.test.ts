@@ -43,11 +43,11 @@ beforeAll(async () => {
   smtp = await startTestSmtp();
   env = await startTestEnv({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'GRC <grc@test.example>', PUBLIC_URL: 'https://grc.test.example' });
   admin = await adminActor(env);
-  owner = await makeUser(env, ALL_READ, unique('Olga Owner'));
-  member = await makeUser(env, { 'risks:read': 'own' }, unique('Max Member'));
-  unreadable = await makeUser(env, { 'controls:read': 'own' }, unique('Una Unreadable'));
-  quiet = await makeUser(env, { 'risks:read': 'own' }, unique('Quinn Quiet'));
-  await env.ctx.db.transaction(async (tx) => saveMailPreferences(tx, await quiet.actor(), { digests: false, ruleMails: true }));
+  owner = await makeUser(env, ALL_READ, unique('olga.owner'));
+  member = await makeUser(env, { 'risks:read': 'own' }, unique('max.member'));
+  unreadable = await makeUser(env, { 'controls:read': 'own' }, unique('una.unreadable'));
+  quiet = await makeUser(env, { 'risks:read': 'own' }, unique('quinn.quiet'));
+  await quiet.actor().then((a) => env.ctx.db.transaction((tx) => saveMailPreferences(tx, a, { digests: false, ruleMails: true })));
 
   const o = owner.id;
   const riskId = await makeRisk(env, admin, { title: 'Vendor lock-in', ownerId: o });

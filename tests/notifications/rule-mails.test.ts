@@ -42,8 +42,8 @@ beforeAll(async () => {
     host: '127.0.0.1', port: smtp.port, security: 'starttls', username: 'grc-mailer', password: 'smtp secret', from: 'GRC Notifications <notify@test.example>',
     domains: ['test.example'], caCertificate: tls.cert,
   }));
-  owner = await makeUser(env, { 'risks:read': 'own', 'risks:update': 'own', 'risks:create': 'own' }, unique('Olivia Owner'));
-  watcher = await makeUser(env, { 'risks:read': 'all' }, unique('Walter Watcher'));
+  owner = await makeUser(env, { 'risks:read': 'own', 'risks:update': 'own', 'risks:create': 'own' }, unique('olivia.owner'));
+  watcher = await makeUser(env, { 'risks:read': 'all' }, unique('walter.watcher'));
 }, 180_000);
 
 afterAll(async () => {
@@ -77,7 +77,8 @@ describe('rule mails', () => {
     const title = unique('Ledger loss');
     const riskId = await makeRisk(env, await owner.actor(), { title });
     await withRule({ event: 'status_changed', value: 'closed', userIds: [watcher.id], notifyOwner: true }, async () => {
-      await env.ctx.db.transaction(async (tx) => updateRecord(tx, riskKind, await owner.actor(), riskId, { status: 'closed' }));
+      const ownerActor = await owner.actor();
+      await env.ctx.db.transaction((tx) => updateRecord(tx, riskKind, ownerActor, riskId, { status: 'closed' }));
       await deliver();
       const mail = await smtp.waitFor((m) => m.subject.includes(title));
       expect(mail.to).toEqual([watcher.email]);
@@ -152,8 +153,8 @@ describe('rule mails', () => {
     const title = unique('Quiet risk');
     const riskId = await makeRisk(env, admin, { title });
     const quiet = await makeUser(env, { 'risks:read': 'all' });
-    const leaver = await makeUser(env, { 'risks:read': 'all' }, unique('Lee Leaver'));
-    await env.ctx.db.transaction(async (tx) => saveMailPreferences(tx, await quiet.actor(), { digests: true, ruleMails: false }));
+    const leaver = await makeUser(env, { 'risks:read': 'all' }, unique('lee.leaver'));
+    await quiet.actor().then((a) => env.ctx.db.transaction((tx) => saveMailPreferences(tx, a, { digests: true, ruleMails: false })));
     await env.ctx.db.transaction((tx) => setUserStatus(tx, admin, leaver.id, 'deactivated'));
     await withRule({ name: 'Quiet rule', event: 'changed', userIds: [quiet.id, leaver.id, watcher.id] }, async () => {
       await env.ctx.db.transaction((tx) => updateRecord(tx, riskKind, admin, riskId, { description: 'changed' }));
