@@ -173,6 +173,7 @@ export const monthsAfter = (date: SQL | PgColumn, months: SQL | PgColumn): SQL =
  */
 export function milestoneReached(window: ReminderWindow, date: SQL | PgColumn, changedAt: SQL | PgColumn, daysBefore: readonly number[] = [30, 7, 0]): SQL {
   const sorted = [...daysBefore].sort((a, b) => a - b);
-  const latest = sql.join([sql`case`, ...sorted.map((days) => sql` when ${date} - ${days} <= ${window.today} then ${date} - ${days}`), sql` end`], sql``);
+  // Whole days as literals: a parameter there would be taken for a date, and date - date is a number of days.
+  const latest = sql.join([sql`case`, ...sorted.map((days) => sql` when ${date} - ${sql.raw(String(Math.trunc(days)))} <= ${window.today} then ${date} - ${sql.raw(String(Math.trunc(days)))}`), sql` end`], sql``);
   return sql`((${latest}) is not null and (${window.since} is null or (${latest}) > ${window.since} or ${changedAt} >= ${window.sinceAt}))`;
 }
