@@ -88,7 +88,7 @@ describe('the daily reminder sweep', () => {
   test('the first sweep mails each owner one digest of everything due or overdue, grouped by kind, with links', async () => {
     expect(await sweep(DAY)).toBe(true);
     const mail = await smtp.waitFor((m) => m.to.includes(owner.email) && m.subject.startsWith(`Reminders for ${DAY}`));
-    expect(mail.subject).toBe(`Reminders for ${DAY}: 8 items due or overdue`);
+    expect(mail.subject).toBe(`Reminders for ${DAY}: 7 items due or overdue`);
     const body = mail.body;
     expect(body).toContain('Risk reviews due (1)\n  - Vendor lock-in: due ');
     expect(body).toContain('Control tests due (1)\n  - Quarterly access review: due ');
