@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq, inArray } from 'drizzle-orm';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { outbox } from '../../db/schema';
+import { outbox, reminderDigests, reminderLists, reminderRuns } from '../../db/schema';
 import { controlKind } from '../../src/modules/controls/service';
 import { MAX_ATTEMPTS } from '../../src/platform/mail';
 import { queueMail } from '../../src/platform/mail';
@@ -118,8 +118,11 @@ describe('mail when the SMTP server fails', () => {
         await createRecord(tx, controlKind, admin, { name: unique('Scheduled control'), testFrequencyMonths: 1, ownerId: person.id });
         await saveNotificationSettings(tx, admin, { ...(await notificationSettings(tx)), reminderHour: 0, timeZone: 'UTC' });
       });
-      const { reminderRuns } = await import('../../db/schema');
-      await env.ctx.db.delete(reminderRuns).where(eq(reminderRuns.day, new Date().toISOString().slice(0, 10)));
+      // Each case sweeps today afresh (a real database never forgets a day).
+      const today = new Date().toISOString().slice(0, 10);
+      await env.ctx.db.delete(reminderDigests).where(eq(reminderDigests.day, today));
+      await env.ctx.db.delete(reminderLists).where(eq(reminderLists.day, today));
+      await env.ctx.db.delete(reminderRuns).where(eq(reminderRuns.day, today));
       expect(await sweepOnce(env.ctx)).toBe(true);
       const digests = (await env.ctx.db.select().from(outbox).where(eq(outbox.kind, 'digest'))).filter((m) => m.recipients.includes(person.email));
       expect(digests).toHaveLength(1);
