@@ -109,7 +109,8 @@ export function makeRuleMails(ctx: AppContext): Promise<number> {
 
 /** After a write: rule mails are made in the background; a failure is logged and retried by the next pass. */
 export function afterWrite(ctx: AppContext): void {
-  makeRuleMails(ctx).catch((error) => log.error('rule mails failed', { error: String(error) }));
+  // A macrotask later: the request that wrote answers first, without sharing its time with the rules.
+  setTimeout(() => makeRuleMails(ctx).catch((error) => log.error('rule mails failed', { error: String(error) })), 0);
 }
 
 async function catchUp(ctx: AppContext): Promise<number> {
@@ -256,21 +257,31 @@ interface People {
 
 /** Everyone the matched rules could name, their groups' members and their opt-outs, in four queries. */
 async function peopleFor(tx: DbOrTx, rules: Rule[], matched: { occurrence: Occurrence; rules: Rule[] }[], records: Map<string, StoredRecord>): Promise<People> {
-  const groupIds = new Set<string>(rules.flatMap((r) => r.groupIds));
+  const hits = new Set(matched.flatMap((m) => m.rules));
+  const groupIds = new Set<string>([...hits].flatMap((r) => r.groupIds));
+  const userIds = new Set<string>([...hits].flatMap((r) => [...r.userIds, ...(r.createdBy ? [r.createdBy] : [])]));
   for (const { occurrence } of matched) {
-    const group = (records.get(keyOf(occurrence)) ?? fromHistory(occurrence)).owners[0]?.ownerGroupId;
-    if (group) groupIds.add(group);
+    const owner = (records.get(keyOf(occurrence)) ?? fromHistory(occurrence)).owners[0];
+    if (owner?.ownerGroupId) groupIds.add(owner.ownerGroupId);
+    if (owner?.ownerId) userIds.add(owner.ownerId);
   }
-  const addresses = [...new Set(rules.flatMap((r) => r.addresses.map((a) => a.toLowerCase())))];
-  const [memberRows, userRows] = await Promise.all([
-    groupIds.size ? tx.select({ groupId: groupMembers.groupId, userId: groupMembers.userId }).from(groupMembers).where(inArray(groupMembers.groupId, [...groupIds])) : [],
-    tx.select({ id: users.id, email: users.email, name: users.name, status: users.status }).from(users),
+  const addresses = [...new Set([...hits].flatMap((r) => r.addresses.map((a) => a.toLowerCase())))];
+  const memberRows = groupIds.size
+    ? await tx.select({ groupId: groupMembers.groupId, userId: groupMembers.userId }).from(groupMembers).where(inArray(groupMembers.groupId, [...groupIds]))
+    : [];
+  for (const row of memberRows) userIds.add(row.userId);
+  const person = { id: users.id, email: users.email, name: users.name, status: users.status };
+  const [userRows, addressRows, optedOutRows] = await Promise.all([
+    userIds.size ? tx.select(person).from(users).where(inArray(users.id, [...userIds])) : [],
+    addresses.length ? tx.select(person).from(users).where(inArray(sql`lower(${users.email})`, addresses)) : [],
+    // Only those who turned rule mails off have a row saying so: few.
+    tx.select({ userId: mailPreferences.userId }).from(mailPreferences).where(eq(mailPreferences.ruleMails, false)),
   ]);
   const members = new Map<string, string[]>();
   for (const row of memberRows) members.set(row.groupId, [...(members.get(row.groupId) ?? []), row.userId]);
-  const byEmail = new Map(userRows.filter((u) => addresses.includes(u.email.toLowerCase())).map((u) => [u.email.toLowerCase(), u.id]));
-  const optedOut = new Set((await tx.select({ userId: mailPreferences.userId }).from(mailPreferences).where(eq(mailPreferences.ruleMails, false))).map((r) => r.userId));
-  return { users: new Map(userRows.map((u) => [u.id, u])), members, byEmail, optedOut };
+  const byEmail = new Map(addressRows.map((u) => [u.email.toLowerCase(), u.id]));
+  const optedOut = new Set(optedOutRows.map((r) => r.userId));
+  return { users: new Map([...userRows, ...addressRows].map((u) => [u.id, u])), members, byEmail, optedOut };
 }
 
 function recipientsOf(rule: Rule, record: StoredRecord, people: People): Omit<Recipient, 'rules'>[] {
