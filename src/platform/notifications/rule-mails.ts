@@ -113,6 +113,15 @@ export function afterWrite(ctx: AppContext): void {
   setTimeout(() => makeRuleMails(ctx).catch((error) => log.error('rule mails failed', { error: String(error) })), 0);
 }
 
+/**
+ * Called in the transaction that creates a rule, after its audit entry: mail starts with the changes after it. Before
+ * the first rule the cursor does not exist, and the first pass starts at the present.
+ */
+export async function startRuleMailsAt(tx: DbOrTx): Promise<void> {
+  const [{ head }] = await selectRows<{ head: string | null }>(tx, sql`select max(${auditLog.seq}) as head from ${auditLog}`);
+  await tx.insert(notificationCursor).values({ name: CURSOR, auditSeq: Number(head ?? 0) }).onConflictDoNothing();
+}
+
 async function catchUp(ctx: AppContext): Promise<number> {
   let queued = 0;
   for (;;) {

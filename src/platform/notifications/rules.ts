@@ -8,6 +8,7 @@ import { recordChange } from '../history';
 import { moduleLabel, recordEvents } from '../module';
 import { requirePermission, type Actor } from '../permissions';
 import { EVENT_LABELS, RULE_EVENTS, type RecordEvents } from './declarations';
+import { startRuleMailsAt } from './rule-mails';
 import { EMAIL, inOwnDomains, mailSettings } from './settings';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -127,6 +128,7 @@ export async function createRule(tx: DbOrTx, actor: Actor, input: NotificationRu
   const values = normalised(input);
   const [row] = await tx.insert(notificationRules).values({ ...values, createdBy: actor.userId }).returning({ id: notificationRules.id });
   await recordChange(tx, actor, { module: 'settings', recordType: 'notificationRule', recordId: row.id, action: 'create', before: null, after: audited(values) });
+  await startRuleMailsAt(tx);
   return row;
 }
 
