@@ -4,7 +4,7 @@ import { saveAssistantSettings } from '../src/modules/assistant/settings-service
 import { DEFAULT_ASSISTANT_SETTINGS } from '../src/modules/assistant/schema';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import { selectRows } from '../db/client';
-import { searchStatement } from '../src/platform/search';
+import { searchStatement } from '../src/platform/search/search';
 import { bootBenchService, ms, summarise } from './lib';
 
 const ROWS = 100_000;

@@ -1,5 +1,5 @@
-import { appendAudit, type AuditEvent } from '../src/platform/audit';
-import { systemActor } from '../src/platform/permissions';
+import { appendAudit, type AuditEvent } from '../src/platform/audit/audit';
+import { systemActor } from '../src/platform/permissions/permissions';
 import { bootBenchService, ms, timeIt } from './lib';
 
 const events = (n: number, offset = 0): AuditEvent[] =>
@@ -22,7 +22,7 @@ export async function benchAudit(): Promise<Record<string, string>> {
       for (let i = 0; i < 500; i++) await ctx.db.transaction((tx) => appendAudit(tx, actor, events(1, i)));
     });
     for (let batch = 0; batch < 9; batch++) await ctx.db.transaction((tx) => appendAudit(tx, actor, events(10_000, batch * 10_000)));
-    const { verifyAuditLog } = await import('../src/platform/audit-verify');
+    const { verifyAuditLog } = await import('../src/platform/audit/audit-verify');
     const verify = await timeIt(() => verifyAuditLog(ctx.db));
     return {
       'append 10,000 audit entries (one transaction)': ms(append.ms),

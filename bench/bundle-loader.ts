@@ -6,7 +6,7 @@ import type { Summary } from '../scripts/bundle/report';
 import { createApp } from '../src/app';
 import { createToken } from '../src/modules/apiTokens/service';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
-import type { Permission } from '../src/platform/permissions';
+import type { Permission } from '../src/platform/permissions/permissions';
 import { bootBenchService } from './lib';
 
 const SCOPES: Permission[] = [

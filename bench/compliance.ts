@@ -3,9 +3,9 @@ import { createToken } from '../src/modules/apiTokens/service';
 import type { PackageInput } from '../src/modules/compliance/schema';
 import { importShippedPackage } from '../src/modules/compliance/shipped';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
-import type { Actor } from '../src/platform/permissions';
-import { sessionCookieName } from '../src/platform/screen-auth';
-import { signIn } from '../src/platform/sessions';
+import type { Actor } from '../src/platform/permissions/permissions';
+import { sessionCookieName } from '../src/platform/http/screen-auth';
+import { signIn } from '../src/platform/http/sessions';
 import { bootBenchService, ms, READ_AUDIT_HEAD, summarise, timedInDatabase } from './lib';
 
 const ITEMS = 10_000;

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { readConfig } from '../src/config';
 import { boot } from '../src/app';
-import type { Booted } from '../src/platform/bootstrap';
+import type { Booted } from '../src/platform/modules/bootstrap';
 
 /** A fresh database on DATABASE_URL's server for a benchmark (none on PGlite), and how to drop it afterwards. */
 export async function benchDatabase(label: string): Promise<{ url?: string; drop(): Promise<void> }> {

@@ -4,8 +4,8 @@ import { controlKind } from '../src/modules/controls/service';
 import { incidentKind } from '../src/modules/incidents/service';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import { riskListQueries } from '../src/modules/risks/service';
-import type { Actor } from '../src/platform/permissions';
-import { listQueries } from '../src/platform/records';
+import type { Actor } from '../src/platform/permissions/permissions';
+import { listQueries } from '../src/platform/records/records';
 import { bootBenchService, ms, summarise, timeIt } from './lib';
 
 const ROWS = 100_000;

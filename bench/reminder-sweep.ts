@@ -2,11 +2,11 @@ import { sql } from 'drizzle-orm';
 import { selectRows } from '../db/client';
 import { createApp } from '../src/app';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
-import { dueDateKinds } from '../src/platform/module';
+import { dueDateKinds } from '../src/platform/modules/module';
 import { collectDay, sendDigests } from '../src/platform/notifications/reminders';
 import { makeRuleMails } from '../src/platform/notifications/rule-mails';
 import { createRule, deleteRule } from '../src/platform/notifications/rules';
-import type { Actor } from '../src/platform/permissions';
+import type { Actor } from '../src/platform/permissions/permissions';
 import { bootBenchService, ms, summarise, timeIt } from './lib';
 
 const OWNERS = 2_000;

@@ -1,7 +1,7 @@
 import { createApp } from '../src/app';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import { createScimToken, createScimUser, setScimEnabled } from '../src/modules/people/scim/service';
-import type { Actor } from '../src/platform/permissions';
+import type { Actor } from '../src/platform/permissions/permissions';
 import { bootBenchService, ms, summarise, timeIt } from './lib';
 
 const USERS = 10_000;

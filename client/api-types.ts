@@ -15882,7 +15882,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -15962,7 +15962,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                     /** Format: uuid */
                     recordId: string;
                 };
@@ -15978,7 +15978,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -16069,7 +16069,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                recordType: "control" | "controlTest" | "requirement" | "risk" | "policy" | "thirdParty" | "auditPlan" | "auditFinding" | "incident";
+                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
                 recordId: string;
             };
             cookie?: never;

@@ -11,8 +11,8 @@
  * writes nothing: a verifier must not change what it verifies.
  */
 import { parseArgs } from 'node:util';
-import { parseCheckpoint, verifyAuditLog, type VerifyResult } from '../src/platform/audit-verify';
-import { verifyHistorySeals, type SealResult } from '../src/platform/history-seals';
+import { parseCheckpoint, verifyAuditLog, type VerifyResult } from '../src/platform/audit/audit-verify';
+import { verifyHistorySeals, type SealResult } from '../src/platform/audit/history-seals';
 import { openExistingDatabase, runCommand } from './cli';
 
 const USAGE = 'Usage: bun run audit:verify [--since <seq>:<hash>] [--history]';

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { checkPackage } from '../src/modules/evidence/package-verify';
-import { fileSource } from '../src/platform/zip';
+import { fileSource } from '../src/platform/storage/zip';
 
 const path = process.argv[2];
 if (!path || path === '--help' || path === '-h') {

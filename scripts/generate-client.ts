@@ -6,8 +6,8 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createApp } from '../src/app';
 import { readConfig } from '../src/config';
-import { boot } from '../src/platform/bootstrap';
-import { buildOpenApiDocument, type OpenApiDocument } from '../src/platform/openapi';
+import { boot } from '../src/platform/modules/bootstrap';
+import { buildOpenApiDocument, type OpenApiDocument } from '../src/platform/http/openapi';
 
 export const CLIENT_TYPES_FILE = new URL('../client/api-types.ts', import.meta.url).pathname;
 

@@ -9,8 +9,8 @@
  * It opens the database the way the server does (DATABASE_URL, else DATA_DIR) and applies no migrations.
  */
 import { MODULES } from '../src/modules';
-import { installModules } from '../src/platform/module';
-import { recountRows } from '../src/platform/row-counts';
+import { installModules } from '../src/platform/modules/module';
+import { recountRows } from '../src/platform/records/row-counts';
 import { openExistingDatabase, runCommand } from './cli';
 
 async function main(): Promise<number> {

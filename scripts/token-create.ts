@@ -9,8 +9,8 @@ import { ConfigError, readConfig } from '../src/config';
 import { createToken, lastValidDay } from '../src/modules/apiTokens/service';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import { boot } from '../src/app';
-import { AppError } from '../src/platform/errors';
-import { isPermission } from '../src/platform/permissions';
+import { AppError } from '../src/platform/core/errors';
+import { isPermission } from '../src/platform/permissions/permissions';
 
 const USAGE = 'Usage: bun run token:create -- --email <user email> --name <name> --scopes <scope,scope,...> [--expires YYYY-MM-DD]';
 

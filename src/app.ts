@@ -1,17 +1,18 @@
 import { Elysia, type AnyElysia } from 'elysia';
-import { httpPlatform } from './platform/http';
-import { strictQuery } from './platform/strict-input';
-import { refusalGuard } from './platform/refusals';
-import { securityHeaders } from './platform/security-headers';
-import { apiDocs } from './platform/api-docs';
-import { screenAuth } from './platform/screen-auth';
-import { staticFiles } from './platform/static-files';
-import { screenLimits } from './platform/screen-limits';
-import type { AppContext } from './platform/context';
+import { httpPlatform } from './platform/http/http';
+import { strictQuery } from './platform/http/strict-input';
+import { refusalGuard } from './platform/http/refusals';
+import { securityHeaders } from './platform/http/security-headers';
+import { apiDocs } from './platform/http/api-docs';
+import { screenAuth } from './platform/http/screen-auth';
+import { staticFiles } from './platform/http/static-files';
+import { screenLimits } from './platform/http/screen-limits';
+import type { AppContext } from './platform/http/context';
 import { csvImports } from './platform/csv/routes';
-import { installModules, uploadLimits } from './platform/module';
-import { openApiRoute } from './platform/openapi';
-import { platformModule } from './platform/platform-module';
+import { installModules } from './platform/modules/module';
+import { uploadLimits } from './platform/http/installed';
+import { openApiRoute } from './platform/http/openapi';
+import { platformModule } from './platform/modules/platform-module';
 import { notificationsModule } from './platform/notifications/pages';
 import { MODULES } from './modules';
 
@@ -49,4 +50,4 @@ export function createApp(ctx: AppContext): Elysia {
 export type App = ReturnType<typeof createApp>;
 
 /** Boot from here (not from the platform directly) so the modules are installed first: boot creates the first administrator through the people module. */
-export { boot } from './platform/bootstrap';
+export { boot } from './platform/modules/bootstrap';

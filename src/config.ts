@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { passwordProblem } from './platform/password-policy';
 
 /** The environment the service reads, validated once at start so a typo fails fast. */
 export const ConfigSchema = Type.Object({
@@ -55,9 +54,6 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
   const problems = [...Value.Errors(ConfigSchema, converted)].map((p) => `${p.path.slice(1) || '(root)'}: ${p.message}`);
   const config = converted as Config;
-  // The first administrator's password follows the same rules as every password set in the service.
-  const weak = !problems.length && config.ADMIN_PASSWORD !== undefined && passwordProblem(config.ADMIN_PASSWORD, { email: config.ADMIN_EMAIL });
-  if (weak) problems.push(`ADMIN_PASSWORD: ${weak}`);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return config;
 }

@@ -1,11 +1,11 @@
 import { ConfigError, readConfig } from './config';
 import { DataDirInUseError } from '../db/data-dir-lock';
 import { createApp } from './app';
-import { boot } from './platform/bootstrap';
-import { log } from './platform/log';
-import { API_BODY_LIMIT } from './platform/screen-limits';
-import { uploadLimits } from './platform/module';
-import { startBackgroundSweep } from './platform/sweep';
+import { boot } from './platform/modules/bootstrap';
+import { log } from './platform/core/log';
+import { API_BODY_LIMIT } from './platform/http/screen-limits';
+import { uploadLimits } from './platform/http/installed';
+import { startBackgroundSweep } from './platform/modules/sweep';
 
 async function main() {
   const config = readConfig();

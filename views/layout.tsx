@@ -1,7 +1,5 @@
 /// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
-import { navigation, type NavEntry } from '../src/platform/module';
-import { levelOf, type Actor } from '../src/platform/permissions';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */
 export function isHtmx(headers: Record<string, string | undefined> | Headers): boolean {
@@ -9,21 +7,18 @@ export function isHtmx(headers: Record<string, string | undefined> | Headers): b
   return get('hx-request') === 'true' && get('hx-boosted') !== 'true';
 }
 
-const mayOpen = (viewer: Actor, entry: Pick<NavEntry, 'needs' | 'level'>) => {
-  const level = levelOf(viewer, entry.needs);
-  return entry.level === 'all' ? level === 'all' : level !== null;
-};
-
-/** The side navigation this viewer may open, by group (built from the modules' manifests). */
-const navigationFor = (viewer: Actor) =>
-  navigation().map((g) => ({ group: g.group, entries: g.entries.filter((e) => mayOpen(viewer, e)) })).filter((g) => g.entries.length > 0);
-
-/** The Settings pages this viewer may open (the Settings group of the navigation, and the Settings index). */
-export const settingsLinksFor = (viewer: Actor): NavEntry[] => navigationFor(viewer).find((g) => g.group === 'Settings')?.entries ?? [];
+/** One group of the side navigation, with the entries the viewer may open. */
+export interface NavGroupView {
+  group: string;
+  entries: { key: string; label: string; href: string }[];
+}
 
 export interface LayoutProps {
   title: string;
-  viewer: Actor;
+  /** The side navigation, already limited to what the viewer may open. */
+  nav: readonly NavGroupView[];
+  /** The signed-in person's e-mail, shown in the header. */
+  email: string | null;
   csrfToken: string;
   /** Key of the current section: 'risks' or a Settings key such as 'api-tokens'. */
   active?: string;
@@ -48,8 +43,7 @@ function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): J
 }
 
 /** The app shell: every signed-in page renders inside it; htmx fragments render the page's content component alone. */
-export function Layout({ title, viewer, csrfToken, active, children }: LayoutProps): JSX.Element {
-  const groups = navigationFor(viewer);
+export function Layout({ title, nav: groups, email, csrfToken, active, children }: LayoutProps): JSX.Element {
   const current = (key: string) => (key === active ? 'page' : undefined);
   return (
     <>
@@ -66,7 +60,7 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
               <input type="search" name="q" placeholder="Search" aria-label="Search records" maxlength="200" />
             </form>
             <div class="whoami">
-              <a class="email" href="/settings/password" title="Change your password" safe>{viewer.email ?? ''}</a>
+              <a class="email" href="/settings/password" title="Change your password" safe>{email ?? ''}</a>
               <a href="/settings/two-factor" title="Two-factor sign-in">Two-factor</a>
               <a href="/settings/my-notifications" title="Your digests and rule mails">Notifications</a>
               <form method="post" action="/sign-out" class="inline">
@@ -99,14 +93,6 @@ export function Layout({ title, viewer, csrfToken, active, children }: LayoutPro
       </html>
     </>
   );
-}
-
-/**
- * A screen's response: the content alone for an htmx request, the content inside the shell otherwise,
- * so both render the very same component.
- */
-export function renderScreen(headers: Record<string, string | undefined>, shell: Omit<LayoutProps, 'children'>, content: JSX.Element): JSX.Element {
-  return isHtmx(headers) ? content : <Layout {...shell}>{content}</Layout>;
 }
 
 /** The sign-in page and other screens outside the shell. */

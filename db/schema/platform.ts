@@ -232,7 +232,7 @@ export const referenceSeeds = pgTable('reference_seeds', {
 /**
  * Exact row counts of the register tables without scanning them: statement-level triggers append one signed delta
  * per writing statement (never updating a shared row, so writers do not queue on it), and the sweep folds each
- * table's deltas into one row. The count is the sum of a table's deltas (src/platform/row-counts.ts).
+ * table's deltas into one row. The count is the sum of a table's deltas (src/platform/records/row-counts.ts).
  */
 export const rowCounts = pgTable('row_counts', {
   tableName: text('table_name').notNull(),

@@ -48,7 +48,7 @@ export interface Step {
 
 /**
  * One write of a step. `single` makes it with its own request; `batch` names the batch endpoint that can make it
- * together with others of the same kind (src/platform/batch.ts) and the item it sends. Either way `done` receives
+ * together with others of the same kind (src/platform/records/batch.ts) and the item it sends. Either way `done` receives
  * the id of the record written.
  */
 export interface WriteOp {

@@ -4,8 +4,8 @@ import { ANALYSIS_STATUSES, PackageInput, PackageItem } from '../../src/modules/
 import { ControlCreate } from '../../src/modules/controls/schema';
 import { MAX_CONTENT_LENGTH, PolicyApprovalCreate, PolicyContent, PolicyCreate } from '../../src/modules/policies/schema';
 import { ClassificationInput, LevelRef, RiskCreate, RiskScale, TreatmentCreate } from '../../src/modules/risks/schema';
-import { IsoDate } from '../../src/platform/record-schema';
-import { stringEnum } from '../../src/platform/schema-helpers';
+import { IsoDate } from '../../src/platform/records/record-schema';
+import { stringEnum } from '../../src/platform/http/schema-helpers';
 
 /**
  * The bundle the loader reads (specification: "Bundle (input of the bundle loader)"). Each record's fields are taken

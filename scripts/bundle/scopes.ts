@@ -1,4 +1,4 @@
-import type { Permission } from '../../src/platform/permissions';
+import type { Permission } from '../../src/platform/permissions/permissions';
 import { inParallel, LoaderFailure, type Instance } from './api';
 import type { Bundle } from './schema';
 

@@ -4,7 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { validatePackage } from '../../src/modules/compliance/packages-service';
 import { scaleProblems } from '../../src/modules/risks/settings-service';
-import { isRealDate } from '../../src/platform/dates';
+import { isRealDate } from '../../src/platform/core/dates';
 import {
   Bundle, BUNDLE_FORMAT, BUNDLE_VERSION, BundleClassification, BundleControl, BundlePolicy, BundleRequirement, BundleRisk,
   MAX_BUNDLE_BYTES, plainIntegers, type PlannedTreatment,
@@ -23,7 +23,9 @@ export class BundleFileError extends Error {}
 export const RESIDUAL_BASIS_TITLE = 'Residual rating basis';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-export const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
+import { squash } from '../../src/platform/core/text';
+
+export { squash };
 const quote = (s: unknown) => JSON.stringify(s);
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 

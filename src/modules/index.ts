@@ -1,4 +1,4 @@
-import type { ModuleManifest } from '../platform/module';
+import type { ModuleManifest } from '../platform/modules/module';
 import { manifest as accountReviews } from './accountReviews';
 import { manifest as apiTokens } from './apiTokens';
 import { manifest as assets } from './assets';

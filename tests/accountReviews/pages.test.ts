@@ -58,7 +58,7 @@ describe('account review screens', () => {
     const page = await (await admin.get(`/account-reviews/${id}`)).text();
     expect(page).toContain('1 revoke');
     expect(page).toMatch(/<span>revoke<\/span>/);
-    const { listHistory } = await import('../../src/platform/history');
+    const { listHistory } = await import('../../src/platform/audit/history');
     const history = await listHistory(env.ctx.db, 'accountReviewItem', itemId);
     expect(history[0]).toMatchObject({ action: 'update', via: 'screen', actor: ADMIN_EMAIL, changes: { decision: { before: null, after: 'revoke' } } });
   });

@@ -3,8 +3,8 @@ import { and, desc, eq, gt } from 'drizzle-orm';
 import { apiTokens, auditLog, history, sessions } from '../../db/schema';
 import { createToken, hashSecret } from '../../src/modules/apiTokens/service';
 import { removeGroupMember, setUserStatus } from '../../src/modules/people/service';
-import { AppError } from '../../src/platform/errors';
-import { systemActor } from '../../src/platform/permissions';
+import { AppError } from '../../src/platform/core/errors';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 

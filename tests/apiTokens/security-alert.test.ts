@@ -3,9 +3,9 @@ import { eq } from 'drizzle-orm';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { groups, outbox } from '../../db/schema';
-import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
+import { ADMINISTRATORS_GROUP } from '../../src/platform/modules/reference-data';
 import { addGroupMember, createUser } from '../../src/modules/people/service';
-import { systemActor } from '../../src/platform/permissions';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
 

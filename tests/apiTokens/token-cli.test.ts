@@ -8,8 +8,8 @@ import { createApp } from '../../src/app';
 import { readConfig } from '../../src/config';
 import { hashSecret } from '../../src/modules/apiTokens/service';
 import { assignRoleToGroup, createGroup, createRole, createUser, setUserStatus } from '../../src/modules/people/service';
-import { boot } from '../../src/platform/bootstrap';
-import { systemActor, type Permission } from '../../src/platform/permissions';
+import { boot } from '../../src/platform/modules/bootstrap';
+import { systemActor, type Permission } from '../../src/platform/permissions/permissions';
 import { bearer } from '../helpers/factories';
 import { createTestDatabaseUrl } from '../helpers/db';
 

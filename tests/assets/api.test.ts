@@ -110,7 +110,7 @@ describe('assets over REST', () => {
     const ours = await createAsset({ name: unique('Ours'), ownerGroupId: user.groupId, ownerId: null });
     const theirs = await createAsset({ name: unique('Theirs') });
 
-    const { listRecords } = await import('../../src/platform/records');
+    const { listRecords } = await import('../../src/platform/records/records');
     const { assetKind } = await import('../../src/modules/assets/service');
     const seenByUser = await listRecords(env.ctx.db, assetKind, await user.actor(), { pageSize: 200 });
     expect(seenByUser.rows.map((row) => row.id).sort()).toEqual([mine, ours].sort());
@@ -141,7 +141,7 @@ describe('assets over REST', () => {
     expect(history.map((entry) => entry.action)).toEqual(['update', 'create']);
     expect(history[0]).toMatchObject({ via: 'api', changes: { businessUnitId: { before: null, after: unit }, description: { before: '', after: 'All sites' } } });
     expect((await send('DELETE', `/api/v1/assets/${id}`)).status).toBe(204);
-    const { listHistory } = await import('../../src/platform/history');
+    const { listHistory } = await import('../../src/platform/audit/history');
     expect((await listHistory(env.ctx.db, 'asset', id))[0].action).toBe('delete');
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -8,7 +8,7 @@ import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
 import { removeGroupMember } from '../../src/modules/people/service';
-import { systemActor, type Actor, type Permission } from '../../src/platform/permissions';
+import { systemActor, type Actor, type Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeToken, makeUser } from '../helpers/factories';
 
@@ -68,7 +68,7 @@ describe('the AI-assistant endpoint', () => {
   });
 
   test('initializes with the official client and lists the tools with their schemas and annotations', async () => {
-    const client = await connect(await makeToken(env, admin, READS));
+    const client = await connect(await makeToken(env, admin, [...READS, ...EVIDENCE]));
     expect(client.getServerVersion()?.name).toBe('grc-service');
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
@@ -83,6 +83,20 @@ describe('the AI-assistant endpoint', () => {
     for (const name of ['create_evidence', 'link_evidence', 'lock_evidence', 'upload_evidence', 'request_upload_link']) expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(false);
     expect(Object.keys(byName.get('list_risks')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['page', 'pageSize', 'status', 'q', 'sort']));
     expect(byName.get('upload_evidence')!.inputSchema.required).toEqual(expect.arrayContaining(['recordType', 'recordId', 'fileName']));
+  });
+
+  test('tools/list shows a token only the tools it may call: a read-only token sees no writing tool, a risks-only token only what reads risks', async () => {
+    const readOnly = await connect(await makeToken(env, admin, [...READS, 'evidence:read']));
+    expect((await readOnly.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      'get_record', 'list_compliance', 'list_controls', 'list_evidence', 'list_policies', 'list_risks', 'my_open_items', 'search',
+    ]);
+    const risksOnly = await connect(await makeToken(env, admin, ['risks:read']));
+    // my_open_items: risk exceptions waiting for the user's decision.
+    expect((await risksOnly.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_record', 'list_risks', 'my_open_items', 'search']);
+    // A tool it does not see is refused like a REST request without its scope, and the refusal is audited with the reason.
+    expect(await call(risksOnly, 'create_evidence', { title: 'x' })).toMatchObject({ isError: true, content: [{ text: 'forbidden' }] });
+    const [denial] = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied')).orderBy(desc(auditLog.seq)).limit(1);
+    expect(JSON.stringify(denial.details)).toContain('token scope evidence:create missing (tool create_evidence)');
   });
 
   test("list tools act as the token's user: scopes, own level, and a right removed takes effect on the next call", async () => {
@@ -105,7 +119,7 @@ describe('the AI-assistant endpoint', () => {
     const token = await makeToken(env, admin, [...EVIDENCE, ...READS, 'controls:update']);
     const client = await connect(token);
     const control = (await env.ctx.db.transaction(async (tx) => {
-      const { createRecord } = await import('../../src/platform/records');
+      const { createRecord } = await import('../../src/platform/records/records');
       const { controlKind } = await import('../../src/modules/controls/service');
       return createRecord(tx, controlKind, admin, { name: 'Access reviews' });
     })).id;

@@ -6,8 +6,8 @@ import { auditLog, evidenceUploadLinks } from '../../db/schema';
 import { createApp } from '../../src/app';
 import { saveAssistantSettings } from '../../src/modules/assistant/settings-service';
 import { DEFAULT_ASSISTANT_SETTINGS } from '../../src/modules/assistant/schema';
-import { sha256Hex } from '../../src/platform/canonical-json';
-import type { Actor } from '../../src/platform/permissions';
+import { sha256Hex } from '../../src/platform/core/canonical-json';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken } from '../helpers/factories';
 
@@ -47,7 +47,7 @@ const upload = (url: string, name: string, body: BodyInit) => {
 
 describe('upload links', () => {
   test('a link opens an upload page without signing in; files land as evidence linked to the record, audited as the user who asked', async () => {
-    const { createRecord } = await import('../../src/platform/records');
+    const { createRecord } = await import('../../src/platform/records/records');
     const { controlKind } = await import('../../src/modules/controls/service');
     const control = (await env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: 'Badge access' }))).id;
     const link = await askForLink({ recordType: 'control', recordId: control });
@@ -68,7 +68,7 @@ describe('upload links', () => {
   });
 
   test('each of the 10 slots is used once, an expired link and an unknown one refuse clearly, and the secret is stored only hashed', async () => {
-    const { createRecord } = await import('../../src/platform/records');
+    const { createRecord } = await import('../../src/platform/records/records');
     const { evidenceKind } = await import('../../src/modules/evidence/service');
     const evidenceId = (await env.ctx.db.transaction((tx) => createRecord(tx, evidenceKind, admin, { title: 'Many files' }))).id;
     const link = await askForLink({ recordType: 'evidence', recordId: evidenceId });

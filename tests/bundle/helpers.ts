@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToken } from '../../src/modules/apiTokens/service';
 import { savePolicySettings } from '../../src/modules/policies/settings-service';
-import type { Actor, Permission } from '../../src/platform/permissions';
+import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { runLoader } from '../../scripts/bundle/run';
 import type { Summary } from '../../scripts/bundle/report';
 import { startTestEnv, type TestEnv } from '../helpers/app';

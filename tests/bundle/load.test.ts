@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { apiTokens } from '../../db/schema';
 import { hashSecret, revokeToken } from '../../src/modules/apiTokens/service';
 import { controlKind } from '../../src/modules/controls/service';
-import { createRecord } from '../../src/platform/records';
+import { createRecord } from '../../src/platform/records/records';
 import { bearer, classificationId, makeRisk, unique } from '../helpers/factories';
 import { baseBundle, bundleFile, load, removeTempDirs, startInstance, writes, type Instance } from './helpers';
 

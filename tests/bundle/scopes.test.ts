@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { addGroupMember, removeGroupMember } from '../../src/modules/people/service';
-import { systemActor, type Level, type Permission } from '../../src/platform/permissions';
+import { systemActor, type Level, type Permission } from '../../src/platform/permissions/permissions';
 import { bearer, makeUser, unique } from '../helpers/factories';
 import { bundleFile, baseBundle, load, LOADER_SCOPES, removeTempDirs, SMALL_BUNDLE, startInstance, writes, type Instance } from './helpers';
 

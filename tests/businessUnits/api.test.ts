@@ -129,7 +129,7 @@ describe('business units over REST', () => {
     const theirs = await createUnit({ name: unique('Theirs') });
     const groupOwned = await createUnit({ name: unique('Ours'), ownerId: null, ownerGroupId: user.groupId });
 
-    const { listRecords } = await import('../../src/platform/records');
+    const { listRecords } = await import('../../src/platform/records/records');
     const { businessUnitKind } = await import('../../src/modules/businessUnits/service');
     const seenByUser = await listRecords(env.ctx.db, businessUnitKind, await user.actor(), { pageSize: 200 });
     expect(seenByUser.rows.map((row) => row.id).sort()).toEqual([mine, groupOwned].sort());
@@ -155,7 +155,7 @@ describe('business units over REST', () => {
       via: 'api', changes: { parentId: { before: null, after: parent }, description: { before: '', after: 'Reports to the board' } },
     });
     expect((await send('DELETE', `/api/v1/business-units/${id}`)).status).toBe(204);
-    const { listHistory } = await import('../../src/platform/history');
+    const { listHistory } = await import('../../src/platform/audit/history');
     const afterDelete = await listHistory(env.ctx.db, 'businessUnit', id);
     expect(afterDelete[0].action).toBe('delete');
   });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems } from '../../db/schema';
 import { importPackage } from '../../src/modules/compliance/packages-service';
-import type { Actor, Permission } from '../../src/platform/permissions';
+import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 

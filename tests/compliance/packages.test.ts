@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { auditLog, complianceAnalyses, complianceItems, compliancePackages, history } from '../../db/schema';
 import { importPackage, validatePackage } from '../../src/modules/compliance/packages-service';
-import { verifyAuditLog } from '../../src/platform/audit-verify';
+import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
 import type { PackageInput } from '../../src/modules/compliance/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';

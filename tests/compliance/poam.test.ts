@@ -4,7 +4,7 @@ import { complianceAnalyses, complianceItems } from '../../db/schema';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { addDays, poamCsv, poamItems } from '../../src/modules/compliance/poam-service';
 import type { PoamItem } from '../../src/modules/compliance/poam-api';
-import type { Actor } from '../../src/platform/permissions';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';
 

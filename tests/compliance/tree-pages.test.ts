@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems, exceptions } from '../../db/schema';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import type { PackageInput } from '../../src/modules/compliance/schema';
-import type { Actor } from '../../src/platform/permissions';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { applyCustomFields, checkValue, customFieldsFromForm, type Definition } from '../../src/platform/custom-field-values';
+import { applyCustomFields, checkValue, customFieldsFromForm, type Definition } from '../../src/platform/records/custom-field-values';
 
 const definition = (key: string, type: Definition['type'], extra: Partial<Definition> = {}): Definition => ({
   id: `00000000-0000-4000-8000-${String(key.length).padStart(12, '0')}`, module: 'controls', key, label: key, type, options: [],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright';
 import { createApp } from '../../src/app';
-import { NAV_GROUPS } from '../../src/platform/module';
+import { NAV_GROUPS } from '../../src/platform/http/installed';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv } from '../helpers/app';
 import { chromiumAvailable, launchChromium } from '../helpers/chromium';
 import { makeUser } from '../helpers/factories';

@@ -3,8 +3,8 @@ import { and, desc, eq, gt } from 'drizzle-orm';
 import { auditLog } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, classificationId, makeToken, makeUser } from '../helpers/factories';
-import type { Actor, Permission } from '../../src/platform/permissions';
-import { todayIso } from '../../src/platform/dates';
+import type { Actor, Permission } from '../../src/platform/permissions/permissions';
+import { todayIso } from '../../src/platform/core/dates';
 import { errorOf, restClient, sha256 } from './helpers';
 
 let env: TestEnv;

@@ -6,7 +6,7 @@ import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, makeUser } from '../helpers/factories';
 import { checkPackage } from '../../src/modules/evidence/package-verify';
 import type { PackageManifest } from '../../src/modules/evidence/package';
-import { bytesSource, entryStream, listZip, zipStream, type ZipEntry } from '../../src/platform/zip';
+import { bytesSource, entryStream, listZip, zipStream, type ZipEntry } from '../../src/platform/storage/zip';
 import { errorOf, restClient, sha256 } from './helpers';
 
 let env: TestEnv;

@@ -7,7 +7,7 @@ import { evidenceFiles } from '../../db/schema';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken } from '../helpers/factories';
 import { checkPackage } from '../../src/modules/evidence/package-verify';
-import { bytesSource } from '../../src/platform/zip';
+import { bytesSource } from '../../src/platform/storage/zip';
 import { restClient, sha256 } from './helpers';
 
 /**

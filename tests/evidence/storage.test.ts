@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken } from '../helpers/factories';
-import { deleteRecord } from '../../src/platform/records';
+import { deleteRecord } from '../../src/platform/records/records';
 import { evidenceKind } from '../../src/modules/evidence/service';
 import { errorOf, restClient, sha256, storedFiles, storedPath } from './helpers';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { policyKind } from '../../src/modules/policies/service';
-import { createRecord } from '../../src/platform/records';
-import type { Actor } from '../../src/platform/permissions';
+import { createRecord } from '../../src/platform/records/records';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { riskParent } from '../../src/modules/exceptions/parents';
 import { createException, getException } from '../../src/modules/exceptions/service';
-import { sessionCookieName } from '../../src/platform/screen-auth';
-import { signIn } from '../../src/platform/sessions';
-import type { Actor } from '../../src/platform/permissions';
+import { sessionCookieName } from '../../src/platform/http/screen-auth';
+import { signIn } from '../../src/platform/http/sessions';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app';
 import { readConfig } from '../../src/config';
-import { boot, type Booted } from '../../src/platform/bootstrap';
+import { boot, type Booted } from '../../src/platform/modules/bootstrap';
 import { createTestDatabaseUrl } from './db';
 
 export const ADMIN_EMAIL = 'admin@test.example';

@@ -5,8 +5,8 @@ import { loadUserRights, userActor } from '../../src/modules/people/rights';
 import { addGroupMember, assignRoleToGroup, createGroup, createRole, createUser } from '../../src/modules/people/service';
 import { createRisk } from '../../src/modules/risks/service';
 import type { RiskCreate } from '../../src/modules/risks/schema';
-import type { Actor, Level, Permission } from '../../src/platform/permissions';
-import { systemActor } from '../../src/platform/permissions';
+import type { Actor, Level, Permission } from '../../src/platform/permissions/permissions';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import type { TestEnv } from './app';
 import { ADMIN_EMAIL } from './app';
 

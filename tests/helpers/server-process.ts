@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openDatabase, type Database } from '../../db/client';
 import { createToken } from '../../src/modules/apiTokens/service';
 import { loadUserRightsByEmail, userActor } from '../../src/modules/people/rights';
-import type { Permission } from '../../src/platform/permissions';
+import type { Permission } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from './app';
 import { unique } from './factories';
 

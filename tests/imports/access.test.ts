@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { controls } from '../../db/schema';
-import { createRecord } from '../../src/platform/records';
+import { createRecord } from '../../src/platform/records/records';
 import { controlKind } from '../../src/modules/controls/service';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';

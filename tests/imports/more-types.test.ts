@@ -4,9 +4,9 @@ import { auditFindings, history, incidents, policies, projects, thirdParties } f
 import { auditPlanKind } from '../../src/modules/audits/service';
 import { createCustomField } from '../../src/modules/customFields/service';
 import { createIncidentClassification } from '../../src/modules/incidents/service';
-import { loadCustomFields } from '../../src/platform/custom-field-values';
-import { systemActor } from '../../src/platform/permissions';
-import { createRecord } from '../../src/platform/records';
+import { loadCustomFields } from '../../src/platform/records/custom-field-values';
+import { systemActor } from '../../src/platform/permissions/permissions';
+import { createRecord } from '../../src/platform/records/records';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';

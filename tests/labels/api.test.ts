@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { sessionCookieName } from '../../src/platform/screen-auth';
-import { signIn } from '../../src/platform/sessions';
+import { sessionCookieName } from '../../src/platform/http/screen-auth';
+import { signIn } from '../../src/platform/http/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
 

@@ -5,11 +5,11 @@ import { assetKind } from '../../src/modules/assets/service';
 import { setUserStatus } from '../../src/modules/people/service';
 import { riskKind } from '../../src/modules/risks/service';
 import { recordRiskReview } from '../../src/modules/risks/treatments-service';
-import { createRecord, updateRecord } from '../../src/platform/records';
+import { createRecord, updateRecord } from '../../src/platform/records/records';
 import { makeRuleMails } from '../../src/platform/notifications/rule-mails';
 import { createRule, deleteRule, updateRule, type NotificationRuleInput } from '../../src/platform/notifications/rules';
 import { saveMailPreferences, saveMailSettings } from '../../src/platform/notifications/settings';
-import type { Actor } from '../../src/platform/permissions';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique, type TestUser } from '../helpers/factories';
 import { selfSignedCertificate, startTestSmtp, type TestSmtp } from '../helpers/smtp';
@@ -170,7 +170,7 @@ describe('rule mails', () => {
     const title = unique('Shared mailbox');
     const riskId = await makeRisk(env, admin, { title });
     await withRule({ event: 'deleted', addresses: ['Risk-Committee@Test.example'] }, async () => {
-      const { deleteRecord } = await import('../../src/platform/records');
+      const { deleteRecord } = await import('../../src/platform/records/records');
       await env.ctx.db.transaction((tx) => deleteRecord(tx, riskKind, admin, riskId));
       await deliver();
       const mail = await smtp.waitFor((m) => m.subject === `Risk deleted: ${title}`);

@@ -5,7 +5,7 @@ import { readConfig } from '../../src/config';
 import { controlKind } from '../../src/modules/controls/service';
 import { collectDay } from '../../src/platform/notifications/reminders';
 import { notificationSettings, saveNotificationSettings } from '../../src/platform/notifications/settings';
-import { createRecord } from '../../src/platform/records';
+import { createRecord } from '../../src/platform/records/records';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { createTestDatabaseUrl } from '../helpers/db';
 import { adminActor, makeUser } from '../helpers/factories';

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { auditLog, groups, loginAttempts, roles, sessions, settings, users } from '../../db/schema';
-import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../src/platform/modules/reference-data';
 import { assignRoleToGroup, changeOwnPassword, createGroup, createRole } from '../../src/modules/people/service';
-import { AppError } from '../../src/platform/errors';
-import { systemActor } from '../../src/platform/permissions';
-import { RefusalLimiter } from '../../src/platform/refusals';
-import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, THROTTLE_WINDOW_MINUTES } from '../../src/platform/sessions';
+import { AppError } from '../../src/platform/core/errors';
+import { systemActor } from '../../src/platform/permissions/permissions';
+import { RefusalLimiter } from '../../src/platform/http/refusals';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, THROTTLE_WINDOW_MINUTES } from '../../src/platform/http/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { makeUser, unique } from '../helpers/factories';

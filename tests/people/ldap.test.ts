@@ -8,12 +8,12 @@ import { DIRECTORY_SIGN_IN_REFUSED, LDAP_SETTING, NO_ACCOUNT_HERE, saveLdapSetti
 import { DEFAULT_LDAP_SETTINGS, type LdapSettingsInput } from '../../src/modules/people/sign-in/schema';
 import { loadUserRights, userActor } from '../../src/modules/people/rights';
 import { addGroupMember, assignRoleToGroup, createGroup, createUser, setUserStatus } from '../../src/modules/people/service';
-import { AppError } from '../../src/platform/errors';
-import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../db/reference-data';
+import { AppError } from '../../src/platform/core/errors';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../src/platform/modules/reference-data';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
 import { prepareSignInSettings, saveSignInSettings, setBreakGlass } from '../../src/modules/people/sign-in/settings-service';
-import type { Actor } from '../../src/platform/permissions';
-import { MAX_FAILURES_PER_EMAIL, WRONG_CREDENTIALS } from '../../src/platform/sessions';
+import type { Actor } from '../../src/platform/permissions/permissions';
+import { MAX_FAILURES_PER_EMAIL, WRONG_CREDENTIALS } from '../../src/platform/http/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
 import { browser, sessionCookieOf, signedInBrowser } from '../helpers/browser';
 import { adminActor, makeUser, unique } from '../helpers/factories';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { auditLog, sessions } from '../../db/schema';
 import { setUserStatus } from '../../src/modules/people/service';
-import { MAX_FAILURES_PER_EMAIL } from '../../src/platform/sessions';
+import { MAX_FAILURES_PER_EMAIL } from '../../src/platform/http/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeUser } from '../helpers/factories';
 import { browser, sessionCookieOf, signedInBrowser } from '../helpers/browser';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { and, desc, eq } from 'drizzle-orm';
-import { ADMINISTRATORS_GROUP } from '../../db/reference-data';
+import { ADMINISTRATORS_GROUP } from '../../src/platform/modules/reference-data';
 import { auditLog, groups, history, loginAttempts, pendingSignIns, sessions, settings, users } from '../../db/schema';
-import { MAX_FAILURES_PER_EMAIL, startSession } from '../../src/platform/sessions';
+import { MAX_FAILURES_PER_EMAIL, startSession } from '../../src/platform/http/sessions';
 import { Secret, TOTP } from 'otpauth';
 import { beginEnrolment, confirmEnrolment } from '../../src/modules/people/two-factor/service';
 import { addGroupMember, createPasswordResetLink, createUser, removeGroupMember, setUserStatus, usePasswordReset } from '../../src/modules/people/service';
@@ -11,8 +11,8 @@ import {
 } from '../../src/modules/people/sign-in/settings-service';
 import { LAST_BREAK_GLASS, RESET_NEEDS_BREAK_GLASS, SSO_ONLY_KEY } from '../../src/modules/people/sign-in/break-glass';
 import type { OidcSettingsInput } from '../../src/modules/people/sign-in/schema';
-import { AppError } from '../../src/platform/errors';
-import type { Actor } from '../../src/platform/permissions';
+import { AppError } from '../../src/platform/core/errors';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, type TestEnv } from '../helpers/app';
 import { browser, parseSetCookie, sessionCookieOf, signedInBrowser } from '../helpers/browser';
 import { adminActor, makeUser, unique } from '../helpers/factories';

@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { auditLog, loginAttempts, pendingSignIns, sessions, userTwoFactor } from '../../db/schema';
 import { beginEnrolment, confirmEnrolment, setTwoFactorRule, twoFactorStatus, WRONG_CODE, REPLAYED_CODE } from '../../src/modules/people/two-factor/service';
-import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, startSession, THROTTLE_WINDOW_MINUTES } from '../../src/platform/sessions';
+import { CHECKS_THROTTLED_MESSAGE, MAX_FAILURES_PER_EMAIL, startSession, THROTTLE_WINDOW_MINUTES } from '../../src/platform/http/sessions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { parseSetCookie } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, type TestUser } from '../helpers/factories';

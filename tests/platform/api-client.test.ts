@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { createApiClient } from '../../client';
-import { buildOpenApiDocument } from '../../src/platform/openapi';
+import { buildOpenApiDocument } from '../../src/platform/http/openapi';
 import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/generate-client';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, classificationId, makeToken, unique } from '../helpers/factories';

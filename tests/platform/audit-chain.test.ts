@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/platform/audit';
-import { parseCheckpoint, verifyEntries } from '../../src/platform/audit-verify';
-import { canonicalJson } from '../../src/platform/canonical-json';
-import { AppError } from '../../src/platform/errors';
+import { GENESIS_HASH, hashAuditEntry, type AuditEntry } from '../../src/platform/audit/audit';
+import { parseCheckpoint, verifyEntries } from '../../src/platform/audit/audit-verify';
+import { canonicalJson } from '../../src/platform/core/canonical-json';
+import { AppError } from '../../src/platform/core/errors';
 
 /** Seeded so a failing mutation can be replayed: the seed is in every assertion message. */
 function randomSource(seed: number) {

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../db/client';
 import { readConfig } from '../../src/config';
-import { appendAudit } from '../../src/platform/audit';
-import { verifyAuditLog } from '../../src/platform/audit-verify';
-import { boot } from '../../src/platform/bootstrap';
-import { systemActor } from '../../src/platform/permissions';
+import { appendAudit } from '../../src/platform/audit/audit';
+import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
+import { boot } from '../../src/platform/modules/bootstrap';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestEnv } from '../helpers/app';
 
 const SCRIPT = join(import.meta.dir, '../../scripts/audit-verify.ts');

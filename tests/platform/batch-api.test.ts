@@ -3,14 +3,14 @@ import { eq } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems } from '../../db/schema';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { controlKind } from '../../src/modules/controls/service';
-import { BATCH_MAX_ITEMS } from '../../src/platform/batch';
-import type { Actor, Permission } from '../../src/platform/permissions';
-import { createRecord } from '../../src/platform/records';
+import { BATCH_MAX_ITEMS } from '../../src/platform/records/batch';
+import type { Actor, Permission } from '../../src/platform/permissions/permissions';
+import { createRecord } from '../../src/platform/records/records';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 
 /**
- * Batch operations of the REST API (src/platform/batch.ts): many records in one request and one transaction, each
+ * Batch operations of the REST API (src/platform/records/batch.ts): many records in one request and one transaction, each
  * with the rules of its single-record operation, its Audit Log and History entry, and one result per item.
  */
 

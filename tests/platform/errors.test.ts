@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { t } from 'elysia';
 import { createApp } from '../../src/app';
-import { Data } from '../../src/platform/envelopes';
-import { DATABASE_UNAVAILABLE } from '../../src/platform/http';
+import { Data } from '../../src/platform/http/envelopes';
+import { DATABASE_UNAVAILABLE } from '../../src/platform/http/http';
 import { startTestEnv, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken } from '../helpers/factories';
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
 import { auditLog, history } from '../../db/schema';
-import { changesDigest, type FieldChanges } from '../../src/platform/history';
-import { verifyHistorySeals } from '../../src/platform/history-seals';
+import { changesDigest, type FieldChanges } from '../../src/platform/audit/history';
+import { verifyHistorySeals } from '../../src/platform/audit/history-seals';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, unique } from '../helpers/factories';
 

@@ -3,7 +3,7 @@ import { and, desc, eq, gt } from 'drizzle-orm';
 import { apiTokens, auditLog, complianceAnalyses } from '../../db/schema';
 import { hashSecret } from '../../src/modules/apiTokens/service';
 import { importPackage } from '../../src/modules/compliance/packages-service';
-import type { Level, Permission } from '../../src/platform/permissions';
+import type { Level, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeToken, makeUser, unique } from '../helpers/factories';
 

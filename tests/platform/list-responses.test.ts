@@ -4,8 +4,8 @@ import { Value } from '@sinclair/typebox/value';
 import { ControlView } from '../../src/modules/controls/schema';
 import { IncidentView } from '../../src/modules/incidents/schema';
 import { RiskView } from '../../src/modules/risks/schema';
-import { pageEnvelope } from '../../src/platform/paging';
-import { ALL_PERMISSIONS } from '../../src/platform/permissions';
+import { pageEnvelope } from '../../src/platform/http/paging';
+import { ALL_PERMISSIONS } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken } from '../helpers/factories';
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
   token = await makeToken(env, admin, ['risks:read', 'controls:read', 'incidents:read']);
 });
 
-// Elysia does not re-check list rows on every request (src/platform/paging.ts pageEnvelope); this checks them here.
+// Elysia does not re-check list rows on every request (src/platform/http/paging.ts pageEnvelope); this checks them here.
 describe('list responses', () => {
   const lists: [string, TSchema][] = [['risks', RiskView], ['controls', ControlView], ['incidents', IncidentView]];
   for (const [path, view] of lists) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { isPermission } from '../../src/platform/permissions';
+import { isPermission } from '../../src/platform/permissions/permissions';
 
 let env: TestEnv;
 let doc: { openapi: string; paths: Record<string, Record<string, Record<string, unknown>>> };

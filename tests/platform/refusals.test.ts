@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, gt, like } from 'drizzle-orm';
 import { auditLog, clientRefusals, refusalWindows } from '../../db/schema';
-import { verifyAuditLog } from '../../src/platform/audit-verify';
-import { summarizeEndedRefusals } from '../../src/platform/refusals';
-import { TOO_MANY_REFUSALS } from '../../src/platform/refusals';
-import { sweepOnce } from '../../src/platform/sweep';
+import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
+import { summarizeEndedRefusals } from '../../src/platform/http/refusals';
+import { TOO_MANY_REFUSALS } from '../../src/platform/http/refusals';
+import { sweepOnce } from '../../src/platform/modules/sweep';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken } from '../helpers/factories';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { API_BODY_LIMIT, API_TOO_LARGE, CSV_TOO_LARGE, MAX_BODY_DEPTH, SCREEN_REQUEST_LIMIT, TOO_DEEP } from '../../src/platform/screen-limits';
+import { API_BODY_LIMIT, API_TOO_LARGE, CSV_TOO_LARGE, MAX_BODY_DEPTH, SCREEN_REQUEST_LIMIT, TOO_DEEP } from '../../src/platform/http/screen-limits';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, bearer, classificationId, makeToken, unique } from '../helpers/factories';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
-import { API_CSP, SCREEN_CSP, securityHeaders } from '../../src/platform/security-headers';
+import { API_CSP, SCREEN_CSP, securityHeaders } from '../../src/platform/http/security-headers';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeRisk, makeUser } from '../helpers/factories';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Semaphore, SemaphoreFull } from '../../src/platform/semaphore';
+import { Semaphore, SemaphoreFull } from '../../src/platform/core/semaphore';
 
 describe('semaphore', () => {
   test('runs at most `limit` tasks at once, lets `maxWaiting` wait in order, and refuses beyond that', async () => {

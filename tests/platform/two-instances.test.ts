@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Database } from '../../db/client';
-import { verifyAuditLog } from '../../src/platform/audit-verify';
-import { verifyHistorySeals } from '../../src/platform/history-seals';
+import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
+import { verifyHistorySeals } from '../../src/platform/audit/history-seals';
 import { createTestDatabaseUrl } from '../helpers/db';
 import { adminTokenIn, openTestDatabase, startServerProcess, type ServerProcess } from '../helpers/server-process';
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
 import { auditLog, policyVersions } from '../../db/schema';
 import { savePolicySettings } from '../../src/modules/policies/settings-service';
-import type { Permission } from '../../src/platform/permissions';
+import type { Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser } from '../helpers/factories';
 

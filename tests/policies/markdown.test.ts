@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { renderMarkdown, safeHref } from '../../src/platform/markdown';
+import { renderMarkdown, safeHref } from '../../src/platform/core/markdown';
 
 /** Every tag the renderer may write; anything else in the output would be markup chosen by the author. */
 const ALLOWED_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'pre', 'a', 'br']);

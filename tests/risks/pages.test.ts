@@ -3,9 +3,9 @@ import type { RiskScaleView } from '../../src/modules/risks/schema';
 import { setUserStatus } from '../../src/modules/people/service';
 import { getRisk } from '../../src/modules/risks/service';
 import { getRiskScale } from '../../src/modules/risks/settings-service';
-import { sessionCookieName } from '../../src/platform/screen-auth';
-import { signIn } from '../../src/platform/sessions';
-import type { Level, Permission } from '../../src/platform/permissions';
+import { sessionCookieName } from '../../src/platform/http/screen-auth';
+import { signIn } from '../../src/platform/http/sessions';
+import type { Level, Permission } from '../../src/platform/permissions/permissions';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, classificationId, makeRisk, makeUser, unique } from '../helpers/factories';
 

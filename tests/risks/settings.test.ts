@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, asc, eq } from 'drizzle-orm';
 import { auditLog } from '../../db/schema';
 import type { RiskScale, RiskScaleView } from '../../src/modules/risks/schema';
-import type { Permission } from '../../src/platform/permissions';
+import type { Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, classificationId, makeRisk, makeToken, unique } from '../helpers/factories';
 

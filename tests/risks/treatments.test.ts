@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { controlKind } from '../../src/modules/controls/service';
-import { createRecord } from '../../src/platform/records';
-import type { Actor } from '../../src/platform/permissions';
+import { createRecord } from '../../src/platform/records/records';
+import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 
@@ -164,8 +164,8 @@ describe('risk reviews', () => {
 
 describe('treatments, reviews and exceptions screen', () => {
   const browser = async () => {
-    const { signIn } = await import('../../src/platform/sessions');
-    const { sessionCookieName } = await import('../../src/platform/screen-auth');
+    const { signIn } = await import('../../src/platform/http/sessions');
+    const { sessionCookieName } = await import('../../src/platform/http/screen-auth');
     const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
     const session = await signIn(env.ctx.db, ADMIN_EMAIL, ADMIN_PASSWORD, '', { sessionHours: 1 });
     const cookie = `${sessionCookieName(env.ctx.config)}=${session.secret}`;

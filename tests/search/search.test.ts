@@ -3,7 +3,7 @@ import { testEnv, type TestEnv } from '../helpers/app';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { signedInBrowser } from '../helpers/browser';
 import { adminActor, bearer, makeRisk, makeToken, makeUser } from '../helpers/factories';
-import type { Actor } from '../../src/platform/permissions';
+import type { Actor } from '../../src/platform/permissions/permissions';
 
 let env: TestEnv;
 let admin: Actor;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
-import type { Actor } from '../../src/platform/permissions';
+import type { Actor } from '../../src/platform/permissions/permissions';
 
 let env: TestEnv;
 let admin: Actor;
@@ -88,7 +88,7 @@ describe('third parties over REST', () => {
   test('a screen user at level own is held to the same rule by the service', async () => {
     const user = await makeUser(env, { 'thirdParties:read': 'own' });
     const theirs = await create({ name: 'Not yours GmbH' });
-    const { getRecord } = await import('../../src/platform/records');
+    const { getRecord } = await import('../../src/platform/records/records');
     const { thirdPartyKind } = await import('../../src/modules/thirdParties/service');
     await expect(getRecord(env.ctx.db, thirdPartyKind, await user.actor(), theirs)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });

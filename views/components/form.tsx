@@ -1,29 +1,13 @@
 import Html from '@kitajs/html';
-import { AppError, type FieldProblem } from '../../src/platform/errors';
 
 /** Field name → message, for inline errors after a refused form. */
 export type FieldErrors = Record<string, string>;
 
-export function fieldErrors(problems: readonly FieldProblem[]): FieldErrors {
+/** Problems of a refused form, one per field (the platform's FieldProblem has this shape). */
+export function fieldErrors(problems: readonly { field: string; message: string }[]): FieldErrors {
   const errors: FieldErrors = {};
   for (const { field, message } of problems) errors[field] ??= message;
   return errors;
-}
-
-/**
- * Runs a form submission; a refusal the user can fix (INVALID, CONFLICT, THROTTLED) comes back as
- * `{ error }` to re-render the form with it, anything else (403, 404, 500) propagates to the error page.
- */
-export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: AppError }> {
-  try {
-    return { ok: true, value: await work() };
-  } catch (error) {
-    // A refusal of rights (deniedReason) goes on to the error handler, which writes it to the Audit Log.
-    if (error instanceof AppError && !error.deniedReason && (error.code === 'INVALID' || error.code === 'CONFLICT' || error.code === 'THROTTLED')) {
-      return { ok: false, error };
-    }
-    throw error;
-  }
 }
 
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
@@ -80,18 +64,3 @@ export function Select({ name, options, selected, id, required }: { name: string
 
 /** Escapes a value for places outside JSX children (kept here so pages never hand-roll escaping). */
 export const esc = (value: string) => Html.escapeHtml(value);
-
-/** A urlencoded or multipart form body as Elysia parses it: a repeated name becomes an array. */
-const fieldOf = (body: unknown, name: string): unknown =>
-  body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
-
-export function formText(body: unknown, name: string): string {
-  const value = fieldOf(body, name);
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : '';
-}
-
-export function formList(body: unknown, name: string): string[] {
-  const value = fieldOf(body, name);
-  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '');
-}

@@ -1,9 +1,9 @@
-import { runWrite, type AppContext } from '../../platform/context';
+import { runWrite, type AppContext } from '../../platform/http/context';
 import { csvUpload, importAnswer, importResponses, ImportModeQuery } from '../../platform/csv/routes';
 import { importReviewItems, ITEM_COLUMNS } from './import';
-import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
-import { pageEnvelope } from '../../platform/paging';
-import { recordApi } from '../../platform/record-api';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { pageEnvelope } from '../../platform/http/paging';
+import { recordApi } from '../../platform/records/record-api';
 import { ItemCreate, ItemDecision, ItemListQuery, ItemParams, ItemView, ProgramCreate, ProgramListQuery, ProgramUpdate, ProgramView } from './schema';
 import { addItem, decideItem, getItem, itemHistory, listItems, programKind, removeItem } from './service';
 

@@ -7,11 +7,12 @@ import {
 import { matchAllowed } from '../../platform/csv/import-type';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
 import { toCsv } from '../../platform/csv/write';
-import { recordChanges, type RecordChange } from '../../platform/history';
-import type { Actor } from '../../platform/permissions';
-import { getRecord } from '../../platform/records';
+import { recordChanges, type RecordChange } from '../../platform/audit/history';
+import type { Actor } from '../../platform/permissions/permissions';
+import { getRecord } from '../../platform/records/records';
 import { DECISIONS, type Decision } from './schema';
 import { accountKey, ITEM_RECORD_TYPE, itemAuditFields, personProblem, programForItemWrite, programKind, usersByEmail, type ActiveUser } from './service';
+import { isUuid } from '../../platform/core/uuid';
 
 /**
  * Account review CSV (Import CSV on a review program): the program's items, created or updated in bulk.
@@ -34,7 +35,6 @@ type ColumnName = (typeof ITEM_COLUMNS)[number]['name'];
 
 const CHUNK_ROWS = 1_000;
 const MAX_TEXT = 300;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Item = typeof accountReviewItems.$inferSelect;
 interface Fields {
@@ -233,7 +233,7 @@ export async function importReviewItems(db: Db, actor: Actor, programId: string,
     const seenAccounts = new Map<string, number>();
     for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
       const chunk = rows.slice(start, start + CHUNK_ROWS);
-      const ids = chunk.map((r) => cellOf(r.cells, 'id') ?? '').filter((id) => UUID.test(id)).map((id) => id.toLowerCase());
+      const ids = chunk.map((r) => cellOf(r.cells, 'id') ?? '').filter(isUuid).map((id) => id.toLowerCase());
       const emails = chunk.flatMap((r) => [cellOf(r.cells, 'owner') ?? '', cellOf(r.cells, 'reviewer') ?? '']);
       const [stored, people] = await Promise.all([
         ids.length

@@ -1,12 +1,14 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
+import type { AppContext } from '../../platform/http/context';
 import { accountReviewsApi } from './api';
 import { accountReviewPages } from './pages';
 
 /** Account reviews: review programs and their items, over REST and on screens. */
 export const accountReviewsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:accountReviews' }).use(accountReviewsApi(ctx)).use(accountReviewPages(ctx));
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
+import { registerType } from '../../platform/records/record-types';
+import { programKind } from './service';
 import { accountReviewDueDates, accountReviewEvents } from './notifications';
 
 export const manifest = defineModule({
@@ -15,6 +17,7 @@ export const manifest = defineModule({
   plugins: (ctx) => [accountReviewsModule(ctx)],
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],
   countedTables: ['account_review_programs'],
+  recordTypes: [registerType(programKind, { kind: 'accountReviewProgram', plural: 'Account review programs', href: (id) => `/account-reviews/${id}` })],
   events: accountReviewEvents,
   dueDates: accountReviewDueDates,
 });

@@ -1,7 +1,7 @@
 import { t, type Static } from 'elysia';
-import { NullableDate, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { PageQuery } from '../../platform/paging';
-import { stringEnum } from '../../platform/schema-helpers';
+import { NullableDate, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { PageQuery } from '../../platform/http/paging';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const PROGRAM_STATUSES = ['open', 'closed'] as const;
 export const DECISIONS = ['keep', 'revoke', 'modify'] as const;

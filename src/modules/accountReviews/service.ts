@@ -2,20 +2,18 @@ import { and, asc, count, eq, ilike, inArray, isNull, or, sql, type SQL } from '
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { accountReviewItems, accountReviewPrograms, users } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
-import { paging, type Page } from '../../platform/paging';
-import type { Actor } from '../../platform/permissions';
-import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
+import { paging, type Page } from '../../platform/http/paging';
+import type { Actor } from '../../platform/permissions/permissions';
+import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import type { ItemCreate, ItemDecision, ItemListQuery, ItemView, ProgramCreate } from './schema';
+import { isRealDate } from '../../platform/core/dates';
 
 const MODULE = 'accountReviews';
 /** Stored in the Audit Log and History for review items. */
 export const ITEM_RECORD_TYPE = 'accountReviewItem';
 
-/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
-const isCalendarDate = (value: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 export const programKind: RecordKind<typeof accountReviewPrograms, ProgramCreate> = {
   module: MODULE,
@@ -34,7 +32,7 @@ export const programKind: RecordKind<typeof accountReviewPrograms, ProgramCreate
   async check(_db, candidate) {
     const problems: FieldProblem[] = [];
     if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
-    if (candidate.dueOn && !isCalendarDate(candidate.dueOn)) problems.push({ field: 'dueOn', message: 'must be a real date written YYYY-MM-DD' });
+    if (candidate.dueOn && !isRealDate(candidate.dueOn)) problems.push({ field: 'dueOn', message: 'must be a real date written YYYY-MM-DD' });
     return problems;
   },
 };

@@ -3,7 +3,7 @@ import { Flash } from '../../../views/components/flash';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Text, When } from '../../../views/components/table';
 import type { ImportResult, RowResult } from '../../platform/csv/engine';
-import type { Page } from '../../platform/paging';
+import type { Page } from '../../platform/http/paging';
 import { DECISIONS, type ItemView } from './schema';
 
 export interface ItemsSectionProps {

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Data, IdParam } from '../../platform/envelopes';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Data, IdParam } from '../../platform/http/envelopes';
 import { TokenCreate, TokenCreated, TokenListQuery, TokenPage, TokenView } from './schema';
 import { createToken, listTokensPage, revokeToken } from './service';
 

@@ -1,4 +1,4 @@
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { apiTokensApi } from './api';
 import { apiTokensPages } from './pages';
 import { authenticateToken } from './service';

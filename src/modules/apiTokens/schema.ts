@@ -1,8 +1,8 @@
 import { t, type Static } from 'elysia';
-import { exactly } from '../../platform/envelopes';
-import { PageQuery, pageEnvelope } from '../../platform/paging';
-import { ALL_PERMISSIONS } from '../../platform/permissions';
-import { stringEnum } from '../../platform/schema-helpers';
+import { exactly } from '../../platform/http/envelopes';
+import { PageQuery, pageEnvelope } from '../../platform/http/paging';
+import { ALL_PERMISSIONS } from '../../platform/permissions/permissions';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const Scope = stringEnum(ALL_PERMISSIONS, { description: '<module>:<right>' });
 

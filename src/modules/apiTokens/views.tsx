@@ -1,11 +1,11 @@
-import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions';
+import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions/permissions';
 import { Flash } from '../../../views/components/flash';
 import { CsrfField, Field, type FieldErrors } from '../../../views/components/form';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Tags, Text, When } from '../../../views/components/table';
 import type { TokenView } from './schema';
 import type { ActiveSession } from '../people/service';
-import type { SessionSettings } from '../../platform/sessions';
+import type { SessionSettings } from '../../platform/http/sessions';
 import type { TwoFactorRule } from '../people/two-factor/service';
 import { TwoFactorRuleCard } from '../people/two-factor/views';
 import { lastValidDay, listTokensPage } from './service';

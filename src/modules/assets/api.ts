@@ -1,5 +1,5 @@
-import type { AppContext } from '../../platform/context';
-import { recordApi } from '../../platform/record-api';
+import type { AppContext } from '../../platform/http/context';
+import { recordApi } from '../../platform/records/record-api';
 import { AssetCreate, AssetListQuery, AssetUpdate, AssetView } from './schema';
 import { assetKind } from './service';
 

@@ -1,17 +1,17 @@
 import { assets } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerType } from '../../platform/records/record-types';
+import { assetKind } from './service';
+import { defineModule } from '../../platform/modules/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
-import { assetPages } from './pages';
+import { assetPages, unitAssetsSection } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
 import { businessUnitKind } from '../businessUnits/service';
-import { assetKind } from './service';
 
 /** Assets. */
 export const manifest = defineModule({
   name: 'assets',
-  searchSources: [registerSearch({ kind: 'asset', label: 'Assets', module: 'assets', table: assets, title: assets.name, body: assets.description, href: (id) => `/assets/${id}` })],
+  recordTypes: [registerType(assetKind, { kind: 'asset', plural: 'Assets', href: (id) => `/assets/${id}`, search: { body: assets.description }, read: true })],
   permissions: 'assets',
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],
   imports: [assetImport],
@@ -19,5 +19,7 @@ export const manifest = defineModule({
     { group: 'Assets and vendors', key: 'assets', href: '/assets', label: 'Assets', needs: 'assets:read' },
   ],
   countedTables: ['assets'],
+  // A business unit's page lists its assets.
+  sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
   events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: businessUnitKind } })],
 });

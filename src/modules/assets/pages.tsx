@@ -1,8 +1,11 @@
-import type { AppContext } from '../../platform/context';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
+import type { AppContext } from '../../platform/http/context';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
 import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
+import { UnitAssets } from './views';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { listRecords } from '../../platform/records/records';
 
 export const assetPages = (ctx: AppContext) =>
   recordPages(ctx, assetKind, {
@@ -34,3 +37,9 @@ export const assetPages = (ctx: AppContext) =>
       { value: '-updatedAt', label: 'Recently updated' },
     ],
   });
+
+/** The assets of a business unit, on the unit's page, to readers of assets (own level included). */
+export async function unitAssetsSection(ctx: AppContext, unitId: string, viewer: Actor): Promise<JSX.Element | null> {
+  if (levelOf(viewer, 'assets:read') === null) return null;
+  return <UnitAssets page={await listRecords(ctx.db, assetKind, viewer, { businessUnitId: unitId, pageSize: 200, sort: 'name' })} />;
+}

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { recordInputs, recordListQuery, recordView, Uuid } from '../../platform/record-schema';
+import { recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 
 const assetFields = {
   name: t.String({ minLength: 1, maxLength: 300 }),

@@ -1,12 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import { assets, incidents, risks } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { referencedBy, type RecordKind } from '../../platform/records';
-import { requireReadableLink } from '../../platform/links';
+import type { FieldProblem } from '../../platform/core/errors';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
+import { requireReadableLink } from '../../platform/records/links';
 import { businessUnitKind } from '../businessUnits/service';
 import type { AssetCreate } from './schema';
+import { isUuid } from '../../platform/core/uuid';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const assetKind: RecordKind<typeof assets, AssetCreate> = {
   module: 'assets',
@@ -16,7 +16,7 @@ export const assetKind: RecordKind<typeof assets, AssetCreate> = {
   titleColumn: assets.name,
   sortable: { name: assets.name, createdAt: assets.createdAt, updatedAt: assets.updatedAt },
   defaults: { description: '', businessUnitId: null },
-  filters: { businessUnitId: (value) => (UUID.test(value) ? eq(assets.businessUnitId, value) : sql`false`) },
+  filters: { businessUnitId: (value) => (isUuid(value) ? eq(assets.businessUnitId, value) : sql`false`) },
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];

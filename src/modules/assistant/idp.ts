@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { AppContext } from '../../platform/context';
-import { unauthorized } from '../../platform/errors';
-import { platformService } from '../../platform/module';
-import type { Actor } from '../../platform/permissions';
+import type { AppContext } from '../../platform/http/context';
+import { unauthorized } from '../../platform/core/errors';
+import { platformService } from '../../platform/http/installed';
+import type { Actor } from '../../platform/permissions/permissions';
 import { loadUserRightsByEmail } from '../people/rights';
 import type { AssistantSettings } from './schema';
 import { effectiveIdp } from './settings-service';

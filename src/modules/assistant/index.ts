@@ -1,4 +1,4 @@
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { mcpEndpoint } from './mcp';
 import { assistantPages } from './pages';
 import { assistantCoreTools } from './tools';

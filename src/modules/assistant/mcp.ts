@@ -1,14 +1,17 @@
 import { Elysia } from 'elysia';
+import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AppContext } from '../../platform/context';
-import { AppError, notFound, unauthorized } from '../../platform/errors';
-import { errorResponse, recordDenial } from '../../platform/http';
-import { assistantTools, platformService, type AssistantTool } from '../../platform/module';
-import type { Actor } from '../../platform/permissions';
-import { clientAddress } from '../../platform/refusals';
+import type { AppContext } from '../../platform/http/context';
+import { AppError, notFound, unauthorized } from '../../platform/core/errors';
+import { errorResponse, recordDenial } from '../../platform/http/http';
+import { assistantTools } from '../../platform/modules/module';
+import { platformService } from '../../platform/http/installed';
+import { mayCall, requireCallable, type AssistantTool } from '../../platform/modules/tools';
+import type { Actor } from '../../platform/permissions/permissions';
+import { clientAddress } from '../../platform/http/refusals';
 import { idpActor, protectedResourceMetadata } from './idp';
 import { JsonRpcMessage, type AssistantSettings } from './schema';
 import { assistantSettings } from './settings-service';
@@ -40,6 +43,23 @@ function describe(tool: AssistantTool): Tool {
 const argumentProblems = (tool: AssistantTool, args: unknown) =>
   [...Value.Errors(tool.input, args)].map((e) => `${e.path.replace(/^\//, '').replaceAll('/', '.') || 'arguments'}: ${e.message}`);
 
+const acceptsNumber = (schema: TSchema): boolean =>
+  schema.type === 'integer' || schema.type === 'number' || (Array.isArray(schema.anyOf) && (schema.anyOf as TSchema[]).some(acceptsNumber));
+
+/**
+ * Arguments as the tool's schema reads them: a whole number an assistant wrote as text ("2") becomes the number, as a
+ * query string's does on REST, and is then checked with every bound: a page of "0" is refused like page=0, never
+ * handed on as text.
+ */
+function numbersFromText(tool: AssistantTool, args: Record<string, unknown>): Record<string, unknown> {
+  const properties = tool.input.properties as Record<string, TSchema>;
+  return Object.fromEntries(Object.entries(args).map(([name, value]) => [name,
+    typeof value === 'string' && /^-?\d{1,15}$/.test(value) && properties[name] && acceptsNumber(properties[name]) ? Number(value) : value]));
+}
+
+/** The tools this actor may call (token scopes and the user's rights): tools/list shows only these. */
+const toolsFor = (actor: Actor) => assistantTools().filter((tool) => mayCall(actor, tool.needs));
+
 function resultText(value: unknown): string {
   const text = JSON.stringify(value, null, 2) ?? 'null';
   return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}\n… (cut at ${MAX_RESULT_CHARS} characters; ask for a smaller page)` : text;
@@ -56,14 +76,21 @@ interface CallContext {
 async function callTool(call: CallContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   const tool = assistantTools().find((candidate) => candidate.name === name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-  const problems = argumentProblems(tool, args);
+  const input = numbersFromText(tool, args);
+  const problems = argumentProblems(tool, input);
   if (problems.length) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${name}: ${problems.slice(0, 20).join('; ')}`);
   try {
-    const result = await tool.run(call.ctx, call.actor, args, { origin: new URL(call.request.url).origin });
+    // A tool tools/list does not show this actor is refused like a REST request without its scope (audited).
+    requireCallable(call.actor, name, tool.needs);
+    const result = await tool.run(call.ctx, call.actor, input, { origin: new URL(call.request.url).origin });
     return { content: [{ type: 'text', text: resultText(result) }] };
   } catch (error) {
-    const refused = errorResponse(error, '', crypto.randomUUID());
-    if (refused.status >= 500) throw error;
+    const requestId = crypto.randomUUID();
+    const refused = errorResponse(error, '', requestId);
+    if (refused.status >= 500) {
+      // Never the server's own message (it may carry SQL or a stack): errorResponse logged it under this request id.
+      throw new McpError(ErrorCode.InternalError, `The service could not answer (request ${requestId})`);
+    }
     if (error instanceof AppError && error.deniedReason) {
       await recordDenial(call.ctx, call.actor, `${error.deniedReason} (tool ${name})`, call.request, call.client);
     }
@@ -99,7 +126,7 @@ async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<s
     capabilities: { tools: {} },
     instructions: 'Governance, risk and compliance records, as the signed-in user may see them. Evidence can be recorded, linked, locked and uploaded; nothing is deleted or decided here.',
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: assistantTools().map(describe) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(actor).map(describe) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => callTool({ ...call, actor }, request.params.name, request.params.arguments ?? {}));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_MESSAGE_BYTES });
   await server.connect(transport);

@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
-import { runWrite, type AppContext } from '../../platform/context';
-import type { Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import type { Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import type { AssistantSettings } from './schema';
 import { readAssistantSettings, saveAssistantSettings } from './settings-service';
 import { AssistantSettingsPage } from './views';

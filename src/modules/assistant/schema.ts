@@ -1,4 +1,7 @@
 import { t, type Static } from 'elysia';
+import { once } from '../../platform/core/once';
+import { stringEnum } from '../../platform/http/schema-helpers';
+import { recordTypes } from '../../platform/records/record-types';
 
 /** Settings › AI assistants (spec "AI-assistant settings"); kept as one value in the settings table. */
 export const AssistantSettings = t.Object({
@@ -16,11 +19,11 @@ export const DEFAULT_ASSISTANT_SETTINGS: AssistantSettings = {
   enabled: false, includePrivacy: false, acceptIdpTokens: false, tenantId: '', clientId: '', applicationIdUri: '', requiredScope: '',
 };
 
-export const GET_RECORD_TYPES = ['risk', 'control', 'policy', 'requirement', 'evidence', 'thirdParty', 'incident', 'auditPlan', 'auditFinding', 'asset', 'project'] as const;
-export const GetRecordInput = t.Object({
-  recordType: t.UnionEnum(GET_RECORD_TYPES as unknown as ['risk'], { description: 'What kind of record' }),
+/** get_record's input: the record types whose modules declare `read` (made once the modules are installed). */
+export const getRecordInput = once(() => t.Object({
+  recordType: stringEnum(recordTypes().filter((type) => type.read).map((type) => type.kind), { description: 'What kind of record' }),
   id: t.String({ format: 'uuid' }),
-}, { additionalProperties: false });
+}, { additionalProperties: false }));
 
 export const MyOpenItemsInput = t.Object({}, { additionalProperties: false });
 

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { settings } from '../../../db/schema';
-import { appendAudit } from '../../platform/audit';
-import { AppError, invalid, type FieldProblem } from '../../platform/errors';
-import { queueMail } from '../../platform/mail';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { appendAudit } from '../../platform/audit/audit';
+import { AppError, invalid, type FieldProblem } from '../../platform/core/errors';
+import { queueMail } from '../../platform/mail/mail';
+import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { administratorEmails } from '../people/service';
 import { DEFAULT_ASSISTANT_SETTINGS, type AssistantSettings } from './schema';
 

@@ -1,6 +1,6 @@
 import { Flash } from '../../../views/components/flash';
 import { CsrfField, Field } from '../../../views/components/form';
-import { levelOf, type Actor } from '../../platform/permissions';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import type { AssistantSettings } from './schema';
 import { effectiveIdp } from './settings-service';
 

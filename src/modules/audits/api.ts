@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
-import { recordApi } from '../../platform/record-api';
+import type { AppContext } from '../../platform/http/context';
+import { recordApi } from '../../platform/records/record-api';
 import {
   AuditPlanCreate, AuditPlanListQuery, AuditPlanUpdate, AuditPlanView, FindingCreate, FindingListQuery, FindingUpdate, FindingView,
 } from './schema';

@@ -1,11 +1,11 @@
 import type { auditFindings } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
+import type { FieldProblem } from '../../platform/core/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
   defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
-import { dateProblems } from '../../platform/dates';
-import type { RecordKind } from '../../platform/records';
+import { dateProblems } from '../../platform/core/dates';
+import type { RecordKind } from '../../platform/records/records';
 import { FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { controlKind } from '../controls/service';
 import { auditPlanKind, findingKind } from './service';

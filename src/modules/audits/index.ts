@@ -1,6 +1,7 @@
 import { auditFindings, auditPlans } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerType } from '../../platform/records/record-types';
+import { auditPlanKind, findingKind, openFindingsOf } from './service';
+import { defineModule } from '../../platform/modules/module';
 import { auditsApi } from './api';
 import { findingImport } from './import';
 import { auditPages } from './pages';
@@ -9,9 +10,12 @@ import { auditDueDates, auditEvents } from './notifications';
 /** Audit plans and their findings. */
 export const manifest = defineModule({
   name: 'audits',
-  searchSources: [
-    registerSearch({ kind: 'auditPlan', label: 'Audit plans', module: 'audits', table: auditPlans, title: auditPlans.title, href: (id) => `/audits/${id}` }),
-    registerSearch({ kind: 'auditFinding', label: 'Audit findings', module: 'audits', table: auditFindings, title: auditFindings.title, body: auditFindings.description, href: (id) => `/audits/findings/${id}` }),
+  recordTypes: [
+    registerType(auditPlanKind, { kind: 'auditPlan', plural: 'Audit plans', href: (id) => `/audits/${id}`, evidence: true, search: {}, read: true }),
+    registerType(findingKind, {
+      kind: 'auditFinding', plural: 'Audit findings', href: (id) => `/audits/findings/${id}`, evidence: true, search: { body: auditFindings.description }, read: true,
+      openItems: { key: 'auditFindings', list: (ctx, actor) => openFindingsOf(ctx.db, actor) },
+    }),
   ],
   permissions: 'audits',
   plugins: (ctx) => [auditsApi(ctx), auditPages(ctx)],

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
-import { canTouch, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { listRecords } from '../../platform/records';
+import type { AppContext } from '../../platform/http/context';
+import { canTouch, type Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { listRecords } from '../../platform/records/records';
 import { AUDIT_PLAN_STATUSES, AuditPlanCreate, AuditPlanUpdate, FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { auditPlanKind, findingChoices, findingKind } from './service';
 import { controlKind } from '../controls/service';

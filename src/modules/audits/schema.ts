@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
-import { NullableDate, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { NullableDate, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const AUDIT_PLAN_STATUSES = ['planned', 'in_progress', 'completed'] as const;
 export const FINDING_STATUSES = ['open', 'in_remediation', 'closed'] as const;

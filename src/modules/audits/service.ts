@@ -1,16 +1,14 @@
 import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { auditFindings, auditPlans, controls } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { ownershipCondition } from '../../platform/ownership';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { requireReadableLink } from '../../platform/links';
-import { referencedBy, type RecordKind } from '../../platform/records';
+import type { FieldProblem } from '../../platform/core/errors';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { requireReadableLink } from '../../platform/records/links';
+import { listRecords, referencedBy, type RecordKind } from '../../platform/records/records';
 import { controlKind } from '../controls/service';
 import type { AuditPlanCreate, FindingCreate } from './schema';
-import { dateProblems } from '../../platform/dates';
-
-/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
+import { dateProblems } from '../../platform/core/dates';
 
 export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
   module: 'audits',
@@ -78,4 +76,11 @@ export async function findingChoices(db: DbOrTx, actor: Actor): Promise<{ plans:
   const controlChoices = levelOf(actor, 'controls:read') === null ? [] : await db.select({ value: controls.id, label: controls.name }).from(controls)
     .where(ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId)).orderBy(asc(controls.name)).limit(1000);
   return { plans, controls: controlChoices };
+}
+
+/** Audit findings the actor owns that are open or in remediation, by deadline (the assistant's my_open_items). */
+export async function openFindingsOf(db: DbOrTx, actor: Actor) {
+  if (!actor.userId) return [];
+  const owned = await listRecords(db, findingKind, actor, { ownerId: actor.userId, pageSize: 200, sort: 'deadline' });
+  return owned.rows.filter((f) => f.status !== 'closed').map((f) => ({ id: f.id, title: f.title, status: f.status, deadline: f.deadline }));
 }

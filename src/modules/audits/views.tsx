@@ -1,9 +1,9 @@
 import type { auditFindings, auditPlans } from '../../../db/schema';
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
-import type { Page } from '../../platform/paging';
+import type { Page } from '../../platform/http/paging';
 import { DataTable, Text } from '../../../views/components/table';
-import type { RecordView } from '../../platform/records';
-import { RESTRICTED_NAME } from '../../platform/links';
+import type { RecordView } from '../../platform/records/records';
+import { RESTRICTED_NAME } from '../../platform/records/links';
 
 export type AuditPlanView = RecordView<typeof auditPlans>;
 

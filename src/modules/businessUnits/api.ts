@@ -1,6 +1,6 @@
-import type { AppContext } from '../../platform/context';
-import { Data } from '../../platform/envelopes';
-import { recordApi } from '../../platform/record-api';
+import type { AppContext } from '../../platform/http/context';
+import { Data } from '../../platform/http/envelopes';
+import { recordApi } from '../../platform/records/record-api';
 import { t } from 'elysia';
 import { BusinessUnitCreate, BusinessUnitListQuery, BusinessUnitTreeEntry, BusinessUnitUpdate, BusinessUnitView } from './schema';
 import { businessUnitKind, businessUnitTree } from './service';

@@ -1,15 +1,15 @@
 import { businessUnits } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerType } from '../../platform/records/record-types';
+import { businessUnitKind } from './service';
+import { defineModule } from '../../platform/modules/module';
 import { businessUnitsApi } from './api';
 import { businessUnitPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
-import { businessUnitKind } from './service';
 
 /** Business units, in a tree. */
 export const manifest = defineModule({
   name: 'businessUnits',
-  searchSources: [registerSearch({ kind: 'businessUnit', label: 'Business units', module: 'businessUnits', table: businessUnits, title: businessUnits.name, body: businessUnits.description, href: (id) => `/business-units/${id}` })],
+  recordTypes: [registerType(businessUnitKind, { kind: 'businessUnit', plural: 'Business units', href: (id) => `/business-units/${id}`, search: { body: businessUnits.description } })],
   permissions: 'businessUnits',
   plugins: (ctx) => [businessUnitsApi(ctx), businessUnitPages(ctx)],
   nav: [

@@ -1,25 +1,21 @@
-import type { AppContext } from '../../platform/context';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { listRecords, type RecordView } from '../../platform/records';
-import { renderScreen } from '../../../views/layout';
+import type { AppContext } from '../../platform/http/context';
+import type { Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import type { RecordView } from '../../platform/records/records';
+import { renderScreen } from '../../platform/http/screen';
 import type { businessUnits } from '../../../db/schema';
-import { assetKind } from '../assets/service';
 import { BusinessUnitCreate, BusinessUnitUpdate } from './schema';
 import { businessUnitKind, businessUnitOptions, businessUnitTree } from './service';
 import { StructureSection, TreeList } from './views';
 
 type BusinessUnitView = RecordView<typeof businessUnits>;
 
-/** The unit's place in the hierarchy (its path, its child units) and the assets assigned to it. */
+/** The unit's place in the hierarchy (its path, its child units). */
 async function structureSection(ctx: AppContext, view: BusinessUnitView, viewer: Actor): Promise<JSX.Element> {
   const tree = await businessUnitTree(ctx.db, viewer);
   const self = tree.find((entry) => entry.id === view.id);
   const children = tree.filter((entry) => entry.parentId === view.id);
-  const assets = levelOf(viewer, 'assets:read')
-    ? await listRecords(ctx.db, assetKind, viewer, { businessUnitId: view.id, pageSize: 200, sort: 'name' })
-    : null;
-  return <StructureSection self={self} childUnits={children} assets={assets} />;
+  return <StructureSection self={self} childUnits={children} />;
 }
 
 export const businessUnitPages = (ctx: AppContext) =>

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { recordInputs, recordListQuery, recordView, Uuid } from '../../platform/record-schema';
+import { recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 
 const businessUnitFields = {
   name: t.String({ minLength: 1, maxLength: 300, description: 'Unique among the units that share its parent (ignoring case)' }),

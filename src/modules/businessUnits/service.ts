@@ -1,16 +1,16 @@
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { assets, businessUnits, risks } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { ownershipCondition } from '../../platform/ownership';
-import type { Actor } from '../../platform/permissions';
-import { requireReadableLink } from '../../platform/links';
-import { referencedBy, type RecordKind } from '../../platform/records';
+import type { FieldProblem } from '../../platform/core/errors';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import type { Actor } from '../../platform/permissions/permissions';
+import { requireReadableLink } from '../../platform/records/links';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
 import type { BusinessUnitCreate, BusinessUnitTreeEntry } from './schema';
+import { isUuid } from '../../platform/core/uuid';
 
 type BusinessUnitRow = typeof businessUnits.$inferSelect;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True when `unitId` is `candidateParentId` or one of its ancestors: making it the parent would close a cycle. */
 async function isAncestorOrSelf(db: DbOrTx, unitId: string, candidateParentId: string): Promise<boolean> {
@@ -58,7 +58,7 @@ export const businessUnitKind: RecordKind<typeof businessUnits, BusinessUnitCrea
   titleColumn: businessUnits.name,
   sortable: { name: businessUnits.name, createdAt: businessUnits.createdAt, updatedAt: businessUnits.updatedAt },
   defaults: { description: '', parentId: null },
-  filters: { parentId: (value) => (UUID.test(value) ? eq(businessUnits.parentId, value) : sql`false`) },
+  filters: { parentId: (value) => (isUuid(value) ? eq(businessUnits.parentId, value) : sql`false`) },
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];

@@ -1,6 +1,3 @@
-import type { RecordView } from '../../platform/records';
-import type { assets as assetsTable } from '../../../db/schema';
-import type { Page } from '../../platform/paging';
 import type { BusinessUnitTreeEntry } from './schema';
 
 const UnitLinks = ({ units, empty }: { units: { id: string; name: string }[]; empty: string }) =>
@@ -26,25 +23,14 @@ export function TreeList({ entries }: { entries: BusinessUnitTreeEntry[] }): JSX
   return entries.length === 0 ? <p class="muted">No business units yet.</p> : below(null, 0);
 }
 
-/** The unit's place in the hierarchy (its path, its child units) and the assets assigned to it. */
-export function StructureSection({ self, childUnits, assets }: {
-  self: BusinessUnitTreeEntry | undefined; childUnits: BusinessUnitTreeEntry[]; assets: Page<RecordView<typeof assetsTable>> | null;
-}): JSX.Element {
+/** The unit's place in the hierarchy: its path and its child units (the assets module adds the unit's assets). */
+export function StructureSection({ self, childUnits }: { self: BusinessUnitTreeEntry | undefined; childUnits: BusinessUnitTreeEntry[] }): JSX.Element {
   return (
     <section>
       <h2>Structure</h2>
       <p safe>{self && self.path.length > 1 ? `Path: ${self.path.join(' › ')}` : 'A top-level unit.'}</p>
       <h3>Child units</h3>
       <UnitLinks units={childUnits} empty="No child units." />
-      {assets && (
-        <>
-          <h3>Assets</h3>
-          {assets.rows.length === 0
-            ? <p class="muted">No assets in this unit.</p>
-            : <ul>{assets.rows.map((a) => <li><a href={`/assets/${a.id}`} safe>{a.name}</a></li>)}</ul>}
-          {assets.total > assets.rows.length && <p class="muted" safe>{`Showing ${assets.rows.length} of ${assets.total}.`}</p>}
-        </>
-      )}
       <p><a href="/business-units/tree">Show the whole hierarchy</a></p>
     </section>
   );

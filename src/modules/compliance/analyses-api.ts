@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { batchOf, BatchResults } from '../../platform/batch';
-import { Data, HistoryList, IdParam } from '../../platform/envelopes';
-import { pageEnvelope } from '../../platform/paging';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { batchOf, BatchResults } from '../../platform/records/batch';
+import { Data, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { pageEnvelope } from '../../platform/http/paging';
 import { exceptionsApi } from '../exceptions/api';
 import { complianceParent } from '../exceptions/parents';
 import {

@@ -1,13 +1,14 @@
-import { recordSections } from '../../platform/module';
+import { recordSections } from '../../platform/records/record-types';
 import { ANALYSIS_RECORD_TYPE } from './schema';
 import { Elysia } from 'elysia';
-import { renderScreen } from '../../../views/layout';
-import { attempt, fieldErrors, formText, type Option } from '../../../views/components/form';
+import { renderScreen } from '../../platform/http/screen';
+import { fieldErrors, type Option } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import { AnalysisPage, PackageTreePage, TreeItemRow } from './views/tree';
-import { runWrite, type AppContext } from '../../platform/context';
-import { notFound } from '../../platform/errors';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { notFound } from '../../platform/core/errors';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { exceptionPages } from '../exceptions/pages';
 import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';
@@ -15,11 +16,11 @@ import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES, type AnalysisStatus, type Mappin
 import {
   analysisHistory, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, packageScore, packageTree, unlinkRecord, updateAnalysis,
 } from './analyses-service';
+import { isUuid } from '../../platform/core/uuid';
 
 const NAV = 'compliance';
 const isMappingKind = (value: string): value is MappingKind => (MAPPING_KIND_NAMES as readonly string[]).includes(value);
 const isStatus = (value: string): value is AnalysisStatus => (ANALYSIS_STATUSES as readonly string[]).includes(value);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Extra {
   done?: string;
@@ -68,7 +69,7 @@ export function analysesPages(ctx: AppContext) {
       return <TreeItemRow row={row} />;
     }, { page: 'compliance:update' })
     .get('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, query }) => {
-      if (!UUID.test(params.id)) throw notFound(`Analysis ${params.id}`);
+      if (!isUuid(params.id)) throw notFound(`Analysis ${params.id}`);
       return analysisScreen(viewer, csrfToken, headers, params.id, { done: query.done });
     }, { page: 'compliance:read' })
     .post('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {

@@ -5,13 +5,13 @@ import {
   analysisControls, analysisPolicies, analysisProjects, analysisRisks, complianceAnalyses, complianceItems, compliancePackages, controls, groups,
   policies, projects, risks, users,
 } from '../../../db/schema';
-import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { refusalOf, type BatchResult } from '../../platform/batch';
-import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/history';
-import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions';
-import { historyAsSeen, readableLinked, requireLinked, unreadableLink, type LinkTarget } from '../../platform/links';
+import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/audit/history';
+import { ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { canTouch, levelOf, ownsRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../../platform/permissions/permissions';
+import { historyAsSeen, readableLinked, requireLinked, unreadableLink, type LinkTarget } from '../../platform/records/links';
 import { controlKind } from '../controls/service';
 import { policyKind } from '../policies/service';
 import { projectKind } from '../projects/service';
@@ -20,6 +20,7 @@ import {
   ANALYSIS_RECORD_TYPE, MAPPING_KIND_NAMES,
   type AnalysisDetail, type AnalysisListQuery, type AnalysisStatus, type AnalysisUpdate, type AnalysisView, type MappingKind, type PackageScore, type StatusCounts,
 } from './schema';
+import { isUuid } from '../../platform/core/uuid';
 
 /**
  * Analyses: one per requirement or additional item of a package, where its status is assessed and the controls,
@@ -30,7 +31,6 @@ import {
  * module (403 without it) and on that record (404 when it cannot be read), because scopes bound the whole request.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const assessors = alias(users, 'assessor');
 const packageOwned = (actor: Actor, pkg: Owned) => ownsRecord(actor, pkg);
 
@@ -163,7 +163,7 @@ export async function listAnalyses(db: DbOrTx, actor: Actor, query: AnalysisList
  * (at level own: neither the analysis nor its package is owned by the caller or their groups).
  */
 async function loadFor(db: DbOrTx, actor: Actor, id: string, right: 'read' | 'update'): Promise<Joined> {
-  const [row] = UUID.test(id) ? await selectViews(db).where(eq(complianceAnalyses.id, id)) : [];
+  const [row] = isUuid(id) ? await selectViews(db).where(eq(complianceAnalyses.id, id)) : [];
   const what = `Analysis ${id}`;
   const pkg: Owned = { ownerId: row?.packageOwnerId ?? null, ownerGroupId: row?.packageOwnerGroupId ?? null };
   if (!row || !mayOnAnalysis(actor, 'compliance:read', row.a, pkg)) {
@@ -263,7 +263,7 @@ export interface MappingBatchItem {
  * `changed: false` (a single POST answers 409).
  */
 export async function linkRecords(tx: DbOrTx, actor: Actor, items: MappingBatchItem[]): Promise<BatchResult[]> {
-  const analysisIds = [...new Set(items.map((item) => item.analysisId).filter((id) => UUID.test(id)))];
+  const analysisIds = [...new Set(items.map((item) => item.analysisId).filter(isUuid))];
   const analyses = analysisIds.length
     ? await tx.select({
       id: complianceAnalyses.id, ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
@@ -371,7 +371,7 @@ interface PackageAccess {
 
 /** The package as the actor may see it: 404 when missing, or at level own when neither it nor any of its analyses is owned. */
 export async function packageAccess(db: DbOrTx, actor: Actor, packageId: string): Promise<PackageAccess> {
-  const [pkg] = UUID.test(packageId)
+  const [pkg] = isUuid(packageId)
     ? await db.select({ id: compliancePackages.id, name: compliancePackages.name, ownerId: compliancePackages.ownerId, ownerGroupId: compliancePackages.ownerGroupId })
       .from(compliancePackages).where(eq(compliancePackages.id, packageId))
     : [];

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems } from '../../../db/schema';
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
+import { defineTool } from '../../platform/modules/tools';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
 import { packagesApi } from './packages-api';
@@ -8,19 +9,14 @@ import { compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
 import { AnalysisListQuery } from './schema';
-import { listAnalyses } from './analyses-service';
+import { getAnalysis, listAnalyses } from './analyses-service';
+import { ANALYSIS_RECORD_TYPE } from './schema';
+import { packageKind } from './packages-service';
+import { registerType } from '../../platform/records/record-types';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
   name: 'compliance',
-  // Requirements: found by their item's code and name (as indexed), read through their analysis's owner.
-  searchSources: [{
-    kind: 'requirement', label: 'Requirements', module: 'compliance', from: complianceAnalyses,
-    join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) }, id: complianceAnalyses.id,
-    title: sql`(${complianceItems.code} || ' ' || ${complianceItems.name})`, body: sql`${complianceItems.description}`,
-    vector: sql`${complianceItems}.search_vector`,
-    ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId, href: (id) => `/compliance/analyses/${id}`,
-  }],
   permissions: 'compliance',
   plugins: (ctx) => [analysesApi(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
   nav: [
@@ -28,9 +24,20 @@ export const manifest = defineModule({
     { group: 'Compliance', key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },
   ],
   countedTables: ['compliance_packages'],
-  assistantTools: [{
-    name: 'list_compliance', title: 'List requirements and their status', readOnly: true, input: AnalysisListQuery,
-    description: 'Requirements (analyses) of compliance packages you may read with their assessed status, paged; the filters of GET /api/v1/compliance/analyses (packageId, status, q, sort).',
-    run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args as AnalysisListQuery),
+  // A requirement is its analysis (the id evidence links and mappings name): titled by its item's code and name (as
+  // indexed for search), owned through the analysis.
+  recordTypes: [registerType(packageKind, { kind: 'compliancePackage', plural: 'Compliance packages', href: (id) => `/compliance/packages/${id}` }), {
+    kind: 'requirement', label: 'Requirement', plural: 'Requirements', module: 'compliance', historyType: ANALYSIS_RECORD_TYPE,
+    table: complianceAnalyses, id: complianceAnalyses.id, title: sql<string>`(${complianceItems.code} || ' ' || ${complianceItems.name})`,
+    ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
+    join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) },
+    href: (id) => `/compliance/analyses/${id}`, evidence: true,
+    search: { body: sql<string>`${complianceItems.description}`, vector: sql`${complianceItems}.search_vector` },
+    read: (ctx, actor, id) => getAnalysis(ctx.db, actor, id),
   }],
+  assistantTools: () => [defineTool({
+    name: 'list_compliance', title: 'List requirements and their status', readOnly: true, input: AnalysisListQuery, needs: { allOf: ['compliance:read'] },
+    description: 'Requirements (analyses) of compliance packages you may read with their assessed status, paged; the filters of GET /api/v1/compliance/analyses (packageId, status, q, sort).',
+    run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args),
+  })],
 });

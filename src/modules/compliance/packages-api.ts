@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
-import { listHistory } from '../../platform/history';
-import { pageEnvelope } from '../../platform/paging';
-import type { ListParams } from '../../platform/records';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { listHistory } from '../../platform/audit/history';
+import { pageEnvelope } from '../../platform/http/paging';
+import type { ListParams } from '../../platform/records/records';
 import { parsePackageCsv } from './package-csv';
 import {
   deletePackage, exportPackage, getPackage, importPackage, listPackages, packageKind, packageRefused, updatePackage,

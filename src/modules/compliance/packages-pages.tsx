@@ -1,16 +1,16 @@
 import { Elysia } from 'elysia';
 import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
-import { attempt, formText } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import {
   ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE,
   emptyImportValues,
   type ImportFormValues,
 } from './views/packages';
-import { renderScreen } from '../../../views/layout';
-import { SCREEN_REQUEST_LIMIT } from '../../platform/screen-limits';
-import { runWrite, type AppContext } from '../../platform/context';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import { renderScreen } from '../../platform/http/screen';
+import { SCREEN_REQUEST_LIMIT } from '../../platform/http/screen-limits';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { parsePackageCsv } from './package-csv';
 import { deletePackage, exportPackage, getPackage, importPackage, listPackages, validatePackage } from './packages-service';
 import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem } from './schema';

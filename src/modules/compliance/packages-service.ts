@@ -3,15 +3,15 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { complianceAnalyses, complianceItems, compliancePackages, exceptions } from '../../../db/schema';
-import { AppError, conflict } from '../../platform/errors';
-import { insertRows, rowAsStored } from '../../platform/bulk-insert';
-import { recordChange, recordChanges, type RecordChange } from '../../platform/history';
-import { PipelinedWrites } from '../../platform/pipelined-writes';
-import type { Page } from '../../platform/paging';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { AppError, conflict } from '../../platform/core/errors';
+import { insertRows, rowAsStored } from '../../platform/core/bulk-insert';
+import { recordChange, recordChanges, type RecordChange } from '../../platform/audit/history';
+import { PipelinedWrites } from '../../platform/core/pipelined-writes';
+import type { Page } from '../../platform/http/paging';
+import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import {
   auditFields, getRecord, listRecords, loadForAction, updateRecord, type ListParams, type RecordKind, type RecordView,
-} from '../../platform/records';
+} from '../../platform/records/records';
 import {
   ANALYSIS_RECORD_TYPE, ITEM_KINDS, ITEM_RECORD_TYPE, PACKAGE_LIMITS, PackageInput, type ItemCounts, type ItemKind, type PackageFields, type PackageItem, type PackageProblem,
   type PackageUpdate, type PackageView,

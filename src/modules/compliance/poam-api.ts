@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import type { AppContext } from '../../platform/context';
-import { pageEnvelope } from '../../platform/paging';
+import { apiAuth } from '../../platform/http/api-auth';
+import type { AppContext } from '../../platform/http/context';
+import { pageEnvelope } from '../../platform/http/paging';
 import { listPoam } from './poam-service';
 import { PoamItem, PoamQuery } from './schema';
 

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { renderScreen } from '../../../views/layout';
+import { renderScreen } from '../../platform/http/screen';
 import { PoamPage, PoamResults, type PoamFilters } from './views/poam';
-import type { AppContext } from '../../platform/context';
-import { screenAuth } from '../../platform/screen-auth';
+import type { AppContext } from '../../platform/http/context';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './schema';
 import { listPoam, poamCsv, poamItems } from './poam-service';
 

@@ -4,10 +4,10 @@ import {
   analysisProjects, auditFindings, auditPlans, complianceAnalyses, complianceItems, compliancePackages, controls, controlTests, projects, users,
 } from '../../../db/schema';
 import { toCsv } from '../../platform/csv/write';
-import { nameAsSeen } from '../../platform/links';
-import { ownershipCondition } from '../../platform/ownership';
-import { paging, type Page } from '../../platform/paging';
-import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
+import { nameAsSeen } from '../../platform/records/links';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { paging, type Page } from '../../platform/http/paging';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { analysisCondition } from './analyses-service';
 import type { PoamItem, PoamQuery, PoamSeverity, PoamSource } from './schema';
 

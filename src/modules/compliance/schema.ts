@@ -1,8 +1,8 @@
 import { t, type Static } from 'elysia';
-import { exactly } from '../../platform/envelopes';
-import { listQuery, PageQuery } from '../../platform/paging';
-import { NullableUuid, ownerView, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { exactly } from '../../platform/http/envelopes';
+import { listQuery, PageQuery } from '../../platform/http/paging';
+import { NullableUuid, ownerView, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const ITEM_KINDS = ['requirement', 'additional', 'heading'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { DbOrTx } from '../../../db/client';
-import { notFound } from '../../platform/errors';
-import type { Actor } from '../../platform/permissions';
+import { notFound } from '../../platform/core/errors';
+import type { Actor } from '../../platform/permissions/permissions';
 import { importPackage, packageRefused, validatePackage } from './packages-service';
 import type { PackageInput } from './schema';
 

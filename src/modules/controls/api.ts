@@ -1,6 +1,6 @@
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, IdParam } from '../../platform/envelopes';
-import { recordApi, recordBatchApi } from '../../platform/record-api';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, IdParam } from '../../platform/http/envelopes';
+import { recordApi, recordBatchApi } from '../../platform/records/record-api';
 import { ControlCreate, ControlListQuery, ControlTestCreate, ControlTesting, ControlUpdate, ControlView } from './schema';
 import { controlKind, controlTesting, recordControlTest } from './service';
 

@@ -1,9 +1,9 @@
-import { runWrite, type AppContext } from '../../platform/context';
-import { schemaProblems } from '../../platform/form-input';
-import { invalid } from '../../platform/errors';
-import { canTouch, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { formText } from '../../../views/components/form';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { schemaProblems } from '../../platform/http/form-input';
+import { invalid } from '../../platform/core/errors';
+import { canTouch, type Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { formText } from '../../platform/http/form-input';
 import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlTestCreate, ControlUpdate } from './schema';
 import { controlKind, controlTesting, recordControlTest } from './service';
 import { TestingSection, type ControlView } from './views';

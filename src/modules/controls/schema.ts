@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
-import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const CONTROL_TYPES = ['policy', 'process', 'technical', 'physical', 'other'] as const;
 export const CONTROL_STATUSES = ['planned', 'active', 'retired'] as const;

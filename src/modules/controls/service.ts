@@ -1,12 +1,12 @@
 import { desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisControls, auditFindings, controlTests, controls, treatmentControls, users } from '../../../db/schema';
-import { invalidField } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
-import type { Actor } from '../../platform/permissions';
+import { invalidField } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { exists, getRecord, listRecords, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate, todayIso } from '../../platform/core/dates';
 
 export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   module: 'controls',
@@ -67,4 +67,15 @@ export async function controlTesting(db: DbOrTx, actor: Actor, controlId: string
     nextTestDue,
     tests: tests.map((test) => ({ ...test, createdAt: test.createdAt.toISOString() })),
   };
+}
+
+/** Controls the actor owns whose next test is due today or earlier (the assistant's my_open_items). */
+export async function controlTestsDue(db: DbOrTx, actor: Actor, today = todayIso()) {
+  if (!actor.userId) return [];
+  const owned = (await listRecords(db, controlKind, actor, { ownerId: actor.userId, pageSize: 200 })).rows;
+  const due = await Promise.all(owned.filter((c) => c.testFrequencyMonths).map(async (c) => {
+    const testing = await controlTesting(db, actor, c.id);
+    return testing.nextTestDue && testing.nextTestDue <= today ? { controlId: c.id, name: c.name, nextTestDue: testing.nextTestDue } : null;
+  }));
+  return due.filter((c) => c !== null);
 }

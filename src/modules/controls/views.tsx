@@ -1,4 +1,4 @@
-import type { RecordView } from '../../platform/records';
+import type { RecordView } from '../../platform/records/records';
 import { CsrfField, Field, Select } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
 import type { controls } from '../../../db/schema';

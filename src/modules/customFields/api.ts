@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, IdParam } from '../../platform/envelopes';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, deletedResponses, IdParam } from '../../platform/http/envelopes';
 import { CustomFieldCreate, CustomFieldDeleteQuery, CustomFieldListQuery, CustomFieldUpdate, CustomFieldView } from './schema';
 import { createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from './service';
 

@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import { ConfirmDefinitionDelete, CustomFieldList, DefinitionForm, type DefinitionFormValues } from './views';
-import { renderScreen } from '../../../views/layout';
-import { runWrite, type AppContext } from '../../platform/context';
-import { isCustomFieldModule } from '../../platform/custom-field-values';
-import { invalid } from '../../platform/errors';
-import { schemaProblems } from '../../platform/form-input';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
+import { renderScreen } from '../../platform/http/screen';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { isCustomFieldModule } from '../../platform/records/custom-field-values';
+import { invalid } from '../../platform/core/errors';
+import { schemaProblems } from '../../platform/http/form-input';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { CustomFieldCreate, CustomFieldUpdate, type CustomFieldView } from './schema';
 import { createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from './service';
 

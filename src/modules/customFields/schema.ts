@@ -1,7 +1,7 @@
 import { t, type Static } from 'elysia';
-import { CUSTOM_FIELD_TYPES } from '../../platform/custom-field-values';
-import { MODULES } from '../../platform/permissions';
-import { stringEnum } from '../../platform/schema-helpers';
+import { CUSTOM_FIELD_TYPES } from '../../platform/records/custom-field-values';
+import { MODULES } from '../../platform/permissions/permissions';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const CUSTOM_FIELD_KEY = '^[a-z][a-zA-Z0-9_]{0,39}$';
 

@@ -1,14 +1,14 @@
 import { and, asc, count, eq, max, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { customFieldDefinitions, customFieldValues } from '../../../db/schema';
-import { isCustomFieldModule, type Definition } from '../../platform/custom-field-values';
-import { customFieldModules } from '../../platform/module';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { requirePermission, type Actor, type Module } from '../../platform/permissions';
+import { isCustomFieldModule, type Definition } from '../../platform/records/custom-field-values';
+import { customFieldModules } from '../../platform/http/installed';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { requirePermission, type Actor, type Module } from '../../platform/permissions/permissions';
 import type { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, CustomFieldView } from './schema';
+import { isUuid } from '../../platform/core/uuid';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isSelect = (type: Definition['type']) => type === 'singleSelect' || type === 'multiSelect';
 
 const valueCount = sql<number>`(select count(*) from ${customFieldValues} v where v.definition_id = ${customFieldDefinitions.id})::int`;
@@ -27,7 +27,7 @@ export async function listCustomFields(db: DbOrTx, actor: Actor, query: CustomFi
 }
 
 async function loadDefinition(db: DbOrTx, id: string): Promise<Definition & { valueCount: number }> {
-  const [row] = UUID.test(id)
+  const [row] = isUuid(id)
     ? await db.select({ definition: customFieldDefinitions, valueCount }).from(customFieldDefinitions).where(eq(customFieldDefinitions.id, id))
     : [];
   if (!row) throw notFound(`Custom field ${id}`);

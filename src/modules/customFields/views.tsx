@@ -1,6 +1,6 @@
 import type { CustomFieldView } from './schema';
-import { CUSTOM_FIELD_TYPES } from '../../platform/custom-field-values';
-import { customFieldModules, moduleLabel } from '../../platform/module';
+import { CUSTOM_FIELD_TYPES } from '../../platform/records/custom-field-values';
+import { customFieldModules, moduleLabel } from '../../platform/http/installed';
 import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';

@@ -1,12 +1,12 @@
 import { t } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Data, ErrorBody, IdParam } from '../../platform/envelopes';
-import { recordApi } from '../../platform/record-api';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Data, ErrorBody, IdParam } from '../../platform/http/envelopes';
+import { recordApi } from '../../platform/records/record-api';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile, fileView } from './files';
 import { evidencePackage } from './package';
 import {
-  EvidenceCreate, EvidenceFileView, EvidenceLinkInput, EvidenceLinkView, EvidenceListQuery, EvidenceUpdate, EvidenceView, FileParams, FileUploadQuery,
-  LinkParams, PackageQuery, ReminderView, RunParams, VerifyRunView,
+  EvidenceCreate, EvidenceFileView, EvidenceListQuery, EvidenceUpdate, EvidenceView, FileParams, FileUploadQuery,
+  linkSchemas, PackageQuery, ReminderView, RunParams, VerifyRunView,
 } from './schema';
 import { evidenceKind, evidenceReminders, getEvidence, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence } from './service';
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
@@ -17,7 +17,9 @@ const declaredLength = (headers: Record<string, string | undefined>) => {
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
 };
 
-export const evidenceApi = (ctx: AppContext) =>
+export const evidenceApi = (ctx: AppContext) => evidenceRoutes(ctx, linkSchemas());
+
+const evidenceRoutes = (ctx: AppContext, { EvidenceLinkInput, EvidenceLinkView, LinkParams }: ReturnType<typeof linkSchemas>) =>
   recordApi(ctx, evidenceKind, {
     path: '/evidence', tag: 'Evidence', plural: 'evidence', Create: EvidenceCreate, Update: EvidenceUpdate, View: EvidenceView, ListQuery: EvidenceListQuery,
   })

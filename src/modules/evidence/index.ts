@@ -1,11 +1,11 @@
 import { evidence } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { evidenceApi } from './api';
-import { evidenceTools } from './assistant';
+import { evidenceInFull, evidenceProving, evidenceTools } from './assistant';
 import { uploadLinkLimit, uploadLinkRoutes, uploadLinkTool } from './upload-links';
 import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
+import { evidenceReminders } from './service';
 import { evidenceDueDates, evidenceEvents } from './notifications';
 
 const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
@@ -13,24 +13,25 @@ const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 /** Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files, auditor packages. */
 export const manifest = defineModule({
   name: 'evidence',
-  searchSources: [registerSearch({ kind: 'evidence', label: 'Evidence', module: 'evidence', table: evidence, title: evidence.title, body: evidence.description, href: (id) => `/evidence/${id}` })],
   permissions: 'evidence',
   plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx), uploadLinkRoutes(ctx)],
   nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],
   customFields: true,
   countedTables: ['evidence'],
-  assistantTools: [...evidenceTools, uploadLinkTool],
+  recordTypes: [{
+    kind: 'evidence', label: 'Evidence', plural: 'Evidence', module: 'evidence',
+    table: evidence, id: evidence.id, title: evidence.title, ownerId: evidence.ownerId, ownerGroupId: evidence.ownerGroupId,
+    href: (id) => `/evidence/${id}`,
+    search: { body: evidence.description },
+    read: evidenceInFull,
+    attaches: { key: 'evidence', to: evidenceProving },
+    openItems: { key: 'evidenceExpiring', list: (ctx, actor) => evidenceReminders(ctx.db, { owner: actor }) },
+  }],
+  // What proves a record, on the page of every record type evidence can be linked to.
+  sections: evidenceSection,
+  assistantTools: () => [...evidenceTools(), uploadLinkTool()],
   uploads: (config) => [{ path: UPLOAD, bytes: maxFileBytes({ config }), message: fileTooLarge({ config }) }, uploadLinkLimit],
-  recordSections: {
-    control: evidenceSection(['control', 'controlTest']),
-    complianceAnalysis: evidenceSection(['requirement']),
-    risk: evidenceSection(['risk']),
-    policy: evidenceSection(['policy']),
-    thirdParty: evidenceSection(['thirdParty']),
-    audit_plan: evidenceSection(['auditPlan']),
-    audit_finding: evidenceSection(['auditFinding']),
-    incident: evidenceSection(['incident']),
-  },
   events: evidenceEvents,
   dueDates: evidenceDueDates,
 });
+

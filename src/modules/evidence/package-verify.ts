@@ -1,6 +1,7 @@
-import { hashAuditEntry } from '../../platform/audit';
-import { entryStream, listZip, ZipFormatError, type ZipListing, type ZipSource } from '../../platform/zip';
+import { hashAuditEntry } from '../../platform/audit/audit';
+import { entryStream, listZip, ZipFormatError, type ZipListing, type ZipSource } from '../../platform/storage/zip';
 import { filesDigest, PACKAGE_FORMAT, type PackageManifest } from './package';
+import { chunksOf } from '../../platform/core/streams';
 
 /** What an offline check of an auditor package found: every problem, and the checkpoint to compare with the service. */
 export interface PackageCheck {
@@ -13,7 +14,7 @@ async function digestOf(source: ZipSource, entry: ZipListing): Promise<{ sha256:
   const sha = new Bun.CryptoHasher('sha256');
   let size = 0;
   let crc = 0;
-  for await (const chunk of (await entryStream(source, entry)) as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of chunksOf(await entryStream(source, entry))) {
     sha.update(chunk);
     crc = Bun.hash.crc32(chunk, crc);
     size += chunk.byteLength;

@@ -1,22 +1,23 @@
 import { Elysia, t } from 'elysia';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { compliancePackages, controlTests, evidence, thirdParties } from '../../../db/schema';
-import { formText, type Option } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
-import { runWrite, type AppContext } from '../../platform/context';
-import { AppError, invalid } from '../../platform/errors';
-import { schemaProblems } from '../../platform/form-input';
-import { screenAuth } from '../../platform/screen-auth';
-import { ownershipCondition } from '../../platform/ownership';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-pages';
-import { escapeLike } from '../../platform/records';
+import { type Option } from '../../../views/components/form';
+import { formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { AppError, invalid } from '../../platform/core/errors';
+import { schemaProblems } from '../../platform/http/form-input';
+import { screenAuth } from '../../platform/http/screen-auth';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
+import { childIds, readableChoices, readableTypes, recordType, type RecordSection, type RecordTypeDeclaration } from '../../platform/records/record-types';
 import type { DbOrTx } from '../../../db/client';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile } from './files';
 import { evidencePackage } from './package';
-import { EVIDENCE_KINDS, EVIDENCE_STATUSES, EvidenceCreate, EvidenceUpdate, LINKED_RECORD_TYPES, PackageQuery, type LinkedRecordType } from './schema';
+import { EVIDENCE_KINDS, EVIDENCE_STATUSES, EvidenceCreate, EvidenceUpdate, linkableTypes, PackageQuery } from './schema';
 import {
-  evidenceKind, evidenceLinkedTo, LINKED_TYPES, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence,
+  evidenceKind, evidenceLinkedTo, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence,
 } from './service';
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
 import { thirdPartyKind } from '../thirdParties/service';
@@ -33,17 +34,6 @@ async function thirdPartyChoices(db: DbOrTx, viewer: Actor): Promise<Option[]> {
     .where(ownershipCondition(viewer, 'thirdParties:read', thirdParties.ownerId, thirdParties.ownerGroupId)).orderBy(asc(thirdParties.name)).limit(1000);
 }
 
-/** Records of one type the viewer may read (and so may link), by title, those containing `q` when given: at most `limit`. */
-async function linkChoices(db: DbOrTx, viewer: Actor, recordType: LinkedRecordType, q = '', limit = 1000): Promise<Option[]> {
-  const type = LINKED_TYPES[recordType];
-  if (levelOf(viewer, `${type.module}:read`) === null) return [];
-  const base = db.select({ value: sql<string>`${type.id}::text`, label: type.title }).from(type.from);
-  const joined = type.join ? base.innerJoin(type.join.table, type.join.on) : base;
-  const matching = q ? sql`${type.title} ilike ${`%${escapeLike(q)}%`}` : undefined;
-  return joined.where(and(ownershipCondition(viewer, `${type.module}:read`, type.ownerId, type.ownerGroupId), matching))
-    .orderBy(asc(type.title)).limit(limit);
-}
-
 const LINK_CHOICES = 200;
 
 async function filesSection(ctx: AppContext, view: EvidenceView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
@@ -55,29 +45,31 @@ async function filesSection(ctx: AppContext, view: EvidenceView, viewer: Actor, 
 async function linksSection(ctx: AppContext, view: EvidenceView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
   const links = await listLinks(ctx.db, viewer, view.id);
   const canChange = !view.locked && canTouch(viewer, 'evidence:update', view);
-  const types = LINKED_RECORD_TYPES.filter((type) => levelOf(viewer, `${LINKED_TYPES[type].module}:read`) !== null);
+  const types = readableTypes(viewer, linkableTypes());
   return <LinksSection view={view} links={links} canChange={canChange} types={types} csrfToken={csrfToken} />;
 }
 
-/** Evidence proving a record, on that record's page (controls, requirements, risks, policies, ...). */
-export const evidenceSection = (recordTypes: readonly LinkedRecordType[]) =>
-  async (ctx: AppContext, recordId: string, viewer: Actor): Promise<JSX.Element | null> => {
+/**
+ * Evidence proving a record, on the page of every record type evidence can be linked to (its manifest's `sections`):
+ * what is linked to the record itself and to the records that are part of it (a control's tests).
+ */
+export function evidenceSection(type: RecordTypeDeclaration): RecordSection | null {
+  if (!type.evidence) return null;
+  const parts = linkableTypes().filter((child) => child.parent?.kind === type.kind);
+  return async (ctx, recordId, viewer) => {
     if (levelOf(viewer, 'evidence:read') === null) return null;
-    const ids = [recordId];
-    if (recordTypes.includes('controlTest')) {
-      const tests = await ctx.db.select({ id: controlTests.id }).from(controlTests).where(eq(controlTests.controlId, recordId));
-      ids.push(...tests.map((test) => test.id));
-    }
-    const rows = await evidenceLinkedTo(ctx.db, viewer, recordTypes, ids);
+    const partIds = await Promise.all(parts.map((part) => childIds(ctx.db, part, recordId)));
+    const rows = await evidenceLinkedTo(ctx.db, viewer, [type.kind, ...parts.map((part) => part.kind)], [recordId, ...partIds.flat()]);
     return <LinkedEvidence rows={rows} />;
   };
+}
 
 async function packageChoices(db: DbOrTx, viewer: Actor) {
   const [packages, controlOptions, requirementOptions, evidenceOptions] = await Promise.all([
     levelOf(viewer, 'compliance:read') === null ? [] : db.select({ value: compliancePackages.id, label: compliancePackages.name }).from(compliancePackages)
       .where(ownershipCondition(viewer, 'compliance:read', compliancePackages.ownerId, compliancePackages.ownerGroupId)).orderBy(asc(compliancePackages.name)).limit(1000),
-    linkChoices(db, viewer, 'control'),
-    linkChoices(db, viewer, 'requirement'),
+    readableChoices(db, viewer, recordType('control')),
+    readableChoices(db, viewer, recordType('requirement')),
     db.select({ value: evidence.id, label: evidence.title }).from(evidence)
       .where(ownershipCondition(viewer, 'evidence:read', evidence.ownerId, evidence.ownerGroupId)).orderBy(asc(evidence.title)).limit(1000),
   ]);
@@ -176,11 +168,11 @@ const evidenceToolPages = (ctx: AppContext) => new Elysia({ name: 'pages:evidenc
     return redirect(backTo(params.id, 'updated'), 303);
   }, { page: 'evidence:update' })
   .get('/evidence/:id/link-choices', async ({ viewer, query }) => {
-    const recordType = LINKED_RECORD_TYPES.find((type) => type === query.recordType);
-    if (!recordType) return <LinkChoices />;
+    const type = linkableTypes().find((candidate) => candidate.kind === query.recordType);
+    if (!type) return <LinkChoices />;
     const q = (query.q ?? '').trim().slice(0, 200);
-    const options = await linkChoices(ctx.db, viewer, recordType, q, LINK_CHOICES + 1);
-    return <LinkChoices recordType={recordType} q={q} options={options} limit={LINK_CHOICES} />;
+    const options = await readableChoices(ctx.db, viewer, type, q, LINK_CHOICES + 1);
+    return <LinkChoices type={type} q={q} options={options} limit={LINK_CHOICES} />;
   }, { page: 'evidence:read', query: t.Object({ recordType: t.Optional(t.String()), q: t.Optional(t.String()) }) })
   .post('/evidence/:id/links', async ({ viewer, params, body, redirect }) => {
     const input = linkInputOf(body);
@@ -211,7 +203,7 @@ const evidenceToolPages = (ctx: AppContext) => new Elysia({ name: 'pages:evidenc
   }, { page: 'evidence:update' });
 
 function linkInputOf(body: unknown) {
-  const recordType = LINKED_RECORD_TYPES.find((type) => type === formText(body, 'recordType'));
+  const recordType = linkableTypes().find((type) => type.kind === formText(body, 'recordType'))?.kind;
   const recordId = formText(body, 'recordId');
   const problems = [
     ...(recordType ? [] : [{ field: 'recordType', message: 'choose a record type' }]),

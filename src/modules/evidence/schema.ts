@@ -1,17 +1,21 @@
 import { t, type Static } from 'elysia';
-import { IsoDate, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { IsoDate, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
+import { once } from '../../platform/core/once';
+import { recordTypes } from '../../platform/records/record-types';
 
 export const EVIDENCE_KINDS = ['evidence', 'vendor_report'] as const;
 /** Derived from the dates, never stored: expiring means valid until a day within the next 30. */
 export const EVIDENCE_STATUSES = ['current', 'expiring', 'expired'] as const;
 export const EXPIRING_WITHIN_DAYS = 30;
 
-/** Record types evidence can prove (the links); each needs its module's read right and a readable record. */
-export const LINKED_RECORD_TYPES = [
-  'control', 'controlTest', 'requirement', 'risk', 'policy', 'thirdParty', 'auditPlan', 'auditFinding', 'incident',
-] as const;
-export type LinkedRecordType = (typeof LINKED_RECORD_TYPES)[number];
+/**
+ * Record types evidence can prove (the links): those their modules declare `evidence: true`, in module order; each
+ * link needs its module's read right and a readable record.
+ */
+export const linkableTypes = () => recordTypes().filter((type) => type.evidence);
+/** Where assistant content may land: evidence itself, or a linkable record that is not part of another (not a control test). */
+export const uploadTargets = () => ['evidence', ...linkableTypes().filter((type) => !type.parent).map((type) => type.kind)];
 
 const evidenceFields = {
   title: t.String({ minLength: 1, maxLength: 300 }),
@@ -48,21 +52,6 @@ export const EvidenceListQuery = recordListQuery(EVIDENCE_SORTS, EVIDENCE_STATUS
   linked: t.Optional(t.String({ format: 'uuid', description: 'Only evidence linked to this record (any record type)' })),
   locked: t.Optional(stringEnum(['true', 'false'] as const, { description: 'Only locked (true) or unlocked (false) evidence' })),
 });
-
-export const EvidenceLinkInput = t.Object({
-  recordType: stringEnum(LINKED_RECORD_TYPES),
-  recordId: Uuid,
-}, { additionalProperties: false });
-export type EvidenceLinkInput = Static<typeof EvidenceLinkInput>;
-
-export const EvidenceLinkView = t.Object({
-  recordType: stringEnum(LINKED_RECORD_TYPES),
-  recordId: t.String(),
-  title: t.String({ description: '(restricted) when you may not read the record; (deleted) when it no longer exists' }),
-  href: t.Union([t.String({ description: "Path of the record's screen" }), t.Null()]),
-  linkedAt: t.String(),
-});
-export type EvidenceLinkView = Static<typeof EvidenceLinkView>;
 
 export const EvidenceFileView = t.Object({
   id: t.String(),
@@ -131,37 +120,55 @@ export const ASSISTANT_UPLOAD_BYTES = 10 * 1024 * 1024;
 
 export const EvidenceRef = t.Object({ evidenceId: Uuid }, { additionalProperties: false });
 
-export const LinkEvidenceToolInput = t.Object({
-  evidenceId: Uuid,
-  recordType: stringEnum(LINKED_RECORD_TYPES),
-  recordId: Uuid,
-  unlink: t.Optional(t.Boolean({ description: 'true removes the link instead of making it' })),
-}, { additionalProperties: false });
-export type LinkEvidenceToolInput = Static<typeof LinkEvidenceToolInput>;
-
-export const UPLOAD_TARGETS = ['evidence', ...LINKED_RECORD_TYPES.filter((type) => type !== 'controlTest')] as const;
-export const UploadEvidenceInput = t.Object({
-  recordType: stringEnum(UPLOAD_TARGETS, { description: 'evidence: a file on that evidence; any other: new evidence linked to that record' }),
-  recordId: Uuid,
-  fileName: t.String({ minLength: 1, maxLength: 255 }),
-  text: t.Optional(t.String({ maxLength: ASSISTANT_UPLOAD_BYTES, description: 'The content as text (UTF-8)' })),
-  base64: t.Optional(t.String({ maxLength: Math.ceil(ASSISTANT_UPLOAD_BYTES / 3) * 4 + 4, description: 'The content, base64-encoded' })),
-  title: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'Title of the new evidence (default: the file name)' })),
-}, { additionalProperties: false });
-export type UploadEvidenceInput = Static<typeof UploadEvidenceInput>;
-
 export const UPLOAD_LINK = { minutes: 15, files: 10, fileBytes: 25 * 1024 * 1024 } as const;
 
-export const UploadLinkInput = t.Object({
-  recordType: stringEnum(UPLOAD_TARGETS, { description: 'evidence: files on that evidence; any other: each file on new evidence linked to that record' }),
-  recordId: Uuid,
-}, { additionalProperties: false });
-export type UploadLinkInput = Static<typeof UploadLinkInput>;
-
-/** DELETE /evidence/{id}/links/{recordType}/{recordId}. */
-export const LinkParams = t.Object({ id: t.String({ format: 'uuid' }), recordType: stringEnum(LINKED_RECORD_TYPES), recordId: t.String({ format: 'uuid' }) });
 /** GET /evidence/verify/{runId}. */
 export const RunParams = t.Object({ runId: t.String({ format: 'uuid' }) });
 
 /** POST /api/upload/{secret}/files: the file's name. */
 export const UploadLinkFileQuery = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) });
+
+/**
+ * The schemas naming linkable record types, made once the modules are installed (the types come from their
+ * declarations): REST link bodies and answers, the unlink path, and the assistant's link and upload inputs.
+ */
+export const linkSchemas = once(() => {
+  const linkable = stringEnum(linkableTypes().map((type) => type.kind));
+  const targets = (description: string) => stringEnum(uploadTargets(), { description });
+  return {
+    EvidenceLinkInput: t.Object({ recordType: linkable, recordId: Uuid }, { additionalProperties: false }),
+    EvidenceLinkView: t.Object({
+      recordType: linkable,
+      recordId: t.String(),
+      title: t.String({ description: '(restricted) when you may not read the record; (deleted) when it no longer exists' }),
+      href: t.Union([t.String({ description: "Path of the record's screen" }), t.Null()]),
+      linkedAt: t.String(),
+    }),
+    /** DELETE /evidence/{id}/links/{recordType}/{recordId}. */
+    LinkParams: t.Object({ id: t.String({ format: 'uuid' }), recordType: linkable, recordId: t.String({ format: 'uuid' }) }),
+    LinkEvidenceToolInput: t.Object({
+      evidenceId: Uuid,
+      recordType: linkable,
+      recordId: Uuid,
+      unlink: t.Optional(t.Boolean({ description: 'true removes the link instead of making it' })),
+    }, { additionalProperties: false }),
+    UploadEvidenceInput: t.Object({
+      recordType: targets('evidence: a file on that evidence; any other: new evidence linked to that record'),
+      recordId: Uuid,
+      fileName: t.String({ minLength: 1, maxLength: 255 }),
+      text: t.Optional(t.String({ maxLength: ASSISTANT_UPLOAD_BYTES, description: 'The content as text (UTF-8)' })),
+      base64: t.Optional(t.String({ maxLength: Math.ceil(ASSISTANT_UPLOAD_BYTES / 3) * 4 + 4, description: 'The content, base64-encoded' })),
+      title: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'Title of the new evidence (default: the file name)' })),
+    }, { additionalProperties: false }),
+    UploadLinkInput: t.Object({
+      recordType: targets('evidence: files on that evidence; any other: each file on new evidence linked to that record'),
+      recordId: Uuid,
+    }, { additionalProperties: false }),
+  };
+});
+type LinkSchemas = ReturnType<typeof linkSchemas>;
+export type EvidenceLinkInput = Static<LinkSchemas['EvidenceLinkInput']>;
+export type EvidenceLinkView = Static<LinkSchemas['EvidenceLinkView']>;
+export type LinkEvidenceToolInput = Static<LinkSchemas['LinkEvidenceToolInput']>;
+export type UploadEvidenceInput = Static<LinkSchemas['UploadEvidenceInput']>;
+export type UploadLinkInput = Static<LinkSchemas['UploadLinkInput']>;

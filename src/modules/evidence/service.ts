@@ -1,20 +1,20 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
+import { evidence, evidenceFiles, evidenceLinks } from '../../../db/schema';
+import { isRealDate, todayIso } from '../../platform/core/dates';
+import { conflict, forbidden, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { requireLinkedRow } from '../../platform/records/links';
 import {
-  auditFindings, auditPlans, complianceAnalyses, complianceItems, controls, controlTests, evidence, evidenceFiles, evidenceLinks, incidents,
-  policies, risks, thirdParties,
-} from '../../../db/schema';
-import { isRealDate, todayIso } from '../../platform/dates';
-import { conflict, forbidden, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { nameAsSeen, requireLinkedRow, requireReadableLink, type OwnedTitle } from '../../platform/links';
-import { ownershipCondition } from '../../platform/ownership';
-import { levelOf, type Actor, type Module } from '../../platform/permissions';
-import { auditFields, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
-import { thirdPartyKind } from '../thirdParties/service';
+  findRecordType, recordRows, recordType, requireKind, requireTypedRecord, typedRecordAsSeen, type RecordTypeDeclaration, type TypedRow,
+} from '../../platform/records/record-types';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { levelOf, type Actor, type Module } from '../../platform/permissions/permissions';
+import { auditFields, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import {
-  EXPIRING_WITHIN_DAYS, type EvidenceCreate, type EvidenceView, type EvidenceLinkInput, type EvidenceLinkView, type LinkedRecordType, type ReminderView,
+  EXPIRING_WITHIN_DAYS, type EvidenceCreate, type EvidenceView, type EvidenceLinkInput, type EvidenceLinkView, type ReminderView,
+  linkableTypes,
 } from './schema';
 
 /** Status from the dates, in SQL so lists filter and page on it: expired before today, expiring within 30 days. */
@@ -69,7 +69,8 @@ export const evidenceKind: RecordKind<typeof evidence, EvidenceCreate> = {
     else if (c.validUntil && c.validUntil < collectedOn) problems.push({ field: 'validUntil', message: 'must be on or after collectedOn' });
     if (c.kind === 'vendor_report' && !c.thirdPartyId) problems.push({ field: 'thirdPartyId', message: 'a vendor report names its third party' });
     if (problems.length) return problems;
-    await requireReadableLink(db, actor, thirdPartyKind, 'thirdPartyId', c.thirdPartyId, before?.thirdPartyId);
+    // A vendor report's third party is checked as any link is (Bearer rule 4), through its declared record type.
+    if (c.thirdPartyId && c.thirdPartyId !== before?.thirdPartyId) await requireTypedRecord(db, actor, recordType('thirdParty'), c.thirdPartyId, 'thirdPartyId');
     return [];
   },
 };
@@ -81,63 +82,8 @@ export async function getEvidence(db: DbOrTx, actor: Actor, id: string): Promise
 
 /* ---------- Links: what the evidence proves ---------- */
 
-interface LinkedType {
-  module: Module;
-  label: string;
-  /** The record's id, title and owner columns, and the joins that reach them. */
-  from: PgTable;
-  id: PgColumn;
-  title: SQL<string>;
-  ownerId: PgColumn;
-  ownerGroupId: PgColumn;
-  join?: { table: PgTable; on: SQL };
-  href(id: string, row: { parentId: string | null }): string;
-  parentId?: PgColumn;
-}
-
-const column = (c: PgColumn) => sql<string>`${c}`;
-
-export const LINKED_TYPES: Record<LinkedRecordType, LinkedType> = {
-  control: { module: 'controls', label: 'Control', from: controls, id: controls.id, title: column(controls.name), ownerId: controls.ownerId, ownerGroupId: controls.ownerGroupId, href: (id) => `/controls/${id}` },
-  controlTest: {
-    module: 'controls', label: 'Control test', from: controlTests, id: controlTests.id,
-    title: sql<string>`${controls.name} || ' — test of ' || ${controlTests.testedOn}::text`,
-    ownerId: controls.ownerId, ownerGroupId: controls.ownerGroupId, join: { table: controls, on: eq(controls.id, controlTests.controlId) },
-    parentId: controlTests.controlId, href: (_id, row) => `/controls/${row.parentId}`,
-  },
-  requirement: {
-    module: 'compliance', label: 'Requirement', from: complianceAnalyses, id: complianceAnalyses.id,
-    title: sql<string>`${complianceItems.code} || ' ' || ${complianceItems.name}`,
-    ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
-    join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) }, href: (id) => `/compliance/analyses/${id}`,
-  },
-  risk: { module: 'risks', label: 'Risk', from: risks, id: risks.id, title: column(risks.title), ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId, href: (id) => `/risks/${id}` },
-  policy: { module: 'policies', label: 'Policy', from: policies, id: policies.id, title: column(policies.title), ownerId: policies.ownerId, ownerGroupId: policies.ownerGroupId, href: (id) => `/policies/${id}` },
-  thirdParty: {
-    module: 'thirdParties', label: 'Third party', from: thirdParties, id: thirdParties.id, title: column(thirdParties.name),
-    ownerId: thirdParties.ownerId, ownerGroupId: thirdParties.ownerGroupId, href: (id) => `/third-parties/${id}`,
-  },
-  auditPlan: { module: 'audits', label: 'Audit plan', from: auditPlans, id: auditPlans.id, title: column(auditPlans.title), ownerId: auditPlans.ownerId, ownerGroupId: auditPlans.ownerGroupId, href: (id) => `/audits/${id}` },
-  auditFinding: {
-    module: 'audits', label: 'Audit finding', from: auditFindings, id: auditFindings.id, title: column(auditFindings.title),
-    ownerId: auditFindings.ownerId, ownerGroupId: auditFindings.ownerGroupId, href: (id) => `/audits/findings/${id}`,
-  },
-  incident: { module: 'incidents', label: 'Incident', from: incidents, id: incidents.id, title: column(incidents.title), ownerId: incidents.ownerId, ownerGroupId: incidents.ownerGroupId, href: (id) => `/incidents/${id}` },
-};
-
-type LinkedRow = OwnedTitle & { parentId: string | null };
-
-/** The linked records of one type by id, with what the access rules need. */
-async function linkedRows(db: DbOrTx, type: LinkedType, ids: string[]): Promise<Map<string, LinkedRow>> {
-  if (ids.length === 0) return new Map();
-  const selection = {
-    id: type.id, title: type.title, ownerId: type.ownerId, ownerGroupId: type.ownerGroupId,
-    parentId: type.parentId ? column(type.parentId) : sql<string | null>`null`,
-  };
-  const base = db.select(selection).from(type.from);
-  const rows = await (type.join ? base.innerJoin(type.join.table, type.join.on) : base).where(inArray(type.id, ids));
-  return new Map((rows as LinkedRow[]).map((row) => [String(row.id), row]));
-}
+/** The linkable record type a caller names (EvidenceLinkInput's recordType); a 400 naming the field otherwise. */
+export const linkableType = (kind: string, field = 'recordType'): RecordTypeDeclaration => requireKind(kind, linkableTypes(), field);
 
 export async function listLinks(db: DbOrTx, actor: Actor, evidenceId: string): Promise<EvidenceLinkView[]> {
   await loadForAction(db, evidenceKind, actor, evidenceId, 'read');
@@ -150,20 +96,15 @@ export async function linksAsSeen(db: DbOrTx, actor: Actor, evidenceIds: string[
   if (evidenceIds.length === 0) return result;
   const links = await db.select().from(evidenceLinks).where(inArray(evidenceLinks.evidenceId, evidenceIds))
     .orderBy(asc(evidenceLinks.recordType), asc(evidenceLinks.createdAt));
-  const byType = new Map<LinkedRecordType, Map<string, LinkedRow>>();
-  for (const recordType of new Set(links.map((l) => l.recordType as LinkedRecordType))) {
-    const type = LINKED_TYPES[recordType];
-    if (type) byType.set(recordType, await linkedRows(db, type, links.filter((l) => l.recordType === recordType).map((l) => l.recordId)));
+  const rowsByKind = new Map<string, Map<string, TypedRow>>();
+  for (const kind of new Set(links.map((l) => l.recordType))) {
+    const type = findRecordType(kind);
+    if (type) rowsByKind.set(kind, await recordRows(db, type, links.filter((l) => l.recordType === kind).map((l) => l.recordId)));
   }
   for (const link of links) {
-    const recordType = link.recordType as LinkedRecordType;
-    const type = LINKED_TYPES[recordType];
-    const row = byType.get(recordType)?.get(link.recordId);
-    const readable = row ? nameAsSeen(actor, type.module, row, row.title) : '(deleted)';
-    const view: EvidenceLinkView = {
-      recordType, recordId: link.recordId, title: readable,
-      href: row && readable === row.title ? type.href(link.recordId, row) : null, linkedAt: link.createdAt.toISOString(),
-    };
+    const type = findRecordType(link.recordType);
+    const seen = type ? typedRecordAsSeen(actor, type, link.recordId, rowsByKind.get(link.recordType)?.get(link.recordId)) : { title: '(deleted)', href: null };
+    const view: EvidenceLinkView = { recordType: link.recordType, recordId: link.recordId, ...seen, linkedAt: link.createdAt.toISOString() };
     result.set(link.evidenceId, [...(result.get(link.evidenceId) ?? []), view]);
   }
   return result;
@@ -171,15 +112,14 @@ export async function linksAsSeen(db: DbOrTx, actor: Actor, evidenceIds: string[
 
 /** The record a link points at, by Bearer rule 4: its module's read right (403) and a readable record (404, audited). */
 export async function requireLinkableRecord(db: DbOrTx, actor: Actor, input: EvidenceLinkInput, field?: string) {
-  const type = LINKED_TYPES[input.recordType];
-  const row = (await linkedRows(db, type, [input.recordId])).get(input.recordId);
-  return requireLinkedRow(actor, type, input.recordId, row, field);
+  return requireTypedRecord(db, actor, linkableType(input.recordType), input.recordId, field);
 }
 
 /** The owner and owner group of a linkable record (for the rights on the record itself, as upload_evidence needs). */
 export async function linkedOwner(db: DbOrTx, target: EvidenceLinkInput): Promise<{ ownerId: string | null; ownerGroupId: string | null }> {
-  const row = (await linkedRows(db, LINKED_TYPES[target.recordType], [target.recordId])).get(target.recordId);
-  if (!row) throw notFound(`${LINKED_TYPES[target.recordType].label} ${target.recordId}`);
+  const type = linkableType(target.recordType);
+  const row = (await recordRows(db, type, [target.recordId])).get(target.recordId);
+  if (!row) throw notFound(`${type.label} ${target.recordId}`);
   return { ownerId: row.ownerId, ownerGroupId: row.ownerGroupId };
 }
 
@@ -187,7 +127,7 @@ export async function linkEvidence(tx: DbOrTx, actor: Actor, evidenceId: string,
   await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
   const record = await requireLinkableRecord(tx, actor, input, 'recordId');
   const inserted = await tx.insert(evidenceLinks).values({ evidenceId, recordType: input.recordType, recordId: record.id }).onConflictDoNothing().returning();
-  if (!inserted.length) throw conflict(`Evidence ${evidenceId} is already linked to ${LINKED_TYPES[input.recordType].label.toLowerCase()} ${record.id}`);
+  if (!inserted.length) throw conflict(`Evidence ${evidenceId} is already linked to ${linkableType(input.recordType).label.toLowerCase()} ${record.id}`);
   // History keeps the linked record's type and id, not its name: readers who may not read it see nothing of it.
   await recordChange(tx, actor, {
     module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'link', before: null, after: { linkedType: input.recordType, linkedId: record.id },
@@ -196,8 +136,8 @@ export async function linkEvidence(tx: DbOrTx, actor: Actor, evidenceId: string,
 
 export async function unlinkEvidence(tx: DbOrTx, actor: Actor, evidenceId: string, input: EvidenceLinkInput): Promise<void> {
   await loadForAction(tx, evidenceKind, actor, evidenceId, 'update');
-  const type = LINKED_TYPES[input.recordType];
-  const row = (await linkedRows(tx, type, [input.recordId])).get(input.recordId);
+  const type = linkableType(input.recordType);
+  const row = (await recordRows(tx, type, [input.recordId])).get(input.recordId);
   // A record deleted since it was linked can be unlinked by anyone who may change the evidence.
   if (row) requireLinkedRow(actor, type, input.recordId, row);
   const removed = await tx.delete(evidenceLinks).where(and(
@@ -210,7 +150,7 @@ export async function unlinkEvidence(tx: DbOrTx, actor: Actor, evidenceId: strin
 }
 
 /** Evidence linked to one record that the actor may read (a record's page lists it). */
-export async function evidenceLinkedTo(db: DbOrTx, actor: Actor, recordTypes: readonly LinkedRecordType[], recordIds: readonly string[]) {
+export async function evidenceLinkedTo(db: DbOrTx, actor: Actor, recordTypes: readonly string[], recordIds: readonly string[]) {
   if (levelOf(actor, 'evidence:read') === null || recordIds.length === 0) return [];
   return db.selectDistinct({
     id: evidence.id, title: evidence.title, kind: evidence.kind, collectedOn: evidence.collectedOn, validUntil: evidence.validUntil,

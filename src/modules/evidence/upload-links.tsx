@@ -1,15 +1,16 @@
 import { Elysia } from 'elysia';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { evidenceUploadLinks } from '../../../db/schema';
-import { sha256Hex } from '../../platform/canonical-json';
-import { runWrite, type AppContext } from '../../platform/context';
-import { AppError, invalidField, notFound } from '../../platform/errors';
-import { appendAudit } from '../../platform/audit';
-import { platformService, type AssistantTool } from '../../platform/module';
-import type { Actor } from '../../platform/permissions';
+import { sha256Hex } from '../../platform/core/canonical-json';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { AppError, invalidField, notFound } from '../../platform/core/errors';
+import { appendAudit } from '../../platform/audit/audit';
+import { platformService } from '../../platform/http/installed';
+import { defineTool } from '../../platform/modules/tools';
+import type { Actor } from '../../platform/permissions/permissions';
 import { attachStored, checkAttachTarget } from './assistant';
 import { fileNameProblem, storeFile } from './files';
-import { UPLOAD_LINK, UploadLinkFileQuery, UploadLinkInput } from './schema';
+import { linkSchemas, UPLOAD_LINK, UploadLinkFileQuery, type UploadLinkInput } from './schema';
 import { UploadPage } from './views';
 
 /**
@@ -66,7 +67,7 @@ async function uploadThroughLink(ctx: AppContext, secret: string, name: string, 
   if (problem) throw invalidField('name', problem);
   const link = await openLink(ctx, secret);
   const actor = await linkActor(ctx, link);
-  const target = { recordType: link.recordType as UploadLinkInput['recordType'], recordId: link.recordId };
+  const target = { recordType: link.recordType, recordId: link.recordId };
   await checkAttachTarget(ctx, actor, target);
   // Claim a slot first, so eleven uploads at once cannot all pass the count; a failure gives it back.
   const [claimed] = await ctx.db.update(evidenceUploadLinks).set({ filesUsed: sql`${evidenceUploadLinks.filesUsed} + 1` })
@@ -107,8 +108,9 @@ export const uploadLinkRoutes = (ctx: AppContext) =>
 
 export const uploadLinkLimit = { path: UPLOAD_LINK_PATH, bytes: UPLOAD_LINK.fileBytes, message: tooLargeForLink };
 
-export const uploadLinkTool: AssistantTool = {
-  name: 'request_upload_link', title: 'Ask for an upload link', readOnly: false, input: UploadLinkInput,
+export const uploadLinkTool = () => defineTool({
+  name: 'request_upload_link', title: 'Ask for an upload link', readOnly: false, input: linkSchemas().UploadLinkInput,
+  needs: { anyOf: ['evidence:update', 'evidence:create'] },
   description: 'A browser link, valid 15 minutes, for the user to upload up to 10 files (25 MB each) to a record: onto evidence, or each file onto new evidence linked to another record the user may update. Give the link to the user.',
-  run: (ctx, actor, args, call) => requestUploadLink(ctx, actor, args as UploadLinkInput, call.origin),
-};
+  run: (ctx, actor, args, call) => requestUploadLink(ctx, actor, args, call.origin),
+});

@@ -1,12 +1,12 @@
 import { and, asc, count, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { evidence, evidenceFiles, evidenceVerifyRuns } from '../../../db/schema';
-import { appendAudit } from '../../platform/audit';
-import type { AppContext } from '../../platform/context';
-import { conflict, forbidden, notFound } from '../../platform/errors';
-import { log } from '../../platform/log';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { digestStored } from '../../platform/storage';
+import { appendAudit } from '../../platform/audit/audit';
+import type { AppContext } from '../../platform/http/context';
+import { conflict, forbidden, notFound } from '../../platform/core/errors';
+import { log } from '../../platform/core/log';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { digestStored } from '../../platform/storage/storage';
 import type { VerifyProblem, VerifyRunView } from './schema';
 
 /** A running run whose heartbeat is older than this stopped with its process (a restart, a crash). */

@@ -1,12 +1,13 @@
 import type { evidence as evidenceTable } from '../../../db/schema';
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { DataTable, Text, When } from '../../../views/components/table';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import type { RecordView } from '../../platform/records';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import type { RecordView } from '../../platform/records/records';
 import { BareLayout } from '../../../views/layout';
-import { UPLOAD_LINK, type LinkedRecordType, type VerifyRunView } from './schema';
+import { UPLOAD_LINK, type VerifyRunView } from './schema';
 import type { listFiles } from './files';
-import { LINKED_TYPES, type evidenceLinkedTo, type listLinks } from './service';
+import type { evidenceLinkedTo, listLinks } from './service';
+import { findRecordType, type RecordTypeDeclaration } from '../../platform/records/record-types';
 
 export type EvidenceView = RecordView<typeof evidenceTable> & { status: string; fileCount: number; linkCount: number };
 
@@ -14,7 +15,7 @@ export const readable = (value: string) => value.replaceAll('_', ' ');
 
 export const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 
-const typeLabel = (recordType: LinkedRecordType) => LINKED_TYPES[recordType].label;
+const typeLabel = (kind: string) => findRecordType(kind)?.label ?? kind;
 
 export function LockPanel({ view, viewer, csrfToken }: { view: EvidenceView; viewer: Actor; csrfToken: string }): JSX.Element {
   const canLock = !view.locked && canTouch(viewer, 'evidence:update', view);
@@ -118,7 +119,7 @@ export function FilesSection({ view, files, canChange, csrfToken, maxFileMb }: {
 
 /** The records the evidence proves, and the link picker (record type, then a title search) while it may change. */
 export function LinksSection({ view, links, canChange, types, csrfToken }: {
-  view: EvidenceView; links: Awaited<ReturnType<typeof listLinks>>; canChange: boolean; types: LinkedRecordType[]; csrfToken: string;
+  view: EvidenceView; links: Awaited<ReturnType<typeof listLinks>>; canChange: boolean; types: RecordTypeDeclaration[]; csrfToken: string;
 }): JSX.Element {
   return (
     <section id="links">
@@ -149,7 +150,7 @@ export function LinksSection({ view, links, canChange, types, csrfToken }: {
             <select id="recordType" name="recordType" required hx-get={`/evidence/${view.id}/link-choices`} hx-target="#link-choices" hx-trigger="change"
               hx-include="#link-q">
               <option value="">Choose…</option>
-              {types.map((type) => <option value={type} safe>{typeLabel(type)}</option>)}
+              {types.map((type) => <option value={type.kind} safe>{type.label}</option>)}
             </select>
           </Field>
           <Field label="Find by title" name="q" hint="Narrows the records offered below">
@@ -234,15 +235,15 @@ export function PackagePage({ choices }: { choices: PackageChoices }): JSX.Eleme
 }
 
 /** The record picker of the link form: the records of the chosen type matching `q`, the first `limit` of them. */
-export function LinkChoices({ recordType, q = '', options = [], limit = 0 }: {
-  recordType?: LinkedRecordType; q?: string; options?: Option[]; limit?: number;
+export function LinkChoices({ type, q = '', options = [], limit = 0 }: {
+  type?: RecordTypeDeclaration; q?: string; options?: Option[]; limit?: number;
 }): JSX.Element {
-  if (!recordType) return <p class="muted">Choose a record type to pick the record.</p>;
-  const label = typeLabel(recordType).toLowerCase();
+  if (!type) return <p class="muted">Choose a record type to pick the record.</p>;
+  const label = type.label.toLowerCase();
   if (!options.length) return <p class="muted" safe>{q ? `No ${label} you may read has "${q}" in its title.` : `No ${label} you may read.`}</p>;
   return (
     <>
-      <Field label={typeLabel(recordType)} name="recordId"><Select id="recordId" name="recordId" options={options.slice(0, limit)} required /></Field>
+      <Field label={type.label} name="recordId"><Select id="recordId" name="recordId" options={options.slice(0, limit)} required /></Field>
       {options.length > limit && <p class="muted" safe>{`The first ${limit} by title; type part of the title to find others.`}</p>}
     </>
   );

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
-import { pageEnvelope } from '../../platform/paging';
-import type { Permission } from '../../platform/permissions';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { pageEnvelope } from '../../platform/http/paging';
+import type { Permission } from '../../platform/permissions/permissions';
 import { policyParent, riskParent, type ExceptionParent } from './parents';
 import { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
 import {

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems, compliancePackages, exceptions, policies, risks } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
+import type { FieldProblem } from '../../platform/core/errors';
 import {
   defineImportType, namedRecords, ownerColumn, readDate, readNamed, writeNamed,
   type ImportColumn, type ImportType, type ImportWriter, type NamedRecords,
 } from '../../platform/csv/import-type';
-import { canTouch, type Permission } from '../../platform/permissions';
+import { canTouch, type Permission } from '../../platform/permissions/permissions';
 import { complianceParent, policyParent, riskParent, type ExceptionParent } from './parents';
 import {
   ComplianceExceptionImportCreate, ComplianceExceptionImportUpdate, ExceptionCreate, ParentExceptionImportUpdate, type ExceptionUpdate,

@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { levelOf, type Actor, type Permission } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { levelOf, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
 import { policyParent, riskParent, type ExceptionParent } from './parents';
 import { EXCEPTION_STATUSES } from './schema';
 import { createException, decideException, listExceptions } from './service';

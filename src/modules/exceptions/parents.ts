@@ -2,7 +2,7 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { complianceAnalyses, complianceItems, exceptions, policies, risks } from '../../../db/schema';
-import type { Module } from '../../platform/permissions';
+import type { Module } from '../../platform/permissions/permissions';
 
 /**
  * The kinds of record an exception can belong to. Each kind names its module (whose read, update, delete and review

@@ -1,8 +1,8 @@
 import type { TObject } from '@sinclair/typebox';
 import { t, type Static } from 'elysia';
-import { IsoDate, ownerView, Uuid } from '../../platform/record-schema';
-import { listQuery } from '../../platform/paging';
-import { stringEnum } from '../../platform/schema-helpers';
+import { IsoDate, ownerView, Uuid } from '../../platform/records/record-schema';
+import { listQuery } from '../../platform/http/paging';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const EXCEPTION_STATUSES = ['requested', 'approved', 'rejected'] as const;
 export const DECISIONS = ['approved', 'rejected'] as const;

@@ -2,16 +2,17 @@ import { and, asc, count, desc, eq, gte, ilike, inArray, lt, or, type SQL } from
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { exceptions, groups, users } from '../../../db/schema';
-import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { insertRows, updateRowsById } from '../../platform/bulk-insert';
-import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
-import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/ownership';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions';
-import { nameAsSeen } from '../../platform/links';
+import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { insertRows, updateRowsById } from '../../platform/core/bulk-insert';
+import { diffFields, listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
+import { ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { canTouch, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions/permissions';
+import { nameAsSeen } from '../../platform/records/links';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
 import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
+import { isUuid } from '../../platform/core/uuid';
 
 /**
  * Exceptions of one parent kind. Rights are the parent module's: read to see, update to request or change (on a
@@ -22,7 +23,6 @@ import { isRealDate } from '../../platform/dates';
 const approvers = alias(users, 'approver');
 const right = (parent: ExceptionParent, r: 'read' | 'update' | 'delete' | 'review') => `${parent.module}:${r}` as Permission;
 const todayOf = (now: Date) => now.toISOString().slice(0, 10);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function selectViews(db: DbOrTx, parent: ExceptionParent) {
   return db.select({
@@ -92,7 +92,7 @@ export async function listExceptions(
 }
 
 async function loadJoined(db: DbOrTx, parent: ExceptionParent, id: string) {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [row] = await selectViews(db, parent).where(and(eq(exceptions.id, id), eq(exceptions.parentType, parent.type)));
   return row;
 }
@@ -123,7 +123,7 @@ export async function getException(db: DbOrTx, parent: ExceptionParent, actor: A
 
 /** Loads the parent for an action: 404 when missing or unreadable, 403 when readable but the right is not held. */
 async function requireParent(db: DbOrTx, parent: ExceptionParent, actor: Actor, parentId: string, r: 'update' | 'review') {
-  const record = UUID.test(parentId) ? await loadParent(db, parent, parentId) : undefined;
+  const record = isUuid(parentId) ? await loadParent(db, parent, parentId) : undefined;
   const what = `${parent.label} ${parentId}`;
   if (!record) throw notFound(what);
   requireOnRecord(actor, right(parent, r), record, what);
@@ -233,8 +233,8 @@ const refused = (error: unknown): ExceptionBatchOutcome => {
 
 /** Accounts and groups named by a batch, in two queries, so each row's checks need none. */
 async function batchPeople(tx: DbOrTx, candidates: Editable[]) {
-  const userIds = [...new Set(candidates.flatMap((c) => [c.ownerId, c.approverId]).filter((id): id is string => !!id && UUID.test(id)))];
-  const groupIds = [...new Set(candidates.map((c) => c.ownerGroupId).filter((id): id is string => !!id && UUID.test(id)))];
+  const userIds = [...new Set(candidates.flatMap((c) => [c.ownerId, c.approverId]).filter((id): id is string => !!id && isUuid(id)))];
+  const groupIds = [...new Set(candidates.map((c) => c.ownerGroupId).filter((id): id is string => !!id && isUuid(id)))];
   const [userRows, groupRows] = await Promise.all([
     userIds.length ? tx.select({ id: users.id, status: users.status }).from(users).where(inArray(users.id, userIds)) : [],
     groupIds.length ? tx.select({ id: groups.id }).from(groups).where(inArray(groups.id, groupIds)) : [],
@@ -267,7 +267,7 @@ function editableProblems(c: Editable, people: Awaited<ReturnType<typeof batchPe
  */
 export async function createExceptions(tx: DbOrTx, parent: ExceptionParent, actor: Actor, inputs: ExceptionCreate[]): Promise<ExceptionBatchOutcome[]> {
   const level = requirePermission(actor, right(parent, 'update'));
-  const parentIds = [...new Set(inputs.map((i) => i.parentId.toLowerCase()).filter((id) => UUID.test(id)))];
+  const parentIds = [...new Set(inputs.map((i) => i.parentId.toLowerCase()).filter(isUuid))];
   const parentRows = parentIds.length
     ? await tx.select({ id: parent.idColumn, ownerId: parent.ownerColumn, ownerGroupId: parent.ownerGroupColumn }).from(parent.table).where(inArray(parent.idColumn, parentIds))
     : [];
@@ -374,7 +374,7 @@ export async function readableExceptions(
   db: DbOrTx, parent: ExceptionParent, actor: Actor, options: { ids?: string[]; limit?: number },
 ): Promise<StoredException[]> {
   if (levelOf(actor, right(parent, 'read')) === null) return [];
-  const ids = options.ids ? [...new Set(options.ids.map((id) => id.toLowerCase()).filter((id) => UUID.test(id)))] : undefined;
+  const ids = options.ids ? [...new Set(options.ids.map((id) => id.toLowerCase()).filter(isUuid))] : undefined;
   if (ids && ids.length === 0) return [];
   const rows = await db.select({ e: exceptions }).from(exceptions)
     .innerJoin(parent.table, eq(parent.idColumn, parentColumn(parent)))
@@ -382,4 +382,11 @@ export async function readableExceptions(
     .orderBy(asc(exceptions.createdAt), asc(exceptions.id))
     .limit(options.limit ?? 1_000_000);
   return rows.map((r) => r.e);
+}
+
+/** Exceptions of one parent kind waiting for the actor's decision as their approver (the assistant's my_open_items). */
+export async function exceptionsToDecide(db: DbOrTx, parent: ExceptionParent, actor: Actor) {
+  if (!actor.userId) return [];
+  const requested = await listExceptions(db, parent, actor, { status: 'requested', pageSize: 200 });
+  return requested.rows.filter((e) => e.approverId === actor.userId).map((e) => ({ id: e.id, title: e.title, parent: e.parent, expiresAt: e.expiresAt }));
 }

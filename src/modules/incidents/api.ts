@@ -1,10 +1,10 @@
 import { t } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
-import { notFound } from '../../platform/errors';
-import { listHistory } from '../../platform/history';
-import { pageEnvelope } from '../../platform/paging';
-import { recordApi } from '../../platform/record-api';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { notFound } from '../../platform/core/errors';
+import { listHistory } from '../../platform/audit/history';
+import { pageEnvelope } from '../../platform/http/paging';
+import { recordApi } from '../../platform/records/record-api';
 import {
   BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
   IncidentClassificationView, IncidentCreate, IncidentListQuery, IncidentUpdate, IncidentView, NotificationCreate, NotificationView,

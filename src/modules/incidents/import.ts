@@ -1,12 +1,12 @@
 import { incidentClassifications, incidents } from '../../../db/schema';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
-import type { FieldProblem } from '../../platform/errors';
+import type { FieldProblem } from '../../platform/core/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
   defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
-import type { RecordKind } from '../../platform/records';
+import type { RecordKind } from '../../platform/records/records';
 import { INCIDENT_STATUSES, IncidentCreate, IncidentUpdate } from './schema';
 import { incidentKind } from './service';
 

@@ -1,18 +1,18 @@
 import { incidents } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerType } from '../../platform/records/record-types';
+import { incidentKind } from './service';
+import { defineModule } from '../../platform/modules/module';
 import { incidentsApi } from './api';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
-import { incidentKind } from './service';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
   name: 'incidents',
-  searchSources: [registerSearch({ kind: 'incident', label: 'Incidents', module: 'incidents', table: incidents, title: incidents.title, body: incidents.description, href: (id) => `/incidents/${id}` })],
+  recordTypes: [registerType(incidentKind, { kind: 'incident', plural: 'Incidents', href: (id) => `/incidents/${id}`, evidence: true, search: { body: incidents.description }, read: true })],
   permissions: 'incidents',
   plugins: (ctx) => [incidentsApi(ctx), incidentPages(ctx)],
   imports: [incidentImport],

@@ -1,11 +1,12 @@
 import { Flash } from '../../../views/components/flash';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
-import { runWrite, type AppContext } from '../../platform/context';
-import { invalid } from '../../platform/errors';
-import { schemaProblems } from '../../platform/form-input';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { invalid } from '../../platform/core/errors';
+import { schemaProblems } from '../../platform/http/form-input';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
 import {
   BreachInput, INCIDENT_STATUSES, IncidentClassificationInput, IncidentCreate, IncidentUpdate, NotificationCreate,
 } from './schema';

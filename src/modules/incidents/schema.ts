@@ -1,7 +1,7 @@
 import { t, type Static } from 'elysia';
-import { IsoDate, NullableDate, NullableUuid, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { listQuery } from '../../platform/paging';
-import { stringEnum } from '../../platform/schema-helpers';
+import { IsoDate, NullableDate, NullableUuid, Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { listQuery } from '../../platform/http/paging';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const INCIDENT_STATUSES = ['open', 'closed'] as const;
 export const NOTIFICATION_RECIPIENTS = ['authority', 'subjects'] as const;

@@ -1,20 +1,22 @@
 import { asc, count, eq, ilike, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { ownershipCondition } from '../../platform/ownership';
-import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
-import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records';
-import { dateProblems, isRealDate } from '../../platform/dates';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records/records';
+import { dateProblems, isRealDate } from '../../platform/core/dates';
 import type {
   BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
   IncidentClassificationView, IncidentCreate, NotificationCreate, NotificationView,
 } from './schema';
-import { requireReadableLink } from '../../platform/links';
+import { requireReadableLink } from '../../platform/records/links';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
+import { isUuid } from '../../platform/core/uuid';
+import { squash } from '../../platform/core/text';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const dateProblem = dateProblems;
@@ -140,9 +142,7 @@ export async function listBreachNotifications(db: DbOrTx, actor: Actor, incident
 
 // ---------------------------------------------------------------- classification list
 
-const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 /** Names compare ignoring case, spaces and underscores, as CSV imports match them. */
-const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
 
 /** Read by whoever reads incidents, and by whoever manages Settings (the Settings screen). */
 function requireClassificationRead(actor: Actor): void {

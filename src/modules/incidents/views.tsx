@@ -2,7 +2,7 @@ import type { incidents } from '../../../db/schema';
 import { Flash } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
-import type { RecordView } from '../../platform/records';
+import type { RecordView } from '../../platform/records/records';
 import { NOTIFICATION_RECIPIENTS, type BreachView, type IncidentClassificationView } from './schema';
 
 export type IncidentView = RecordView<typeof incidents>;

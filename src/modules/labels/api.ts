@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/envelopes';
-import { pageEnvelope } from '../../platform/paging';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { pageEnvelope } from '../../platform/http/paging';
 import { LabelInput, LabelListQuery, LabelPatch, LabelView } from './schema';
 import { createLabel, deleteLabel, getLabel, labelHistory, listLabels, updateLabel } from './service';
 

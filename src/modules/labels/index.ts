@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
+import type { AppContext } from '../../platform/http/context';
 import { labelsApi } from './api';
 import { labelPages } from './pages';
 
 /** Labels: REST and the Settings › Labels screen. */
 export const labelsModule = (ctx: AppContext) => new Elysia({ name: 'module:labels' }).use(labelsApi(ctx)).use(labelPages(ctx));
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 
 export const manifest = defineModule({
   name: 'labels',

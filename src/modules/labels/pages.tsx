@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { levelOf, type Actor } from '../../platform/permissions';
-import { screenAuth } from '../../platform/screen-auth';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { Layout } from '../../../views/layout';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { screenAuth } from '../../platform/http/screen-auth';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { Shell } from '../../platform/http/screen';
 import { createLabel, deleteLabel, listLabels, updateLabel } from './service';
 import { LabelsScreen, type LabelsScreenProps } from './views';
 
@@ -18,7 +19,7 @@ export const labelPages = (ctx: AppContext) => {
       canUpdate: levelOf(viewer, 'settings:update') !== null,
       ...extra,
     };
-    return <Layout title="Labels" viewer={viewer} csrfToken={csrfToken} active="labels"><LabelsScreen {...props} /></Layout>;
+    return <Shell title="Labels" viewer={viewer} csrfToken={csrfToken} active="labels"><LabelsScreen {...props} /></Shell>;
   };
   const formOf = (body: unknown) => ({ name: formText(body, 'name'), color: formText(body, 'color') || '#888888', description: formText(body, 'description') });
 

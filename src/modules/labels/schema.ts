@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { listQuery } from '../../platform/paging';
+import { listQuery } from '../../platform/http/paging';
 
 const Color = t.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '#rrggbb; #888888 when left out' });
 

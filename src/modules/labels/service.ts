@@ -1,18 +1,18 @@
 import { and, asc, count, eq, ilike, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { labels } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, type HistoryView } from '../../platform/history';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import type { LabelInput, LabelListQuery, LabelPatch, LabelView } from './schema';
+import { isUuid } from '../../platform/core/uuid';
 
 /**
  * Labels are a supporting list managed in Settings: reading needs settings:read, adding settings:create, renaming,
  * recolouring and deleting settings:update (Settings has no delete right).
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 const DEFAULT_COLOR = '#888888';
 
@@ -35,7 +35,7 @@ export async function listLabels(db: DbOrTx, actor: Actor, query: LabelListQuery
 }
 
 async function load(db: DbOrTx, id: string) {
-  const [row] = UUID.test(id) ? await db.select().from(labels).where(eq(labels.id, id)) : [];
+  const [row] = isUuid(id) ? await db.select().from(labels).where(eq(labels.id, id)) : [];
   if (!row) throw notFound(`Label ${id}`);
   return row;
 }

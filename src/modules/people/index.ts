@@ -1,4 +1,4 @@
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
 import { peoplePages } from './pages';
 import { loadUserRights, userActor } from './rights';
 import { ensureFirstAdministrator, listGroups, listUsers } from './service';

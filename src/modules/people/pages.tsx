@@ -1,15 +1,16 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
-import { runWrite } from '../../platform/context';
-import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/errors';
-import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions';
-import { clearSessionCookie, cookieSecret, currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../platform/screen-auth';
-import { resolveSession, retryAfterSeconds, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/sessions';
+import type { AppContext } from '../../platform/http/context';
+import { runWrite } from '../../platform/http/context';
+import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/core/errors';
+import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions/permissions';
+import { clearSessionCookie, cookieSecret, currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../platform/http/screen-auth';
+import { resolveSession, retryAfterSeconds, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/http/sessions';
 import { ssoSignInOption } from './sign-in/pages';
-import { clientAddress, refusalLimiter } from '../../platform/refusals';
-import { passwordProblem } from '../../platform/password-policy';
-import { renderScreen, settingsLinksFor } from '../../../views/layout';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
+import { clientAddress, refusalLimiter } from '../../platform/http/refusals';
+import { passwordProblem } from '../../platform/core/password-policy';
+import { renderScreen, settingsLinksFor } from '../../platform/http/screen';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
 import {
   addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, usePasswordReset, createRole,
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,

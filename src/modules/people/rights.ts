@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
-import { isPermission, type Actor, type Level, type Permission } from '../../platform/permissions';
+import { isPermission, type Actor, type Level, type Permission } from '../../platform/permissions/permissions';
 
 interface RightsRow {
   user_id: string;

@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
-import { ALL_PERMISSIONS } from '../../platform/permissions';
-import { stringEnum } from '../../platform/schema-helpers';
+import { ALL_PERMISSIONS } from '../../platform/permissions/permissions';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const Email = t.String({ format: 'email', maxLength: 254, description: 'Sign-in address; unique, case-insensitive' });
 export const Password = t.String({ minLength: 12, maxLength: 200, description: 'At least 12 characters' });

@@ -1,16 +1,16 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, passwordResets, rolePermissions, roles, sessions, users } from '../../../db/schema';
-import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../db/reference-data';
-import { AppError, conflict, forbidden, invalidField, notFound } from '../../platform/errors';
-import { queueMail } from '../../platform/mail';
-import { recordChange } from '../../platform/history';
-import { passwordProblem } from '../../platform/password-policy';
-import { ALL_PERMISSIONS, holdsEveryRight, isPermission, requirePermission, systemActor, type Actor } from '../../platform/permissions';
-import { passwordChecks, throttledCheck } from '../../platform/sessions';
-import type { RefusalLimiter } from '../../platform/refusals';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../platform/modules/reference-data';
+import { AppError, conflict, forbidden, invalidField, notFound } from '../../platform/core/errors';
+import { queueMail } from '../../platform/mail/mail';
+import { recordChange } from '../../platform/audit/history';
+import { passwordProblem } from '../../platform/core/password-policy';
+import { ALL_PERMISSIONS, holdsEveryRight, isPermission, requirePermission, systemActor, type Actor } from '../../platform/permissions/permissions';
+import { passwordChecks, throttledCheck } from '../../platform/http/sessions';
+import type { RefusalLimiter } from '../../platform/http/refusals';
 import type { GroupCreate, RoleCreate, UserCreate, UserUpdate } from './schema';
-import { appendAudit } from '../../platform/audit';
+import { appendAudit } from '../../platform/audit/audit';
 import { createHash, randomBytes } from 'node:crypto';
 import { requireAdministratorRemains, requireBreakGlassRemains, requirePasswordAllowed } from './sign-in/break-glass';
 

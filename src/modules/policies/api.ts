@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, IdParam } from '../../platform/envelopes';
-import { getRecord } from '../../platform/records';
-import { batchOf, BatchResults } from '../../platform/batch';
-import { recordApi, recordBatchApi } from '../../platform/record-api';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, IdParam } from '../../platform/http/envelopes';
+import { getRecord } from '../../platform/records/records';
+import { batchOf, BatchResults } from '../../platform/records/batch';
+import { recordApi, recordBatchApi } from '../../platform/records/record-api';
 import {
   PolicyApprovalCreate, PolicyApprovalView, PolicyBatchCreate, PolicyBatchUpdate, PolicyContent, PolicyCreate, PolicyListQuery, PolicyPublishItem,
   PolicyReviewCreate, PolicyReviews, PolicySettings, PolicyUpdate, PolicyVersionView, PolicyView, PublishedVersion,

@@ -1,23 +1,23 @@
 import { policies } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../platform/context';
+import type { AppContext } from '../../platform/http/context';
 import { policiesApi } from './api';
 import { policyPages, policySettingsPages } from './pages';
 
 /** The Policies module as one plugin: REST, screens and Settings › Policy settings (one `.use` keeps the app type shallow). */
 export const policiesModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:policies' }).use(policiesApi(ctx)).use(policyPages(ctx)).use(policySettingsPages(ctx));
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
+import { defineTool } from '../../platform/modules/tools';
+import { registerType } from '../../platform/records/record-types';
 import { policyImport } from './import';
-import { listRecords, type ListParams } from '../../platform/records';
+import { listRecords } from '../../platform/records/records';
 import { PolicyListQuery } from './schema';
 import { policyKind } from './service';
 import { policyDueDates, policyEvents } from './notifications';
 
 export const manifest = defineModule({
   name: 'policies',
-  searchSources: [registerSearch({ kind: 'policy', label: 'Policies', module: 'policies', table: policies, title: policies.title, body: policies.description, href: (id) => `/policies/${id}` })],
   permissions: 'policies',
   plugins: (ctx) => [policiesModule(ctx)],
   imports: [policyImport],
@@ -27,11 +27,14 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['policies'],
-  assistantTools: [{
-    name: 'list_policies', title: 'List policies', readOnly: true, input: PolicyListQuery,
+  recordTypes: [registerType(policyKind, {
+    kind: 'policy', plural: 'Policies', href: (id) => `/policies/${id}`, evidence: true, search: { body: policies.description }, read: true,
+  })],
+  assistantTools: () => [defineTool({
+    name: 'list_policies', title: 'List policies', readOnly: true, input: PolicyListQuery, needs: { allOf: ['policies:read'] },
     description: 'Policies you may read, paged; the filters of GET /api/v1/policies (status, ownerId, q, sort).',
-    run: (ctx, actor, args) => listRecords(ctx.db, policyKind, actor, args as ListParams),
-  }],
+    run: (ctx, actor, args) => listRecords(ctx.db, policyKind, actor, args),
+  })],
   events: policyEvents,
   dueDates: policyDueDates,
 });

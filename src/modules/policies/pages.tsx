@@ -1,14 +1,15 @@
 import { Elysia } from 'elysia';
 import type { policies } from '../../../db/schema';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
-import { runWrite, type AppContext } from '../../platform/context';
-import { invalid, notFound, type AppError } from '../../platform/errors';
-import { schemaProblems } from '../../platform/form-input';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { getRecord, type RecordView } from '../../platform/records';
-import { screenAuth } from '../../platform/screen-auth';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { renderScreen } from '../../platform/http/screen';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { invalid, notFound, type AppError } from '../../platform/core/errors';
+import { schemaProblems } from '../../platform/http/form-input';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { getRecord, type RecordView } from '../../platform/records/records';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { POLICY_STATUSES, PolicyApprovalCreate, PolicyContent, PolicyCreate, PolicyReviewCreate, PolicyUpdate } from './schema';
 import {
   listPolicyApprovals, listPolicyVersions, policyKind, policyReviewSchedule, publishPolicy, recordPolicyApproval,

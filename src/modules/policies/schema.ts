@@ -1,7 +1,7 @@
 import { t, type Static } from 'elysia';
-import { exactly } from '../../platform/envelopes';
-import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { exactly } from '../../platform/http/envelopes';
+import { IsoDate, NullableUuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const POLICY_STATUSES = ['draft', 'published'] as const;
 export const REVIEW_OUTCOMES = ['no_changes', 'changes_required'] as const;

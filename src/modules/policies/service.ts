@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisPolicies, policies, policyApprovals, policyReviews, policyVersions, users } from '../../../db/schema';
-import { refusalOf, type BatchResult } from '../../platform/batch';
-import { updateRowsById } from '../../platform/bulk-insert';
-import { conflict, invalidField, notFound } from '../../platform/errors';
-import { recordChange, recordChanges, type RecordChange } from '../../platform/history';
-import { requireOnRecord, type Actor } from '../../platform/permissions';
-import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
+import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { updateRowsById } from '../../platform/core/bulk-insert';
+import { conflict, invalidField, notFound } from '../../platform/core/errors';
+import { recordChange, recordChanges, type RecordChange } from '../../platform/audit/history';
+import { requireOnRecord, type Actor } from '../../platform/permissions/permissions';
+import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { addMonths } from '../controls/service';
 import {
   DEFAULT_REVIEW_FREQUENCY_MONTHS,
@@ -15,7 +15,8 @@ import {
   type PolicyReviews, type PolicyVersionView,
 } from './schema';
 import { outsideApprovalsAllowed } from './settings-service';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
+import { isUuid } from '../../platform/core/uuid';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   module: 'policies',
@@ -40,7 +41,6 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
 };
 
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireRealDate(field: string, value: string): void {
   if (!isRealDate(value)) throw invalidField(field, 'must be a real date written YYYY-MM-DD');
@@ -94,7 +94,7 @@ export async function publishPolicy(tx: DbOrTx, actor: Actor, id: string): Promi
  * the versions inserted together and every publication and version in the Audit Log and History.
  */
 export async function publishPolicies(tx: DbOrTx, actor: Actor, ids: string[]): Promise<BatchResult[]> {
-  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  const wanted = [...new Set(ids.filter(isUuid))];
   const rows = wanted.length ? await tx.select().from(policies).where(inArray(policies.id, wanted)).orderBy(asc(policies.id)).for('update') : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
   const latest = new Map((wanted.length

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { settings } from '../../../db/schema';
-import { appendAudit } from '../../platform/audit';
-import { requirePermission, type Actor } from '../../platform/permissions';
+import { appendAudit } from '../../platform/audit/audit';
+import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import type { PolicySettings } from './schema';
 
 export const ALLOW_OUTSIDE_APPROVALS = 'policies.allowOutsideApprovals';

@@ -1,4 +1,4 @@
-import { renderMarkdown } from '../../platform/markdown';
+import { renderMarkdown } from '../../platform/core/markdown';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';

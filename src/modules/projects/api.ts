@@ -1,5 +1,5 @@
-import type { AppContext } from '../../platform/context';
-import { recordApi } from '../../platform/record-api';
+import type { AppContext } from '../../platform/http/context';
+import { recordApi } from '../../platform/records/record-api';
 import { ProjectCreate, ProjectListQuery, ProjectUpdate, ProjectView } from './schema';
 import { projectKind } from './service';
 

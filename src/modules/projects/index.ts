@@ -1,16 +1,16 @@
 import { projects } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerType } from '../../platform/records/record-types';
+import { projectKind } from './service';
+import { defineModule } from '../../platform/modules/module';
 import { projectsApi } from './api';
 import { projectImport } from './import';
 import { projectPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
-import { projectKind } from './service';
 
 /** Projects. */
 export const manifest = defineModule({
   name: 'projects',
-  searchSources: [registerSearch({ kind: 'project', label: 'Projects', module: 'projects', table: projects, title: projects.title, body: projects.description, href: (id) => `/projects/${id}` })],
+  recordTypes: [registerType(projectKind, { kind: 'project', plural: 'Projects', href: (id) => `/projects/${id}`, search: { body: projects.description }, read: true })],
   permissions: 'projects',
   plugins: (ctx) => [projectsApi(ctx), projectPages(ctx)],
   imports: [projectImport],

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../platform/context';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { readable } from '../../../views/records/record-views';
+import type { AppContext } from '../../platform/http/context';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { readable } from '../../platform/record-screens/record-views';
 import { PROJECT_STATUSES, ProjectCreate, ProjectUpdate } from './schema';
 import { projectKind } from './service';
 

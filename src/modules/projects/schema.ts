@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
-import { NullableDate, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { NullableDate, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const PROJECT_STATUSES = ['planned', 'in_progress', 'completed'] as const;
 

@@ -1,9 +1,9 @@
 import type { DbOrTx } from '../../../db/client';
 import { analysisProjects, projects } from '../../../db/schema';
-import type { FieldProblem } from '../../platform/errors';
-import { referencedBy, type RecordKind } from '../../platform/records';
+import type { FieldProblem } from '../../platform/core/errors';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
 import type { ProjectCreate } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
 
 
 export const projectKind: RecordKind<typeof projects, ProjectCreate> = {

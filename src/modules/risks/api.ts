@@ -1,5 +1,5 @@
-import type { AppContext } from '../../platform/context';
-import { recordApi, recordBatchApi } from '../../platform/record-api';
+import type { AppContext } from '../../platform/http/context';
+import { recordApi, recordBatchApi } from '../../platform/records/record-api';
 import { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 import { riskKind } from './service';
 

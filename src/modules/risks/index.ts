@@ -1,20 +1,21 @@
 import { risks } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { defineModule } from '../../platform/modules/module';
+import { defineTool } from '../../platform/modules/tools';
+import { registerType } from '../../platform/records/record-types';
 import { risksApi } from './api';
 import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
 import { riskTreatmentsModule } from './treatments-pages';
-import { listRecords, type ListParams } from '../../platform/records';
+import { listRecords } from '../../platform/records/records';
 import { RiskListQuery } from './schema';
-import { riskKind } from './service';
+import { getRisk, riskKind } from './service';
+import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
   name: 'risks',
-  searchSources: [registerSearch({ kind: 'risk', label: 'Risks', module: 'risks', table: risks, title: risks.title, body: risks.description, href: (id) => `/risks/${id}` })],
   permissions: 'risks',
   plugins: (ctx) => [risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsModule(ctx), riskPages(ctx)],
   imports: [riskImport],
@@ -24,11 +25,15 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['risks'],
-  assistantTools: [{
-    name: 'list_risks', title: 'List risks', readOnly: true, input: RiskListQuery,
+  recordTypes: [registerType(riskKind, {
+    kind: 'risk', plural: 'Risks', href: (id) => `/risks/${id}`, evidence: true, search: { body: risks.description },
+    read: async (ctx, actor, id) => ({ ...(await getRisk(ctx.db, actor, id)), treatments: await listTreatments(ctx.db, actor, id) }),
+  })],
+  assistantTools: () => [defineTool({
+    name: 'list_risks', title: 'List risks', readOnly: true, input: RiskListQuery, needs: { allOf: ['risks:read'] },
     description: 'Risks you may read, with inherent and residual scores, paged; the filters of GET /api/v1/risks (status, classificationId, ownerId, q, sort).',
-    run: (ctx, actor, args) => listRecords(ctx.db, riskKind, actor, args as ListParams),
-  }],
+    run: (ctx, actor, args) => listRecords(ctx.db, riskKind, actor, args),
+  })],
   events: riskEvents,
   dueDates: riskDueDates,
 });

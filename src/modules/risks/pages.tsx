@@ -1,32 +1,34 @@
 import { Elysia } from 'elysia';
 import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
-import { listAuditFor } from '../../platform/audit';
-import { runWrite, type AppContext } from '../../platform/context';
-import { invalid } from '../../platform/errors';
-import { schemaProblems } from '../../platform/form-input';
-import { recordSections } from '../../platform/module';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
+import { listAuditFor } from '../../platform/audit/audit';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { invalid } from '../../platform/core/errors';
+import { schemaProblems } from '../../platform/http/form-input';
+import { recordSections } from '../../platform/records/record-types';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import {
   customFieldFormValues, customFieldFormValuesOf, customFieldsFromForm, definitionsFor, shownCustomValue,
-} from '../../platform/custom-field-values';
-import { screenAuth } from '../../platform/screen-auth';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { isHtmx, Layout, renderScreen } from '../../../views/layout';
+} from '../../platform/records/custom-field-values';
+import { screenAuth } from '../../platform/http/screen-auth';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { isHtmx } from '../../../views/layout';
+import { renderScreen, Shell } from '../../platform/http/screen';
 import { ConfirmDelete, RiskDetail, type ValueNamer } from './views/detail';
 import { RiskForm, type RiskFormValues } from './views/form';
 import { RiskList, RiskResults, SORT_OPTIONS, type RiskListState } from './views/list';
 import { cellKey, RiskSettings, type BandRow, type LevelRow, type RiskSettingsProps, type ScaleForm } from './views/settings';
 import { listGroups, listUsers } from '../people/service';
 import { ClassificationInput, RISK_STATUSES, RiskCreate, RiskScale, type RiskScaleView, type RiskView } from './schema';
-import { createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord } from '../../platform/records';
+import { createRecord, deleteRecord, getRecord, listRecords, recordHistory, updateRecord } from '../../platform/records/records';
 import { riskKind } from './service';
 import {
   classificationOptions, createClassification, deleteClassification, getRiskScale, listClassifications, replaceRiskScale,
   updateClassification,
 } from './settings-service';
+import { isUuid } from '../../platform/core/uuid';
 
 type Query = Record<string, string | undefined>;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE_SIZES = [10, 25, 50, 100, 200];
 
 /** The list state from the address bar; anything unrecognised falls back to the default rather than failing the page. */
@@ -39,7 +41,7 @@ function listState(query: Query): RiskListState {
   return {
     q: (query.q ?? '').trim().slice(0, 200),
     status: (RISK_STATUSES as readonly string[]).includes(status) ? status : '',
-    classificationId: UUID.test(classificationId) ? classificationId : '',
+    classificationId: isUuid(classificationId) ? classificationId : '',
     sort: SORT_OPTIONS.some((o) => o.value === sort) ? sort : '-createdAt',
     page: Math.max(1, int(query.page, 1)),
     pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
@@ -217,7 +219,7 @@ export const riskPages = (ctx: AppContext) => {
       canUpdate: levelOf(viewer, 'settings:update') !== null,
       ...extra,
     };
-    return <Layout {...shell('Risk settings', viewer, csrfToken, 'risk-settings')}><RiskSettings {...props} /></Layout>;
+    return <Shell {...shell('Risk settings', viewer, csrfToken, 'risk-settings')}><RiskSettings {...props} /></Shell>;
   };
 
   return new Elysia({ name: 'module:risks:pages' })
@@ -234,10 +236,10 @@ export const riskPages = (ctx: AppContext) => {
       const classifications = await classificationOptions(ctx.db, viewer);
       const imports = importEntries(viewer, importTypesUnder('risks'));
       return (
-        <Layout {...shell('Risks', viewer, csrfToken)}>
+        <Shell {...shell('Risks', viewer, csrfToken)}>
           <RiskList page={page} state={state} classifications={classifications} canCreate={levelOf(viewer, 'risks:create') !== null}
             importButton={imports.length ? <ImportButton entries={imports} own="/risks/import" /> : undefined} done={query.done} />
-        </Layout>
+        </Shell>
       );
     }, { page: 'risks:read' })
 

@@ -1,8 +1,8 @@
 import { t, type Static } from 'elysia';
-import { CustomFieldsInput, CustomFieldsView } from '../../platform/custom-field-values';
-import { listQuery } from '../../platform/paging';
-import { stringEnum } from '../../platform/schema-helpers';
-import { IsoDate, NullableDate } from '../../platform/record-schema';
+import { CustomFieldsInput, CustomFieldsView } from '../../platform/records/custom-field-values';
+import { listQuery } from '../../platform/http/paging';
+import { stringEnum } from '../../platform/http/schema-helpers';
+import { IsoDate, NullableDate } from '../../platform/records/record-schema';
 
 export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
 export const RiskStatus = stringEnum(RISK_STATUSES);

@@ -5,17 +5,18 @@ import {
   risks, thirdPartyRisks,
 } from '../../../db/schema';
 import { namedRecords, readableNamed, type NamedRecords } from '../../platform/csv/import-type';
-import type { FieldProblem } from '../../platform/errors';
-import { requireReadableLink, type LinkTarget } from '../../platform/links';
-import type { Page } from '../../platform/paging';
-import type { Actor } from '../../platform/permissions';
+import type { FieldProblem } from '../../platform/core/errors';
+import { requireReadableLink, type LinkTarget } from '../../platform/records/links';
+import type { Page } from '../../platform/http/paging';
+import type { Actor } from '../../platform/permissions/permissions';
 import {
   createRecord, deleteRecord, exists, getRecord, listQueries, listRecords, referencedBy, updateRecord,
   type BatchRules, type ListParams, type RecordKind, type RecordView,
-} from '../../platform/records';
+} from '../../platform/records/records';
 import { assetKind } from '../assets/service';
 import { businessUnitKind } from '../businessUnits/service';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
+import { squash } from '../../platform/core/text';
 
 /**
  * Risks on the register kit: one RecordKind (riskKind) serves REST, screens, the CSV import and MCP. What is the
@@ -123,7 +124,6 @@ const scaleOf = (lookups: RiskLookups): Scale => ({
   impact: [...lookups.impact].map(([value, name]) => ({ value, name })),
 });
 
-const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
 
 /** A level by value (3 or "3") or by name, matched ignoring case, spaces and underscores. */
 export function resolveLevel(levels: Scale['likelihood'], ref: number | string): number | undefined {

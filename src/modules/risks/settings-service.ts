@@ -1,22 +1,22 @@
 import { asc, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { orderBy, paging, type Page } from '../../platform/paging';
-import { levelOf, requirePermission, type Actor } from '../../platform/permissions';
+import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { orderBy, paging, type Page } from '../../platform/http/paging';
+import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import type {
   ClassificationInput, ClassificationListQuery, ClassificationPatch, ClassificationView, RiskScale, RiskScaleView,
 } from './schema';
+import { isUuid } from '../../platform/core/uuid';
+import { squash } from '../../platform/core/text';
 
 /** Serialises scale replacements across processes; released when the transaction ends. */
 const RISK_SCALE_LOCK = 7231101;
 const SCALE_RECORD_ID = 'default';
 const DEFAULT_BAND_COLOR = '#888888';
 
-const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 /** Names are compared ignoring case, spaces and underscores: the same rule the CSV import uses to match them. */
-const squash = (s: string) => s.toLowerCase().replace(/[\s_]+/g, '');
 
 /**
  * Classifications and the scale are read by anyone who reads risks, and by whoever manages Settings (the Risk

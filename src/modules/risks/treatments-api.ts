@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import { runWrite, type AppContext } from '../../platform/context';
-import { batchOf, BatchResults } from '../../platform/batch';
-import { PageQuery, pageEnvelope } from '../../platform/paging';
-import { Created, Data, deletedResponses, HistoryList } from '../../platform/envelopes';
-import { Uuid } from '../../platform/record-schema';
+import { apiAuth } from '../../platform/http/api-auth';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { batchOf, BatchResults } from '../../platform/records/batch';
+import { PageQuery, pageEnvelope } from '../../platform/http/paging';
+import { Created, Data, deletedResponses, HistoryList } from '../../platform/http/envelopes';
+import { Uuid } from '../../platform/records/record-schema';
 import { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
 import {
   createTreatment, createTreatments, deleteTreatment, listAllTreatments, listTreatments, recordRiskReview, riskReviews, treatmentHistory, updateTreatment,

@@ -4,17 +4,18 @@ import {
   controls, riskImpactLevels, riskLikelihoodLevels, riskReviews as reviewsTable, riskTreatments, risks, treatmentControls, users,
 } from '../../../db/schema';
 import { randomUUID } from 'node:crypto';
-import { refusalOf, type BatchResult } from '../../platform/batch';
-import { AppError, invalid, notFound, type FieldProblem } from '../../platform/errors';
-import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/history';
-import { ownershipCondition } from '../../platform/ownership';
-import { paging, type Page } from '../../platform/paging';
-import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions';
-import { readableLinked, requireLinked, unreadableLink } from '../../platform/links';
+import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { AppError, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { paging, type Page } from '../../platform/http/paging';
+import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { readableLinked, requireLinked, unreadableLink } from '../../platform/records/links';
 import { addMonths, controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
 import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
-import { isRealDate } from '../../platform/dates';
+import { isRealDate } from '../../platform/core/dates';
+import { isUuid } from '../../platform/core/uuid';
 
 /**
  * Treatments and reviews belong to a risk: reading them needs risks:read on the risk, changing treatments
@@ -22,7 +23,6 @@ import { isRealDate } from '../../platform/dates';
  */
 
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const riskColumns = {
   id: risks.id, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId, inherentLikelihood: risks.inherentLikelihood,
@@ -31,7 +31,7 @@ const riskColumns = {
 };
 
 async function loadRiskFor(db: DbOrTx, actor: Actor, riskId: string, permission: Permission) {
-  if (!UUID.test(riskId)) throw notFound(`Risk ${riskId}`);
+  if (!isUuid(riskId)) throw notFound(`Risk ${riskId}`);
   const [risk] = await db.select(riskColumns).from(risks).where(eq(risks.id, riskId));
   if (!risk) throw notFound(`Risk ${riskId}`);
   requireOnRecord(actor, permission, risk, `Risk ${riskId}`);
@@ -42,7 +42,7 @@ type Risk = Awaited<ReturnType<typeof loadRiskFor>>;
 type StoredTreatment = typeof riskTreatments.$inferSelect;
 
 async function loadTreatment(db: DbOrTx, riskId: string, treatmentId: string): Promise<StoredTreatment> {
-  const [row] = UUID.test(treatmentId)
+  const [row] = isUuid(treatmentId)
     ? await db.select().from(riskTreatments).where(and(eq(riskTreatments.id, treatmentId), eq(riskTreatments.riskId, riskId)))
     : [];
   if (!row) throw notFound(`Treatment ${treatmentId} of risk ${riskId}`);
@@ -160,7 +160,7 @@ export type TreatmentBatchItem = TreatmentCreate & { riskId: string };
  * implemented mitigate treatment with a residual rating sets its risk's rating, as a single write does.
  */
 export async function createTreatments(tx: DbOrTx, actor: Actor, items: TreatmentBatchItem[]): Promise<BatchResult[]> {
-  const riskIds = [...new Set(items.map((item) => item.riskId).filter((id) => UUID.test(id)))];
+  const riskIds = [...new Set(items.map((item) => item.riskId).filter(isUuid))];
   const [riskRows, scale] = await Promise.all([
     riskIds.length ? tx.select(riskColumns).from(risks).where(inArray(risks.id, riskIds)) : Promise.resolve([] as Risk[]),
     loadScale(tx),

@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia';
-import { apiAuth } from '../../platform/api-auth';
-import type { AppContext } from '../../platform/context';
-import { Data } from '../../platform/envelopes';
-import { defineModule, searchSources } from '../../platform/module';
-import type { Permission } from '../../platform/permissions';
-import { search } from '../../platform/search';
+import { apiAuth } from '../../platform/http/api-auth';
+import type { AppContext } from '../../platform/http/context';
+import { Data } from '../../platform/http/envelopes';
+import { defineModule } from '../../platform/modules/module';
+import { defineTool } from '../../platform/modules/tools';
+import { search, searchKinds, searchReads } from '../../platform/search/search';
 import { searchPages } from './pages';
 import { SearchHitView, SearchQuery } from './schema';
 
@@ -12,7 +12,7 @@ export const runSearch = (ctx: AppContext, actor: Parameters<typeof search>[1], 
   search(ctx.db, actor, { q: query.q, limit: query.limit, kinds: query.kinds?.split(',') });
 
 const searchApi = (ctx: AppContext) => {
-  const reads = [...new Set(searchSources().map((s) => `${s.module}:read` as Permission))];
+  const reads = searchReads();
   return new Elysia({ name: 'api:search' }).use(apiAuth(ctx))
     .get('/api/v1/search', async ({ actor, query }) => ({ data: await runSearch(ctx, actor, query) }), {
       scopeAnyOf: reads, query: SearchQuery, response: Data(t.Array(SearchHitView)),
@@ -24,13 +24,13 @@ const searchApi = (ctx: AppContext) => {
     });
 };
 
-/** Search across the registers (the sources their manifests declare): REST, the screens' search box and the assistant tool. */
+/** Search across the registers (the record types their manifests declare searchable): REST, the screens' search box and the assistant tool. */
 export const manifest = defineModule({
   name: 'search',
   plugins: (ctx) => [searchApi(ctx), searchPages(ctx)],
-  assistantTools: [{
-    name: 'search', title: 'Search records', readOnly: true, input: SearchQuery,
-    description: 'Full-text search over risks, controls, policies, requirements, vendors, assets, audit plans and findings, incidents, projects, business units and evidence you may read; matches codes such as "AC-2" too. Results: kind, id, title, a snippet with matches between **, rank. Read one with get_record.',
-    run: (ctx, actor, args) => runSearch(ctx, actor, args as SearchQuery),
-  }],
+  assistantTools: () => [defineTool({
+    name: 'search', title: 'Search records', readOnly: true, input: SearchQuery, needs: { anyOf: searchReads() },
+    description: `Full-text search over the ${searchKinds().map((k) => k.label.toLowerCase()).join(', ')} you may read; matches codes such as "AC-2" too. Results: kind, id, title, a snippet with matches between **, rank. Read one with get_record.`,
+    run: (ctx, actor, args) => runSearch(ctx, actor, args),
+  })],
 });

@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia';
-import { renderScreen } from '../../../views/layout';
-import type { AppContext } from '../../platform/context';
-import { search } from '../../platform/search';
-import { screenAuth } from '../../platform/screen-auth';
+import { renderScreen } from '../../platform/http/screen';
+import type { AppContext } from '../../platform/http/context';
+import { search } from '../../platform/search/search';
+import { screenAuth } from '../../platform/http/screen-auth';
 import { Results } from './views';
 
 export const searchPages = (ctx: AppContext) =>

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { SEARCH_LIMIT } from '../../platform/search';
+import { SEARCH_LIMIT } from '../../platform/search/search';
 
 export const SearchQuery = t.Object({
   q: t.String({ minLength: 1, maxLength: 200, description: 'Words (web search syntax: "quoted phrase", or, -word), a code such as AC-2, or part of a title' }),

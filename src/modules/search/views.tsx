@@ -1,4 +1,4 @@
-import { searchKinds, type SearchHit } from '../../platform/search';
+import { searchKinds, type SearchHit } from '../../platform/search/search';
 
 /** A snippet's matches (between **) as <mark>, everything else escaped. */
 function Snippet({ text }: { text: string }): JSX.Element {

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
-import { runWrite, type AppContext } from '../../platform/context';
-import { Created, Data, deletedResponses, IdParam } from '../../platform/envelopes';
-import { recordApi } from '../../platform/record-api';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { Created, Data, deletedResponses, IdParam } from '../../platform/http/envelopes';
+import { recordApi } from '../../platform/records/record-api';
 import {
   ContactCreate, ContactParams, ContactUpdate, ContactView, LinkCreated, LinkedRiskView, RiskLinkCreate, RiskLinkParams, SubProcessorCreate,
   SubProcessorParams, SubProcessorView, ThirdPartyCreate, ThirdPartyListQuery, ThirdPartyUpdate, ThirdPartyView,

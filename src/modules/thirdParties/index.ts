@@ -1,16 +1,16 @@
 import { thirdParties } from '../../../db/schema';
-import { registerSearch } from '../../platform/search';
-import { defineModule } from '../../platform/module';
+import { registerType } from '../../platform/records/record-types';
+import { thirdPartyKind } from './service';
+import { defineModule } from '../../platform/modules/module';
 import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
-import { thirdPartyKind } from './service';
 
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
   name: 'thirdParties',
-  searchSources: [registerSearch({ kind: 'thirdParty', label: 'Third parties', module: 'thirdParties', table: thirdParties, title: thirdParties.name, body: thirdParties.description, href: (id) => `/third-parties/${id}` })],
+  recordTypes: [registerType(thirdPartyKind, { kind: 'thirdParty', plural: 'Third parties', href: (id) => `/third-parties/${id}`, evidence: true, search: { body: thirdParties.description }, read: true })],
   permissions: 'thirdParties',
   plugins: (ctx) => [thirdPartiesApi(ctx), thirdPartyPages(ctx)],
   imports: [thirdPartyImport],

@@ -1,14 +1,15 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import type { AppContext } from '../../platform/context';
-import { runWrite } from '../../platform/context';
-import { schemaProblems } from '../../platform/form-input';
-import { AppError, invalid } from '../../platform/errors';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-pages';
-import { listRecords, loadForAction } from '../../platform/records';
-import { renderScreen } from '../../../views/layout';
-import { attempt, fieldErrors, formText } from '../../../views/components/form';
-import { readable } from '../../../views/records/record-views';
+import type { AppContext } from '../../platform/http/context';
+import { runWrite } from '../../platform/http/context';
+import { schemaProblems } from '../../platform/http/form-input';
+import { AppError, invalid } from '../../platform/core/errors';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { listRecords, loadForAction } from '../../platform/records/records';
+import { renderScreen } from '../../platform/http/screen';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formText } from '../../platform/http/form-input';
+import { readable } from '../../platform/record-screens/record-views';
 import { listRisks } from '../risks/service';
 import { ContactCreate, ContactUpdate, RiskLinkCreate, SubProcessorCreate, THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES, ThirdPartyCreate, ThirdPartyUpdate } from './schema';
 import {

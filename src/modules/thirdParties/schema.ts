@@ -1,7 +1,7 @@
 import { t, type Static } from 'elysia';
-import { exactly } from '../../platform/envelopes';
-import { Uuid, recordInputs, recordListQuery, recordView } from '../../platform/record-schema';
-import { stringEnum } from '../../platform/schema-helpers';
+import { exactly } from '../../platform/http/envelopes';
+import { Uuid, recordInputs, recordListQuery, recordView } from '../../platform/records/record-schema';
+import { stringEnum } from '../../platform/http/schema-helpers';
 
 export const THIRD_PARTY_TYPES = ['vendor', 'partner', 'customer', 'other'] as const;
 export const THIRD_PARTY_STATUSES = ['active', 'offboarding', 'terminated'] as const;

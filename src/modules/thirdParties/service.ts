@@ -1,12 +1,12 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { incidents, risks, thirdParties, thirdPartyContacts, thirdPartyRisks, thirdPartySubProcessors } from '../../../db/schema';
-import { conflict, invalid, invalidField, notFound, type FieldProblem } from '../../platform/errors';
-import { recordChange } from '../../platform/history';
-import { ownershipCondition } from '../../platform/ownership';
-import type { Actor } from '../../platform/permissions';
-import { requireLinked } from '../../platform/links';
-import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records';
+import { conflict, invalid, invalidField, notFound, type FieldProblem } from '../../platform/core/errors';
+import { recordChange } from '../../platform/audit/history';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import type { Actor } from '../../platform/permissions/permissions';
+import { requireLinked } from '../../platform/records/links';
+import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { riskLinkTarget } from '../risks/service';
 import type {
   ContactCreate, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, SubProcessorCreate, SubProcessorView, ThirdPartyCreate,

@@ -1,8 +1,8 @@
-import type { RecordView } from '../../platform/records';
+import type { RecordView } from '../../platform/records/records';
 import { FormError } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
-import { readable } from '../../../views/records/record-views';
+import { readable } from '../../platform/record-screens/record-views';
 import type { thirdParties } from '../../../db/schema';
 import type { ContactView, LinkedRiskView, SubProcessorView } from './schema';
 

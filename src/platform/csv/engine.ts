@@ -3,21 +3,23 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { asc, inArray } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../../db/client';
-import { appendAudit } from '../audit';
-import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../custom-field-values';
-import { forbidden } from '../errors';
-import { schemaProblems } from '../form-input';
-import { levelOf, requirePermission, type Actor } from '../permissions';
+import { appendAudit } from '../audit/audit';
+import { auditedCustomFields, definitionsFor, loadCustomFields, type Definition } from '../records/custom-field-values';
+import { forbidden } from '../core/errors';
+import { schemaProblems } from '../http/form-input';
+import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import {
   auditFields, createRecords, listCondition, updateRecords, type BatchOutcome, type OwnedTable, type RecordKind,
-} from '../records';
+} from '../records/records';
 import {
-  importRights, isRealDate, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
+  importRights, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
   type ImportWriter, type ReadResult,
 } from './import-type';
-import { PipelinedWrites } from '../pipelined-writes';
+import { PipelinedWrites } from '../core/pipelined-writes';
 import { CsvRefusal, openCsv, type CsvRow } from './parse';
 import { toCsv } from './write';
+import { isUuid } from '../core/uuid';
+import { isRealDate } from '../core/dates';
 
 /**
  * The one CSV import engine. A record type only maps columns onto its module's TypeBox shape and names the kind whose
@@ -56,7 +58,6 @@ const WRITES_IN_FLIGHT = 6;
 /** Download current records: at most this many (the spec's limit). */
 export const DOWNLOAD_LIMIT = 5_000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Values = Record<string, unknown>;
 type AnyType = ImportType<object>;
 type Lookups = object & ImportLookups;
@@ -180,7 +181,7 @@ function blankValue(type: AnyType, column: ImportColumn<object>): { value: unkno
 
 /** Stored records of a chunk as audited fields (the same shape History keeps), custom fields included. */
 async function storedFields(db: DbOrTx, type: AnyType, kind: AnyKind, ids: string[]): Promise<Map<string, Values>> {
-  const valid = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  const valid = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
   if (valid.length === 0) return new Map();
   const table = kind.table as OwnedTable;
   const rows = (await db.select().from(table as PgTable).where(inArray(table.id, valid))) as Values[];

@@ -3,12 +3,15 @@ import { asc } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { groups, users } from '../../../db/schema';
-import type { FieldProblem } from '../errors';
-import { RESTRICTED_NAME, type LinkTarget } from '../links';
-import { ownershipCondition } from '../ownership';
-import { levelOf, type Actor, type Module, type Permission } from '../permissions';
-import type { PipelinedWrites } from '../pipelined-writes';
-import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records';
+import type { FieldProblem } from '../core/errors';
+import { RESTRICTED_NAME, type LinkTarget } from '../records/links';
+import { ownershipCondition } from '../permissions/ownership';
+import { levelOf, type Actor, type Module, type Permission } from '../permissions/permissions';
+import type { PipelinedWrites } from '../core/pipelined-writes';
+import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records/records';
+import { isUuid } from '../core/uuid';
+import { squash } from '../core/text';
+import { isRealDate } from '../core/dates';
 
 /**
  * What a record type tells the CSV engine (engine.ts): its columns, each mapped onto a field of the module's
@@ -108,9 +111,6 @@ export const importRights = (type: { module: string; rights?: ImportRights }): I
 
 /* ---------- Allowed values and formats shared by the column definitions ---------- */
 
-/** Case, spaces and underscores are ignored when matching allowed values: 'In Progress' = 'in_progress' = 'INPROGRESS'. */
-export const squash = (text: string) => text.toLowerCase().replace(/[\s_]+/g, '');
-
 export function matchAllowed(values: readonly string[], text: string): ReadResult {
   const found = values.find((v) => squash(v) === squash(text));
   return found ? { value: found } : { problem: `"${text}" is not one of: ${values.join(', ')}` };
@@ -121,9 +121,6 @@ export function readInteger(text: string, min: number, max: number): ReadResult 
   const value = Number(text);
   return value >= min && value <= max ? { value } : { problem: `must be between ${min} and ${max}` };
 }
-
-export const isRealDate = (text: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
 
 export const readDate = (text: string): ReadResult =>
   isRealDate(text) ? { value: text } : { problem: `"${text}" is not a real date written YYYY-MM-DD` };
@@ -190,10 +187,9 @@ export async function readableNamed(db: DbOrTx, actor: Actor, target: LinkTarget
   return namedRecords(rows as { id: string; name: string }[]);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function readNamed(records: NamedRecords, what: string, text: string): ReadResult {
-  if (UUID.test(text) && records.nameOf.has(text.toLowerCase())) return { value: text.toLowerCase() };
+  if (isUuid(text) && records.nameOf.has(text.toLowerCase())) return { value: text.toLowerCase() };
   const ids = records.byName.get(text.toLowerCase()) ?? [];
   if (ids.length === 1) return { value: ids[0] };
   return { problem: ids.length ? `${ids.length} ${what}s are named ${text}; give the id instead` : `no ${what} named ${text}` };
@@ -207,7 +203,7 @@ export function readNamed(records: NamedRecords, what: string, text: string): Re
 export function writeNamed(records: NamedRecords, value: unknown): string {
   if (typeof value !== 'string') return '';
   const name = records.nameOf.get(value);
-  if (name === undefined && UUID.test(value)) return RESTRICTED_NAME;
+  if (name === undefined && isUuid(value)) return RESTRICTED_NAME;
   return name !== undefined && (records.byName.get(name.trim().toLowerCase())?.length ?? 0) === 1 ? name : value;
 }
 

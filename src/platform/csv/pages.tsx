@@ -1,10 +1,10 @@
 import { Elysia, type AnyElysia } from 'elysia';
-import { ImportPage, ImportResultView, RefusedFile } from '../../../views/imports/import-views';
-import { renderScreen } from '../../../views/layout';
-import type { AppContext } from '../context';
-import { forbidden } from '../errors';
-import type { Actor } from '../permissions';
-import { screenAuth } from '../screen-auth';
+import { ImportPage, ImportResultView, RefusedFile } from './import-views';
+import { renderScreen } from '../http/screen';
+import type { AppContext } from '../http/context';
+import { forbidden } from '../core/errors';
+import type { Actor } from '../permissions/permissions';
+import { screenAuth } from '../http/screen-auth';
 import { csvCurrentRecords, csvTemplate, importRightsMissing, mayImport, runCsvImport, type ImportMode } from './engine';
 import { importRights, type ImportType } from './import-type';
 import { CSV_LIMITS, CsvRefusal } from './parse';

@@ -1,12 +1,8 @@
 import Papa from 'papaparse';
+import { CSV_LIMITS } from '../http/screen-limits';
 
 /** File rules of every CSV import (docs/csv-import.md). */
-export const CSV_LIMITS = {
-  /** Bytes of the uploaded file. */
-  maxBytes: 10 * 1024 * 1024,
-  /** Data rows (the header not counted). */
-  maxRows: 50_000,
-} as const;
+export { CSV_LIMITS };
 
 /** A file refused as a whole: nothing in it is checked or imported. */
 export class CsvRefusal extends Error {}

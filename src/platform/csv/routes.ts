@@ -1,10 +1,10 @@
 import { Elysia, t, type AnyElysia, type Static } from 'elysia';
-import { paging } from '../paging';
-import { apiAuth } from '../api-auth';
-import type { AppContext } from '../context';
-import { ErrorBody, exactly } from '../envelopes';
-import { invalid } from '../errors';
-import { stringEnum } from '../schema-helpers';
+import { paging } from '../http/paging';
+import { apiAuth } from '../http/api-auth';
+import type { AppContext } from '../http/context';
+import { ErrorBody, exactly } from '../http/envelopes';
+import { invalid } from '../core/errors';
+import { stringEnum } from '../http/schema-helpers';
 import { cleanFileName, runCsvImport, type ImportFile, type ImportResult } from './engine';
 import { importRights, type ImportType } from './import-type';
 import { CsvRefusal } from './parse';

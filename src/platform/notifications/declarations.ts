@@ -1,9 +1,9 @@
 import { getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
-import { readable } from '../../../views/records/record-views';
-import type { LinkTarget, NamedLink } from '../links';
-import type { Module, Owned } from '../permissions';
+import { readable } from '../record-screens/record-views';
+import type { LinkTarget, NamedLink } from '../records/links';
+import type { Module, Owned } from '../permissions/permissions';
 
 /**
  * What modules declare in their manifests for notifications: the record types whose changes rules can mail about

@@ -1,12 +1,14 @@
 import { Elysia } from 'elysia';
-import { attempt, fieldErrors, formList, formText } from '../../../views/components/form';
-import { renderScreen } from '../../../views/layout';
-import { appendAudit } from '../audit';
-import { runWrite, type AppContext } from '../context';
-import { forbidden } from '../errors';
-import { defineModule, platformService, recordEvents } from '../module';
-import { holdsEveryRight, levelOf, type Actor } from '../permissions';
-import { screenAuth } from '../screen-auth';
+import { fieldErrors } from '../../../views/components/form';
+import { attempt, formList, formText } from '../http/form-input';
+import { renderScreen } from '../http/screen';
+import { appendAudit } from '../audit/audit';
+import { runWrite, type AppContext } from '../http/context';
+import { forbidden } from '../core/errors';
+import { platformService } from '../http/installed';
+import { defineModule, recordEvents } from '../modules/module';
+import { holdsEveryRight, levelOf, type Actor } from '../permissions/permissions';
+import { screenAuth } from '../http/screen-auth';
 import { RULE_EVENTS, type RuleEvent } from './declarations';
 import { previewDigest, previewNextSweep, recentRuns } from './reminders';
 import {

@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx, type Tx } from '../../../db/client';
 import { outbox, reminderDigests, reminderLists, reminderRuns, users } from '../../../db/schema';
-import { appendAudit } from '../audit';
-import type { AppContext } from '../context';
-import { log } from '../log';
-import { dueDateKinds } from '../module';
-import { systemActor } from '../permissions';
+import { appendAudit } from '../audit/audit';
+import type { AppContext } from '../http/context';
+import { log } from '../core/log';
+import { dueDateKinds } from '../modules/module';
+import { systemActor } from '../permissions/permissions';
 import type { DueDateKind, ReminderWindow } from './declarations';
 import { notificationSettings } from './settings';
 import { dayAndHourIn, daysBetween, mailLink, plural } from './wording';

@@ -1,13 +1,14 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx, type Tx } from '../../../db/client';
 import { apiTokens, auditLog, groupMembers, groups, history, mailPreferences, notificationCursor, notificationRules, outbox, users } from '../../../db/schema';
-import type { AppContext } from '../context';
-import { definitionsFor } from '../custom-field-values';
-import type { FieldChanges } from '../history';
-import { historyAsSeen, linkedNameAsSeen } from '../links';
-import { log } from '../log';
-import { platformService, recordEvents } from '../module';
-import { levelOf, ownsRecord, type Actor, type Permission } from '../permissions';
+import { onWriteCommitted, type AppContext } from '../http/context';
+import { definitionsFor } from '../records/custom-field-values';
+import type { FieldChanges } from '../audit/history';
+import { historyAsSeen, linkedNameAsSeen } from '../records/links';
+import { log } from '../core/log';
+import { platformService } from '../http/installed';
+import { recordEvents } from '../modules/module';
+import { levelOf, ownsRecord, type Actor, type Permission } from '../permissions/permissions';
 import type { Activity, RecordEvents, StoredRecord } from './declarations';
 import { notificationSettings } from './settings';
 import { mailLink, whenIn } from './wording';
@@ -108,7 +109,7 @@ export function makeRuleMails(ctx: AppContext): Promise<number> {
 }
 
 /** After a write: rule mails are made in the background; a failure is logged and retried by the next pass. */
-export function afterWrite(ctx: AppContext): void {
+function afterWrite(ctx: AppContext): void {
   // A macrotask later: the request that wrote answers first, without sharing its time with the rules.
   setTimeout(() => makeRuleMails(ctx).catch((error) => log.error('rule mails failed', { error: String(error) })), 0);
 }
@@ -419,3 +420,5 @@ async function changesAsSeen(tx: DbOrTx, occurrence: Occurrence, reader: Actor, 
   }
   return lines;
 }
+
+onWriteCommitted(afterWrite);

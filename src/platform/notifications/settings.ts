@@ -4,10 +4,10 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { mailPreferences, settings } from '../../../db/schema';
 import type { Config } from '../../config';
-import { appendAudit } from '../audit';
-import { AppError, invalid, type FieldProblem } from '../errors';
-import { holdsEveryRight, requirePermission, type Actor } from '../permissions';
-import { openSecret, sealSecret } from '../sealed-secrets';
+import { appendAudit } from '../audit/audit';
+import { AppError, invalid, type FieldProblem } from '../core/errors';
+import { holdsEveryRight, requirePermission, type Actor } from '../permissions/permissions';
+import { openSecret, sealSecret } from '../http/sealed-secrets';
 
 /** Settings › Notifications: the switch for API and CSV changes, and the daily reminder sweep's time. */
 export const NotificationSettings = Type.Object({

@@ -2,7 +2,7 @@ import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field } from '../../../../views/components/form';
 import { Pager } from '../../../../views/components/pager';
 import { DataTable, Text } from '../../../../views/components/table';
-import type { Page } from '../../../platform/paging';
+import type { Page } from '../../../platform/http/paging';
 import type { ItemCounts, PackageInput, PackageItem, PackageProblem, PackageScore, PackageView } from '../schema';
 
 export const PACKAGES_PATH = '/compliance/packages';

@@ -1,7 +1,7 @@
 import type { AnalysisDetail, MappingKind, PackageScore, StatusCounts } from '../schema';
 import type { TreeRow } from '../analyses-service';
 import type { ExceptionView } from '../../exceptions/schema';
-import type { HistoryView } from '../../../platform/history';
+import type { HistoryView } from '../../../platform/audit/history';
 import { Flash, FormError } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type Option } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';

@@ -2,14 +2,15 @@
  * `/scim/v2`: SCIM 2.0 (RFC 7644) for identity providers, on only while Settings › Provisioning says so. Answers are
  * `application/scim+json`; every error is SCIM's error message with a `scimType` where RFC 7644 §3.12 names one.
  */
+import type { Server } from 'bun';
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { AppError } from '../../../platform/errors';
-import { errorResponse } from '../../../platform/http';
-import { log } from '../../../platform/log';
-import { systemActor, type Actor } from '../../../platform/permissions';
-import { clientAddress, refusalLimiter } from '../../../platform/refusals';
-import { nestedDeeperThan, MAX_BODY_DEPTH } from '../../../platform/screen-limits';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { AppError } from '../../../platform/core/errors';
+import { errorResponse } from '../../../platform/http/http';
+import { log } from '../../../platform/core/log';
+import { systemActor, type Actor } from '../../../platform/permissions/permissions';
+import { clientAddress, refusalLimiter } from '../../../platform/http/refusals';
+import { nestedDeeperThan, MAX_BODY_DEPTH } from '../../../platform/http/screen-limits';
 import type { PatchOperation } from './patch';
 import {
   attributeList, ERROR_SCHEMA, groupResource, LIST_SCHEMA, PATCH_SCHEMA, project, resourceTypes, schemaDefinitions,
@@ -169,12 +170,12 @@ function bearer(request: Request): string {
 }
 
 /** Turns what a handler threw into a SCIM error answer; refusals are audited like every other refusal. */
-async function failure(ctx: AppContext, error: unknown, request: Request, server: unknown, actor: Actor | null): Promise<Response> {
+async function failure(ctx: AppContext, error: unknown, request: Request, server: Server<unknown> | null, actor: Actor | null): Promise<Response> {
   if (error instanceof ScimError) return scimError(error.status, error.message, error.scimType);
   if (error instanceof AppError && error.deniedReason) {
     const tokenId = (error as AppError & { tokenId?: string }).tokenId ?? actor?.tokenId ?? null;
     const url = new URL(request.url);
-    const outcome = await refusalLimiter(ctx).record(clientAddress(request, server as never, ctx.config), actor ?? systemActor('scim'), {
+    const outcome = await refusalLimiter(ctx).record(clientAddress(request, server, ctx.config), actor ?? systemActor('scim'), {
       module: 'security', action: 'permission.denied', details: { reason: error.deniedReason, method: request.method, path: url.pathname, tokenId },
     }).catch((e) => {
       log.error('could not audit a refusal', { error: String(e) });
@@ -193,7 +194,7 @@ async function failure(ctx: AppContext, error: unknown, request: Request, server
 }
 
 function handle(ctx: AppContext, handler: Handler) {
-  return async ({ request, params, server }: { request: Request; params: Record<string, string>; server: unknown }): Promise<Response> => {
+  return async ({ request, params, server }: { request: Request; params: Record<string, string>; server: Server<unknown> | null }): Promise<Response> => {
     let actor: Actor | null = null;
     try {
       if (!(await scimEnabled(ctx.db))) return scimError(404, 'SCIM provisioning is turned off (Settings › Provisioning).');

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { screenAuth } from '../../../platform/screen-auth';
-import { renderScreen } from '../../../../views/layout';
-import { attempt, formText } from '../../../../views/components/form';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { screenAuth } from '../../../platform/http/screen-auth';
+import { renderScreen } from '../../../platform/http/screen';
+import { attempt, formText } from '../../../platform/http/form-input';
 import { createScimToken, listScimTokens, revokeScimToken, scimEnabled, setScimEnabled } from './service';
 import { ProvisioningContent, type ProvisioningProps } from './views';
 

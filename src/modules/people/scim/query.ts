@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { ScimSyntaxError, type AttrPath, type CompareOp, type Filter, type FilterValue } from './filter';
+import { isUuid } from '../../../platform/core/uuid';
 
 /** How one SCIM attribute is read in SQL. */
 export interface SqlAttribute {
@@ -23,7 +24,6 @@ export interface SqlResource {
   multi: Record<string, SqlMultiValued>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function describe(path: AttrPath): string {
   return path.sub ? `${path.attr}.${path.sub}` : path.attr;
@@ -69,8 +69,8 @@ function compare(attribute: SqlAttribute, op: CompareOp, value: FilterValue, nam
     case 'id': {
       // Ids are UUIDs: compared as such where possible so the primary key answers; anything else matches nothing.
       const text = String(value);
-      if (op === 'eq') return UUID.test(text) ? sql`(${column} = ${text}::uuid)` : sql`false`;
-      if (op === 'ne') return UUID.test(text) ? sql`(${column} <> ${text}::uuid)` : sql`true`;
+      if (op === 'eq') return isUuid(text) ? sql`(${column} = ${text}::uuid)` : sql`false`;
+      if (op === 'ne') return isUuid(text) ? sql`(${column} <> ${text}::uuid)` : sql`true`;
       return stringCompare(sql`${column}::text`, op, text, true);
     }
     case 'string':

@@ -6,13 +6,13 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { selectRows, type DbOrTx } from '../../../../db/client';
-import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { ADMINISTRATORS_GROUP, ADMINISTRATOR_ROLE } from '../../../platform/modules/reference-data';
 import { groupHoldsAdministrator, isAdministratorAccount } from '../sign-in/break-glass';
 import { groupMembers, groups, scimTokens, sessions, settings, users } from '../../../../db/schema';
-import { appendAudit } from '../../../platform/audit';
-import { AppError, invalidField, notFound } from '../../../platform/errors';
-import { recordChange } from '../../../platform/history';
-import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions';
+import { appendAudit } from '../../../platform/audit/audit';
+import { AppError, invalidField, notFound } from '../../../platform/core/errors';
+import { recordChange } from '../../../platform/audit/history';
+import { levelOf, requirePermission, type Actor, type Permission } from '../../../platform/permissions/permissions';
 import { toRights } from '../rights';
 import { addGroupMember, removeGroupMember, requireAdministratorsRemain, requireGroupDeletable, requireRightsOver, setUserStatus } from '../service';
 import { member, parseFilter, ScimSyntaxError, type Filter } from './filter';
@@ -22,6 +22,7 @@ import {
   DEFAULT_COUNT, GROUP_SCHEMA, groupResource, MAX_RESULTS, USER_SCHEMA, userResource,
   type ScimGroupRow, type ScimResource, type ScimUserRow, type UserFields,
 } from './resources';
+import { isUuid } from '../../../platform/core/uuid';
 
 export const SCIM_TOKEN_PREFIX = 'scim_';
 export const SCIM_ENABLED_SETTING = 'scim.enabled';
@@ -235,10 +236,9 @@ async function countUsers(db: DbOrTx, where: SQL): Promise<number> {
   return total;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function getScimUser(db: DbOrTx, id: string): Promise<ScimUserRow> {
-  if (!UUID.test(id)) throw new ScimError(404, `User ${id} not found`);
+  if (!isUuid(id)) throw new ScimError(404, `User ${id} not found`);
   const [row] = await selectRows<UserSqlRow>(db, sql`select ${USER_COLUMNS}, 1 as total from users u where u.id = ${id}::uuid and u.deprovisioned_at is null`);
   if (!row) throw new ScimError(404, `User ${id} not found`);
   return toUserRow(row);
@@ -272,7 +272,7 @@ export async function listScimGroups(db: DbOrTx, query: ListQuery, withMembers =
 }
 
 export async function getScimGroup(db: DbOrTx, id: string, withMembers = true): Promise<ScimGroupRow> {
-  if (!UUID.test(id)) throw new ScimError(404, `Group ${id} not found`);
+  if (!isUuid(id)) throw new ScimError(404, `Group ${id} not found`);
   const [row] = await selectRows<GroupSqlRow>(db, sql`select ${groupColumns(withMembers)}, 1 as total from groups g where g.id = ${id}::uuid`);
   if (!row) throw new ScimError(404, `Group ${id} not found`);
   return toGroupRow(row);
@@ -347,7 +347,7 @@ export function groupFieldsOf(resource: ScimResource): GroupFields {
   if (members !== undefined && members !== null && !Array.isArray(members)) throw new ScimError(400, 'members must be a list', 'invalidValue');
   const memberIds = Array.isArray(members) ? members.map((m, i) => {
     const value = text(member(m, 'value'));
-    if (!value || !UUID.test(value)) throw new ScimError(400, `members[${i}].value must be a user id`, 'invalidValue');
+    if (!value || !isUuid(value)) throw new ScimError(400, `members[${i}].value must be a user id`, 'invalidValue');
     return value.toLowerCase();
   }) : undefined;
   return { name, externalId, memberIds: memberIds && [...new Set(memberIds)] };

@@ -1,4 +1,4 @@
-import { levelOf, type Actor } from '../../../platform/permissions';
+import { levelOf, type Actor } from '../../../platform/permissions/permissions';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
-import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { ADMINISTRATOR_ROLE } from '../../../platform/modules/reference-data';
 import { groupMembers, groupRoles, pendingSignIns, roles, sessions, settings, users } from '../../../../db/schema';
-import { conflict } from '../../../platform/errors';
+import { conflict } from '../../../platform/core/errors';
 
 /*
  * Break-glass administrators: while only single sign-on is allowed, the people who may still use a password. The

@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
-import { renderScreen } from '../../../../views/layout';
-import { attempt, fieldErrors, formText } from '../../../../views/components/form';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { holdsEveryRight, levelOf, type Actor } from '../../../platform/permissions';
-import { screenAuth } from '../../../platform/screen-auth';
+import { renderScreen } from '../../../platform/http/screen';
+import { fieldErrors } from '../../../../views/components/form';
+import { attempt, formText } from '../../../platform/http/form-input';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { holdsEveryRight, levelOf, type Actor } from '../../../platform/permissions/permissions';
+import { screenAuth } from '../../../platform/http/screen-auth';
 import { listGroups } from '../service';
 import { readLdapSettings, saveLdapSettings, testLdapConnection } from './ldap';
 import type { ConnectionTest, GroupMapping, LdapSettingsInput } from './schema';

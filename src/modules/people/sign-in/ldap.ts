@@ -11,24 +11,25 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { Client, Filter, FilterParser, InvalidCredentialsError, NoSuchObjectError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts';
 import type { ConnectionOptions } from 'node:tls';
 import type { DbOrTx } from '../../../../db/client';
-import { ADMINISTRATOR_ROLE } from '../../../../db/reference-data';
+import { ADMINISTRATOR_ROLE } from '../../../platform/modules/reference-data';
 import { groupMembers, groupRoles, groups, loginAttempts, roles, settings, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
-import { appendAudit } from '../../../platform/audit';
-import type { AppContext } from '../../../platform/context';
-import { AppError, forbidden, invalid, type FieldProblem } from '../../../platform/errors';
-import { queueMail } from '../../../platform/mail';
-import { requirePermission, systemActor, type Actor } from '../../../platform/permissions';
-import type { RefusalLimiter } from '../../../platform/refusals';
-import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
+import { appendAudit } from '../../../platform/audit/audit';
+import type { AppContext } from '../../../platform/http/context';
+import { AppError, forbidden, invalid, type FieldProblem } from '../../../platform/core/errors';
+import { queueMail } from '../../../platform/mail/mail';
+import { requirePermission, systemActor, type Actor } from '../../../platform/permissions/permissions';
+import type { RefusalLimiter } from '../../../platform/http/refusals';
+import { openSecret, sealSecret } from '../../../platform/http/sealed-secrets';
 import {
   decoyPasswordCheck, openSession, reserveAttempt, THROTTLED_MESSAGE, WRONG_CREDENTIALS,
   type AfterPassword, type NewSession, type PasswordChecked, type SecondStep,
-} from '../../../platform/sessions';
+} from '../../../platform/http/sessions';
 import { addGroupMember, administratorEmails, createUser, removeGroupMember, requireEveryRight, updateUser } from '../service';
 import { DEFAULT_LDAP_SETTINGS, type ConnectionTest, type GroupMapping, type LdapSettings, type LdapSettingsInput, type LdapSettingsView } from './schema';
 import { ssoOnly } from './break-glass';
 import { passwordSignIn } from './settings-service';
+import { isUuid } from '../../../platform/core/uuid';
 
 export const LDAP_SETTING = 'signIn.ldap';
 const SEAL_PURPOSE = 'settings:signIn.ldap:bindPassword';
@@ -150,7 +151,7 @@ const NO_GROUPS: GroupsHere = { existing: new Set(), administrators: new Set() }
 
 /** Of these groups here: which exist, and which hold the Administrator role. */
 async function groupsHere(db: DbOrTx, ids: string[]): Promise<GroupsHere> {
-  const valid = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+  const valid = [...new Set(ids)].filter(isUuid);
   if (!valid.length) return NO_GROUPS;
   const rows = await db.select({ id: groups.id, role: roles.name }).from(groups)
     .leftJoin(groupRoles, eq(groupRoles.groupId, groups.id)).leftJoin(roles, eq(roles.id, groupRoles.roleId))

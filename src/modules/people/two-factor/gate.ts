@@ -1,7 +1,7 @@
 import type { Cookie } from 'elysia';
 import type { Config } from '../../../config';
-import type { AppContext } from '../../../platform/context';
-import type { AfterPassword } from '../../../platform/sessions';
+import type { AppContext } from '../../../platform/http/context';
+import type { AfterPassword } from '../../../platform/http/sessions';
 import { beginSecondStep, PENDING_MINUTES } from './service';
 
 type Cookies = Record<string, Cookie<unknown>>;

@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia';
 import { listUsers } from '../service';
-import { runWrite, type AppContext } from '../../../platform/context';
-import { AppError, forbidden } from '../../../platform/errors';
-import { levelOf } from '../../../platform/permissions';
-import { clientAddress, refusalLimiter } from '../../../platform/refusals';
-import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/screen-auth';
-import { resolveSession, retryAfterSeconds, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/sessions';
-import { attempt, fieldErrors, formText } from '../../../../views/components/form';
-import { renderScreen } from '../../../../views/layout';
+import { runWrite, type AppContext } from '../../../platform/http/context';
+import { AppError, forbidden } from '../../../platform/core/errors';
+import { levelOf } from '../../../platform/permissions/permissions';
+import { clientAddress, refusalLimiter } from '../../../platform/http/refusals';
+import { cookieSecret, currentSessionId, screenAuth, setSessionCookie } from '../../../platform/http/screen-auth';
+import { resolveSession, retryAfterSeconds, sessionSettings, THROTTLE_WINDOW_MINUTES } from '../../../platform/http/sessions';
+import { fieldErrors } from '../../../../views/components/form';
+import { attempt, formText } from '../../../platform/http/form-input';
+import { renderScreen } from '../../../platform/http/screen';
 import { sameOrigin } from '../pages';
 import { clearPendingCookie, pendingSecret } from './gate';
 import {

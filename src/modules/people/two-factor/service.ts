@@ -1,18 +1,18 @@
 import { and, count, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
-import { openSecret, sealSecret } from '../../../platform/sealed-secrets';
+import { openSecret, sealSecret } from '../../../platform/http/sealed-secrets';
 import { Secret, TOTP } from 'otpauth';
 import type { Db, DbOrTx } from '../../../../db/client';
 import { groupMembers, groupRoles, pendingSignIns, rolePermissions, sessions, settings, twoFactorRecoveryCodes, userTwoFactor, users } from '../../../../db/schema';
 import type { Config } from '../../../config';
-import { appendAudit } from '../../../platform/audit';
-import { AppError, conflict, forbidden, invalidField, notFound } from '../../../platform/errors';
-import { recordChange } from '../../../platform/history';
-import { levelOf, requirePermission, systemActor, type Actor, type Permission } from '../../../platform/permissions';
-import type { RefusalLimiter } from '../../../platform/refusals';
+import { appendAudit } from '../../../platform/audit/audit';
+import { AppError, conflict, forbidden, invalidField, notFound } from '../../../platform/core/errors';
+import { recordChange } from '../../../platform/audit/history';
+import { levelOf, requirePermission, systemActor, type Actor, type Permission } from '../../../platform/permissions/permissions';
+import type { RefusalLimiter } from '../../../platform/http/refusals';
 import {
   auditEveryRefusal, openSession, passwordChecks, reserveAttempt, THROTTLED_MESSAGE, throttledCheck, type NewSession, type PasswordChecked,
-} from '../../../platform/sessions';
+} from '../../../platform/http/sessions';
 import { loadUserRights, userActor } from '../rights';
 import { requireRightsOver } from '../service';
 import { isBreakGlassAdministrator, ssoOnly } from '../sign-in/break-glass';

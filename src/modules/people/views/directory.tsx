@@ -1,4 +1,4 @@
-import { levelOf, MODULES, rightsOf, type Actor } from '../../../platform/permissions';
+import { levelOf, MODULES, rightsOf, type Actor } from '../../../platform/permissions/permissions';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../../views/components/form';
 import { DataTable, Tags, Text, When } from '../../../../views/components/table';

@@ -1,6 +1,6 @@
 import type { RiskView } from '../schema';
-import type { AuditEntry } from '../../../platform/audit';
-import type { HistoryView } from '../../../platform/history';
+import type { AuditEntry } from '../../../platform/audit/audit';
+import type { HistoryView } from '../../../platform/audit/history';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';

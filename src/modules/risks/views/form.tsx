@@ -1,8 +1,8 @@
 import type { RiskScaleView } from '../schema';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../../views/components/form';
-import type { CustomFieldFormValues, Definition } from '../../../platform/custom-field-values';
-import { CustomFieldInputs } from '../../../../views/customFields/inputs';
+import type { CustomFieldFormValues, Definition } from '../../../platform/records/custom-field-values';
+import { CustomFieldInputs } from '../../../platform/record-screens/custom-field-inputs';
 import { statusOptions } from './parts';
 
 /** What the form holds: every value as the browser sends it, so a refused form comes back exactly as typed. */

@@ -1,5 +1,5 @@
 import type { RiskView } from '../schema';
-import type { Page } from '../../../platform/paging';
+import type { Page } from '../../../platform/http/paging';
 import { Flash } from '../../../../views/components/flash';
 import { Select, type Option } from '../../../../views/components/form';
 import { Pager } from '../../../../views/components/pager';

@@ -1,0 +1,67 @@
+import type { AnyElysia } from 'elysia';
+import type { AppContext } from '../http/context';
+import { installParts, type InstalledParts } from '../http/installed';
+import type { ImportType } from '../csv/import-type';
+import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
+import type { DueDateKind, RecordEvents } from '../notifications/declarations';
+import type { AssistantTool } from './tools';
+
+/**
+ * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
+ * once in `src/modules/index.ts`. The app, the navigation, the CSV imports, custom fields, counted tables, record types
+ * (evidence links, search, the assistant, sections on record pages) are derived from that list; nothing in
+ * `src/platform` imports a module. See docs/adding-a-module.md.
+ */
+export interface ModuleManifest extends InstalledParts {
+  /** The module's folder under src/modules. */
+  name: string;
+  /** REST routes and screens. Order does not matter: the platform registers CSV imports before any `/:id` route. */
+  plugins(ctx: AppContext): AnyElysia[];
+  /** CSV import types (templates, checks, imports and current-records downloads under `/<area>/import`). */
+  imports?: readonly ImportType[];
+  /** The record types the module owns (src/platform/records/record-types.ts): each declared once, here. */
+  recordTypes?: readonly RecordTypeDeclaration[];
+  /** Sections this module adds to the pages of other record types (evidence lists what proves a control). */
+  sections?: SectionProvider;
+  /**
+   * Tools the module offers AI assistants on /api/mcp (the assistant module serves them). A function, called once
+   * the modules are installed, so a tool's schema may name the installed record types.
+   */
+  assistantTools?(): readonly AssistantTool[];
+  /** Record types whose changes notification rules can name (Settings › Notifications; docs/notifications.md). */
+  events?: readonly RecordEvents[];
+  /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
+  dueDates?: readonly DueDateKind[];
+}
+
+export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
+
+let installed: readonly ModuleManifest[] = [];
+let tools: readonly AssistantTool[] | null = null;
+
+/** Called once by the app with the module list; the platform reads what it needs from here. */
+export function installModules(modules: readonly ModuleManifest[]): void {
+  const names = new Set<string>();
+  for (const m of modules) {
+    if (names.has(m.name)) throw new Error(`module ${m.name} is listed twice`);
+    names.add(m.name);
+  }
+  installed = modules;
+  tools = null;
+  installParts(modules);
+  installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
+}
+
+export const installedModules = (): readonly ModuleManifest[] => installed;
+
+/** Every installed module's record types that notification rules can name. */
+export const recordEvents = (): RecordEvents[] => installed.flatMap((m) => [...(m.events ?? [])]);
+
+/** Every installed module's kinds of fixed reminder. */
+export const dueDateKinds = (): DueDateKind[] => installed.flatMap((m) => [...(m.dueDates ?? [])]);
+
+/** Every installed module's assistant tools (made once, after installation). */
+export function assistantTools(): readonly AssistantTool[] {
+  tools ??= installed.flatMap((m) => [...(m.assistantTools?.() ?? [])]);
+  return tools;
+}
