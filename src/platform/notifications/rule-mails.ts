@@ -14,7 +14,7 @@ import { notificationSettings } from './settings';
 import { mailLink, whenIn } from './wording';
 
 /**
- * Rule mails. Every write records its History entry through `recordChanges` (src/platform/history.ts) in the write's
+ * Rule mails. Every write records its History entry through `recordChanges` (src/platform/audit/history.ts) in the write's
  * transaction; that entry is the event. After each write commits, and at every background sweep, this reads the History
  * entries past a cursor, matches them against the enabled rules, and queues one mail per person and change in the outbox
  * in the same transaction that moves the cursor on. Audit entries commit in sequence order (their chain lock is held
