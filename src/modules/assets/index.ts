@@ -6,7 +6,6 @@ import { assetsApi } from './api';
 import { assetImport } from './import';
 import { assetPages, unitAssetsSection } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
-import { businessUnitKind } from '../businessUnits/service';
 
 /** Assets. */
 export const manifest = defineModule({
@@ -21,5 +20,5 @@ export const manifest = defineModule({
   countedTables: ['assets'],
   // A business unit's page lists its assets.
   sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
-  events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: businessUnitKind } })],
+  events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: 'businessUnit' } })],
 });

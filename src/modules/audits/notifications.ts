@@ -1,12 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { auditFindings } from '../../../db/schema';
 import { kindEvents, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
-import { controlKind } from '../controls/service';
 import { auditPlanKind, findingKind } from './service';
 
 export const auditEvents: RecordEvents[] = [
   kindEvents(auditPlanKind, { href: (id) => `/audits/${id}` }),
-  kindEvents(findingKind, { href: (id) => `/audits/findings/${id}`, links: { auditPlanId: auditPlanKind, controlId: controlKind } }),
+  kindEvents(findingKind, { href: (id) => `/audits/findings/${id}`, links: { auditPlanId: 'auditPlan', controlId: 'control' } }),
 ];
 
 /** Findings not closed whose deadline has passed. */

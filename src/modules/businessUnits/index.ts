@@ -16,5 +16,5 @@ export const manifest = defineModule({
     { group: 'Assets and vendors', key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
   ],
   countedTables: ['business_units'],
-  events: [kindEvents(businessUnitKind, { href: (id) => `/business-units/${id}`, links: { parentId: businessUnitKind } })],
+  events: [kindEvents(businessUnitKind, { href: (id) => `/business-units/${id}`, links: { parentId: 'businessUnit' } })],
 });

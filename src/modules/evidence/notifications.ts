@@ -1,14 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { evidence } from '../../../db/schema';
 import { kindEvents, milestoneReached, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
-import { thirdPartyKind } from '../thirdParties/service';
 import { evidenceKind } from './service';
 
 export const evidenceEvents: RecordEvents[] = [
   kindEvents(evidenceKind, {
     href: (id) => `/evidence/${id}`,
     labels: { validUntil: 'Valid until', collectedOn: 'Collected on' },
-    links: { thirdPartyId: thirdPartyKind },
+    links: { thirdPartyId: 'thirdParty' },
     activities: [{ key: 'file', label: 'File uploaded', actions: ['file.upload'] }],
   }),
 ];

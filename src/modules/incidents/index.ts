@@ -6,8 +6,6 @@ import { incidentsApi } from './api';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
-import { assetKind } from '../assets/service';
-import { thirdPartyKind } from '../thirdParties/service';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
@@ -24,7 +22,7 @@ export const manifest = defineModule({
   countedTables: ['incidents'],
   events: [kindEvents(incidentKind, {
     href: (id) => `/incidents/${id}`, labels: { openedAt: 'Opened', classificationId: 'Classification' },
-    links: { assetId: assetKind, thirdPartyId: thirdPartyKind },
+    links: { assetId: 'asset', thirdPartyId: 'thirdParty' },
     activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
   })],
 });

@@ -1,8 +1,6 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { riskReviews, riskTreatments, risks } from '../../../db/schema';
 import { kindEvents, monthsAfter, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
-import { assetKind } from '../assets/service';
-import { businessUnitKind } from '../businessUnits/service';
 import { riskKind } from './service';
 
 /** Risks and their treatments: what notification rules can name (src/platform/notifications). */
@@ -10,7 +8,7 @@ export const riskEvents: RecordEvents[] = [
   kindEvents(riskKind, {
     href: (id) => `/risks/${id}`,
     labels: { inherentLikelihood: 'Inherent likelihood', inherentImpact: 'Inherent impact', residualLikelihood: 'Residual likelihood', residualImpact: 'Residual impact', classificationId: 'Classification' },
-    links: { assetId: assetKind, businessUnitId: businessUnitKind },
+    links: { assetId: 'asset', businessUnitId: 'businessUnit' },
     activities: [{ key: 'review', label: 'Review recorded', recordType: 'riskReview', parentField: 'riskId' }],
   }),
   {

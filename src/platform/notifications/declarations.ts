@@ -2,7 +2,7 @@ import { getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { readable } from '../record-screens/record-views';
-import type { LinkTarget, NamedLink } from '../records/links';
+import type { NamedLink } from '../records/links';
 import type { Module, Owned } from '../permissions/permissions';
 
 /**
@@ -66,8 +66,8 @@ export interface RecordEvents {
   /** Fields holding user ids and group ids: shown by name. */
   people?: readonly string[];
   groups?: readonly string[];
-  /** Fields holding the id of a record of another module: shown by name, or "(restricted)" to a reader who may not read it. */
-  links?: Readonly<Record<string, LinkTarget>>;
+  /** Fields holding the id of a record of another type (its record-type kind): shown by name, or "(restricted)" to a reader who may not read it. */
+  links?: Readonly<Record<string, string>>;
   /** Names History keeps beside linked ids (a third party's linked risk's title). */
   historyLinks?: readonly NamedLink[];
   activities?: readonly Activity[];
@@ -120,7 +120,7 @@ interface OwnedTableEvents {
   /** Labels where the field's key does not read well on its own. */
   labels?: Readonly<Record<string, string>>;
   people?: readonly string[];
-  links?: Readonly<Record<string, LinkTarget>>;
+  links?: Readonly<Record<string, string>>;
   historyLinks?: readonly NamedLink[];
   activities?: readonly Activity[];
 }

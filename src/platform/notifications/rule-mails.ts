@@ -4,7 +4,8 @@ import { apiTokens, auditLog, groupMembers, groups, history, mailPreferences, no
 import { onWriteCommitted, type AppContext } from '../http/context';
 import { definitionsFor } from '../records/custom-field-values';
 import type { FieldChanges } from '../audit/history';
-import { historyAsSeen, linkedNameAsSeen } from '../records/links';
+import { historyAsSeen, nameAsSeen } from '../records/links';
+import { findRecordType, recordRows } from '../records/record-types';
 import { log } from '../core/log';
 import { platformService } from '../http/installed';
 import { recordEvents } from '../modules/module';
@@ -410,8 +411,11 @@ async function changesAsSeen(tx: DbOrTx, occurrence: Occurrence, reader: Actor, 
       if (typeof value !== 'string') return plain(value);
       if (events.people?.includes(field)) return names.users.get(value) ?? plain(value);
       if (events.groups?.includes(field)) return names.groups.get(value) ?? plain(value);
-      const target = events.links?.[field];
-      if (target) return (await linkedNameAsSeen(tx, reader, target, value)) ?? '(removed)';
+      const linked = events.links?.[field] ? findRecordType(events.links[field]) : undefined;
+      if (linked) {
+        const row = (await recordRows(tx, linked, [value])).get(value);
+        return row ? nameAsSeen(reader, linked.module, row, row.title) : '(removed)';
+      }
       if (field === (events.statusField ?? 'status') && events.statuses?.[value]) return events.statuses[value];
       return plain(value);
     };
