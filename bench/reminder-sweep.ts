@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { selectRows } from '../db/client';
 import { createApp } from '../src/app';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
-import { dueDateKinds } from '../src/platform/modules/module';
+import { dueDateKinds } from '../src/platform/notifications/declarations';
 import { collectDay, sendDigests } from '../src/platform/notifications/reminders';
 import { makeRuleMails } from '../src/platform/notifications/rule-mails';
 import { createRule, deleteRule } from '../src/platform/notifications/rules';

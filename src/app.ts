@@ -13,7 +13,7 @@ import { installModules } from './platform/modules/module';
 import { uploadLimits } from './platform/http/installed';
 import { openApiRoute } from './platform/http/openapi';
 import { platformModule } from './platform/modules/platform-module';
-import { notificationsModule } from './platform/notifications/pages';
+import { notificationsModule } from './platform/modules/notifications-module';
 import { MODULES } from './modules';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */

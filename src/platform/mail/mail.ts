@@ -4,7 +4,17 @@ import type { Db, DbOrTx } from '../../../db/client';
 import { outbox } from '../../../db/schema';
 import type { Config } from '../../config';
 import { log } from '../core/log';
-import { mailSettings, smtpPassword, type MailSettings } from '../notifications/settings';
+
+/** The SMTP server of Settings › Mail, password opened, or null while none is set there (read by the caller's layer). */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  security: 'starttls' | 'tls' | 'none';
+  username: string;
+  password: string;
+  from: string;
+  caCertificate: string;
+}
 
 export interface MailMessage {
   kind: string;
@@ -61,20 +71,22 @@ interface Resolved {
  * The outbox's sender. The SMTP server is the one in Settings › Mail when a host is set there (STARTTLS or TLS, with
  * authentication), else SMTP_URL; read at each delivery pass, so a change applies without a restart.
  */
-export function createMailer(db: Db, config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'ENCRYPTION_KEY' | 'SMTP_TIMEOUT_SECONDS'>): Mailer {
+export function createMailer(
+  db: Db, config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'SMTP_TIMEOUT_SECONDS'>, readSettings: () => Promise<SmtpSettings | null> = async () => null,
+): Mailer {
   const timeouts = {
     connectionTimeout: config.SMTP_TIMEOUT_SECONDS * 1000, greetingTimeout: config.SMTP_TIMEOUT_SECONDS * 1000, socketTimeout: config.SMTP_TIMEOUT_SECONDS * 1000,
   };
   let current: Resolved | null = null;
   let running: Promise<number> | null = null;
 
-  function fromSettings(s: MailSettings): Resolved {
+  function fromSettings(s: SmtpSettings): Resolved {
     const key = JSON.stringify(s);
     if (current?.key === key) return current;
     current?.transport.close();
     const transport = nodemailer.createTransport({
       host: s.host, port: s.port, secure: s.security === 'tls', requireTLS: s.security === 'starttls', ignoreTLS: s.security === 'none',
-      ...(s.username ? { auth: { user: s.username, pass: smtpPassword(config, s.password) } } : {}),
+      ...(s.username ? { auth: { user: s.username, pass: s.password } } : {}),
       ...(s.caCertificate ? { tls: { ca: s.caCertificate } } : {}),
       ...timeouts,
     });
@@ -84,8 +96,8 @@ export function createMailer(db: Db, config: Pick<Config, 'SMTP_URL' | 'MAIL_FRO
   }
 
   async function resolve(): Promise<Resolved | null> {
-    const settings = await mailSettings(db);
-    if (settings.host) return fromSettings(settings);
+    const settings = await readSettings();
+    if (settings?.host) return fromSettings(settings);
     if (!config.SMTP_URL) return null;
     if (current?.key !== config.SMTP_URL) {
       current?.transport.close();

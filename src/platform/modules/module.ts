@@ -3,7 +3,7 @@ import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import type { ImportType } from '../csv/import-type';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
-import type { DueDateKind, RecordEvents } from '../notifications/declarations';
+import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
 
 /**
@@ -49,16 +49,11 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installed = modules;
   tools = null;
   installParts(modules);
+  installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 
 export const installedModules = (): readonly ModuleManifest[] => installed;
-
-/** Every installed module's record types that notification rules can name. */
-export const recordEvents = (): RecordEvents[] => installed.flatMap((m) => [...(m.events ?? [])]);
-
-/** Every installed module's kinds of fixed reminder. */
-export const dueDateKinds = (): DueDateKind[] => installed.flatMap((m) => [...(m.dueDates ?? [])]);
 
 /** Every installed module's assistant tools (made once, after installation). */
 export function assistantTools(): readonly AssistantTool[] {

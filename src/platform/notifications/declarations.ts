@@ -177,3 +177,18 @@ export function milestoneReached(window: ReminderWindow, date: SQL | PgColumn, c
   const latest = sql.join([sql`case`, ...sorted.map((days) => sql` when ${date} - ${sql.raw(String(Math.trunc(days)))} <= ${window.today} then ${date} - ${sql.raw(String(Math.trunc(days)))}`), sql` end`], sql``);
   return sql`((${latest}) is not null and (${window.since} is null or (${latest}) > ${window.since} or ${changedAt} >= ${window.sinceAt}))`;
 }
+
+let declaredEvents: readonly RecordEvents[] = [];
+let declaredDueDates: readonly DueDateKind[] = [];
+
+/** Called by installModules with every module's declarations (the notifications layer reads them here, not from the manifests). */
+export function installNotifications(events: readonly RecordEvents[], dueDates: readonly DueDateKind[]): void {
+  declaredEvents = events;
+  declaredDueDates = dueDates;
+}
+
+/** Every installed module's record types that notification rules can name. */
+export const recordEvents = (): RecordEvents[] => [...declaredEvents];
+
+/** Every installed module's kinds of fixed reminder. */
+export const dueDateKinds = (): DueDateKind[] => [...declaredDueDates];

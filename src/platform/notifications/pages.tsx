@@ -6,7 +6,7 @@ import { appendAudit } from '../audit/audit';
 import { runWrite, type AppContext } from '../http/context';
 import { forbidden } from '../core/errors';
 import { platformService } from '../http/installed';
-import { defineModule, recordEvents } from '../modules/module';
+import { recordEvents } from './declarations';
 import { holdsEveryRight, levelOf, type Actor } from '../permissions/permissions';
 import { screenAuth } from '../http/screen-auth';
 import { RULE_EVENTS, type RuleEvent } from './declarations';
@@ -211,13 +211,3 @@ export const notificationPages = (ctx: AppContext) => {
         environment={Boolean(ctx.config.SMTP_URL)} testTo={extra.testTo ?? viewer.email ?? ''} test={extra.test} done={extra.done} error={extra.error} errors={extra.errors} />);
   }
 };
-
-/** Notification rules, reminders and mail: screens only (Settings stay off the REST API, docs/decisions.md). */
-export const notificationsModule = defineModule({
-  name: 'notifications',
-  plugins: (ctx) => [notificationPages(ctx)],
-  nav: [
-    { group: 'Settings', key: 'notifications', href: '/settings/notifications', label: 'Notifications', needs: 'settings:read' },
-    { group: 'Settings', key: 'mail', href: '/settings/mail', label: 'Mail', needs: 'settings:read', level: 'all' },
-  ],
-});

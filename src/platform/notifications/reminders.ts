@@ -4,7 +4,7 @@ import { outbox, reminderDigests, reminderLists, reminderRuns, users } from '../
 import { appendAudit } from '../audit/audit';
 import type { AppContext } from '../http/context';
 import { log } from '../core/log';
-import { dueDateKinds } from '../modules/module';
+import { dueDateKinds } from './declarations';
 import { systemActor } from '../permissions/permissions';
 import type { DueDateKind, ReminderWindow } from './declarations';
 import { notificationSettings } from './settings';

@@ -8,7 +8,7 @@ import { historyAsSeen, nameAsSeen } from '../records/links';
 import { findRecordType, recordRows } from '../records/record-types';
 import { log } from '../core/log';
 import { platformService } from '../http/installed';
-import { recordEvents } from '../modules/module';
+import { recordEvents } from './declarations';
 import { levelOf, ownsRecord, type Actor, type Permission } from '../permissions/permissions';
 import type { Activity, RecordEvents, StoredRecord } from './declarations';
 import { notificationSettings } from './settings';

@@ -6,7 +6,7 @@ import { AppError, invalid, notFound, type FieldProblem } from '../core/errors';
 import { schemaProblems } from '../http/form-input';
 import { recordChange } from '../audit/history';
 import { moduleLabel } from '../http/installed';
-import { recordEvents } from '../modules/module';
+import { recordEvents } from './declarations';
 import { requirePermission, type Actor } from '../permissions/permissions';
 import { EVENT_LABELS, RULE_EVENTS, type RecordEvents } from './declarations';
 import { startRuleMailsAt } from './rule-mails';

@@ -152,3 +152,9 @@ export async function saveMailPreferences(tx: DbOrTx, actor: Actor, input: MailP
     await appendAudit(tx, actor, [{ module: 'settings', action: 'update', recordType: 'mailPreferences', recordId: actor.userId, details: { changes } }]);
   }
 }
+
+/** Settings › Mail as the mailer takes it (the password opened), or null while no server is set there. */
+export async function smtpSettings(db: DbOrTx, config: Pick<Config, 'ENCRYPTION_KEY'>) {
+  const s = await mailSettings(db);
+  return s.host ? { ...s, password: smtpPassword(config, s.password) } : null;
+}
