@@ -6,6 +6,7 @@ import { benchScim } from './scim';
 import { benchEvidence } from './evidence';
 import { benchAssistant } from './assistant';
 import { benchBundleLoader } from './bundle-loader';
+import { benchReminderSweep } from './reminder-sweep';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -19,6 +20,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Bundle loader', benchBundleLoader],
   ['Evidence files', benchEvidence],
   ['AI assistant endpoint', benchAssistant],
+  ['Reminder sweep', benchReminderSweep],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -13,10 +13,11 @@ import { installModules } from './platform/modules/module';
 import { uploadLimits } from './platform/http/installed';
 import { openApiRoute } from './platform/http/openapi';
 import { platformModule } from './platform/modules/platform-module';
+import { notificationsModule } from './platform/modules/notifications-module';
 import { MODULES } from './modules';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
-export const SERVICE_MODULES = [platformModule, ...MODULES];
+export const SERVICE_MODULES = [platformModule, notificationsModule, ...MODULES];
 installModules(SERVICE_MODULES);
 
 /**

@@ -10,6 +10,8 @@ export const ConfigSchema = Type.Object({
   ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.String({ default: 'GRC Service <grc@localhost>' }),
+  /** How long the SMTP server may take to connect, greet or answer before a delivery try fails (it is retried later). */
+  SMTP_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
   SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (the proxy's own view). */

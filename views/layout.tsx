@@ -67,6 +67,7 @@ export function Layout({ title, nav: groups, email, csrfToken, active, actions, 
             <div class="whoami">
               <a class="email" href="/settings/password" title="Change your password" safe>{email ?? ''}</a>
               <a href="/settings/two-factor" title="Two-factor sign-in">Two-factor</a>
+              <a href="/settings/my-notifications" title="Your digests and rule mails">Notifications</a>
               <form method="post" action="/sign-out" class="inline">
                 <input type="hidden" name="_csrf" value={csrfToken} />
                 <button type="submit" class="link">Sign out</button>

@@ -16,3 +16,4 @@ export * from "./account-reviews";
 export * from "./evidence";
 export * from "./two-factor";
 export * from "./sign-in";
+export * from "./notifications";

@@ -223,6 +223,10 @@ export const outbox = pgTable('outbox', {
   sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
   attempts: integer('attempts').notNull().default(0),
   lastError: text('last_error'),
+  /** Retries wait longer after each failure (mail.ts); null: send at the next pass. */
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+  /** Addresses the SMTP server refused while accepting the others (shown on the Outbox screen). */
+  rejected: text('rejected').array(),
 }, (t) => [index('outbox_unsent_idx').on(t.id).where(sql`${t.sentAt} is null`)]);
 
 /** Which reference data sets were applied once, so a restart never re-adds what an administrator removed. */

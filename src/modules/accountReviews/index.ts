@@ -9,6 +9,7 @@ export const accountReviewsModule = (ctx: AppContext) =>
 import { defineModule } from '../../platform/modules/module';
 import { registerType } from '../../platform/records/record-types';
 import { programKind } from './service';
+import { accountReviewDueDates, accountReviewEvents } from './notifications';
 
 export const manifest = defineModule({
   name: 'accountReviews',
@@ -20,4 +21,6 @@ export const manifest = defineModule({
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],
   countedTables: ['account_review_programs'],
   recordTypes: [registerType(programKind, { kind: 'accountReviewProgram', plural: 'Account review programs', href: (id) => `/account-reviews/${id}` })],
+  events: accountReviewEvents,
+  dueDates: accountReviewDueDates,
 });

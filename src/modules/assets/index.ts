@@ -5,6 +5,7 @@ import { defineModule } from '../../platform/modules/module';
 import { assetsApi } from './api';
 import { assetImport } from './import';
 import { assetPages, unitAssetsSection } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Assets. */
 export const manifest = defineModule({
@@ -22,4 +23,5 @@ export const manifest = defineModule({
   countedTables: ['assets'],
   // A business unit's page lists its assets.
   sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
+  events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: 'businessUnit' } })],
 });

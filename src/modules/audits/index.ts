@@ -5,6 +5,7 @@ import { defineModule } from '../../platform/modules/module';
 import { auditsApi } from './api';
 import { findingImport } from './import';
 import { auditPages } from './pages';
+import { auditDueDates, auditEvents } from './notifications';
 
 /** Audit plans and their findings. */
 export const manifest = defineModule({
@@ -27,4 +28,6 @@ export const manifest = defineModule({
     { group: 'Operations', key: 'audits', href: '/audits', label: 'Audits', needs: 'audits:read' },
   ],
   countedTables: ['audit_plans', 'audit_findings'],
+  events: auditEvents,
+  dueDates: auditDueDates,
 });

@@ -4,6 +4,7 @@ import { businessUnitKind } from './service';
 import { defineModule } from '../../platform/modules/module';
 import { businessUnitsApi } from './api';
 import { businessUnitPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Business units, in a tree. */
 export const manifest = defineModule({
@@ -18,4 +19,5 @@ export const manifest = defineModule({
     { group: 'Assets and vendors', key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
   ],
   countedTables: ['business_units'],
+  events: [kindEvents(businessUnitKind, { href: (id) => `/business-units/${id}`, links: { parentId: 'businessUnit' } })],
 });

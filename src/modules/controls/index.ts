@@ -9,6 +9,7 @@ import { controlPages } from './pages';
 import { getRecord, listRecords } from '../../platform/records/records';
 import { ControlListQuery } from './schema';
 import { controlKind, controlTesting, controlTestsDue } from './service';
+import { controlDueDates, controlEvents } from './notifications';
 
 /** Controls and their tests. */
 export const manifest = defineModule({
@@ -41,4 +42,6 @@ export const manifest = defineModule({
     description: 'Controls you may read, paged; the filters of GET /api/v1/controls (status, type, ownerId, q, sort).',
     run: (ctx, actor, args) => listRecords(ctx.db, controlKind, actor, args),
   })],
+  events: controlEvents,
+  dueDates: controlDueDates,
 });

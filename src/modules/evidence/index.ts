@@ -6,6 +6,7 @@ import { uploadLinkLimit, uploadLinkRoutes, uploadLinkTool } from './upload-link
 import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
 import { evidenceReminders } from './service';
+import { evidenceDueDates, evidenceEvents } from './notifications';
 
 const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 
@@ -33,5 +34,7 @@ export const manifest = defineModule({
   sections: evidenceSection,
   assistantTools: () => [...evidenceTools(), uploadLinkTool()],
   uploads: (config) => [{ path: UPLOAD, bytes: maxFileBytes({ config }), message: fileTooLarge({ config }) }, uploadLinkLimit],
+  events: evidenceEvents,
+  dueDates: evidenceDueDates,
 });
 

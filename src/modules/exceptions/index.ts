@@ -11,6 +11,7 @@ import type { RecordTypeDeclaration } from '../../platform/records/record-types'
 import { exceptionImports } from './import';
 import { EXCEPTION_PARENTS, type ExceptionParent } from './parents';
 import { exceptionsToDecide } from './service';
+import { exceptionDueDates, exceptionEvents } from './notifications';
 
 /**
  * Exceptions of each parent kind, as record types: read with the parent's module right. (Their own level also
@@ -43,4 +44,6 @@ export const manifest = defineModule({
     { group: 'Risk', key: 'riskExceptions', href: '/risks/exceptions', label: 'Risk exceptions', needs: 'risks:read' },
     { group: 'Governance', key: 'policyExceptions', href: '/policies/exceptions', label: 'Policy exceptions', needs: 'policies:read' },
   ],
+  events: exceptionEvents,
+  dueDates: exceptionDueDates,
 });

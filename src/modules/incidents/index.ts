@@ -5,6 +5,7 @@ import { defineModule } from '../../platform/modules/module';
 import { incidentClassificationsApi, incidentsApi } from './api';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
@@ -23,4 +24,9 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['incidents'],
+  events: [kindEvents(incidentKind, {
+    href: (id) => `/incidents/${id}`, labels: { openedAt: 'Opened', classificationId: 'Classification' },
+    links: { assetId: 'asset', thirdPartyId: 'thirdParty' },
+    activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
+  })],
 });

@@ -8,6 +8,7 @@ import { provisioningPages } from './scim/pages';
 import { twoFactorPages } from './two-factor/pages';
 import { signInPages } from './sign-in/pages';
 import { ldapPages } from './sign-in/ldap-pages';
+import { peopleEvents } from './notifications';
 
 /** People: users, groups, roles, sessions, the signed-in user's password and second factor, SCIM provisioning and directory (LDAP) sign-in. */
 export const manifest = defineModule({
@@ -30,4 +31,5 @@ export const manifest = defineModule({
     { group: 'Settings', key: 'ldap', href: '/settings/sign-in/ldap', label: 'Directory (LDAP)', needs: 'settings:read' },
     { group: 'Settings', key: 'provisioning', href: '/settings/provisioning', label: 'Provisioning', needs: 'settings:read' },
   ],
+  events: peopleEvents,
 });

@@ -14,6 +14,7 @@ import { policyImport } from './import';
 import { listRecords } from '../../platform/records/records';
 import { PolicyListQuery } from './schema';
 import { policyKind } from './service';
+import { policyDueDates, policyEvents } from './notifications';
 
 export const manifest = defineModule({
   name: 'policies',
@@ -37,4 +38,6 @@ export const manifest = defineModule({
     description: 'Policies you may read, paged; the filters of GET /api/v1/policies (status, ownerId, q, sort).',
     run: (ctx, actor, args) => listRecords(ctx.db, policyKind, actor, args),
   })],
+  events: policyEvents,
+  dueDates: policyDueDates,
 });

@@ -5,6 +5,7 @@ import { defineModule } from '../../platform/modules/module';
 import { projectsApi } from './api';
 import { projectImport } from './import';
 import { projectPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Projects. */
 export const manifest = defineModule({
@@ -21,4 +22,5 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['projects'],
+  events: [kindEvents(projectKind, { href: (id) => `/projects/${id}` })],
 });

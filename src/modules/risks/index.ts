@@ -13,6 +13,7 @@ import { listRecords } from '../../platform/records/records';
 import { RiskListQuery } from './schema';
 import { getRisk, riskKind } from './service';
 import { listTreatments } from './treatments-service';
+import { riskDueDates, riskEvents } from './notifications';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -42,4 +43,6 @@ export const manifest = defineModule({
     description: 'Risks you may read, with inherent and residual scores, paged; the filters of GET /api/v1/risks (status, classificationId, ownerId, q, sort).',
     run: (ctx, actor, args) => listRecords(ctx.db, riskKind, actor, args),
   })],
+  events: riskEvents,
+  dueDates: riskDueDates,
 });

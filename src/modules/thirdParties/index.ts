@@ -5,6 +5,7 @@ import { defineModule } from '../../platform/modules/module';
 import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';
+import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
@@ -21,4 +22,5 @@ export const manifest = defineModule({
   ],
   customFields: true,
   countedTables: ['third_parties'],
+  events: [kindEvents(thirdPartyKind, { href: (id) => `/third-parties/${id}` })],
 });

@@ -13,9 +13,20 @@ export interface AppContext {
   storage: Storage;
 }
 
-/** Runs a service write in one transaction; mail queued by it is delivered after the commit, never before. */
+let committedHooks: ((ctx: AppContext) => void)[] = [];
+
+/** Work to start after every committed service write (notifications make their rule mails; no import circle through here). */
+export function onWriteCommitted(hook: (ctx: AppContext) => void): void {
+  committedHooks = [...committedHooks.filter((h) => h !== hook), hook];
+}
+
+/**
+ * Runs a service write in one transaction; mail queued by it is delivered after the commit, never before, and the
+ * hooks registered for committed writes start then (the rule mails its History entries call for).
+ */
 export async function runWrite<T>(ctx: AppContext, write: (tx: Tx) => Promise<T>): Promise<T> {
   const result = await ctx.db.transaction(write);
   void ctx.mailer.deliverOutbox().catch(() => {});
+  for (const hook of committedHooks) hook(ctx);
   return result;
 }

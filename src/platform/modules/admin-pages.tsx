@@ -7,6 +7,7 @@ import { Flash } from '../../../views/components/flash';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, shownValue, Tags, Text, When } from '../../../views/components/table';
 import { verifyAuditLog, type VerifyResult } from '../audit/audit-verify';
+import { MAX_ATTEMPTS } from '../mail/mail';
 import type { FieldChanges } from '../audit/history';
 import { verifyHistorySeals, type SealResult } from '../audit/history-seals';
 import type { AppContext } from '../http/context';
@@ -50,10 +51,28 @@ async function listAuditEntries(db: DbOrTx, page: number) {
 type OutboxRow = Awaited<ReturnType<typeof listOutbox>>['rows'][number];
 type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>['rows'][number];
 
-function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listOutbox>>; smtp: boolean }) {
+/** Where a mail is: sent (and to whom the server refused it), waiting for its next try, failed for good, or queued. */
+function deliveryStatus(m: OutboxRow): JSX.Element {
+  if (m.sentAt) {
+    return m.rejected?.length
+      ? <span class="status-bad" safe>{`Sent, but not delivered to ${m.rejected.join(', ')}${m.lastError ? `: ${m.lastError}` : ''}`}</span>
+      : <span class="status-ok">Sent <When value={m.sentAt} /></span>;
+  }
+  if (m.attempts >= MAX_ATTEMPTS) {
+    return <span class="status-bad" safe>{`Failed after ${m.attempts} attempts${m.rejected?.length ? `; refused: ${m.rejected.join(', ')}` : ''}: ${m.lastError ?? 'unknown error'}`}</span>;
+  }
+  if (m.lastError) {
+    return <span class="status-queued">{`Queued (${m.attempts} ${m.attempts === 1 ? 'attempt' : 'attempts'}; ${m.lastError}); next try `}<When value={m.nextAttemptAt} /></span>;
+  }
+  return <span class="status-queued">Queued</span>;
+}
+
+function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listOutbox>>; smtp: string | null }) {
   return (
     <section id="outbox">
-      {!smtp && <Flash kind="info" message="No SMTP server is configured (SMTP_URL), so mail stays queued here." />}
+      {smtp
+        ? <p safe>{`Mail is sent through ${smtp}. Failed deliveries are tried again, waiting longer each time, up to ${MAX_ATTEMPTS} attempts.`}</p>
+        : <Flash kind="info" message="No SMTP server is configured (Settings › Mail or SMTP_URL), so mail stays queued here." />}
       <DataTable<OutboxRow>
         rows={mails.rows}
         empty="No mail."
@@ -62,12 +81,7 @@ function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listO
           { header: 'Kind', cell: (m) => <Text value={m.kind} /> },
           { header: 'To', cell: (m) => <Tags values={m.recipients} /> },
           { header: 'Subject', cell: (m) => <details><summary safe>{m.subject}</summary><pre class="details" safe>{m.body}</pre></details> },
-          {
-            header: 'Status',
-            cell: (m) => m.sentAt
-              ? <span class="status-ok">Sent <When value={m.sentAt} /></span>
-              : <span class="status-queued" safe>{m.lastError ? `Queued (${m.attempts} attempts; ${m.lastError})` : 'Queued'}</span>,
-          },
+          { header: 'Status', cell: deliveryStatus },
         ]}
       />
       <Pager page={mails.page} pageSize={mails.pageSize} total={mails.total} href={(p) => `/settings/outbox?page=${p}`} />
@@ -161,7 +175,7 @@ export const adminPages = (ctx: AppContext) =>
       if (!holdsEveryRight(viewer)) throw Object.assign(forbidden('every right at level all needed to read the Outbox'), { actor: viewer });
       const mails = await listOutbox(ctx.db, pageNumber(query.page));
       return renderScreen(headers, { title: 'Outbox', viewer, csrfToken, active: 'outbox' },
-        <OutboxContent mails={mails} smtp={ctx.mailer.configured} />);
+        <OutboxContent mails={mails} smtp={await ctx.mailer.smtpServer()} />);
     }, { page: 'settings:read' })
     .get('/settings/audit', async ({ viewer, csrfToken, headers, query }) => {
       requireAdministrator(viewer);

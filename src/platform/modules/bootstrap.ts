@@ -3,6 +3,7 @@ import { applyReferenceData } from './reference-data';
 import { ConfigError, type Config } from '../../config';
 import { passwordProblem } from '../core/password-policy';
 import type { AppContext } from '../http/context';
+import { smtpSettings } from '../notifications/settings';
 import { createMailer } from '../mail/mail';
 import { platformService } from '../http/installed';
 import { storageFor } from '../storage/storage';
@@ -23,7 +24,7 @@ export async function boot(config: Config, options: { memory?: boolean; database
     await runMigrations(database);
     await applyReferenceData(database.db);
     const admin = await platformService('ensureFirstAdministrator')(database.db, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
-    const mailer = createMailer(database.db, config.SMTP_URL, config.MAIL_FROM);
+    const mailer = createMailer(database.db, config, () => smtpSettings(database.db, config));
     return {
       database,
       db: database.db,

@@ -3,6 +3,7 @@ import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import type { ImportType } from '../csv/import-type';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
+import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
 
 /**
@@ -27,6 +28,10 @@ export interface ModuleManifest extends InstalledParts {
    * the modules are installed, so a tool's schema may name the installed record types.
    */
   assistantTools?(): readonly AssistantTool[];
+  /** Record types whose changes notification rules can name (Settings › Notifications; docs/notifications.md). */
+  events?: readonly RecordEvents[];
+  /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
+  dueDates?: readonly DueDateKind[];
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
@@ -44,6 +49,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installed = modules;
   tools = null;
   installParts(modules);
+  installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 

@@ -5,6 +5,8 @@ import type { AppContext } from '../http/context';
 import { log } from '../core/log';
 import { summarizeEndedRefusals } from '../http/refusals';
 import { compactRowCounts } from '../records/row-counts';
+import { claimDueDay, sendDigests } from '../notifications/reminders';
+import { makeRuleMails } from '../notifications/rule-mails';
 
 const SWEEP_LOCK = 7231004;
 /**
@@ -38,10 +40,13 @@ export async function sweepOnce(ctx: AppContext, intervalMs = 0): Promise<boolea
     await tx.delete(loginAttempts).where(lt(loginAttempts.at, new Date(Date.now() - 7 * 86_400_000)));
     await summarizeEndedRefusals(tx);
     await compactRowCounts(tx);
-    return true;
+    return { reminders: await claimDueDay(tx) };
   });
-  if (swept) await ctx.mailer.deliverOutbox();
-  return swept;
+  if (!swept) return false;
+  await makeRuleMails(ctx);
+  if (swept.reminders) await sendDigests(ctx);
+  await ctx.mailer.deliverOutbox();
+  return true;
 }
 
 export function startBackgroundSweep(ctx: AppContext, everyMs = ctx.config.SWEEP_INTERVAL_SECONDS * 1000) {
