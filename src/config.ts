@@ -20,6 +20,11 @@ export const ConfigSchema = Type.Object({
   REFUSAL_WINDOW_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 60 }),
   /** Refused requests a client address may make per window before it is answered 429; 0 for no limit. */
   REFUSALS_PER_CLIENT: Type.Integer({ minimum: 0, maximum: 100_000, default: 30 }),
+  /**
+   * Refusal entries all client addresses together may add per window before further refusals are folded into one
+   * entry per kind whatever their address, path or reason (docs/refusals.md); 0 for no such budget.
+   */
+  REFUSAL_ENTRIES_PER_WINDOW: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 300 }),
   /** How often the background sweep runs (expired sessions, refusal summaries, count compaction, mail). */
   SWEEP_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   /** Largest evidence file accepted, in MB (docs/evidence.md). */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, gt, like } from 'drizzle-orm';
 import { auditLog, clientRefusals, refusalWindows } from '../../db/schema';
 import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
-import { summarizeEndedRefusals } from '../../src/platform/http/refusals';
-import { TOO_MANY_REFUSALS } from '../../src/platform/http/refusals';
+import { RefusalLimiter, summarizeEndedRefusals, TOO_MANY_REFUSALS } from '../../src/platform/http/refusals';
+import { systemActor } from '../../src/platform/permissions/permissions';
 import { sweepOnce } from '../../src/platform/modules/sweep';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken } from '../helpers/factories';
@@ -124,6 +124,38 @@ describe('refused requests are audited, folded and bounded per client address', 
     expect(summary.details).toMatchObject({ client: CLIENT, count: LIMIT, reason: 'malformed token' });
     expect(await env.ctx.db.select().from(clientRefusals).where(eq(clientRefusals.client, CLIENT))).toEqual([]);
     expect(await sweepOnce(env.ctx)).toBe(true);
+    expect((await verifyAuditLog(env.ctx.db)).ok).toBe(true);
+  });
+});
+
+describe('a budget for the refusals of all addresses together', () => {
+  test('beyond it, refusals from many addresses and paths fold into one entry, counted by the summary', async () => {
+    // A limiter of its own: a window length no other test uses (windows are aligned to the clock by their length, so
+    // this one shares no counts), 30 refusals per address, and a budget of 5 entries for all addresses together.
+    const limiter = new RefusalLimiter(env.ctx.db, { REFUSAL_WINDOW_SECONDS: 86_399, REFUSALS_PER_CLIENT: 30, REFUSAL_ENTRIES_PER_WINDOW: 5 });
+    const since = await head();
+    const actor = systemActor('api');
+    // 40 addresses, each asking for another path: without the budget, 40 entries.
+    for (let i = 0; i < 40; i += 1) {
+      const outcome = await limiter.record(`192.0.2.${i + 1}`, actor, {
+        module: 'security', action: 'permission.denied', details: { reason: 'no token', method: 'GET', path: `/api/v1/risks/${i}` },
+      });
+      expect(outcome.limited).toBe(false);
+    }
+    const denied = await entriesSince(since, 'permission.denied');
+    expect(denied).toHaveLength(6);
+    expect(denied.slice(0, 5).map((e) => (e.details as { client: string }).client)).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5']);
+    expect(denied[5].details).toMatchObject({ client: '(all addresses)', reason: 'refused while the refusals of all addresses were over their budget' });
+    expect(JSON.stringify(denied[5].details)).not.toContain('/api/v1/risks/');
+    const folded = await entriesSince(since, 'refusals.folded');
+    expect(folded).toHaveLength(1);
+    expect(folded[0].details).toMatchObject({ budget: 5 });
+
+    // When the window has ended, the summary counts the 35 folded refusals.
+    const windowEnd = new Date((denied[5].details as { window: { end: string } }).window.end);
+    await env.ctx.db.transaction((tx) => summarizeEndedRefusals(tx, windowEnd));
+    const [summary] = await entriesSince(since, 'permission.denied.repeated');
+    expect(summary.details).toMatchObject({ client: '(all addresses)', count: 35, firstSeq: denied[5].seq });
     expect((await verifyAuditLog(env.ctx.db)).ok).toBe(true);
   });
 });

@@ -48,7 +48,10 @@ export class RefusalLimiter {
   /** Clients this instance found over the limit, with the end of that window (ms). */
   private readonly blocked = new Map<string, number>();
 
-  constructor(private readonly db: Db, private readonly config: Pick<Config, 'REFUSAL_WINDOW_SECONDS' | 'REFUSALS_PER_CLIENT'>) {}
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, 'REFUSAL_WINDOW_SECONDS' | 'REFUSALS_PER_CLIENT'> & Partial<Pick<Config, 'REFUSAL_ENTRIES_PER_WINDOW'>>,
+  ) {}
 
   private windowAt(now: number): Window {
     const length = this.config.REFUSAL_WINDOW_SECONDS * 1000;
@@ -100,7 +103,11 @@ export class RefusalLimiter {
           return true;
         }
       }
-      await foldRefusal(tx, client, actor, event, window);
+      if (await overAllClientsBudget(tx, this.config.REFUSAL_ENTRIES_PER_WINDOW ?? 0, actor, window)) {
+        await foldRefusal(tx, ALL_CLIENTS, beyondBudgetActor(actor), beyondBudget(event), window);
+      } else {
+        await foldRefusal(tx, client, actor, event, window);
+      }
       return false;
     });
     if (!limited) return { limited: false };
@@ -108,6 +115,39 @@ export class RefusalLimiter {
     return { limited: true, retryAfterSeconds: retryAfter(window.end.getTime(), now) };
   }
 }
+
+/** The row counting every client's refusals of a window (no address is written this way). */
+const ALL_CLIENTS = '(all addresses)';
+
+/**
+ * Counts one refusal against the budget of all clients together and says whether it is over it: a flood from many
+ * addresses (400 loopback addresses once wrote 476 entries in 10 s) must not add an entry per address and path. The
+ * refusal that crosses the budget records that refusals are being folded.
+ */
+async function overAllClientsBudget(tx: DbOrTx, budget: number, actor: Actor, window: Window): Promise<boolean> {
+  if (budget === 0) return false;
+  const [{ count }] = await tx.insert(clientRefusals)
+    .values({ client: ALL_CLIENTS, windowStart: window.start, windowEnd: window.end, count: 1 })
+    .onConflictDoUpdate({ target: [clientRefusals.client, clientRefusals.windowStart], set: { count: sql`${clientRefusals.count} + 1` } })
+    .returning({ count: clientRefusals.count });
+  if (count === budget + 1) {
+    await appendAudit(tx, systemActor(actor.via), [{
+      module: 'security', action: 'refusals.folded',
+      details: { budget, windowStart: window.start.toISOString(), windowEnd: window.end.toISOString() },
+    }]);
+  }
+  return count > budget;
+}
+
+/**
+ * A refusal beyond the budget of all clients, folded with every other of its module and action: its address, path,
+ * token and reason are left out (each can be chosen by whoever floods), the summary at the window's end counts them.
+ */
+const beyondBudget = (event: AuditEvent): AuditEvent => ({
+  module: event.module, action: event.action,
+  details: { reason: 'refused while the refusals of all addresses were over their budget', client: ALL_CLIENTS },
+});
+const beyondBudgetActor = (actor: Actor): Actor => systemActor(actor.via);
 
 /** The first identical refusal in the window is an entry; later ones only count, for the summary at the window's end. */
 async function foldRefusal(tx: DbOrTx, client: string, actor: Actor, event: AuditEvent, window: Window): Promise<void> {
