@@ -51,14 +51,20 @@ describe('upload links', () => {
     const { createRecord } = await import('../../src/platform/records/records');
     const { controlKind } = await import('../../src/modules/controls/service');
     const control = (await env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: 'Public address' }))).id;
-    const saved = env.ctx.config.PUBLIC_URL;
+    const saved = { publicUrl: env.ctx.config.PUBLIC_URL, allowedHosts: env.ctx.config.ALLOWED_HOSTS };
+    const host = new URL(base).host;
     try {
-      env.ctx.config.PUBLIC_URL = `https://${new URL(base).host}/grc`;
-      expect((await askForLink({ recordType: 'control', recordId: control })).url).toStartWith(`https://${new URL(base).host}/grc/upload/`);
+      env.ctx.config.PUBLIC_URL = `https://${host}/grc`;
+      expect((await askForLink({ recordType: 'control', recordId: control })).url).toStartWith(`https://${host}/grc/upload/`);
       env.ctx.config.PUBLIC_URL = 'https://grc.example.com';
+      // The endpoint itself answers only to the service's addresses...
+      await expect(askForLink({ recordType: 'control', recordId: control })).rejects.toThrow(`Host ${host} is not an address of this service (PUBLIC_URL, ALLOWED_HOSTS)`);
+      // ...and where another address is allowed in, the link is still made only for PUBLIC_URL.
+      env.ctx.config.ALLOWED_HOSTS = host;
       await expect(askForLink({ recordType: 'control', recordId: control })).rejects.toThrow(`not the service's address grc.example.com (PUBLIC_URL)`);
     } finally {
-      env.ctx.config.PUBLIC_URL = saved;
+      env.ctx.config.PUBLIC_URL = saved.publicUrl;
+      env.ctx.config.ALLOWED_HOSTS = saved.allowedHosts;
     }
   });
 

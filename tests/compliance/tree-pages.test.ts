@@ -151,7 +151,11 @@ describe('analysis screen', () => {
     expect(list).toContain(title);
     const [row] = await env.ctx.db.select().from(exceptions).where(and(eq(exceptions.complianceAnalysisId, id), eq(exceptions.title, title)));
     expect(row.status).toBe('requested');
-    expect((await b.post(`/compliance/analyses/exceptions/${row.id}/decision`, { decision: 'approved', note: 'accepted' })).status).toBe(303);
+    // Segregation of duties: the requester does not decide their own exception, unless an administrator overrides with a note.
+    const own = await b.post(`/compliance/analyses/exceptions/${row.id}/decision`, { decision: 'approved', note: 'accepted' });
+    expect(own.status).toBe(403);
+    expect(await own.text()).toContain('segregation of duties');
+    expect((await b.post(`/compliance/analyses/exceptions/${row.id}/decision`, { decision: 'approved', note: 'accepted', override: 'on' })).status).toBe(303);
     const [decided] = await env.ctx.db.select().from(exceptions).where(eq(exceptions.id, row.id));
     expect(decided).toMatchObject({ status: 'approved', approverId: admin.userId, decisionNote: 'accepted' });
   });

@@ -66,7 +66,7 @@ describe.skipIf(!chromiumAvailable)('notifications in the browser', () => {
     await expectAccessible(page, 'Settings › Notifications');
     await page.getByRole('link', { name: 'New rule' }).click();
     await page.getByLabel('Name').fill('Closed risks to the committee');
-    await page.getByLabel('Records').selectOption({ label: 'Risk' });
+    await page.getByLabel('Records', { exact: true }).selectOption({ label: 'Risk' });
     await page.getByLabel('When').selectOption('status_changed');
     // htmx brings the risk's statuses into the form.
     await page.locator('#f-value option[value="closed"]').waitFor({ state: 'attached' });

@@ -178,6 +178,7 @@ describe('segregation of duties', () => {
     for (const decision of ['approved', 'rejected']) {
       const refused = await decide(id, { decision, note: 'looks fine to me' }, requester.token);
       expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: string }).error).toStartWith('segregation of duties: ');
       expect((await lastAudit('permission.denied')).details).toMatchObject({
         reason: `segregation of duties: Risk exception ${id} was requested by you, so someone else decides it (an administrator may override, with a note)`,
       });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, sql } from 'drizzle-orm';
 import { auditLog, loginAttempts } from '../../db/schema';
 import { ConfigError, readConfig } from '../../src/config';
+import { boot } from '../../src/platform/modules/bootstrap';
 import { createUser } from '../../src/modules/people/service';
 import { AppError } from '../../src/platform/core/errors';
 import { systemActor } from '../../src/platform/permissions/permissions';
@@ -113,9 +114,11 @@ describe('password rules', () => {
     expect(html).toContain('value="Weak Password"');
   });
 
-  test('the first administrator password from the environment follows the same rules', () => {
-    expect(() => readConfig({ ADMIN_PASSWORD: 'password1234' })).toThrow(ConfigError);
-    expect(() => readConfig({ ADMIN_PASSWORD: 'zzzzzzzzzzzzzz' })).toThrow('ADMIN_PASSWORD: must not be one character repeated');
-    expect(readConfig({ ADMIN_PASSWORD: 'a sound long passphrase' }).ADMIN_PASSWORD).toBe('a sound long passphrase');
+  test('the first administrator password from the environment follows the same rules, refused before the database opens', async () => {
+    // The data directory does not exist: a refusal that came after opening the database would fail differently.
+    const settings = (password: string) => readConfig({ ADMIN_PASSWORD: password, DATA_DIR: '/nonexistent/never-opened' });
+    await expect(boot(settings('password1234'))).rejects.toThrow(ConfigError);
+    await expect(boot(settings('zzzzzzzzzzzzzz'))).rejects.toThrow('ADMIN_PASSWORD: must not be one character repeated');
+    expect(settings('a sound long passphrase').ADMIN_PASSWORD).toBe('a sound long passphrase');
   });
 });

@@ -189,6 +189,9 @@ export async function updateException(tx: DbOrTx, parent: ExceptionParent, actor
   await recordChange(tx, actor, { module: parent.module, recordType: parent.recordType, recordId: id, action: 'update', before: auditFields(before), after: auditFields(after) });
 }
 
+/** A refusal the person is told the reason of (it is about their own request, not their rights), and audited. */
+const segregationRefusal = (reason: string) => new AppError('FORBIDDEN', reason, [], reason);
+
 const SELF_APPROVER = 'must be someone other than the requester: nobody decides their own exception';
 
 /**
@@ -208,9 +211,9 @@ export async function decideException(tx: DbOrTx, parent: ExceptionParent, actor
   if (ownRequest) {
     const what = `${parent.label} exception ${id}`;
     if (!input.override) {
-      throw forbidden(`segregation of duties: ${what} was requested by you, so someone else decides it (an administrator may override, with a note)`);
+      throw segregationRefusal(`segregation of duties: ${what} was requested by you, so someone else decides it (an administrator may override, with a note)`);
     }
-    if (!holdsEveryRight(actor)) throw forbidden(`segregation of duties: overriding it on ${what} needs every right at level all (an administrator's)`);
+    if (!holdsEveryRight(actor)) throw segregationRefusal(`segregation of duties: overriding it on ${what} needs every right at level all (an administrator's)`);
     if (!note) throw invalidField('note', 'say why you decide an exception you requested yourself');
   }
   const [after] = await tx.update(exceptions).set({

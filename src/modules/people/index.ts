@@ -14,6 +14,9 @@ import { peopleEvents } from './notifications';
 export const manifest = defineModule({
   name: 'people',
   permissions: 'settings',
+  apiTags: {
+    People: 'The directory of people and groups, for integrations that assign owners (docs/people.md).',
+  },
   plugins: (ctx) => [peopleApi(ctx), peoplePages(ctx), scimApi(ctx), provisioningPages(ctx), twoFactorPages(ctx), signInPages(ctx), ldapPages(ctx)],
   services: {
     async screenActor(db, userId) {
