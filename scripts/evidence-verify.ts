@@ -1,6 +1,6 @@
 /**
  * `bun run evidence:verify <package.zip>`: checks an auditor package offline (docs/evidence.md). Exit status 0 when
- * every check passes, 1 when any fails, 2 for a usage error.
+ * every check passes, 1 when any fails, 2 for a usage error or a file that cannot be read.
  */
 import { existsSync } from 'node:fs';
 import { checkPackage } from '../src/modules/evidence/package-verify';
@@ -15,7 +15,11 @@ if (!existsSync(path)) {
   console.error(`No such file: ${path}`);
   process.exit(2);
 }
-const result = await checkPackage(fileSource(path));
+const result = await checkPackage(fileSource(path)).catch((error: unknown) => {
+  // Not a finding about the package (a folder given, the file unreadable): one line saying so, never a stack.
+  console.error(`Could not check ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+});
 for (const problem of result.problems) console.log(`FAIL ${problem}`);
 if (result.checkpoint) {
   console.log(`Audit Log checkpoint: entry ${result.checkpoint.seq} at ${result.checkpoint.at}, hash ${result.checkpoint.hash}`);

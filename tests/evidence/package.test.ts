@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { evidenceFiles } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, makeUser } from '../helpers/factories';
-import { checkPackage } from '../../src/modules/evidence/package-verify';
-import type { PackageManifest } from '../../src/modules/evidence/package';
+import { checkPackage, MAX_MANIFEST_BYTES } from '../../src/modules/evidence/package-verify';
+import { filesDigest, PACKAGE_FORMAT, type PackageManifest } from '../../src/modules/evidence/package';
 import { bytesSource, entryStream, listZip, zipStream, type ZipEntry } from '../../src/platform/storage/zip';
 import { errorOf, restClient, sha256 } from './helpers';
 
@@ -199,5 +199,82 @@ describe('bun run evidence:verify', () => {
     if (zipped.exitCode !== 0) throw new Error(`zip failed: ${zipped.stderr}`);
     const again = new Uint8Array(await Bun.file(join(folder, 'again.zip')).arrayBuffer());
     expect((await checkPackage(bytesSource(again))).problems).toEqual([]);
+  });
+});
+
+/** A zip made by the zip command (deflated, as an attacker's would be) of `files`, name → content. */
+function deflatedZip(files: Record<string, string | Uint8Array>): Uint8Array {
+  const folder = mkdtempSync(join(tmpdir(), 'grc-hostile-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(folder, name), content);
+  const zipped = Bun.spawnSync(['zip', '-q', '-9', 'out.zip', ...Object.keys(files)], { cwd: folder });
+  if (zipped.exitCode !== 0) throw new Error(`zip failed: ${zipped.stderr}`);
+  return new Uint8Array(readFileSync(join(folder, 'out.zip')));
+}
+
+/** The archive with `name`'s uncompressed size rewritten to `size` in its local and central headers: a lying entry. */
+function declareSize(zip: Uint8Array, name: string, size: number): Uint8Array {
+  const bytes = zip.slice();
+  const view = new DataView(bytes.buffer);
+  const nameAt = (at: number, length: number) => new TextDecoder().decode(bytes.subarray(at, at + length));
+  for (let at = 0; at + 46 < bytes.length; at++) {
+    const signature = view.getUint32(at, true);
+    if (signature === 0x04034b50 && nameAt(at + 30, view.getUint16(at + 26, true)) === name) view.setUint32(at + 22, size, true);
+    if (signature === 0x02014b50 && nameAt(at + 46, view.getUint16(at + 28, true)) === name) view.setUint32(at + 24, size, true);
+  }
+  return bytes;
+}
+
+describe('a hostile package', () => {
+  test('a manifest over 64 MB is refused unread, and one inflating past the size it declares is cut off there', async () => {
+    const huge = deflatedZip({ 'manifest.json': ' '.repeat(MAX_MANIFEST_BYTES + 1) });
+    expect((await checkPackage(bytesSource(huge))).problems).toEqual(['manifest.json: not readable JSON (larger than 64 MB)']);
+    const lying = declareSize(deflatedZip({ 'manifest.json': `${' '.repeat(1_000_000)}{}` }), 'manifest.json', 100);
+    expect((await checkPackage(bytesSource(lying))).problems).toEqual([
+      'manifest.json: not readable JSON (manifest.json: inflates to more than the 100 bytes its entry declares)',
+    ]);
+  });
+
+  test('a file inflating past the size its entry declares is reported, not read to its end', async () => {
+    const { control } = await scenario();
+    const original = await unzip((await download(`controlId=${control}`)).bytes);
+    const manifest = JSON.parse(new TextDecoder().decode(original.get('manifest.json'))) as PackageManifest;
+    const [listed] = manifest.files;
+    const folder = mkdtempSync(join(tmpdir(), 'grc-bomb-'));
+    for (const [name, content] of original) await Bun.write(join(folder, name), name === listed.path ? new Uint8Array(50_000_000) : content);
+    const zipped = Bun.spawnSync(['zip', '-qr', '-9', join(folder, 'bomb.zip'), 'manifest.json', 'files'], { cwd: folder });
+    if (zipped.exitCode !== 0) throw new Error(`zip failed: ${zipped.stderr}`);
+    const bomb = declareSize(new Uint8Array(readFileSync(join(folder, 'bomb.zip'))), listed.path, listed.size);
+    expect((await checkPackage(bytesSource(bomb))).problems).toEqual([
+      `${listed.path}: unreadable (${listed.path}: inflates to more than the ${listed.size} bytes its entry declares)`,
+    ]);
+  });
+
+  test('a manifest of the wrong shape is refused naming where, never thrown on', async () => {
+    const base = { format: PACKAGE_FORMAT, version: 1, filesDigest: 'x', files: [] as unknown[] };
+    const check = async (manifest: unknown) => (await checkPackage(bytesSource(deflatedZip({ 'manifest.json': JSON.stringify(manifest) })))).problems;
+    expect(await check({ ...base, files: [42] })).toEqual([expect.stringMatching(new RegExp(`^manifest.json: not a ${PACKAGE_FORMAT} version 1 manifest \\(/files/0: `))]);
+    expect(await check({ ...base, files: [{ path: 'a', size: -1, sha256: 'x' }] })).toEqual([expect.stringContaining('(/files/0/size: ')]);
+    expect(await check({ ...base, auditCheckpoint: 'yes' })).toEqual([expect.stringContaining('(/auditCheckpoint: ')]);
+    expect(await check(null)).toEqual([expect.stringContaining(`not a ${PACKAGE_FORMAT} version 1 manifest`)]);
+  });
+
+  test('names carrying terminal escape codes or direction overrides are printed escaped, and the command says so', async () => {
+    const manifest = { format: PACKAGE_FORMAT, version: 1, filesDigest: filesDigest([]), files: [] };
+    const hostileName = 'files/\u001b[2J\u202etxt.exe';
+    const zip = await rezip(new Map([['manifest.json', new TextEncoder().encode(JSON.stringify(manifest))], [hostileName, new Uint8Array([1])]]));
+    const { problems } = await checkPackage(bytesSource(zip));
+    expect(problems).toContain('files/\\u{1b}[2J\\u{202e}txt.exe: in the zip but not listed in the manifest');
+    expect(problems.join('\n')).not.toMatch(/[\u001b\u202e]/u);
+
+    const folder = mkdtempSync(join(tmpdir(), 'grc-escape-'));
+    writeFileSync(join(folder, 'escape.zip'), zip);
+    const run = (path: string) => Bun.spawnSync(['bun', 'run', 'evidence:verify', path], { cwd: `${import.meta.dir}/../..`, env: { ...process.env, PATH: `${import.meta.dir}/../../node_modules/.bin:${process.env.PATH}` } });
+    const escaped = run(join(folder, 'escape.zip'));
+    expect(escaped.exitCode).toBe(1);
+    expect(escaped.stdout.toString()).not.toContain('\u001b');
+    const notAFile = run(folder);
+    expect(notAFile.exitCode).toBe(2);
+    expect(notAFile.stderr.toString()).toContain(`Could not check ${folder}: `);
+    expect(notAFile.stderr.toString()).not.toContain('    at ');
   });
 });

@@ -2,6 +2,41 @@ import { hashAuditEntry } from '../../platform/audit/audit';
 import { entryStream, listZip, ZipFormatError, type ZipListing, type ZipSource } from '../../platform/storage/zip';
 import { filesDigest, PACKAGE_FORMAT, type PackageManifest } from './package';
 import { chunksOf } from '../../platform/core/streams';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/** A manifest larger than this is refused unread: an export's manifest of 10,000 files is well under 10 MB. */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+/** The parts of a manifest the check reads, with their types: anything else in a hostile file is refused, never thrown on. */
+const CheckedManifest = Type.Object({
+  format: Type.Literal(PACKAGE_FORMAT),
+  version: Type.Literal(1),
+  filesDigest: Type.String(),
+  files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer({ minimum: 0 }), sha256: Type.String() })),
+  storeProblems: Type.Optional(Type.Array(Type.Object({ path: Type.String(), recordedSize: Type.Integer(), storedSize: Type.Integer() }))),
+  auditCheckpoint: Type.Optional(Type.Object({ seq: Type.Integer(), hash: Type.String(), at: Type.String(), details: Type.Optional(Type.Unknown()) })),
+});
+
+/**
+ * Text safe to print on a terminal: control characters (escape sequences), bidirectional overrides and invisible
+ * characters a hostile archive can put in its file names are shown as \u{…} instead of acting on the reader's screen.
+ */
+export const printable = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+
+/** The manifest's text, read up to MAX_MANIFEST_BYTES (a deflated manifest can claim and inflate to gigabytes). */
+async function manifestText(source: ZipSource, entry: ZipListing): Promise<string> {
+  if (entry.size > MAX_MANIFEST_BYTES) throw new ZipFormatError(`larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB`);
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunksOf(await entryStream(source, entry))) {
+    size += chunk.byteLength;
+    if (size > MAX_MANIFEST_BYTES) throw new ZipFormatError(`larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB`);
+    parts.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(parts));
+}
 
 /** What an offline check of an auditor package found: every problem, and the checkpoint to compare with the service. */
 export interface PackageCheck {
@@ -28,6 +63,12 @@ async function digestOf(source: ZipSource, entry: ZipListing): Promise<{ sha256:
  * the digest its Audit Log entry seals, and that entry's hash is its own.
  */
 export async function checkPackage(source: ZipSource): Promise<PackageCheck> {
+  const check = await checkEntries(source);
+  const checkpoint = check.checkpoint && { seq: check.checkpoint.seq, hash: printable(check.checkpoint.hash), at: printable(check.checkpoint.at) };
+  return { ...check, problems: check.problems.map(printable), checkpoint };
+}
+
+async function checkEntries(source: ZipSource): Promise<PackageCheck> {
   const problems: string[] = [];
   let entries: ZipListing[];
   try {
@@ -43,15 +84,18 @@ export async function checkPackage(source: ZipSource): Promise<PackageCheck> {
   }
   const manifestEntry = byName.get('manifest.json');
   if (!manifestEntry) return { problems: [...problems, 'manifest.json: missing'], filesChecked: 0, checkpoint: null };
-  let manifest: PackageManifest;
+  let parsed: unknown;
   try {
-    manifest = JSON.parse(await new Response(await entryStream(source, manifestEntry)).text()) as PackageManifest;
+    parsed = JSON.parse(await manifestText(source, manifestEntry));
   } catch (error) {
     return { problems: [...problems, `manifest.json: not readable JSON (${(error as Error).message})`], filesChecked: 0, checkpoint: null };
   }
-  if (manifest?.format !== PACKAGE_FORMAT || manifest.version !== 1 || !Array.isArray(manifest.files)) {
-    return { problems: [...problems, `manifest.json: not a ${PACKAGE_FORMAT} version 1 manifest`], filesChecked: 0, checkpoint: null };
+  if (!Value.Check(CheckedManifest, parsed)) {
+    const [first] = Value.Errors(CheckedManifest, parsed);
+    const where = first ? ` (${first.path || '/'}: ${first.message})` : '';
+    return { problems: [...problems, `manifest.json: not a ${PACKAGE_FORMAT} version 1 manifest${where}`], filesChecked: 0, checkpoint: null };
   }
+  const manifest = parsed as PackageManifest;
   const checkpoint = manifest.auditCheckpoint;
   if (!checkpoint || typeof checkpoint.hash !== 'string') problems.push('manifest.json: the Audit Log checkpoint is missing');
   else {

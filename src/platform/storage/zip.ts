@@ -248,14 +248,27 @@ export async function entryStream(source: ZipSource, entry: ZipListing): Promise
       inflate.destroy(error as Error);
     }
   })();
+  // Pulled chunk by chunk, so a reader that stops or reads slowly holds one chunk, not the whole entry; an entry that
+  // inflates past the size its central directory declares (a zip bomb) is cut off there.
+  const inflated = inflate[Symbol.asyncIterator]();
+  let produced = 0;
   return new ReadableStream<Uint8Array>({
-    async start(controller) {
+    async pull(controller) {
       try {
-        for await (const chunk of inflate) controller.enqueue(new Uint8Array(chunk as Buffer));
-        controller.close();
+        const next = await inflated.next();
+        if (next.done) return controller.close();
+        produced += (next.value as Buffer).byteLength;
+        if (produced > entry.size) {
+          inflate.destroy();
+          return controller.error(new ZipFormatError(`${entry.name}: inflates to more than the ${entry.size} bytes its entry declares`));
+        }
+        controller.enqueue(new Uint8Array(next.value as Buffer));
       } catch (error) {
         controller.error(new ZipFormatError(`${entry.name}: ${(error as Error).message}`));
       }
+    },
+    cancel() {
+      inflate.destroy();
     },
   });
 }
