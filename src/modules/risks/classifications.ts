@@ -2,7 +2,8 @@ import { riskClassifications, risks } from '../../../db/schema';
 import type { AppContext } from '../../platform/http/context';
 import { defineNameList } from '../../platform/name-lists/name-list';
 import { nameListApi } from '../../platform/name-lists/name-list-api';
-import { nameListPages, nameListSection, type NameListScreenOptions, type NameListState, type ScreenRequest } from '../../platform/name-lists/name-list-screen';
+import { nameListPages, nameListSection, type NameListScreenOptions, type NameListState } from '../../platform/name-lists/name-list-screen';
+import type { Actor } from '../../platform/permissions/permissions';
 
 /**
  * Risk classifications: a name list (src/platform/name-lists) at /api/v1/risk-classifications and in the
@@ -33,8 +34,8 @@ const screenOptions: Omit<NameListScreenOptions, 'render'> = {
 };
 
 /** The Classifications section of Risk settings as this viewer sees it. */
-export const riskClassificationSection = (ctx: AppContext, request: ScreenRequest, state: NameListState = {}) =>
-  nameListSection(ctx, riskClassificationList, screenOptions, request.viewer, request.csrfToken, state);
+export const riskClassificationSection = (ctx: AppContext, viewer: Actor, csrfToken: string, state: NameListState = {}) =>
+  nameListSection(ctx, riskClassificationList, screenOptions, viewer, csrfToken, state);
 
 /** The section's forms; a refusal shows the whole Risk settings screen again (`render`). */
 export const riskClassificationPages = (ctx: AppContext, render: NonNullable<NameListScreenOptions['render']>) =>

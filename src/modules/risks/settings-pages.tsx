@@ -82,7 +82,7 @@ export const riskSettingsPages = (ctx: AppContext) => {
 
   const settingsScreen = async (viewer: Actor, csrfToken: string, extra: Partial<RiskSettingsProps> = {}, classificationState: NameListState = {}) => {
     const [classifications, scale] = await Promise.all([
-      riskClassificationSection(ctx, { headers: {}, viewer, csrfToken }, classificationState), getRiskScale(ctx.db, viewer),
+      riskClassificationSection(ctx, viewer, csrfToken, classificationState), getRiskScale(ctx.db, viewer),
     ]);
     const props: RiskSettingsProps = {
       csrfToken,

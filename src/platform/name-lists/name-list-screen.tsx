@@ -144,11 +144,12 @@ const formOf = (body: unknown) => ({ name: formText(body, 'name'), description: 
  */
 export function nameListPages<C extends string>(ctx: AppContext, list: NameList<C>, options: NameListScreenOptions) {
   const action = `${options.path}/${options.anchor}`;
-  const screen = (request: ScreenRequest, state: NameListState): Promise<JSX.Element> => {
-    if (options.render) return options.render(request, state);
-    const page = options.page ?? { title: options.heading, navKey: '' };
-    return nameListSection(ctx, list, options, request.viewer, request.csrfToken, state).then((section) =>
-      renderScreen(request.headers, { title: page.title, viewer: request.viewer, csrfToken: request.csrfToken, active: page.navKey }, section));
+  const { page, render } = options;
+  if (!page === !render) throw new Error(`The name list section at ${action} needs either page or render`);
+  const screen = async (request: ScreenRequest, state: NameListState): Promise<JSX.Element> => {
+    if (render) return render(request, state);
+    const section = await nameListSection(ctx, list, options, request.viewer, request.csrfToken, state);
+    return renderScreen(request.headers, { title: page?.title ?? options.heading, viewer: request.viewer, csrfToken: request.csrfToken, active: page?.navKey }, section);
   };
   const doneAt = (what: 'created' | 'updated' | 'deleted') => `${options.path}?done=${options.anchor}-${what}#${options.anchor}`;
   const write = async (body: unknown, work: (input: { name: string; description: string }) => Promise<unknown>) => {
@@ -161,7 +162,7 @@ export function nameListPages<C extends string>(ctx: AppContext, list: NameList<
   };
 
   const routes = new Elysia({ name: `module:name-list:${action}` }).use(screenAuth(ctx));
-  const withPage = options.page
+  const withPage = page
     ? routes.get(options.path, ({ viewer, csrfToken, headers, query }) => screen({ headers, viewer, csrfToken }, { done: query.done }), { page: 'settings:read' })
     : routes;
   return withPage
