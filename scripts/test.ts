@@ -5,6 +5,8 @@
  * Bun's own words (`N pass`, `N fail`). With test files or folders named (`npm test -- tests/platform`), one plain
  * `bun test` runs them.
  */
+export {};
+
 const TIMEOUT = ['--timeout', '60000'];
 const args = process.argv.slice(2);
 const named = args.some((arg) => !arg.startsWith('-'));

@@ -54,7 +54,7 @@ const clippedEntries = (page: Page) => page.locator('nav.sidenav a').evaluateAll
 /** The outermost elements reaching past the viewport's right edge (for a failure message to name them). */
 const widerThanViewport = (page: Page) => page.evaluate(() => {
   const width = document.documentElement.clientWidth;
-  const wide = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > width + 1);
+  const wide = Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > width + 1);
   return wide.filter((e) => !wide.includes(e.parentElement!)).map((e) => `<${e.tagName.toLowerCase()} class="${e.className}"> ${e.textContent?.slice(0, 60)}`).join('; ');
 });
 
