@@ -141,13 +141,17 @@ export function TreeItemRow({ row, progress }: { row: TreeRow; progress?: Status
   );
 }
 
-/** The answer to an inline status change: the row, and out of band the score and the progress of every heading above it. */
+/**
+ * The answer to an inline status change: the row, and out of band the score and the progress of every heading above
+ * it. Each out-of-band part is wrapped in a <template>: after a <tr> the HTML parser is in a table body, where a <div>
+ * would be moved out of place, while a template is kept as it is (htmx swaps a template's content out of band).
+ */
 export function StatusChanged({ row, tree }: { row: TreeRow; tree: PackageTreeView }): JSX.Element {
   return (
     <>
       <TreeItemRow row={row} />
-      <ScoreCard score={tree.score} oob />
-      {row.headingIds.map((id) => <HeadingProgress id={id} c={tree.progress.get(id)} oob />)}
+      <template><ScoreCard score={tree.score} oob /></template>
+      {row.headingIds.map((id) => <template><HeadingProgress id={id} c={tree.progress.get(id)} oob /></template>)}
     </>
   );
 }
