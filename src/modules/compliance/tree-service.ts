@@ -4,7 +4,7 @@ import { complianceAnalyses, complianceItems, complianceTreeViews } from '../../
 import { forbidden, notFound } from '../../platform/core/errors';
 import { isUuid } from '../../platform/core/uuid';
 import { canTouch, levelOf, ownsRecord, type Actor, type Owned } from '../../platform/permissions/permissions';
-import { countsOf, mappingCounts, packageAccess } from './analyses-service';
+import { countsOf, MAPPING_KINDS, packageAccess } from './analyses-service';
 import { MAPPING_KIND_NAMES, type AnalysisStatus, type MappingKind, type PackageScore, type StatusCounts } from './schema';
 
 /**
@@ -68,23 +68,47 @@ export interface PackageTreeView {
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * The one query for a whole tree: every item of the package in file order, its analysis and its mapping counts, whether it matches the search, and its text when asked for. Exported for bench/compliance.ts,
+ * which times it alone.
+ */
+export function treeItemsQuery(db: DbOrTx, packageId: string, q: string, wantText: boolean) {
+  // Mapping counts per analysis of this package, one grouped subquery per kind joined once (rather than a correlated
+  // count per row and kind: 4 x 287 index probes for the NIST package).
+  const counted = MAPPING_KIND_NAMES.map((kind) => {
+    const m = MAPPING_KINDS[kind];
+    // Each subquery's columns named after its kind: drizzle refers to them unqualified.
+    return db.select({ analysisId: sql<string>`${m.analysisColumn}`.as(`${kind}_analysis_id`), n: sql<number>`count(*)::int`.as(`${kind}_n`) }).from(m.table)
+      .innerJoin(complianceAnalyses, eq(complianceAnalyses.id, m.analysisColumn))
+      .where(eq(complianceAnalyses.packageId, packageId)).groupBy(m.analysisColumn).as(`mapped_${kind}`);
+  });
+  const [controls, policies, risks, projects] = counted;
+  return db.select({
+    itemId: complianceItems.id, code: complianceItems.code, name: complianceItems.name, kind: complianceItems.kind, parentCode: complianceItems.parentCode,
+    description: wantText ? complianceItems.description : sql<string>`''`,
+    found: q
+      ? sql<boolean>`coalesce(${or(ilike(complianceItems.code, likePattern(q)), ilike(complianceItems.name, likePattern(q)), ilike(complianceItems.description, likePattern(q)))}, false)`
+      : sql<boolean>`true`,
+    analysisId: complianceAnalyses.id, status: complianceAnalyses.status,
+    ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
+    controls: sql<number>`coalesce(${controls.n}, 0)`, policies: sql<number>`coalesce(${policies.n}, 0)`,
+    risks: sql<number>`coalesce(${risks.n}, 0)`, projects: sql<number>`coalesce(${projects.n}, 0)`,
+  }).from(complianceItems)
+    .leftJoin(complianceAnalyses, eq(complianceAnalyses.itemId, complianceItems.id))
+    .leftJoin(controls, eq(controls.analysisId, complianceAnalyses.id))
+    .leftJoin(policies, eq(policies.analysisId, complianceAnalyses.id))
+    .leftJoin(risks, eq(risks.analysisId, complianceAnalyses.id))
+    .leftJoin(projects, eq(projects.analysisId, complianceAnalyses.id))
+    .where(eq(complianceItems.packageId, packageId))
+    .orderBy(asc(complianceItems.position));
+}
+
 export async function packageTreeView(db: DbOrTx, actor: Actor, packageId: string, filters: TreeFilters = {}): Promise<PackageTreeView> {
   const access = await packageAccess(db, actor, packageId);
   const q = filters.q?.trim() ?? '';
   const wantText = Boolean(filters.text || q);
   const [rows, open] = await Promise.all([
-    db.select({
-      itemId: complianceItems.id, code: complianceItems.code, name: complianceItems.name, kind: complianceItems.kind, parentCode: complianceItems.parentCode,
-      description: wantText ? complianceItems.description : sql<string>`''`,
-      found: q
-        ? sql<boolean>`coalesce(${or(ilike(complianceItems.code, likePattern(q)), ilike(complianceItems.name, likePattern(q)), ilike(complianceItems.description, likePattern(q)))}, false)`
-        : sql<boolean>`true`,
-      analysisId: complianceAnalyses.id, status: complianceAnalyses.status,
-      ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId, ...mappingCounts,
-    }).from(complianceItems)
-      .leftJoin(complianceAnalyses, eq(complianceAnalyses.itemId, complianceItems.id))
-      .where(eq(complianceItems.packageId, packageId))
-      .orderBy(asc(complianceItems.position)),
+    treeItemsQuery(db, packageId, q, wantText),
     openHeadings(db, actor, packageId),
   ]);
 
