@@ -19,6 +19,22 @@
     }
   }
 
+  // Collapsible sections that remember themselves (the compliance tree): each open or close the person makes is sent to
+  // <data-headings of the container>/<the heading's id>. data-open holds the state the server rendered, so the toggle
+  // event a section fires as it is first drawn open is not sent back.
+  document.addEventListener('toggle', function (event) {
+    var section = event.target;
+    if (!section || !section.matches || !section.matches('details.tree-section[id^="section-"]') || !window.htmx) return;
+    var container = section.closest('[data-headings]');
+    if (!container) return;
+    var open = section.open ? '1' : '';
+    if (section.getAttribute('data-open') === open) return;
+    section.setAttribute('data-open', open);
+    window.htmx.ajax('POST', container.getAttribute('data-headings') + '/' + section.id.slice('section-'.length), {
+      source: section, target: section, swap: 'none', values: { open: section.open ? 'true' : 'false' },
+    });
+  }, true);
+
   document.addEventListener('DOMContentLoaded', function () { markScrollingTables(document); });
   window.addEventListener('resize', function () { markScrollingTables(document); });
   document.addEventListener('htmx:afterSettle', function (event) { markScrollingTables(event.target); });
