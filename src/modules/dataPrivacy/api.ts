@@ -34,7 +34,7 @@ export const registerApi = (ctx: AppContext) =>
       scope: 'dataPrivacy:read', response: Data(t.Array(RegisterSectionView)),
       detail: { tags: [TAG], summary: 'The Article 30 register: the processing activities you may read (retired ones left out), grouped by role, with labels and linked records named ("(restricted)" where you may not read them)' },
     })
-    .get('/register.csv', async ({ actor, set }) => {
+    .get('/register/csv', async ({ actor, set }) => {
       const sections = await articleThirtyRegister(ctx.db, actor);
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${registerFileName()}"`;
