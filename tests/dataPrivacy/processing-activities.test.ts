@@ -104,7 +104,7 @@ describe('bad input is refused naming the field, with nothing written', () => {
     const res = await send('POST', PATH, { name, legalBasis: 'legal_obligation', personalDataCategories: ['identification', 'health_data'] });
     expect(res.status, await res.clone().text()).toBe(400);
     const body = (await res.json()) as { error: string; problems: { field: string; message: string }[] };
-    expect(body.problems).toEqual([{ field: 'specialCategoryCondition', message: expect.stringContaining('health_data') }]);
+    expect(body.problems).toEqual([{ field: 'specialCategoryCondition', message: expect.stringContaining('(Health data)') }]);
     expect(await countNamed(name)).toBe(0);
 
     const id = await create({ name, legalBasis: 'legal_obligation', personalDataCategories: ['identification'] });

@@ -18,6 +18,9 @@ import { RegisterPrint, RegisterScreen } from './views';
 
 export const PATH = '/data-privacy/processing-activities';
 
+/** Fields holding one stored key each. */
+const LABELLED = new Set(['role', 'status', 'legalBasis', 'specialCategoryCondition']);
+
 export const processingActivityPages = (app: AppContext) => {
   /** The records of a linked type the viewer may pick (read right and level). */
   const readable = (kind: string) => (viewer: Actor) => readableChoices(app.db, viewer, recordType(kind));
@@ -59,6 +62,8 @@ export const processingActivityPages = (app: AppContext) => {
       ownerColumn(),
     ],
     messages: { created: 'Processing activity recorded.' },
+    // History names stored keys by their labels ("legal_obligation" reads "Legal obligation").
+    historyNames: async () => (field, value) => (LABELLED.has(field) && typeof value === 'string' ? valueLabel(value) : undefined),
   });
 };
 

@@ -5,6 +5,7 @@ import type { FieldProblem } from '../../platform/core/errors';
 import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import type { RecordKind } from '../../platform/records/records';
+import { valueLabel } from '../../platform/core/value-labels';
 import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
 
 /** The record types a processing activity links to, by field: declared by the assets and third-parties modules. */
@@ -50,7 +51,7 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
     if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
     const special = (candidate.personalDataCategories ?? []).filter(isSpecialCategory);
     if (special.length && !candidate.specialCategoryCondition) {
-      problems.push({ field: 'specialCategoryCondition', message: `an Art. 9(2) condition is required when special categories of personal data are processed (${special.join(', ')})` });
+      problems.push({ field: 'specialCategoryCondition', message: `an Art. 9(2) condition is required when special categories of personal data are processed (${special.map(valueLabel).join(', ')})` });
     }
     if (!special.length && candidate.specialCategoryCondition) {
       problems.push({ field: 'specialCategoryCondition', message: 'must be blank unless a special category of personal data (Art. 9(1)) is processed' });

@@ -54,13 +54,34 @@ export function RegisterScreen({ sections }: { sections: readonly RegisterSectio
   );
 }
 
-/** The printable register: the same sections outside the shell, with the date it was drawn up. */
+/**
+ * The printable register: outside the shell, with the date it was drawn up; each activity as a list of its Art. 30
+ * entries (fifteen columns do not fit a printed page).
+ */
 export function RegisterPrint({ sections, drawnUp }: { sections: readonly RegisterSection[]; drawnUp: string }): JSX.Element {
   return (
     <BareLayout title="Records of processing activities (GDPR Article 30)">
       <>
         <p safe>{`Drawn up ${drawnUp}.`}</p>
-        <RegisterSections sections={sections} />
+        {sections.map((section) => (
+          <section aria-labelledby={`print-${section.role}`}>
+            <h2 id={`print-${section.role}`} safe>{`${section.heading}: ${section.entries.length} ${section.entries.length === 1 ? 'activity' : 'activities'}`}</h2>
+            {section.entries.length === 0 && <p>No processing activities in this role.</p>}
+            {section.entries.map((entry) => (
+              <article class="card">
+                <h3 safe>{entry.name}</h3>
+                <dl class="details">
+                  {REGISTER_COLUMNS.filter((c) => c.key !== 'name').map((c) => (
+                    <>
+                      <dt safe>{c.header}</dt>
+                      <dd safe>{entry[c.key] || '—'}</dd>
+                    </>
+                  ))}
+                </dl>
+              </article>
+            ))}
+          </section>
+        ))}
       </>
     </BareLayout>
   );
