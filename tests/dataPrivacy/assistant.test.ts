@@ -68,6 +68,9 @@ describe('processing activities and the assistant setting "Include privacy recor
     expect(JSON.stringify(read)).not.toContain(marker);
     const link = await callTool(client, 'link_evidence', { evidenceId, recordType: 'processingActivity', recordId: activityId });
     expect(link).toMatchObject({ isError: true, content: [{ text: 'forbidden' }] });
+    const upload = await callTool(client, 'upload_evidence', { recordType: 'processingActivity', recordId: activityId, fileName: 'consent-log.txt', text: 'consents' });
+    expect(upload).toMatchObject({ isError: true });
+    expect(JSON.stringify(upload)).not.toContain(marker);
     const links = toolData<{ links: { recordType: string }[] }>(await callTool(client, 'get_record', { recordType: 'evidence', id: evidenceId }));
     expect(links.links.some((l) => l.recordType === 'processingActivity')).toBe(false);
     const open = JSON.stringify(toolData(await callTool(client, 'my_open_items', {})));
