@@ -23,9 +23,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${server.server?.port}`;
   browser = await launchChromium();
   systemName = unique('Loyalty CRM');
-  const token = await makeToken(env, await adminActor(env), ['assets:create']);
+  const token = await makeToken(env, await adminActor(env), ['assets:create', 'dataPrivacy:create']);
   const res = await env.request('/api/v1/assets', bearer(token, { method: 'POST', body: JSON.stringify({ name: systemName }) }));
   expect(res.status, await res.clone().text()).toBe(201);
+  // The register then has a table in each role's section.
+  const processing = await env.request('/api/v1/data-privacy/processing-activities', bearer(token, { method: 'POST', body: JSON.stringify({
+    name: unique('Hosting for clients'), role: 'processor', status: 'active', legalBasis: 'contract', purposes: 'Running our clients\' shops on our platform',
+  }) }));
+  expect(processing.status, await processing.clone().text()).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
