@@ -74,6 +74,18 @@ describe('records of processing (GDPR Art. 30(1)) over REST', () => {
     expect(entries.map((e) => e.action).sort()).toEqual(['create', 'delete', 'update']);
   });
 
+  test('takes the custom fields defined for data privacy, with their changes in History', async () => {
+    const settings = await makeToken(env, admin, ['customFields:create']);
+    const key = `dpo_ref_${Date.now().toString(36)}`;
+    const defined = await send('POST', '/api/v1/custom-fields', { module: 'dataPrivacy', key, label: 'DPO reference', type: 'text' }, settings);
+    expect(defined.status, await defined.clone().text()).toBe(201);
+    const id = await create({ name: unique('With DPO reference'), legalBasis: 'consent', customFields: { [key]: 'DPO-17' } });
+    expect(await json(await send('GET', `${PATH}/${id}`))).toMatchObject({ customFields: { [key]: 'DPO-17' } });
+    expect((await send('PATCH', `${PATH}/${id}`, { customFields: { [key]: 'DPO-18' } })).status).toBe(200);
+    const history = await json<{ changes: Record<string, { before: unknown; after: unknown }> }[]>(await send('GET', `${PATH}/${id}/history`));
+    expect(history.some((h) => h.changes[`customFields.${key}`]?.after === 'DPO-18')).toBe(true);
+  });
+
   test('the list filters by role and status and searches names', async () => {
     const marker = unique('Filtered');
     await create({ name: `${marker} hosting`, role: 'processor', status: 'active', legalBasis: 'contract' });
