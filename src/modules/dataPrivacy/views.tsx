@@ -62,7 +62,7 @@ export function RegisterPrint({ sections, drawnUp }: { sections: readonly Regist
   return (
     <BareLayout title="Records of processing activities (GDPR Article 30)">
       <>
-        <p safe>{`Drawn up ${drawnUp}.`}</p>
+        <p safe>{`Drawn up ${drawnUp} (UTC).`}</p>
         {sections.map((section) => (
           <section aria-labelledby={`print-${section.role}`}>
             <h2 id={`print-${section.role}`} safe>{`${section.heading}: ${section.entries.length} ${section.entries.length === 1 ? 'activity' : 'activities'}`}</h2>
