@@ -60,7 +60,7 @@ export function RegisterScreen({ sections }: { sections: readonly RegisterSectio
  */
 export function RegisterPrint({ sections, drawnUp }: { sections: readonly RegisterSection[]; drawnUp: string }): JSX.Element {
   return (
-    <BareLayout title="Records of processing activities (GDPR Article 30)">
+    <BareLayout title="Records of processing activities (GDPR Article 30)" wide>
       <>
         <p safe>{`Drawn up ${drawnUp} (UTC).`}</p>
         {sections.map((section) => (
