@@ -11,7 +11,10 @@
       if (frame.scrollWidth > frame.clientWidth + 1) {
         frame.setAttribute('tabindex', '0');
         frame.setAttribute('role', 'region');
-        if (!frame.hasAttribute('aria-label')) frame.setAttribute('aria-label', 'Table, scrolls sideways');
+        // Named after the table's caption when it has one, so two scrolling tables on a page are told apart.
+        var caption = frame.querySelector('caption');
+        var named = caption && caption.textContent.trim() ? caption.textContent.trim() + ', table' : 'Table';
+        if (!frame.hasAttribute('aria-label')) frame.setAttribute('aria-label', named + ', scrolls sideways');
       } else if (frame.getAttribute('tabindex') === '0') {
         frame.removeAttribute('tabindex');
         frame.removeAttribute('role');
