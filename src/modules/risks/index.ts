@@ -14,6 +14,8 @@ import { RiskListQuery } from './schema';
 import { getRisk, riskKind } from './service';
 import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
+import { riskDueSoon } from './dashboard';
+import { riskWidgets } from './dashboard-widgets';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -45,4 +47,6 @@ export const manifest = defineModule({
   })],
   events: riskEvents,
   dueDates: riskDueDates,
+  dashboard: riskWidgets,
+  dueSoon: riskDueSoon,
 });

@@ -5,6 +5,7 @@ import type { ImportType } from '../csv/import-type';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
+import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -32,6 +33,10 @@ export interface ModuleManifest extends InstalledParts {
   events?: readonly RecordEvents[];
   /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
   dueDates?: readonly DueDateKind[];
+  /** Widgets of the Dashboard at `/`, each shown to viewers holding its right (docs/dashboard.md). */
+  dashboard?: readonly DashboardWidget[];
+  /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
+  dueSoon?: readonly DueSoonKind[];
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
@@ -50,6 +55,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   tools = null;
   installParts(modules);
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
+  installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 
