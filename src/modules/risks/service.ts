@@ -133,7 +133,7 @@ async function riskFilterProblems(db: DbOrTx, query: ListParams): Promise<FieldP
   const problems: FieldProblem[] = [];
   for (const [name, axis] of Object.entries(LEVEL_FILTERS)) {
     if (given(name) && !lookups[axis].has(Number(query[name]))) {
-      problems.push({ field: name, message: `"${query[name]}" is not a ${axis} level of the risk scale` });
+      problems.push({ field: name, message: `"${query[name]}" is not ${axis === 'impact' ? 'an' : 'a'} ${axis} level of the risk scale` });
     }
   }
   for (const name of BAND_FILTERS) {
