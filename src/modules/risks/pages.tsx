@@ -4,13 +4,10 @@ import { OWNER_FIELDS, recordPages, type FieldSpec, type ListColumn } from '../.
 import { readable } from '../../platform/record-screens/record-views';
 import { When } from '../../../views/components/table';
 import { RISK_STATUSES, RiskCreate, RiskUpdate, type RiskView } from './schema';
-import { riskKind } from './service';
+import { riskKind, riskLinkKinds, riskLinkOptions } from './service';
 import { classificationOptions, getRiskScale } from './settings-service';
 import { ScoreBadge } from './views/parts';
-import { readableNamed } from '../../platform/csv/import-type';
 import { RESTRICTED_NAME } from '../../platform/records/links';
-import { assetKind } from '../assets/service';
-import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 
 type Level = { value: number; name: string };
 
@@ -59,13 +56,12 @@ export const riskPages = (ctx: AppContext) =>
       levelField(ctx, 'residualLikelihood', 'Residual likelihood', 'likelihood', 'Never above the inherent likelihood; blank: not rated'),
       levelField(ctx, 'residualImpact', 'Residual impact', 'impact', 'Never above the inherent impact; blank: not rated'),
       {
-        name: 'assetId', label: 'Asset', kind: 'reference', hint: 'Assets you can read', link: assetKind,
-        options: async (viewer) => [...(await readableNamed(ctx.db, viewer, assetKind)).nameOf]
-          .map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label)),
+        name: 'assetId', label: 'Asset', kind: 'reference', hint: 'Assets you can read', link: riskLinkKinds.asset,
+        options: (viewer) => riskLinkOptions.asset(ctx.db, viewer),
       },
       {
-        name: 'businessUnitId', label: 'Business unit', kind: 'reference', hint: 'Units you can read', link: businessUnitKind,
-        options: (viewer) => businessUnitOptions(ctx.db, viewer),
+        name: 'businessUnitId', label: 'Business unit', kind: 'reference', hint: 'Units you can read', link: riskLinkKinds.businessUnit,
+        options: (viewer) => riskLinkOptions.businessUnit(ctx.db, viewer),
       },
       { ...OWNER_FIELDS[0], formValue: (view) => (view as RiskView).owner?.id },
       { ...OWNER_FIELDS[1], formValue: (view) => (view as RiskView).ownerGroup?.id },

@@ -5,6 +5,7 @@ import {
   risks, thirdPartyRisks,
 } from '../../../db/schema';
 import { namedRecords, readableNamed, type NamedRecords } from '../../platform/csv/import-type';
+import { levelOf } from '../../platform/permissions/permissions';
 import type { FieldProblem } from '../../platform/core/errors';
 import { requireReadableLink, type LinkTarget } from '../../platform/records/links';
 import type { Page } from '../../platform/http/paging';
@@ -14,7 +15,7 @@ import {
   type BatchRules, type ListParams, type RecordKind, type RecordView,
 } from '../../platform/records/records';
 import { assetKind } from '../assets/service';
-import { businessUnitKind } from '../businessUnits/service';
+import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 import { squash } from '../../platform/core/text';
 
@@ -317,3 +318,16 @@ export const deleteRisk = (tx: DbOrTx, actor: Actor, id: string): Promise<void> 
 
 /** The page query and the total query of a risk list; exported so the benchmark can time the same SQL directly. */
 export const riskListQueries = (db: DbOrTx, actor: Actor, query: RiskListQuery) => listQueries(db, riskKind, actor, query as ListParams);
+
+/** The records a risk links to (its asset and business unit), as the form and the record page name them. */
+export const riskLinkKinds = { asset: assetKind, businessUnit: businessUnitKind } as const;
+
+/** Choices of the risk form's asset and business unit: the records the viewer may read (none without the right). */
+export const riskLinkOptions = {
+  async asset(db: DbOrTx, viewer: Actor): Promise<{ value: string; label: string }[]> {
+    return [...(await readableNamed(db, viewer, assetKind)).nameOf].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
+  },
+  async businessUnit(db: DbOrTx, viewer: Actor): Promise<{ value: string; label: string }[]> {
+    return levelOf(viewer, 'businessUnits:read') === null ? [] : businessUnitOptions(db, viewer);
+  },
+};
