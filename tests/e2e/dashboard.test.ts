@@ -57,6 +57,7 @@ describe('the Dashboard in a browser', () => {
       expect(await rows.first().textContent()).toContain(mine);
       expect(await page.locator('#filter-inherentLikelihood').inputValue()).toBe('4');
       expect(await axeViolations(page)).toEqual([]);
+      await screenshots(page, 'risks-filtered-to-a-cell');
 
       // A cell that does not exist: refused inside the app shell, which still offers the way back.
       const refused = await page.goto(`${base}/risks?inherentLikelihood=9`);
