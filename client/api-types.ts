@@ -5390,6 +5390,12 @@ export interface operations {
                 classificationId?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
+                inherentLikelihood?: number;
+                inherentImpact?: number;
+                residualLikelihood?: number;
+                residualImpact?: number;
+                inherentBand?: string;
+                residualBand?: string;
             };
             header?: never;
             path?: never;

@@ -13,6 +13,7 @@ import { getAnalysis, listAnalyses } from './analyses-service';
 import { ANALYSIS_RECORD_TYPE } from './schema';
 import { packageKind } from './packages-service';
 import { registerType } from '../../platform/records/record-types';
+import { complianceWidgets } from './dashboard-widgets';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
@@ -45,4 +46,5 @@ export const manifest = defineModule({
     description: 'Requirements (analyses) of compliance packages you may read with their assessed status, paged; the filters of GET /api/v1/compliance/analyses (packageId, status, q, sort).',
     run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args),
   })],
+  dashboard: complianceWidgets,
 });

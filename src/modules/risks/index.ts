@@ -15,6 +15,8 @@ import { RiskListQuery } from './schema';
 import { getRisk, riskKind } from './service';
 import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
+import { riskDueSoon } from './dashboard';
+import { riskWidgets } from './dashboard-widgets';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -46,4 +48,6 @@ export const manifest = defineModule({
   })],
   events: riskEvents,
   dueDates: riskDueDates,
+  dashboard: riskWidgets,
+  dueSoon: riskDueSoon,
 });

@@ -4,6 +4,7 @@ import { CustomFieldsInput, CustomFieldsView } from '../../platform/records/cust
 import { listQuery } from '../../platform/http/paging';
 import { NameListInput } from '../../platform/name-lists/name-list';
 import { stringEnum } from '../../platform/http/schema-helpers';
+import { queryInteger } from '../../platform/http/strict-input';
 import { exampleOwnership, IsoDate, NullableDate } from '../../platform/records/record-schema';
 
 export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
@@ -117,11 +118,19 @@ export const riskExamples = {
 };
 
 export const RISK_SORTS = ['title', 'status', 'inherentScore', 'residualScore', 'createdAt', 'updatedAt'] as const;
+const levelFilter = (what: string) => t.Optional(queryInteger({ minimum: 0, maximum: 1000, description: `Risks whose ${what} is this level's value; a value not on the scale is refused (400)` }));
+const bandFilter = (what: string) => t.Optional(t.String({ minLength: 1, maxLength: 60, description: `Risks whose ${what} score falls in the appetite band of this name; a band that does not exist is refused (400)` }));
 export const RiskListQuery = listQuery(RISK_SORTS, {
   status: t.Optional(RiskStatus),
   classificationId: t.Optional(Uuid),
   ownerId: t.Optional(Uuid),
   ownerGroupId: t.Optional(Uuid),
+  inherentLikelihood: levelFilter('inherent likelihood'),
+  inherentImpact: levelFilter('inherent impact'),
+  residualLikelihood: levelFilter('residual likelihood'),
+  residualImpact: levelFilter('residual impact'),
+  inherentBand: bandFilter('inherent'),
+  residualBand: bandFilter('residual'),
 });
 export type RiskListQuery = Static<typeof RiskListQuery>;
 

@@ -7,6 +7,8 @@ import { installNotifications, type DueDateKind, type RecordEvents } from '../no
 import type { AssistantTool } from './tools';
 import type { Module } from '../permissions/permissions';
 
+import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
+
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
  * once in `src/modules/index.ts`. The app, the navigation, the CSV imports, custom fields, counted tables, record types
@@ -38,6 +40,10 @@ export interface ModuleManifest extends InstalledParts {
   privacyRecords?: boolean;
   /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
   dueDates?: readonly DueDateKind[];
+  /** Widgets of the Dashboard at `/`, each shown to viewers holding its right (docs/dashboard.md). */
+  dashboard?: readonly DashboardWidget[];
+  /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
+  dueSoon?: readonly DueSoonKind[];
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
@@ -56,6 +62,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   tools = null;
   installParts(modules);
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
+  installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 

@@ -71,8 +71,11 @@ export interface RecordPagesOptions<V> {
   listActions?: (viewer: Actor) => JSX.Element | undefined;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
-  /** The record page's rows in the register's own words (risks: ratings with their scores), instead of one row per field. */
-  summary?: (view: V) => DetailRow[];
+  /**
+   * The record page's rows in the register's own words (risks: ratings with their scores), instead of one row per field;
+   * `linked` names the records its `link` fields point at, as the viewer may see them (by field name).
+   */
+  summary?: (view: V, linked: ReadonlyMap<string, string>) => DetailRow[];
   /** Links beside Edit and Delete on the record page (risks: Treatments, reviews and exceptions). */
   detailActions?: (view: V) => JSX.Element;
   /**
@@ -169,7 +172,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
       extra: Object.fromEntries(filters.flatMap((f) => {
         const value = query[f.name] ?? '';
-        return f.options.some((option) => option.value === value) ? [[f.name, value]] : [];
+        return f.options.some((option) => option.value === value) || (f.strict && value !== '') ? [[f.name, value]] : [];
       })),
     };
   };
@@ -251,7 +254,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
   };
 
   const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>): DetailRow[] => [
-    ...(o.summary ? o.summary(view) : o.fields.map((f) => {
+    ...(o.summary ? o.summary(view, linkNames) : o.fields.map((f) => {
       const raw = (view as Record<string, unknown>)[f.name];
       if (Array.isArray(raw)) return { label: f.label, value: raw.length ? listShown(f, raw, choices) : '—' };
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
@@ -306,7 +309,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const filters = await filtersFor(viewer);
       const state = listState(query, filters);
       const page = await listRecords(ctx.db, kind, viewer, listParams(state, state.page, state.pageSize));
-      const results = { path: o.path, page, state, columns: o.columns, plural: o.title, singular: o.singular };
+      const results = { path: o.path, page, state, columns: o.columns.filter((c) => c.only !== 'export'), plural: o.title, singular: o.singular };
       if (isHtmx(headers)) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
       const canCreate = levelOf(viewer, right('create')) !== null;
@@ -329,7 +332,8 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const kept = rows.slice(0, EXPORT_LIMIT);
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${o.path.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return toCsv([o.columns.map((c) => c.header), ...kept.map((row) => o.columns.map((c) => String(c.value(row) ?? '')))]);
+      const columns = o.columns.filter((c) => c.only !== 'screen');
+      return toCsv([columns.map((c) => c.header), ...kept.map((row) => columns.map((c) => String(c.value(row) ?? '')))]);
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>

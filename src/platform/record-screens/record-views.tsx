@@ -34,6 +34,8 @@ export interface FieldSpec {
 
 export interface ListColumn<V> {
   header: string;
+  /** Where the column appears: on the screen only (a score drawn with its band), in the CSV export only, or both (absent). */
+  only?: 'screen' | 'export';
   /** The cell as text: shown, searched by the eye and written to the list's CSV export. */
   value(view: V): string | number | null | undefined;
   /** The cell as a component (a score with its band), when text alone says less; the export still writes `value`. */
@@ -60,6 +62,11 @@ export interface ListFilter {
   name: string;
   label: string;
   options: Option[];
+  /**
+   * A value that is none of the options is passed on to the list (whose kind refuses it, 400 inside the app shell)
+   * instead of being dropped: links into the list (the Dashboard's heat map) must not silently show everything.
+   */
+  strict?: boolean;
 }
 
 export const readable = valueLabel;
