@@ -74,8 +74,8 @@ const formValues = (body: unknown): ImportFormValues =>
   ({ name: formText(body, 'name'), standard: formText(body, 'standard'), version: formText(body, 'version') });
 
 /** "NIST SP 800-53 rev5" -> "nist-sp-800-53-rev5.json": a plain ASCII download name. */
-export const exportFileName = (name: string) =>
-  `${name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'package'}.json`;
+export const exportFileName = (name: string, suffix = '.json') =>
+  `${name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'package'}${suffix}`;
 
 /** Compliance › Packages: list with Export and Delete per row, the import dialog (preview, then Commit import), shipped frameworks. */
 export const compliancePackagePages = (ctx: AppContext) =>
