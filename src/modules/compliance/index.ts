@@ -5,7 +5,7 @@ import { defineTool } from '../../platform/modules/tools';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
 import { packagesApi } from './packages-api';
-import { compliancePackagePages } from './packages-pages';
+import { OSCAL_SCREEN_LIMIT, OSCAL_TOO_LARGE_MESSAGE, compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
 import { AnalysisListQuery } from './schema';
@@ -29,6 +29,9 @@ export const manifest = defineModule({
     { group: 'Compliance', key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },
   ],
   countedTables: ['compliance_packages'],
+  // The import dialog's preview reads OSCAL catalogs up to 16 MB (their own check; other package files stay at 1 MB),
+  // plus room for the multipart envelope and the dialog's fields.
+  uploads: () => [{ path: /^\/compliance\/packages\/import\/preview$/, bytes: OSCAL_SCREEN_LIMIT + 256 * 1024, message: OSCAL_TOO_LARGE_MESSAGE }],
   // A requirement is its analysis (the id evidence links and mappings name): titled by its item's code and name (as
   // indexed for search), owned through the analysis.
   recordTypes: [registerType(packageKind, { kind: 'compliancePackage', plural: 'Compliance packages', href: (id) => `/compliance/packages/${id}` }), {

@@ -103,7 +103,7 @@ function countControls(catalog: Json): number | 'too-deep' {
  * other than a catalog, an unresolved profile, or a catalog of more than 10,000 controls; otherwise converted, and
  * the package checked as any import (repeated codes, lengths), every problem listed.
  */
-export function readOscal(parsed: unknown): OscalRead {
+export function readOscal(parsed: unknown, overrides: Partial<Pick<PackageInput, 'name' | 'standard' | 'version'>> = {}): OscalRead {
   const model = oscalModelOf(parsed);
   if (model === null) {
     return refused('file', 'is not an OSCAL document: expected a JSON object whose top-level key is "catalog" (an OSCAL catalog or a resolved profile catalog)');
@@ -124,10 +124,10 @@ export function readOscal(parsed: unknown): OscalRead {
   if (controls > PACKAGE_LIMITS.items) {
     return refused('catalog', `holds more than ${PACKAGE_LIMITS.items.toLocaleString('en')} controls (${controls.toLocaleString('en')} counted before stopping); a package holds at most ${PACKAGE_LIMITS.items.toLocaleString('en')} items`);
   }
-  return convertCatalog(root, metadata);
+  return convertCatalog(root, metadata, overrides);
 }
 
-function convertCatalog(catalog: Json, metadata: Json): OscalRead {
+function convertCatalog(catalog: Json, metadata: Json, overrides: Partial<Pick<PackageInput, 'name' | 'standard' | 'version'>>): OscalRead {
   const problems: PackageProblem[] = [];
   const params = new Map<string, Param>();
   const collectParams = (node: Json) => {
@@ -258,6 +258,7 @@ function convertCatalog(catalog: Json, metadata: Json): OscalRead {
     description: typeof metadata.remarks === 'string' ? metadata.remarks.replace(/\r\n?/g, '\n').trim() : '',
     items: items.map(({ position: _position, ...item }) => item),
   };
+  for (const field of ['name', 'standard', 'version'] as const) if (overrides[field]?.trim()) input[field] = overrides[field];
   if (input.items.length === 0 && problems.length === 0) problems.push({ field: 'catalog', message: 'holds no groups or controls to import' });
   return { input, problems: problems.length ? problems : validatePackage(input), withdrawn };
 }
@@ -297,10 +298,13 @@ export interface OscalExportSource extends PackageInput {
   updatedAt: string;
 }
 
+/** An exported catalog document: `catalog` with its metadata (title = the package name) and groups and controls. */
+export interface OscalCatalogDocument { catalog: Json & { metadata: Json & { title: string } } }
+
 interface OscalNode { [key: string]: unknown; controls?: OscalNode[]; groups?: OscalNode[] }
 
 /** The package as an OSCAL 1.1.2 catalog document (`{ catalog }`); see the module comment for the mapping. */
-export function packageToOscal(pkg: OscalExportSource): { catalog: Json } {
+export function packageToOscal(pkg: OscalExportSource): OscalCatalogDocument {
   const items = pkg.items;
   const ids = oscalIds(items.map((item) => item.code));
   const own = (name: string, value: string) => ({ name, ns: OSCAL_NS, value });
@@ -353,7 +357,7 @@ export function packageToOscal(pkg: OscalExportSource): { catalog: Json } {
 }
 
 /** A package the actor may read, as an OSCAL catalog document. */
-export async function exportOscalCatalog(db: DbOrTx, actor: Actor, id: string): Promise<{ catalog: Json }> {
+export async function exportOscalCatalog(db: DbOrTx, actor: Actor, id: string): Promise<OscalCatalogDocument> {
   const [pkg, view] = await Promise.all([exportPackage(db, actor, id), getPackage(db, actor, id)]);
   return packageToOscal({ ...pkg, updatedAt: view.updatedAt });
 }

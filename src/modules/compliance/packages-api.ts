@@ -123,7 +123,7 @@ export const packagesApi = (ctx: AppContext) =>
       return new Response(`${JSON.stringify(document, null, 2)}\n`, {
         headers: {
           'content-type': 'application/oscal+json; charset=utf-8',
-          'content-disposition': `attachment; filename="${exportFileName(String(document.catalog.metadata && (document.catalog.metadata as { title: string }).title), '-oscal.json')}"`,
+          'content-disposition': `attachment; filename="${exportFileName(document.catalog.metadata.title, '-oscal.json')}"`,
         },
       });
     }, {

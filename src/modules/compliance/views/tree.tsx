@@ -91,6 +91,7 @@ export function PackageTreePage({ name, packageId, rows, score }: { name: string
         <a href="/compliance/packages">← All packages</a>
         <a href={`/compliance/analyses/exceptions`}>Compliance exceptions</a>
         <a href="/compliance/poam">POA&amp;M</a>
+        <a class="button" href={`/compliance/packages/${packageId}/export/oscal`} download="">Export as OSCAL catalog</a>
       </p>
       <h2 safe>{name}</h2>
       <ScoreCard score={score} />
