@@ -188,6 +188,12 @@ describe('OSCAL import refusals: 400 naming the problem, nothing written', () =>
     await refused(JSON.stringify(doc), 'package refused (1 problem): catalog.controls[0].statement: inserts the parameter nowhere, which the catalog does not define');
   });
 
+  test('an OSCAL catalog sent as package JSON (no media type, no flag) is refused saying how to send it', async () => {
+    await refused(JSON.stringify(handWritten()),
+      'package refused (1 problem): body: is an OSCAL catalog document: send it with Content-Type application/oscal+json or with ?format=oscal',
+      { contentType: 'application/json' });
+  });
+
   test('a token without compliance:create is refused before the file is read', async () => {
     expect(await refusalOf(env, () => postOscal('not json', { secret: readOnly })))
       .toEqual(refusedWith(403, 'forbidden', 'token scope compliance:create missing'));

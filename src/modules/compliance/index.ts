@@ -18,7 +18,7 @@ import { registerType } from '../../platform/records/record-types';
 export const manifest = defineModule({
   name: 'compliance',
   apiTags: {
-    Compliance: "Compliance packages: a framework's requirement tree, imported as JSON or CSV and exported in the same shape (docs/compliance-packages.md).",
+    Compliance: "Compliance packages: a framework's requirement tree, imported as JSON, CSV or an OSCAL catalog and exported as JSON or an OSCAL catalog (docs/compliance-packages.md).",
     'Compliance analyses': 'One analysis per requirement: its status and the controls, policies, risks and projects mapped to it; package scores (docs/compliance-analyses.md).',
     'Compliance POA&M': 'The plan of action and milestones: open weaknesses with their remediation, read only.',
   },

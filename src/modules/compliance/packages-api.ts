@@ -10,7 +10,8 @@ import {
   deletePackage, exportPackage, getPackage, importPackage, listPackages, packageKind, packageRefused, updatePackage,
 } from './packages-service';
 import { PackageCsvQuery, PackageInput, PackageListQuery, PackageRefused, PackageUpdate, PackageView } from './schema';
-import { exportOscalCatalog, importOscalCatalog, OSCAL_MEDIA_TYPES, OSCAL_VERSION } from './oscal';
+import { exportOscalCatalog, importOscalCatalog, OSCAL_MEDIA_TYPES, OSCAL_VERSION, oscalModelOf } from './oscal';
+import { requirePermission } from '../../platform/permissions/permissions';
 import { exportFileName } from './packages-pages';
 
 const tags = ['Compliance'];
@@ -74,6 +75,12 @@ export const packagesApi = (ctx: AppContext) =>
     .post('', async ({ actor, body, set, request }) => {
       // Both imports validate the whole body (every problem) before writing anything.
       const oscal = isOscalRequest(request, request.headers.get('content-type') ?? '');
+      const model = oscal ? null : oscalModelOf(body);
+      if (model) {
+        // An OSCAL document sent as package JSON would be refused field by field; say what it is and how to send it.
+        requirePermission(actor, 'compliance:create');
+        throw packageRefused([{ field: 'body', message: `is an OSCAL ${model} document: send it with Content-Type application/oscal+json or with ?format=oscal` }]);
+      }
       const created = await runWrite(ctx, (tx) => (oscal ? importOscalCatalog(tx, actor, body) : importPackage(tx, actor, body as PackageInput)));
       set.status = 201;
       return { data: created };
