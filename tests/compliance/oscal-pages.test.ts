@@ -63,7 +63,7 @@ describe.skipIf(!chromiumAvailable)('OSCAL in the browser', () => {
 
     const page = await openPage(chromium, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
     await page.goto(`${base}/compliance/packages/import`);
-    await page.getByLabel('Package file (CSV, JSON or OSCAL catalog)').setInputFiles(file);
+    await page.getByLabel('Package file (CSV or JSON)').setInputFiles(file);
     await page.getByLabel('Package name').fill(name);
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.locator('#package-preview').waitFor();

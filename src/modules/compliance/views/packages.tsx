@@ -114,7 +114,7 @@ export function ImportForm({ csrfToken, values, error }: ImportFormProps): JSX.E
       <Flash kind="error" message={error} />
       <CsrfField token={csrfToken} />
       <div class="field">
-        <label for="f-file">Package file (CSV, JSON or OSCAL catalog)</label>
+        <label for="f-file">Package file (CSV or JSON)</label>
         <input id="f-file" type="file" name="file" accept=".csv,.json,text/csv,application/json,application/oscal+json" required aria-describedby="f-file-hint" />
         <span class="hint" id="f-file-hint">
           JSON: an object with name, standard, version, description and items. CSV: a header with code and name, optionally description,
