@@ -5,6 +5,16 @@ import { readOscalText } from '../src/modules/compliance/oscal';
 import { createToken } from '../src/modules/apiTokens/service';
 import type { PackageInput } from '../src/modules/compliance/schema';
 import { importShippedPackage } from '../src/modules/compliance/shipped';
+import { linkRecords, updateAnalysis } from '../src/modules/compliance/analyses-service';
+import { packageTreeView, rememberAllHeadings, treeItemsQuery } from '../src/modules/compliance/tree-service';
+import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES } from '../src/modules/compliance/schema';
+import { controlKind } from '../src/modules/controls/service';
+import { policyKind } from '../src/modules/policies/service';
+import { projectKind } from '../src/modules/projects/service';
+import { createRisk } from '../src/modules/risks/service';
+import { createRecord } from '../src/platform/records/records';
+import { complianceAnalyses, riskClassifications } from '../db/schema';
+import { eq } from 'drizzle-orm';
 import { loadUserRightsByEmail, userActor } from '../src/modules/people/rights';
 import type { Actor } from '../src/platform/permissions/permissions';
 import { sessionCookieName } from '../src/platform/http/screen-auth';
@@ -167,20 +177,62 @@ async function benchOscalImport(url: string, secret: string): Promise<Record<str
   };
 }
 
-/** The NIST moderate package's tree page (287 requirements under 18 headings), rendered for a signed-in administrator. */
+/**
+ * The NIST moderate package's tree page (287 requirements under 18 headings), every requirement assessed and mapped to a
+ * control, a policy, a risk and a project, every heading open, rendered for a signed-in administrator; next to it,
+ * measured in the same run, what the page's SQL takes alone: the tree query timed inside the database (EXPLAIN
+ * ANALYZE's execution time), and the page's data through the driver (packageTreeView: the package, the tree query and
+ * the open headings, plus the progress sums), neither with HTTP nor HTML. Target: the page under 60 ms p50.
+ */
 async function benchTreePage(ctx: Awaited<ReturnType<typeof bootBenchService>>, admin: Actor): Promise<Record<string, string>> {
   const { id } = await ctx.db.transaction((tx) => importShippedPackage(tx, admin, 'nist-800-53-rev5-moderate'));
+  const analyses = await ctx.db.select({ id: complianceAnalyses.id }).from(complianceAnalyses).where(eq(complianceAnalyses.packageId, id));
+  const statuses = ANALYSIS_STATUSES.filter((s) => s !== 'not_assessed');
+  await ctx.db.transaction(async (tx) => {
+    for (const [i, a] of analyses.entries()) await updateAnalysis(tx, admin, a.id, { status: statuses[i % statuses.length] });
+    const [classification] = await tx.select({ id: riskClassifications.id }).from(riskClassifications).limit(1);
+    const records = {
+      controls: (await createRecord(tx, controlKind, admin, { name: 'Bench control' })).id,
+      policies: (await createRecord(tx, policyKind, admin, { title: 'Bench policy' })).id,
+      risks: (await createRisk(tx, admin, { title: 'Bench risk', classificationId: classification.id, inherentLikelihood: 3, inherentImpact: 3 })).id,
+      projects: (await createRecord(tx, projectKind, admin, { title: 'Bench project' })).id,
+    };
+    await linkRecords(tx, admin, analyses.flatMap((a) => MAPPING_KIND_NAMES.map((kind) => ({ analysisId: a.id, kind, id: records[kind] }))));
+    await rememberAllHeadings(tx, admin, id, true);
+  });
+  // The imports above added 60,000 items in moments; give the planner the statistics autovacuum would have gathered.
+  await ctx.database.raw('analyze');
   const session = await signIn(ctx.db, ctx.config.ADMIN_EMAIL, 'benchmark password', '127.0.0.1', { sessionHours: 1 });
   const app = createApp(ctx);
   const headers = { cookie: `${sessionCookieName(ctx.config)}=${session.secret}` };
   const samples: number[] = [];
+  let bytes = 0;
   for (let i = 0; i < 60; i++) {
     const start = performance.now();
     const res = await app.handle(new Request(`http://localhost/compliance/packages/${id}`, { headers }));
     const html = await res.text();
     if (res.status !== 200 || !html.includes('AC-2(1)')) throw new Error(`tree page answered ${res.status}`);
     if (i >= 10) samples.push(performance.now() - start);
+    bytes = new TextEncoder().encode(html).length;
+  }
+  const data: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const start = performance.now();
+    await packageTreeView(ctx.db, admin, id);
+    if (i >= 10) data.push(performance.now() - start);
+  }
+  const query = treeItemsQuery(ctx.db, id, '', false).toSQL();
+  const inside: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const [plan] = await ctx.database.raw<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${query.sql}`, query.params);
+    const parsed = (typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN']) as [{ 'Execution Time': number }];
+    if (i >= 5) inside.push(parsed[0]['Execution Time']);
   }
   const render = summarise(samples);
-  return { 'tree page of the 287-requirement NIST package, p50 / p99': `${ms(render.p50)} / ${ms(render.p99)} (target < 100 ms)` };
+  const verdict = render.p50 < 60 ? 'ok' : 'OVER TARGET';
+  return {
+    'NIST tree page (287 assessed and mapped, all open), p50 / p99': `${ms(render.p50)} / ${ms(render.p99)}, ${(bytes / 1024).toFixed(1)} KB (target < 60 ms, < 150 KB: ${verdict}${bytes < 150 * 1024 ? '' : ', OVER SIZE'})`,
+    '  its data alone (3 queries + progress), p50': ms(summarise(data).p50),
+    '  its tree query inside the database, p50': ms(summarise(inside).p50),
+  };
 }

@@ -6,6 +6,7 @@ import { risksApi } from './api';
 import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
+import { riskClassificationsApi } from './classifications';
 import { riskSettingsPages } from './settings-pages';
 import { riskTreatmentsApi } from './treatments-api';
 import { riskTreatmentPages } from './treatments-pages';
@@ -25,7 +26,7 @@ export const manifest = defineModule({
   },
   permissions: 'risks',
   plugins: (ctx) => [
-    risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
+    risksApi(ctx), riskClassificationsApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
   ],
   imports: [riskImport],
   nav: [

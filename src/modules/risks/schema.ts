@@ -2,6 +2,7 @@ import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
 import { CustomFieldsInput, CustomFieldsView } from '../../platform/records/custom-field-values';
 import { listQuery } from '../../platform/http/paging';
+import { NameListInput } from '../../platform/name-lists/name-list';
 import { stringEnum } from '../../platform/http/schema-helpers';
 import { exampleOwnership, IsoDate, NullableDate } from '../../platform/records/record-schema';
 
@@ -125,22 +126,9 @@ export const RiskListQuery = listQuery(RISK_SORTS, {
 export type RiskListQuery = Static<typeof RiskListQuery>;
 
 // Risk settings: classifications and the scale.
-export const ClassificationInput = t.Object({
-  name: t.String({ minLength: 1, maxLength: 120 }),
-  description: t.Optional(t.String({ maxLength: 2000 })),
-}, { additionalProperties: false });
-export type ClassificationInput = Static<typeof ClassificationInput>;
-export const ClassificationPatch = t.Partial(ClassificationInput, { additionalProperties: false, minProperties: 1 });
-export type ClassificationPatch = Static<typeof ClassificationPatch>;
-export const ClassificationView = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.String(),
-  riskCount: Type.Integer({ description: 'How many risks use this classification (such a classification cannot be deleted)' }),
-});
-export type ClassificationView = Static<typeof ClassificationView>;
-export const ClassificationListQuery = listQuery(['name', 'createdAt'] as const, {});
-export type ClassificationListQuery = Static<typeof ClassificationListQuery>;
+/** A classification's body: the name list kit's (src/platform/name-lists), also read by the bundle loader. */
+export const ClassificationInput = NameListInput;
+export type ClassificationInput = NameListInput;
 
 const LevelInput = t.Object({
   value: Type.Integer({ minimum: 1, maximum: 100 }),

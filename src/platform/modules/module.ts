@@ -5,6 +5,7 @@ import type { ImportType } from '../csv/import-type';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
+import type { Module } from '../permissions/permissions';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -30,6 +31,11 @@ export interface ModuleManifest extends InstalledParts {
   assistantTools?(): readonly AssistantTool[];
   /** Record types whose changes notification rules can name (Settings › Notifications; docs/notifications.md). */
   events?: readonly RecordEvents[];
+  /**
+   * The module's records are privacy records (spec: Settings › AI assistants › Include privacy records): while that
+   * setting is off, the assistant endpoint acts without the module's rights, so no tool returns or accepts them.
+   */
+  privacyRecords?: boolean;
   /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
   dueDates?: readonly DueDateKind[];
 }
@@ -54,6 +60,9 @@ export function installModules(modules: readonly ModuleManifest[]): void {
 }
 
 export const installedModules = (): readonly ModuleManifest[] => installed;
+
+/** The permission areas of the modules holding privacy records (`privacyRecords`). */
+export const privacyAreas = (): Module[] => installed.flatMap((m) => (m.privacyRecords && m.permissions ? [m.permissions] : []));
 
 /** Every installed module's assistant tools (made once, after installation). */
 export function assistantTools(): readonly AssistantTool[] {

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { fieldErrors, type Option } from '../../../views/components/form';
-import { attempt, formText } from '../http/form-input';
+import { attempt, formList, formText } from '../http/form-input';
 import { renderScreen } from '../http/screen';
 import { isHtmx } from '../../../views/layout';
 import { shownValue } from '../../../views/components/table';
@@ -100,6 +100,12 @@ export function formInput(
 ): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const field of fields) {
+    if (field.kind === 'checkboxes') {
+      // A list: every box ticked; none ticked leaves it out on create (its default) and empties it on update.
+      const chosen = formList(body, field.name);
+      if (chosen.length || mode === 'update') input[field.name] = chosen;
+      continue;
+    }
     const raw = formText(body, field.name);
     const text = field.kind === 'textarea' ? raw.replace(/\s+$/, '') : raw.trim();
     const property = schema.properties[field.name];
@@ -183,10 +189,9 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
         choices[field.name] = groups.map((g) => ({ value: g.id, label: g.name }));
       } else if (typeof field.options === 'function') {
         const visible = await field.options(viewer);
-        const linked = current[field.name];
-        choices[field.name] = linked && !visible.some((o) => o.value === linked)
-          ? [...visible, { value: linked, label: `${RESTRICTED_NAME}, kept` }]
-          : visible;
+        const linked = (field.kind === 'checkboxes' ? (current[field.name] ?? '').split('\n') : [current[field.name]])
+          .filter((value): value is string => Boolean(value) && !visible.some((o) => o.value === value));
+        choices[field.name] = [...visible, ...linked.map((value) => ({ value, label: `${RESTRICTED_NAME}, kept` }))];
       } else if (field.options) {
         choices[field.name] = valueOptions(field.options);
       }
@@ -197,11 +202,25 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
   const valuesOf = (view: V): FormValues =>
     Object.fromEntries(o.fields.map((f) => {
       const value = f.formValue ? f.formValue(view) : (view as Record<string, unknown>)[f.name];
-      return [f.name, value === null || value === undefined ? '' : String(value)];
+      return [f.name, value === null || value === undefined ? '' : Array.isArray(value) ? value.join('\n') : String(value)];
     }));
 
   /** A record's name as its page is titled: its name or title field. */
   const nameOf = (view: V) => String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
+
+  /** A form's values as typed: checkboxes as the ticked values, one per line. */
+  const typedValues = (body: unknown): FormValues =>
+    Object.fromEntries(o.fields.map((f) => [f.name, f.kind === 'checkboxes' ? formList(body, f.name).join('\n') : formText(body, f.name)]));
+
+  /**
+   * The values of a list field as people read them: the choices' labels; a linked record missing from the viewer's
+   * choices is one they may not read (RESTRICTED_NAME); a fixed value reads as its label.
+   */
+  const listShown = (field: FieldSpec | undefined, values: readonly unknown[], choices: Record<string, Option[]>): string =>
+    values.map((value) => {
+      const text = String(value);
+      return choices[field?.name ?? '']?.find((c) => c.value === text)?.label ?? (typeof field?.options === 'function' ? RESTRICTED_NAME : valueLabel(text));
+    }).join(', ');
 
   const labelOf = (field: string) => o.fields.find((f) => f.name === field)?.label ?? readable(field.replace(/Id$/, ''));
 
@@ -220,7 +239,9 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
     return (field: string, value: unknown): string => {
       const named = own?.(field, value);
       if (named !== undefined) return named;
-      const linking = o.fields.find((f) => f.name === field)?.kind;
+      const spec = o.fields.find((f) => f.name === field);
+      if (spec?.kind === 'checkboxes' && Array.isArray(value)) return value.length ? listShown(spec, value, choices) : '—';
+      const linking = spec?.kind;
       if (typeof value === 'string' && (linking === 'owner' || linking === 'ownerGroup' || linking === 'reference')) {
         const label = choices[field]?.find((c) => c.value === value)?.label;
         if (label) return label;
@@ -232,6 +253,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
   const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>): DetailRow[] => [
     ...(o.summary ? o.summary(view) : o.fields.map((f) => {
       const raw = (view as Record<string, unknown>)[f.name];
+      if (Array.isArray(raw)) return { label: f.label, value: raw.length ? listShown(f, raw, choices) : '—' };
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
       const named = linkNames.get(f.name) ?? choices[f.name]?.find((c) => c.value === value)?.label;
       return { label: f.label, value: f.kind === 'select' && value !== '—' ? valueLabel(value) : (named ?? value) };
@@ -321,7 +343,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const result = await attempt(() => runWrite(ctx, (tx) => createRecord(tx, kind, viewer, formInput(o.fields, o.Create, body, 'create', definitions))));
       if (result.ok) return redirect(`${o.path}/${result.value.id}?done=created`, 303);
       set.status = result.error.status;
-      const values = Object.fromEntries(o.fields.map((f) => [f.name, formText(body, f.name)]));
+      const values = typedValues(body);
       return form(viewer, csrfToken, headers, {
         title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, values, submit: `Create ${o.singular.toLowerCase()}`,
         errors: fieldErrors(result.error.problems), error: refusal(result.error.problems.length, result.error.message),
@@ -367,7 +389,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const result = await attempt(() => runWrite(ctx, (tx) => updateRecord(tx, kind, viewer, params.id, formInput(o.fields, o.Update, body, 'update', definitions))));
       if (result.ok) return redirect(`${o.path}/${params.id}?done=updated`, 303);
       set.status = result.error.status;
-      const values = Object.fromEntries(o.fields.map((f) => [f.name, formText(body, f.name)]));
+      const values = typedValues(body);
       return form(viewer, csrfToken, headers, {
         title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${params.id}`, cancel: `${o.path}/${params.id}`, values, submit: 'Save changes',
         errors: fieldErrors(result.error.problems), error: refusal(result.error.problems.length, result.error.message), ownerId: values.ownerId,
