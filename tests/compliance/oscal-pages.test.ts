@@ -77,7 +77,9 @@ describe.skipIf(!chromiumAvailable)('OSCAL in the browser', () => {
     await page.waitForURL((url) => url.pathname === '/compliance/packages' && url.searchParams.get('done') === 'imported');
     await page.getByRole('link', { name }).click();
     await page.waitForURL(/\/compliance\/packages\/[0-9a-f-]{36}$/);
-    expect(await page.locator('main').innerText()).toContain('ac-2.1');
+    const packagePage = await page.locator('main').innerText();
+    expect(packagePage).toContain('ac Access Control');
+    expect(packagePage).toContain('287 items');
     expect(await axeViolations(page)).toEqual([]);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export as OSCAL catalog' }).click()]);
@@ -124,9 +126,10 @@ describe('OSCAL on the import dialog and the package page', () => {
 
   test('the package page and list offer the OSCAL download, answered as application/oscal+json', async () => {
     const gdpr = loadShippedPackage(SHIPPED_PACKAGES.find((s) => s.key === 'gdpr')!);
-    const created = await admin.post('/compliance/packages/import', { package: JSON.stringify({ ...gdpr, name: unique('GDPR') }) });
+    const name = unique('GDPR');
+    const created = await admin.post('/compliance/packages/import', { package: JSON.stringify({ ...gdpr, name }) });
     expect(created.status).toBe(303);
-    const [pkg] = await env.ctx.db.select().from(compliancePackages).where(eq(compliancePackages.standard, gdpr.standard!)).limit(1);
+    const [pkg] = await env.ctx.db.select().from(compliancePackages).where(eq(compliancePackages.name, name));
     expect(await (await admin.get(`/compliance/packages/${pkg.id}`)).text()).toContain(`href="/compliance/packages/${pkg.id}/export/oscal"`);
     expect(await (await admin.get('/compliance/packages')).text()).toContain(`href="/compliance/packages/${pkg.id}/export/oscal"`);
     const res = await admin.get(`/compliance/packages/${pkg.id}/export/oscal`);
