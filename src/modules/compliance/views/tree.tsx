@@ -229,6 +229,7 @@ export function PackageTreePage({ tree, query, csrfToken }: PackageTreePageProps
         <a href="/compliance/packages">← All packages</a>
         <a href={`/compliance/analyses/exceptions`}>Compliance exceptions</a>
         <a href="/compliance/poam">POA&amp;M</a>
+        <a class="button" href={`/compliance/packages/${tree.packageId}/export/oscal`} download="">Export as OSCAL catalog</a>
       </p>
       <h2>Score</h2>
       <ScoreCard score={tree.score} />
