@@ -15,8 +15,8 @@ import { controlKind, recordControlTest } from '../../src/modules/controls/servi
 import { updateAnalysis, linkRecords } from '../../src/modules/compliance/analyses-service';
 import { importShippedPackage } from '../../src/modules/compliance/shipped';
 import { createCustomField } from '../../src/modules/customFields/service';
-import { evidenceKind, linkEvidence } from '../../src/modules/evidence/service';
-import { recordStoredFile, storeFile, type StoredBytes } from '../../src/modules/evidence/files';
+import { evidenceKind, linkEvidenceBatch } from '../../src/modules/evidence/service';
+import { recordStoredFiles, storeFile, type StoredBytes } from '../../src/modules/evidence/files';
 import { createException, decideException } from '../../src/modules/exceptions/service';
 import { policyParent, riskParent } from '../../src/modules/exceptions/parents';
 import { addBreachNotification, createIncidentClassification, incidentKind, putBreach } from '../../src/modules/incidents/service';
@@ -147,7 +147,8 @@ const chunks = <T>(items: readonly T[], size = CHUNK): T[][] =>
  */
 export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoResult> {
   const started = performance.now();
-  const say = options.progress ?? (() => {});
+  const report = options.progress ?? (() => {});
+  const say = (line: string) => report(`${line} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const db = ctx.db;
   const rnd = random(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)];
@@ -476,12 +477,9 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
       }))));
     }
     await db.transaction(async (tx) => {
-      for (const { id, i, name, stored: bytes } of stored) {
-        await recordStoredFile(tx, compliance, id, name, bytes);
-        files += 1;
-        const input = evidenceInputs[i];
-        if (!('kind' in input)) await linkEvidence(tx, compliance, id, { recordType: 'control', recordId: controlIds[i % controlIds.length] });
-      }
+      files += (await recordStoredFiles(tx, compliance, stored.map(({ id, name, stored: bytes }) => ({ evidenceId: id, name, stored: bytes })))).length;
+      await linkEvidenceBatch(tx, compliance, stored.filter(({ i }) => !('kind' in evidenceInputs[i]))
+        .map(({ id, i }) => ({ evidenceId: id, recordType: 'control', recordId: controlIds[i % controlIds.length] })));
     });
   }
   count('evidence', evidenceIds.length);
