@@ -476,11 +476,13 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
         return { id, i, name, stored: await storeFile(ctx, new Blob([bytes]).stream(), bytes.length) };
       }))));
     }
+    // Stored bytes whose records are not written are removed again, as a refused upload's are.
+    const discard = (error: unknown) => Promise.all(stored.map((s) => ctx.storage.remove(s.stored.storageKey).catch(() => {}))).then(() => { throw error; });
     await db.transaction(async (tx) => {
       files += (await recordStoredFiles(tx, compliance, stored.map(({ id, name, stored: bytes }) => ({ evidenceId: id, name, stored: bytes })))).length;
       await linkEvidenceBatch(tx, compliance, stored.filter(({ i }) => !('kind' in evidenceInputs[i]))
         .map(({ id, i }) => ({ evidenceId: id, recordType: 'control', recordId: controlIds[i % controlIds.length] })));
-    });
+    }).catch(discard);
   }
   count('evidence', evidenceIds.length);
   count('evidence files', files);
