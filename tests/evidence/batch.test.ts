@@ -34,9 +34,10 @@ describe('recording many stored files', () => {
   test('records each file on its evidence with a History entry naming it and its SHA-256', async () => {
     const admin = await adminActor(env);
     const [a, b] = [await newEvidence(admin), await newEvidence(admin)];
-    const files = await env.ctx.db.transaction(async (tx) => recordStoredFiles(tx, admin, [
-      { evidenceId: a.id, name: 'one.txt', stored: await store('first file') },
-      { evidenceId: b.id, name: 'two.txt', stored: await store('second file') },
+    const [first, second] = [await store('first file'), await store('second file')];
+    const files = await env.ctx.db.transaction((tx) => recordStoredFiles(tx, admin, [
+      { evidenceId: a.id, name: 'one.txt', stored: first },
+      { evidenceId: b.id, name: 'two.txt', stored: second },
     ]));
     expect(files.map((f) => [f.evidenceId, f.name, f.size])).toEqual([[a.id, 'one.txt', 10], [b.id, 'two.txt', 11]]);
     const history = await listHistory(env.ctx.db, 'evidence', b.id);
@@ -47,18 +48,19 @@ describe('recording many stored files', () => {
     const admin = await adminActor(env);
     const [open, locked] = [await newEvidence(admin), await newEvidence(admin)];
     await env.ctx.db.transaction((tx) => lockEvidence(tx, admin, locked.id));
-    const lockedRefusal = await refusal(env.ctx.db.transaction(async (tx) => recordStoredFiles(tx, admin, [
-      { evidenceId: open.id, name: 'ok.txt', stored: await store('fine') },
-      { evidenceId: locked.id, name: 'late.txt', stored: await store('too late') },
+    const [ok, late] = [await store('fine'), await store('too late')];
+    const lockedRefusal = await refusal(env.ctx.db.transaction((tx) => recordStoredFiles(tx, admin, [
+      { evidenceId: open.id, name: 'ok.txt', stored: ok },
+      { evidenceId: locked.id, name: 'late.txt', stored: late },
     ])));
     expect(lockedRefusal.code).toBe('CONFLICT');
     expect(lockedRefusal.message).toContain(locked.id);
     expect(await fileCount(env, [open.id, locked.id])).toBe(0);
 
-    const reader = await makeUser(env, { 'evidence:read': 'all' });
-    const readOnly = await refusal(env.ctx.db.transaction(async (tx) => recordStoredFiles(tx, await reader.actor(), [
-      { evidenceId: open.id, name: 'ok.txt', stored: await store('fine') },
-    ])));
+    // Everything a write needs is read before its transaction: PGlite has one connection, which the transaction holds.
+    const reader = await (await makeUser(env, { 'evidence:read': 'all' })).actor();
+    const fine = await store('fine');
+    const readOnly = await refusal(env.ctx.db.transaction((tx) => recordStoredFiles(tx, reader, [{ evidenceId: open.id, name: 'ok.txt', stored: fine }])));
     expect(readOnly.code).toBe('FORBIDDEN');
     expect(await fileCount(env, [open.id])).toBe(0);
   });
@@ -66,11 +68,11 @@ describe('recording many stored files', () => {
   test('refuses a file name the single upload refuses', async () => {
     const admin = await adminActor(env);
     const evidence = await newEvidence(admin);
-    const bad = await refusal(env.ctx.db.transaction(async (tx) => recordStoredFiles(tx, admin, [
-      { evidenceId: evidence.id, name: '../escape.txt', stored: await store('x') },
-    ])));
+    const x = await store('x');
+    const bad = await refusal(env.ctx.db.transaction((tx) => recordStoredFiles(tx, admin, [{ evidenceId: evidence.id, name: '../escape.txt', stored: x }])));
     expect(bad.code).toBe('INVALID');
-    expect(JSON.stringify(await env.ctx.db.transaction(async (tx) => recordStoredFiles(tx, admin, [{ evidenceId: evidence.id, name: 'a\\b.txt', stored: await store('x') }])).catch((e: AppError) => e.problems))).toContain('path separators');
+    const problems = await env.ctx.db.transaction((tx) => recordStoredFiles(tx, admin, [{ evidenceId: evidence.id, name: 'a\\b.txt', stored: x }])).catch((e: AppError) => e.problems);
+    expect(JSON.stringify(problems)).toContain('path separators');
   });
 });
 
