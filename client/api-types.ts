@@ -11510,6 +11510,10 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                                 notes: string;
+                                /** @description Statement of Applicability: whether the requirement applies */
+                                applicable: boolean;
+                                /** @description Why it applies or does not */
+                                justification: string;
                                 assessorId: string | null;
                                 assessor: {
                                     id: string;
@@ -11637,6 +11641,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -11765,13 +11773,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now */
+        /** @description Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now. Applicability and justification are recorded without an assessment */
         requestBody: {
             content: {
                 "application/json": {
                     /** @enum {string} */
                     status?: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                     notes?: string;
+                    /** @description Statement of Applicability: false when the requirement does not apply here (a justification is then required) */
+                    applicable?: boolean;
+                    /** @description Why the requirement applies or does not; required (not blank) when applicable is false */
+                    justification?: string;
                     /** Format: uuid */
                     assessorId?: string | null;
                     /** Format: uuid */
@@ -11807,6 +11819,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12341,6 +12357,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12515,6 +12535,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12686,6 +12710,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12860,6 +12888,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13031,6 +13063,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13205,6 +13241,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13376,6 +13416,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13550,6 +13594,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
