@@ -397,6 +397,10 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
           const status = control ? pick(['compliant', 'compliant', 'partially_compliant', 'non_compliant'] as const) : pick(['partially_compliant', 'non_compliant', 'not_applicable'] as const);
           await updateAnalysis(tx, compliance, analysis.id, {
             status, assessorId: userIds.get('grace.okafor')!, notes: status === 'compliant' ? 'Met by the mapped controls; evidence on file.' : 'Gap noted in the last assessment; see the project plan.',
+            // The Statement of Applicability: excluded requirements say why.
+            ...(status === 'not_applicable'
+              ? { applicable: false, justification: 'Out of scope: Harbourline does not carry out this processing or operate this kind of system.' }
+              : { justification: 'In scope: applies to the freight, warehousing and customer portal services.' }),
           });
           assessed += 1;
         }

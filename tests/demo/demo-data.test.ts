@@ -163,6 +163,9 @@ describe('demonstration data loaded into a new database', () => {
       expect(row.assessed).toBeGreaterThan(0);
       expect(row.open).toBeGreaterThan(0);
     }
+    // The Statement of Applicability has exclusions with their reasons.
+    expect(await countOf(ctx, `select 1 from compliance_analyses where not applicable and justification <> ''`)).toBeGreaterThan(0);
+    expect(await countOf(ctx, `select 1 from compliance_analyses where not applicable and justification = ''`)).toBe(0);
   });
 
   test('evidence files are in the storage with the digest their records name', async () => {
