@@ -8,6 +8,7 @@ import { benchAssistant } from './assistant';
 import { benchBundleLoader } from './bundle-loader';
 import { benchReminderSweep } from './reminder-sweep';
 import { benchDashboard } from './dashboard';
+import { benchDemoData } from './demo-data';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -23,6 +24,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['AI assistant endpoint', benchAssistant],
   ['Reminder sweep', benchReminderSweep],
   ['Dashboard', benchDashboard],
+  ['Demo data', benchDemoData],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

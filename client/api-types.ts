@@ -11628,6 +11628,10 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                                 notes: string;
+                                /** @description Statement of Applicability: whether the requirement applies */
+                                applicable: boolean;
+                                /** @description Why it applies or does not */
+                                justification: string;
                                 assessorId: string | null;
                                 assessor: {
                                     id: string;
@@ -11755,6 +11759,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -11883,13 +11891,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now */
+        /** @description Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now. Applicability and justification are recorded without an assessment */
         requestBody: {
             content: {
                 "application/json": {
                     /** @enum {string} */
                     status?: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                     notes?: string;
+                    /** @description Statement of Applicability: false when the requirement does not apply here (a justification is then required) */
+                    applicable?: boolean;
+                    /** @description Why the requirement applies or does not; required (not blank) when applicable is false */
+                    justification?: string;
                     /** Format: uuid */
                     assessorId?: string | null;
                     /** Format: uuid */
@@ -11925,6 +11937,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12459,6 +12475,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12633,6 +12653,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12804,6 +12828,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -12978,6 +13006,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13149,6 +13181,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13323,6 +13359,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13494,6 +13534,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;
@@ -13668,6 +13712,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
                             notes: string;
+                            /** @description Statement of Applicability: whether the requirement applies */
+                            applicable: boolean;
+                            /** @description Why it applies or does not */
+                            justification: string;
                             assessorId: string | null;
                             assessor: {
                                 id: string;

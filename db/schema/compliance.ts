@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { controls } from './controls';
 import { policies } from './policies';
 import { groups, users } from './platform';
@@ -53,6 +53,9 @@ export const complianceAnalyses = pgTable('compliance_analyses', {
   status: text('status', { enum: ['not_assessed', 'compliant', 'partially_compliant', 'non_compliant', 'not_applicable'] })
     .notNull().default('not_assessed'),
   notes: text('notes').notNull().default(''),
+  /** Statement of Applicability: whether the requirement applies here, and why (required when it does not). */
+  applicable: boolean('applicable').notNull().default(true),
+  justification: text('justification').notNull().default(''),
   assessorId: uuid('assessor_id').references(() => users.id),
   assessedAt: timestamp('assessed_at', { withTimezone: true, mode: 'date' }),
   ownerId: uuid('owner_id').references(() => users.id),

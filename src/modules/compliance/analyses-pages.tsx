@@ -4,7 +4,7 @@ import { Elysia } from 'elysia';
 import { renderScreen } from '../../platform/http/screen';
 import { fieldErrors, type Option } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
-import { ANALYSIS_STATUS_LABELS, AnalysisPage, PackageTreePage, StatusChanged, type TreeQuery } from './views/tree';
+import { ANALYSIS_STATUS_LABELS, AnalysisPage, PackageTreePage, StatusChanged, type AssessValues, type TreeQuery } from './views/tree';
 import { packageTreeView, rememberAllHeadings, rememberHeading, TREE_MAPPED, type TreeFilters, type TreeMapped } from './tree-service';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { notFound } from '../../platform/core/errors';
@@ -19,6 +19,8 @@ import {
   analysisHistory, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, unlinkRecord, updateAnalysis,
 } from './analyses-service';
 import { isUuid } from '../../platform/core/uuid';
+import { soaCsv, statementOfApplicability } from './soa-service';
+import { SoaPage } from './views/soa';
 
 const NAV = 'compliance';
 const isMappingKind = (value: string): value is MappingKind => (MAPPING_KIND_NAMES as readonly string[]).includes(value);
@@ -46,6 +48,8 @@ interface Extra {
   exceptionError?: string;
   exceptionErrors?: Record<string, string>;
   exceptionValues?: { title: string; description: string; expiresAt: string };
+  assessValues?: AssessValues;
+  assessErrors?: Record<string, string>;
 }
 
 /**
@@ -109,13 +113,32 @@ export function analysesPages(ctx: AppContext) {
     }, { page: 'compliance:read' })
     .post('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const status = formText(body, 'status');
+      const applicable = formText(body, 'applicable');
+      const values: AssessValues = {
+        status, notes: formText(body, 'notes').replace(/\s+$/, ''), applicable: applicable === 'no' ? 'no' : 'yes', justification: formText(body, 'justification'),
+      };
       const result = await attempt(() => runWrite(ctx, (tx) => updateAnalysis(tx, viewer, params.id, {
-        ...(isStatus(status) ? { status } : {}), notes: formText(body, 'notes').replace(/\s+$/, ''),
+        ...(isStatus(status) ? { status } : {}), notes: values.notes,
+        // A form without the field (an older page) leaves applicability as it is.
+        ...(applicable === 'yes' || applicable === 'no' ? { applicable: applicable === 'yes', justification: values.justification } : {}),
       })));
       if (result.ok) return redirect(`/compliance/analyses/${params.id}?done=updated`, 303);
       set.status = result.error.status;
-      return analysisScreen(viewer, csrfToken, headers, params.id, { error: result.error.message });
+      const errors = fieldErrors(result.error.problems);
+      return analysisScreen(viewer, csrfToken, headers, params.id, {
+        error: result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message, assessValues: values, assessErrors: errors,
+      });
     }, { page: 'compliance:update' })
+    .get('/compliance/packages/:id/soa', async ({ viewer, csrfToken, headers, params }) => {
+      const soa = await statementOfApplicability(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(`Statement of Applicability: ${soa.name}`, viewer, csrfToken), <SoaPage name={soa.name} packageId={soa.packageId} rows={soa.rows} />);
+    }, { page: 'compliance:read' })
+    .get('/compliance/packages/:id/soa.csv', async ({ viewer, params, set }) => {
+      const soa = await statementOfApplicability(ctx.db, viewer, params.id);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="statement-of-applicability-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return soaCsv(soa.rows, (status) => ANALYSIS_STATUS_LABELS[status] ?? status);
+    }, { page: 'compliance:read' })
     .post('/compliance/analyses/:id/exceptions', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const values = { title: formText(body, 'exceptionTitle'), description: formText(body, 'exceptionDescription'), expiresAt: formText(body, 'expiresAt') };
       const result = await attempt(() => runWrite(ctx, (tx) => createException(tx, complianceParent, viewer, { parentId: params.id, ...values })));

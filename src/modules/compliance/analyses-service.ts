@@ -124,7 +124,7 @@ function toView(row: Joined): AnalysisView {
   return {
     id: a.id, packageId: a.packageId, package: { id: a.packageId, name: row.packageName }, itemId: a.itemId,
     item: { code: row.code, name: row.itemName, description: row.itemDescription, kind: row.kind, parentCode: row.parentCode },
-    status: a.status, notes: a.notes, assessorId: a.assessorId,
+    status: a.status, notes: a.notes, applicable: a.applicable, justification: a.justification, assessorId: a.assessorId,
     assessor: a.assessorId && row.assessorName ? { id: a.assessorId, name: row.assessorName, email: row.assessorEmail ?? '' } : null,
     assessedAt: a.assessedAt?.toISOString() ?? null,
     mappingCounts: { controls: row.controls, policies: row.policies, risks: row.risks, projects: row.projects },
@@ -225,6 +225,9 @@ export async function updateAnalysis(tx: DbOrTx, actor: Actor, id: string, patch
   const resetting = status === 'not_assessed';
   const assessorId = resetting ? null : assessed ? (patch.assessorId !== undefined ? patch.assessorId : actor.userId) : before.assessorId;
   const problems: FieldProblem[] = [...(await ownerProblems(tx, owner))];
+  const applicable = patch.applicable ?? before.applicable;
+  const justification = patch.justification !== undefined ? patch.justification.trim() : before.justification;
+  if (!applicable && !justification) problems.push({ field: 'justification', message: 'must say why the requirement does not apply' });
   if (patch.assessorId && !resetting) {
     const [assessor] = await tx.select({ status: users.status }).from(users).where(eq(users.id, patch.assessorId));
     if (assessor?.status !== 'active') problems.push({ field: 'assessorId', message: NOT_AN_ACTIVE_USER });
@@ -232,7 +235,7 @@ export async function updateAnalysis(tx: DbOrTx, actor: Actor, id: string, patch
   if (problems.length) throw invalid(problems);
   if (patch.ownerId !== undefined || patch.ownerGroupId !== undefined) requireOwnLevelKeepsOwnership(actor, 'compliance:update', level, owner);
   const [after] = await tx.update(complianceAnalyses).set({
-    status, notes: patch.notes ?? before.notes, ...owner, assessorId,
+    status, notes: patch.notes ?? before.notes, applicable, justification, ...owner, assessorId,
     assessedAt: resetting ? null : assessed ? now : before.assessedAt, updatedAt: now,
   }).where(eq(complianceAnalyses.id, id)).returning();
   await history(tx, actor, id, 'update', auditFields(before), auditFields(after));

@@ -127,6 +127,8 @@ export const AnalysisView = t.Object({
   item: t.Object({ code: t.String(), name: t.String(), description: t.String(), kind: t.String(), parentCode: t.Union([t.String(), t.Null()]) }),
   status: stringEnum(ANALYSIS_STATUSES),
   notes: t.String(),
+  applicable: t.Boolean({ description: 'Statement of Applicability: whether the requirement applies' }),
+  justification: t.String({ description: 'Why it applies or does not' }),
   assessorId: t.Union([t.String(), t.Null()]),
   assessor: Person,
   assessedAt: t.Union([t.String(), t.Null()]),
@@ -147,12 +149,14 @@ export type AnalysisDetail = Static<typeof AnalysisDetail>;
 export const AnalysisUpdate = t.Partial(t.Object({
   status: stringEnum(ANALYSIS_STATUSES),
   notes: t.String({ maxLength: 100_000 }),
+  applicable: t.Boolean({ description: 'Statement of Applicability: false when the requirement does not apply here (a justification is then required)' }),
+  justification: t.String({ maxLength: 10_000, description: 'Why the requirement applies or does not; required (not blank) when applicable is false' }),
   assessorId: NullableUuid,
   ownerId: NullableUuid,
   ownerGroupId: NullableUuid,
 }), {
   additionalProperties: false, minProperties: 1,
-  description: 'Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now',
+  description: 'Changing status or notes records an assessment: assessor defaults to you and assessedAt is set to now. Applicability and justification are recorded without an assessment',
 });
 export type AnalysisUpdate = Static<typeof AnalysisUpdate>;
 

@@ -4,13 +4,13 @@ import type { Config } from '../../config';
 import { evidenceFiles } from '../../../db/schema';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { AppError, invalidField, notFound } from '../../platform/core/errors';
-import { recordChange } from '../../platform/audit/history';
+import { recordChange, recordChanges } from '../../platform/audit/history';
 import { log } from '../../platform/core/log';
 import type { Actor } from '../../platform/permissions/permissions';
 import { loadForAction } from '../../platform/records/records';
 import { sniffContentType, storeHashed, type StoredDigest } from '../../platform/storage/storage';
 import type { EvidenceFileView } from './schema';
-import { evidenceKind } from './service';
+import { evidenceForUpdate, evidenceKind } from './service';
 
 type FileRow = typeof evidenceFiles.$inferSelect;
 
@@ -88,6 +88,25 @@ export async function recordStoredFile(tx: DbOrTx, actor: Actor, evidenceId: str
   }).returning();
   await recordChange(tx, actor, { module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'file.upload', before: null, after: fileFields(row) });
   return fileView(row);
+}
+
+/**
+ * Records many stored files, each as recordStoredFile does (evidence:update on its evidence, not locked; History and
+ * Audit Log entries naming the file and its SHA-256), with one read of the evidence, one INSERT and one recordChanges
+ * call for the batch. The whole batch is refused on the first problem.
+ */
+export async function recordStoredFiles(tx: DbOrTx, actor: Actor, items: readonly { evidenceId: string; name: string; stored: StoredBytes }[]): Promise<EvidenceFileView[]> {
+  if (items.length === 0) return [];
+  for (const item of items) {
+    const problem = fileNameProblem(item.name);
+    if (problem) throw invalidField('name', problem);
+  }
+  await evidenceForUpdate(tx, actor, items.map((i) => i.evidenceId));
+  const rows = await tx.insert(evidenceFiles).values(items.map(({ evidenceId, name, stored: { storageKey, digest } }) => ({
+    evidenceId, name, storageKey, size: digest.size, sha256: digest.sha256, crc32: digest.crc32, contentType: sniffContentType(digest.head), uploadedBy: actor.userId,
+  }))).returning();
+  await recordChanges(tx, actor, rows.map((row) => ({ module: 'evidence', recordType: 'evidence', recordId: row.evidenceId, action: 'file.upload', before: null, after: fileFields(row) })));
+  return rows.map(fileView);
 }
 
 /**

@@ -4,13 +4,13 @@ import type { DbOrTx } from '../../../db/client';
 import { evidence, evidenceFiles, evidenceLinks } from '../../../db/schema';
 import { isRealDate, todayIso } from '../../platform/core/dates';
 import { conflict, forbidden, notFound, type FieldProblem } from '../../platform/core/errors';
-import { recordChange } from '../../platform/audit/history';
+import { recordChange, recordChanges } from '../../platform/audit/history';
 import { requireLinkedRow } from '../../platform/records/links';
 import {
   findRecordType, recordRows, recordType, requireKind, requireTypedRecord, typedRecordAsSeen, type RecordTypeDeclaration, type TypedRow,
 } from '../../platform/records/record-types';
 import { ownershipCondition } from '../../platform/permissions/ownership';
-import { levelOf, type Actor, type Module } from '../../platform/permissions/permissions';
+import { levelOf, requireOnRecord, type Actor, type Module } from '../../platform/permissions/permissions';
 import { auditFields, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import {
   EXPIRING_WITHIN_DAYS, type EvidenceCreate, type EvidenceView, type EvidenceLinkInput, type EvidenceLinkView, type ReminderView,
@@ -132,6 +132,46 @@ export async function linkEvidence(tx: DbOrTx, actor: Actor, evidenceId: string,
   await recordChange(tx, actor, {
     module: 'evidence', recordType: 'evidence', recordId: evidenceId, action: 'link', before: null, after: { linkedType: input.recordType, linkedId: record.id },
   });
+}
+
+/**
+ * The evidence rows of `ids` the actor may change (evidence:update on each, not locked), read in one query; throws as
+ * loadForAction would for the first that is missing, unreadable, not held or locked. For the batch writes below.
+ */
+export async function evidenceForUpdate(db: DbOrTx, actor: Actor, ids: readonly string[]): Promise<Map<string, typeof evidence.$inferSelect>> {
+  const wanted = [...new Set(ids)];
+  const rows = wanted.length ? await db.select().from(evidence).where(inArray(evidence.id, wanted)) : [];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  for (const id of wanted) {
+    const row = byId.get(id);
+    if (!row) throw notFound(`Evidence ${id}`);
+    requireOnRecord(actor, 'evidence:update', row, `Evidence ${id}`);
+    if (row.locked) throw conflict(lockedMessage(id));
+  }
+  return byId;
+}
+
+/**
+ * Links many evidence records to records, each as linkEvidence does (evidence:update on the evidence, read on the
+ * linked record by Bearer rule 4, refused when the link exists), with one read per record type, one INSERT and one
+ * recordChanges call for the batch. The whole batch is refused on the first problem; nothing is written then.
+ */
+export async function linkEvidenceBatch(tx: DbOrTx, actor: Actor, items: readonly ({ evidenceId: string } & EvidenceLinkInput)[]): Promise<void> {
+  if (items.length === 0) return;
+  await evidenceForUpdate(tx, actor, items.map((i) => i.evidenceId));
+  const byType = new Map<string, string[]>();
+  for (const item of items) byType.set(item.recordType, [...(byType.get(item.recordType) ?? []), item.recordId]);
+  for (const [kind, ids] of byType) {
+    const type = linkableType(kind);
+    const rows = await recordRows(tx, type, ids);
+    for (const id of ids) requireLinkedRow(actor, type, id, rows.get(id), 'recordId');
+  }
+  const inserted = await tx.insert(evidenceLinks).values(items.map((i) => ({ evidenceId: i.evidenceId, recordType: i.recordType, recordId: i.recordId })))
+    .onConflictDoNothing().returning({ evidenceId: evidenceLinks.evidenceId });
+  if (inserted.length !== items.length) throw conflict('Some of these evidence records are already linked to those records (or a link is given twice)');
+  await recordChanges(tx, actor, items.map((i) => ({
+    module: 'evidence', recordType: 'evidence', recordId: i.evidenceId, action: 'link', before: null, after: { linkedType: i.recordType, linkedId: i.recordId },
+  })));
 }
 
 export async function unlinkEvidence(tx: DbOrTx, actor: Actor, evidenceId: string, input: EvidenceLinkInput): Promise<void> {

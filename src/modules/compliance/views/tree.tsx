@@ -229,6 +229,7 @@ export function PackageTreePage({ tree, query, csrfToken }: PackageTreePageProps
         <a href="/compliance/packages">← All packages</a>
         <a href={`/compliance/analyses/exceptions`}>Compliance exceptions</a>
         <a href="/compliance/poam">POA&amp;M</a>
+        <a href={`/compliance/packages/${tree.packageId}/soa`}>Statement of Applicability</a>
         <a class="button" href={`/compliance/packages/${tree.packageId}/export/oscal`} download="">Export as OSCAL catalog</a>
       </p>
       <h2>Score</h2>
@@ -287,7 +288,19 @@ export interface AnalysisPageProps {
   exceptionValues?: { title: string; description: string; expiresAt: string };
   /** Sections other modules add to the requirement's page (its evidence). */
   sections?: JSX.Element;
+  /** The assessment form as sent, kept when it was refused, and its field errors. */
+  assessValues?: AssessValues;
+  assessErrors?: Record<string, string>;
 }
+
+export interface AssessValues {
+  status: string;
+  notes: string;
+  applicable: 'yes' | 'no';
+  justification: string;
+}
+
+const APPLICABLE_OPTIONS: Option[] = [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }];
 
 function MappingSection({ kind, p }: { kind: MappingKind; p: AnalysisPageProps }): JSX.Element {
   const labels = MAPPING_LABELS[kind];
@@ -344,16 +357,27 @@ export function AnalysisPage(p: AnalysisPageProps): JSX.Element {
         <dt>Assessor</dt><dd safe>{a.assessor?.name ?? '—'}</dd>
         <dt>Assessed</dt><dd><When value={a.assessedAt} /></dd>
         <dt>Owner</dt><dd safe>{a.owner?.name ?? a.ownerGroup?.name ?? '—'}</dd>
+        <dt>Applicable</dt><dd>{a.applicable ? 'Yes' : 'No'}</dd>
+        <dt>Justification</dt><dd class="prewrap" safe>{a.justification || '—'}</dd>
       </dl>
-      {p.canUpdate && (
-        <form method="post" action={`/compliance/analyses/${a.id}`} class="card form" id="assess">
-          <h3>Assess</h3>
-          <CsrfField token={p.csrfToken} />
-          <Field label="Status" name="status"><Select name="status" options={STATUS_OPTIONS} selected={a.status} /></Field>
-          <Field label="Notes" name="notes" type="textarea" value={a.notes} maxlength={100000} />
-          <button type="submit">Save assessment</button>
-        </form>
-      )}
+      {p.canUpdate && (() => {
+        const v: AssessValues = p.assessValues ?? { status: a.status, notes: a.notes, applicable: a.applicable ? 'yes' : 'no', justification: a.justification };
+        const errors = p.assessErrors ?? {};
+        return (
+          <form method="post" action={`/compliance/analyses/${a.id}`} class="card form" id="assess">
+            <h2>Assess</h2>
+            <CsrfField token={p.csrfToken} />
+            <Field label="Status" name="status"><Select name="status" options={STATUS_OPTIONS} selected={v.status} /></Field>
+            <Field label="Notes" name="notes" type="textarea" value={v.notes} maxlength={100000} />
+            <Field label="Applicable" name="applicable" hint="Statement of Applicability: does this requirement apply here?">
+              <Select name="applicable" options={APPLICABLE_OPTIONS} selected={v.applicable} />
+            </Field>
+            <Field label="Justification" name="justification" type="textarea" value={v.justification} maxlength={10000} error={errors.justification}
+              hint="Why it applies, or why it does not (required when it does not)" />
+            <button type="submit">Save assessment</button>
+          </form>
+        );
+      })()}
       {!p.canUpdate && a.notes && <p class="prewrap card" safe>{a.notes}</p>}
       <h2>Mappings</h2>
       {(Object.keys(MAPPING_LABELS) as MappingKind[]).map((kind) => <MappingSection kind={kind} p={p} />)}
