@@ -1262,7 +1262,7 @@ export interface paths {
         get: operations["getCompliancePackages"];
         put?: never;
         /**
-         * Import a package (JSON): the package, its items and one analysis per requirement and additional item
+         * Import a package (JSON or an OSCAL catalog): the package, its items and one analysis per requirement and additional item
          * @description Needs scope `compliance:create` on the token, and the token's creator must hold that right.
          */
         post: operations["postCompliancePackages"];
@@ -1332,6 +1332,26 @@ export interface paths {
          * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
          */
         get: operations["getCompliancePackagesByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compliance/packages/{id}/export/oscal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a package as an OSCAL 1.1.2 catalog (importing it gives the same package)
+         * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getCompliancePackagesByIdExportOscal"];
         put?: never;
         post?: never;
         delete?: never;
@@ -14972,7 +14992,9 @@ export interface operations {
     };
     postCompliancePackages: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "oscal";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15025,6 +15047,30 @@ export interface operations {
                         /** @description requirement (blank means this; counts toward compliance), additional (counted separately) or heading (structure only) */
                         kind?: ("requirement" | "additional" | "heading") | "" | null;
                     }[];
+                };
+                "application/oscal+json": {
+                    catalog: {
+                        uuid: string;
+                        metadata: {
+                            title: string;
+                            version?: string;
+                            "oscal-version"?: string;
+                        };
+                        groups?: Record<string, never>[];
+                        controls?: Record<string, never>[];
+                    };
+                };
+                "application/oscal.catalog+json": {
+                    catalog: {
+                        uuid: string;
+                        metadata: {
+                            title: string;
+                            version?: string;
+                            "oscal-version"?: string;
+                        };
+                        groups?: Record<string, never>[];
+                        controls?: Record<string, never>[];
+                    };
                 };
             };
         };
@@ -15651,6 +15697,102 @@ export interface operations {
                             /** @description requirement (blank means this; counts toward compliance), additional (counted separately) or heading (structure only) */
                             kind?: ("requirement" | "additional" | "heading") | "" | null;
                         }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCompliancePackagesByIdExportOscal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OSCAL catalog */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/oscal+json": {
+                        catalog: {
+                            uuid: string;
+                            metadata: {
+                                title: string;
+                                version?: string;
+                                "oscal-version"?: string;
+                            };
+                            groups?: Record<string, never>[];
+                            controls?: Record<string, never>[];
+                        };
                     };
                 };
             };
