@@ -310,6 +310,8 @@ function doorOf(e: StoredEntry, tokenNames: Map<string, string>): string {
  */
 function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined): ShownRecord {
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
+  // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is.
+  if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null };
   if (declared) {
     const seen = typedRecordAsSeen(viewer, declared, e.recordId, row);
     return { label, title: seen.title, href: seen.href };
