@@ -80,8 +80,18 @@ export interface ShownAuditEntry extends ShownEntry {
   hash: string;
 }
 
-const detailText = (value: unknown): string =>
-  value === null || value === undefined || value === '' ? '—' : typeof value === 'object' ? JSON.stringify(value) : typeof value === 'boolean' ? (value ? 'Yes' : 'No') : String(value);
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/;
+
+const detailText = (value: unknown): string => {
+  if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.map(detailText).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  return typeof value === 'string' && ISO_TIME.test(value) ? utcText(value) : String(value);
+};
+
+/** A module as the Audit Log names it: the platform's own areas by name, a module by its screens' label. */
+const moduleName = (module: string): string => ({ settings: 'Settings', security: 'Security', notifications: 'Notifications' } as Record<string, string>)[module] ?? valueLabel(moduleLabel(module));
 
 /** A page of entries matching the filter, newest first, with the total, each worded for the reader. */
 export async function listAuditEntries(db: DbOrTx, viewer: Actor, filter: AuditFilter, page: number, pageSize = AUDIT_PAGE_SIZE): Promise<{ rows: ShownAuditEntry[]; total: number; page: number; pageSize: number }> {
@@ -101,7 +111,7 @@ export async function listAuditEntries(db: DbOrTx, viewer: Actor, filter: AuditF
     rows: rows.map(({ entry }, i) => ({
       ...shown[i],
       record: entry.recordType ? shown[i].record : null,
-      seq: entry.seq, module: entry.module, moduleLabel: valueLabel(moduleLabel(entry.module)), recordType: entry.recordType, recordId: entry.recordId, hash: entry.hash,
+      seq: entry.seq, module: entry.module, moduleLabel: moduleName(entry.module), recordType: entry.recordType, recordId: entry.recordId, hash: entry.hash,
       details: Object.entries(entry.details as Record<string, unknown>).filter(([key]) => key !== 'changesSha256').map(([key, value]) => ({ label: fieldWords(key), value: detailText(value) })),
     })),
     total, page, pageSize,
@@ -112,7 +122,7 @@ export async function listAuditEntries(db: DbOrTx, viewer: Actor, filter: AuditF
 export function auditModules(): { value: string; label: string }[] {
   const keys = new Set<string>(['security', 'settings', 'notifications']);
   for (const m of installedModules()) if (m.permissions) keys.add(m.permissions);
-  return [...keys].map((value) => ({ value, label: valueLabel(moduleLabel(value)) })).sort((a, b) => a.label.localeCompare(b.label));
+  return [...keys].map((value) => ({ value, label: moduleName(value) })).sort((a, b) => a.label.localeCompare(b.label));
 }
 
 /** The filtered entries as CSV rows (header first): at most AUDIT_EXPORT_LIMIT, newest first, times in UTC. */
@@ -132,4 +142,3 @@ export async function auditCsvRows(db: DbOrTx, viewer: Actor, filter: AuditFilte
   return rows.slice(0, AUDIT_EXPORT_LIMIT + 1);
 }
 
-export { utcText };

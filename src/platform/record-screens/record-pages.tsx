@@ -328,7 +328,14 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const shownHistory = await describeHistory(ctx.db, viewer, history, {
         own: { recordType: kind.recordType, recordId: view.id as string },
         label: (type, field) => (type === kind.recordType ? customLabels.get(field) ?? o.fields.find((f) => f.name === field)?.label : undefined),
-        name: (type, field, value) => (type === kind.recordType ? own?.(field, value) : undefined),
+        name: (type, field, value) => {
+          if (type !== kind.recordType) return undefined;
+          const named = own?.(field, value);
+          if (named !== undefined) return named;
+          // A reference the manifests do not declare (a risk's classification): named by the form's choices.
+          const spec = o.fields.find((f) => f.name === field);
+          return spec?.kind === 'reference' && !spec.link && typeof value === 'string' ? choices[field]?.find((c) => c.value === value)?.label : undefined;
+        },
         keyed: (type, field) => type === kind.recordType && o.fields.some((f) => f.name === field && f.kind === 'select' && !f.numeric),
       });
       const owned = ownedOf(view);

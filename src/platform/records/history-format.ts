@@ -96,7 +96,9 @@ export interface HistoryWording {
   keyed?(recordType: string, field: string): boolean;
 }
 
-const ACTION_LABELS: Record<string, string> = { create: 'Created', update: 'Changed', delete: 'Deleted' };
+const ACTION_LABELS: Record<string, string> = {
+  create: 'Created', update: 'Changed', delete: 'Deleted', signin: 'Signed in', signout: 'Signed out', 'permission.denied': 'Refused: no permission',
+};
 /** 'create' reads 'Created'; 'control.link' 'Control mapped'; any other action as words. */
 export function actionLabel(action: string): string {
   const link = /^(\w+)\.(link|unlink)$/.exec(action);
@@ -169,7 +171,7 @@ type Role = { person: true } | { group: true } | { link: RecordTypeDeclaration }
 
 /** What a field holds, by the manifests: people, groups, a linked record of a declared type (`<kind>Id`, `<kind>Ids`). */
 function roleOf(d: HistoryDescription | undefined, field: string): Role {
-  if (field === 'ownerId' || d?.people?.includes(field)) return { person: true };
+  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || d?.people?.includes(field)) return { person: true };
   if (field === 'ownerGroupId' || d?.groups?.includes(field)) return { group: true };
   const kind = d?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
   const type = kind ? findRecordType(kind) : undefined;
