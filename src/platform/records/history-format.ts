@@ -142,8 +142,9 @@ export function lineDiff(before: string, after: string): DiffLine[] {
     let j = 0;
     while (i < midA.length || j < midB.length) {
       if (i < midA.length && j < midB.length && midA[i] === midB[j]) { middle.push({ kind: 'same', text: midA[i] }); i++; j++; }
-      else if (j < midB.length && (i === midA.length || lcs[i][j + 1] >= lcs[i + 1][j])) middle.push({ kind: 'added', text: midB[j++] });
-      else middle.push({ kind: 'removed', text: midA[i++] });
+      // Removed lines before the lines that replace them, as diffs read.
+      else if (i < midA.length && (j === midB.length || lcs[i + 1][j] >= lcs[i][j + 1])) middle.push({ kind: 'removed', text: midA[i++] });
+      else middle.push({ kind: 'added', text: midB[j++] });
     }
   }
   // Unchanged lines around the change: two of context each side, the rest left out.
@@ -155,14 +156,20 @@ export function lineDiff(before: string, after: string): DiffLine[] {
 const isLongText = (value: unknown) => typeof value === 'string' && (value.includes('\n') || value.length > 200);
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The enum columns of a declared type's table, by key (their values are shown by label). */
+/** The table a History type's records live in: its declaration's, or the `historyParts` entry naming it. */
+function tableOf(recordType: string): PgTable | undefined {
+  return findRecordType(recordType)?.table ?? recordTypes().flatMap((t) => t.historyParts ?? []).find((p) => p.historyType === recordType)?.table;
+}
+
+/** The columns of a History type's table that hold keys of a fixed list (enum columns): their values are shown by label. */
 const enumColumnsCache = new WeakMap<PgTable, Set<string>>();
-function enumColumns(type: RecordTypeDeclaration | undefined): Set<string> {
-  if (!type) return new Set();
-  let found = enumColumnsCache.get(type.table);
+function enumColumns(recordType: string): Set<string> {
+  const table = tableOf(recordType);
+  if (!table) return new Set();
+  let found = enumColumnsCache.get(table);
   if (!found) {
-    found = new Set(Object.entries(getTableColumns(type.table)).filter(([, c]) => ((c as PgColumn & { enumValues?: string[] }).enumValues?.length ?? 0) > 0).map(([k]) => k));
-    enumColumnsCache.set(type.table, found);
+    found = new Set(Object.entries(getTableColumns(table)).filter(([, c]) => ((c as PgColumn & { enumValues?: string[] }).enumValues?.length ?? 0) > 0).map(([k]) => k));
+    enumColumnsCache.set(table, found);
   }
   return found;
 }
@@ -253,7 +260,7 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
   return entries.map((e) => {
     const d = historyDescription(e.recordType);
     const declared = findRecordType(e.recordType);
-    const enums = enumColumns(declared);
+    const enums = enumColumns(e.recordType);
     const labelOf = (field: string) => wording.label?.(e.recordType, field) ?? d?.fields[field] ?? fieldWords(field);
     const isKeyed = (field: string) => field === (d?.statusField ?? 'status') || enums.has(field) || (wording.keyed?.(e.recordType, field) ?? false);
     const changes: ShownChange[] = [];
