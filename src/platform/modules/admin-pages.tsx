@@ -146,7 +146,7 @@ export const adminPages = (ctx: AppContext) =>
       return renderScreen(headers, { title: 'Outbox', viewer, csrfToken, active: 'outbox' },
         <OutboxContent mails={mails} smtp={await ctx.mailer.smtpServer()} />);
     }, { page: 'settings:read' })
-    .get('/settings/audit', async ({ viewer, csrfToken, headers, query }) => {
+    .get('/settings/audit', async ({ viewer, csrfToken, headers, query, set }) => {
       requireAdministrator(viewer);
       const since = (query.since ?? '').trim();
       const withHistory = query.history === '1';
@@ -166,7 +166,10 @@ export const adminPages = (ctx: AppContext) =>
       const [entries, people] = await Promise.all([
         listAuditEntries(ctx.db, viewer, filter ?? {}, pageNumber(query.page)), platformService('listUsers')(ctx.db),
       ]);
-      if (!filter) Object.assign(entries, { rows: [], total: 0 });
+      if (!filter) {
+        Object.assign(entries, { rows: [], total: 0 });
+        set.status = 400;
+      }
       return renderScreen(headers, { title: 'Audit log', viewer, csrfToken, active: 'audit' },
         <AuditContent entries={entries} result={result} seals={seals} error={error} since={since} withHistory={withHistory}
           filter={filterValues(query)} users={people.map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }))} filterErrors={filterErrors} />);
@@ -263,6 +266,7 @@ function AuditEntries({ entries, filter }: { entries: Awaited<ReturnType<typeof 
             header: 'Details',
             cell: (e) => (
               <>
+                {e.hidden && <p class="muted">Changes not shown: you may not read this record.</p>}
                 {e.changes.length > 0 && <ul class="changes">{e.changes.map((c) => <ChangeLine change={c} />)}</ul>}
                 {e.details.length > 0 && <dl class="fields">{e.details.map((d) => <><dt safe>{d.label}</dt><dd safe>{d.value}</dd></>)}</dl>}
               </>

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { auditLog, history } from '../../../db/schema';
 import type { FieldChanges } from '../audit/history';
@@ -6,7 +6,7 @@ import { invalid, type FieldProblem } from '../core/errors';
 import { isUuid } from '../core/uuid';
 import { valueLabel } from '../core/value-labels';
 import { moduleLabel } from '../http/installed';
-import type { Actor } from '../permissions/permissions';
+import { levelOf, type Actor, type Permission } from '../permissions/permissions';
 import { escapeLike } from '../records/records';
 import { describeHistory, fieldWords, utcText, type ShownEntry } from '../records/history-format';
 import { installedModules } from './module';
@@ -55,8 +55,10 @@ const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_40
  * The WHERE of a filter. By record it is `record_id = …`, served by audit_log_record_seq_idx (record_id, seq): the
  * newest entries of one record and their count read only that record's index entries, however long the log.
  */
-function conditionOf(f: AuditFilter): SQL | undefined {
+function conditionOf(viewer: Actor, f: AuditFilter): SQL | undefined {
   const like = f.q ? `%${escapeLike(f.q)}%` : null;
+  // Changes are searched only in the modules the reader reads at level all: a match must not tell of a record they may not read.
+  const readable = auditModules().map((m) => m.value).filter((m) => levelOf(viewer, `${m}:read` as Permission) === 'all');
   return and(
     f.actor ? eq(auditLog.actorUserId, f.actor) : undefined,
     f.module ? eq(auditLog.module, f.module) : undefined,
@@ -64,7 +66,13 @@ function conditionOf(f: AuditFilter): SQL | undefined {
     f.record ? eq(auditLog.recordId, f.record) : undefined,
     f.from ? gte(auditLog.at, `${f.from}T00:00:00.000Z`) : undefined,
     f.to ? lt(auditLog.at, nextDay(f.to)) : undefined,
-    like ? or(ilike(auditLog.action, like), ilike(auditLog.module, like), ilike(auditLog.recordType, like), ilike(auditLog.recordId, like), sql`${auditLog.details}::text ilike ${like}`) : undefined,
+    like ? or(
+      ilike(auditLog.action, like), ilike(auditLog.module, like), ilike(auditLog.recordType, like), ilike(auditLog.recordId, like), sql`${auditLog.details}::text ilike ${like}`,
+      // The changes the entry seals (a record's name as written), through history_audit_seq_idx.
+      readable.length
+        ? and(inArray(auditLog.module, readable), sql`exists (select 1 from ${history} where ${history.auditSeq} = ${auditLog.seq} and ${history.changes}::text ilike ${like})`)
+        : undefined,
+    ) : undefined,
   );
 }
 
@@ -95,7 +103,7 @@ const moduleName = (module: string): string => ({ settings: 'Settings', security
 
 /** A page of entries matching the filter, newest first, with the total, each worded for the reader. */
 export async function listAuditEntries(db: DbOrTx, viewer: Actor, filter: AuditFilter, page: number, pageSize = AUDIT_PAGE_SIZE): Promise<{ rows: ShownAuditEntry[]; total: number; page: number; pageSize: number }> {
-  const where = conditionOf(filter);
+  const where = conditionOf(viewer, filter);
   const [rows, [{ total }]] = await Promise.all([
     db.select({ entry: auditLog, changes: history.changes, source: history.source }).from(auditLog).leftJoin(history, eq(history.auditSeq, auditLog.seq))
       .where(where).orderBy(desc(auditLog.seq)).limit(pageSize).offset((page - 1) * pageSize),
@@ -133,7 +141,7 @@ export async function auditCsvRows(db: DbOrTx, viewer: Actor, filter: AuditFilte
     for (const e of chunk.rows) {
       rows.push([
         String(e.seq), e.at, e.who, e.door, e.moduleLabel, e.actionLabel, e.record?.label ?? '', e.record?.title ?? '', e.recordId ?? '',
-        e.changes.map((c) => (c.lines ? `${c.label}: ${c.lines.filter((l) => l.kind !== 'same').map((l) => `${l.kind === 'added' ? '+' : '-'} ${l.text}`).join(' / ')}` : `${c.label}: ${c.before.text} → ${c.after.text}`)).join('\n'),
+        e.hidden ? 'Not shown: you may not read this record' : e.changes.map((c) => (c.lines ? `${c.label}: ${c.lines.filter((l) => l.kind !== 'same').map((l) => `${l.kind === 'added' ? '+' : '-'} ${l.text}`).join(' / ')}` : `${c.label}: ${c.before.text} → ${c.after.text}`)).join('\n'),
         e.details.map((d) => `${d.label}: ${d.value}`).join('\n'), e.hash,
       ]);
     }

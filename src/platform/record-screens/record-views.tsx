@@ -351,7 +351,11 @@ export function HistoryTable({ entries, id, empty = 'No changes recorded.' }: { 
             ? <>{h.record.href ? <a href={h.record.href} safe>{h.record.title}</a> : <span safe>{h.record.title}</span>}<br /><span class="muted" safe>{h.record.label}</span></>
             : <span class="muted">This record</span>),
         }] : []),
-        { header: 'Changes', cell: (h) => (h.changes.length ? <ul class="changes">{h.changes.map((c) => <ChangeLine change={c} />)}</ul> : <span class="muted">—</span>) },
+        {
+          header: 'Changes',
+          cell: (h) => (h.hidden ? <span class="muted">Not shown: you may not read this record.</span>
+            : h.changes.length ? <ul class="changes">{h.changes.map((c) => <ChangeLine change={c} />)}</ul> : <span class="muted">—</span>),
+        },
       ]}
     />
   );

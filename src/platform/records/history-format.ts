@@ -70,6 +70,8 @@ export interface ShownRecord {
   label: string;
   title: string;
   href: string | null;
+  /** The reader may read it (or, deleted, could have at level all): otherwise its entry's changes are not shown. */
+  readable: boolean;
 }
 
 export interface ShownEntry {
@@ -83,6 +85,8 @@ export interface ShownEntry {
   /** The record the entry is about, when it is not the page's own record (a treatment in its risk's History). */
   record: ShownRecord | null;
   changes: ShownChange[];
+  /** The changes were left out: the entry is about a record the reader may not read (they would name it). */
+  hidden: boolean;
   auditSeq: number | null;
 }
 
@@ -283,14 +287,17 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       }
       changes.push(shown);
     }
+    const record = isOwn(e, wording) ? null : shownRecord(viewer, e, d, declared, declared ? recordsOf.get(declared)?.get(e.recordId) : undefined);
+    const hidden = record !== null && !record.readable;
     return {
       at: new Date(e.at).toISOString(),
       who: e.actorUserId ? userNames.get(e.actorUserId) ?? e.actor ?? '(deleted)' : e.actor ?? (e.tokenId ? 'Token' : 'System'),
       door: doorOf(e, tokenNames),
       action: e.action,
       actionLabel: actionLabel(e.action),
-      record: isOwn(e, wording) ? null : shownRecord(viewer, e, d, declared, declared ? recordsOf.get(declared)?.get(e.recordId) : undefined),
-      changes,
+      record,
+      changes: hidden ? [] : changes,
+      hidden,
       auditSeq: e.auditSeq,
     };
   });
@@ -320,15 +327,16 @@ function doorOf(e: StoredEntry, tokenNames: Map<string, string>): string {
 function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined): ShownRecord {
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
   // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is.
-  if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null };
+  if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null, readable: true };
+  const module = declared?.module ?? d!.module;
+  const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
   if (declared) {
     const seen = typedRecordAsSeen(viewer, declared, e.recordId, row);
-    return { label, title: seen.title, href: seen.href };
+    return { label, title: seen.title, href: seen.href, readable: seen.href !== null || (!row && readsAll) };
   }
-  const module = d?.module;
   const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
-  if (module && levelOf(viewer, `${module}:read` as Permission) === 'all') return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null };
-  return { label, title: RESTRICTED_NAME, href: null };
+  if (readsAll) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null, readable: true };
+  return { label, title: RESTRICTED_NAME, href: null, readable: false };
 }
 
 /** The History types of the records kept as parts of `type`'s records: its declared `historyParts` and the declared types naming it as `parent`. */
