@@ -97,7 +97,7 @@ export interface HistoryView {
   via: string;
   source: string | null;
   actor: string | null;
-  /** Who acted, by id (the History formatter names them). */
+  /** Who acted, by id (the History formatter names them; REST answers leave it out). */
   actorUserId?: string | null;
   tokenId: string | null;
   changes: FieldChanges;
@@ -111,7 +111,7 @@ export async function listHistory(db: DbOrTx, recordType: string, recordId: stri
     .where(and(eq(history.recordType, recordType), eq(history.recordId, recordId)))
     .orderBy(desc(history.id)).limit(limit);
   return rows.map(({ h, email }) => ({
-    at: h.at.toISOString(), action: h.action, via: h.via, source: h.source, actor: email, actorUserId: h.actorUserId, tokenId: h.actorTokenId,
+    at: h.at.toISOString(), action: h.action, via: h.via, source: h.source, actor: email, tokenId: h.actorTokenId,
     changes: h.changes as FieldChanges, auditSeq: h.auditSeq,
   }));
 }
