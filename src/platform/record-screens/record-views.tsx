@@ -324,7 +324,7 @@ export function ChangeLine({ change }: { change: ShownChange }): JSX.Element {
     return (
       <li>
         <strong safe>{change.label}</strong>
-        <pre class="diff" aria-label={`Changes to ${change.label}`}>{change.lines.map((l) => (
+        <pre class="diff">{change.lines.map((l) => (
           l.kind === 'added' ? <ins safe>{`+ ${l.text}\n`}</ins> : l.kind === 'removed' ? <del safe>{`- ${l.text}\n`}</del> : <span safe>{`  ${l.text}\n`}</span>
         ))}</pre>
       </li>
