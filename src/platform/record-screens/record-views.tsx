@@ -271,7 +271,7 @@ export function RecordDetail(p: DetailProps): JSX.Element {
         empty="No Audit Log entries."
         columns={[
           { header: '#', cell: (e) => <Text value={e.seq} /> },
-          { header: 'When', cell: (e) => <When value={e.at} /> },
+          { header: 'When', cell: (e) => <When value={e.at} local /> },
           { header: 'Action', cell: (e) => <Text value={actionLabel(e.action)} /> },
           { header: 'Via', cell: (e) => <Text value={valueLabel(e.via)} /> },
         ]}

@@ -103,10 +103,10 @@ export interface HistoryWording {
 const ACTION_LABELS: Record<string, string> = {
   create: 'Created', update: 'Changed', delete: 'Deleted', signin: 'Signed in', signout: 'Signed out', 'permission.denied': 'Refused: no permission',
 };
-/** 'create' reads 'Created'; 'control.link' 'Control mapped'; any other action as words. */
+/** 'create' reads 'Created'; 'control.link' 'Control linked', 'subProcessor.add' 'Sub processor added'; any other action as words. */
 export function actionLabel(action: string): string {
-  const link = /^(\w+)\.(link|unlink)$/.exec(action);
-  if (link) return `${valueLabel(link[1])} ${link[2] === 'link' ? 'linked' : 'unlinked'}`;
+  const link = /^(\w+)\.(link|unlink|add|remove)$/.exec(action);
+  if (link) return `${valueLabel(link[1])} ${({ link: 'linked', unlink: 'unlinked', add: 'added', remove: 'removed' } as Record<string, string>)[link[2]]}`;
   return ACTION_LABELS[action] ?? valueLabel(action.replaceAll('.', ' '));
 }
 
@@ -340,29 +340,27 @@ function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | unde
 }
 
 /** The History types of the records kept as parts of `type`'s records: its declared `historyParts` and the declared types naming it as `parent`. */
-function partsOf(type: RecordTypeDeclaration): { historyType: string; ids: (parentId: string) => SQL }[] {
-  const declaredParts = recordTypes().filter((t) => t.parent?.kind === type.kind).map((t) => ({
-    historyType: historyTypeOf(t),
-    ids: (parentId: string) => sql`(select ${t.id}::text from ${t.table} where ${t.parent!.id} = ${parentId})`,
-  }));
-  const ownParts = (type.historyParts ?? []).map((p) => ({
-    historyType: p.historyType,
-    ids: (parentId: string) => sql`(select ${p.id}::text from ${p.table} where ${p.parentId} = ${parentId}${p.where ? sql` and ${p.where}` : sql``})`,
-  }));
-  return [...declaredParts, ...ownParts];
+function partsOf(type: RecordTypeDeclaration): { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[] {
+  const declaredParts = recordTypes().filter((t) => t.parent?.kind === type.kind).map((t) => ({ historyType: historyTypeOf(t), table: t.table, id: t.id, parentId: t.parent!.id }));
+  return [...declaredParts, ...(type.historyParts ?? [])];
 }
 
 /**
  * A record's History with the History of its parts (a risk's treatments, reviews and exceptions; a control's tests),
- * newest first, in one query (history_record_idx serves each branch).
+ * newest first: the parts' ids first (their parent column's index), then one query whose branches each use
+ * history_record_idx (record_type, record_id).
  */
 export async function historyWithParts(db: DbOrTx, kindOrHistoryType: string, recordId: string, limit = 200): Promise<StoredEntry[]> {
   const type = findRecordType(kindOrHistoryType);
   const own = type ? historyTypeOf(type) : kindOrHistoryType;
   const parts = type && isUuid(recordId) ? partsOf(type) : [];
+  const partIds = await Promise.all(parts.map(async (p) => {
+    const rows = await db.select({ id: sql<string>`${p.id}::text` }).from(p.table).where(and(eq(p.parentId, recordId), p.where));
+    return { historyType: p.historyType, ids: rows.map((r) => r.id) };
+  }));
   const where = or(
     and(eq(history.recordType, own), eq(history.recordId, recordId)),
-    ...parts.map((p) => and(eq(history.recordType, p.historyType), sql`${history.recordId} in ${p.ids(recordId)}`)),
+    ...partIds.filter((p) => p.ids.length).map((p) => and(eq(history.recordType, p.historyType), inArray(history.recordId, p.ids))),
   );
   const rows = await db.select({ h: history, email: users.email }).from(history).leftJoin(users, eq(users.id, history.actorUserId))
     .where(where).orderBy(desc(history.id)).limit(limit);
