@@ -70,6 +70,8 @@ describe('History of a control', () => {
     // Raw keys and field names are gone.
     expect(table).not.toContain('>retired<');
     expect(table).not.toContain('ownerId');
+    // An administrator goes from the record to its Audit Log entries.
+    expect(await (await admin.get(`/controls/${id}`)).text()).toContain(`<a href="/settings/audit?record=${id}">Open in Settings › Audit log</a>`);
   });
 });
 

@@ -344,6 +344,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
         <RecordDetail path={o.path} id={view.id as string} rows={rows} history={shownHistory} audit={audit}
+          auditHref={levelOf(viewer, 'settings:read') === 'all' ? `/settings/audit?record=${view.id as string}` : undefined}
           actions={o.detailActions?.(view)}
           canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)}
           done={query.done ? doneMessages[query.done] : undefined} sections={sections} plural={o.title} />);

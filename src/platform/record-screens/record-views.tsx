@@ -237,6 +237,8 @@ export interface DetailProps {
   /** Its History (with its parts'), as the one History formatter words it. */
   history: ShownEntry[];
   audit: AuditEntry[];
+  /** Settings › Audit log filtered by this record, for a reader who may open it. */
+  auditHref?: string;
   /** Links beside Edit and Delete. */
   actions?: JSX.Element;
   canUpdate: boolean;
@@ -265,6 +267,7 @@ export function RecordDetail(p: DetailProps): JSX.Element {
       <h2 id="history-heading">History</h2>
       <HistoryTable id="record-history" entries={p.history} />
       <h2 id="audit-heading">Audit Log</h2>
+      {p.auditHref && <p><a href={p.auditHref}>Open in Settings › Audit log</a></p>}
       <DataTable<AuditEntry>
         id="record-audit"
         rows={p.audit}
