@@ -7,6 +7,7 @@ import { benchEvidence } from './evidence';
 import { benchAssistant } from './assistant';
 import { benchBundleLoader } from './bundle-loader';
 import { benchReminderSweep } from './reminder-sweep';
+import { benchDashboard } from './dashboard';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -21,6 +22,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Evidence files', benchEvidence],
   ['AI assistant endpoint', benchAssistant],
   ['Reminder sweep', benchReminderSweep],
+  ['Dashboard', benchDashboard],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

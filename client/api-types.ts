@@ -2872,6 +2872,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data-privacy/processing-activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List records of processing (GDPR Art. 30; own level: only those you or your groups own)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyProcessingActivities"];
+        put?: never;
+        /**
+         * Record a processing activity (a legal basis of Art. 6; an Art. 9 condition when special categories are processed)
+         * @description Needs scope `dataPrivacy:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyProcessingActivities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/processing-activities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a processing activity
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyProcessingActivitiesById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a processing activity (409 while others reference it)
+         * @description Needs scope `dataPrivacy:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteDataPrivacyProcessingActivitiesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a processing activity
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchDataPrivacyProcessingActivitiesById"];
+        trace?: never;
+    };
+    "/api/v1/data-privacy/processing-activities/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A processing activity's History
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyProcessingActivitiesByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Article 30 register: the processing activities you may read (retired ones left out), grouped by role, with labels and linked records named ("(restricted)" where you may not read them)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyRegister"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/register/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Article 30 register as CSV (UTF-8 with BOM, formula-guarded cells, one row per processing activity, controller entries first)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyRegisterCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/people": {
         parameters: {
             query?: never;
@@ -5278,6 +5390,12 @@ export interface operations {
                 classificationId?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
+                inherentLikelihood?: number;
+                inherentImpact?: number;
+                residualLikelihood?: number;
+                residualImpact?: number;
+                inherentBand?: string;
+                residualBand?: string;
             };
             header?: never;
             path?: never;
@@ -16917,7 +17035,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -17006,7 +17124,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
+                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
                     /** Format: uuid */
                     recordId: string;
                 };
@@ -17022,7 +17140,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -17122,7 +17240,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding";
+                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
                 recordId: string;
             };
             cookie?: never;
@@ -28708,6 +28826,967 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyProcessingActivities: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "name" | "-name" | "role" | "-role" | "status" | "-status" | "legalBasis" | "-legalBasis" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "draft" | "active" | "retired";
+                ownerId?: string;
+                ownerGroupId?: string;
+                role?: "controller" | "processor";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "controller" | "processor";
+                                /** @enum {string} */
+                                status: "draft" | "active" | "retired";
+                                purposes: string;
+                                /** @enum {string} */
+                                legalBasis: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                                /** @enum {string|null} */
+                                specialCategoryCondition: "explicit_consent" | "employment_and_social_security" | "vital_interests_incapable" | "not_for_profit_body" | "made_public_by_subject" | "legal_claims" | "substantial_public_interest" | "health_or_social_care" | "public_health" | "archiving_research_statistics" | null;
+                                dataSubjectCategories: string[];
+                                personalDataCategories: string[];
+                                recipients: string;
+                                retention: string;
+                                systemAssetIds: string[];
+                                processorThirdPartyIds: string[];
+                                jointControllers: string;
+                                securityMeasures: string;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Custom field values by key */
+                                customFields: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyProcessingActivities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name of the processing activity */
+                    name: string;
+                    /**
+                     * @description controller (Art. 30(1)) or processor (Art. 30(2)); blank gives controller
+                     * @enum {string}
+                     */
+                    role?: "controller" | "processor";
+                    /**
+                     * @description Blank gives draft
+                     * @enum {string}
+                     */
+                    status?: "draft" | "active" | "retired";
+                    /** @description The purposes of the processing */
+                    purposes?: string;
+                    /**
+                     * @description The lawful basis of Art. 6(1): consent, contract, legal_obligation, vital_interests, public_task or legitimate_interests
+                     * @enum {string}
+                     */
+                    legalBasis: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                    /**
+                     * @description The Art. 9(2) condition; required when a special category of personal data is processed, blank otherwise
+                     * @enum {string|null}
+                     */
+                    specialCategoryCondition?: "explicit_consent" | "employment_and_social_security" | "vital_interests_incapable" | "not_for_profit_body" | "made_public_by_subject" | "legal_claims" | "substantial_public_interest" | "health_or_social_care" | "public_health" | "archiving_research_statistics" | null;
+                    dataSubjectCategories?: ("employees" | "job_applicants" | "contractors" | "customers" | "prospects" | "supplier_contacts" | "website_visitors" | "patients" | "students" | "children" | "members" | "citizens")[];
+                    personalDataCategories?: ("identification" | "contact_details" | "financial" | "employment" | "education" | "location" | "online_identifiers" | "communications" | "images_and_recordings" | "racial_or_ethnic_origin" | "political_opinions" | "religious_or_philosophical_beliefs" | "trade_union_membership" | "genetic_data" | "biometric_data" | "health_data" | "sex_life_or_sexual_orientation")[];
+                    /** @description Categories of recipients, including those in third countries */
+                    recipients?: string;
+                    /** @description Time limits for erasure of the categories of data */
+                    retention?: string;
+                    /** @description Assets (systems) the processing runs on; each must be an asset you may read */
+                    systemAssetIds?: string[];
+                    /** @description Third parties processing on your behalf; each must be a third party you may read */
+                    processorThirdPartyIds?: string[];
+                    /** @description Joint controllers and their contact details */
+                    jointControllers?: string;
+                    /** @description A general description of the technical and organisational security measures (Art. 32(1)) */
+                    securityMeasures?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyProcessingActivitiesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "controller" | "processor";
+                            /** @enum {string} */
+                            status: "draft" | "active" | "retired";
+                            purposes: string;
+                            /** @enum {string} */
+                            legalBasis: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                            /** @enum {string|null} */
+                            specialCategoryCondition: "explicit_consent" | "employment_and_social_security" | "vital_interests_incapable" | "not_for_profit_body" | "made_public_by_subject" | "legal_claims" | "substantial_public_interest" | "health_or_social_care" | "public_health" | "archiving_research_statistics" | null;
+                            dataSubjectCategories: string[];
+                            personalDataCategories: string[];
+                            recipients: string;
+                            retention: string;
+                            systemAssetIds: string[];
+                            processorThirdPartyIds: string[];
+                            jointControllers: string;
+                            securityMeasures: string;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDataPrivacyProcessingActivitiesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchDataPrivacyProcessingActivitiesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name of the processing activity */
+                    name?: string;
+                    /**
+                     * @description controller (Art. 30(1)) or processor (Art. 30(2)); blank gives controller
+                     * @enum {string}
+                     */
+                    role?: "controller" | "processor";
+                    /**
+                     * @description Blank gives draft
+                     * @enum {string}
+                     */
+                    status?: "draft" | "active" | "retired";
+                    /** @description The purposes of the processing */
+                    purposes?: string;
+                    /**
+                     * @description The lawful basis of Art. 6(1): consent, contract, legal_obligation, vital_interests, public_task or legitimate_interests
+                     * @enum {string}
+                     */
+                    legalBasis?: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                    /**
+                     * @description The Art. 9(2) condition; required when a special category of personal data is processed, blank otherwise
+                     * @enum {string|null}
+                     */
+                    specialCategoryCondition?: "explicit_consent" | "employment_and_social_security" | "vital_interests_incapable" | "not_for_profit_body" | "made_public_by_subject" | "legal_claims" | "substantial_public_interest" | "health_or_social_care" | "public_health" | "archiving_research_statistics" | null;
+                    dataSubjectCategories?: ("employees" | "job_applicants" | "contractors" | "customers" | "prospects" | "supplier_contacts" | "website_visitors" | "patients" | "students" | "children" | "members" | "citizens")[];
+                    personalDataCategories?: ("identification" | "contact_details" | "financial" | "employment" | "education" | "location" | "online_identifiers" | "communications" | "images_and_recordings" | "racial_or_ethnic_origin" | "political_opinions" | "religious_or_philosophical_beliefs" | "trade_union_membership" | "genetic_data" | "biometric_data" | "health_data" | "sex_life_or_sexual_orientation")[];
+                    /** @description Categories of recipients, including those in third countries */
+                    recipients?: string;
+                    /** @description Time limits for erasure of the categories of data */
+                    retention?: string;
+                    /** @description Assets (systems) the processing runs on; each must be an asset you may read */
+                    systemAssetIds?: string[];
+                    /** @description Third parties processing on your behalf; each must be a third party you may read */
+                    processorThirdPartyIds?: string[];
+                    /** @description Joint controllers and their contact details */
+                    jointControllers?: string;
+                    /** @description A general description of the technical and organisational security measures (Art. 32(1)) */
+                    securityMeasures?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "controller" | "processor";
+                            /** @enum {string} */
+                            status: "draft" | "active" | "retired";
+                            purposes: string;
+                            /** @enum {string} */
+                            legalBasis: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                            /** @enum {string|null} */
+                            specialCategoryCondition: "explicit_consent" | "employment_and_social_security" | "vital_interests_incapable" | "not_for_profit_body" | "made_public_by_subject" | "legal_claims" | "substantial_public_interest" | "health_or_social_care" | "public_health" | "archiving_research_statistics" | null;
+                            dataSubjectCategories: string[];
+                            personalDataCategories: string[];
+                            recipients: string;
+                            retention: string;
+                            systemAssetIds: string[];
+                            processorThirdPartyIds: string[];
+                            jointControllers: string;
+                            securityMeasures: string;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyProcessingActivitiesByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            role: "controller" | "processor";
+                            heading: string;
+                            entries: {
+                                id: string;
+                                name: string;
+                                role: string;
+                                status: string;
+                                purposes: string;
+                                legalBasis: string;
+                                specialCategoryCondition: string;
+                                dataSubjectCategories: string;
+                                personalDataCategories: string;
+                                recipients: string;
+                                retention: string;
+                                /** @description Names separated by "; ", "(restricted)" where you may not read the asset */
+                                systems: string;
+                                /** @description Names separated by "; ", "(restricted)" where you may not read the third party */
+                                processors: string;
+                                jointControllers: string;
+                                securityMeasures: string;
+                                owner: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyRegisterCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The register */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,10 +14,11 @@ import { uploadLimits } from './platform/http/installed';
 import { openApiRoute } from './platform/http/openapi';
 import { platformModule } from './platform/modules/platform-module';
 import { notificationsModule } from './platform/modules/notifications-module';
+import { dashboardModule } from './platform/modules/dashboard-module';
 import { MODULES } from './modules';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
-export const SERVICE_MODULES = [platformModule, notificationsModule, ...MODULES];
+export const SERVICE_MODULES = [dashboardModule, platformModule, notificationsModule, ...MODULES];
 installModules(SERVICE_MODULES);
 
 /**

@@ -11,13 +11,32 @@
       if (frame.scrollWidth > frame.clientWidth + 1) {
         frame.setAttribute('tabindex', '0');
         frame.setAttribute('role', 'region');
-        if (!frame.hasAttribute('aria-label')) frame.setAttribute('aria-label', 'Table, scrolls sideways');
+        // Named after the table's caption when it has one, so two scrolling tables on a page are told apart.
+        var caption = frame.querySelector('caption');
+        var named = caption && caption.textContent.trim() ? caption.textContent.trim() + ', table' : 'Table';
+        if (!frame.hasAttribute('aria-label')) frame.setAttribute('aria-label', named + ', scrolls sideways');
       } else if (frame.getAttribute('tabindex') === '0') {
         frame.removeAttribute('tabindex');
         frame.removeAttribute('role');
       }
     }
   }
+
+  // Collapsible sections that remember themselves (the compliance tree): each open or close the person makes is sent to
+  // <data-headings of the container>/<the heading's id>. data-open holds the state the server rendered, so the toggle
+  // event a section fires as it is first drawn open is not sent back.
+  document.addEventListener('toggle', function (event) {
+    var section = event.target;
+    if (!section || !section.matches || !section.matches('details.tree-section[id^="section-"]') || !window.htmx) return;
+    var container = section.closest('[data-headings]');
+    if (!container) return;
+    var open = section.open ? '1' : '';
+    if (section.getAttribute('data-open') === open) return;
+    section.setAttribute('data-open', open);
+    window.htmx.ajax('POST', container.getAttribute('data-headings') + '/' + section.id.slice('section-'.length), {
+      source: section, target: section, swap: 'none', values: { open: section.open ? 'true' : 'false' },
+    });
+  }, true);
 
   document.addEventListener('DOMContentLoaded', function () { markScrollingTables(document); });
   window.addEventListener('resize', function () { markScrollingTables(document); });

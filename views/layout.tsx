@@ -103,15 +103,15 @@ export function Layout({ title, nav: groups, email, csrfToken, active, actions, 
   );
 }
 
-/** The sign-in page and other screens outside the shell. */
-export function BareLayout({ title, children }: { title: string; children?: JSX.Element }): JSX.Element {
+/** The sign-in page and other screens outside the shell; `wide` for a document meant to be printed (the Article 30 register). */
+export function BareLayout({ title, children, wide }: { title: string; children?: JSX.Element; wide?: boolean }): JSX.Element {
   return (
     <>
       {'<!doctype html>'}
       <html lang="en">
         <PageHead title={title} />
         <body>
-          <main class="narrow">
+          <main class={wide ? 'document' : 'narrow'}>
             <h1 safe>{title}</h1>
             {children}
           </main>

@@ -87,3 +87,14 @@ export const analysisProjects = pgTable('compliance_analysis_projects', {
   analysisId: uuid('analysis_id').notNull().references(() => complianceAnalyses.id, { onDelete: 'cascade' }),
   projectId: uuid('project_id').notNull().references(() => projects.id),
 }, (t) => [primaryKey({ columns: [t.analysisId, t.projectId] }), index('compliance_analysis_projects_project_idx').on(t.projectId)]);
+
+/**
+ * Which headings of a package's tree a person keeps open (the screen's collapsed state, per person and package).
+ * A screen preference, not a record: no History, no Audit Log entry. Headings not listed are shown collapsed.
+ */
+export const complianceTreeViews = pgTable('compliance_tree_views', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  packageId: uuid('package_id').notNull().references(() => compliancePackages.id, { onDelete: 'cascade' }),
+  openItemIds: uuid('open_item_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  updatedAt: updatedAt(),
+}, (t) => [primaryKey({ columns: [t.userId, t.packageId] }), index('compliance_tree_views_package_idx').on(t.packageId)]);

@@ -20,7 +20,7 @@ export const customFieldDefinitions = pgTable('custom_field_definitions', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('custom_field_definitions_module_key_unique').on(t.module, t.key),
-  check('custom_field_definitions_module_check', sql`${t.module} in ('risks', 'controls', 'policies', 'thirdParties', 'incidents', 'projects', 'evidence')`),
+  check('custom_field_definitions_module_check', sql`${t.module} in ('risks', 'controls', 'policies', 'thirdParties', 'incidents', 'projects', 'evidence', 'dataPrivacy')`),
   check('custom_field_definitions_type_check', sql`${t.type} in ('text', 'number', 'date', 'singleSelect', 'multiSelect', 'boolean')`),
   check('custom_field_definitions_key_check', sql`${t.key} ~ '^[a-z][a-zA-Z0-9_]{0,39}$'`),
   index('custom_field_definitions_module_idx').on(t.module, t.position),

@@ -17,3 +17,4 @@ export * from "./evidence";
 export * from "./two-factor";
 export * from "./sign-in";
 export * from "./notifications";
+export * from "./data-privacy";

@@ -8,6 +8,7 @@ import { manifest as businessUnits } from './businessUnits';
 import { manifest as compliance } from './compliance';
 import { manifest as controls } from './controls';
 import { manifest as customFields } from './customFields';
+import { manifest as dataPrivacy } from './dataPrivacy';
 import { manifest as evidence } from './evidence';
 import { manifest as exceptions } from './exceptions';
 import { manifest as incidents } from './incidents';
@@ -24,6 +25,6 @@ import { manifest as thirdParties } from './thirdParties';
  * index.ts exporting its manifest, and one line here (docs/adding-a-module.md).
  */
 export const MODULES: readonly ModuleManifest[] = [
-  risks, exceptions, controls, compliance, evidence, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews,
+  risks, exceptions, controls, compliance, evidence, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews, dataPrivacy,
   people, apiTokens, customFields, labels, assistant, search,
 ];

@@ -51,6 +51,13 @@ const clippedEntries = (page: Page) => page.locator('nav.sidenav a').evaluateAll
     return box.width === 0 || box.left < 0 || box.right > document.documentElement.clientWidth;
   }).map((a) => a.textContent));
 
+/** The outermost elements reaching past the viewport's right edge (for a failure message to name them). */
+const widerThanViewport = (page: Page) => page.evaluate(() => {
+  const width = document.documentElement.clientWidth;
+  const wide = Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > width + 1);
+  return wide.filter((e) => !wide.includes(e.parentElement!)).map((e) => `<${e.tagName.toLowerCase()} class="${e.className}"> ${e.textContent?.slice(0, 60)}`).join('; ');
+});
+
 describe('side navigation', () => {
   test.skipIf(!chromiumAvailable)('at 1366 px an administrator sees every group, nothing clipped, the current page marked', async () => {
     const page = await signIn(1366, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -58,8 +65,9 @@ describe('side navigation', () => {
       const nav = page.getByRole('navigation', { name: 'Main' });
       await expect(nav.isVisible()).resolves.toBe(true);
       const groups = await nav.locator('h2').allTextContents();
-      // Every group an installed module has entries in, in their order (Overview's entry is the start page, shown apart).
-      expect(groups).toEqual(navigation().map((g) => g.group).filter((g) => g !== 'Overview'));
+      // Every group an installed module has entries in, in their order; Overview holds the Dashboard, the start page.
+      expect(groups).toEqual(navigation().map((g) => g.group));
+      expect(groups[0]).toBe('Overview');
       for (const label of ['Risks', 'Risk exceptions', 'Controls', 'Packages', 'POA&M', 'Policies', 'Assets', 'Third parties', 'Incidents', 'Audit log']) {
         await expect(nav.getByRole('link', { name: label, exact: true }).isVisible()).resolves.toBe(true);
       }
@@ -75,7 +83,8 @@ describe('side navigation', () => {
     const page = await signIn(1366, reader.email, reader.password);
     try {
       const links = await page.getByRole('navigation', { name: 'Main' }).locator('a').allTextContents();
-      expect(links).toEqual(['Risks', 'Risk exceptions', 'Incidents']);
+      // The Dashboard is everyone's start page; the rest are the registers the reader's rights open.
+      expect(links).toEqual(['Dashboard', 'Risks', 'Risk exceptions', 'Incidents']);
     } finally {
       await page.close();
     }
@@ -87,7 +96,7 @@ describe('side navigation', () => {
       const nav = page.getByRole('navigation', { name: 'Main' });
       await expect(nav.isVisible()).resolves.toBe(false);
       const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-      expect(pageWidth).toBeLessThanOrEqual(390);
+      expect(pageWidth, `wider than the phone: ${await widerThanViewport(page)}`).toBeLessThanOrEqual(390);
       await page.getByText('Menu', { exact: true }).click();
       await expect(nav.isVisible()).resolves.toBe(true);
       expect(await clippedEntries(page)).toEqual([]);

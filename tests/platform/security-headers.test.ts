@@ -79,7 +79,9 @@ describe('security headers', () => {
     for (const path of new Set(paths)) {
       const res = await admin.get(path);
       if (!(res.headers.get('content-type') ?? '').includes('text/html')) continue;
-      const html = await res.text();
+      // Records made by other tests may hold "<script>" in their names: inside a quoted attribute value it is inert
+      // text (the value is escaped), so only the markup outside attribute values is checked.
+      const html = (await res.text()).replace(/="[^"]*"/g, '=""');
       expect(html, `${path}: inline script`).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(html, `${path}: event handler attribute`).not.toMatch(/<[^>]+\son[a-z]+=/);
       expect(html, `${path}: style attribute`).not.toMatch(/<[^>]+\sstyle=/);

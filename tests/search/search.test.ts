@@ -65,7 +65,7 @@ describe('search', () => {
     expect((await send('GET', '/api/v1/search?q=')).status).toBe(400);
     expect((await send('GET', `/api/v1/search?q=${'x'.repeat(201)}`)).status).toBe(400);
     const noRead = await makeToken(env, admin, ['risks:create']);
-    expect(await refusalOf(env, async () => send('GET', '/api/v1/search?q=risk', undefined, noRead))).toEqual(refusedWith(403, 'forbidden', 'risks:read or controls:read or compliance:read or evidence:read or policies:read or assets:read or businessUnits:read or thirdParties:read or incidents:read or audits:read or projects:read missing (token scope and creator\'s right)'));
+    expect(await refusalOf(env, async () => send('GET', '/api/v1/search?q=risk', undefined, noRead))).toEqual(refusedWith(403, 'forbidden', 'risks:read or controls:read or compliance:read or evidence:read or policies:read or assets:read or businessUnits:read or thirdParties:read or incidents:read or audits:read or projects:read or dataPrivacy:read missing (token scope and creator\'s right)'));
   });
 
   test('any text answers a result or a 400, never a 500: runs of NOT operators (33 or more "-") are read as one', async () => {

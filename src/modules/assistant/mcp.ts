@@ -8,11 +8,11 @@ import type { Config } from '../../config';
 import type { AppContext } from '../../platform/http/context';
 import { AppError, notFound, unauthorized } from '../../platform/core/errors';
 import { errorResponse, recordDenial } from '../../platform/http/http';
-import { assistantTools } from '../../platform/modules/module';
+import { assistantTools, privacyAreas } from '../../platform/modules/module';
 import { platformService } from '../../platform/http/installed';
 import { mayCall, requireCallable, type AssistantTool } from '../../platform/modules/tools';
 import { decodedSchema } from '../../platform/http/openapi';
-import type { Actor } from '../../platform/permissions/permissions';
+import type { Actor, Module, Permission } from '../../platform/permissions/permissions';
 import { clientAddress } from '../../platform/http/refusals';
 import { idpActor, protectedResourceMetadata } from './idp';
 import { JsonRpcMessage, type AssistantSettings } from './schema';
@@ -115,6 +115,22 @@ async function assistantActor(ctx: AppContext, settings: AssistantSettings, auth
   return { ...actor, via: 'mcp' };
 }
 
+/**
+ * The actor as the assistant may act: while Include privacy records is off, without the rights and scopes of the
+ * modules holding privacy records, so search, get_record, my_open_items and every other tool neither return nor
+ * accept those records, exactly as for a token without their scopes (docs/assistant.md).
+ */
+function withoutPrivacyRecords(actor: Actor, settings: AssistantSettings): Actor {
+  const areas: readonly Module[] = privacyAreas();
+  if (settings.includePrivacy || areas.length === 0) return actor;
+  const kept = (permission: Permission) => !areas.includes(permission.split(':')[0] as Module);
+  return {
+    ...actor,
+    rights: new Map([...actor.rights].filter(([permission]) => kept(permission))),
+    ...(actor.scopes ? { scopes: new Set([...actor.scopes].filter(kept)) } : {}),
+  };
+}
+
 const metadataPath = '/.well-known/oauth-protected-resource';
 
 /** Loopback names: the hosts the endpoint answers to when neither PUBLIC_URL nor ALLOWED_HOSTS names the service's. */
@@ -187,7 +203,7 @@ async function answer(call: Omit<CallContext, 'actor'>, set: { headers: Record<s
   const settings = await openEndpoint(call.ctx, call.request);
   let actor: Actor;
   try {
-    actor = await assistantActor(call.ctx, settings, call.request.headers.get('authorization'));
+    actor = withoutPrivacyRecords(await assistantActor(call.ctx, settings, call.request.headers.get('authorization')), settings);
   } catch (error) {
     if (error instanceof AppError && error.code === 'UNAUTHORIZED') set.headers['www-authenticate'] = bearerChallenge(call.ctx, settings, call.request);
     throw error;

@@ -4,7 +4,8 @@ import { Elysia } from 'elysia';
 import { renderScreen } from '../../platform/http/screen';
 import { fieldErrors, type Option } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
-import { AnalysisPage, PackageTreePage, TreeItemRow } from './views/tree';
+import { ANALYSIS_STATUS_LABELS, AnalysisPage, PackageTreePage, StatusChanged, type TreeQuery } from './views/tree';
+import { packageTreeView, rememberAllHeadings, rememberHeading, TREE_MAPPED, type TreeFilters, type TreeMapped } from './tree-service';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { notFound } from '../../platform/core/errors';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
@@ -15,13 +16,29 @@ import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';
 import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES, type AnalysisStatus, type MappingKind } from './schema';
 import {
-  analysisHistoryShown, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, packageScore, packageTree, unlinkRecord, updateAnalysis,
+  analysisHistoryShown, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, unlinkRecord, updateAnalysis,
 } from './analyses-service';
 import { isUuid } from '../../platform/core/uuid';
 
 const NAV = 'compliance';
 const isMappingKind = (value: string): value is MappingKind => (MAPPING_KIND_NAMES as readonly string[]).includes(value);
 const isStatus = (value: string): value is AnalysisStatus => (ANALYSIS_STATUSES as readonly string[]).includes(value);
+const isMapped = (value: string): value is TreeMapped => (TREE_MAPPED as readonly string[]).includes(value);
+
+/** The tree's filters from the address (or a form): unknown values are dropped, the search is cut at 200 characters. */
+function treeQuery(source: unknown): TreeQuery {
+  const status = formText(source, 'status');
+  const mapped = formText(source, 'mapped');
+  return {
+    q: formText(source, 'q').slice(0, 200), status: isStatus(status) ? status : '', mapped: isMapped(mapped) ? mapped : '',
+    text: formText(source, 'text') === 'shown' ? 'shown' : '',
+  };
+}
+
+const treeFilters = (query: TreeQuery): TreeFilters => ({
+  q: query.q || undefined, status: isStatus(query.status) ? query.status : undefined, mapped: isMapped(query.mapped) ? query.mapped : undefined,
+  text: query.text === 'shown',
+});
 
 interface Extra {
   done?: string;
@@ -56,18 +73,35 @@ export function analysesPages(ctx: AppContext) {
   return new Elysia({ name: 'pages:compliance-analyses' })
     .use(screenAuth(ctx))
     .use(exceptionPages(ctx, complianceParent, '/compliance/analyses', NAV))
-    .get('/compliance/packages/:id', async ({ viewer, csrfToken, headers, params }) => {
-      const [tree, score] = await Promise.all([packageTree(ctx.db, viewer, params.id), packageScore(ctx.db, viewer, params.id)]);
-      return renderScreen(headers, shell(tree.name, viewer, csrfToken), <PackageTreePage name={tree.name} packageId={tree.packageId} rows={tree.rows} score={score} />);
+    .get('/compliance/packages/:id', async ({ viewer, csrfToken, headers, params, query }) => {
+      const filters = treeQuery(query);
+      const tree = await packageTreeView(ctx.db, viewer, params.id, treeFilters(filters));
+      return renderScreen(headers, shell(tree.name, viewer, csrfToken), <PackageTreePage tree={tree} query={filters} csrfToken={csrfToken} />);
     }, { page: 'compliance:read' })
-    .patch('/compliance/analyses/:id/status', async ({ viewer, params, body }) => {
-      const status = formText(body, 'status');
-      if (!isStatus(status)) return new Response('Choose a status', { status: 400 });
+    // The viewer opened or collapsed a heading (sent by static/app.js on the section's toggle; nothing to swap).
+    .post('/compliance/packages/:id/headings/:itemId', async ({ viewer, params, body, set }) => {
+      await runWrite(ctx, (tx) => rememberHeading(tx, viewer, params.id, params.itemId, formText(body, 'open') === 'true'));
+      set.status = 204;
+      return '';
+    }, { page: 'compliance:read' })
+    // Expand all / Collapse all: plain forms, back to the tree with the same filters.
+    .post('/compliance/packages/:id/headings', async ({ viewer, params, body, redirect }) => {
+      await runWrite(ctx, (tx) => rememberAllHeadings(tx, viewer, params.id, formText(body, 'open') === 'all'));
+      const kept = new URLSearchParams(Object.entries(treeQuery(body)).filter(([, value]) => value !== '')).toString();
+      return redirect(`/compliance/packages/${params.id}${kept ? `?${kept}` : ''}`, 303);
+    }, { page: 'compliance:read' })
+    // An inline status change: the row, and out of band the score and the progress of the headings above it.
+    .patch('/compliance/analyses/:id', async ({ viewer, params, body }) => {
+      // The tree's select sends the status's label (its options carry no value, to keep the page small); a key is taken too.
+      const sent = formText(body, 'status');
+      const status = isStatus(sent) ? sent : ANALYSIS_STATUSES.find((key) => ANALYSIS_STATUS_LABELS[key] === sent);
+      if (!status) return new Response('Choose a status', { status: 400 });
       await runWrite(ctx, (tx) => updateAnalysis(tx, viewer, params.id, { status }));
       const analysis = await getAnalysis(ctx.db, viewer, params.id);
-      const row = (await packageTree(ctx.db, viewer, analysis.packageId)).rows.find((r) => r.analysis?.id === params.id);
+      const tree = await packageTreeView(ctx.db, viewer, analysis.packageId, { text: formText(body, 'text') === 'shown' });
+      const row = tree.rows.find((r) => r.analysis?.id === params.id);
       if (!row) throw notFound(`Analysis ${params.id}`);
-      return <TreeItemRow row={row} />;
+      return <StatusChanged row={row} tree={tree} />;
     }, { page: 'compliance:update' })
     .get('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, query }) => {
       if (!isUuid(params.id)) throw notFound(`Analysis ${params.id}`);

@@ -405,7 +405,7 @@ export async function packageAccess(db: DbOrTx, actor: Actor, packageId: string)
 
 const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
 
-function countsOf(byStatus: Map<string, number>): StatusCounts {
+export function countsOf(byStatus: Map<string, number>): StatusCounts {
   const get = (s: AnalysisStatus) => byStatus.get(s) ?? 0;
   const total = [...byStatus.values()].reduce((sum, n) => sum + n, 0);
   const applicable = total - get('not_applicable');
@@ -460,56 +460,3 @@ export async function packageScores(db: DbOrTx, actor: Actor, packageIds: readon
   }
   return scores;
 }
-
-export interface TreeRow {
-  itemId: string;
-  code: string;
-  name: string;
-  kind: 'requirement' | 'additional' | 'heading';
-  depth: number;
-  analysis: {
-    id: string;
-    status: AnalysisStatus;
-    assessedAt: string | null;
-    counts: { controls: number; policies: number; risks: number; projects: number };
-    canUpdate: boolean;
-  } | null;
-}
-
-/**
- * A package's items in file order with each analysis's status and mapping counts: one query for the whole tree.
- * Analyses the viewer cannot read show no status (their item still shows, as the framework's text is the package's).
- */
-export async function packageTree(db: DbOrTx, actor: Actor, packageId: string): Promise<{ packageId: string; name: string; rows: TreeRow[] }> {
-  const access = await packageAccess(db, actor, packageId);
-  const rows = await db.select({
-    itemId: complianceItems.id, code: complianceItems.code, name: complianceItems.name, kind: complianceItems.kind, parentCode: complianceItems.parentCode,
-    analysisId: complianceAnalyses.id, status: complianceAnalyses.status, assessedAt: complianceAnalyses.assessedAt,
-    ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId, ...mappingCounts,
-  }).from(complianceItems)
-    .leftJoin(complianceAnalyses, eq(complianceAnalyses.itemId, complianceItems.id))
-    .where(eq(complianceItems.packageId, packageId))
-    .orderBy(asc(complianceItems.position));
-  const parentOf = new Map(rows.map((r) => [r.code, r.parentCode]));
-  const depthOf = (code: string): number => {
-    let depth = 0;
-    for (let parent = parentOf.get(code); parent && depth < 50; parent = parentOf.get(parent)) depth += 1;
-    return depth;
-  };
-  const updateLevel = levelOf(actor, 'compliance:update');
-  return {
-    packageId, name: access.name,
-    rows: rows.map((r) => {
-      const owned: Owned = { ownerId: r.ownerId, ownerGroupId: r.ownerGroupId };
-      const readable = r.analysisId !== null && (access.whole || canTouch(actor, 'compliance:read', owned));
-      const canUpdate = updateLevel === 'all' || (updateLevel === 'own' && (access.owned || ownsRecord(actor, owned)));
-      return {
-        itemId: r.itemId, code: r.code, name: r.name, kind: r.kind, depth: depthOf(r.code),
-        analysis: readable && r.analysisId && r.status
-          ? { id: r.analysisId, status: r.status, assessedAt: r.assessedAt?.toISOString() ?? null, counts: { controls: r.controls, policies: r.policies, risks: r.risks, projects: r.projects }, canUpdate }
-          : null,
-      };
-    }),
-  };
-}
-

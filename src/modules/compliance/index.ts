@@ -5,7 +5,7 @@ import { defineTool } from '../../platform/modules/tools';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
 import { packagesApi } from './packages-api';
-import { compliancePackagePages } from './packages-pages';
+import { OSCAL_SCREEN_LIMIT, OSCAL_TOO_LARGE_MESSAGE, compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
 import { AnalysisListQuery } from './schema';
@@ -13,12 +13,13 @@ import { getAnalysis, listAnalyses } from './analyses-service';
 import { ANALYSIS_RECORD_TYPE } from './schema';
 import { packageKind } from './packages-service';
 import { registerType } from '../../platform/records/record-types';
+import { complianceWidgets } from './dashboard-widgets';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
   name: 'compliance',
   apiTags: {
-    Compliance: "Compliance packages: a framework's requirement tree, imported as JSON or CSV and exported in the same shape (docs/compliance-packages.md).",
+    Compliance: "Compliance packages: a framework's requirement tree, imported as JSON, CSV or an OSCAL catalog and exported as JSON or an OSCAL catalog (docs/compliance-packages.md).",
     'Compliance analyses': 'One analysis per requirement: its status and the controls, policies, risks and projects mapped to it; package scores (docs/compliance-analyses.md).',
     'Compliance POA&M': 'The plan of action and milestones: open weaknesses with their remediation, read only.',
   },
@@ -29,6 +30,9 @@ export const manifest = defineModule({
     { group: 'Compliance', key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },
   ],
   countedTables: ['compliance_packages'],
+  // The import dialog's preview reads OSCAL catalogs up to 16 MB (their own check; other package files stay at 1 MB),
+  // plus room for the multipart envelope and the dialog's fields.
+  uploads: () => [{ path: /^\/compliance\/packages\/import\/preview$/, bytes: OSCAL_SCREEN_LIMIT + 256 * 1024, message: OSCAL_TOO_LARGE_MESSAGE }],
   // A requirement is its analysis (the id evidence links and mappings name): titled by its item's code and name (as
   // indexed for search), owned through the analysis.
   recordTypes: [registerType(packageKind, { kind: 'compliancePackage', plural: 'Compliance packages', href: (id) => `/compliance/packages/${id}` }), {
@@ -47,4 +51,5 @@ export const manifest = defineModule({
     description: 'Requirements (analyses) of compliance packages you may read with their assessed status, paged; the filters of GET /api/v1/compliance/analyses (packageId, status, q, sort).',
     run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args),
   })],
+  dashboard: complianceWidgets,
 });

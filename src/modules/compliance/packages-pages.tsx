@@ -15,6 +15,12 @@ import { parsePackageCsv } from './package-csv';
 import { deletePackage, exportPackage, getPackage, importPackage, listPackages, validatePackage } from './packages-service';
 import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem } from './schema';
 import { SHIPPED_PACKAGES, importShippedPackage } from './shipped';
+import { exportOscalCatalog, oscalModelOf, readOscal } from './oscal';
+
+/** The largest OSCAL catalog file the import dialog reads (other package files: the screens' 1 MB). */
+export const OSCAL_SCREEN_LIMIT = 16 * 1024 * 1024;
+export const OSCAL_TOO_LARGE_MESSAGE =
+  'This OSCAL file is larger than the 16 MB the import dialog reads. Import it with POST /api/v1/compliance/packages as application/oscal+json (an API token with compliance:create).';
 import { packageScores } from './analyses-service';
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'compliance' });
@@ -47,7 +53,13 @@ export function countItems(items: readonly PackageItem[]): ItemCounts {
 export interface ReadPackage {
   input: PackageInput | null;
   problems: PackageProblem[];
+  /** Which reading applied: package CSV, package JSON, or an OSCAL document (JSON whose top-level key is an OSCAL model). */
+  format?: 'csv' | 'json' | 'oscal';
+  /** What the preview says besides problems (withdrawn OSCAL controls left out). */
+  note?: string;
 }
+
+const looksJson = (fileName: string, body: string) => /\.json$/i.test(fileName) || (!/\.csv$/i.test(fileName) && body.trimStart().startsWith('{'));
 
 /**
  * Reads an uploaded package file without writing anything: JSON by its .json name or a leading "{", CSV otherwise.
@@ -55,27 +67,32 @@ export interface ReadPackage {
  */
 export function readPackageFile(fileName: string, text: string, values: ImportFormValues): ReadPackage {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const looksJson = /\.json$/i.test(fileName) || (!/\.csv$/i.test(fileName) && body.trimStart().startsWith('{'));
-  if (!looksJson) return parsePackageCsv(body, { name: values.name, standard: values.standard, version: values.version });
+  if (!looksJson(fileName, body)) return { ...parsePackageCsv(body, { name: values.name, standard: values.standard, version: values.version }), format: 'csv' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch (error) {
-    return { input: null, problems: [{ field: 'file', message: `is not valid JSON (${error instanceof Error ? error.message : String(error)})` }] };
+    return { input: null, problems: [{ field: 'file', message: `is not valid JSON (${error instanceof Error ? error.message : String(error)})` }], format: 'json' };
+  }
+  // An OSCAL catalog (or resolved profile catalog) converts to a package; the dialog's fields replace its name, standard, version.
+  if (oscalModelOf(parsed) !== null) {
+    const read = readOscal(parsed, values);
+    const note = read.withdrawn ? `OSCAL catalog: ${read.withdrawn} withdrawn control${read.withdrawn === 1 ? '' : 's'} left out.` : 'OSCAL catalog.';
+    return { input: read.input, problems: read.problems, format: 'oscal', note };
   }
   if (isRecord(parsed)) {
     for (const field of ['name', 'standard', 'version'] as const) if (values[field].trim()) parsed[field] = values[field];
   }
   const problems = validatePackage(parsed);
-  return { input: problems.length ? bestEffortInput(parsed) : (parsed as PackageInput), problems };
+  return { input: problems.length ? bestEffortInput(parsed) : (parsed as PackageInput), problems, format: 'json' };
 }
 
 const formValues = (body: unknown): ImportFormValues =>
   ({ name: formText(body, 'name'), standard: formText(body, 'standard'), version: formText(body, 'version') });
 
 /** "NIST SP 800-53 rev5" -> "nist-sp-800-53-rev5.json": a plain ASCII download name. */
-export const exportFileName = (name: string) =>
-  `${name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'package'}.json`;
+export const exportFileName = (name: string, suffix = '.json') =>
+  `${name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'package'}${suffix}`;
 
 /** Compliance › Packages: list with Export and Delete per row, the import dialog (preview, then Commit import), shipped frameworks. */
 export const compliancePackagePages = (ctx: AppContext) =>
@@ -111,15 +128,26 @@ export const compliancePackagePages = (ctx: AppContext) =>
         set.status = 400;
         return screen(<ImportForm csrfToken={csrfToken} values={values} error="Choose a CSV or JSON package file." />);
       }
-      if (file.size > SCREEN_REQUEST_LIMIT) {
+      const fileName = file instanceof File && file.name ? file.name : 'package';
+      // OSCAL catalogs are verbose (the moderate baseline is 1.8 MB for a 160 kB package): they may be larger than other files.
+      const tooLarge = async () => {
+        if (file.size > OSCAL_SCREEN_LIMIT) return OSCAL_TOO_LARGE_MESSAGE;
+        if (file.size <= SCREEN_REQUEST_LIMIT) return null;
+        return looksJson(fileName, await file.slice(0, 4096).text()) ? null : TOO_LARGE_MESSAGE;
+      };
+      const refusal = await tooLarge();
+      if (refusal) {
+        set.status = 413;
+        return screen(<ImportForm csrfToken={csrfToken} values={values} error={refusal} />);
+      }
+      const { input, problems, format, note } = readPackageFile(fileName, await file.text(), values);
+      if (format !== 'oscal' && file.size > SCREEN_REQUEST_LIMIT) {
         set.status = 413;
         return screen(<ImportForm csrfToken={csrfToken} values={values} error={TOO_LARGE_MESSAGE} />);
       }
-      const fileName = file instanceof File && file.name ? file.name : 'package';
-      const { input, problems } = readPackageFile(fileName, await file.text(), values);
       if (problems.length) set.status = 400;
       return screen(<ImportPreview csrfToken={csrfToken} fileName={fileName} values={values} input={input} problems={problems}
-        counts={countItems(input?.items ?? [])} />);
+        counts={countItems(input?.items ?? [])} note={note} />);
     }, { page: 'compliance:create' })
 
     // Commit import: the previewed package arrives whole in one request and is created in one transaction.
@@ -145,6 +173,14 @@ export const compliancePackagePages = (ctx: AppContext) =>
       await runWrite(ctx, (tx) => importShippedPackage(tx, viewer, params.key));
       return redirect(`${PACKAGES_PATH}?done=imported`, 303);
     }, { page: 'compliance:create' })
+
+    // The package as an OSCAL catalog, as a download; importing the file gives the same package.
+    .get(`${PACKAGES_PATH}/:id/export/oscal`, async ({ viewer, params, set }) => {
+      const document = await exportOscalCatalog(ctx.db, viewer, params.id);
+      set.headers['content-type'] = 'application/oscal+json; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="${exportFileName(String(document.catalog.metadata.title), '-oscal.json')}"`;
+      return `${JSON.stringify(document, null, 2)}\n`;
+    }, { page: 'compliance:read' })
 
     // The package in its import shape, as a download; importing the file gives the identical tree.
     .get(`${PACKAGES_PATH}/:id/export`, async ({ viewer, params, set }) => {

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { controls, controlTests } from '../../../db/schema';
 import { defineModule } from '../../platform/modules/module';
+import { controlDueSoon } from './dashboard';
 import { defineTool } from '../../platform/modules/tools';
 import { registerType } from '../../platform/records/record-types';
 import { controlsApi } from './api';
@@ -44,4 +45,5 @@ export const manifest = defineModule({
   })],
   events: controlEvents,
   dueDates: controlDueDates,
+  dueSoon: controlDueSoon,
 });

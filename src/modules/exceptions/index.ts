@@ -6,6 +6,7 @@ import { policyExceptionPages, riskExceptionPages } from './pages';
 /** Exceptions of every parent kind: REST and the exceptions registers. */
 export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx)).use(policyExceptionPages(ctx));
 import { defineModule } from '../../platform/modules/module';
+import { exceptionDueSoon } from './dashboard';
 import { exceptions } from '../../../db/schema';
 import type { RecordTypeDeclaration } from '../../platform/records/record-types';
 import { exceptionImports } from './import';
@@ -46,4 +47,5 @@ export const manifest = defineModule({
   ],
   events: exceptionEvents,
   dueDates: exceptionDueDates,
+  dueSoon: exceptionDueSoon,
 });

@@ -1,22 +1,14 @@
-import { Elysia, t } from 'elysia';
-import { apiAuth } from '../../platform/http/api-auth';
+import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/http/context';
-import { Created, Data, deletedResponses, HistoryList, IdParam } from '../../platform/http/envelopes';
+import { Created, Data, IdParam } from '../../platform/http/envelopes';
 import { notFound } from '../../platform/core/errors';
-import { listHistory } from '../../platform/audit/history';
-import { pageEnvelope } from '../../platform/http/paging';
 import { recordApi } from '../../platform/records/record-api';
 import {
-  BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
-  IncidentClassificationView, IncidentCreate, incidentExamples, IncidentListQuery, IncidentUpdate, IncidentView, NotificationCreate, NotificationView,
+  BreachInput, BreachView, IncidentCreate, incidentExamples, IncidentListQuery, IncidentUpdate, IncidentView, NotificationCreate, NotificationView,
 } from './schema';
-import {
-  addBreachNotification, createIncidentClassification, deleteIncidentClassification, getBreach, getIncidentClassification,
-  incidentKind, listBreachNotifications, listIncidentClassifications, putBreach, updateIncidentClassification,
-} from './service';
+import { addBreachNotification, getBreach, incidentKind, listBreachNotifications, putBreach } from './service';
 
 const tags = ['Incidents'];
-const settingsTags = ['Incident classifications'];
 
 export const incidentsApi = (ctx: AppContext) =>
   recordApi(ctx, incidentKind, {
@@ -48,45 +40,3 @@ export const incidentsApi = (ctx: AppContext) =>
       scope: 'incidents:update', params: IdParam, body: NotificationCreate, response: { 201: Created },
       detail: { tags, summary: 'Record a breach notification (409 until breach details are recorded)' },
     });
-
-/**
- * The classification list at /incident-classifications (beside /incidents, like the specification's
- * /risk-classifications): read with incidents:read, changed with Settings rights.
- */
-export const incidentClassificationsApi = (ctx: AppContext) =>
-  new Elysia({ name: 'api:incident-classifications', prefix: '/api/v1/incident-classifications' })
-    .use(apiAuth(ctx))
-    .get('', async ({ actor, query }) => ({ data: await listIncidentClassifications(ctx.db, actor, query) }), {
-      scope: 'incidents:read', query: IncidentClassificationListQuery, response: pageEnvelope(IncidentClassificationView),
-      detail: { tags: settingsTags, summary: 'List incident classifications with how many incidents use each' },
-    })
-    .post('', async ({ actor, body, set }) => {
-      const created = await runWrite(ctx, (tx) => createIncidentClassification(tx, actor, body));
-      set.status = 201;
-      return { data: created };
-    }, {
-      scope: 'settings:create', body: IncidentClassificationInput, response: { 201: Created },
-      detail: { tags: settingsTags, summary: 'Add an incident classification (409 when the name is taken)' },
-    })
-    .get('/:id', async ({ actor, params }) => ({ data: await getIncidentClassification(ctx.db, actor, params.id) }), {
-      scope: 'incidents:read', params: IdParam, response: Data(IncidentClassificationView),
-      detail: { tags: settingsTags, summary: 'Read an incident classification' },
-    })
-    .patch('/:id', async ({ actor, params, body }) => ({
-      data: await runWrite(ctx, (tx) => updateIncidentClassification(tx, actor, params.id, body)),
-    }), {
-      scope: 'settings:update', params: IdParam, body: IncidentClassificationPatch, response: Data(IncidentClassificationView),
-      detail: { tags: settingsTags, summary: 'Rename or describe an incident classification' },
-    })
-    .delete('/:id', async ({ actor, params, set }) => {
-      await runWrite(ctx, (tx) => deleteIncidentClassification(tx, actor, params.id));
-      set.status = 204;
-      return null;
-    }, {
-      scope: 'settings:update', params: IdParam,
-      detail: { tags: settingsTags, summary: 'Delete an unused incident classification (409 naming how many incidents use it)', responses: deletedResponses },
-    })
-    .get('/:id/history', async ({ actor, params }) => {
-      await getIncidentClassification(ctx.db, actor, params.id);
-      return { data: await listHistory(ctx.db, 'incident_classification', params.id) };
-    }, { scope: 'incidents:read', params: IdParam, response: HistoryList, detail: { tags: settingsTags, summary: "An incident classification's History" } });

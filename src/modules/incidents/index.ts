@@ -2,7 +2,8 @@ import { incidents } from '../../../db/schema';
 import { registerType } from '../../platform/records/record-types';
 import { incidentKind } from './service';
 import { defineModule } from '../../platform/modules/module';
-import { incidentClassificationsApi, incidentsApi } from './api';
+import { incidentsApi } from './api';
+import { incidentClassificationPages, incidentClassificationsApi } from './classifications';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
@@ -16,7 +17,7 @@ export const manifest = defineModule({
   },
   recordTypes: [registerType(incidentKind, { kind: 'incident', plural: 'Incidents', href: (id) => `/incidents/${id}`, evidence: true, search: { body: incidents.description }, read: true })],
   permissions: 'incidents',
-  plugins: (ctx) => [incidentsApi(ctx), incidentClassificationsApi(ctx), incidentPages(ctx)],
+  plugins: (ctx) => [incidentsApi(ctx), incidentClassificationsApi(ctx), incidentPages(ctx), incidentClassificationPages(ctx)],
   imports: [incidentImport],
   nav: [
     { group: 'Operations', key: 'incidents', href: '/incidents', label: 'Incidents', needs: 'incidents:read' },

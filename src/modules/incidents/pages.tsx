@@ -6,18 +6,14 @@ import { renderScreen } from '../../platform/http/screen';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { invalid } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';
-import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { canTouch, type Actor } from '../../platform/permissions/permissions';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
-import {
-  BreachInput, INCIDENT_STATUSES, IncidentClassificationInput, IncidentCreate, IncidentUpdate, NotificationCreate,
-} from './schema';
-import {
-  addBreachNotification, createIncidentClassification, deleteIncidentClassification, getBreach, incidentClassificationOptions, incidentKind,
-  incidentLinkChoices, listIncidentClassifications, putBreach, updateIncidentClassification,
-} from './service';
+import { BreachInput, INCIDENT_STATUSES, IncidentCreate, IncidentUpdate, NotificationCreate } from './schema';
+import { addBreachNotification, getBreach, incidentKind, incidentLinkChoices, putBreach } from './service';
+import { incidentClassificationOptions } from './classifications';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
-import { BreachSection, BreachForm, NotificationForm, ClassificationSettings, type IncidentView, type Values, type SettingsProps } from './views';
+import { BreachSection, BreachForm, NotificationForm, type IncidentView, type Values } from './views';
 
 /** The form's strings as the REST shape, so the same schema and service judge them. */
 function breachInput(body: unknown): { values: Values; input: Record<string, unknown> } {
@@ -44,12 +40,6 @@ async function breachSection(ctx: AppContext, view: IncidentView, viewer: Actor,
 // ---------------------------------------------------------------- routes
 
 export const incidentPages = (ctx: AppContext) => {
-  const settingsScreen = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, extra: Partial<SettingsProps> = {}) => {
-    const page = await listIncidentClassifications(ctx.db, viewer, { pageSize: 200 });
-    return renderScreen(headers, { title: 'Incident classifications', viewer, csrfToken, active: 'incident-settings' },
-      <ClassificationSettings csrfToken={csrfToken} rows={page.rows} canCreate={levelOf(viewer, 'settings:create') !== null}
-        canUpdate={levelOf(viewer, 'settings:update') !== null} {...extra} />);
-  };
   const subForm = (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, title: string, form: JSX.Element, error: string) =>
     renderScreen(headers, { title, viewer, csrfToken, active: 'incidents' },
       <section><h1 safe>{title}</h1><Flash kind="error" message={error} />{form}</section>);
@@ -112,38 +102,5 @@ export const incidentPages = (ctx: AppContext) => {
       return subForm(headers, viewer, csrfToken, 'Breach notification',
         <NotificationForm id={params.id} csrfToken={csrfToken} values={values} errors={fieldErrors(result.error.problems)} />,
         refusal(result.error.problems.length, result.error.message));
-    }, { page: 'incidents:update' })
-
-    // Settings › Incident classifications
-    .get('/settings/incidents', async ({ viewer, csrfToken, headers, query }) => settingsScreen(headers, viewer, csrfToken, { done: query.done }),
-      { page: 'settings:read' })
-    .post('/settings/incidents/classifications', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
-      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
-      const result = await attempt(async () => {
-        const problems = schemaProblems(IncidentClassificationInput, form);
-        if (problems.length) throw invalid(problems);
-        return runWrite(ctx, (tx) => createIncidentClassification(tx, viewer, form));
-      });
-      if (result.ok) return redirect('/settings/incidents?done=created', 303);
-      set.status = result.error.status;
-      const problems = result.error.problems;
-      return settingsScreen(headers, viewer, csrfToken, { form, errors: problems.length ? fieldErrors(problems) : { name: result.error.message } });
-    }, { page: 'settings:create' })
-    .post('/settings/incidents/classifications/:id', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
-      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
-      const result = await attempt(async () => {
-        const problems = schemaProblems(IncidentClassificationInput, form);
-        if (problems.length) throw invalid(problems);
-        return runWrite(ctx, (tx) => updateIncidentClassification(tx, viewer, params.id, form));
-      });
-      if (result.ok) return redirect('/settings/incidents?done=updated', 303);
-      set.status = result.error.status;
-      return settingsScreen(headers, viewer, csrfToken, { error: result.error.message });
-    }, { page: 'settings:update' })
-    .post('/settings/incidents/classifications/:id/delete', async ({ viewer, csrfToken, headers, params, redirect, set }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) => deleteIncidentClassification(tx, viewer, params.id)));
-      if (result.ok) return redirect('/settings/incidents?done=deleted', 303);
-      set.status = result.error.status;
-      return settingsScreen(headers, viewer, csrfToken, { error: result.error.message });
-    }, { page: 'settings:update' });
+    }, { page: 'incidents:update' });
 };

@@ -81,24 +81,3 @@ export const BreachView = t.Object({
   notifications: t.Array(NotificationView),
 });
 export type BreachView = Static<typeof BreachView>;
-
-// ---------------------------------------------------------------- classification list
-
-export const IncidentClassificationInput = t.Object({
-  name: t.String({ minLength: 1, maxLength: 200 }),
-  description: t.Optional(t.String({ maxLength: 2000 })),
-}, { additionalProperties: false });
-export type IncidentClassificationInput = Static<typeof IncidentClassificationInput>;
-export const IncidentClassificationPatch = t.Partial(IncidentClassificationInput, { additionalProperties: false, minProperties: 1 });
-export type IncidentClassificationPatch = Static<typeof IncidentClassificationPatch>;
-
-export const IncidentClassificationView = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.String(),
-  incidentCount: Type.Integer({ description: 'Incidents using it; one in use cannot be deleted' }),
-});
-export type IncidentClassificationView = Static<typeof IncidentClassificationView>;
-
-export const IncidentClassificationListQuery = listQuery(['name', 'createdAt'] as const, {});
-export type IncidentClassificationListQuery = Static<typeof IncidentClassificationListQuery>;

@@ -1,22 +1,16 @@
-import { asc, count, eq, ilike, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { conflict, invalid, type FieldProblem } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
-import { orderBy, paging, type Page } from '../../platform/http/paging';
 import { ownershipCondition } from '../../platform/permissions/ownership';
-import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records/records';
 import { dateProblems, isRealDate } from '../../platform/core/dates';
-import type {
-  BreachInput, BreachView, IncidentClassificationInput, IncidentClassificationListQuery, IncidentClassificationPatch,
-  IncidentClassificationView, IncidentCreate, NotificationCreate, NotificationView,
-} from './schema';
+import type { BreachInput, BreachView, IncidentCreate, NotificationCreate, NotificationView } from './schema';
 import { requireReadableLink } from '../../platform/records/links';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
-import { isUuid } from '../../platform/core/uuid';
-import { squash } from '../../platform/core/text';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const dateProblem = dateProblems;
@@ -142,102 +136,8 @@ export async function listBreachNotifications(db: DbOrTx, actor: Actor, incident
 
 // ---------------------------------------------------------------- classification list
 
-/** Names compare ignoring case, spaces and underscores, as CSV imports match them. */
-
-/** Read by whoever reads incidents, and by whoever manages Settings (the Settings screen). */
-function requireClassificationRead(actor: Actor): void {
-  if (levelOf(actor, 'settings:read') === null) requirePermission(actor, 'incidents:read');
-}
-
-// Written out in full: in a subquery Drizzle would print the outer column unqualified.
-const incidentCount = sql<number>`(select count(*)::int from incidents i where i.classification_id = incident_classifications.id)`;
-const selectClassifications = (db: DbOrTx) => db.select({
-  id: incidentClassifications.id, name: incidentClassifications.name, description: incidentClassifications.description, incidentCount,
-}).from(incidentClassifications);
-
-export async function listIncidentClassifications(
-  db: DbOrTx, actor: Actor, query: IncidentClassificationListQuery,
-): Promise<Page<IncidentClassificationView>> {
-  requireClassificationRead(actor);
-  const { page, pageSize, offset } = paging(query);
-  const where = query.q ? ilike(incidentClassifications.name, `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined;
-  const order = orderBy(query.sort, { name: incidentClassifications.name, createdAt: incidentClassifications.createdAt },
-    [asc(incidentClassifications.name), asc(incidentClassifications.id)], incidentClassifications.id);
-  const [rows, [{ total }]] = await Promise.all([
-    selectClassifications(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
-    db.select({ total: count() }).from(incidentClassifications).where(where),
-  ]);
-  return { rows, total, page, pageSize };
-}
-
-/** Every classification, for pickers and filters (a short list, never paged). */
-export async function incidentClassificationOptions(db: DbOrTx, actor: Actor): Promise<{ id: string; name: string }[]> {
-  requireClassificationRead(actor);
-  return db.select({ id: incidentClassifications.id, name: incidentClassifications.name }).from(incidentClassifications)
-    .orderBy(asc(incidentClassifications.name));
-}
-
-export async function getIncidentClassification(db: DbOrTx, actor: Actor, id: string): Promise<IncidentClassificationView> {
-  requireClassificationRead(actor);
-  const [row] = isUuid(id) ? await selectClassifications(db).where(eq(incidentClassifications.id, id)) : [];
-  if (!row) throw notFound(`Incident classification ${id}`);
-  return row;
-}
-
-async function checkName(db: DbOrTx, name: string, exceptId?: string): Promise<string> {
-  const trimmed = name.trim();
-  if (!trimmed) throw invalid([{ field: 'name', message: 'must not be blank' }]);
-  const existing = await db.select({ id: incidentClassifications.id, name: incidentClassifications.name }).from(incidentClassifications);
-  const clash = existing.find((c) => c.id !== exceptId && squash(c.name) === squash(trimmed));
-  if (clash) throw conflict(`An incident classification named "${clash.name}" already exists`);
-  return trimmed;
-}
-
-const classificationFields = (row: typeof incidentClassifications.$inferSelect) => ({ name: row.name, description: row.description });
-
-export async function createIncidentClassification(tx: DbOrTx, actor: Actor, input: IncidentClassificationInput): Promise<{ id: string }> {
-  requirePermission(actor, 'settings:create');
-  const name = await checkName(tx, input.name);
-  const [row] = await tx.insert(incidentClassifications).values({ name, description: input.description?.trim() ?? '' })
-    .onConflictDoNothing().returning();
-  if (!row) throw conflict(`An incident classification named "${name}" already exists`);
-  await recordChange(tx, actor, {
-    module: 'settings', recordType: 'incident_classification', recordId: row.id, action: 'create', before: null, after: classificationFields(row),
-  });
-  return { id: row.id };
-}
-
-export async function updateIncidentClassification(
-  tx: DbOrTx, actor: Actor, id: string, patch: IncidentClassificationPatch,
-): Promise<IncidentClassificationView> {
-  requirePermission(actor, 'settings:update');
-  const [before] = isUuid(id) ? await tx.select().from(incidentClassifications).where(eq(incidentClassifications.id, id)).for('update') : [];
-  if (!before) throw notFound(`Incident classification ${id}`);
-  const name = patch.name === undefined ? before.name : await checkName(tx, patch.name, id);
-  const description = patch.description === undefined ? before.description : patch.description.trim();
-  const [after] = await tx.update(incidentClassifications).set({ name, description }).where(eq(incidentClassifications.id, id)).returning();
-  await recordChange(tx, actor, {
-    module: 'settings', recordType: 'incident_classification', recordId: id, action: 'update',
-    before: classificationFields(before), after: classificationFields(after),
-  });
-  const [view] = await selectClassifications(tx).where(eq(incidentClassifications.id, id));
-  return view;
-}
-
-/** One still used by incidents is refused (409) with how many use it. */
-export async function deleteIncidentClassification(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
-  requirePermission(actor, 'settings:update');
-  const [before] = isUuid(id) ? await tx.select().from(incidentClassifications).where(eq(incidentClassifications.id, id)).for('update') : [];
-  if (!before) throw notFound(`Incident classification ${id}`);
-  const [{ used }] = await tx.select({ used: count() }).from(incidents).where(eq(incidents.classificationId, id));
-  if (used > 0) {
-    throw conflict(`Incident classification "${before.name}" is used by ${used} incident${used === 1 ? '' : 's'} and cannot be deleted`);
-  }
-  await tx.delete(incidentClassifications).where(eq(incidentClassifications.id, id));
-  await recordChange(tx, actor, {
-    module: 'settings', recordType: 'incident_classification', recordId: id, action: 'delete', before: classificationFields(before), after: null,
-  });
-}
+/** The classification list is a name list (classifications.ts); these stay importable from the service. */
+export { createIncidentClassification, incidentClassificationOptions } from './classifications';
 
 // ---------------------------------------------------------------- choices for the incident form
 

@@ -1,9 +1,8 @@
 import type { incidents } from '../../../db/schema';
-import { Flash } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
 import type { RecordView } from '../../platform/records/records';
-import { NOTIFICATION_RECIPIENTS, type BreachView, type IncidentClassificationView } from './schema';
+import { NOTIFICATION_RECIPIENTS, type BreachView } from './schema';
 
 export type IncidentView = RecordView<typeof incidents>;
 
@@ -49,76 +48,6 @@ const breachValues = (breach: BreachView | null): Values => ({
   detectedAt: breach?.detectedAt ?? '',
   reportedAt: breach?.reportedAt ?? '',
 });
-
-// ---------------------------------------------------------------- classification settings
-
-export interface SettingsProps {
-  csrfToken: string;
-  rows: IncidentClassificationView[];
-  canCreate: boolean;
-  canUpdate: boolean;
-  done?: string;
-  error?: string;
-  form?: Values;
-  errors?: FieldErrors;
-}
-
-const SETTINGS_DONE: Record<string, string> = {
-  created: 'Classification added.', updated: 'Classification renamed.', deleted: 'Classification deleted.',
-};
-
-export function ClassificationSettings(props: SettingsProps): JSX.Element {
-  const { csrfToken, canUpdate } = props;
-  const form = props.form ?? {};
-  const errors = props.errors ?? {};
-  return (
-    <section id="classifications">
-      <h1>Incident classifications</h1>
-      <Flash kind="success" message={props.done ? SETTINGS_DONE[props.done] : undefined} />
-      <Flash kind="error" message={props.error} />
-      <DataTable<IncidentClassificationView>
-        rows={props.rows}
-        empty="No incident classifications yet."
-        columns={[
-          {
-            header: 'Name',
-            cell: (c) => canUpdate
-              ? (
-                <form method="post" action={`/settings/incidents/classifications/${c.id}`} class="inline">
-                  <CsrfField token={csrfToken} />
-                  <input type="text" name="name" value={c.name} maxlength={200} aria-label={`Name of ${c.name}`} required />
-                  <input type="text" name="description" value={c.description} maxlength={2000} aria-label={`Description of ${c.name}`} />
-                  <button type="submit" class="small secondary">Rename</button>
-                </form>
-              )
-              : <span><Text value={c.name} /> <span class="muted" safe>{c.description}</span></span>,
-          },
-          { header: 'Incidents', cell: (c) => <Text value={c.incidentCount} />, class: 'num' },
-          ...(canUpdate ? [{
-            header: 'Delete',
-            cell: (c: IncidentClassificationView) => c.incidentCount > 0
-              ? <span class="muted" safe>{`In use by ${c.incidentCount} incident${c.incidentCount === 1 ? '' : 's'}`}</span>
-              : (
-                <form method="post" action={`/settings/incidents/classifications/${c.id}/delete`} class="inline"
-                  hx-confirm={`Delete the classification "${c.name}"?`}>
-                  <CsrfField token={csrfToken} />
-                  <button type="submit" class="small danger">Delete</button>
-                </form>
-              ),
-          }] : []),
-        ]}
-      />
-      {props.canCreate && (
-        <form method="post" action="/settings/incidents/classifications" class="card">
-          <CsrfField token={csrfToken} />
-          <Field label="New classification" name="name" value={form.name} error={errors.name} required maxlength={200} />
-          <Field label="Description" name="description" value={form.description} error={errors.description} maxlength={2000} />
-          <button type="submit">Add classification</button>
-        </form>
-      )}
-    </section>
-  );
-}
 
 /** Whether the incident is a personal-data breach: its details and notifications, with the forms for those who may update it. */
 export function BreachSection({ view, breach, canUpdate, csrfToken }: { view: IncidentView; breach: BreachView | null; canUpdate: boolean; csrfToken: string }): JSX.Element {

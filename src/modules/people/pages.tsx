@@ -97,11 +97,6 @@ export const peoplePages = (ctx: AppContext) =>
       clearSessionCookie(ctx.config, cookie);
       return redirect('/sign-in', 303);
     })
-    .get('/', ({ viewer, redirect }) => {
-      if (levelOf(viewer, 'risks:read')) return redirect('/risks', 303);
-      const [first] = settingsLinksFor(viewer);
-      return redirect(first?.href ?? '/settings', 303);
-    }, { page: true })
     .get('/settings', ({ viewer, csrfToken, headers }) => {
       const links = settingsLinksFor(viewer);
       return renderScreen(headers, { title: 'Settings', viewer, csrfToken }, (

@@ -8,6 +8,7 @@ import { policyPages, policySettingsPages } from './pages';
 export const policiesModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:policies' }).use(policiesApi(ctx)).use(policyPages(ctx)).use(policySettingsPages(ctx));
 import { defineModule } from '../../platform/modules/module';
+import { policyDueSoon } from './dashboard';
 import { defineTool } from '../../platform/modules/tools';
 import { registerType } from '../../platform/records/record-types';
 import { policyImport } from './import';
@@ -47,4 +48,5 @@ export const manifest = defineModule({
   })],
   events: policyEvents,
   dueDates: policyDueDates,
+  dueSoon: policyDueSoon,
 });

@@ -6,6 +6,7 @@ import { risksApi } from './api';
 import { riskImport } from './import';
 import { riskPages } from './pages';
 import { riskSettingsApi } from './settings-api';
+import { riskClassificationsApi } from './classifications';
 import { riskSettingsPages } from './settings-pages';
 import { riskTreatmentsApi } from './treatments-api';
 import { riskTreatmentPages } from './treatments-pages';
@@ -14,6 +15,8 @@ import { RiskListQuery } from './schema';
 import { getRisk, riskKind } from './service';
 import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
+import { riskDueSoon } from './dashboard';
+import { riskWidgets } from './dashboard-widgets';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -25,7 +28,7 @@ export const manifest = defineModule({
   },
   permissions: 'risks',
   plugins: (ctx) => [
-    risksApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
+    risksApi(ctx), riskClassificationsApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
   ],
   imports: [riskImport],
   nav: [
@@ -51,4 +54,6 @@ export const manifest = defineModule({
   })],
   events: riskEvents,
   dueDates: riskDueDates,
+  dashboard: riskWidgets,
+  dueSoon: riskDueSoon,
 });

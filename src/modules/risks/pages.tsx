@@ -1,12 +1,13 @@
 import type { AppContext } from '../../platform/http/context';
 import type { Actor } from '../../platform/permissions/permissions';
-import { OWNER_FIELDS, recordPages, type FieldSpec } from '../../platform/record-screens/record-pages';
+import { OWNER_FIELDS, recordPages, type FieldSpec, type ListColumn } from '../../platform/record-screens/record-pages';
 import { readable } from '../../platform/record-screens/record-views';
 import { When } from '../../../views/components/table';
 import { RISK_STATUSES, RiskCreate, RiskUpdate, type RiskView } from './schema';
-import { riskKind } from './service';
+import { riskKind, riskLinkKinds, riskLinkOptions } from './service';
 import { classificationOptions, getRiskScale } from './settings-service';
 import { ScoreBadge } from './views/parts';
+import { RESTRICTED_NAME } from '../../platform/records/links';
 
 type Level = { value: number; name: string };
 
@@ -16,6 +17,16 @@ const levelOption = (l: Level) => ({ value: String(l.value), label: `${l.value} 
 const scoreText = (score: number | null, band: { name: string } | null) => (score === null ? '' : `${score}${band ? ` ${band.name}` : ''}`);
 const ratingText = (likelihood: Level | null, impact: Level | null) =>
   (likelihood && impact ? `${likelihood.value} – ${likelihood.name} likelihood × ${impact.value} – ${impact.name} impact` : 'Not rated');
+
+type Rating = [Level | null, Level | null, number | null, { name: string } | null];
+
+/** A rating's four export columns: likelihood and impact as "3 – Possible", the score, and its band. */
+const ratingColumns = (side: string, rating: (r: RiskView) => Rating): ListColumn<RiskView>[] => [
+  { header: `${side} likelihood`, value: (r) => { const l = rating(r)[0]; return l ? `${l.value} – ${l.name}` : ''; }, only: 'export' },
+  { header: `${side} impact`, value: (r) => { const i = rating(r)[1]; return i ? `${i.value} – ${i.name}` : ''; }, only: 'export' },
+  { header: `${side} score`, value: (r) => rating(r)[2] ?? '', only: 'export' },
+  { header: `${side} band`, value: (r) => rating(r)[3]?.name ?? '', only: 'export' },
+];
 
 /** Level pickers, read from the risk scale per request (Risk settings change it). */
 const levels = (ctx: AppContext, axis: 'likelihood' | 'impact') =>
@@ -44,25 +55,51 @@ export const riskPages = (ctx: AppContext) =>
       levelField(ctx, 'inherentImpact', 'Inherent impact', 'impact', undefined, true),
       levelField(ctx, 'residualLikelihood', 'Residual likelihood', 'likelihood', 'Never above the inherent likelihood; blank: not rated'),
       levelField(ctx, 'residualImpact', 'Residual impact', 'impact', 'Never above the inherent impact; blank: not rated'),
+      {
+        name: 'assetId', label: 'Asset', kind: 'reference', hint: 'Assets you can read', link: riskLinkKinds.asset,
+        options: (viewer) => riskLinkOptions.asset(ctx.db, viewer),
+      },
+      {
+        name: 'businessUnitId', label: 'Business unit', kind: 'reference', hint: 'Units you can read', link: riskLinkKinds.businessUnit,
+        options: (viewer) => riskLinkOptions.businessUnit(ctx.db, viewer),
+      },
       { ...OWNER_FIELDS[0], formValue: (view) => (view as RiskView).owner?.id },
       { ...OWNER_FIELDS[1], formValue: (view) => (view as RiskView).ownerGroup?.id },
       { name: 'reviewFrequencyMonths', label: 'Review every (months)', kind: 'number', hint: '1 to 120; 12 when blank' },
       { name: 'status', label: 'Status', kind: 'select', options: RISK_STATUSES },
     ],
-    filters: async (viewer) => [{
-      name: 'classificationId', label: 'Classification',
-      options: (await classificationOptions(ctx.db, viewer)).map((c) => ({ value: c.id, label: c.name })),
-    }],
+    // Level and band filters are strict: the Dashboard's heat map links here with them, and a value that names no
+    // level or band is refused (400) rather than dropped, which would show every risk under a cell's link.
+    filters: async (viewer) => {
+      const [classes, scale] = await Promise.all([classificationOptions(ctx.db, viewer), getRiskScale(ctx.db, viewer)]);
+      const levelFilter = (name: string, label: string, axis: 'likelihood' | 'impact') =>
+        ({ name, label, options: scale[axis].map(levelOption), strict: true });
+      const bands = scale.bands.map((b) => ({ value: b.name, label: b.name }));
+      return [
+        { name: 'classificationId', label: 'Classification', options: classes.map((c) => ({ value: c.id, label: c.name })) },
+        { name: 'inherentBand', label: 'Inherent band', options: bands, strict: true },
+        { name: 'residualBand', label: 'Residual band', options: bands, strict: true },
+        levelFilter('inherentLikelihood', 'Inherent likelihood', 'likelihood'),
+        levelFilter('inherentImpact', 'Inherent impact', 'impact'),
+        levelFilter('residualLikelihood', 'Residual likelihood', 'likelihood'),
+        levelFilter('residualImpact', 'Residual impact', 'impact'),
+      ];
+    },
     columns: [
       { header: 'Title', value: (r) => r.title, link: true, sort: 'title' },
       { header: 'Classification', value: (r) => r.classification.name },
-      { header: 'Inherent', value: (r) => scoreText(r.inherentScore, r.inherentBand), cell: (r) => <ScoreBadge score={r.inherentScore} band={r.inherentBand} />, sort: 'inherentScore' },
-      { header: 'Residual', value: (r) => scoreText(r.residualScore, r.residualBand), cell: (r) => <ScoreBadge score={r.residualScore} band={r.residualBand} />, sort: 'residualScore' },
+      { header: 'Inherent', value: (r) => scoreText(r.inherentScore, r.inherentBand), cell: (r) => <ScoreBadge score={r.inherentScore} band={r.inherentBand} />, sort: 'inherentScore', only: 'screen' },
+      { header: 'Residual', value: (r) => scoreText(r.residualScore, r.residualBand), cell: (r) => <ScoreBadge score={r.residualScore} band={r.residualBand} />, sort: 'residualScore', only: 'screen' },
+      // The export gives each part of both ratings a column of its own, so a committee's spreadsheet can sort and count them.
+      ...ratingColumns('Inherent', (r) => [r.inherentLikelihood, r.inherentImpact, r.inherentScore, r.inherentBand]),
+      ...ratingColumns('Residual', (r) => [r.residualLikelihood, r.residualImpact, r.residualScore, r.residualBand]),
       { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name },
+      { header: 'Owner group', value: (r) => r.ownerGroup?.name, only: 'export' },
       { header: 'Status', value: (r) => readable(r.status), sort: 'status' },
+      { header: 'Review every (months)', value: (r) => r.reviewFrequencyMonths, only: 'export' },
       { header: 'Updated', value: (r) => r.updatedAt.slice(0, 10), cell: (r) => <When value={r.updatedAt} />, sort: 'updatedAt' },
     ],
-    summary: (risk) => [
+    summary: (risk, linked) => [
       { label: 'Classification', value: risk.classification.name },
       { label: 'Status', value: readable(risk.status) },
       { label: 'Inherent', value: ratingText(risk.inherentLikelihood, risk.inherentImpact), content: <><span safe>{ratingText(risk.inherentLikelihood, risk.inherentImpact)}</span>{' = '}<ScoreBadge score={risk.inherentScore} band={risk.inherentBand} /></> },
@@ -73,6 +110,8 @@ export const riskPages = (ctx: AppContext) =>
           ? <><span safe>{ratingText(risk.residualLikelihood, risk.residualImpact)}</span>{' = '}<ScoreBadge score={risk.residualScore} band={risk.residualBand} /></>
           : <span class="muted">Not rated</span>,
       },
+      { label: 'Asset', value: risk.assetId ? (linked.get('assetId') ?? RESTRICTED_NAME) : '—' },
+      { label: 'Business unit', value: risk.businessUnitId ? (linked.get('businessUnitId') ?? RESTRICTED_NAME) : '—' },
       { label: 'Owner', value: risk.owner ? `${risk.owner.name} <${risk.owner.email}>` : '—' },
       { label: 'Owner group', value: risk.ownerGroup?.name ?? '—' },
       { label: 'Review every', value: `${risk.reviewFrequencyMonths} months` },

@@ -2,7 +2,9 @@ import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
 import { CustomFieldsInput, CustomFieldsView } from '../../platform/records/custom-field-values';
 import { listQuery } from '../../platform/http/paging';
+import { NameListInput } from '../../platform/name-lists/name-list';
 import { stringEnum } from '../../platform/http/schema-helpers';
+import { queryInteger } from '../../platform/http/strict-input';
 import { exampleOwnership, IsoDate, NullableDate } from '../../platform/records/record-schema';
 
 export const RISK_STATUSES = ['open', 'closed', 'archived'] as const;
@@ -116,31 +118,26 @@ export const riskExamples = {
 };
 
 export const RISK_SORTS = ['title', 'status', 'inherentScore', 'residualScore', 'createdAt', 'updatedAt'] as const;
+const levelFilter = (what: string) => t.Optional(queryInteger({ minimum: 0, maximum: 1000, description: `Risks whose ${what} is this level's value; a value not on the scale is refused (400)` }));
+const bandFilter = (what: string) => t.Optional(t.String({ minLength: 1, maxLength: 60, description: `Risks whose ${what} score falls in the appetite band of this name; a band that does not exist is refused (400)` }));
 export const RiskListQuery = listQuery(RISK_SORTS, {
   status: t.Optional(RiskStatus),
   classificationId: t.Optional(Uuid),
   ownerId: t.Optional(Uuid),
   ownerGroupId: t.Optional(Uuid),
+  inherentLikelihood: levelFilter('inherent likelihood'),
+  inherentImpact: levelFilter('inherent impact'),
+  residualLikelihood: levelFilter('residual likelihood'),
+  residualImpact: levelFilter('residual impact'),
+  inherentBand: bandFilter('inherent'),
+  residualBand: bandFilter('residual'),
 });
 export type RiskListQuery = Static<typeof RiskListQuery>;
 
 // Risk settings: classifications and the scale.
-export const ClassificationInput = t.Object({
-  name: t.String({ minLength: 1, maxLength: 120 }),
-  description: t.Optional(t.String({ maxLength: 2000 })),
-}, { additionalProperties: false });
-export type ClassificationInput = Static<typeof ClassificationInput>;
-export const ClassificationPatch = t.Partial(ClassificationInput, { additionalProperties: false, minProperties: 1 });
-export type ClassificationPatch = Static<typeof ClassificationPatch>;
-export const ClassificationView = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.String(),
-  riskCount: Type.Integer({ description: 'How many risks use this classification (such a classification cannot be deleted)' }),
-});
-export type ClassificationView = Static<typeof ClassificationView>;
-export const ClassificationListQuery = listQuery(['name', 'createdAt'] as const, {});
-export type ClassificationListQuery = Static<typeof ClassificationListQuery>;
+/** A classification's body: the name list kit's (src/platform/name-lists), also read by the bundle loader. */
+export const ClassificationInput = NameListInput;
+export type ClassificationInput = NameListInput;
 
 const LevelInput = t.Object({
   value: Type.Integer({ minimum: 1, maximum: 100 }),

@@ -5,6 +5,7 @@ import {
   risks, thirdPartyRisks,
 } from '../../../db/schema';
 import { namedRecords, readableNamed, type NamedRecords } from '../../platform/csv/import-type';
+import { levelOf } from '../../platform/permissions/permissions';
 import type { FieldProblem } from '../../platform/core/errors';
 import { requireReadableLink, type LinkTarget } from '../../platform/records/links';
 import type { Page } from '../../platform/http/paging';
@@ -14,7 +15,7 @@ import {
   type BatchRules, type ListParams, type RecordKind, type RecordView,
 } from '../../platform/records/records';
 import { assetKind } from '../assets/service';
-import { businessUnitKind } from '../businessUnits/service';
+import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
 import { squash } from '../../platform/core/text';
 
@@ -113,6 +114,36 @@ function riskViews(lookups: RiskLookups) {
 
 const scoreOf = (likelihood: AnyColumn, impact: AnyColumn) =>
   sql`(select c.score from ${riskScaleCells} c where c.likelihood = ${likelihood} and c.impact = ${impact})`;
+
+/** A level filter (the heat map's cells link with them): the level's value. */
+const levelIs = (column: AnyColumn, value: string) => (/^\d{1,4}$/.test(value) ? eq(column, Number(value)) : sql`false`);
+
+/** A band filter: the score of the risk's cell falls in the band of this name. */
+const bandIs = (likelihood: AnyColumn, impact: AnyColumn, band: string) => sql`exists (select 1 from ${riskScaleCells} c
+  join ${riskBands} b on c.score between b.min_score and b.max_score
+  where c.likelihood = ${likelihood} and c.impact = ${impact} and b.name = ${band})`;
+
+const LEVEL_FILTERS = { inherentLikelihood: 'likelihood', inherentImpact: 'impact', residualLikelihood: 'likelihood', residualImpact: 'impact' } as const;
+const BAND_FILTERS = ['inherentBand', 'residualBand'] as const;
+
+/** Level and band filters must name a level or band of the configured scale (read only when one is given). */
+async function riskFilterProblems(db: DbOrTx, query: ListParams): Promise<FieldProblem[]> {
+  const given = (name: string) => query[name] !== undefined && query[name] !== '';
+  if (!Object.keys(LEVEL_FILTERS).some(given) && !BAND_FILTERS.some(given)) return [];
+  const lookups = await loadRiskLookups(db);
+  const problems: FieldProblem[] = [];
+  for (const [name, axis] of Object.entries(LEVEL_FILTERS)) {
+    if (given(name) && !lookups[axis].has(Number(query[name]))) {
+      problems.push({ field: name, message: `"${query[name]}" is not ${axis === 'impact' ? 'an' : 'a'} ${axis} level of the risk scale` });
+    }
+  }
+  for (const name of BAND_FILTERS) {
+    if (given(name) && !lookups.bands.some((b) => b.name === String(query[name]))) {
+      problems.push({ field: name, message: `"${query[name]}" is not an appetite band of the risk scale` });
+    }
+  }
+  return problems;
+}
 
 export interface Scale {
   likelihood: { value: number; name: string }[];
@@ -236,7 +267,16 @@ export const riskKind: RecordKind<typeof risks, RiskCreate, RiskView> = {
     updatedAt: risks.updatedAt,
   },
   defaults: { description: '', reviewFrequencyMonths: 12, status: 'open', residualLikelihood: null, residualImpact: null, assetId: null, businessUnitId: null },
-  filters: { classificationId: (value) => eq(risks.classificationId, value) },
+  filters: {
+    classificationId: (value) => eq(risks.classificationId, value),
+    inherentLikelihood: (value) => levelIs(risks.inherentLikelihood, value),
+    inherentImpact: (value) => levelIs(risks.inherentImpact, value),
+    residualLikelihood: (value) => levelIs(risks.residualLikelihood, value),
+    residualImpact: (value) => levelIs(risks.residualImpact, value),
+    inherentBand: (value) => bandIs(risks.inherentLikelihood, risks.inherentImpact, value),
+    residualBand: (value) => bandIs(risks.residualLikelihood, risks.residualImpact, value),
+  },
+  filterProblems: riskFilterProblems,
   // Records of other modules that point at a risk; deleting it while any do is a 409 naming them (never orphaned links).
   references: [
     referencedBy('compliance analyses', analysisRisks, analysisRisks.riskId),
@@ -278,3 +318,16 @@ export const deleteRisk = (tx: DbOrTx, actor: Actor, id: string): Promise<void> 
 
 /** The page query and the total query of a risk list; exported so the benchmark can time the same SQL directly. */
 export const riskListQueries = (db: DbOrTx, actor: Actor, query: RiskListQuery) => listQueries(db, riskKind, actor, query as ListParams);
+
+/** The records a risk links to (its asset and business unit), as the form and the record page name them. */
+export const riskLinkKinds = { asset: assetKind, businessUnit: businessUnitKind } as const;
+
+/** Choices of the risk form's asset and business unit: the records the viewer may read (none without the right). */
+export const riskLinkOptions = {
+  async asset(db: DbOrTx, viewer: Actor): Promise<{ value: string; label: string }[]> {
+    return [...(await readableNamed(db, viewer, assetKind)).nameOf].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
+  },
+  async businessUnit(db: DbOrTx, viewer: Actor): Promise<{ value: string; label: string }[]> {
+    return levelOf(viewer, 'businessUnits:read') === null ? [] : businessUnitOptions(db, viewer);
+  },
+};

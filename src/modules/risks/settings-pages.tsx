@@ -8,10 +8,10 @@ import { fieldErrors } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
 import { Shell } from '../../platform/http/screen';
 import { cellKey, RiskSettings, type BandRow, type LevelRow, type RiskSettingsProps, type ScaleForm } from './views/settings';
-import { ClassificationInput, RiskScale, type RiskScaleView } from './schema';
-import {
-  createClassification, deleteClassification, getRiskScale, listClassifications, replaceRiskScale, updateClassification,
-} from './settings-service';
+import { RiskScale, type RiskScaleView } from './schema';
+import { getRiskScale, replaceRiskScale } from './settings-service';
+import { riskClassificationPages, riskClassificationSection } from './classifications';
+import type { NameListState } from '../../platform/name-lists/name-list-screen';
 
 /* ---------- Scale editor ---------- */
 
@@ -80,13 +80,13 @@ function scaleInput(form: ScaleForm): { input: RiskScale; rename: (field: string
 export const riskSettingsPages = (ctx: AppContext) => {
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'risk-settings' });
 
-  const settingsScreen = async (viewer: Actor, csrfToken: string, extra: Partial<RiskSettingsProps> = {}) => {
+  const settingsScreen = async (viewer: Actor, csrfToken: string, extra: Partial<RiskSettingsProps> = {}, classificationState: NameListState = {}) => {
     const [classifications, scale] = await Promise.all([
-      listClassifications(ctx.db, viewer, { page: 1, pageSize: 200 }), getRiskScale(ctx.db, viewer),
+      riskClassificationSection(ctx, viewer, csrfToken, classificationState), getRiskScale(ctx.db, viewer),
     ]);
     const props: RiskSettingsProps = {
       csrfToken,
-      classifications: classifications.rows,
+      classifications,
       scale: toRows(scale),
       canCreate: levelOf(viewer, 'settings:create') !== null,
       canUpdate: levelOf(viewer, 'settings:update') !== null,
@@ -98,39 +98,9 @@ export const riskSettingsPages = (ctx: AppContext) => {
   return new Elysia({ name: 'module:risks:settings-pages' })
     .use(screenAuth(ctx))
     // Risk settings: classifications and the scale
-    .get('/settings/risks', async ({ viewer, csrfToken, query }) => settingsScreen(viewer, csrfToken, { done: query.done }), { page: 'settings:read' })
-    .post('/settings/risks/classifications', async ({ viewer, csrfToken, body, redirect, set }) => {
-      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
-      const result = await attempt(async () => {
-        const problems = schemaProblems(ClassificationInput, form);
-        if (problems.length) throw invalid(problems);
-        return runWrite(ctx, (tx) => createClassification(tx, viewer, form));
-      });
-      if (result.ok) return redirect('/settings/risks?done=classification-created#classifications', 303);
-      set.status = result.error.status;
-      const problems = result.error.problems;
-      return settingsScreen(viewer, csrfToken, {
-        classificationForm: form,
-        classificationErrors: problems.length ? fieldErrors(problems) : { name: result.error.message },
-      });
-    }, { page: 'settings:create' })
-    .post('/settings/risks/classifications/:id', async ({ viewer, csrfToken, params, body, redirect, set }) => {
-      const form = { name: formText(body, 'name'), description: formText(body, 'description') };
-      const result = await attempt(async () => {
-        const problems = schemaProblems(ClassificationInput, form);
-        if (problems.length) throw invalid(problems);
-        return runWrite(ctx, (tx) => updateClassification(tx, viewer, params.id, form));
-      });
-      if (result.ok) return redirect('/settings/risks?done=classification-updated#classifications', 303);
-      set.status = result.error.status;
-      return settingsScreen(viewer, csrfToken, { classificationError: result.error.message });
-    }, { page: 'settings:update' })
-    .post('/settings/risks/classifications/:id/delete', async ({ viewer, csrfToken, params, redirect, set }) => {
-      const result = await attempt(() => runWrite(ctx, (tx) => deleteClassification(tx, viewer, params.id)));
-      if (result.ok) return redirect('/settings/risks?done=classification-deleted#classifications', 303);
-      set.status = result.error.status;
-      return settingsScreen(viewer, csrfToken, { classificationError: result.error.message });
-    }, { page: 'settings:update' })
+    .get('/settings/risks', async ({ viewer, csrfToken, query }) => settingsScreen(viewer, csrfToken, { done: query.done }, { done: query.done }),
+      { page: 'settings:read' })
+    .use(riskClassificationPages(ctx, async ({ viewer, csrfToken }, state) => settingsScreen(viewer, csrfToken, {}, state)))
     .post('/settings/risks/scale', async ({ viewer, csrfToken, body, redirect, set }) => {
       const form = scaleForm(body);
       if (formText(body, 'intent') === 'preview') return settingsScreen(viewer, csrfToken, { scale: form, preview: true });

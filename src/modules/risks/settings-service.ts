@@ -1,14 +1,10 @@
-import { asc, count, desc, eq, ilike, inArray, sql } from 'drizzle-orm';
+import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
-import { riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks } from '../../../db/schema';
-import { conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { riskBands, riskImpactLevels, riskLikelihoodLevels, riskScaleCells, risks } from '../../../db/schema';
+import { conflict, invalid, type FieldProblem } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
-import { orderBy, paging, type Page } from '../../platform/http/paging';
 import { levelOf, requirePermission, type Actor } from '../../platform/permissions/permissions';
-import type {
-  ClassificationInput, ClassificationListQuery, ClassificationPatch, ClassificationView, RiskScale, RiskScaleView,
-} from './schema';
-import { isUuid } from '../../platform/core/uuid';
+import type { RiskScale, RiskScaleView } from './schema';
 import { squash } from '../../platform/core/text';
 
 /** Serialises scale replacements across processes; released when the transaction ends. */
@@ -16,110 +12,15 @@ const RISK_SCALE_LOCK = 7231101;
 const SCALE_RECORD_ID = 'default';
 const DEFAULT_BAND_COLOR = '#888888';
 
-/** Names are compared ignoring case, spaces and underscores: the same rule the CSV import uses to match them. */
+/** Classifications (classifications.ts) keep being importable from here. */
+export { classificationOptions } from './classifications';
 
 /**
- * Classifications and the scale are read by anyone who reads risks, and by whoever manages Settings (the Risk
+ * The scale is read by anyone who reads risks, and by whoever manages Settings (the Risk
  * settings screen); a token still needs the scope its route declares.
  */
 function requireSettingsRead(actor: Actor): void {
   if (levelOf(actor, 'settings:read') === null) requirePermission(actor, 'risks:read');
-}
-
-// ---------------------------------------------------------------- classifications
-
-// Written out in full: inside a subquery Drizzle would print the outer column unqualified, and it would bind to the inner table.
-const riskCount = sql<number>`(select count(*)::int from risks r where r.classification_id = risk_classifications.id)`;
-
-function selectClassifications(db: DbOrTx) {
-  return db.select({
-    id: riskClassifications.id,
-    name: riskClassifications.name,
-    description: riskClassifications.description,
-    riskCount,
-  }).from(riskClassifications);
-}
-
-export async function listClassifications(db: DbOrTx, actor: Actor, query: ClassificationListQuery): Promise<Page<ClassificationView>> {
-  requireSettingsRead(actor);
-  const { page, pageSize, offset } = paging(query);
-  const where = query.q ? ilike(riskClassifications.name, `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined;
-  const order = orderBy(query.sort, { name: riskClassifications.name, createdAt: riskClassifications.createdAt },
-    [asc(riskClassifications.name), asc(riskClassifications.id)], riskClassifications.id);
-  const [rows, [{ total }]] = await Promise.all([
-    selectClassifications(db).where(where).orderBy(...order).limit(pageSize).offset(offset),
-    db.select({ total: count() }).from(riskClassifications).where(where),
-  ]);
-  return { rows, total, page, pageSize };
-}
-
-/** Every classification by name, for pickers and filters (a handful of rows, never paged). */
-export async function classificationOptions(db: DbOrTx, actor: Actor): Promise<{ id: string; name: string }[]> {
-  requirePermission(actor, 'risks:read');
-  return db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications)
-    .orderBy(asc(riskClassifications.name));
-}
-
-export async function getClassification(db: DbOrTx, actor: Actor, id: string): Promise<ClassificationView> {
-  requirePermission(actor, 'risks:read');
-  const row = isUuid(id) ? (await selectClassifications(db).where(eq(riskClassifications.id, id)))[0] : undefined;
-  if (!row) throw notFound(`Risk classification ${id}`);
-  return row;
-}
-
-/** A blank name is a field problem; a name already taken (ignoring case and spacing) is a conflict with existing data. */
-async function checkClassificationName(db: DbOrTx, name: string, exceptId?: string): Promise<string> {
-  const trimmed = name.trim();
-  if (!trimmed) throw invalid([{ field: 'name', message: 'must not be blank' }]);
-  const existing = await db.select({ id: riskClassifications.id, name: riskClassifications.name }).from(riskClassifications);
-  const clash = existing.find((c) => c.id !== exceptId && squash(c.name) === squash(trimmed));
-  if (clash) throw conflict(`A risk classification named "${clash.name}" already exists`);
-  return trimmed;
-}
-
-const classificationFields = (row: typeof riskClassifications.$inferSelect) => ({ name: row.name, description: row.description });
-
-export async function createClassification(tx: DbOrTx, actor: Actor, input: ClassificationInput): Promise<{ id: string }> {
-  requirePermission(actor, 'settings:create');
-  const name = await checkClassificationName(tx, input.name);
-  const [row] = await tx.insert(riskClassifications).values({ name, description: input.description?.trim() ?? '' })
-    .onConflictDoNothing().returning();
-  if (!row) throw conflict(`A risk classification named "${name}" already exists`);
-  await recordChange(tx, actor, {
-    module: 'settings', recordType: 'risk_classification', recordId: row.id, action: 'create', before: null, after: classificationFields(row),
-  });
-  return { id: row.id };
-}
-
-/** Returns the classification as it now reads (the caller may hold settings:update without risks:read). */
-export async function updateClassification(tx: DbOrTx, actor: Actor, id: string, patch: ClassificationPatch): Promise<ClassificationView> {
-  requirePermission(actor, 'settings:update');
-  const [before] = isUuid(id) ? await tx.select().from(riskClassifications).where(eq(riskClassifications.id, id)).for('update') : [];
-  if (!before) throw notFound(`Risk classification ${id}`);
-  const name = patch.name === undefined ? before.name : await checkClassificationName(tx, patch.name, id);
-  const description = patch.description === undefined ? before.description : patch.description.trim();
-  const [after] = await tx.update(riskClassifications).set({ name, description }).where(eq(riskClassifications.id, id)).returning();
-  await recordChange(tx, actor, {
-    module: 'settings', recordType: 'risk_classification', recordId: id, action: 'update',
-    before: classificationFields(before), after: classificationFields(after),
-  });
-  const [view] = await selectClassifications(tx).where(eq(riskClassifications.id, id));
-  return view;
-}
-
-/** Risks must always carry a classification, so one still in use is refused with the count of risks using it. */
-export async function deleteClassification(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
-  requirePermission(actor, 'settings:update');
-  const [before] = isUuid(id) ? await tx.select().from(riskClassifications).where(eq(riskClassifications.id, id)).for('update') : [];
-  if (!before) throw notFound(`Risk classification ${id}`);
-  const [{ used }] = await tx.select({ used: count() }).from(risks).where(eq(risks.classificationId, id));
-  if (used > 0) {
-    throw conflict(`Risk classification "${before.name}" is used by ${used} risk${used === 1 ? '' : 's'} and cannot be deleted`);
-  }
-  await tx.delete(riskClassifications).where(eq(riskClassifications.id, id));
-  await recordChange(tx, actor, {
-    module: 'settings', recordType: 'risk_classification', recordId: id, action: 'delete', before: classificationFields(before), after: null,
-  });
 }
 
 // ---------------------------------------------------------------- scale

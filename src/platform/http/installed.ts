@@ -19,8 +19,8 @@ export interface NavEntry {
   key: string;
   label: string;
   href: string;
-  /** The right that shows the entry (at any level, or only at level all when `level` says so). */
-  needs: Permission;
+  /** The right that shows the entry (at any level, or only at level all when `level` says so); absent: every signed-in person (the Dashboard). */
+  needs?: Permission;
   level?: 'all';
 }
 

@@ -8,6 +8,7 @@ import { navigation, type NavEntry } from './installed';
  */
 
 const mayOpen = (viewer: Actor, entry: Pick<NavEntry, 'needs' | 'level'>) => {
+  if (!entry.needs) return true;
   const level = levelOf(viewer, entry.needs);
   return entry.level === 'all' ? level === 'all' : level !== null;
 };

@@ -6,6 +6,9 @@ import { installHistoryDescriptions } from '../records/history-format';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
+import type { Module } from '../permissions/permissions';
+
+import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -31,8 +34,17 @@ export interface ModuleManifest extends InstalledParts {
   assistantTools?(): readonly AssistantTool[];
   /** Record types whose changes notification rules can name (Settings › Notifications; docs/notifications.md). */
   events?: readonly RecordEvents[];
+  /**
+   * The module's records are privacy records (spec: Settings › AI assistants › Include privacy records): while that
+   * setting is off, the assistant endpoint acts without the module's rights, so no tool returns or accepts them.
+   */
+  privacyRecords?: boolean;
   /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
   dueDates?: readonly DueDateKind[];
+  /** Widgets of the Dashboard at `/`, each shown to viewers holding its right (docs/dashboard.md). */
+  dashboard?: readonly DashboardWidget[];
+  /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
+  dueSoon?: readonly DueSoonKind[];
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
@@ -52,10 +64,14 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installParts(modules);
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
+  installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 
 export const installedModules = (): readonly ModuleManifest[] => installed;
+
+/** The permission areas of the modules holding privacy records (`privacyRecords`). */
+export const privacyAreas = (): Module[] => installed.flatMap((m) => (m.privacyRecords && m.permissions ? [m.permissions] : []));
 
 /** Every installed module's assistant tools (made once, after installation). */
 export function assistantTools(): readonly AssistantTool[] {

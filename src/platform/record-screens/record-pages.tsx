@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { fieldErrors, type Option } from '../../../views/components/form';
-import { attempt, formText } from '../http/form-input';
+import { attempt, formList, formText } from '../http/form-input';
 import { renderScreen } from '../http/screen';
 import { isHtmx } from '../../../views/layout';
 import {
@@ -71,8 +71,11 @@ export interface RecordPagesOptions<V> {
   listActions?: (viewer: Actor) => JSX.Element | undefined;
   /** Extra sections on the detail page (sub-resources), rendered below the fields. */
   sections?: (view: V, viewer: Actor, csrfToken: string) => Promise<JSX.Element>;
-  /** The record page's rows in the register's own words (risks: ratings with their scores), instead of one row per field. */
-  summary?: (view: V) => DetailRow[];
+  /**
+   * The record page's rows in the register's own words (risks: ratings with their scores), instead of one row per field;
+   * `linked` names the records its `link` fields point at, as the viewer may see them (by field name).
+   */
+  summary?: (view: V, linked: ReadonlyMap<string, string>) => DetailRow[];
   /** Links beside Edit and Delete on the record page (risks: Treatments, reviews and exceptions). */
   detailActions?: (view: V) => JSX.Element;
   /**
@@ -100,6 +103,12 @@ export function formInput(
 ): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const field of fields) {
+    if (field.kind === 'checkboxes') {
+      // A list: every box ticked; none ticked leaves it out on create (its default) and empties it on update.
+      const chosen = formList(body, field.name);
+      if (chosen.length || mode === 'update') input[field.name] = chosen;
+      continue;
+    }
     const raw = formText(body, field.name);
     const text = field.kind === 'textarea' ? raw.replace(/\s+$/, '') : raw.trim();
     const property = schema.properties[field.name];
@@ -163,7 +172,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
       extra: Object.fromEntries(filters.flatMap((f) => {
         const value = query[f.name] ?? '';
-        return f.options.some((option) => option.value === value) ? [[f.name, value]] : [];
+        return f.options.some((option) => option.value === value) || (f.strict && value !== '') ? [[f.name, value]] : [];
       })),
     };
   };
@@ -183,10 +192,9 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
         choices[field.name] = groups.map((g) => ({ value: g.id, label: g.name }));
       } else if (typeof field.options === 'function') {
         const visible = await field.options(viewer);
-        const linked = current[field.name];
-        choices[field.name] = linked && !visible.some((o) => o.value === linked)
-          ? [...visible, { value: linked, label: `${RESTRICTED_NAME}, kept` }]
-          : visible;
+        const linked = (field.kind === 'checkboxes' ? (current[field.name] ?? '').split('\n') : [current[field.name]])
+          .filter((value): value is string => Boolean(value) && !visible.some((o) => o.value === value));
+        choices[field.name] = [...visible, ...linked.map((value) => ({ value, label: `${RESTRICTED_NAME}, kept` }))];
       } else if (field.options) {
         choices[field.name] = valueOptions(field.options);
       }
@@ -197,11 +205,25 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
   const valuesOf = (view: V): FormValues =>
     Object.fromEntries(o.fields.map((f) => {
       const value = f.formValue ? f.formValue(view) : (view as Record<string, unknown>)[f.name];
-      return [f.name, value === null || value === undefined ? '' : String(value)];
+      return [f.name, value === null || value === undefined ? '' : Array.isArray(value) ? value.join('\n') : String(value)];
     }));
 
   /** A record's name as its page is titled: its name or title field. */
   const nameOf = (view: V) => String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
+
+  /** A form's values as typed: checkboxes as the ticked values, one per line. */
+  const typedValues = (body: unknown): FormValues =>
+    Object.fromEntries(o.fields.map((f) => [f.name, f.kind === 'checkboxes' ? formList(body, f.name).join('\n') : formText(body, f.name)]));
+
+  /**
+   * The values of a list field as people read them: the choices' labels; a linked record missing from the viewer's
+   * choices is one they may not read (RESTRICTED_NAME); a fixed value reads as its label.
+   */
+  const listShown = (field: FieldSpec | undefined, values: readonly unknown[], choices: Record<string, Option[]>): string =>
+    values.map((value) => {
+      const text = String(value);
+      return choices[field?.name ?? '']?.find((c) => c.value === text)?.label ?? (typeof field?.options === 'function' ? RESTRICTED_NAME : valueLabel(text));
+    }).join(', ');
 
   /** Names of the records the view links to, as the viewer may see them (nameAsSeen): by field. */
   const linkNamesOf = async (view: V, viewer: Actor): Promise<Map<string, string>> => {
@@ -213,8 +235,9 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
   };
 
   const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>): DetailRow[] => [
-    ...(o.summary ? o.summary(view) : o.fields.map((f) => {
+    ...(o.summary ? o.summary(view, linkNames) : o.fields.map((f) => {
       const raw = (view as Record<string, unknown>)[f.name];
+      if (Array.isArray(raw)) return { label: f.label, value: raw.length ? listShown(f, raw, choices) : '—' };
       const value = raw === null || raw === undefined || raw === '' ? '—' : String(raw);
       const named = linkNames.get(f.name) ?? choices[f.name]?.find((c) => c.value === value)?.label;
       return { label: f.label, value: f.kind === 'select' && value !== '—' ? valueLabel(value) : (named ?? value) };
@@ -267,7 +290,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const filters = await filtersFor(viewer);
       const state = listState(query, filters);
       const page = await listRecords(ctx.db, kind, viewer, listParams(state, state.page, state.pageSize));
-      const results = { path: o.path, page, state, columns: o.columns, plural: o.title, singular: o.singular };
+      const results = { path: o.path, page, state, columns: o.columns.filter((c) => c.only !== 'export'), plural: o.title, singular: o.singular };
       if (isHtmx(headers)) return <RecordResults {...results} />;
       const users = await platformService('listUsers')(ctx.db);
       const canCreate = levelOf(viewer, right('create')) !== null;
@@ -290,7 +313,8 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const kept = rows.slice(0, EXPORT_LIMIT);
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${o.path.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return toCsv([o.columns.map((c) => c.header), ...kept.map((row) => o.columns.map((c) => String(c.value(row) ?? '')))]);
+      const columns = o.columns.filter((c) => c.only !== 'screen');
+      return toCsv([columns.map((c) => c.header), ...kept.map((row) => columns.map((c) => String(c.value(row) ?? '')))]);
     }, { page: right('read') })
 
     .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>
@@ -304,7 +328,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const result = await attempt(() => runWrite(ctx, (tx) => createRecord(tx, kind, viewer, formInput(o.fields, o.Create, body, 'create', definitions))));
       if (result.ok) return redirect(`${o.path}/${result.value.id}?done=created`, 303);
       set.status = result.error.status;
-      const values = Object.fromEntries(o.fields.map((f) => [f.name, formText(body, f.name)]));
+      const values = typedValues(body);
       return form(viewer, csrfToken, headers, {
         title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, values, submit: `Create ${o.singular.toLowerCase()}`,
         errors: fieldErrors(result.error.problems), error: refusal(result.error.problems.length, result.error.message),
@@ -334,6 +358,8 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
           if (named !== undefined) return named;
           // A reference the manifests do not declare (a risk's classification): named by the form's choices.
           const spec = o.fields.find((f) => f.name === field);
+          // A list field (checkboxes): its values by the choices' labels, restricted where the viewer may not read them.
+          if (spec?.kind === 'checkboxes' && Array.isArray(value)) return value.length ? listShown(spec, value, choices) : '—';
           return spec?.kind === 'reference' && !spec.link && typeof value === 'string' ? choices[field]?.find((c) => c.value === value)?.label : undefined;
         },
         keyed: (type, field) => type === kind.recordType && o.fields.some((f) => f.name === field && f.kind === 'select' && !f.numeric),
@@ -364,7 +390,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const result = await attempt(() => runWrite(ctx, (tx) => updateRecord(tx, kind, viewer, params.id, formInput(o.fields, o.Update, body, 'update', definitions))));
       if (result.ok) return redirect(`${o.path}/${params.id}?done=updated`, 303);
       set.status = result.error.status;
-      const values = Object.fromEntries(o.fields.map((f) => [f.name, formText(body, f.name)]));
+      const values = typedValues(body);
       return form(viewer, csrfToken, headers, {
         title: `Edit ${o.singular.toLowerCase()}`, action: `${o.path}/${params.id}`, cancel: `${o.path}/${params.id}`, values, submit: 'Save changes',
         errors: fieldErrors(result.error.problems), error: refusal(result.error.problems.length, result.error.message), ownerId: values.ownerId,

@@ -15,8 +15,12 @@ import { actionLabel } from '../records/history-format';
 export interface FieldSpec {
   name: string;
   label: string;
-  kind: 'text' | 'textarea' | 'number' | 'date' | 'url' | 'select' | 'owner' | 'ownerGroup' | 'reference';
-  /** For select: allowed values (labels made readable). For reference: a loader of the choices the viewer may pick. */
+  kind: 'text' | 'textarea' | 'number' | 'date' | 'url' | 'select' | 'owner' | 'ownerGroup' | 'reference' | 'checkboxes';
+  /**
+   * For select and checkboxes: allowed values (labels made readable). For reference, and checkboxes of linked records:
+   * a loader of the choices the viewer may pick. Checkboxes hold a list (the field's schema is an array): the form
+   * value is the chosen values one per line.
+   */
   options?: readonly string[] | ((viewer: Actor) => Promise<Option[]>);
   /** For a reference to another module's owned record: the record page names it only to a viewer who may read it. */
   link?: LinkTarget;
@@ -31,6 +35,8 @@ export interface FieldSpec {
 
 export interface ListColumn<V> {
   header: string;
+  /** Where the column appears: on the screen only (a score drawn with its band), in the CSV export only, or both (absent). */
+  only?: 'screen' | 'export';
   /** The cell as text: shown, searched by the eye and written to the list's CSV export. */
   value(view: V): string | number | null | undefined;
   /** The cell as a component (a score with its band), when text alone says less; the export still writes `value`. */
@@ -57,6 +63,11 @@ export interface ListFilter {
   name: string;
   label: string;
   options: Option[];
+  /**
+   * A value that is none of the options is passed on to the list (whose kind refuses it, 400 inside the app shell)
+   * instead of being dropped: links into the list (the Dashboard's heat map) must not silently show everything.
+   */
+  strict?: boolean;
 }
 
 export const readable = valueLabel;
@@ -208,6 +219,23 @@ export function RecordForm({ action, cancel, fields, values, choices, errors, er
           case 'url':
           case 'text':
             return <Field {...common} type="text" />;
+          case 'checkboxes': {
+            const chosen = (values[f.name] ?? '').split('\n');
+            const id = `f-${f.name}`;
+            return (
+              <fieldset class={errors[f.name] ? 'field invalid' : 'field'} id={id}>
+                <legend safe>{f.label}</legend>
+                {f.hint && <span class="hint" safe>{f.hint}</span>}
+                {errors[f.name] && <span class="error" role="alert" safe>{errors[f.name]}</span>}
+                {(choices[f.name] ?? []).length === 0 && <p class="muted">None to choose from.</p>}
+                <div class="checks">
+                  {(choices[f.name] ?? []).map((o) => (
+                    <label><input type="checkbox" name={f.name} value={o.value} checked={chosen.includes(o.value)} /> <span safe>{o.label}</span></label>
+                  ))}
+                </div>
+              </fieldset>
+            );
+          }
           default: {
             const options = [{ value: '', label: f.required ? 'Choose…' : '—' }, ...(choices[f.name] ?? [])];
             return <Field {...common}><Select name={f.name} options={options} selected={values[f.name] ?? ''} /></Field>;

@@ -97,6 +97,11 @@ export interface RecordKind<T extends OwnedTable, Input extends Values, View = R
   /** Extra list filters from the query string, by name. */
   filters?: Record<string, (value: string) => SQL | undefined>;
   /**
+   * Problems with a list's filter values that name nothing (a risk level or band not on the scale): a list asked for
+   * them is refused 400, on REST and on the screens alike, instead of answering an empty list that looks like a count.
+   */
+  filterProblems?(db: DbOrTx, query: ListParams): Promise<FieldProblem[]>;
+  /**
    * The records take custom fields (defined in Settings › Custom fields for this module): writes accept
    * `customFields: { key: value }`, reads return it, History records `customFields.<key>`. Pair it with
    * `recordInputs(fields, { customFields: true })` and `recordView(fields, { customFields: true })`.
@@ -274,6 +279,8 @@ async function presenter<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T
 
 export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams): Promise<Page<V>> {
   const { page, pageSize, offset } = paging(query);
+  const problems = (await kind.filterProblems?.(db, query)) ?? [];
+  if (problems.length) throw invalid(problems);
   const queries = listQueries(db, kind, actor, query);
   const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
   // Named statements: PostgreSQL keeps the plan per connection instead of planning every request.

@@ -65,6 +65,7 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
             cell: (p) => (
               <span class="actions">
                 <a href={`${PACKAGES_PATH}/${p.id}/export`} download="">Export</a>
+                <a href={`${PACKAGES_PATH}/${p.id}/export/oscal`} download="">Export OSCAL</a>
                 {canDelete && <a href={`${PACKAGES_PATH}/${p.id}/delete`}>Delete</a>}
               </span>
             ),
@@ -114,10 +115,11 @@ export function ImportForm({ csrfToken, values, error }: ImportFormProps): JSX.E
       <CsrfField token={csrfToken} />
       <div class="field">
         <label for="f-file">Package file (CSV or JSON)</label>
-        <input id="f-file" type="file" name="file" accept=".csv,.json,text/csv,application/json" required aria-describedby="f-file-hint" />
+        <input id="f-file" type="file" name="file" accept=".csv,.json,text/csv,application/json,application/oscal+json" required aria-describedby="f-file-hint" />
         <span class="hint" id="f-file-hint">
           JSON: an object with name, standard, version, description and items. CSV: a header with code and name, optionally description,
-          parent_code (or parent) and kind. Files over 1 MB: use POST /api/v1/compliance/packages.
+          parent_code (or parent) and kind. OSCAL: a catalog or resolved profile catalog in JSON (up to 16 MB), groups as headings and
+          controls as requirements. Other files over 1 MB: use POST /api/v1/compliance/packages.
         </span>
       </div>
       <Field label="Package name" name="name" value={values.name} maxlength={300} hint="Required for a CSV file; for a JSON file, replaces the file's name when filled" />
@@ -136,6 +138,8 @@ export interface ImportPreviewProps {
   input: PackageInput | null;
   problems: readonly PackageProblem[];
   counts: ItemCounts;
+  /** What the preview says about how the file was read (an OSCAL catalog, withdrawn controls left out). */
+  note?: string;
 }
 
 const problemPlace = (p: PackageProblem) => {
@@ -144,10 +148,11 @@ const problemPlace = (p: PackageProblem) => {
 };
 
 /** Step 2: the tree as it will be created, the counts, and every problem; Commit import only when there are none. */
-export function ImportPreview({ csrfToken, fileName, values, input, problems, counts }: ImportPreviewProps): JSX.Element {
+export function ImportPreview({ csrfToken, fileName, values, input, problems, counts, note }: ImportPreviewProps): JSX.Element {
   return (
     <section id="package-preview">
       <p safe>{`File: ${fileName}`}</p>
+      {note && <p class="hint" safe>{note}</p>}
       {input && (
         <dl class="card">
           <dt>Name</dt><dd safe>{input.name || '—'}</dd>

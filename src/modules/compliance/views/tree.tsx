@@ -1,5 +1,8 @@
+import Html from '@kitajs/html';
 import type { AnalysisDetail, MappingKind, PackageScore, StatusCounts } from '../schema';
-import type { TreeRow } from '../analyses-service';
+import type { PackageTreeView, TreeRow } from '../tree-service';
+import { RequirementText } from './requirement-text';
+import { FilterBar, type FilterSelect } from '../../../../views/components/filter-bar';
 import type { ExceptionView } from '../../exceptions/schema';
 import type { ShownEntry } from '../../../platform/records/history-format';
 import { HistoryTable } from '../../../platform/record-screens/record-views';
@@ -41,12 +44,15 @@ function ScoreLine({ label, c }: { label: string; c: StatusCounts }): JSX.Elemen
   );
 }
 
-/** Requirements and additional items scored separately; headings are not counted. */
-export function ScoreCard({ score }: { score: PackageScore }): JSX.Element {
+/**
+ * Requirements and additional items scored separately; headings are not counted. With `oob`, an htmx answer to an
+ * inline status change carries it and htmx puts it in place of the page's score (out-of-band swap).
+ */
+export function ScoreCard({ score, oob }: { score: PackageScore; oob?: boolean }): JSX.Element {
   return (
-    <div class="table-wrap" id="score">
+    <div class="table-wrap" id="score" hx-swap-oob={oob ? 'true' : undefined}>
       <table class="data">
-        <caption class="muted">Compliant ÷ (total − not applicable); not assessed counts against the score. Headings are not counted.</caption>
+        <caption class="muted">Score: compliant ÷ (total − not applicable); not assessed counts against the score. Headings are not counted.</caption>
         <thead><tr><th scope="col">Items</th><th scope="col">Total</th><th scope="col">Compliant</th><th scope="col">Partially</th>
           <th scope="col">Non-compliant</th><th scope="col">Not applicable</th><th scope="col">Not assessed</th><th scope="col">Score</th></tr></thead>
         <tbody>
@@ -58,51 +64,203 @@ export function ScoreCard({ score }: { score: PackageScore }): JSX.Element {
   );
 }
 
-/** Deeper items are indented like this depth (static/app.css has one rule per depth). */
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * A heading's progress over the requirements and additional items under it: a bar (compliant, then assessed) and the
+ * same as words. With `oob`, it replaces the heading's progress on the page (out-of-band swap).
+ */
+export function HeadingProgress({ id, c, oob }: { id: string; c: StatusCounts | undefined; oob?: boolean }): JSX.Element {
+  const counts = c ?? { total: 0, applicable: 0, not_assessed: 0, not_applicable: 0, percentCompliant: null } as Pick<StatusCounts, 'total' | 'applicable' | 'not_assessed' | 'not_applicable' | 'percentCompliant'>;
+  const assessed = counts.applicable - counts.not_assessed;
+  const width = (n: number) => (counts.applicable === 0 ? '0' : String(Math.round((100 * n) / counts.applicable)));
+  const compliant = counts.percentCompliant === null ? 0 : Math.round(counts.percentCompliant);
+  const words = counts.total === 0
+    ? 'Nothing to assess'
+    : `${assessed} of ${plural(counts.applicable, 'item', 'items')} assessed, ${pct(counts.percentCompliant)} compliant${counts.not_applicable ? `, ${counts.not_applicable} not applicable` : ''}`;
+  return (
+    <span class="progress" id={`progress-${id}`} hx-swap-oob={oob ? 'true' : undefined}>
+      <svg class="bar" viewBox="0 0 100 6" aria-hidden="true">
+        <rect width="100" height="6" class="bar-track" /><rect width={width(assessed)} height="6" class="bar-assessed" />
+        <rect width={String(compliant)} height="6" class="bar-compliant" />
+      </svg>
+      <span safe>{words}</span>
+    </span>
+  );
+}
+
+/** Deeper items are indented like this depth at most (static/app.css has one rule per depth). */
 const MAX_INDENT = 12;
 
-/** One item of the tree; with an editable analysis, its status select PATCHes and htmx swaps this row for the answer. */
-export function TreeItemRow({ row }: { row: TreeRow }): JSX.Element {
+/**
+ * The status select's options, one string per selected status. An option without a value sends its text, and its end
+ * tag may be left out: the 287-requirement page carries 1,435 options, and this keeps each row about 200 bytes
+ * smaller (the status route takes a label as well as a key).
+ */
+const STATUS_OPTIONS_HTML: Record<string, string> = Object.fromEntries(Object.keys(ANALYSIS_STATUS_LABELS).map((status) =>
+  [status, STATUS_OPTIONS.map((o) => `<option${o.value === status ? ' selected' : ''}>${Html.escapeHtml(o.label)}`).join('')]));
+
+/** Indentation of an item within its table: its depth below the section's heading (or from the top outside any section). */
+const indent = (row: TreeRow) => {
+  const depth = Math.min(row.sectionId ? row.depth - 1 : row.depth, MAX_INDENT);
+  return depth > 0 ? `depth-${depth}` : undefined;
+};
+
+/**
+ * One item of the tree. With an editable analysis, its status select PATCHes (the table names the target, this row,
+ * and the swap) and htmx swaps this row for the answer; a heading inside a section shows its progress instead.
+ * Kept small: the page of a 287-requirement package stays under 150 KB.
+ */
+export function TreeItemRow({ row, progress }: { row: TreeRow; progress?: StatusCounts }): JSX.Element {
   const a = row.analysis;
-  const counts = a ? `${a.counts.controls} / ${a.counts.policies} / ${a.counts.risks} / ${a.counts.projects}` : '';
+  if (row.kind === 'heading') {
+    return (
+      <tr class="kind-heading">
+        <td class={indent(row)}><strong safe>{row.code}</strong></td>
+        <td><strong safe>{row.name}</strong></td>
+        <td colspan="5"><HeadingProgress id={row.itemId} c={progress} /></td>
+      </tr>
+    );
+  }
   return (
-    <tr id={`item-${row.itemId}`} class={`kind-${row.kind}`}>
-      <td class={`depth-${Math.min(row.depth, MAX_INDENT)}`}>{row.kind === 'heading' ? <strong safe>{row.code}</strong> : <Text value={row.code} />}</td>
-      <td>{a ? <a href={`/compliance/analyses/${a.id}`} safe>{row.name}</a> : row.kind === 'heading' ? <strong safe>{row.name}</strong> : <Text value={row.name} />}</td>
-      <td><Text value={KIND_LABELS[row.kind]} /></td>
+    <tr class={row.kind === 'additional' ? 'kind-additional' : undefined}>
+      <td class={indent(row)} safe>{row.code}</td>
+      <td>
+        {a ? <a href={`/compliance/analyses/${a.id}`} safe>{row.name}</a> : <span safe>{row.name}</span>}
+        {row.kind === 'additional' && <> <span class="tag">Additional</span></>}
+        {row.description && <RequirementText text={row.description} />}
+      </td>
       <td>
         {a && a.canUpdate
-          ? (
-            <select name="status" aria-label={`Status of ${row.code}`} hx-patch={`/compliance/analyses/${a.id}/status`} hx-trigger="change"
-              hx-target="closest tr" hx-swap="outerHTML">
-              {STATUS_OPTIONS.map((o) => <option value={o.value} selected={o.value === a.status} safe>{o.label}</option>)}
-            </select>
-          )
-          : a ? <Text value={ANALYSIS_STATUS_LABELS[a.status]} /> : row.kind === 'heading' ? '' : <span class="muted">—</span>}
+          ? <select name="status" aria-label={`Status of ${row.code}`} hx-patch={`/compliance/analyses/${a.id}`}>{STATUS_OPTIONS_HTML[a.status]}</select>
+          : a ? <span safe>{ANALYSIS_STATUS_LABELS[a.status]}</span> : <span class="muted">—</span>}
       </td>
-      <td class="num" title="controls / policies / risks / projects"><Text value={counts} /></td>
+      {a
+        ? `<td>${a.counts.controls}</td><td>${a.counts.policies}</td><td>${a.counts.risks}</td><td>${a.counts.projects}</td>`
+        : '<td></td><td></td><td></td><td></td>'}
     </tr>
   );
 }
 
-export function PackageTreePage({ name, packageId, rows, score }: { name: string; packageId: string; rows: TreeRow[]; score: PackageScore }): JSX.Element {
+/**
+ * The answer to an inline status change: the row, and out of band the score and the progress of every heading above
+ * it. Each out-of-band part is wrapped in a <template>: after a <tr> the HTML parser is in a table body, where a <div>
+ * would be moved out of place, while a template is kept as it is (htmx swaps a template's content out of band).
+ */
+export function StatusChanged({ row, tree }: { row: TreeRow; tree: PackageTreeView }): JSX.Element {
+  return (
+    <>
+      <TreeItemRow row={row} />
+      <template><ScoreCard score={tree.score} oob /></template>
+      {row.headingIds.map((id) => <template><HeadingProgress id={id} c={tree.progress.get(id)} oob /></template>)}
+    </>
+  );
+}
+
+function TreeTable({ rows, tree }: { rows: TreeRow[]; tree: PackageTreeView }): JSX.Element {
+  return (
+    <div class="table-wrap">
+      <table class="data tree">
+        <thead><tr><th>Code</th><th>Requirement</th><th>Status</th><th>Mapped controls</th><th>Mapped policies</th><th>Mapped risks</th><th>Remediation projects</th></tr></thead>
+        <tbody>{rows.map((row) => <TreeItemRow row={row} progress={tree.progress.get(row.itemId)} />)}</tbody>
+      </table>
+    </div>
+  );
+}
+
+export interface TreeQuery {
+  q: string;
+  status: string;
+  mapped: string;
+  text: string;
+}
+
+const MAPPED_OPTIONS: Option[] = [
+  { value: 'some', label: 'Mapped to something' }, { value: 'none', label: 'Not mapped' },
+  { value: 'controls', label: 'Mapped to a control' }, { value: 'policies', label: 'Mapped to a policy' },
+  { value: 'risks', label: 'Mapped to a risk' }, { value: 'projects', label: 'Mapped to a remediation project' },
+];
+
+/** Expand all / Collapse all: plain forms (remembered for the viewer), back to the same filters. */
+function AllHeadings({ tree, query, csrfToken }: { tree: PackageTreeView; query: TreeQuery; csrfToken: string }): JSX.Element {
+  const kept = Object.entries(query).filter(([, value]) => value !== '');
+  const form = (open: 'all' | 'none', label: string) => (
+    <form method="post" action={`/compliance/packages/${tree.packageId}/headings`} class="inline">
+      <CsrfField token={csrfToken} />
+      <input type="hidden" name="open" value={open} />
+      {kept.map(([name, value]) => <input type="hidden" name={name} value={value} />)}
+      <button type="submit" class="secondary">{label}</button>
+    </form>
+  );
+  return <>{form('all', 'Expand all')}{form('none', 'Collapse all')}</>;
+}
+
+export interface PackageTreePageProps {
+  tree: PackageTreeView;
+  query: TreeQuery;
+  csrfToken: string;
+}
+
+/**
+ * A package's requirement tree: the score, the filter bar (search, status, mapping, text), then one collapsible section
+ * per top-level heading (details/summary: it opens and closes without script) with its progress; the sections the
+ * viewer keeps open are open, and with app.js each open or close is remembered for them (data-headings). With a
+ * filter set, only matching items are listed and their sections are open.
+ */
+export function PackageTreePage({ tree, query, csrfToken }: PackageTreePageProps): JSX.Element {
+  const headings = tree.rows.filter((r) => r.kind === 'heading').length;
+  const total = tree.rows.length - headings;
+  const rows = tree.filtered ? tree.rows.filter((r) => r.shown) : tree.rows;
+  const showText = query.text === 'shown' || query.q.trim() !== '';
+  // Consecutive rows of one top-level heading form its section; rows outside any heading a plain table.
+  const groups: { sectionId: string | null; rows: TreeRow[] }[] = [];
+  for (const row of rows) {
+    const last = groups.at(-1);
+    if (last && last.sectionId === row.sectionId && !(row.sectionId === row.itemId)) last.rows.push(row);
+    else groups.push({ sectionId: row.sectionId, rows: [row] });
+  }
+  const filters: FilterSelect[] = [
+    { name: 'status', label: 'Status', options: STATUS_OPTIONS, selected: query.status },
+    { name: 'mapped', label: 'Mapping', options: MAPPED_OPTIONS, selected: query.mapped },
+    { name: 'text', label: 'Requirement text', options: [{ value: 'shown', label: 'Shown' }], selected: query.text, any: 'Hidden' },
+  ];
   return (
     <>
       <p class="actions">
         <a href="/compliance/packages">← All packages</a>
         <a href={`/compliance/analyses/exceptions`}>Compliance exceptions</a>
         <a href="/compliance/poam">POA&amp;M</a>
+        <a class="button" href={`/compliance/packages/${tree.packageId}/export/oscal`} download="">Export as OSCAL catalog</a>
       </p>
-      <h2 safe>{name}</h2>
-      <ScoreCard score={score} />
-      <div class="table-wrap" id={`tree-${packageId}`}>
-        <table class="data tree">
-          <thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Status</th>
-            <th scope="col" title="controls / policies / risks / projects">Mapped (C / P / R / Pr)</th></tr></thead>
-          <tbody>
-            {rows.length === 0 ? <tr><td class="empty" colspan="5">This package has no items.</td></tr> : rows.map((row) => <TreeItemRow row={row} />)}
-          </tbody>
-        </table>
+      <h2>Score</h2>
+      <ScoreCard score={tree.score} />
+      <h2>Requirements</h2>
+      <FilterBar action={`/compliance/packages/${tree.packageId}`} label="Filter this package" target="#tree"
+        search={{ value: query.q, label: 'Search code, name and text' }} filters={filters} filtered={tree.filtered} />
+      {/* The status selects swap their row (target and swap named once here); sections remember themselves at data-headings. */}
+      <div id="tree" hx-target="closest tr" hx-swap="outerHTML" hx-vals={showText ? '{"text":"shown"}' : undefined}
+        data-headings={`/compliance/packages/${tree.packageId}/headings`}>
+        <div class="actions">
+          <span class="muted" safe>{tree.filtered ? `${tree.matches} of ${plural(total, 'item', 'items')} match` : plural(total, 'item', 'items')}</span>
+          {headings > 0 && <AllHeadings tree={tree} query={query} csrfToken={csrfToken} />}
+        </div>
+        <p class="muted">Mapped: how many controls, policies, risks and remediation projects address each item.</p>
+        {groups.length === 0 && <p class="empty" safe>{tree.filtered ? 'No item matches these filters.' : 'This package has no items.'}</p>}
+        {groups.map((group) => {
+          // A section opens with its heading (items listed before their heading, which no shipped package does, stay plain).
+          if (!group.sectionId || group.rows[0].itemId !== group.sectionId) return <TreeTable rows={group.rows} tree={tree} />;
+          const [heading, ...inside] = group.rows;
+          const open = tree.filtered || tree.open.has(heading.itemId);
+          return (
+            <details class="tree-section" id={`section-${heading.itemId}`} open={open} data-open={open ? '1' : ''}>
+              <summary>
+                <h3><span class="code" safe>{heading.code}</span> <span safe>{heading.name}</span></h3>
+                <HeadingProgress id={heading.itemId} c={tree.progress.get(heading.itemId)} />
+              </summary>
+              {inside.length ? <TreeTable rows={inside} tree={tree} /> : <p class="muted">Nothing under this heading.</p>}
+            </details>
+          );
+        })}
       </div>
     </>
   );
@@ -182,7 +340,7 @@ export function AnalysisPage(p: AnalysisPageProps): JSX.Element {
         <dt>Code</dt><dd safe>{a.item.code}</dd>
         <dt>Requirement</dt><dd safe>{a.item.name}</dd>
         <dt>Kind</dt><dd safe>{KIND_LABELS[a.item.kind] ?? a.item.kind}</dd>
-        <dt>Description</dt><dd class="prewrap" safe>{a.item.description || '—'}</dd>
+        <dt>Description</dt><dd><RequirementText text={a.item.description} /></dd>
         <dt>Status</dt><dd safe>{ANALYSIS_STATUS_LABELS[a.status]}</dd>
         <dt>Assessor</dt><dd safe>{a.assessor?.name ?? '—'}</dd>
         <dt>Assessed</dt><dd><When value={a.assessedAt} /></dd>

@@ -1,4 +1,3 @@
-import type { ClassificationView } from '../schema';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, type FieldErrors } from '../../../../views/components/form';
 import { DataTable, Swatch, Text } from '../../../../views/components/table';
@@ -30,23 +29,17 @@ export interface ScaleForm {
 export const cellKey = (likelihood: number | string, impact: number | string) => `${likelihood}x${impact}`;
 
 const DONE: Record<string, string> = {
-  'classification-created': 'Classification added.',
-  'classification-updated': 'Classification renamed.',
-  'classification-deleted': 'Classification deleted.',
   'scale-saved': 'Risk scale saved.',
 };
 
 export interface RiskSettingsProps {
   csrfToken: string;
-  classifications: ClassificationView[];
+  /** The Classifications section (a name list, src/platform/name-lists), with its own outcome or refusal. */
+  classifications: JSX.Element;
   scale: ScaleForm;
   canCreate: boolean;
   canUpdate: boolean;
   done?: string;
-  /** A refusal on the classification forms. */
-  classificationError?: string;
-  classificationForm?: { name: string; description: string };
-  classificationErrors?: FieldErrors;
   /** A refusal of the scale: the general message and each problem by input name. */
   scaleError?: string;
   scaleErrors?: FieldErrors;
@@ -54,58 +47,6 @@ export interface RiskSettingsProps {
   scaleProblems?: string[];
   /** True when the editor shows unsaved changes (after "Update matrix"). */
   preview?: boolean;
-}
-
-function ClassificationsSection(props: RiskSettingsProps): JSX.Element {
-  const { csrfToken, canUpdate } = props;
-  const form = props.classificationForm ?? { name: '', description: '' };
-  const errors = props.classificationErrors ?? {};
-  return (
-    <section id="classifications">
-      <h2>Classifications</h2>
-      <Flash kind="error" message={props.classificationError} />
-      <DataTable<ClassificationView>
-        rows={props.classifications}
-        empty="No classifications. Risks need one; add one below."
-        columns={[
-          {
-            header: 'Name',
-            cell: (c) => canUpdate
-              ? (
-                <form method="post" action={`/settings/risks/classifications/${c.id}`} class="inline">
-                  <CsrfField token={csrfToken} />
-                  <input type="text" name="name" value={c.name} maxlength={120} aria-label={`Name of ${c.name}`} required />
-                  <input type="text" name="description" value={c.description} maxlength={2000} aria-label={`Description of ${c.name}`} />
-                  <button type="submit" class="small secondary">Rename</button>
-                </form>
-              )
-              : <span><Text value={c.name} /> <span class="muted" safe>{c.description}</span></span>,
-          },
-          { header: 'Risks', cell: (c) => <Text value={c.riskCount} />, class: 'num' },
-          ...(canUpdate ? [{
-            header: 'Delete',
-            cell: (c: ClassificationView) => c.riskCount > 0
-              ? <span class="muted" safe>{`In use by ${c.riskCount} risk${c.riskCount === 1 ? '' : 's'}`}</span>
-              : (
-                <form method="post" action={`/settings/risks/classifications/${c.id}/delete`} class="inline"
-                  hx-confirm={`Delete the classification "${c.name}"?`}>
-                  <CsrfField token={csrfToken} />
-                  <button type="submit" class="small danger">Delete</button>
-                </form>
-              ),
-          }] : []),
-        ]}
-      />
-      {props.canCreate && (
-        <form method="post" action="/settings/risks/classifications" class="card">
-          <CsrfField token={csrfToken} />
-          <Field label="New classification" name="name" value={form.name} error={errors.name} required maxlength={120} />
-          <Field label="Description" name="description" value={form.description} error={errors.description} maxlength={2000} />
-          <button type="submit">Add classification</button>
-        </form>
-      )}
-    </section>
-  );
 }
 
 function LevelRows({ axis, rows, errors, disabled }: { axis: 'likelihood' | 'impact'; rows: LevelRow[]; errors: FieldErrors; disabled: boolean }): JSX.Element {
@@ -272,7 +213,7 @@ export function RiskSettings(props: RiskSettingsProps): JSX.Element {
   return (
     <>
       <Flash kind="success" message={props.done ? DONE[props.done] : undefined} />
-      <ClassificationsSection {...props} />
+      {props.classifications}
       <ScaleSection {...props} />
     </>
   );

@@ -1,0 +1,63 @@
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { processingActivities } from '../../../db/schema';
+import type { FieldProblem } from '../../platform/core/errors';
+import type { Actor } from '../../platform/permissions/permissions';
+import { recordType, requireTypedRecord } from '../../platform/records/record-types';
+import type { RecordKind } from '../../platform/records/records';
+import { valueLabel } from '../../platform/core/value-labels';
+import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
+
+/** The record types a processing activity links to, by field: declared by the assets and third-parties modules. */
+export const LINKED_TYPES = { systemAssetIds: 'asset', processorThirdPartyIds: 'thirdParty' } as const;
+
+/**
+ * Every link a write adds must name a record the actor may read (spec Bearer rule 4): the linked module's read right
+ * (403 without) and a readable record (404 otherwise, the same as a missing one, the reason in the Audit Log). Links
+ * kept as they were are not judged again, so editing a record never fails on a link someone else made.
+ */
+async function requireReadableLinks(db: DbOrTx, actor: Actor, candidate: ProcessingActivityCreate, before: { systemAssetIds: string[]; processorThirdPartyIds: string[] } | null) {
+  for (const [field, kind] of Object.entries(LINKED_TYPES) as [keyof typeof LINKED_TYPES, string][]) {
+    const kept = new Set(before?.[field] ?? []);
+    for (const id of candidate[field] ?? []) {
+      if (!kept.has(id)) await requireTypedRecord(db, actor, recordType(kind), id, field);
+    }
+  }
+}
+
+/** Records of processing (GDPR Art. 30): the register kit writes them with the Audit Log and History. */
+export const processingActivityKind: RecordKind<typeof processingActivities, ProcessingActivityCreate> = {
+  module: 'dataPrivacy',
+  customFields: true,
+  recordType: 'processingActivity',
+  label: 'Processing activity',
+  table: processingActivities,
+  titleColumn: processingActivities.name,
+  statusColumn: processingActivities.status,
+  sortable: {
+    name: processingActivities.name, role: processingActivities.role, status: processingActivities.status, legalBasis: processingActivities.legalBasis,
+    createdAt: processingActivities.createdAt, updatedAt: processingActivities.updatedAt,
+  },
+  defaults: {
+    role: 'controller', status: 'draft', purposes: '', specialCategoryCondition: null, dataSubjectCategories: [], personalDataCategories: [],
+    recipients: '', retention: '', systemAssetIds: [], processorThirdPartyIds: [], jointControllers: '', securityMeasures: '',
+  },
+  filters: {
+    role: (value) => ((PROCESSING_ROLES as readonly string[]).includes(value) ? eq(processingActivities.role, value as 'controller') : undefined),
+  },
+  toColumns: (c) => ({ ...c, name: c.name.trim() }),
+  async check(db, candidate, before, actor) {
+    const problems: FieldProblem[] = [];
+    if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
+    const special = (candidate.personalDataCategories ?? []).filter(isSpecialCategory);
+    if (special.length && !candidate.specialCategoryCondition) {
+      problems.push({ field: 'specialCategoryCondition', message: `an Art. 9(2) condition is required when special categories of personal data are processed (${special.map(valueLabel).join(', ')})` });
+    }
+    if (!special.length && candidate.specialCategoryCondition) {
+      problems.push({ field: 'specialCategoryCondition', message: 'must be blank unless a special category of personal data (Art. 9(1)) is processed' });
+    }
+    if (problems.length) return problems;
+    await requireReadableLinks(db, actor, candidate, before);
+    return problems;
+  },
+};

@@ -1,0 +1,123 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { selectRows, type DbOrTx } from '../../../db/client';
+import { riskReviews, riskTreatments, risks } from '../../../db/schema';
+import { ownershipCondition } from '../../platform/permissions/ownership';
+import { requirePermission, type Actor } from '../../platform/permissions/permissions';
+import { monthsAfter } from '../../platform/notifications/declarations';
+import type { DueSoonKind } from '../../platform/dashboard/declarations';
+import { loadRiskLookups } from './service';
+
+/**
+ * The risks' part of the Dashboard: open risks counted per cell of the heat map (inherent and residual), and per band,
+ * drawn from the configured scale; and the risk reviews and treatments that come due. Every count is of the risks the
+ * viewer may read (at level own: the risks they or their groups own).
+ */
+
+type Level = { value: number; name: string };
+export type Side = 'inherent' | 'residual';
+export interface Band {
+  name: string;
+  color: string;
+}
+
+export interface HeatMapCell {
+  likelihood: number;
+  impact: number;
+  score: number | null;
+  band: Band | null;
+  count: number;
+}
+
+export interface RiskHeatMap {
+  /** Likelihood levels, highest first (the map's rows, top to bottom). */
+  likelihood: Level[];
+  /** Impact levels, lowest first (the map's columns, left to right). */
+  impact: Level[];
+  inherent: HeatMapCell[];
+  residual: HeatMapCell[];
+  /** Open risks per band, inherent and residual, in band order (lowest scores first). */
+  bands: (Band & { minScore: number; maxScore: number; inherent: number; residual: number })[];
+  /** Open risks the viewer may read, and how many of them have no residual rating. */
+  total: number;
+  residualUnrated: number;
+}
+
+/** Open risks only: closed and archived risks are not the current posture. */
+const OPEN = eq(risks.status, 'open');
+
+type HeatMapRow = { side: Side; likelihood: number | null; impact: number | null; n: number };
+
+/** The heat map's counts as one statement (exported so the benchmark times the same SQL through the driver). */
+export function riskHeatMapQuery(actor: Actor) {
+  const visible = ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId);
+  return sql`
+      select case when grouping(${risks.inherentLikelihood}, ${risks.inherentImpact}) = 0 then 'inherent' else 'residual' end as side,
+        coalesce(${risks.inherentLikelihood}, ${risks.residualLikelihood}) as likelihood,
+        coalesce(${risks.inherentImpact}, ${risks.residualImpact}) as impact, count(*)::int as n
+      from ${risks} where ${and(OPEN, visible)}
+      group by grouping sets ((${risks.inherentLikelihood}, ${risks.inherentImpact}), (${risks.residualLikelihood}, ${risks.residualImpact}))`;
+}
+
+/**
+ * One scan of the risks the viewer may read, grouped twice (grouping sets): by inherent cell and by residual cell. The
+ * residual group whose levels are null counts the risks not rated yet.
+ */
+export async function riskHeatMap(db: DbOrTx, actor: Actor): Promise<RiskHeatMap> {
+  const [lookups, rows] = await Promise.all([loadRiskLookups(db), selectRows<HeatMapRow>(db, riskHeatMapQuery(actor))]);
+  const byValue = (a: Level, b: Level) => a.value - b.value;
+  const likelihood = [...lookups.likelihood].map(([value, name]) => ({ value, name })).sort(byValue).reverse();
+  const impact = [...lookups.impact].map(([value, name]) => ({ value, name })).sort(byValue);
+  const bandOf = (score: number | null) => (score === null ? null : lookups.bands.find((b) => score >= b.minScore && score <= b.maxScore) ?? null);
+  const counts = { inherent: new Map<string, number>(), residual: new Map<string, number>() };
+  let residualUnrated = 0;
+  for (const row of rows) {
+    if (row.likelihood === null || row.impact === null) residualUnrated += row.n;
+    else counts[row.side].set(`${row.likelihood}:${row.impact}`, row.n);
+  }
+  const cellsOf = (side: Side): HeatMapCell[] => likelihood.flatMap((l) => impact.map((i) => {
+    const score = lookups.cells.get(`${l.value}:${i.value}`) ?? null;
+    const band = bandOf(score);
+    return { likelihood: l.value, impact: i.value, score, band: band && { name: band.name, color: band.color }, count: counts[side].get(`${l.value}:${i.value}`) ?? 0 };
+  }));
+  const inherent = cellsOf('inherent');
+  const residual = cellsOf('residual');
+  const inBand = (cells: HeatMapCell[], name: string) => cells.filter((c) => c.band?.name === name).reduce((sum, c) => sum + c.count, 0);
+  const total = [...counts.inherent.values()].reduce((sum, n) => sum + n, 0);
+  return {
+    likelihood, impact, inherent, residual, total, residualUnrated,
+    bands: lookups.bands.map((b) => ({ ...b, inherent: inBand(inherent, b.name), residual: inBand(residual, b.name) })),
+  };
+}
+
+/** The list of risks in one cell of the map (the address a cell links to). */
+export const cellHref = (side: Side, likelihood: number, impact: number) =>
+  `/risks?status=open&${side}Likelihood=${likelihood}&${side}Impact=${impact}`;
+
+/** The list of risks in one band. */
+export const bandHref = (side: Side, band: string) => `/risks?status=open&${side}Band=${encodeURIComponent(band)}`;
+
+/** Risk reviews and treatments that come due, of the risks the viewer may read. */
+export const riskDueSoon: DueSoonKind[] = [
+  {
+    key: 'riskReviewsDue', label: 'Risk reviews', needs: 'risks:read', href: '/risks?status=open', itemHref: (id) => `/risks/${id}`,
+    query: (actor, until) => {
+      requirePermission(actor, 'risks:read');
+      return sql`select * from (
+        select ${risks.id}::text as record_id, ${risks.title} as title,
+          ${monthsAfter(sql`coalesce(last.reviewed_on, (${risks.createdAt} at time zone 'UTC')::date)`, risks.reviewFrequencyMonths)} as due_on
+        from ${risks}
+        left join (select ${riskReviews.riskId} as risk_id, max(${riskReviews.reviewedOn}) as reviewed_on from ${riskReviews} group by ${riskReviews.riskId}) last
+          on last.risk_id = ${risks.id}
+        where ${and(OPEN, ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId))}) due
+        where due.due_on <= ${until}`;
+    },
+  },
+  {
+    // A treatment is read through its risk: its screen is the risk's treatments page.
+    key: 'riskTreatmentsDue', label: 'Risk treatments', needs: 'risks:read', href: '/risks?status=open', itemHref: (id) => `/risks/${id}/treatments`,
+    query: (actor, until) => sql`select ${risks.id}::text as record_id, ${riskTreatments.title} || ' (' || ${risks.title} || ')' as title, ${riskTreatments.dueOn} as due_on
+      from ${riskTreatments} join ${risks} on ${risks.id} = ${riskTreatments.riskId}
+      where ${and(eq(riskTreatments.status, 'planned'), ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId))}
+        and ${riskTreatments.dueOn} <= ${until}`,
+  },
+];
