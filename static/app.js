@@ -42,3 +42,28 @@
   window.addEventListener('resize', function () { markScrollingTables(document); });
   document.addEventListener('htmx:afterSettle', function (event) { markScrollingTables(event.target); });
 })();
+
+// Times in History and the Audit Log (<time data-local>) are written in the reader's own time zone, naming it; the
+// server renders them in UTC, which is what a page without scripts shows.
+(function () {
+  'use strict';
+  function pad(n) { return (n < 10 ? '0' : '') + n; }
+  function zoneName(date) {
+    try {
+      var part = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(date).filter(function (p) { return p.type === 'timeZoneName'; })[0];
+      return part ? part.value : '';
+    } catch (e) { return ''; }
+  }
+  function localise(root) {
+    var times = (root || document).querySelectorAll('time[data-local]');
+    for (var i = 0; i < times.length; i++) {
+      var el = times[i];
+      var date = new Date(el.getAttribute('datetime'));
+      if (isNaN(date.getTime())) continue;
+      el.textContent = date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()) + ' ' + pad(date.getHours()) + ':' + pad(date.getMinutes()) + ' ' + zoneName(date);
+      el.setAttribute('title', el.getAttribute('datetime'));
+    }
+  }
+  document.addEventListener('DOMContentLoaded', function () { localise(document); });
+  document.addEventListener('htmx:afterSettle', function (event) { localise(event.target); });
+})();

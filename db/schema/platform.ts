@@ -193,6 +193,8 @@ export const auditLog = pgTable('audit_log', {
   uniqueIndex('audit_log_prev_hash_key').on(t.prevHash),
   uniqueIndex('audit_log_hash_key').on(t.hash),
   index('audit_log_record_idx').on(t.recordType, t.recordId),
+  // The Audit Log screen filtered by record: its newest entries and their count from this index alone (docs/audit-log.md).
+  index('audit_log_record_seq_idx').on(t.recordId, t.seq),
 ]);
 
 export const history = pgTable('history', {

@@ -34,7 +34,7 @@ describe('audit screens', () => {
 
     const moved = await admin.post(`/audits/findings/${findingId}`, { auditPlanId: planId, title, status: 'in_remediation' });
     expect(moved.status, await moved.clone().text()).toBe(303);
-    expect(await (await admin.get(`/audits/findings/${findingId}`)).text()).toMatch(/<span>open<\/span> → <span>in_remediation<\/span>/);
+    expect(await (await admin.get(`/audits/findings/${findingId}`)).text()).toMatch(/<span>Open<\/span> → <span>In remediation<\/span>/);
   });
 
   test('a finding created in another status is refused inline naming status', async () => {

@@ -48,7 +48,7 @@ describe('control screens', () => {
     expect(edited.status, await edited.clone().text()).toBe(303);
     const page = await (await admin.get(`/controls/${id}`)).text();
     expect(page).toContain('Badge access (renamed)');
-    expect(page).toMatch(/Status<\/strong>: <span>active<\/span> → <span>retired<\/span>/);
+    expect(page).toMatch(/Status<\/strong>: <span>Active<\/span> → <span>Retired<\/span>/);
   });
 
   test('a test recorded on the page appears in the testing section', async () => {

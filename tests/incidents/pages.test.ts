@@ -43,7 +43,7 @@ describe('incident screens', () => {
 
     const closed = await admin.post(`/incidents/${id}`, { title: 'Outage', status: 'closed', resolution: 'Failover fixed' });
     expect(closed.status, await closed.clone().text()).toBe(303);
-    expect(await (await admin.get(`/incidents/${id}`)).text()).toMatch(/Status<\/strong>: <span>open<\/span> → <span>closed<\/span>/);
+    expect(await (await admin.get(`/incidents/${id}`)).text()).toMatch(/Status<\/strong>: <span>Open<\/span> → <span>Closed<\/span>/);
   });
 
   test('breach details and notifications are recorded on the incident page', async () => {

@@ -27,7 +27,7 @@ describe('Settings › Outbox and Audit log', () => {
     expect(html).toContain('Chain intact');
     const checkpoint = /class="secret">(\d+:[0-9a-f]{64})</.exec(html)?.[1];
     expect(checkpoint).toBeDefined();
-    expect(html).toContain('security signin');
+    expect(html).toContain('<span>Signed in</span><br/><span class="muted">Security</span>');
     const again = await (await admin.get(`/settings/audit?verify=1&since=${checkpoint}`)).text();
     expect(again).toContain('still extends checkpoint');
     const bad = await (await admin.get('/settings/audit?verify=1&since=nonsense')).text();
@@ -41,8 +41,8 @@ describe('Settings › Outbox and Audit log', () => {
     await makeRisk(env, await adminActor(env), { title });
     const admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
     const html = await (await admin.get('/settings/audit')).text();
-    expect(html).toContain(`title: — → ${title}`);
-    expect(html).toContain('changesSha256');
+    expect(html).toContain(`<strong>Title</strong>: <span>—</span> → <span>${title}</span>`);
+    expect(html).toMatch(new RegExp(`<a href="/risks/[0-9a-f-]{36}">${title}</a><br/><span class="muted">Risk</span>`));
   });
 
   test('the Outbox holds password reset links, so reading it needs every right: a settings manager cannot', async () => {

@@ -39,7 +39,7 @@ describe('project screens', () => {
     const id = idFrom(created.headers.get('location'));
     const edited = await admin.post(`/projects/${id}`, { title: 'Vendor consolidation', status: 'completed' });
     expect(edited.status, await edited.clone().text()).toBe(303);
-    expect(await (await admin.get(`/projects/${id}`)).text()).toMatch(/Status<\/strong>: <span>planned<\/span> → <span>completed<\/span>/);
+    expect(await (await admin.get(`/projects/${id}`)).text()).toMatch(/Status<\/strong>: <span>Planned<\/span> → <span>Completed<\/span>/);
   });
 
   test('a reader at level own sees only their own projects in the list', async () => {

@@ -67,8 +67,8 @@ describe('third party screens', () => {
     const page = await (await admin.get(`/third-parties/${id}`)).text();
     expect(page).toContain(`href="/risks/${riskId}"`);
     expect(page).toContain(`href="/third-parties/${sub}"`);
-    expect(page).toContain('risk.link');
-    expect(page).toContain('subProcessor.add');
+    expect(page).toContain('<span>Risk linked</span>');
+    expect(page).toContain('<span>Sub processor added</span>');
     // The reverse link would make a cycle: refused with the reason.
     const cycle = await admin.post(`/third-parties/${sub}/sub-processors`, { thirdPartyId: id });
     expect(cycle.status).toBe(400);

@@ -70,11 +70,14 @@ export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', ca
 export const Text = ({ value }: { value: string | number | null | undefined }) =>
   <span safe>{value === null || value === undefined ? '' : String(value)}</span>;
 
-/** A timestamp as "YYYY-MM-DD HH:MM UTC" (the same for every viewer; the ISO value sits in datetime). */
-export function When({ value, empty = '—' }: { value: string | Date | null | undefined; empty?: string }): JSX.Element {
+/**
+ * A timestamp as "YYYY-MM-DD HH:MM UTC" (the ISO value sits in datetime). With `local` (History and the Audit Log), the
+ * page's script rewrites it in the reader's own time zone, naming the zone; without scripts it stays in UTC.
+ */
+export function When({ value, empty = '—', local }: { value: string | Date | null | undefined; empty?: string; local?: boolean }): JSX.Element {
   if (!value) return <span class="muted" safe>{empty}</span>;
   const iso = new Date(value).toISOString();
-  return <time datetime={iso} safe>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>;
+  return <time datetime={iso} data-local={local ? '' : undefined} safe>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>;
 }
 
 export const Tags = ({ values }: { values: readonly string[] }) =>

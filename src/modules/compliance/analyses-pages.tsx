@@ -16,7 +16,7 @@ import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';
 import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES, type AnalysisStatus, type MappingKind } from './schema';
 import {
-  analysisHistory, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, unlinkRecord, updateAnalysis,
+  analysisHistoryShown, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, unlinkRecord, updateAnalysis,
 } from './analyses-service';
 import { isUuid } from '../../platform/core/uuid';
 import { soaCsv, statementOfApplicability } from './soa-service';
@@ -64,7 +64,7 @@ export function analysesPages(ctx: AppContext) {
     const [choiceLists, exceptions, history, canUpdate, sections] = await Promise.all([
       Promise.all(MAPPING_KIND_NAMES.map(async (kind) => (levelOf(viewer, `${MAPPING_KINDS[kind].module}:read`) === null ? null : mappingChoices(ctx.db, viewer, id, kind)))),
       listExceptions(ctx.db, complianceParent, viewer, { parentId: id, page: 1, pageSize: 200, sort: 'expiresAt' }),
-      analysisHistory(ctx.db, viewer, id),
+      analysisHistoryShown(ctx.db, viewer, id),
       mayUpdateAnalysis(ctx.db, viewer, id),
       recordSections(ctx, ANALYSIS_RECORD_TYPE, id, viewer, csrfToken),
     ]);

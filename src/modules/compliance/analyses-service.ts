@@ -7,6 +7,7 @@ import {
 } from '../../../db/schema';
 import { AppError, conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
 import { refusalOf, type BatchResult } from '../../platform/records/batch';
+import { describeHistory, historyWithParts, type ShownEntry } from '../../platform/records/history-format';
 import { listHistory, recordChange, recordChanges, type HistoryView, type RecordChange } from '../../platform/audit/history';
 import { NOT_AN_ACTIVE_USER, ownerProblems, ownershipCondition, requireOwnLevelKeepsOwnership } from '../../platform/permissions/ownership';
 import { orderBy, paging, type Page } from '../../platform/http/paging';
@@ -343,11 +344,30 @@ export async function unlinkRecord(tx: DbOrTx, actor: Actor, analysisId: string,
   await history(tx, actor, analysisId, `${m.action}.unlink`, { [m.recordKey]: record.id, title: record.title }, null);
 }
 
+const mappedNames = () => MAPPING_KIND_NAMES.map((name) => ({ idField: MAPPING_KINDS[name].recordKey, nameField: 'title', target: MAPPING_KINDS[name].link }));
+
 export async function analysisHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
   await loadFor(db, actor, id, 'read');
-  const mappedNames = MAPPING_KIND_NAMES.map((name) => ({ idField: MAPPING_KINDS[name].recordKey, nameField: 'title', target: MAPPING_KINDS[name].link }));
-  return historyAsSeen(db, actor, await listHistory(db, ANALYSIS_RECORD_TYPE, id), mappedNames);
+  return historyAsSeen(db, actor, await listHistory(db, ANALYSIS_RECORD_TYPE, id), mappedNames());
 }
+
+/** A requirement's History with its exceptions', as the one History formatter words it for the reader (its screen). */
+export async function analysisHistoryShown(db: DbOrTx, actor: Actor, id: string): Promise<ShownEntry[]> {
+  await loadFor(db, actor, id, 'read');
+  const entries = await historyWithParts(db, ANALYSIS_RECORD_TYPE, id);
+  const mine = entries.filter((e) => e.recordType === ANALYSIS_RECORD_TYPE);
+  const seen = await historyAsSeen(db, actor, mine, mappedNames());
+  const restricted = new Map(mine.map((e, i) => [e, seen[i]]));
+  return describeHistory(db, actor, entries.map((e) => (restricted.has(e) ? { ...e, changes: restricted.get(e)!.changes } : e)), {
+    own: { recordType: ANALYSIS_RECORD_TYPE, recordId: id },
+    label: (type, field) => (type === ANALYSIS_RECORD_TYPE ? ANALYSIS_FIELD_LABELS[field] : undefined),
+  });
+}
+
+/** The requirement page's words for the fields its History records. */
+const ANALYSIS_FIELD_LABELS: Record<string, string> = {
+  status: 'Status', notes: 'Notes', ownerId: 'Owner', ownerGroupId: 'Owner group', title: 'Name at the time',
+};
 
 /** Records of a kind the actor may read and that are not yet mapped to the analysis, for the mapping pickers. */
 export async function mappingChoices(db: DbOrTx, actor: Actor, analysisId: string, kind: MappingKind): Promise<{ value: string; label: string }[]> {

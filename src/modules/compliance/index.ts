@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { complianceAnalyses, complianceItems } from '../../../db/schema';
+import { complianceAnalyses, complianceItems, exceptions } from '../../../db/schema';
 import { defineModule } from '../../platform/modules/module';
 import { defineTool } from '../../platform/modules/tools';
 import { analysesApi } from './analyses-api';
@@ -41,6 +41,8 @@ export const manifest = defineModule({
     ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
     join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) },
     href: (id) => `/compliance/analyses/${id}`, evidence: true,
+    // A requirement's History shows its exceptions (its mappings are changes of the requirement itself).
+    historyParts: [{ historyType: 'complianceException', table: exceptions, id: exceptions.id, parentId: exceptions.complianceAnalysisId }],
     search: { body: sql<string>`${complianceItems.description}`, vector: sql`${complianceItems}.search_vector` },
     read: (ctx, actor, id) => getAnalysis(ctx.db, actor, id),
   }],

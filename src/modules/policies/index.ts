@@ -1,4 +1,4 @@
-import { policies } from '../../../db/schema';
+import { exceptions, policies, policyApprovals, policyReviews, policyVersions } from '../../../db/schema';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/http/context';
 import { policiesApi } from './api';
@@ -33,6 +33,13 @@ export const manifest = defineModule({
   countedTables: ['policies'],
   recordTypes: [registerType(policyKind, {
     kind: 'policy', plural: 'Policies', href: (id) => `/policies/${id}`, evidence: true, search: { body: policies.description }, read: true,
+    // A policy's History shows its published versions, reviews, approvals and exceptions.
+    historyParts: [
+      { historyType: 'policyVersion', table: policyVersions, id: policyVersions.id, parentId: policyVersions.policyId },
+      { historyType: 'policyReview', table: policyReviews, id: policyReviews.id, parentId: policyReviews.policyId },
+      { historyType: 'policyApproval', table: policyApprovals, id: policyApprovals.id, parentId: policyApprovals.policyId },
+      { historyType: 'policyException', table: exceptions, id: exceptions.id, parentId: exceptions.policyId },
+    ],
   })],
   assistantTools: () => [defineTool({
     name: 'list_policies', title: 'List policies', readOnly: true, input: PolicyListQuery, needs: { allOf: ['policies:read'] },

@@ -1,4 +1,4 @@
-import { risks } from '../../../db/schema';
+import { exceptions, riskReviews, riskTreatments, risks } from '../../../db/schema';
 import { defineModule } from '../../platform/modules/module';
 import { defineTool } from '../../platform/modules/tools';
 import { registerType } from '../../platform/records/record-types';
@@ -39,6 +39,12 @@ export const manifest = defineModule({
   countedTables: ['risks'],
   recordTypes: [registerType(riskKind, {
     kind: 'risk', plural: 'Risks', href: (id) => `/risks/${id}`, evidence: true, search: { body: risks.description },
+    // A risk's History shows its treatments, reviews and exceptions.
+    historyParts: [
+      { historyType: 'riskTreatment', table: riskTreatments, id: riskTreatments.id, parentId: riskTreatments.riskId },
+      { historyType: 'riskReview', table: riskReviews, id: riskReviews.id, parentId: riskReviews.riskId },
+      { historyType: 'riskException', table: exceptions, id: exceptions.id, parentId: exceptions.riskId },
+    ],
     read: async (ctx, actor, id) => ({ ...(await getRisk(ctx.db, actor, id)), treatments: await listTreatments(ctx.db, actor, id) }),
   })],
   assistantTools: () => [defineTool({

@@ -97,6 +97,8 @@ export interface HistoryView {
   via: string;
   source: string | null;
   actor: string | null;
+  /** Who acted, by id (the History formatter names them; REST answers leave it out). */
+  actorUserId?: string | null;
   tokenId: string | null;
   changes: FieldChanges;
   auditSeq: number | null;

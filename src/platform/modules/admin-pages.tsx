@@ -1,14 +1,18 @@
-import { count, desc, eq } from 'drizzle-orm';
+import { count, desc } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import type { DbOrTx } from '../../../db/client';
-import { auditLog, history, outbox } from '../../../db/schema';
+import { outbox } from '../../../db/schema';
 import { renderScreen } from '../http/screen';
 import { Flash } from '../../../views/components/flash';
 import { Pager } from '../../../views/components/pager';
-import { DataTable, shownValue, Tags, Text, When } from '../../../views/components/table';
+import { DataTable, Tags, Text, When } from '../../../views/components/table';
+import { fieldErrors, Select } from '../../../views/components/form';
+import { ChangeLine } from '../record-screens/record-views';
+import { platformService } from '../http/installed';
+import { toCsv } from '../csv/write';
+import { auditCsvRows, auditFilterFrom, auditModules, listAuditEntries, type AuditFilter, type ShownAuditEntry } from './audit-log-entries';
 import { verifyAuditLog, type VerifyResult } from '../audit/audit-verify';
 import { MAX_ATTEMPTS } from '../mail/mail';
-import type { FieldChanges } from '../audit/history';
 import { verifyHistorySeals, type SealResult } from '../audit/history-seals';
 import type { AppContext } from '../http/context';
 import { AppError, forbidden } from '../core/errors';
@@ -37,19 +41,7 @@ async function listOutbox(db: DbOrTx, page: number) {
   return { rows, total, page, pageSize: PAGE_SIZE };
 }
 
-/** The latest entries, each with the changes of the History entry it seals (record writes keep them there). */
-async function listAuditEntries(db: DbOrTx, page: number) {
-  const [rows, [{ total }]] = await Promise.all([
-    db.select({ entry: auditLog, changes: history.changes }).from(auditLog).leftJoin(history, eq(history.auditSeq, auditLog.seq))
-      .orderBy(desc(auditLog.seq)).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE),
-    db.select({ total: count() }).from(auditLog),
-  ]);
-  return { rows: rows.map(({ entry, changes }) => ({ ...entry, changes: changes as FieldChanges | null })), total, page, pageSize: PAGE_SIZE };
-}
-
-
 type OutboxRow = Awaited<ReturnType<typeof listOutbox>>['rows'][number];
-type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>['rows'][number];
 
 /** Where a mail is: sent (and to whom the server refused it), waiting for its next try, failed for good, or queued. */
 function deliveryStatus(m: OutboxRow): JSX.Element {
@@ -117,8 +109,9 @@ function VerifyBox({ result, seals, error }: { result?: VerifyResult; seals?: Se
   );
 }
 
-function AuditContent({ entries, result, seals, error, since, withHistory }: {
+function AuditContent({ entries, result, seals, error, since, withHistory, filter, users, filterErrors }: {
   entries: Awaited<ReturnType<typeof listAuditEntries>>; result?: VerifyResult; seals?: SealResult; error?: string; since: string; withHistory: boolean;
+  filter: Record<string, string>; users: { value: string; label: string }[]; filterErrors: Record<string, string>;
 }) {
   return (
     <section id="audit">
@@ -135,33 +128,9 @@ function AuditContent({ entries, result, seals, error, since, withHistory }: {
         <button type="submit">Verify the Audit Log</button>
       </form>
       <VerifyBox result={result} seals={seals} error={error} />
-      <h2>Latest entries</h2>
-      <DataTable<AuditRow>
-        rows={entries.rows}
-        empty="No entries."
-        columns={[
-          { header: '#', class: 'num', cell: (e) => <Text value={e.seq} /> },
-          { header: 'At', cell: (e) => <When value={e.at} /> },
-          { header: 'Who', cell: (e) => <Text value={[e.actorKind, e.actorUserId, e.actorTokenId ? `token ${e.actorTokenId}` : null].filter(Boolean).join(' ')} /> },
-          { header: 'Via', cell: (e) => <Text value={e.via} /> },
-          { header: 'Action', cell: (e) => <Text value={`${e.module} ${e.action}`} /> },
-          { header: 'Record', cell: (e) => <Text value={e.recordType ? `${e.recordType} ${e.recordId ?? ''}` : ''} /> },
-          {
-            header: 'Details',
-            cell: (e) => (
-              <>
-                <pre class="details" safe>{JSON.stringify(e.details)}</pre>
-                {e.changes && (
-                  <ul class="plain">
-                    {Object.entries(e.changes).map(([field, c]) => <li safe>{`${field}: ${shownValue(c.before)} → ${shownValue(c.after)}`}</li>)}
-                  </ul>
-                )}
-              </>
-            ),
-          },
-        ]}
-      />
-      <Pager page={entries.page} pageSize={entries.pageSize} total={entries.total} href={(p) => `/settings/audit?page=${p}`} />
+      <h2 id="entries-heading">Entries</h2>
+      <AuditFilterBar filter={filter} users={users} errors={filterErrors} />
+      <AuditEntries entries={entries} filter={filter} />
     </section>
   );
 }
@@ -177,7 +146,7 @@ export const adminPages = (ctx: AppContext) =>
       return renderScreen(headers, { title: 'Outbox', viewer, csrfToken, active: 'outbox' },
         <OutboxContent mails={mails} smtp={await ctx.mailer.smtpServer()} />);
     }, { page: 'settings:read' })
-    .get('/settings/audit', async ({ viewer, csrfToken, headers, query }) => {
+    .get('/settings/audit', async ({ viewer, csrfToken, headers, query, set }) => {
       requireAdministrator(viewer);
       const since = (query.since ?? '').trim();
       const withHistory = query.history === '1';
@@ -193,7 +162,119 @@ export const adminPages = (ctx: AppContext) =>
           error = e.message;
         }
       }
-      const entries = await listAuditEntries(ctx.db, pageNumber(query.page));
+      const { filter, errors: filterErrors } = filterOrErrors(query);
+      const [entries, people] = await Promise.all([
+        listAuditEntries(ctx.db, viewer, filter ?? {}, pageNumber(query.page)), platformService('listUsers')(ctx.db),
+      ]);
+      if (!filter) {
+        Object.assign(entries, { rows: [], total: 0 });
+        set.status = 400;
+      }
       return renderScreen(headers, { title: 'Audit log', viewer, csrfToken, active: 'audit' },
-        <AuditContent entries={entries} result={result} seals={seals} error={error} since={since} withHistory={withHistory} />);
+        <AuditContent entries={entries} result={result} seals={seals} error={error} since={since} withHistory={withHistory}
+          filter={filterValues(query)} users={people.map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }))} filterErrors={filterErrors} />);
+    }, { page: 'settings:read' })
+    // The filtered entries as CSV (UTF-8 with a byte order mark, formula-like cells neutralised): at most AUDIT_EXPORT_LIMIT.
+    .get('/settings/audit/export.csv', async ({ viewer, query, set }) => {
+      requireAdministrator(viewer);
+      const rows = await auditCsvRows(ctx.db, viewer, auditFilterFrom(query));
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="audit-log-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv(rows);
     }, { page: 'settings:read' });
+
+const FILTER_KEYS = ['q', 'actor', 'module', 'action', 'record', 'from', 'to'] as const;
+
+const filterValues = (query: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(FILTER_KEYS.map((key) => [key, (query[key] ?? '').trim()]));
+
+/** The filter, or the problems of its fields (shown beside them, the entries left empty). */
+function filterOrErrors(query: Record<string, string | undefined>): { filter: AuditFilter | null; errors: Record<string, string> } {
+  try {
+    return { filter: auditFilterFrom(query), errors: {} };
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'INVALID') throw e;
+    return { filter: null, errors: fieldErrors(e.problems) };
+  }
+}
+
+const auditQuery = (filter: Record<string, string>, extra: Record<string, string> = {}) => {
+  const params = new URLSearchParams(Object.entries({ ...filter, ...extra }).filter(([, v]) => v !== ''));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+};
+
+/** Filters of the Audit Log: search, person, module, action, record and a range of days, as a plain GET form. */
+function AuditFilterBar({ filter, users, errors }: { filter: Record<string, string>; users: { value: string; label: string }[]; errors: Record<string, string> }) {
+  const text = (name: string, label: string, type = 'text', hint?: string) => (
+    <div class={`field${errors[name] ? ' has-error' : ''}`}>
+      <label for={`filter-${name}`} safe>{label}</label>
+      <input id={`filter-${name}`} name={name} type={type} value={filter[name]} maxlength="200" aria-invalid={errors[name] ? 'true' : undefined}
+        aria-describedby={errors[name] ? `filter-${name}-error` : hint ? `filter-${name}-hint` : undefined} />
+      {hint && !errors[name] && <small id={`filter-${name}-hint`} class="hint" safe>{hint}</small>}
+      {errors[name] && <small id={`filter-${name}-error`} class="error" safe>{errors[name]}</small>}
+    </div>
+  );
+  const filtered = FILTER_KEYS.some((key) => filter[key]);
+  return (
+    <form method="get" action="/settings/audit" class="filter-bar card audit-filters" role="search" aria-label="Filter the Audit Log">
+      {text('q', 'Search', 'search')}
+      <div class="field">
+        <label for="filter-actor">Person</label>
+        <Select id="filter-actor" name="actor" selected={filter.actor} options={[{ value: '', label: 'Anyone' }, ...users]} />
+      </div>
+      <div class="field">
+        <label for="filter-module">Module</label>
+        <Select id="filter-module" name="module" selected={filter.module} options={[{ value: '', label: 'Any' }, ...auditModules()]} />
+      </div>
+      {text('action', 'Action', 'text', 'As stored: update, permission.denied')}
+      {text('record', 'Record id')}
+      {text('from', 'From', 'date')}
+      {text('to', 'To', 'date')}
+      <div class="filter-actions">
+        <button type="submit" class="secondary">Apply</button>
+        {filtered && <a href="/settings/audit">Clear filters</a>}
+      </div>
+    </form>
+  );
+}
+
+/** The entries of the filter: one row each in the History layout, with the entry's number, module and details. */
+function AuditEntries({ entries, filter }: { entries: Awaited<ReturnType<typeof listAuditEntries>>; filter: Record<string, string> }) {
+  return (
+    <div id="audit-entries">
+      <p class="actions">
+        <span class="muted" safe>{`${entries.total} ${entries.total === 1 ? 'entry' : 'entries'}`}</span>
+        <a class="button secondary" href={`/settings/audit/export.csv${auditQuery(filter)}`} download="">Download CSV</a>
+      </p>
+      <DataTable<ShownAuditEntry>
+        id="audit-table"
+        rows={entries.rows}
+        empty="No entries match."
+        columns={[
+          { header: '#', class: 'num', cell: (e) => <Text value={e.seq} /> },
+          { header: 'When', cell: (e) => <When value={e.at} local /> },
+          { header: 'Who', cell: (e) => <><Text value={e.who} /><br /><span class="muted" safe>{e.door}</span></> },
+          { header: 'Action', cell: (e) => <><Text value={e.actionLabel} /><br /><span class="muted" safe>{e.moduleLabel}</span></> },
+          {
+            header: 'Record',
+            cell: (e) => (e.record
+              ? <>{e.record.href ? <a href={e.record.href} safe>{e.record.title}</a> : <span safe>{e.record.title}</span>}<br /><span class="muted" safe>{e.record.label}</span></>
+              : <span class="muted">—</span>),
+          },
+          {
+            header: 'Details',
+            cell: (e) => (
+              <>
+                {e.hidden && <p class="muted">Changes not shown: you may not read this record.</p>}
+                {e.changes.length > 0 && <ul class="changes">{e.changes.map((c) => <ChangeLine change={c} />)}</ul>}
+                {e.details.length > 0 && <dl class="fields">{e.details.map((d) => <><dt safe>{d.label}</dt><dd safe>{d.value}</dd></>)}</dl>}
+              </>
+            ),
+          },
+        ]}
+      />
+      <Pager page={entries.page} pageSize={entries.pageSize} total={entries.total} href={(p) => `/settings/audit${auditQuery(filter, { page: String(p) })}`} />
+    </div>
+  );
+}

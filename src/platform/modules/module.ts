@@ -2,6 +2,7 @@ import type { AnyElysia } from 'elysia';
 import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import type { ImportType } from '../csv/import-type';
+import { installHistoryDescriptions } from '../records/history-format';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
@@ -62,6 +63,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   tools = null;
   installParts(modules);
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
+  installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }

@@ -5,14 +5,14 @@ import { fieldErrors, type Option } from '../../../views/components/form';
 import { attempt, formList, formText } from '../http/form-input';
 import { renderScreen } from '../http/screen';
 import { isHtmx } from '../../../views/layout';
-import { shownValue } from '../../../views/components/table';
 import {
-  ConfirmDelete, ListActions, readable, RecordDetail, RecordForm, RecordList, RecordResults, type DetailRow, type FieldSpec, type FormValues, type ListColumn, type ListFilter,
+  ConfirmDelete, ListActions, RecordDetail, RecordForm, RecordList, RecordResults, type DetailRow, type FieldSpec, type FormValues, type ListColumn, type ListFilter,
   type ListState,
 } from './record-views';
 import { platformService } from '../http/installed';
 import { recordSections } from '../records/record-types';
 import { listAuditFor } from '../audit/audit';
+import { describeHistory, historyWithParts } from '../records/history-format';
 import { linkedNameAsSeen, RESTRICTED_NAME } from '../records/links';
 import { CustomFieldInputs } from './custom-field-inputs';
 import { runWrite, type AppContext } from '../http/context';
@@ -24,7 +24,7 @@ import { invalid } from '../core/errors';
 import { schemaProblems } from '../http/form-input';
 import { canTouch, levelOf, type Actor, type Permission } from '../permissions/permissions';
 import {
-  createRecord, deleteRecord, getRecord, listRecords, recordHistory, referencesTo, updateRecord, type OwnedTable, type RecordKind, type RecordView,
+  createRecord, deleteRecord, getRecord, listRecords, referencesTo, updateRecord, type OwnedTable, type RecordKind, type RecordView,
 } from '../records/records';
 import { screenAuth } from '../http/screen-auth';
 import { isUuid } from '../core/uuid';
@@ -225,8 +225,6 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       return choices[field?.name ?? '']?.find((c) => c.value === text)?.label ?? (typeof field?.options === 'function' ? RESTRICTED_NAME : valueLabel(text));
     }).join(', ');
 
-  const labelOf = (field: string) => o.fields.find((f) => f.name === field)?.label ?? readable(field.replace(/Id$/, ''));
-
   /** Names of the records the view links to, as the viewer may see them (nameAsSeen): by field. */
   const linkNamesOf = async (view: V, viewer: Actor): Promise<Map<string, string>> => {
     const named = await Promise.all(o.fields.map(async (f) => {
@@ -234,23 +232,6 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       return f.link && typeof id === 'string' ? [f.name, await linkedNameAsSeen(ctx.db, viewer, f.link, id)] as const : null;
     }));
     return new Map(named.filter((n) => n?.[1]).map((n) => [n![0], n![1]!]));
-  };
-
-  /** Stored ids as History shows them: the register's own names, then the choices' labels (owners, groups, linked records). */
-  const historyNamer = async (viewer: Actor, choices: Record<string, Option[]>) => {
-    const own = await o.historyNames?.(viewer);
-    return (field: string, value: unknown): string => {
-      const named = own?.(field, value);
-      if (named !== undefined) return named;
-      const spec = o.fields.find((f) => f.name === field);
-      if (spec?.kind === 'checkboxes' && Array.isArray(value)) return value.length ? listShown(spec, value, choices) : '—';
-      const linking = spec?.kind;
-      if (typeof value === 'string' && (linking === 'owner' || linking === 'ownerGroup' || linking === 'reference')) {
-        const label = choices[field]?.find((c) => c.value === value)?.label;
-        if (label) return label;
-      }
-      return shownValue(value);
-    };
   };
 
   const detailRows = (view: V, choices: Record<string, Option[]>, linkNames: Map<string, string>): DetailRow[] => [
@@ -358,7 +339,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
     .get(`${o.path}/:id`, async ({ viewer, csrfToken, headers, params, query }) => {
       const view = await getRecord(ctx.db, kind, viewer, params.id);
       const [history, audit, choices, linkNames, ownSections, otherSections, definitions] = await Promise.all([
-        recordHistory(ctx.db, kind, viewer, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
+        historyWithParts(ctx.db, kind.recordType, view.id as string), listAuditFor(ctx.db, kind.recordType, view.id as string),
         choicesFor(viewer, ownedOf(view).ownerId ?? undefined), linkNamesOf(view, viewer), o.sections?.(view, viewer, csrfToken),
         recordSections(ctx, kind.recordType, view.id as string, viewer, csrfToken), customDefinitions(),
       ]);
@@ -367,14 +348,30 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const customLabels = new Map(definitions.map((d) => [`customFields.${d.key}`, d.label]));
       const rows = detailRows(view, choices, linkNames);
       rows.splice(rows.length - 2, 0, ...customRows);
-      const nameValue = await historyNamer(viewer, choices);
+      const own = await o.historyNames?.(viewer);
+      const shownHistory = await describeHistory(ctx.db, viewer, history, {
+        own: { recordType: kind.recordType, recordId: view.id as string },
+        label: (type, field) => (type === kind.recordType ? customLabels.get(field) ?? o.fields.find((f) => f.name === field)?.label : undefined),
+        name: (type, field, value) => {
+          if (type !== kind.recordType) return undefined;
+          const named = own?.(field, value);
+          if (named !== undefined) return named;
+          // A reference the manifests do not declare (a risk's classification): named by the form's choices.
+          const spec = o.fields.find((f) => f.name === field);
+          // A list field (checkboxes): its values by the choices' labels, restricted where the viewer may not read them.
+          if (spec?.kind === 'checkboxes' && Array.isArray(value)) return value.length ? listShown(spec, value, choices) : '—';
+          return spec?.kind === 'reference' && !spec.link && typeof value === 'string' ? choices[field]?.find((c) => c.value === value)?.label : undefined;
+        },
+        keyed: (type, field) => type === kind.recordType && o.fields.some((f) => f.name === field && f.kind === 'select' && !f.numeric),
+      });
       const owned = ownedOf(view);
       // A frozen record (locked evidence) offers no Edit or Delete: both would be refused.
       const frozen = kind.frozen?.(view) ?? null;
       const title = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? o.singular);
       return renderScreen(headers, shell(title, viewer, csrfToken),
-        <RecordDetail path={o.path} id={view.id as string} rows={rows} history={history} audit={audit}
-          labelOf={(field) => customLabels.get(field) ?? labelOf(field)} nameValue={nameValue} actions={o.detailActions?.(view)}
+        <RecordDetail path={o.path} id={view.id as string} rows={rows} history={shownHistory} audit={audit}
+          auditHref={levelOf(viewer, 'settings:read') === 'all' ? `/settings/audit?record=${view.id as string}` : undefined}
+          actions={o.detailActions?.(view)}
           canUpdate={!frozen && canTouch(viewer, right('update'), owned)} canDelete={!frozen && canTouch(viewer, right('delete'), owned)}
           done={query.done ? doneMessages[query.done] : undefined} sections={sections} plural={o.title} />);
     }, { page: right('read') })

@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../audit/audit';
 import type { Actor } from '../permissions/permissions';
-import type { HistoryView } from '../audit/history';
+import type { ShownChange, ShownEntry, ShownValue } from '../records/history-format';
 import type { LinkTarget } from '../records/links';
 import type { Page } from '../http/paging';
 import { Flash, FormError } from '../../../views/components/flash';
@@ -9,6 +9,7 @@ import { Pager } from '../../../views/components/pager';
 import { DataTable, shownValue, Text, When } from '../../../views/components/table';
 import { FilterBar } from '../../../views/components/filter-bar';
 import { valueLabel, valueOptions } from '../core/value-labels';
+import { actionLabel } from '../records/history-format';
 
 /** A form field of a register screen; the kit renders, parses and validates it against the module's schema. */
 export interface FieldSpec {
@@ -261,11 +262,11 @@ export interface DetailProps {
   path: string;
   id: string;
   rows: DetailRow[];
-  history: HistoryView[];
+  /** Its History (with its parts'), as the one History formatter words it. */
+  history: ShownEntry[];
   audit: AuditEntry[];
-  labelOf(field: string): string;
-  /** A stored value as History shows it (names for ids, labels for keys). */
-  nameValue?(field: string, value: unknown): string;
+  /** Settings › Audit log filtered by this record, for a reader who may open it. */
+  auditHref?: string;
   /** Links beside Edit and Delete. */
   actions?: JSX.Element;
   canUpdate: boolean;
@@ -292,36 +293,18 @@ export function RecordDetail(p: DetailProps): JSX.Element {
       </dl>
       {p.sections}
       <h2 id="history-heading">History</h2>
-      <DataTable<HistoryView>
-        id="record-history"
-        rows={p.history}
-        empty="No changes recorded."
-        columns={[
-          { header: 'When', cell: (h) => <When value={h.at} /> },
-          { header: 'Who', cell: (h) => <Text value={`${h.actor ?? 'system'} (${h.via}${h.source ? `, ${h.source}` : ''})`} /> },
-          { header: 'Action', cell: (h) => <Text value={h.action} /> },
-          {
-            header: 'Changes',
-            cell: (h) => (
-              <ul class="changes">
-                {Object.entries(h.changes).map(([field, c]) => (
-                  <li><strong safe>{p.labelOf(field)}</strong>{': '}<span safe>{(p.nameValue ?? ((_, v) => shownValue(v)))(field, c.before)}</span>{' → '}<span safe>{(p.nameValue ?? ((_, v) => shownValue(v)))(field, c.after)}</span></li>
-                ))}
-              </ul>
-            ),
-          },
-        ]}
-      />
+      <HistoryTable id="record-history" entries={p.history} />
       <h2 id="audit-heading">Audit Log</h2>
+      {p.auditHref && <p><a href={p.auditHref}>Open in Settings › Audit log</a></p>}
       <DataTable<AuditEntry>
         id="record-audit"
         rows={p.audit}
         empty="No Audit Log entries."
         columns={[
           { header: '#', cell: (e) => <Text value={e.seq} /> },
-          { header: 'When', cell: (e) => <When value={e.at} /> },
-          { header: 'Action', cell: (e) => <Text value={`${e.module} ${e.action}`} /> },
-          { header: 'Via', cell: (e) => <Text value={e.via + (e.actorTokenId ? ` (token ${e.actorTokenId})` : '')} /> },
+          { header: 'When', cell: (e) => <When value={e.at} local /> },
+          { header: 'Action', cell: (e) => <Text value={actionLabel(e.action)} /> },
+          { header: 'Via', cell: (e) => <Text value={valueLabel(e.via)} /> },
         ]}
       />
     </>
@@ -359,5 +342,52 @@ export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [],
       <p safe>{`Delete ${what}? This cannot be undone; the Audit Log keeps a record of it.`}</p>
       <p class="actions"><button type="submit" class="danger">Delete</button><a href={cancel}>Cancel</a></p>
     </form>
+  );
+}
+
+/** A value of a change: text, or a time the page's script writes in the reader's zone (UTC without scripts). */
+export const ShownValueText = ({ value }: { value: ShownValue }) =>
+  (value.at ? <time datetime={value.at} data-local safe>{value.text}</time> : <span safe>{value.text}</span>);
+
+/** One change: its label, then before → after, or a line diff for long text (Markdown). */
+export function ChangeLine({ change }: { change: ShownChange }): JSX.Element {
+  if (change.lines) {
+    return (
+      <li>
+        <strong safe>{change.label}</strong>
+        <pre class="diff">{change.lines.map((l) => (
+          l.kind === 'added' ? <ins safe>{`+ ${l.text}\n`}</ins> : l.kind === 'removed' ? <del safe>{`- ${l.text}\n`}</del> : <span safe>{`  ${l.text}\n`}</span>
+        ))}</pre>
+      </li>
+    );
+  }
+  return <li><strong safe>{change.label}</strong>{': '}<ShownValueText value={change.before} />{' → '}<ShownValueText value={change.after} /></li>;
+}
+
+/** The one History table of every record page: when (in the reader's zone), who and through what, what, which part, the changes. */
+export function HistoryTable({ entries, id, empty = 'No changes recorded.' }: { entries: readonly ShownEntry[]; id?: string; empty?: string }): JSX.Element {
+  const parts = entries.some((e) => e.record);
+  return (
+    <DataTable<ShownEntry>
+      id={id}
+      rows={entries}
+      empty={empty}
+      columns={[
+        { header: 'When', cell: (h) => <When value={h.at} local /> },
+        { header: 'Who', cell: (h) => <><Text value={h.who} /><br /><span class="muted" safe>{h.door}</span></> },
+        { header: 'Action', cell: (h) => <Text value={h.actionLabel} /> },
+        ...(parts ? [{
+          header: 'Record',
+          cell: (h: ShownEntry) => (h.record
+            ? <>{h.record.href ? <a href={h.record.href} safe>{h.record.title}</a> : <span safe>{h.record.title}</span>}<br /><span class="muted" safe>{h.record.label}</span></>
+            : <span class="muted">This record</span>),
+        }] : []),
+        {
+          header: 'Changes',
+          cell: (h) => (h.hidden ? <span class="muted">Not shown: you may not read this record.</span>
+            : h.changes.length ? <ul class="changes">{h.changes.map((c) => <ChangeLine change={c} />)}</ul> : <span class="muted">—</span>),
+        },
+      ]}
+    />
   );
 }

@@ -39,6 +39,12 @@ export interface RecordTypeDeclaration {
   join?: { table: PgTable; on: SQL };
   /** A record shown as part of another (a control test of its control): its parent's kind and the column naming it. */
   parent?: { kind: string; id: PgColumn };
+  /**
+   * Records kept as parts of this type's records without a declaration of their own (a risk's treatments and reviews):
+   * their History entries, under `historyType`, appear in the record's History (history-format.ts). Declared types
+   * naming this one as `parent` appear there too.
+   */
+  historyParts?: readonly { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[];
   /** Its screen; a child's is its parent's. */
   href(id: string, parentId: string | null): string;
   /** Evidence may be linked to it: evidence links, the evidence section on its page, get_record's attachments. */
@@ -170,7 +176,7 @@ export function requireKind(kind: string, types: readonly RecordTypeDeclaration[
  */
 export function registerType<T extends OwnedTable, Input extends Record<string, unknown>, View>(
   recordKind: RecordKind<T, Input, View>,
-  o: Pick<RecordTypeDeclaration, 'kind' | 'plural' | 'evidence' | 'search' | 'openItems'> & {
+  o: Pick<RecordTypeDeclaration, 'kind' | 'plural' | 'evidence' | 'search' | 'openItems' | 'historyParts'> & {
     href(id: string): string;
     read?: true | RecordTypeDeclaration['read'];
   },
@@ -181,7 +187,7 @@ export function registerType<T extends OwnedTable, Input extends Record<string, 
     ...(recordKind.recordType !== o.kind ? { historyType: recordKind.recordType } : {}),
     table, id: table.id, title: recordKind.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId,
     href: (id) => o.href(id),
-    evidence: o.evidence, search: o.search, openItems: o.openItems,
+    evidence: o.evidence, search: o.search, openItems: o.openItems, historyParts: o.historyParts,
     read: o.read === true ? (ctx, actor, id) => getRecord(ctx.db, recordKind, actor, id) as Promise<object> : o.read,
   };
 }

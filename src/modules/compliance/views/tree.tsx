@@ -4,7 +4,8 @@ import type { PackageTreeView, TreeRow } from '../tree-service';
 import { RequirementText } from './requirement-text';
 import { FilterBar, type FilterSelect } from '../../../../views/components/filter-bar';
 import type { ExceptionView } from '../../exceptions/schema';
-import type { HistoryView } from '../../../platform/audit/history';
+import type { ShownEntry } from '../../../platform/records/history-format';
+import { HistoryTable } from '../../../platform/record-screens/record-views';
 import { Flash, FormError } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type Option } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';
@@ -279,7 +280,7 @@ export interface AnalysisPageProps {
   /** Per mapping kind: the pickers' choices, or null when the viewer holds no read right on that module. */
   choices: Record<MappingKind, Option[] | null>;
   exceptions: ExceptionView[];
-  history: HistoryView[];
+  history: ShownEntry[];
   csrfToken: string;
   done?: string;
   error?: string;
@@ -403,16 +404,7 @@ export function AnalysisPage(p: AnalysisPageProps): JSX.Element {
       )}
       {p.sections}
       <h2>History</h2>
-      <DataTable<HistoryView>
-        rows={p.history}
-        empty="No changes recorded."
-        columns={[
-          { header: 'When', cell: (h) => <When value={h.at} /> },
-          { header: 'Who', cell: (h) => <Text value={`${h.actor ?? 'system'} (${h.via})`} /> },
-          { header: 'Action', cell: (h) => <Text value={h.action} /> },
-          { header: 'Changes', cell: (h) => <Text value={Object.entries(h.changes).map(([f, c]) => `${f}: ${String(c.before ?? '—')} → ${String(c.after ?? '—')}`).join('; ')} /> },
-        ]}
-      />
+      <HistoryTable id="requirement-history" entries={p.history} />
     </>
   );
 }

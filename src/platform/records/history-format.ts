@@ -1,0 +1,371 @@
+import { and, desc, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { DbOrTx } from '../../../db/client';
+import { apiTokens, groups, history, users } from '../../../db/schema';
+import type { FieldChanges, HistoryView } from '../audit/history';
+import { valueLabel } from '../core/value-labels';
+import { isUuid } from '../core/uuid';
+import { levelOf, type Actor, type Module, type Permission } from '../permissions/permissions';
+import { historyAsSeen, RESTRICTED_NAME, type NamedLink } from './links';
+import { findRecordType, historyTypeOf, recordRows, recordTypes, typedRecordAsSeen, type RecordTypeDeclaration, type TypedRow } from './record-types';
+
+/**
+ * One way History and the Audit Log read, for every module: field labels, linked ids as names (or "(restricted)", or
+ * "(deleted)"), stored keys by their labels, times marked for the reader's zone, long text as a line diff. What a
+ * record type's History entries mean comes from the manifests: each module's `events` (fields and their labels,
+ * statuses, fields holding people, groups and links to other record types, names kept beside linked ids) and its
+ * `recordTypes` (titles, owners, enum columns, the records kept as parts of another).
+ */
+export interface HistoryDescription {
+  /** As History stores it: 'risk', 'riskTreatment'. */
+  recordType: string;
+  label: string;
+  module: Module;
+  /** Labels of the fields by the key History uses. */
+  fields: Readonly<Record<string, string>>;
+  titleField?: string;
+  statuses?: Readonly<Record<string, string>>;
+  statusField?: string;
+  people?: readonly string[];
+  groups?: readonly string[];
+  /** Fields holding the id of a record of another type: its record-type kind. */
+  links?: Readonly<Record<string, string>>;
+  historyLinks?: readonly NamedLink[];
+}
+
+let described: readonly HistoryDescription[] = [];
+
+/** Called once by installModules with every module's History descriptions (its `events`). */
+export function installHistoryDescriptions(descriptions: readonly HistoryDescription[]): void {
+  described = descriptions;
+}
+
+export const historyDescription = (recordType: string): HistoryDescription | undefined => described.find((d) => d.recordType === recordType);
+
+/** A History entry as stored, with whose record it is. */
+export type StoredEntry = HistoryView & { recordType: string; recordId: string };
+
+export interface DiffLine {
+  kind: 'same' | 'added' | 'removed';
+  text: string;
+}
+
+/** A value as shown: text, or a time (`at`, ISO) the screen writes in the reader's zone; `text` is then its UTC form. */
+export interface ShownValue {
+  text: string;
+  at?: string;
+}
+
+export interface ShownChange {
+  field: string;
+  label: string;
+  before: ShownValue;
+  after: ShownValue;
+  /** Long text (Markdown) as a line diff instead of before and after. */
+  lines?: DiffLine[];
+}
+
+export interface ShownRecord {
+  /** 'Risk treatment'. */
+  label: string;
+  title: string;
+  href: string | null;
+  /** The reader may read it (or, deleted, could have at level all): otherwise its entry's changes are not shown. */
+  readable: boolean;
+}
+
+export interface ShownEntry {
+  at: string;
+  /** Who: a person's name, a token's, or 'System'. */
+  who: string;
+  /** The door: 'In the app', 'REST API, token "ci"', 'CSV import of risks.csv'. */
+  door: string;
+  action: string;
+  actionLabel: string;
+  /** The record the entry is about, when it is not the page's own record (a treatment in its risk's History). */
+  record: ShownRecord | null;
+  changes: ShownChange[];
+  /** The changes were left out: the entry is about a record the reader may not read (they would name it). */
+  hidden: boolean;
+  auditSeq: number | null;
+}
+
+/** What a register adds to the manifests' wording: its form's labels and names of its own values (risk levels). */
+export interface HistoryWording {
+  /** The record whose page shows the History: its entries name no record, its parts' entries name theirs. */
+  own?: { recordType: string; recordId: string };
+  label?(recordType: string, field: string): string | undefined;
+  name?(recordType: string, field: string, value: unknown): string | undefined;
+  /** Fields of a type whose values are keys of a fixed list (a form's select), shown by their labels. */
+  keyed?(recordType: string, field: string): boolean;
+}
+
+const ACTION_LABELS: Record<string, string> = {
+  create: 'Created', update: 'Changed', delete: 'Deleted', signin: 'Signed in', signout: 'Signed out', 'permission.denied': 'Refused: no permission',
+};
+/** 'create' reads 'Created'; 'control.link' 'Control linked', 'subProcessor.add' 'Sub processor added'; any other action as words. */
+export function actionLabel(action: string): string {
+  const link = /^(\w+)\.(link|unlink|add|remove)$/.exec(action);
+  if (link) return `${valueLabel(link[1])} ${({ link: 'linked', unlink: 'unlinked', add: 'added', remove: 'removed' } as Record<string, string>)[link[2]]}`;
+  return ACTION_LABELS[action] ?? valueLabel(action.replaceAll('.', ' '));
+}
+
+/** 'ownerGroupId' reads 'Owner group', 'LockedAt' 'Locked at'. */
+export const fieldWords = (key: string): string =>
+  valueLabel(key.replace(/Ids?$/, (m) => (m === 'Ids' ? 's' : '')).replace(/^./, (c) => c.toLowerCase()));
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const NOTHING = '—';
+
+/** The UTC form of a time, as the CSV download and a screen without scripts show it. */
+export const utcText = (iso: string): string => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)} UTC`;
+};
+
+/** A line diff (longest common subsequence of lines; long texts beyond 2,000 lines a side compare by their ends). */
+export function lineDiff(before: string, after: string): DiffLine[] {
+  const a = before === '' ? [] : before.split(/\r?\n/);
+  const b = after === '' ? [] : after.split(/\r?\n/);
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
+  const midA = a.slice(start, endA);
+  const midB = b.slice(start, endB);
+  const middle: DiffLine[] = [];
+  if (midA.length * midB.length > 4_000_000) {
+    middle.push(...midA.map((text) => ({ kind: 'removed' as const, text })), ...midB.map((text) => ({ kind: 'added' as const, text })));
+  } else {
+    const lcs: number[][] = Array.from({ length: midA.length + 1 }, () => new Array<number>(midB.length + 1).fill(0));
+    for (let i = midA.length - 1; i >= 0; i--) {
+      for (let j = midB.length - 1; j >= 0; j--) lcs[i][j] = midA[i] === midB[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+    let i = 0;
+    let j = 0;
+    while (i < midA.length || j < midB.length) {
+      if (i < midA.length && j < midB.length && midA[i] === midB[j]) { middle.push({ kind: 'same', text: midA[i] }); i++; j++; }
+      // Removed lines before the lines that replace them, as diffs read.
+      else if (i < midA.length && (j === midB.length || lcs[i + 1][j] >= lcs[i][j + 1])) middle.push({ kind: 'removed', text: midA[i++] });
+      else middle.push({ kind: 'added', text: midB[j++] });
+    }
+  }
+  // Unchanged lines around the change: two of context each side, the rest left out.
+  const head = a.slice(Math.max(0, start - 2), start).map((text) => ({ kind: 'same' as const, text }));
+  const tail = a.slice(endA, endA + 2).map((text) => ({ kind: 'same' as const, text }));
+  return [...head, ...middle, ...tail];
+}
+
+const isLongText = (value: unknown) => typeof value === 'string' && (value.includes('\n') || value.length > 200);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The table a History type's records live in: its declaration's, or the `historyParts` entry naming it. */
+function tableOf(recordType: string): PgTable | undefined {
+  return findRecordType(recordType)?.table ?? recordTypes().flatMap((t) => t.historyParts ?? []).find((p) => p.historyType === recordType)?.table;
+}
+
+/** The columns of a History type's table that hold keys of a fixed list (enum columns): their values are shown by label. */
+const enumColumnsCache = new WeakMap<PgTable, Set<string>>();
+function enumColumns(recordType: string): Set<string> {
+  const table = tableOf(recordType);
+  if (!table) return new Set();
+  let found = enumColumnsCache.get(table);
+  if (!found) {
+    found = new Set(Object.entries(getTableColumns(table)).filter(([, c]) => ((c as PgColumn & { enumValues?: string[] }).enumValues?.length ?? 0) > 0).map(([k]) => k));
+    enumColumnsCache.set(table, found);
+  }
+  return found;
+}
+
+type Role = { person: true } | { group: true } | { link: RecordTypeDeclaration } | null;
+
+/** What a field holds, by the manifests: people, groups, a linked record of a declared type (`<kind>Id`, `<kind>Ids`). */
+function roleOf(d: HistoryDescription | undefined, field: string): Role {
+  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || d?.people?.includes(field)) return { person: true };
+  if (field === 'ownerGroupId' || d?.groups?.includes(field)) return { group: true };
+  const kind = d?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
+  const type = kind ? findRecordType(kind) : undefined;
+  return type ? { link: type } : null;
+}
+
+const idsIn = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && isUuid(v));
+
+/**
+ * History entries (of one record, of its parts, or of the Audit Log's page) as the reader reads them. Linked records are
+ * named only to a reader who may read them; names History kept beside linked ids follow the same rule.
+ */
+export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonly StoredEntry[], wording: HistoryWording = {}): Promise<ShownEntry[]> {
+  // Names kept beside linked ids ({riskId, riskTitle}): restricted per record type's declared historyLinks.
+  const byType = new Map<string, StoredEntry[]>();
+  for (const e of stored) byType.set(e.recordType, [...(byType.get(e.recordType) ?? []), e]);
+  const seen = new Map<StoredEntry, StoredEntry>();
+  for (const [recordType, entries] of byType) {
+    const links = historyDescription(recordType)?.historyLinks ?? [];
+    const shown = links.length ? await historyAsSeen(db, viewer, entries, links) : entries;
+    entries.forEach((e, i) => seen.set(e, { ...e, changes: shown[i].changes }));
+  }
+  const entries = stored.map((e) => seen.get(e) ?? e);
+
+  // Every id the entries name, by what it is, then one query per kind.
+  const people = new Set<string>();
+  const groupIds = new Set<string>();
+  const tokens = new Set<string>();
+  const linked = new Map<RecordTypeDeclaration, Set<string>>();
+  const note = (type: RecordTypeDeclaration, ids: string[]) => {
+    if (!linked.has(type)) linked.set(type, new Set());
+    for (const id of ids) linked.get(type)!.add(id);
+  };
+  for (const e of entries) {
+    if (e.actorUserId) people.add(e.actorUserId);
+    if (e.tokenId) tokens.add(e.tokenId);
+    const d = historyDescription(e.recordType);
+    const declared = findRecordType(e.recordType);
+    if (declared && !isOwn(e, wording)) note(declared, [e.recordId]);
+    for (const [field, change] of Object.entries(e.changes)) {
+      const role = roleOf(d, field);
+      const ids = [...idsIn(change.before), ...idsIn(change.after)];
+      if (!role || ids.length === 0) continue;
+      if ('person' in role) ids.forEach((id) => people.add(id));
+      else if ('group' in role) ids.forEach((id) => groupIds.add(id));
+      else note(role.link, ids);
+    }
+  }
+  const [userRows, groupRows, tokenRows, rows] = await Promise.all([
+    people.size ? db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, [...people])) : [],
+    groupIds.size ? db.select({ id: groups.id, name: groups.name }).from(groups).where(inArray(groups.id, [...groupIds])) : [],
+    tokens.size ? db.select({ id: apiTokens.id, name: apiTokens.name }).from(apiTokens).where(inArray(apiTokens.id, [...tokens])) : [],
+    Promise.all([...linked].map(async ([type, ids]) => [type, await recordRows(db, type, [...ids])] as const)),
+  ]);
+  const userNames = new Map(userRows.map((u) => [u.id, u.name]));
+  const groupNames = new Map(groupRows.map((g) => [g.id, g.name]));
+  const tokenNames = new Map(tokenRows.map((t) => [t.id, t.name]));
+  const recordsOf = new Map<RecordTypeDeclaration, Map<string, TypedRow>>(rows);
+
+  const nameOf = (type: RecordTypeDeclaration, id: string) => typedRecordAsSeen(viewer, type, id, recordsOf.get(type)?.get(id)).title;
+
+  const show = (e: StoredEntry, field: string, value: unknown, keyed: boolean): ShownValue => {
+    if (value === null || value === undefined || value === '') return { text: NOTHING };
+    const own = wording.name?.(e.recordType, field, value);
+    if (own !== undefined) return { text: own };
+    const role = roleOf(historyDescription(e.recordType), field);
+    if (role && idsIn(value).length) {
+      const name = (id: string) => ('person' in role ? userNames.get(id) ?? '(deleted)' : 'group' in role ? groupNames.get(id) ?? '(deleted)' : nameOf(role.link, id));
+      return { text: (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' && isUuid(v) ? name(v) : String(v))).join(', ') || NOTHING };
+    }
+    if (typeof value === 'boolean') return { text: value ? 'Yes' : 'No' };
+    if (typeof value === 'string' && ISO_TIME.test(value)) return { text: utcText(value), at: new Date(value).toISOString() };
+    if (typeof value === 'string' && keyed) return { text: historyDescription(e.recordType)?.statuses?.[value] ?? valueLabel(value) };
+    if (Array.isArray(value)) return { text: value.length ? value.map((v) => show(e, field, v, keyed).text).join(', ') : NOTHING };
+    if (typeof value === 'object') return { text: JSON.stringify(value) };
+    return { text: String(value) };
+  };
+
+  return entries.map((e) => {
+    const d = historyDescription(e.recordType);
+    const declared = findRecordType(e.recordType);
+    const enums = enumColumns(e.recordType);
+    const labelOf = (field: string) => wording.label?.(e.recordType, field) ?? d?.fields[field] ?? fieldWords(field);
+    const isKeyed = (field: string) => field === (d?.statusField ?? 'status') || enums.has(field) || (wording.keyed?.(e.recordType, field) ?? false);
+    const changes: ShownChange[] = [];
+    for (const [field, change] of Object.entries(e.changes)) {
+      if (isPlainObject(change.before) || isPlainObject(change.after)) {
+        // Custom fields and other maps: one line per key that changed.
+        const before = isPlainObject(change.before) ? change.before : {};
+        const after = isPlainObject(change.after) ? change.after : {};
+        for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+          if (JSON.stringify(before[key] ?? null) === JSON.stringify(after[key] ?? null)) continue;
+          const label = wording.label?.(e.recordType, `${field}.${key}`) ?? `${labelOf(field)}: ${fieldWords(key)}`;
+          changes.push({ field: `${field}.${key}`, label, before: show(e, key, before[key], false), after: show(e, key, after[key], false) });
+        }
+        continue;
+      }
+      const keyed = isKeyed(field);
+      const shown: ShownChange = { field, label: labelOf(field), before: show(e, field, change.before, keyed), after: show(e, field, change.after, keyed) };
+      if (isLongText(change.before) || isLongText(change.after)) {
+        shown.lines = lineDiff(typeof change.before === 'string' ? change.before : '', typeof change.after === 'string' ? change.after : '');
+      }
+      changes.push(shown);
+    }
+    const record = isOwn(e, wording) ? null : shownRecord(viewer, e, d, declared, declared ? recordsOf.get(declared)?.get(e.recordId) : undefined);
+    const hidden = record !== null && !record.readable;
+    return {
+      at: new Date(e.at).toISOString(),
+      who: e.actorUserId ? userNames.get(e.actorUserId) ?? e.actor ?? '(deleted)' : e.actor ?? (e.tokenId ? 'Token' : 'System'),
+      door: doorOf(e, tokenNames),
+      action: e.action,
+      actionLabel: actionLabel(e.action),
+      record,
+      changes: hidden ? [] : changes,
+      hidden,
+      auditSeq: e.auditSeq,
+    };
+  });
+}
+
+const isOwn = (e: StoredEntry, wording: HistoryWording) => wording.own !== undefined && wording.own.recordType === e.recordType && wording.own.recordId === e.recordId;
+
+/** How a change came in. */
+function doorOf(e: StoredEntry, tokenNames: Map<string, string>): string {
+  switch (e.via) {
+    case 'screen': return 'In the app';
+    case 'api': return e.tokenId ? `REST API, token "${tokenNames.get(e.tokenId) ?? '(deleted)'}"` : 'REST API';
+    case 'import': return e.source ?? 'CSV import';
+    case 'mcp': return 'AI assistant';
+    case 'scim': return 'SCIM provisioning';
+    case 'cli': return 'Command line';
+    case 'loader': return e.source ?? 'Bundle loader';
+    default: return e.source ?? 'The service';
+  }
+}
+
+/**
+ * The record an entry is about, named as the reader may see it. A declared type is named from its row (readable,
+ * "(restricted)", or "(deleted)"); a part without a declaration of its own (a risk treatment) by the title its History
+ * entry kept, and only to a reader of its module at level all (its parent decides the own level, which is not known here).
+ */
+function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined): ShownRecord {
+  const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
+  // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is.
+  if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null, readable: true };
+  const module = declared?.module ?? d!.module;
+  const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
+  if (declared) {
+    const seen = typedRecordAsSeen(viewer, declared, e.recordId, row);
+    return { label, title: seen.title, href: seen.href, readable: seen.href !== null || (!row && readsAll) };
+  }
+  const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
+  if (readsAll) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null, readable: true };
+  return { label, title: RESTRICTED_NAME, href: null, readable: false };
+}
+
+/** The History types of the records kept as parts of `type`'s records: its declared `historyParts` and the declared types naming it as `parent`. */
+function partsOf(type: RecordTypeDeclaration): { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[] {
+  const declaredParts = recordTypes().filter((t) => t.parent?.kind === type.kind).map((t) => ({ historyType: historyTypeOf(t), table: t.table, id: t.id, parentId: t.parent!.id }));
+  return [...declaredParts, ...(type.historyParts ?? [])];
+}
+
+/**
+ * A record's History with the History of its parts (a risk's treatments, reviews and exceptions; a control's tests),
+ * newest first: the parts' ids first (their parent column's index), then one query whose branches each use
+ * history_record_idx (record_type, record_id).
+ */
+export async function historyWithParts(db: DbOrTx, kindOrHistoryType: string, recordId: string, limit = 200): Promise<StoredEntry[]> {
+  const type = findRecordType(kindOrHistoryType);
+  const own = type ? historyTypeOf(type) : kindOrHistoryType;
+  const parts = type && isUuid(recordId) ? partsOf(type) : [];
+  const partIds = await Promise.all(parts.map(async (p) => {
+    const rows = await db.select({ id: sql<string>`${p.id}::text` }).from(p.table).where(and(eq(p.parentId, recordId), p.where));
+    return { historyType: p.historyType, ids: rows.map((r) => r.id) };
+  }));
+  const where = or(
+    and(eq(history.recordType, own), eq(history.recordId, recordId)),
+    ...partIds.filter((p) => p.ids.length).map((p) => and(eq(history.recordType, p.historyType), inArray(history.recordId, p.ids))),
+  );
+  const rows = await db.select({ h: history, email: users.email }).from(history).leftJoin(users, eq(users.id, history.actorUserId))
+    .where(where).orderBy(desc(history.id)).limit(limit);
+  return rows.map(({ h, email }) => ({
+    at: h.at.toISOString(), action: h.action, via: h.via, source: h.source, actor: email, actorUserId: h.actorUserId, tokenId: h.actorTokenId,
+    changes: h.changes as FieldChanges, auditSeq: h.auditSeq, recordType: h.recordType, recordId: h.recordId,
+  }));
+}
