@@ -102,7 +102,7 @@ describe('the AI-assistant endpoint', () => {
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(((await res.json()) as { error: string }).error, JSON.stringify(headers)).toMatch(/^(Host|Origin) .* is not an address of this service \(PUBLIC_URL, ALLOWED_HOSTS\)$/);
     }
-    const after = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied'));
+    const after = await env.ctx.db.select().from(auditLog).where(eq(auditLog.action, 'permission.denied')).orderBy(auditLog.seq);
     expect(after.length - before.length).toBe(4);
     expect(JSON.stringify(after.at(-1)?.details)).toContain('DNS-rebinding protection');
     // The service's own loopback names, on any port, with or without a matching Origin.
