@@ -41,6 +41,8 @@ const codeOf = (key: string, steps: number) => TOTP.generate({ secret: Secret.fr
 describe('two-factor sign-in in the browser', () => {
   test.skipIf(!chromiumAvailable)('enrol from the page with the QR code shown, sign out, sign in again with a code', async () => {
     const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    // A step that never comes fails at that step, naming it, rather than at the test's own timeout.
+    page.setDefaultTimeout(20_000);
     try {
       await page.goto(`${base}/sign-in`);
       await page.getByLabel('Email').fill(person.email);
