@@ -17,6 +17,9 @@ COPY views ./views
 COPY static ./static
 # Only the maintenance commands run on the server; the bundle loader (scripts/load-bundle.ts, scripts/bundle/) stays out.
 COPY scripts/cli.ts scripts/token-create.ts scripts/audit-verify.ts scripts/row-counts-recount.ts scripts/evidence-verify.ts ./scripts/
+# Demonstration data, for trying the image on a new, empty database (docs/demo-data.md).
+COPY scripts/demo-data.ts ./scripts/
+COPY scripts/demo ./scripts/demo
 RUN mkdir -p /data && chown bun:bun /data
 # Not root: the service owns only its data folder.
 USER bun

@@ -74,6 +74,10 @@ unset DATABASE_URL
 start; stop
 round_trip
 echo "health and API round trip ok"
+echo "== the image's demonstration data on a new embedded database"
+(cd "$work/app" && DATA_DIR="$work/demo" "$bun" scripts/demo-data.ts >"$work/demo.log" 2>&1) || { tail -20 "$work/demo.log"; echo "db:demo failed in the image"; exit 1; }
+grep -q "Administrator" "$work/demo.log" || { tail -20 "$work/demo.log"; echo "db:demo printed no administrator"; exit 1; }
+echo "demonstration data ok"
 
 echo "== the image on PostgreSQL (DATABASE_URL)"
 PG_URL=${IMAGE_CHECK_PG:-postgres://postgres@127.0.0.1:5432/postgres}
