@@ -17,7 +17,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/a
 import { axeViolations } from '../helpers/axe';
 import { chromiumAvailable, launchChromium, openPage } from '../helpers/chromium';
 import { refusalOf } from '../helpers/refusals';
-import { adminActor, makeUser, unique, type TestUser } from '../helpers/factories';
+import { adminActor, bearer, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';
 
 /**
  * The cross-framework view: two packages' requirements that share a mapped control, side by side with their statuses,
@@ -196,6 +196,48 @@ describe('copying statuses where the same controls apply', () => {
     const apply = await refusalOf(env, () => post('/compliance/packages/compare/apply', { left: p.left, right: p.right, from: 'right', changes: '[]' }, cookie));
     expect(apply.status).toBe(403);
     expect(apply.reasons.join(' ')).toContain('compliance:update');
+  });
+});
+
+describe('through the REST API', () => {
+  test('the pairs, the preview and the apply, which answers 409 once the preview no longer holds', async () => {
+    const p = await makePackages();
+    await assess(p.a['A.1'], 'compliant');
+    const token = await makeToken(env, admin, ['compliance:read', 'compliance:update']);
+    const pairs = await env.request(`/api/v1/compliance/crosswalk?left=${p.left}&right=${p.right}`, bearer(token));
+    expect(pairs.status).toBe(200);
+    const view = ((await pairs.json()) as { data: { pairs: { left: { code: string; status: string }; right: { code: string } }[] } }).data;
+    expect(view.pairs.map((pair) => `${pair.left.code} ${pair.left.status} ${pair.right.code}`)).toEqual(['A.1 compliant B.1', 'A.1 compliant B.3', 'A.2 not_assessed B.2']);
+
+    const body = { left: p.left, right: p.right, from: 'left' };
+    const preview = await env.request('/api/v1/compliance/crosswalk/preview', bearer(token, { method: 'POST', body: JSON.stringify(body) }));
+    expect(preview.status).toBe(200);
+    const changes = ((await preview.json()) as { data: { changes: { analysisId: string; before: string; after: string; from: string[] }[] } }).data.changes;
+    expect(changes).toEqual([
+      { analysisId: p.a['B.1'], code: 'B.1', name: 'Access is reviewed', before: 'not_assessed', after: 'compliant', from: ['A.1'] },
+      { analysisId: p.a['B.3'], code: 'B.3', name: 'Data is backed up', before: 'not_assessed', after: 'compliant', from: ['A.1'] },
+    ] as never);
+    const previewed = changes.map((c) => [c.analysisId, c.before, c.after]);
+
+    await assess(p.a['B.3'], 'non_compliant');
+    const stale = await env.request('/api/v1/compliance/crosswalk/apply', bearer(token, { method: 'POST', body: JSON.stringify({ ...body, changes: previewed }) }));
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: string }).error).toContain('The statuses changed since the preview');
+    expect(await statusOf(p.a['B.1'])).toBe('not_assessed');
+
+    const fresh = [[p.a['B.1'], 'not_assessed', 'compliant'], [p.a['B.3'], 'non_compliant', 'compliant']];
+    const applied = await env.request('/api/v1/compliance/crosswalk/apply', bearer(token, { method: 'POST', body: JSON.stringify({ ...body, changes: fresh }) }));
+    expect(applied.status).toBe(200);
+    expect(await applied.json()).toEqual({ data: { changed: 2 } });
+    expect([await statusOf(p.a['B.1']), await statusOf(p.a['B.3'])]).toEqual(['compliant', 'compliant']);
+  });
+
+  test('the same package on both sides is a 400 naming the field', async () => {
+    const p = await makePackages();
+    const token = await makeToken(env, admin, ['compliance:read']);
+    const res = await env.request(`/api/v1/compliance/crosswalk?left=${p.left}&right=${p.left}`, bearer(token));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { problems: unknown[] }).problems).toEqual([{ field: 'right', message: 'choose a package other than the left one' }]);
   });
 });
 

@@ -6,38 +6,22 @@ import { conflict, invalidField } from '../../platform/core/errors';
 import { canTouch, type Actor, type Owned } from '../../platform/permissions/permissions';
 import { RESTRICTED_NAME, nameAsSeen } from '../../platform/records/links';
 import { mayOnAnalysis, packageAccess, updateAnalysis } from './analyses-service';
-import type { AnalysisStatus } from './schema';
+import type { Static } from 'elysia';
+import type { AnalysisStatus, Crosswalk as CrosswalkSchema, StatusCopyPreview as StatusCopyPreviewSchema } from './schema';
 
 /**
  * The cross-framework view: for two packages, the pairs of requirements (one of each package) that share at least one
  * mapped control, and copying assessed statuses from one package to the other where the same controls apply.
  */
 
-/** A shared control as the reader may see it: a control they may not read has no id and no name. */
-export interface SharedControl {
-  id: string | null;
-  name: string;
-}
-
-export interface CrosswalkSide {
-  analysisId: string;
-  code: string;
-  name: string;
-  status: AnalysisStatus;
-}
-
-export interface CrosswalkPair {
-  left: CrosswalkSide;
-  right: CrosswalkSide;
-  /** By name; restricted ones last, each counted (the reader sees that a control they may not read links the two). */
-  controls: SharedControl[];
-}
-
-export interface Crosswalk {
-  left: { id: string; name: string };
-  right: { id: string; name: string };
-  pairs: CrosswalkPair[];
-}
+/** Shapes from schema.ts (one schema per shape: routes, OpenAPI and screens). */
+export type Crosswalk = Static<typeof CrosswalkSchema>;
+export type CrosswalkPair = Crosswalk['pairs'][number];
+export type CrosswalkSide = CrosswalkPair['left'];
+export type SharedControl = CrosswalkPair['controls'][number];
+export type StatusCopyPreview = Static<typeof StatusCopyPreviewSchema>;
+export type StatusCopyChange = StatusCopyPreview['changes'][number];
+export type StatusCopySkipped = StatusCopyPreview['skipped'][number];
 
 type Side = 'left' | 'right';
 
@@ -106,32 +90,6 @@ async function pairsFor(db: DbOrTx, actor: Actor, access: Awaited<ReturnType<typ
     });
   }
   return { left: { id: access.left.id, name: access.left.name }, right: { id: access.right.id, name: access.right.name }, pairs };
-}
-
-/** One requirement whose status copying would change. */
-export interface StatusCopyChange {
-  analysisId: string;
-  code: string;
-  name: string;
-  before: AnalysisStatus;
-  after: AnalysisStatus;
-  /** The codes of the other package's requirements it takes the status from. */
-  from: string[];
-}
-
-/** A requirement left as it is although it shares controls with assessed requirements of the other package. */
-export interface StatusCopySkipped {
-  analysisId: string;
-  code: string;
-  name: string;
-  reason: string;
-}
-
-export interface StatusCopyPreview extends Crosswalk {
-  /** The package whose statuses are copied; the other is changed. */
-  from: Side;
-  changes: StatusCopyChange[];
-  skipped: StatusCopySkipped[];
 }
 
 export const otherSide = (side: Side): Side => (side === 'left' ? 'right' : 'left');
