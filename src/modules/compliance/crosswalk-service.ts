@@ -142,8 +142,8 @@ export type PreviewedChange = [analysisId: string, before: string, after: string
 export const previewedChanges = (changes: readonly StatusCopyChange[]): PreviewedChange[] =>
   changes.map((c) => [c.analysisId, c.before, c.after]);
 
-const sameChanges = (a: readonly PreviewedChange[], b: readonly PreviewedChange[]) => {
-  const key = (list: readonly PreviewedChange[]) => JSON.stringify([...list].map((c) => c.join(' ')).sort());
+const sameChanges = (a: readonly (readonly string[])[], b: readonly (readonly string[])[]) => {
+  const key = (list: readonly (readonly string[])[]) => JSON.stringify([...list].map((c) => c.join(' ')).sort());
   return key(a) === key(b);
 };
 
@@ -156,7 +156,7 @@ export const CHANGED_SINCE_PREVIEW =
  * through updateAnalysis (its rules, History and Audit Log entry). Returns the number of requirements changed.
  */
 export async function applyStatusCopy(
-  tx: DbOrTx, actor: Actor, leftId: string, rightId: string, from: Side, previewed: readonly PreviewedChange[],
+  tx: DbOrTx, actor: Actor, leftId: string, rightId: string, from: Side, previewed: readonly (readonly string[])[],
 ): Promise<number> {
   const targetId = from === 'left' ? rightId : leftId;
   // No concurrent assessment of the target package between the check and the writes.

@@ -273,7 +273,7 @@ export const StatusCopyPreview = t.Composite([Crosswalk, t.Object({
 })]);
 
 export const StatusCopyApply = t.Composite([StatusCopyBody, t.Object({
-  changes: t.Array(t.Tuple([t.String(), t.String(), t.String()]), {
+  changes: t.Array(t.Array(t.String(), { minItems: 3, maxItems: 3 }), {
     maxItems: 10_000, description: 'The preview\'s changes as [analysisId, before, after]; they must still be exactly what a preview gives (else 409)',
   }),
 })]);
