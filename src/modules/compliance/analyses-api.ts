@@ -9,6 +9,10 @@ import { complianceParent } from '../exceptions/parents';
 import {
   analysisHistory, getAnalysis, linkRecord, linkRecords, listAnalyses, MAPPING_KINDS, packageScore, unlinkRecord, updateAnalysis,
 } from './analyses-service';
+import { applyStatusCopy, crosswalk, previewStatusCopy } from './crosswalk-service';
+import {
+  Crosswalk, CrosswalkQuery, StatusCopyApply, StatusCopyBody, StatusCopyPreview, StatusCopyResult,
+} from './schema';
 import { AnalysisDetail, AnalysisListQuery, AnalysisUpdate, AnalysisView, KindParam, LinkBody, MAPPING_KIND_NAMES, MappingBatchItem, PackageScore } from './schema';
 
 export function analysesApi(ctx: AppContext) {
@@ -40,6 +44,20 @@ export function analysesApi(ctx: AppContext) {
     .get('/packages/:id/score', async ({ actor, params }) => ({ data: await packageScore(ctx.db, actor, params.id) }), {
       scope: 'compliance:read', params: IdParam, response: Data(PackageScore),
       detail: { tags, summary: 'Compliance score of a package: requirements and additional items counted separately, headings not at all (own level: analyses you can read)' },
+    })
+    .get('/crosswalk', async ({ actor, query }) => ({ data: await crosswalk(ctx.db, actor, query.left, query.right) }), {
+      scope: 'compliance:read', query: CrosswalkQuery, response: Data(Crosswalk),
+      detail: { tags, summary: 'Cross-framework view: the pairs of requirements of two packages that share at least one mapped control, with their statuses (a control you may not read is "(restricted)")' },
+    })
+    .post('/crosswalk/preview', async ({ actor, body }) => ({ data: await previewStatusCopy(ctx.db, actor, body.left, body.right, body.from) }), {
+      scope: 'compliance:update', body: StatusCopyBody, response: Data(StatusCopyPreview),
+      detail: { tags, summary: 'Preview copying statuses from one package to the other where the same controls apply (nothing is written)' },
+    })
+    .post('/crosswalk/apply', async ({ actor, body }) => ({
+      data: { changed: await runWrite(ctx, (tx) => applyStatusCopy(tx, actor, body.left, body.right, body.from, body.changes)) },
+    }), {
+      scope: 'compliance:update', body: StatusCopyApply, response: Data(StatusCopyResult),
+      detail: { tags, summary: 'Apply a previewed status copy in one transaction, each change audited; 409 when the preview no longer holds' },
     });
   for (const kind of MAPPING_KIND_NAMES) {
     const module = MAPPING_KINDS[kind].module;

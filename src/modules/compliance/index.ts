@@ -4,6 +4,7 @@ import { defineModule } from '../../platform/modules/module';
 import { defineTool } from '../../platform/modules/tools';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
+import { crosswalkPages } from './crosswalk-pages';
 import { packagesApi } from './packages-api';
 import { OSCAL_SCREEN_LIMIT, OSCAL_TOO_LARGE_MESSAGE, compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
@@ -24,7 +25,7 @@ export const manifest = defineModule({
     'Compliance POA&M': 'The plan of action and milestones: open weaknesses with their remediation, read only.',
   },
   permissions: 'compliance',
-  plugins: (ctx) => [analysesApi(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
+  plugins: (ctx) => [analysesApi(ctx), crosswalkPages(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
   nav: [
     { group: 'Compliance', key: 'compliance', href: '/compliance/packages', label: 'Packages', needs: 'compliance:read' },
     { group: 'Compliance', key: 'poam', href: '/compliance/poam', label: 'POA&M', needs: 'compliance:read' },

@@ -233,3 +233,49 @@ export const PoamQuery = t.Object({
   overdue: t.Optional(stringEnum(['true', 'false'] as const)),
 });
 export type PoamQuery = Static<typeof PoamQuery>;
+
+/* ---- The cross-framework view (two packages' requirements sharing mapped controls) ---- */
+
+export const CROSSWALK_SIDES = ['left', 'right'] as const;
+
+export const CrosswalkQuery = t.Object({
+  left: Uuid,
+  right: t.String({ format: 'uuid', description: 'Another package than left' }),
+});
+
+const CrosswalkSide = t.Object({ analysisId: t.String(), code: t.String(), name: t.String(), status: stringEnum(ANALYSIS_STATUSES) });
+const PackageRef = t.Object({ id: t.String(), name: t.String() });
+
+export const CrosswalkPair = t.Object({
+  left: CrosswalkSide,
+  right: CrosswalkSide,
+  controls: t.Array(t.Object({
+    id: t.Union([t.String(), t.Null()]),
+    name: t.String({ description: '"(restricted)" (and id null) for a control the caller may not read' }),
+  }), { description: 'The mapped controls the two requirements share, by name; restricted ones last' }),
+});
+
+export const Crosswalk = t.Object({ left: PackageRef, right: PackageRef, pairs: t.Array(CrosswalkPair) });
+
+export const StatusCopyBody = t.Object({
+  left: Uuid,
+  right: Uuid,
+  from: stringEnum(CROSSWALK_SIDES, { description: 'The package whose statuses are copied onto the other' }),
+});
+
+export const StatusCopyPreview = t.Composite([Crosswalk, t.Object({
+  from: stringEnum(CROSSWALK_SIDES),
+  changes: t.Array(t.Object({
+    analysisId: t.String(), code: t.String(), name: t.String(), before: stringEnum(ANALYSIS_STATUSES), after: stringEnum(ANALYSIS_STATUSES),
+    from: t.Array(t.String(), { description: 'Codes of the requirements of the other package the status comes from' }),
+  })),
+  skipped: t.Array(t.Object({ analysisId: t.String(), code: t.String(), name: t.String(), reason: t.String() })),
+})]);
+
+export const StatusCopyApply = t.Composite([StatusCopyBody, t.Object({
+  changes: t.Array(t.Array(t.String(), { minItems: 3, maxItems: 3 }), {
+    maxItems: 10_000, description: 'The preview\'s changes as [analysisId, before, after]; they must still be exactly what a preview gives (else 409)',
+  }),
+})]);
+
+export const StatusCopyResult = t.Object({ changed: Type.Integer({ description: 'Requirements whose status was copied' }) });

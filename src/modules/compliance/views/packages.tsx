@@ -48,6 +48,7 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
     <section id="packages">
       <Flash kind="success" message={done ? DONE_MESSAGES[done] : undefined} />
       {importButton && <p class="actions"><a class="button" href={IMPORT_PATH}>Import package</a></p>}
+      {page.total > 1 && <p class="actions"><a href={`${PACKAGES_PATH}/compare`}>Compare two packages</a></p>}
       <DataTable
         rows={page.rows}
         empty="No packages yet. Import a package file or one of the shipped frameworks."
