@@ -976,6 +976,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/compliance/crosswalk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cross-framework view: the pairs of requirements of two packages that share at least one mapped control, with their statuses (a control you may not read is "(restricted)")
+         * @description Needs scope `compliance:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getComplianceCrosswalk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compliance/crosswalk/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview copying statuses from one package to the other where the same controls apply (nothing is written)
+         * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postComplianceCrosswalkPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compliance/crosswalk/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a previewed status copy in one transaction, each change audited; 409 when the preview no longer holds
+         * @description Needs scope `compliance:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postComplianceCrosswalkApply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/compliance/analyses/{id}/controls": {
         parameters: {
             query?: never;
@@ -12416,6 +12476,405 @@ export interface operations {
             };
             /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComplianceCrosswalk: {
+        parameters: {
+            query: {
+                left: string;
+                right: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            left: {
+                                id: string;
+                                name: string;
+                            };
+                            right: {
+                                id: string;
+                                name: string;
+                            };
+                            pairs: {
+                                left: {
+                                    analysisId: string;
+                                    code: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
+                                };
+                                right: {
+                                    analysisId: string;
+                                    code: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
+                                };
+                                /** @description The mapped controls the two requirements share, by name; restricted ones last */
+                                controls: {
+                                    id: string | null;
+                                    /** @description "(restricted)" (and id null) for a control the caller may not read */
+                                    name: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postComplianceCrosswalkPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    left: string;
+                    /** Format: uuid */
+                    right: string;
+                    /**
+                     * @description The package whose statuses are copied onto the other
+                     * @enum {string}
+                     */
+                    from: "left" | "right";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            left: {
+                                id: string;
+                                name: string;
+                            };
+                            right: {
+                                id: string;
+                                name: string;
+                            };
+                            pairs: {
+                                left: {
+                                    analysisId: string;
+                                    code: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
+                                };
+                                right: {
+                                    analysisId: string;
+                                    code: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
+                                };
+                                /** @description The mapped controls the two requirements share, by name; restricted ones last */
+                                controls: {
+                                    id: string | null;
+                                    /** @description "(restricted)" (and id null) for a control the caller may not read */
+                                    name: string;
+                                }[];
+                            }[];
+                            /** @enum {string} */
+                            from: "left" | "right";
+                            changes: {
+                                analysisId: string;
+                                code: string;
+                                name: string;
+                                /** @enum {string} */
+                                before: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
+                                /** @enum {string} */
+                                after: "not_assessed" | "compliant" | "partially_compliant" | "non_compliant" | "not_applicable";
+                                /** @description Codes of the requirements of the other package the status comes from */
+                                from: string[];
+                            }[];
+                            skipped: {
+                                analysisId: string;
+                                code: string;
+                                name: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postComplianceCrosswalkApply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    left: string;
+                    /** Format: uuid */
+                    right: string;
+                    /**
+                     * @description The package whose statuses are copied onto the other
+                     * @enum {string}
+                     */
+                    from: "left" | "right";
+                    /** @description The preview's changes as [analysisId, before, after]; they must still be exactly what a preview gives (else 409) */
+                    changes: string[][];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Requirements whose status was copied */
+                            changed: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
