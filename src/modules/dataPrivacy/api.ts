@@ -67,14 +67,14 @@ export const dpiasApi = (ctx: AppContext) =>
   })
     .post('/:id/sign-off', async ({ actor, params }) => {
       await runWrite(ctx, (tx) => signOffDpia(tx, actor, params.id));
-      return { data: (await getRecord(ctx.db, dpiaKind, actor, params.id)) as unknown as DpiaView };
+      return { data: await getRecord(ctx.db, dpiaKind, actor, params.id) };
     }, {
       scope: 'dataPrivacy:review', params: IdParam, response: Data(DpiaView),
       detail: { tags: [TAG], summary: 'Sign a DPIA off: records who and when; the DPIA is read-only until reopened (409 when already signed off)' },
     })
     .post('/:id/reopen', async ({ actor, params }) => {
       await runWrite(ctx, (tx) => reopenDpia(tx, actor, params.id));
-      return { data: (await getRecord(ctx.db, dpiaKind, actor, params.id)) as unknown as DpiaView };
+      return { data: await getRecord(ctx.db, dpiaKind, actor, params.id) };
     }, {
       scope: 'dataPrivacy:review', params: IdParam, response: Data(DpiaView),
       detail: { tags: [TAG], summary: 'Reopen a signed-off DPIA: a draft again, the sign-off cleared (History keeps it)' },

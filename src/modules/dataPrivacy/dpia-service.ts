@@ -5,9 +5,9 @@ import { recordChange } from '../../platform/audit/history';
 import { conflict, type FieldProblem } from '../../platform/core/errors';
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
-import { auditFields, loadForAction, type RecordKind } from '../../platform/records/records';
+import { auditFields, loadForAction, type RecordKind, type RecordView } from '../../platform/records/records';
 import { createRisk } from '../risks/service';
-import { DPIA_CRITERIA_THRESHOLD, DPIA_STATUSES, type DpiaCreate, type DpiaRiskCreate } from './schema';
+import { DPIA_CRITERIA_THRESHOLD, DPIA_STATUSES, type DpiaCreate, type DpiaRiskCreate, type DpiaView } from './schema';
 
 const screeningSql = sql<boolean>`(cardinality(${dpias.criteriaMet}) >= ${sql.raw(String(DPIA_CRITERIA_THRESHOLD))})`;
 
@@ -19,7 +19,13 @@ const signedOffMessage = (id: string) => `DPIA ${id} is signed off and read-only
  * in SQL with every read (`screeningRequired`: two or more criteria met; `required`: the assessor's override where there
  * is one). A signed-off DPIA is frozen: changes and deletion answer 409 until it is reopened.
  */
-export const dpiaKind: RecordKind<typeof dpias, DpiaCreate> = {
+/** The standard view with the decision computed in SQL (`computed` puts it on the view under these names). */
+const dpiaView = (record: RecordView<typeof dpias>): DpiaView => {
+  const derived: Record<string, unknown> = record;
+  return { ...record, customFields: record.customFields ?? {}, screeningRequired: derived.screeningRequired === true, required: derived.required === true };
+};
+
+export const dpiaKind: RecordKind<typeof dpias, DpiaCreate, DpiaView> = {
   module: 'dataPrivacy',
   customFields: true,
   recordType: 'dpia',
@@ -37,6 +43,7 @@ export const dpiaKind: RecordKind<typeof dpias, DpiaCreate> = {
     screeningRequired: screeningSql,
     required: sql<boolean>`coalesce(${dpias.requiredOverride} = 'required', ${screeningSql})`,
   },
+  present: async () => ({ view: dpiaView }),
   frozen: (before) => (before.status === 'signed_off' ? signedOffMessage(String(before.id)) : null),
   toColumns: (c) => ({ ...c, name: c.name.trim(), overrideReason: (c.overrideReason ?? '').trim() }),
   async check(db, candidate, before, actor) {

@@ -73,8 +73,8 @@ export const processingActivityPages = (app: AppContext) => {
     messages: { created: 'Processing activity recorded.' },
     // The DPIAs assessing the activity, as the viewer may read them, with a link to start one.
     sections: async (view, viewer) => {
-      const page = await listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' } as never);
-      return <ActivityDpias activityId={view.id} dpias={page.rows as unknown as DpiaView[]} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />;
+      const page = await listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' });
+      return <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />;
     },
     // History names stored keys by their labels ("legal_obligation" reads "Legal obligation").
     historyNames: async () => (field, value) => (LABELLED.has(field) && typeof value === 'string' ? valueLabel(value) : undefined),
@@ -88,16 +88,15 @@ const DPIA_LABELLED = new Set(['requiredOverride', 'residualRisk', 'status']);
 export const dpiaPages = (app: AppContext) => {
   const back = (id: string) => `${DPIA_PATH}/${id}`;
   /** Sign-off and reopening from the DPIA's page: back to it when done, the refusal inside the app otherwise. */
-  const reviewAction = (action: typeof signOffDpia, failed: string) =>
-    async ({ viewer, csrfToken, headers, params, redirect, set }: {
-      viewer: Actor; csrfToken: string; headers: Record<string, string | undefined>; params: { id: string }; redirect: (url: string, status: 303) => unknown; set: { status?: unknown };
-    }) => {
-      const result = await attempt(() => runWrite(app, (tx) => action(tx, viewer, params.id)));
-      if (result.ok) return redirect(`${back(params.id)}?done=updated`, 303);
-      set.status = result.error.status;
-      return renderScreen(headers, { title: failed, viewer, csrfToken, active: 'dpias' },
-        <><div class="flash flash-error" role="alert" safe>{result.error.message}</div><p><a href={back(params.id)}>← Back to the DPIA</a></p></>);
+  const reviewAction = async (action: typeof signOffDpia, failed: string, viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string) => {
+    const result = await attempt(() => runWrite(app, (tx) => action(tx, viewer, id)));
+    if (result.ok) return null;
+    return {
+      status: result.error.status,
+      screen: await renderScreen(headers, { title: failed, viewer, csrfToken, active: 'dpias' },
+        <><div class="flash flash-error" role="alert" safe>{result.error.message}</div><p><a href={back(id)}>← Back to the DPIA</a></p></>),
     };
+  };
   return recordPages(app, dpiaKind, {
     path: DPIA_PATH,
     title: 'DPIAs',
@@ -127,13 +126,13 @@ export const dpiaPages = (app: AppContext) => {
     ],
     columns: [
       { header: 'Name', value: (d) => d.name, link: true, sort: 'name' },
-      { header: 'Required', value: (d) => ((d as unknown as DpiaView).required ? 'Yes' : 'No') },
+      { header: 'Required', value: (d) => (d.required ? 'Yes' : 'No') },
       { header: 'Status', value: (d) => valueLabel(d.status), sort: 'status' },
       ownerColumn(),
     ],
     messages: { created: 'DPIA recorded.' },
     sections: async (view, viewer, csrfToken) => {
-      const dpia = view as unknown as DpiaView;
+      const dpia = view;
       const riskType = recordType('risk');
       const [users, risks] = await Promise.all([platformService('listUsers')(app.db), recordRows(app.db, riskType, dpia.riskIds)]);
       return (
@@ -151,8 +150,18 @@ export const dpiaPages = (app: AppContext) => {
       };
     },
   })
-    .post(`${DPIA_PATH}/:id/sign-off`, reviewAction(signOffDpia, 'Not signed off') as never, { page: 'dataPrivacy:review' })
-    .post(`${DPIA_PATH}/:id/reopen`, reviewAction(reopenDpia, 'Not reopened') as never, { page: 'dataPrivacy:review' });
+    .post(`${DPIA_PATH}/:id/sign-off`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const refused = await reviewAction(signOffDpia, 'Not signed off', viewer, csrfToken, headers, params.id);
+      if (!refused) return redirect(`${back(params.id)}?done=updated`, 303);
+      set.status = refused.status;
+      return refused.screen;
+    }, { page: 'dataPrivacy:review' })
+    .post(`${DPIA_PATH}/:id/reopen`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const refused = await reviewAction(reopenDpia, 'Not reopened', viewer, csrfToken, headers, params.id);
+      if (!refused) return redirect(`${back(params.id)}?done=updated`, 303);
+      set.status = refused.status;
+      return refused.screen;
+    }, { page: 'dataPrivacy:review' });
 };
 
 /** The Article 30 register: the screen, the printable page and the CSV download, each as the reader may read it. */

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { exampleOwnership, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
@@ -180,8 +181,8 @@ export const DpiaRiskCreate = t.Object({
   title: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'Blank gives "DPIA: <the DPIA\'s name>"' })),
   description: t.Optional(t.String({ maxLength: 20_000, description: 'Blank gives the DPIA\'s risks to data subjects' })),
   classificationId: t.String({ format: 'uuid', description: 'A risk classification (Risk Settings)' }),
-  inherentLikelihood: t.Integer({ minimum: 1, description: 'A likelihood level of the risk scale' }),
-  inherentImpact: t.Integer({ minimum: 1, description: 'An impact level of the risk scale' }),
+  inherentLikelihood: Type.Integer({ minimum: 1, description: 'A likelihood level of the risk scale' }),
+  inherentImpact: Type.Integer({ minimum: 1, description: 'An impact level of the risk scale' }),
 }, { additionalProperties: false });
 export type DpiaRiskCreate = Static<typeof DpiaRiskCreate>;
 
