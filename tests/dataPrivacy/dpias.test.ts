@@ -238,6 +238,7 @@ describe.skipIf(!chromiumAvailable)('DPIAs in the browser', () => {
   const expectAccessible = async (page: Page, what: string) => expect(await axeViolations(page), what).toEqual([]);
 
   test('a DPIA started from its processing activity\'s page is recorded, shows its decision and is signed off', async () => {
+    await classificationId(env, 'Operational');
     const activityName = unique('Fraud scoring');
     const activityId = await createActivity(activityName);
     const name = unique('Fraud scoring DPIA');
@@ -271,6 +272,14 @@ describe.skipIf(!chromiumAvailable)('DPIAs in the browser', () => {
     expect(main).toContain('2 of 9 screening criteria met: a DPIA is required');
     expect(main).toContain('Draft: not signed off yet.');
     await expectAccessible(page, 'the DPIA page');
+
+    // Create a risk from this DPIA: written in the risk register and listed on the DPIA.
+    const risksSection = page.getByRole('region', { name: 'Risks from this DPIA' });
+    await risksSection.getByLabel('Classification').selectOption({ label: 'Operational' });
+    await risksSection.getByLabel('Inherent likelihood').selectOption({ index: 2 });
+    await risksSection.getByLabel('Inherent impact').selectOption({ index: 3 });
+    await risksSection.getByRole('button', { name: 'Create risk' }).click();
+    await page.getByRole('region', { name: 'Risks from this DPIA' }).getByRole('link', { name: `DPIA: ${name}` }).waitFor();
 
     await page.getByRole('button', { name: 'Sign off' }).click();
     await page.getByText(/Signed off by .+ on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/).waitFor();

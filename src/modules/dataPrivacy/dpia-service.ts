@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { dpias } from '../../../db/schema';
+import { dpias, riskClassifications, riskImpactLevels, riskLikelihoodLevels } from '../../../db/schema';
 import { recordChange } from '../../platform/audit/history';
 import { conflict, type FieldProblem } from '../../platform/core/errors';
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
@@ -106,3 +106,15 @@ export async function createRiskFromDpia(tx: DbOrTx, actor: Actor, id: string, i
   await setStatus(tx, actor, before, { riskIds: [...before.riskIds, risk.id] });
   return risk;
 }
+
+/** The choices of the "Create a risk" form: the risk classifications and the levels of the risk scale (Risk Settings). */
+export async function riskRatingChoices(db: DbOrTx) {
+  const [classifications, likelihoods, impacts] = await Promise.all([
+    db.select({ value: riskClassifications.id, label: riskClassifications.name }).from(riskClassifications).orderBy(asc(riskClassifications.name)),
+    db.select({ value: riskLikelihoodLevels.value, name: riskLikelihoodLevels.name }).from(riskLikelihoodLevels).orderBy(asc(riskLikelihoodLevels.value)),
+    db.select({ value: riskImpactLevels.value, name: riskImpactLevels.name }).from(riskImpactLevels).orderBy(asc(riskImpactLevels.value)),
+  ]);
+  const levels = (rows: { value: number; name: string }[]) => rows.map((r) => ({ value: String(r.value), label: `${r.value} ${r.name}` }));
+  return { classifications, likelihoods: levels(likelihoods), impacts: levels(impacts) };
+}
+export type RiskRatingChoices = Awaited<ReturnType<typeof riskRatingChoices>>;

@@ -21,9 +21,12 @@ import { platformService } from '../../platform/http/installed';
 import { canTouch, levelOf } from '../../platform/permissions/permissions';
 import { listRecords } from '../../platform/records/records';
 import { recordRows, typedRecordAsSeen } from '../../platform/records/record-types';
-import { dpiaKind, reopenDpia, signOffDpia } from './dpia-service';
-import { ActivityDpias, DpiaSections } from './dpia-views';
-import { DPIA_CRITERIA, DPIA_OVERRIDES, DPIA_STATUSES, DpiaCreate, DpiaUpdate, RESIDUAL_RISKS, type DpiaView } from './schema';
+import { createRiskFromDpia, dpiaKind, reopenDpia, riskRatingChoices, signOffDpia } from './dpia-service';
+import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
+import { fieldErrors } from '../../../views/components/form';
+import { formText, schemaProblems } from '../../platform/http/form-input';
+import { invalid } from '../../platform/core/errors';
+import { DPIA_CRITERIA, DPIA_OVERRIDES, DPIA_STATUSES, DpiaCreate, DpiaRiskCreate, DpiaUpdate, RESIDUAL_RISKS, type DpiaRiskCreate as DpiaRiskInput } from './schema';
 
 export const PATH = '/data-privacy/processing-activities';
 
@@ -134,11 +137,15 @@ export const dpiaPages = (app: AppContext) => {
     sections: async (view, viewer, csrfToken) => {
       const dpia = view;
       const riskType = recordType('risk');
-      const [users, risks] = await Promise.all([platformService('listUsers')(app.db), recordRows(app.db, riskType, dpia.riskIds)]);
+      // The form is offered to those who may change the DPIA and write risks, while it is a draft.
+      const mayWriteRisk = dpia.status === 'draft' && canTouch(viewer, 'dataPrivacy:update', view) && levelOf(viewer, 'risks:create') !== null;
+      const [users, risks, riskChoices] = await Promise.all([
+        platformService('listUsers')(app.db), recordRows(app.db, riskType, dpia.riskIds), mayWriteRisk ? riskRatingChoices(app.db) : null,
+      ]);
       return (
         <DpiaSections view={dpia} csrfToken={csrfToken} canReview={canTouch(viewer, 'dataPrivacy:review', view)}
           signedOffBy={users.find((u) => u.id === dpia.signedOffById)?.name ?? null}
-          risks={dpia.riskIds.map((id) => typedRecordAsSeen(viewer, riskType, id, risks.get(id)))} />
+          risks={dpia.riskIds.map((id) => typedRecordAsSeen(viewer, riskType, id, risks.get(id)))} riskChoices={riskChoices} />
       );
     },
     historyNames: async () => {
@@ -156,6 +163,29 @@ export const dpiaPages = (app: AppContext) => {
       set.status = refused.status;
       return refused.screen;
     }, { page: 'dataPrivacy:review' })
+    .post(`${DPIA_PATH}/:id/risks`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const names = ['title', 'classificationId', 'inherentLikelihood', 'inherentImpact'] as const;
+      const typed = Object.fromEntries(names.map((n) => [n, formText(body, n).trim()]));
+      const input: Record<string, unknown> = { classificationId: typed.classificationId,
+        inherentLikelihood: /^\d+$/.test(typed.inherentLikelihood) ? Number(typed.inherentLikelihood) : typed.inherentLikelihood,
+        inherentImpact: /^\d+$/.test(typed.inherentImpact) ? Number(typed.inherentImpact) : typed.inherentImpact,
+        ...(typed.title ? { title: typed.title } : {}) };
+      const result = await attempt(() => {
+        const problems = schemaProblems(DpiaRiskCreate, input);
+        if (problems.length) throw invalid(problems);
+        return runWrite(app, (tx) => createRiskFromDpia(tx, viewer, params.id, input as DpiaRiskInput));
+      });
+      if (result.ok) return redirect(`${back(params.id)}?done=updated`, 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Create a risk from this DPIA', viewer, csrfToken, active: 'dpias' },
+        <>
+          <p><a href={back(params.id)}>← Back to the DPIA</a></p>
+          <RiskFromDpiaForm id={params.id} csrfToken={csrfToken} choices={await riskRatingChoices(app.db)} state={{
+            values: typed, errors: fieldErrors(result.error.problems),
+            error: result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message,
+          }} />
+        </>);
+    }, { page: 'dataPrivacy:update' })
     .post(`${DPIA_PATH}/:id/reopen`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
       const refused = await reviewAction(reopenDpia, 'Not reopened', viewer, csrfToken, headers, params.id);
       if (!refused) return redirect(`${back(params.id)}?done=updated`, 303);
