@@ -81,6 +81,24 @@ describe('DPIAs over REST', () => {
   });
 });
 
+describe('a DPIA as a record type', () => {
+  test('is found by search in its name and description, links to its page, and takes evidence links', async () => {
+    const marker = unique('Telematics').replace(/[^A-Za-z0-9]/g, '');
+    const id = await create({ name: `${marker} insurance pricing`, description: 'Driving behaviour scores set premiums' });
+    const hits = async (q: string) => {
+      const res = await send('GET', `/api/v1/search?q=${encodeURIComponent(q)}`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as { data: { kind: string; id: string; href: string }[] }).data.filter((h) => h.kind === 'dpia');
+    };
+    expect(await hits(marker)).toEqual([expect.objectContaining({ id, href: `/data-privacy/dpias/${id}` })]);
+    expect((await hits('premiums')).map((h) => h.id)).toContain(id);
+    const evidenceToken = await makeToken(env, admin, ['evidence:create', 'evidence:read', 'evidence:update', 'dataPrivacy:read']);
+    const evidence = await created(await send('POST', '/api/v1/evidence', { title: unique('DPO sign-off memo') }, evidenceToken));
+    const linked = await send('POST', `/api/v1/evidence/${evidence}/links`, { recordType: 'dpia', recordId: id }, evidenceToken);
+    expect(linked.status, await linked.clone().text()).toBe(201);
+  });
+});
+
 describe('the decision whether a DPIA is required', () => {
   test('two or more of the nine criteria make it required; fewer do not', async () => {
     const none = await read(await create({ name: unique('No criteria') }));
