@@ -19,6 +19,8 @@ let activityId: string;
 let evidenceId: string;
 let privacyToken: string;
 let noPrivacyToken: string;
+let dpiaMarker: string;
+let dpiaId: string;
 
 const READS: Permission[] = ['dataPrivacy:read', 'risks:read', 'evidence:read', 'evidence:create', 'evidence:update'];
 
@@ -46,6 +48,10 @@ beforeAll(async () => {
   const activity = await send('/api/v1/data-privacy/processing-activities', { name: `${marker} programme`, legalBasis: 'consent', purposes: 'Rewarding returning customers' });
   expect(activity.status, await activity.clone().text()).toBe(201);
   activityId = ((await activity.json()) as { data: { id: string } }).data.id;
+  dpiaMarker = unique('Telematics').replace(/[^A-Za-z0-9]/g, '');
+  const dpia = await send('/api/v1/data-privacy/dpias', { name: `${dpiaMarker} pricing DPIA`, processingActivityId: activityId, criteriaMet: ['large_scale', 'evaluation_or_scoring'] });
+  expect(dpia.status, await dpia.clone().text()).toBe(201);
+  dpiaId = ((await dpia.json()) as { data: { id: string } }).data.id;
   const evidence = await send('/api/v1/evidence', { title: unique('Consent log export') });
   evidenceId = ((await evidence.json()) as { data: { id: string } }).data.id;
   privacyToken = await makeToken(env, admin, READS);
@@ -122,5 +128,18 @@ describe('processing activities and the assistant setting "Include privacy recor
     expect(res.status).toBe(200);
     const hits = ((await res.json()) as { data: Hit[] }).data;
     expect(hits.map((h) => h.id)).toEqual([activityId]);
+  });
+
+  test('DPIAs follow the same switch: absent from search and get_record while off, present to dataPrivacy:read while on', async () => {
+    await setPrivacy(false);
+    const off = await connect(privacyToken);
+    expect(toolData<Hit[]>(await callTool(off, 'search', { q: dpiaMarker }))).toEqual([]);
+    expect(await callTool(off, 'get_record', { recordType: 'dpia', id: dpiaId })).toMatchObject({ isError: true, content: [{ text: `DPIA ${dpiaId} not found` }] });
+    await setPrivacy(true);
+    const on = await connect(privacyToken);
+    expect(toolData<Hit[]>(await callTool(on, 'search', { q: dpiaMarker }))).toEqual([expect.objectContaining({ kind: 'dpia', id: dpiaId })]);
+    expect(toolData(await callTool(on, 'get_record', { recordType: 'dpia', id: dpiaId }))).toMatchObject({ id: dpiaId, required: true });
+    const without = await connect(noPrivacyToken);
+    expect(toolData<Hit[]>(await callTool(without, 'search', { q: dpiaMarker }))).toEqual([]);
   });
 });

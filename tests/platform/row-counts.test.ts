@@ -13,6 +13,7 @@ import { incidentKind } from '../../src/modules/incidents/service';
 import { policyKind } from '../../src/modules/policies/service';
 import { projectKind } from '../../src/modules/projects/service';
 import { processingActivityKind } from '../../src/modules/dataPrivacy/service';
+import { dpiaKind } from '../../src/modules/dataPrivacy/dpia-service';
 import { createCustomField, deleteCustomField } from '../../src/modules/customFields/service';
 import { createRisk, deleteRisk, riskListQueries } from '../../src/modules/risks/service';
 import { thirdPartyKind } from '../../src/modules/thirdParties/service';
@@ -55,7 +56,7 @@ describe('exact list totals from delta counts', () => {
   });
 
   test('every register with a REST list keeps delta counts, with insert, delete and truncate triggers', async () => {
-    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind, processingActivityKind];
+    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind, processingActivityKind, dpiaKind];
     const registers = ['risks', ...kinds.map((kind) => getTableName(kind.table))];
     expect([...countedTables()].sort()).toEqual([...new Set(registers)].sort());
     const triggers = await env.ctx.database.raw<{ table: string; n: number }>(

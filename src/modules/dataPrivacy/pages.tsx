@@ -15,6 +15,18 @@ import {
 } from './schema';
 import { LINKED_TYPES, processingActivityKind } from './service';
 import { RegisterPrint, RegisterScreen } from './views';
+import { runWrite } from '../../platform/http/context';
+import { attempt } from '../../platform/http/form-input';
+import { platformService } from '../../platform/http/installed';
+import { canTouch, levelOf } from '../../platform/permissions/permissions';
+import { listRecords } from '../../platform/records/records';
+import { recordRows, typedRecordAsSeen } from '../../platform/records/record-types';
+import { createRiskFromDpia, dpiaKind, reopenDpia, riskRatingChoices, signOffDpia } from './dpia-service';
+import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
+import { fieldErrors } from '../../../views/components/form';
+import { formText, schemaProblems } from '../../platform/http/form-input';
+import { invalid } from '../../platform/core/errors';
+import { DPIA_CRITERIA, DPIA_OVERRIDES, DPIA_STATUSES, DpiaCreate, DpiaRiskCreate, DpiaUpdate, RESIDUAL_RISKS, type DpiaRiskCreate as DpiaRiskInput } from './schema';
 
 export const PATH = '/data-privacy/processing-activities';
 
@@ -62,9 +74,124 @@ export const processingActivityPages = (app: AppContext) => {
       ownerColumn(),
     ],
     messages: { created: 'Processing activity recorded.' },
+    // The DPIAs assessing the activity, as the viewer may read them, with a link to start one.
+    sections: async (view, viewer) => {
+      const page = await listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' });
+      return <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />;
+    },
     // History names stored keys by their labels ("legal_obligation" reads "Legal obligation").
     historyNames: async () => (field, value) => (LABELLED.has(field) && typeof value === 'string' ? valueLabel(value) : undefined),
   });
+};
+
+export const DPIA_PATH = '/data-privacy/dpias';
+const DPIA_LABELLED = new Set(['requiredOverride', 'residualRisk', 'status']);
+
+/** DPIAs (GDPR Art. 35) on the register kit, with the decision, sign-off and reopening, and the risks written from them. */
+export const dpiaPages = (app: AppContext) => {
+  const back = (id: string) => `${DPIA_PATH}/${id}`;
+  /** Sign-off and reopening from the DPIA's page: back to it when done, the refusal inside the app otherwise. */
+  const reviewAction = async (action: typeof signOffDpia, failed: string, viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string) => {
+    const result = await attempt(() => runWrite(app, (tx) => action(tx, viewer, id)));
+    if (result.ok) return null;
+    return {
+      status: result.error.status,
+      screen: await renderScreen(headers, { title: failed, viewer, csrfToken, active: 'dpias' },
+        <><div class="flash flash-error" role="alert" safe>{result.error.message}</div><p><a href={back(id)}>← Back to the DPIA</a></p></>),
+    };
+  };
+  return recordPages(app, dpiaKind, {
+    path: DPIA_PATH,
+    title: 'DPIAs',
+    singular: 'DPIA',
+    navKey: 'dpias',
+    Create: DpiaCreate,
+    Update: DpiaUpdate,
+    statuses: DPIA_STATUSES,
+    searchLabel: 'Search names',
+    fields: [
+      { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
+      { name: 'processingActivityId', label: 'Processing activity', kind: 'reference', required: true, link: processingActivityKind,
+        options: (viewer) => readableChoices(app.db, viewer, recordType('processingActivity')) },
+      { name: 'criteriaMet', label: 'Screening: EDPB criteria met', kind: 'checkboxes', options: DPIA_CRITERIA,
+        hint: 'Tick each criterion the processing meets; two or more make a DPIA required' },
+      { name: 'requiredOverride', label: 'Decision override', kind: 'select', options: DPIA_OVERRIDES,
+        hint: 'Blank follows the screening; set it only to depart from it, with the reason below' },
+      { name: 'overrideReason', label: 'Reason for the override', kind: 'textarea' },
+      { name: 'description', label: 'Description of the processing', kind: 'textarea' },
+      { name: 'necessityAndProportionality', label: 'Necessity and proportionality', kind: 'textarea' },
+      { name: 'risksToDataSubjects', label: 'Risks to data subjects', kind: 'textarea' },
+      { name: 'measures', label: 'Measures', kind: 'textarea' },
+      { name: 'residualRisk', label: 'Residual risk', kind: 'select', options: RESIDUAL_RISKS },
+      { name: 'residualJudgement', label: 'Residual judgement', kind: 'textarea' },
+      { name: 'dpoAdvice', label: 'DPO advice', kind: 'textarea' },
+      ...OWNER_FIELDS,
+    ],
+    columns: [
+      { header: 'Name', value: (d) => d.name, link: true, sort: 'name' },
+      { header: 'Required', value: (d) => (d.required ? 'Yes' : 'No') },
+      { header: 'Status', value: (d) => valueLabel(d.status), sort: 'status' },
+      ownerColumn(),
+    ],
+    messages: { created: 'DPIA recorded.' },
+    sections: async (view, viewer, csrfToken) => {
+      const dpia = view;
+      const riskType = recordType('risk');
+      // The form is offered to those who may change the DPIA and write risks, while it is a draft.
+      const mayWriteRisk = dpia.status === 'draft' && canTouch(viewer, 'dataPrivacy:update', view) && levelOf(viewer, 'risks:create') !== null;
+      const [users, risks, riskChoices] = await Promise.all([
+        platformService('listUsers')(app.db), recordRows(app.db, riskType, dpia.riskIds), mayWriteRisk ? riskRatingChoices(app.db) : null,
+      ]);
+      return (
+        <DpiaSections view={dpia} csrfToken={csrfToken} canReview={canTouch(viewer, 'dataPrivacy:review', view)}
+          signedOffBy={users.find((u) => u.id === dpia.signedOffById)?.name ?? null}
+          risks={dpia.riskIds.map((id) => typedRecordAsSeen(viewer, riskType, id, risks.get(id)))} riskChoices={riskChoices} />
+      );
+    },
+    historyNames: async () => {
+      const users = new Map((await platformService('listUsers')(app.db)).map((u) => [u.id, u.name]));
+      return (field, value) => {
+        if (DPIA_LABELLED.has(field) && typeof value === 'string') return valueLabel(value);
+        if (field === 'signedOffById' && typeof value === 'string') return users.get(value) ?? value;
+        return undefined;
+      };
+    },
+  })
+    .post(`${DPIA_PATH}/:id/sign-off`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const refused = await reviewAction(signOffDpia, 'Not signed off', viewer, csrfToken, headers, params.id);
+      if (!refused) return redirect(`${back(params.id)}?done=updated`, 303);
+      set.status = refused.status;
+      return refused.screen;
+    }, { page: 'dataPrivacy:review' })
+    .post(`${DPIA_PATH}/:id/risks`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const names = ['title', 'classificationId', 'inherentLikelihood', 'inherentImpact'] as const;
+      const typed = Object.fromEntries(names.map((n) => [n, formText(body, n).trim()]));
+      const input: Record<string, unknown> = { classificationId: typed.classificationId,
+        inherentLikelihood: /^\d+$/.test(typed.inherentLikelihood) ? Number(typed.inherentLikelihood) : typed.inherentLikelihood,
+        inherentImpact: /^\d+$/.test(typed.inherentImpact) ? Number(typed.inherentImpact) : typed.inherentImpact,
+        ...(typed.title ? { title: typed.title } : {}) };
+      const result = await attempt(() => {
+        const problems = schemaProblems(DpiaRiskCreate, input);
+        if (problems.length) throw invalid(problems);
+        return runWrite(app, (tx) => createRiskFromDpia(tx, viewer, params.id, input as DpiaRiskInput));
+      });
+      if (result.ok) return redirect(`${back(params.id)}?done=updated`, 303);
+      set.status = result.error.status;
+      return renderScreen(headers, { title: 'Create a risk from this DPIA', viewer, csrfToken, active: 'dpias' },
+        <>
+          <p><a href={back(params.id)}>← Back to the DPIA</a></p>
+          <RiskFromDpiaForm id={params.id} csrfToken={csrfToken} choices={await riskRatingChoices(app.db)} state={{
+            values: typed, errors: fieldErrors(result.error.problems),
+            error: result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message,
+          }} />
+        </>);
+    }, { page: 'dataPrivacy:update' })
+    .post(`${DPIA_PATH}/:id/reopen`, async ({ viewer, csrfToken, headers, params, redirect, set }) => {
+      const refused = await reviewAction(reopenDpia, 'Not reopened', viewer, csrfToken, headers, params.id);
+      if (!refused) return redirect(`${back(params.id)}?done=updated`, 303);
+      set.status = refused.status;
+      return refused.screen;
+    }, { page: 'dataPrivacy:review' });
 };
 
 /** The Article 30 register: the screen, the printable page and the CSV download, each as the reader may read it. */

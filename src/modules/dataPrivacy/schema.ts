@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { exampleOwnership, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 
@@ -110,3 +111,96 @@ const RegisterEntryView = t.Object({
 });
 /** One role's part of the Article 30 register. */
 export const RegisterSectionView = t.Object({ role: stringEnum(PROCESSING_ROLES), heading: t.String(), entries: t.Array(RegisterEntryView) });
+
+/**
+ * The nine criteria of the EDPB guidelines on DPIAs (WP248 rev.01) that make processing "likely to result in a high
+ * risk" (Art. 35(1)); meeting two or more means a DPIA is required in most cases.
+ */
+export const DPIA_CRITERIA = [
+  'evaluation_or_scoring', 'automated_decision_with_legal_effect', 'systematic_monitoring', 'sensitive_or_highly_personal_data',
+  'large_scale', 'matching_or_combining_datasets', 'vulnerable_data_subjects', 'innovative_technology', 'prevents_exercising_rights',
+] as const;
+/** How many criteria make a DPIA required when the assessor does not override the decision. */
+export const DPIA_CRITERIA_THRESHOLD = 2;
+export const DPIA_OVERRIDES = ['required', 'not_required'] as const;
+export const DPIA_STATUSES = ['draft', 'signed_off'] as const;
+export const RESIDUAL_RISKS = ['low', 'medium', 'high'] as const;
+
+const dpiaFields = {
+  name: t.String({ minLength: 1, maxLength: 300, description: 'The name of the assessment' }),
+  processingActivityId: t.String({ format: 'uuid', description: 'The processing activity assessed; one you may read' }),
+  criteriaMet: t.Optional(t.Array(stringEnum(DPIA_CRITERIA), {
+    maxItems: DPIA_CRITERIA.length, uniqueItems: true,
+    description: 'The screening questions: the EDPB criteria the processing meets (each criterion left out is answered no). Two or more make a DPIA required',
+  })),
+  requiredOverride: t.Optional(t.Union([stringEnum(DPIA_OVERRIDES), t.Null()], {
+    description: 'The assessor\'s decision where it departs from the screening: required or not_required, with overrideReason; null follows the screening',
+  })),
+  overrideReason: t.Optional(t.String({ maxLength: 5_000, description: 'Why the decision departs from the screening; required with requiredOverride, blank without' })),
+  description: t.Optional(t.String({ maxLength: 20_000, description: 'A systematic description of the processing operations and purposes (Art. 35(7)(a))' })),
+  necessityAndProportionality: t.Optional(t.String({ maxLength: 20_000, description: 'The necessity and proportionality of the processing (Art. 35(7)(b))' })),
+  risksToDataSubjects: t.Optional(t.String({ maxLength: 20_000, description: 'The risks to the rights and freedoms of data subjects (Art. 35(7)(c))' })),
+  measures: t.Optional(t.String({ maxLength: 20_000, description: 'The measures envisaged to address the risks (Art. 35(7)(d))' })),
+  residualRisk: t.Optional(t.Union([stringEnum(RESIDUAL_RISKS), t.Null()], { description: 'The residual risk after the measures: low, medium or high (high calls for prior consultation, Art. 36)' })),
+  residualJudgement: t.Optional(t.String({ maxLength: 20_000, description: 'The judgement of the residual risk' })),
+  dpoAdvice: t.Optional(t.String({ maxLength: 20_000, description: 'The advice of the data protection officer (Art. 35(2))' })),
+};
+export const { Create: DpiaCreate, Update: DpiaUpdate } = recordInputs(dpiaFields, { customFields: true });
+export type DpiaCreate = Static<typeof DpiaCreate>;
+export type DpiaUpdate = Static<typeof DpiaUpdate>;
+
+export const DpiaView = recordView({
+  name: t.String(),
+  processingActivityId: t.String(),
+  criteriaMet: t.Array(t.String()),
+  screeningRequired: t.Boolean({ description: 'What the screening says: two or more criteria met' }),
+  required: t.Boolean({ description: 'The decision: the override where there is one, the screening otherwise' }),
+  requiredOverride: t.Union([stringEnum(DPIA_OVERRIDES), t.Null()]),
+  overrideReason: t.String(),
+  description: t.String(),
+  necessityAndProportionality: t.String(),
+  risksToDataSubjects: t.String(),
+  measures: t.String(),
+  residualRisk: t.Union([stringEnum(RESIDUAL_RISKS), t.Null()]),
+  residualJudgement: t.String(),
+  dpoAdvice: t.String(),
+  status: stringEnum(DPIA_STATUSES, { description: 'draft, or signed_off (read-only until reopened)' }),
+  signedOffById: t.Union([t.String(), t.Null()]),
+  signedOffAt: t.Union([t.String(), t.Null()]),
+  riskIds: t.Array(t.String(), { description: 'Risks written from this DPIA' }),
+}, { customFields: true });
+export type DpiaView = Static<typeof DpiaView>;
+
+export const DPIA_SORTS = ['name', 'status', 'createdAt', 'updatedAt'] as const;
+export const DpiaListQuery = recordListQuery(DPIA_SORTS, DPIA_STATUSES, {
+  processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the DPIAs of this processing activity' })),
+});
+
+/** "Create a risk from this DPIA": the risk's rating; its title and description default to the DPIA's. */
+export const DpiaRiskCreate = t.Object({
+  title: t.Optional(t.String({ minLength: 1, maxLength: 300, description: 'Blank gives "DPIA: <the DPIA\'s name>"' })),
+  description: t.Optional(t.String({ maxLength: 20_000, description: 'Blank gives the DPIA\'s risks to data subjects' })),
+  classificationId: t.String({ format: 'uuid', description: 'A risk classification (Risk Settings)' }),
+  inherentLikelihood: Type.Integer({ minimum: 1, description: 'A likelihood level of the risk scale' }),
+  inherentImpact: Type.Integer({ minimum: 1, description: 'An impact level of the risk scale' }),
+}, { additionalProperties: false });
+export type DpiaRiskCreate = Static<typeof DpiaRiskCreate>;
+
+export const dpiaExamples = {
+  create: {
+    name: 'Loyalty programme profiling', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13',
+    criteriaMet: ['evaluation_or_scoring', 'large_scale'], requiredOverride: null, overrideReason: '',
+    description: 'Scoring customers by purchase history to tailor offers', necessityAndProportionality: 'Only purchase data; opt-out at any time',
+    risksToDataSubjects: 'Unfair exclusion from offers; inferences about health from purchases', measures: 'No health-related product categories in the model',
+    residualRisk: 'low', residualJudgement: 'Acceptable after the measures', dpoAdvice: 'Proceed; review in a year',
+  } satisfies DpiaCreate,
+  row: {
+    id: '2b7e4c1a-9d3f-4e8b-a6c2-5f1d7e9b3a20', name: 'Loyalty programme profiling', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13',
+    criteriaMet: ['evaluation_or_scoring', 'large_scale'], screeningRequired: true, required: true, requiredOverride: null, overrideReason: '',
+    description: 'Scoring customers by purchase history to tailor offers', necessityAndProportionality: 'Only purchase data; opt-out at any time',
+    risksToDataSubjects: 'Unfair exclusion from offers; inferences about health from purchases', measures: 'No health-related product categories in the model',
+    residualRisk: 'low', residualJudgement: 'Acceptable after the measures', dpoAdvice: 'Proceed; review in a year',
+    status: 'signed_off', signedOffById: '5d2f8a1c-3e7b-4c9d-a1f6-8b2e4d7c9a31', signedOffAt: '2026-03-02T10:15:00.000Z', riskIds: [],
+    ...exampleOwnership, customFields: {},
+  } satisfies DpiaView,
+};

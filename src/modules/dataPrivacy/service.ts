@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { processingActivities } from '../../../db/schema';
+import { dpias, processingActivities } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/core/errors';
 import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
-import type { RecordKind } from '../../platform/records/records';
+import { referencedBy, type RecordKind } from '../../platform/records/records';
 import { valueLabel } from '../../platform/core/value-labels';
 import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
 
@@ -45,6 +45,8 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   filters: {
     role: (value) => ((PROCESSING_ROLES as readonly string[]).includes(value) ? eq(processingActivities.role, value as 'controller') : undefined),
   },
+  // Its DPIAs assess it: deleting it while any do is a 409 naming them.
+  references: [referencedBy('DPIAs', dpias, dpias.processingActivityId)],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];

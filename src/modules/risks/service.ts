@@ -1,7 +1,7 @@
 import { eq, sql, type AnyColumn } from 'drizzle-orm';
 import { preparedOnce, type DbOrTx } from '../../../db/client';
 import {
-  analysisRisks, assets, businessUnits, exceptions, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells,
+  analysisRisks, assets, dpias, businessUnits, exceptions, riskBands, riskClassifications, riskImpactLevels, riskLikelihoodLevels, riskScaleCells,
   risks, thirdPartyRisks,
 } from '../../../db/schema';
 import { namedRecords, readableNamed, type NamedRecords } from '../../platform/csv/import-type';
@@ -282,6 +282,8 @@ export const riskKind: RecordKind<typeof risks, RiskCreate, RiskView> = {
     referencedBy('compliance analyses', analysisRisks, analysisRisks.riskId),
     referencedBy('third parties linking it', thirdPartyRisks, thirdPartyRisks.riskId),
     referencedBy('exceptions', exceptions, exceptions.riskId),
+    // Risks written from a DPIA ("Create a risk from this DPIA") are listed in the DPIA's risk_ids.
+    { label: 'DPIAs', count: async (db, id) => (await db.select({ n: sql<number>`count(*)::int` }).from(dpias).where(sql`${id}::uuid = any(${dpias.riskIds})`))[0]?.n ?? 0 },
   ],
   customFields: true,
   async check(db, c, before, actor) {

@@ -317,9 +317,11 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       return toCsv([columns.map((c) => c.header), ...kept.map((row) => columns.map((c) => String(c.value(row) ?? '')))]);
     }, { page: right('read') })
 
-    .get(`${o.path}/new`, async ({ viewer, csrfToken, headers }) =>
+    // A link from another record's page may preset fields by name (a processing activity's "New DPIA": ?processingActivityId=...).
+    .get(`${o.path}/new`, async ({ viewer, csrfToken, headers, query }) =>
       form(viewer, csrfToken, headers, {
-        title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, values: {}, submit: `Create ${o.singular.toLowerCase()}`,
+        title: `New ${o.singular.toLowerCase()}`, action: o.path, cancel: o.path, submit: `Create ${o.singular.toLowerCase()}`,
+        values: Object.fromEntries(o.fields.flatMap((f) => (typeof query[f.name] === 'string' ? [[f.name, query[f.name] as string]] : []))),
         definitions: await customDefinitions(),
       }),
     { page: right('create') })
