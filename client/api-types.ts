@@ -3064,6 +3064,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data-privacy/dpias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List DPIAs (GDPR Art. 35; own level: only those you or your groups own; processingActivityId filters by the activity assessed)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyDpias"];
+        put?: never;
+        /**
+         * Record a DPIA of a processing activity you may read: the screening (EDPB criteria met), the decision and the assessment
+         * @description Needs scope `dataPrivacy:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyDpias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/dpias/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dpia
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyDpiasById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a DPIA (409 while it is signed off)
+         * @description Needs scope `dataPrivacy:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteDataPrivacyDpiasById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a DPIA (409 while it is signed off: reopen it first)
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchDataPrivacyDpiasById"];
+        trace?: never;
+    };
+    "/api/v1/data-privacy/dpias/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dpia's History
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyDpiasByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/dpias/{id}/sign-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a DPIA off: records who and when; the DPIA is read-only until reopened (409 when already signed off)
+         * @description Needs scope `dataPrivacy:review` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyDpiasByIdSignOff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/dpias/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reopen a signed-off DPIA: a draft again, the sign-off cleared (History keeps it)
+         * @description Needs scope `dataPrivacy:review` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyDpiasByIdReopen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/dpias/{id}/risks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a risk from this DPIA: writes a risk (title "DPIA: <name>" and the risks to data subjects unless given) linked to the DPIA. Needs scope risks:create too (403 otherwise, nothing written)
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyDpiasByIdRisks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/people": {
         parameters: {
             query?: never;
@@ -17684,7 +17816,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -17773,7 +17905,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
+                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
                     /** Format: uuid */
                     recordId: string;
                 };
@@ -17789,7 +17921,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -17889,7 +18021,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity";
+                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
                 recordId: string;
             };
             cookie?: never;
@@ -30436,6 +30568,1237 @@ export interface operations {
             };
             /** @description The token's scopes or its creator's rights lack the module and right needed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyDpias: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "name" | "-name" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                status?: "draft" | "signed_off";
+                ownerId?: string;
+                ownerGroupId?: string;
+                processingActivityId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                processingActivityId: string;
+                                criteriaMet: string[];
+                                /** @description What the screening says: two or more criteria met */
+                                screeningRequired: boolean;
+                                /** @description The decision: the override where there is one, the screening otherwise */
+                                required: boolean;
+                                /** @enum {string|null} */
+                                requiredOverride: "required" | "not_required" | null;
+                                overrideReason: string;
+                                description: string;
+                                necessityAndProportionality: string;
+                                risksToDataSubjects: string;
+                                measures: string;
+                                /** @enum {string|null} */
+                                residualRisk: "low" | "medium" | "high" | null;
+                                residualJudgement: string;
+                                dpoAdvice: string;
+                                /**
+                                 * @description draft, or signed_off (read-only until reopened)
+                                 * @enum {string}
+                                 */
+                                status: "draft" | "signed_off";
+                                signedOffById: string | null;
+                                signedOffAt: string | null;
+                                /** @description Risks written from this DPIA */
+                                riskIds: string[];
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                /** @description Custom field values by key */
+                                customFields: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyDpias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name of the assessment */
+                    name: string;
+                    /**
+                     * Format: uuid
+                     * @description The processing activity assessed; one you may read
+                     */
+                    processingActivityId: string;
+                    /** @description The screening questions: the EDPB criteria the processing meets (each criterion left out is answered no). Two or more make a DPIA required */
+                    criteriaMet?: ("evaluation_or_scoring" | "automated_decision_with_legal_effect" | "systematic_monitoring" | "sensitive_or_highly_personal_data" | "large_scale" | "matching_or_combining_datasets" | "vulnerable_data_subjects" | "innovative_technology" | "prevents_exercising_rights")[];
+                    /**
+                     * @description The assessor's decision where it departs from the screening: required or not_required, with overrideReason; null follows the screening
+                     * @enum {string|null}
+                     */
+                    requiredOverride?: "required" | "not_required" | null;
+                    /** @description Why the decision departs from the screening; required with requiredOverride, blank without */
+                    overrideReason?: string;
+                    /** @description A systematic description of the processing operations and purposes (Art. 35(7)(a)) */
+                    description?: string;
+                    /** @description The necessity and proportionality of the processing (Art. 35(7)(b)) */
+                    necessityAndProportionality?: string;
+                    /** @description The risks to the rights and freedoms of data subjects (Art. 35(7)(c)) */
+                    risksToDataSubjects?: string;
+                    /** @description The measures envisaged to address the risks (Art. 35(7)(d)) */
+                    measures?: string;
+                    /**
+                     * @description The residual risk after the measures: low, medium or high (high calls for prior consultation, Art. 36)
+                     * @enum {string|null}
+                     */
+                    residualRisk?: "low" | "medium" | "high" | null;
+                    /** @description The judgement of the residual risk */
+                    residualJudgement?: string;
+                    /** @description The advice of the data protection officer (Art. 35(2)) */
+                    dpoAdvice?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyDpiasById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            processingActivityId: string;
+                            criteriaMet: string[];
+                            /** @description What the screening says: two or more criteria met */
+                            screeningRequired: boolean;
+                            /** @description The decision: the override where there is one, the screening otherwise */
+                            required: boolean;
+                            /** @enum {string|null} */
+                            requiredOverride: "required" | "not_required" | null;
+                            overrideReason: string;
+                            description: string;
+                            necessityAndProportionality: string;
+                            risksToDataSubjects: string;
+                            measures: string;
+                            /** @enum {string|null} */
+                            residualRisk: "low" | "medium" | "high" | null;
+                            residualJudgement: string;
+                            dpoAdvice: string;
+                            /**
+                             * @description draft, or signed_off (read-only until reopened)
+                             * @enum {string}
+                             */
+                            status: "draft" | "signed_off";
+                            signedOffById: string | null;
+                            signedOffAt: string | null;
+                            /** @description Risks written from this DPIA */
+                            riskIds: string[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDataPrivacyDpiasById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchDataPrivacyDpiasById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name of the assessment */
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @description The processing activity assessed; one you may read
+                     */
+                    processingActivityId?: string;
+                    /** @description The screening questions: the EDPB criteria the processing meets (each criterion left out is answered no). Two or more make a DPIA required */
+                    criteriaMet?: ("evaluation_or_scoring" | "automated_decision_with_legal_effect" | "systematic_monitoring" | "sensitive_or_highly_personal_data" | "large_scale" | "matching_or_combining_datasets" | "vulnerable_data_subjects" | "innovative_technology" | "prevents_exercising_rights")[];
+                    /**
+                     * @description The assessor's decision where it departs from the screening: required or not_required, with overrideReason; null follows the screening
+                     * @enum {string|null}
+                     */
+                    requiredOverride?: "required" | "not_required" | null;
+                    /** @description Why the decision departs from the screening; required with requiredOverride, blank without */
+                    overrideReason?: string;
+                    /** @description A systematic description of the processing operations and purposes (Art. 35(7)(a)) */
+                    description?: string;
+                    /** @description The necessity and proportionality of the processing (Art. 35(7)(b)) */
+                    necessityAndProportionality?: string;
+                    /** @description The risks to the rights and freedoms of data subjects (Art. 35(7)(c)) */
+                    risksToDataSubjects?: string;
+                    /** @description The measures envisaged to address the risks (Art. 35(7)(d)) */
+                    measures?: string;
+                    /**
+                     * @description The residual risk after the measures: low, medium or high (high calls for prior consultation, Art. 36)
+                     * @enum {string|null}
+                     */
+                    residualRisk?: "low" | "medium" | "high" | null;
+                    /** @description The judgement of the residual risk */
+                    residualJudgement?: string;
+                    /** @description The advice of the data protection officer (Art. 35(2)) */
+                    dpoAdvice?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                    /** @description Custom field values by key (see /api/v1/custom-fields); null clears a value. Partial on update. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            processingActivityId: string;
+                            criteriaMet: string[];
+                            /** @description What the screening says: two or more criteria met */
+                            screeningRequired: boolean;
+                            /** @description The decision: the override where there is one, the screening otherwise */
+                            required: boolean;
+                            /** @enum {string|null} */
+                            requiredOverride: "required" | "not_required" | null;
+                            overrideReason: string;
+                            description: string;
+                            necessityAndProportionality: string;
+                            risksToDataSubjects: string;
+                            measures: string;
+                            /** @enum {string|null} */
+                            residualRisk: "low" | "medium" | "high" | null;
+                            residualJudgement: string;
+                            dpoAdvice: string;
+                            /**
+                             * @description draft, or signed_off (read-only until reopened)
+                             * @enum {string}
+                             */
+                            status: "draft" | "signed_off";
+                            signedOffById: string | null;
+                            signedOffAt: string | null;
+                            /** @description Risks written from this DPIA */
+                            riskIds: string[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyDpiasByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyDpiasByIdSignOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            processingActivityId: string;
+                            criteriaMet: string[];
+                            /** @description What the screening says: two or more criteria met */
+                            screeningRequired: boolean;
+                            /** @description The decision: the override where there is one, the screening otherwise */
+                            required: boolean;
+                            /** @enum {string|null} */
+                            requiredOverride: "required" | "not_required" | null;
+                            overrideReason: string;
+                            description: string;
+                            necessityAndProportionality: string;
+                            risksToDataSubjects: string;
+                            measures: string;
+                            /** @enum {string|null} */
+                            residualRisk: "low" | "medium" | "high" | null;
+                            residualJudgement: string;
+                            dpoAdvice: string;
+                            /**
+                             * @description draft, or signed_off (read-only until reopened)
+                             * @enum {string}
+                             */
+                            status: "draft" | "signed_off";
+                            signedOffById: string | null;
+                            signedOffAt: string | null;
+                            /** @description Risks written from this DPIA */
+                            riskIds: string[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyDpiasByIdReopen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            processingActivityId: string;
+                            criteriaMet: string[];
+                            /** @description What the screening says: two or more criteria met */
+                            screeningRequired: boolean;
+                            /** @description The decision: the override where there is one, the screening otherwise */
+                            required: boolean;
+                            /** @enum {string|null} */
+                            requiredOverride: "required" | "not_required" | null;
+                            overrideReason: string;
+                            description: string;
+                            necessityAndProportionality: string;
+                            risksToDataSubjects: string;
+                            measures: string;
+                            /** @enum {string|null} */
+                            residualRisk: "low" | "medium" | "high" | null;
+                            residualJudgement: string;
+                            dpoAdvice: string;
+                            /**
+                             * @description draft, or signed_off (read-only until reopened)
+                             * @enum {string}
+                             */
+                            status: "draft" | "signed_off";
+                            signedOffById: string | null;
+                            signedOffAt: string | null;
+                            /** @description Risks written from this DPIA */
+                            riskIds: string[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description Custom field values by key */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyDpiasByIdRisks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Blank gives "DPIA: <the DPIA's name>" */
+                    title?: string;
+                    /** @description Blank gives the DPIA's risks to data subjects */
+                    description?: string;
+                    /**
+                     * Format: uuid
+                     * @description A risk classification (Risk Settings)
+                     */
+                    classificationId: string;
+                    /** @description A likelihood level of the risk scale */
+                    inherentLikelihood: number;
+                    /** @description An impact level of the risk scale */
+                    inherentImpact: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
