@@ -6,7 +6,7 @@ import { screenAuth } from '../http/screen-auth';
 import { notFound } from '../core/errors';
 import { isUuid } from '../core/uuid';
 import { ownershipCondition } from '../permissions/ownership';
-import { levelOf, type Actor } from '../permissions/permissions';
+import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import { DataTable } from '../../../views/components/table';
 import { findRecordType, providedSections, readPermission, recordType, requireTypedRecord, type RecordSection, type RecordTypeDeclaration } from './record-types';
 
@@ -130,6 +130,7 @@ export const linkedRecordsPages = (ctx: AppContext) => new Elysia({ name: 'platf
     const links = declaredSections.get(`${params.kind}/${params.key}`);
     if (!host || !links || !isUuid(params.id)) throw notFound('section');
     const record = await requireTypedRecord(ctx.db, viewer, host, params.id);
+    requirePermission(viewer, readPermission(recordType(links.listed)));
     const asked = /^[1-9][0-9]{0,5}$/.test(String(query.page ?? '')) ? Number(query.page) : 1;
     const view = await linkedPage(ctx, viewer, links, params.id, asked);
     if (!view) throw notFound('section');
