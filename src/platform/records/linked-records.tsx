@@ -53,18 +53,18 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
   const title = sql<string>`${type.title}`;
   const linked = sql`${type.id} in (${links.ids(hostId)})`;
   const mine = ownershipCondition(viewer, read, type.ownerId, type.ownerGroupId);
-  const join = <Q extends { innerJoin: (table: never, on: SQL) => unknown }>(query: Q): Q =>
-    (type.join ? query.innerJoin(type.join.table as never, type.join.on) : query) as Q;
-  const [counts] = await join(ctx.db.select({
+  const countBase = ctx.db.select({
     all: sql<number>`count(*)::int`,
     readable: mine ? sql<number>`(count(*) filter (where ${mine}))::int` : sql<number>`count(*)::int`,
-  }).from(type.table)).where(linked);
-  const rows = await join(ctx.db.select({
+  }).from(type.table);
+  const [counts] = await (type.join ? countBase.innerJoin(type.join.table, type.join.on) : countBase).where(linked);
+  const rowBase = ctx.db.select({
     id: sql<string>`${type.id}::text`, title,
     parentId: type.parent ? sql<string | null>`${type.parent.id}::text` : sql<string | null>`null`,
     detail: links.detail ? links.detail.value(hostId, type) : sql<string | null>`null`,
-  }).from(type.table)).where(and(linked, mine)).orderBy(asc(title), asc(type.id))
-    .limit(LINKED_PAGE_SIZE).offset((page - 1) * LINKED_PAGE_SIZE) as LinkedRow[];
+  }).from(type.table);
+  const rows: LinkedRow[] = await (type.join ? rowBase.innerJoin(type.join.table, type.join.on) : rowBase).where(and(linked, mine))
+    .orderBy(asc(title), asc(type.id)).limit(LINKED_PAGE_SIZE).offset((page - 1) * LINKED_PAGE_SIZE);
   return {
     rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail })),
     total: counts.readable, restricted: counts.all - counts.readable, page,
