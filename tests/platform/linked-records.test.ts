@@ -202,3 +202,27 @@ test('refusals name their reason', async () => {
   expect(await pageOf(b, `/assets/${asset}`)).not.toContain('id="linked-risks"');
   expect(await refusalOf(env, async () => b.get(`/linked/asset/${asset}/risks?page=2`))).toEqual(refusedWith(403, undefined, 'user right risks:read missing'));
 });
+
+describe('the risk treatment form attaches controls', () => {
+  test('controls chosen on the form are linked, shown in the treatment row and on both records, and kept when the form is refused', async () => {
+    const riskTitle = unique('Ransomware');
+    const risk = await makeRisk(env, admin, { title: riskTitle });
+    const controlName = unique('Offline backups');
+    const control = await make(controlKind, { name: controlName });
+    const form = await pageOf(adminBrowser, `/risks/${risk}/treatments`);
+    expect(form).toContain(`<option value="${control}">${controlName}</option>`);
+
+    const refused = await adminBrowser.post(`/risks/${risk}/treatments`, { type: 'mitigate', status: 'planned', title: '', controlIds: [control] });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(`<option value="${control}" selected>${controlName}</option>`);
+
+    const added = await adminBrowser.post(`/risks/${risk}/treatments`, { type: 'mitigate', status: 'planned', title: 'Restore drills', controlIds: [control] });
+    expect(added.status, await added.clone().text()).toBe(303);
+    const treatments = await pageOf(adminBrowser, `/risks/${risk}/treatments`);
+    expect(treatments).toContain(`<a class="tag" href="/controls/${control}">${controlName}</a>`);
+    expect(sectionOf(await pageOf(adminBrowser, `/risks/${risk}`), 'linked-controls')).toContain(`<a href="/controls/${control}">${controlName}</a>`);
+    const onControl = sectionOf(await pageOf(adminBrowser, `/controls/${control}`), 'linked-risk-treatments');
+    expect(onControl).toContain(`<a href="/risks/${risk}">${riskTitle}</a>`);
+    expect(onControl).toContain('Restore drills');
+  });
+});
