@@ -16,6 +16,7 @@ import { platformModule } from './platform/modules/platform-module';
 import { notificationsModule } from './platform/modules/notifications-module';
 import { dashboardModule } from './platform/modules/dashboard-module';
 import { MODULES } from './modules';
+import { linkedRecordsPages } from './platform/records/linked-records';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
 export const SERVICE_MODULES = [dashboardModule, platformModule, notificationsModule, ...MODULES];
@@ -43,7 +44,8 @@ export function createApp(ctx: AppContext): Elysia {
     .use(screenAuth(ctx))
     .use(staticFiles())
     .use(apiDocs())
-    .use(openApiRoute((): AnyElysia => app));
+    .use(openApiRoute((): AnyElysia => app))
+    .use(linkedRecordsPages(ctx));
   for (const plugin of modulePlugins(ctx)) app.use(plugin);
   return app as unknown as Elysia;
 }

@@ -15,6 +15,7 @@ import { ANALYSIS_RECORD_TYPE } from './schema';
 import { packageKind } from './packages-service';
 import { registerType } from '../../platform/records/record-types';
 import { complianceWidgets } from './dashboard-widgets';
+import { complianceSections } from './linked-sections';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
 export const manifest = defineModule({
@@ -53,4 +54,6 @@ export const manifest = defineModule({
     run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args),
   })],
   dashboard: complianceWidgets,
+  // What links here: the requirements a control, policy, risk or project is mapped to, on its page.
+  sections: complianceSections,
 });

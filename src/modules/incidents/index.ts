@@ -6,6 +6,7 @@ import { incidentsApi } from './api';
 import { incidentClassificationPages, incidentClassificationsApi } from './classifications';
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
+import { incidentSections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Incidents, personal-data breaches and their notifications. */
@@ -30,4 +31,6 @@ export const manifest = defineModule({
     links: { assetId: 'asset', thirdPartyId: 'thirdParty' },
     activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
   })],
+  // What links here: the incidents naming an asset, on its page.
+  sections: incidentSections,
 });

@@ -17,6 +17,7 @@ import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
 import { riskDueSoon } from './dashboard';
 import { riskWidgets } from './dashboard-widgets';
+import { riskSections } from './linked-sections';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -56,4 +57,6 @@ export const manifest = defineModule({
   dueDates: riskDueDates,
   dashboard: riskWidgets,
   dueSoon: riskDueSoon,
+  // What links here: the risks of an asset, the risk treatments relying on a control, the controls of a risk.
+  sections: riskSections,
 });

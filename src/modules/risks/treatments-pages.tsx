@@ -33,6 +33,8 @@ interface Refusal {
   values: Record<string, string>;
   errors: FieldErrors;
   message?: string;
+  /** The controls chosen on a refused treatment form, chosen again. */
+  controlIds?: string[];
 }
 
 interface ScreenProps {
@@ -115,7 +117,7 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
           {p.controls.length > 0 && (
             <Field label="Controls (mitigate)" name="controlIds" error={r?.errors.controlIds}>
               <select id="f-controlIds" name="controlIds" multiple="multiple" size="5">
-                {p.controls.map((c) => <option value={c.id} safe>{c.name}</option>)}
+                {p.controls.map((c) => <option value={c.id} selected={r?.form === 'treatment' && (r.controlIds ?? []).includes(c.id)} safe>{c.name}</option>)}
               </select>
             </Field>
           )}
@@ -208,7 +210,7 @@ export const riskTreatmentPages = (ctx: AppContext) => {
       const result = await attempt(() => runWrite(ctx, (tx) => createTreatment(tx, viewer, params.id, input)));
       if (result.ok) return redirect(back(params.id, 'treatment-added', 'treatments'), 303);
       set.status = result.error.status;
-      return screen(viewer, csrfToken, headers, params.id, { refusal: refusalOf('treatment', values, result.error) });
+      return screen(viewer, csrfToken, headers, params.id, { refusal: { ...refusalOf('treatment', values, result.error), controlIds: input.controlIds } });
     }, { page: 'risks:update' })
     .post('/risks/:id/treatments/:treatmentId/implemented', async ({ viewer, csrfToken, headers, params, redirect, set }) => {
       const result = await attempt(() => runWrite(ctx, (tx) => updateTreatment(tx, viewer, params.id, params.treatmentId, { status: 'implemented' })));

@@ -5,6 +5,7 @@ import { defineModule } from '../../platform/modules/module';
 import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';
+import { thirdPartySections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
@@ -23,4 +24,6 @@ export const manifest = defineModule({
   customFields: true,
   countedTables: ['third_parties'],
   events: [kindEvents(thirdPartyKind, { href: (id) => `/third-parties/${id}` })],
+  // What links here: the third parties of a risk, on its page.
+  sections: thirdPartySections,
 });

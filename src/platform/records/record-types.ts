@@ -109,10 +109,13 @@ export const readableTypes = (actor: Actor, types: readonly RecordTypeDeclaratio
 export async function recordSections(ctx: AppContext, kindOrHistoryType: string, recordId: string, viewer: Actor, csrfToken: string): Promise<string[]> {
   const type = findRecordType(kindOrHistoryType);
   if (!type) return [];
-  const sections = providers.flatMap((provide) => provide(type) ?? []);
+  const sections = providedSections(type);
   const rendered = await Promise.all(sections.map((section) => section(ctx, recordId, viewer, csrfToken)));
   return rendered.filter((s): s is string => s !== null);
 }
+
+/** The sections the installed modules add to pages of this type (what links here, evidence), in module order. */
+export const providedSections = (type: RecordTypeDeclaration): RecordSection[] => providers.flatMap((provide) => provide(type) ?? []);
 
 const titleSql = (type: RecordTypeDeclaration): SQL<string> => sql<string>`${type.title}`;
 

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser } from 'playwright';
+import { assetKind } from '../../src/modules/assets/service';
+import { createApp } from '../../src/app';
+import { createRecord } from '../../src/platform/records/records';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import { axeViolations } from '../helpers/axe';
+import { chromiumAvailable, launchChromium, openPage } from '../helpers/chromium';
+import { adminActor, makeRisk, unique } from '../helpers/factories';
+
+/** What links here in a real browser: an asset's risks, paged in place by htmx, the page staying where it is. */
+
+if (!chromiumAvailable) console.warn('e2e/linked-records: skipped, /usr/bin/chromium is not installed (apt-get install -y chromium)');
+
+let env: TestEnv;
+let browser: Browser;
+let server: ReturnType<ReturnType<typeof createApp>['listen']>;
+let base: string;
+
+beforeAll(async () => {
+  if (!chromiumAvailable) return;
+  env = await testEnv();
+  server = createApp(env.ctx).listen({ port: 0, hostname: '127.0.0.1' });
+  base = `http://127.0.0.1:${server.server?.port}`;
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  if (!chromiumAvailable) return;
+  await browser?.close();
+  await server?.stop();
+});
+
+describe.skipIf(!chromiumAvailable)('what links here in the browser', () => {
+  test("an asset's risks page in place with Next and Previous, and the page has no accessibility violations", async () => {
+    const admin = await adminActor(env);
+    const asset = (await env.ctx.db.transaction((tx) => createRecord(tx, assetKind, admin, { name: unique('Core switch') }))).id as string;
+    for (let i = 1; i <= 27; i++) await makeRisk(env, admin, { title: `Switch risk ${String(i).padStart(2, '0')}`, assetId: asset });
+    const page = await openPage(browser, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${base}/assets/${asset}`);
+    const section = page.locator('#linked-risks');
+    await expect(section.getByRole('link', { name: 'Switch risk 01' }).count()).resolves.toBe(1);
+    expect(await section.innerText()).toContain('1–25 of 27');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await section.getByRole('link', { name: 'Next →' }).click();
+    await page.locator('#linked-risks', { hasText: 'Switch risk 27' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#linked-risks').innerText()).not.toContain('Switch risk 01');
+    expect(new URL(page.url()).pathname).toBe(`/assets/${asset}`);
+    await page.locator('#linked-risks').getByRole('link', { name: '← Previous' }).click();
+    await page.locator('#linked-risks', { hasText: 'Switch risk 01' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#linked-risks').innerText()).not.toContain('Switch risk 27');
+    await page.locator('#linked-risks').getByRole('link', { name: 'Next →' }).click();
+    await page.locator('#linked-risks', { hasText: 'Switch risk 26' }).waitFor({ timeout: 15_000 });
+
+    await page.locator('#linked-risks').getByRole('link', { name: 'Switch risk 26' }).click();
+    await page.waitForURL(/\/risks\/[0-9a-f-]{36}$/);
+    expect(await page.locator('h1').innerText()).toBe('Switch risk 26');
+  }, 90_000);
+});
