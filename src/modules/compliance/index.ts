@@ -8,6 +8,7 @@ import { packagesApi } from './packages-api';
 import { OSCAL_SCREEN_LIMIT, OSCAL_TOO_LARGE_MESSAGE, compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
+import { complianceReports } from './reports';
 import { AnalysisListQuery } from './schema';
 import { getAnalysis, listAnalyses } from './analyses-service';
 import { ANALYSIS_RECORD_TYPE } from './schema';
@@ -52,4 +53,5 @@ export const manifest = defineModule({
     run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args),
   })],
   dashboard: complianceWidgets,
+  reports: complianceReports,
 });

@@ -7,6 +7,8 @@ import { incidentClassificationPages, incidentClassificationsApi } from './class
 import { incidentImport } from './import';
 import { incidentPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
+import { registerReport } from '../../platform/reports/declarations';
+import { incidentColumns } from './pages';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
@@ -29,5 +31,9 @@ export const manifest = defineModule({
     href: (id) => `/incidents/${id}`, labels: { openedAt: 'Opened', classificationId: 'Classification' },
     links: { assetId: 'asset', thirdPartyId: 'thirdParty' },
     activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
+  })],
+  reports: [registerReport(incidentKind, {
+    key: 'incidents', title: 'Incidents', listHref: '/incidents', columns: incidentColumns, params: { sort: 'openedAt' },
+    description: 'Every incident you may read: when it was opened, its status and owner.',
   })],
 });

@@ -17,6 +17,7 @@ import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
 import { riskDueSoon } from './dashboard';
 import { riskWidgets } from './dashboard-widgets';
+import { riskReports } from './reports';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -56,4 +57,5 @@ export const manifest = defineModule({
   dueDates: riskDueDates,
   dashboard: riskWidgets,
   dueSoon: riskDueSoon,
+  reports: riskReports,
 });

@@ -6,6 +6,7 @@ import { thirdPartiesApi } from './api';
 import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
+import { thirdPartyReports } from './reports';
 
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
@@ -23,4 +24,5 @@ export const manifest = defineModule({
   customFields: true,
   countedTables: ['third_parties'],
   events: [kindEvents(thirdPartyKind, { href: (id) => `/third-parties/${id}` })],
+  reports: thirdPartyReports,
 });
