@@ -90,7 +90,7 @@ describe('each CSV holds its header and only the rows the reader may read', () =
     const session = await signedIn(ADMIN_EMAIL, ADMIN_PASSWORD);
     expect(installedReports().map((r) => r.key)).toEqual(expect.arrayContaining([
       'riskRegister', 'treatmentPlan', 'controlTestStatus', 'complianceStatus', 'poam', 'riskExceptions', 'policyExceptions', 'complianceExceptions',
-      'incidents', 'auditFindings', 'thirdParties',
+      'incidents', 'auditFindings', 'thirdParties', 'evidenceStatus',
     ]));
     for (const report of installedReports()) {
       const lines = await csvLines(await session.get(`/reports/${report.key}/csv`));
