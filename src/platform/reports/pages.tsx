@@ -34,10 +34,9 @@ export const reportPages = (ctx: AppContext) =>
     .get('/reports/:key', async ({ viewer, csrfToken, headers, params }) => {
       const declared = reportFor(viewer, params.key);
       const { rows, truncated } = await declared.rows(ctx, viewer);
-      const madeAt = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
       return renderScreen(headers, { title: declared.title, viewer, csrfToken, active: 'reports' },
         <PrintableReport entry={entryOf(declared)} headers={declared.columns.map((c) => c.header)} rows={rows.map((row) => declared.columns.map((c) => c.value(row)))}
-          truncated={truncated} madeAt={madeAt} madeFor={viewer.email ?? "you"} limit={REPORT_LIMIT} />);
+          truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? "you"} limit={REPORT_LIMIT} />);
     }, { page: true })
     .get('/reports/:key/csv', async ({ viewer, params, set }) => {
       const declared = reportFor(viewer, params.key);

@@ -1,4 +1,5 @@
 import type { ReportCell } from './declarations';
+import { When } from '../../../views/components/table';
 
 export interface ReportEntry {
   key: string;
@@ -52,7 +53,10 @@ export function PrintableReport(p: {
         {p.entry.listHref ? <>{' · '}<a href={p.entry.listHref}>On screen with filters</a></> : ''}
         {' · '}Print with your browser (A4 or Letter): the menus are left out of the printout.
       </p>
-      <p class="muted" safe>{`${p.entry.description} Made ${p.madeAt} for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</p>
+      <p class="muted">
+        <span safe>{`${p.entry.description} Made `}</span><When value={p.madeAt} local />
+        <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
+      </p>
       {p.truncated ? <p role="status" safe>{`Only the first ${p.limit.toLocaleString('en')} rows are shown; the register holds more.`}</p> : ''}
       {p.rows.length === 0
         ? <p class="muted">Nothing you may read is in this report.</p>
