@@ -5,6 +5,7 @@ import { installedReports } from '../../src/platform/reports/declarations';
 import { sessionCookieName } from '../../src/platform/http/screen-auth';
 import { signIn } from '../../src/platform/http/sessions';
 import { linkRisk, thirdPartyKind } from '../../src/modules/thirdParties/service';
+import { controlKind, recordControlTest } from '../../src/modules/controls/service';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique, type TestUser } from '../helpers/factories';
 import { refusalOf, refusedWith } from '../helpers/refusals';
@@ -84,6 +85,26 @@ describe('each CSV holds its header and only the rows the reader may read', () =
     const row = lines.find((l) => l.startsWith(titles.party))!;
     expect(row).toEndWith(`,2,"${titles.mine}; (restricted)"`);
     expect(lines.join('\n')).not.toContain(titles.theirs);
+  });
+
+  test('control test status at level own: the reader\'s controls with their last test and next due date, not the others\'', async () => {
+    const tester = await makeUser(env, { 'controls:read': 'own' });
+    const tested = unique('Tested control');
+    const untested = unique('Untested control');
+    const hidden = unique('Someone else\'s control');
+    const a = await runWrite(env.ctx, (tx) => createRecord(tx, controlKind, admin, { name: tested, type: 'process', status: 'active', testFrequencyMonths: 3, ownerId: tester.id }));
+    await runWrite(env.ctx, (tx) => recordControlTest(tx, admin, a.id, { testedOn: '2026-01-10', result: 'pass' }));
+    await runWrite(env.ctx, (tx) => recordControlTest(tx, admin, a.id, { testedOn: '2026-02-15', result: 'fail' }));
+    await runWrite(env.ctx, (tx) => createRecord(tx, controlKind, admin, { name: untested, type: 'process', status: 'active', ownerId: tester.id }));
+    await runWrite(env.ctx, (tx) => createRecord(tx, controlKind, admin, { name: hidden, type: 'process', status: 'active', testFrequencyMonths: 3 }));
+    const lines = await csvLines(await (await signedIn(tester.email, tester.password)).get('/reports/controlTestStatus/csv'));
+    const owner = tester.email.split('@')[0];
+    expect(lines[0]).toBe('Control,Type,Status,Owner,Test every (months),Last tested,Last result,Next test due,Overdue');
+    expect(lines.length).toBe(3);
+    // The latest test counts (February's failure, not January's pass); three months later the next one is due, long past.
+    expect(lines.find((l) => l.startsWith(tested))).toBe(`${tested},Process,Active,${owner},3,2026-02-15,Failed,2026-05-15,Yes`);
+    expect(lines.find((l) => l.startsWith(untested))).toBe(`${untested},Process,Active,${owner},,,Never tested,,No`);
+    expect(lines.join('\n')).not.toContain(hidden);
   });
 
   test('the administrator downloads every declared report, each opening with its declared columns', async () => {
