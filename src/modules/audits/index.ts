@@ -6,6 +6,8 @@ import { auditsApi } from './api';
 import { findingImport } from './import';
 import { auditPages } from './pages';
 import { auditDueDates, auditEvents } from './notifications';
+import { registerReport } from '../../platform/reports/declarations';
+import { findingColumns } from './pages';
 
 /** Audit plans and their findings. */
 export const manifest = defineModule({
@@ -30,4 +32,8 @@ export const manifest = defineModule({
   countedTables: ['audit_plans', 'audit_findings'],
   events: auditEvents,
   dueDates: auditDueDates,
+  reports: [registerReport(findingKind, {
+    key: 'auditFindings', title: 'Audit findings', listHref: '/audits/findings', columns: findingColumns, params: { sort: 'deadline' },
+    description: 'Every audit finding you may read: its status, deadline and owner.',
+  })],
 });

@@ -1,12 +1,21 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/http/context';
 import { canTouch, type Actor } from '../../platform/permissions/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn, type ListColumn } from '../../platform/record-screens/record-pages';
 import { listRecords } from '../../platform/records/records';
 import { AUDIT_PLAN_STATUSES, AuditPlanCreate, AuditPlanUpdate, FINDING_STATUSES, FindingCreate, FindingUpdate } from './schema';
 import { auditPlanKind, findingChoices, findingKind } from './service';
+import type { FindingView } from './schema';
 import { controlKind } from '../controls/service';
 import { FindingsSection, readable, type AuditPlanView } from './views';
+
+/** The Findings list's columns, also its CSV export's and the audit findings report's. */
+export const findingColumns: ListColumn<FindingView>[] = [
+  { header: 'Finding', value: (f) => f.title, link: true, sort: 'title' },
+  { header: 'Status', value: (f) => readable(f.status), sort: 'status' },
+  { header: 'Deadline', value: (f) => f.deadline, sort: 'deadline' },
+  ownerColumn(),
+];
 
 /** The plan's findings, with a short form to add one for those who may create findings. */
 async function findingsSection(ctx: AppContext, plan: AuditPlanView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
@@ -68,10 +77,5 @@ export const auditPages = (ctx: AppContext) =>
         { name: 'controlId', label: 'Control', kind: 'reference', options: async (viewer) => (await findingChoices(ctx.db, viewer)).controls, link: controlKind },
         ...OWNER_FIELDS,
       ],
-      columns: [
-        { header: 'Finding', value: (f) => f.title, link: true, sort: 'title' },
-        { header: 'Status', value: (f) => readable(f.status), sort: 'status' },
-        { header: 'Deadline', value: (f) => f.deadline, sort: 'deadline' },
-        ownerColumn(),
-      ],
+      columns: findingColumns,
     }));

@@ -9,6 +9,7 @@ import { packagesApi } from './packages-api';
 import { OSCAL_SCREEN_LIMIT, OSCAL_TOO_LARGE_MESSAGE, compliancePackagePages } from './packages-pages';
 import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
+import { complianceReports } from './reports';
 import { AnalysisListQuery } from './schema';
 import { getAnalysis, listAnalyses } from './analyses-service';
 import { ANALYSIS_RECORD_TYPE } from './schema';
@@ -56,4 +57,5 @@ export const manifest = defineModule({
   dashboard: complianceWidgets,
   // What links here: the requirements a control, policy, risk or project is mapped to, on its page.
   sections: complianceSections,
+  reports: complianceReports,
 });

@@ -11,6 +11,7 @@ import { getRecord, listRecords } from '../../platform/records/records';
 import { ControlListQuery } from './schema';
 import { controlKind, controlTesting, controlTestsDue } from './service';
 import { controlDueDates, controlEvents } from './notifications';
+import { controlReports } from './reports';
 
 /** Controls and their tests. */
 export const manifest = defineModule({
@@ -46,4 +47,5 @@ export const manifest = defineModule({
   events: controlEvents,
   dueDates: controlDueDates,
   dueSoon: controlDueSoon,
+  reports: controlReports,
 });

@@ -1,9 +1,10 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { analysisControls, auditFindings, controlTests, controls, treatmentControls, users } from '../../../db/schema';
 import { invalidField } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
-import { exists, getRecord, listRecords, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import { exists, getRecord, listRecords, loadForAction, referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
+import { readAllRecords } from '../../platform/reports/declarations';
 import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
 import { isRealDate, todayIso } from '../../platform/core/dates';
@@ -78,4 +79,34 @@ export async function controlTestsDue(db: DbOrTx, actor: Actor, today = todayIso
     return testing.nextTestDue && testing.nextTestDue <= today ? { controlId: c.id, name: c.name, nextTestDue: testing.nextTestDue } : null;
   }));
   return due.filter((c) => c !== null);
+}
+
+/** The latest test of each of the controls the actor may read (the control test status report), in one query. */
+export async function controlTestStatus(db: DbOrTx, actor: Actor): Promise<{ rows: ControlTestStatus[]; truncated: boolean }> {
+  const { rows: listed, truncated } = await readAllRecords(db, controlKind, actor, { sort: 'name' });
+  const ids = listed.map((c) => c.id);
+  const latest = ids.length
+    ? await db.selectDistinctOn([controlTests.controlId], { controlId: controlTests.controlId, testedOn: controlTests.testedOn, result: controlTests.result })
+      .from(controlTests).where(inArray(controlTests.controlId, ids))
+      .orderBy(controlTests.controlId, desc(controlTests.testedOn), desc(controlTests.createdAt))
+    : [];
+  const byControl = new Map(latest.map((t) => [t.controlId, t]));
+  const today = todayIso();
+  return {
+    truncated,
+    rows: listed.map((c) => {
+      const last = byControl.get(c.id) ?? null;
+      const frequency = c.testFrequencyMonths;
+      const nextTestDue = frequency ? (last ? addMonths(last.testedOn, frequency) : today) : null;
+      return { control: c, lastTestedOn: last?.testedOn ?? null, lastResult: last?.result ?? null, nextTestDue, overdue: nextTestDue !== null && nextTestDue < today };
+    }),
+  };
+}
+
+export interface ControlTestStatus {
+  control: RecordView<typeof controls> & { name: string; type: string; status: string; testFrequencyMonths: number | null };
+  lastTestedOn: string | null;
+  lastResult: 'pass' | 'fail' | 'partial' | null;
+  nextTestDue: string | null;
+  overdue: boolean;
 }

@@ -7,6 +7,9 @@ import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
 import { evidenceReminders } from './service';
 import { evidenceDueDates, evidenceEvents } from './notifications';
+import { registerReport } from '../../platform/reports/declarations';
+import { evidenceColumns } from './pages';
+import { evidenceKind } from './service';
 
 const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 
@@ -36,5 +39,9 @@ export const manifest = defineModule({
   uploads: (config) => [{ path: UPLOAD, bytes: maxFileBytes({ config }), message: fileTooLarge({ config }) }, uploadLinkLimit],
   events: evidenceEvents,
   dueDates: evidenceDueDates,
+  reports: [registerReport(evidenceKind, {
+    key: 'evidenceStatus', title: 'Evidence status', listHref: '/evidence', columns: evidenceColumns, params: { sort: 'validUntil' },
+    description: 'Every piece of evidence you may read: its kind, status (current, expiring, expired), validity, files and whether it is locked.',
+  })],
 });
 

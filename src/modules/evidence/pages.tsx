@@ -10,7 +10,8 @@ import { schemaProblems } from '../../platform/http/form-input';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
-import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
+import { OWNER_FIELDS, ownerColumn, recordPages, type ListColumn } from '../../platform/record-screens/record-pages';
+import type { RecordView } from '../../platform/records/records';
 import { childIds, readableChoices, readableTypes, recordType, type RecordSection, type RecordTypeDeclaration } from '../../platform/records/record-types';
 import type { DbOrTx } from '../../../db/client';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile } from './files';
@@ -24,6 +25,17 @@ import { thirdPartyKind } from '../thirdParties/service';
 import {
   FilesSection, LinkChoices, LinkedEvidence, LinksSection, LockPanel, PackagePage, readable, VerifyPage, VerifyProgress, type EvidenceView,
 } from './views';
+
+/** The Evidence list's columns, also its CSV export's and the evidence status report's. */
+export const evidenceColumns: ListColumn<RecordView<typeof evidence>>[] = [
+  { header: 'Title', value: (e) => e.title, link: true, sort: 'title' },
+  { header: 'Kind', value: (e) => readable(e.kind) },
+  { header: 'Status', value: (e) => readable((e as EvidenceView).status) },
+  { header: 'Valid until', value: (e) => e.validUntil ?? '—', sort: 'validUntil' },
+  { header: 'Files', value: (e) => (e as EvidenceView).fileCount },
+  { header: 'Locked', value: (e) => (e.locked ? 'yes' : 'no') },
+  ownerColumn(),
+];
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'evidence' });
 
@@ -105,15 +117,7 @@ export const evidencePages = (ctx: AppContext) => new Elysia({ name: 'pages:evid
       { name: 'validUntil', label: 'Valid until', kind: 'date', hint: 'Blank: does not expire. Within 30 days it shows as expiring.' },
       ...OWNER_FIELDS,
     ],
-    columns: [
-      { header: 'Title', value: (e) => e.title, link: true, sort: 'title' },
-      { header: 'Kind', value: (e) => readable(e.kind) },
-      { header: 'Status', value: (e) => readable((e as EvidenceView).status) },
-      { header: 'Valid until', value: (e) => e.validUntil ?? '—', sort: 'validUntil' },
-      { header: 'Files', value: (e) => (e as EvidenceView).fileCount },
-      { header: 'Locked', value: (e) => (e.locked ? 'yes' : 'no') },
-      ownerColumn(),
-    ],
+    columns: evidenceColumns,
     sections: async (view, viewer, csrfToken) => {
       const v = view as EvidenceView;
       return (

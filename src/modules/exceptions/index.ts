@@ -13,6 +13,7 @@ import { exceptionImports } from './import';
 import { EXCEPTION_PARENTS, type ExceptionParent } from './parents';
 import { exceptionsToDecide } from './service';
 import { exceptionDueDates, exceptionEvents } from './notifications';
+import { exceptionReports } from './reports';
 
 /**
  * Exceptions of each parent kind, as record types: read with the parent's module right. (Their own level also
@@ -48,4 +49,5 @@ export const manifest = defineModule({
   events: exceptionEvents,
   dueDates: exceptionDueDates,
   dueSoon: exceptionDueSoon,
+  reports: exceptionReports,
 });

@@ -8,6 +8,8 @@ import { incidentImport } from './import';
 import { incidentPages } from './pages';
 import { incidentSections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
+import { registerReport } from '../../platform/reports/declarations';
+import { incidentColumns } from './pages';
 
 /** Incidents, personal-data breaches and their notifications. */
 export const manifest = defineModule({
@@ -33,4 +35,8 @@ export const manifest = defineModule({
   })],
   // What links here: the incidents naming an asset, on its page.
   sections: incidentSections,
+  reports: [registerReport(incidentKind, {
+    key: 'incidents', title: 'Incidents', listHref: '/incidents', columns: incidentColumns, params: { sort: 'openedAt' },
+    description: 'Every incident you may read: when it was opened, its status and owner.',
+  })],
 });

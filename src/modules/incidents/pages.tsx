@@ -7,13 +7,21 @@ import { runWrite, type AppContext } from '../../platform/http/context';
 import { invalid } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';
 import { canTouch, type Actor } from '../../platform/permissions/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn, type ListColumn } from '../../platform/record-screens/record-pages';
 import { BreachInput, INCIDENT_STATUSES, IncidentCreate, IncidentUpdate, NotificationCreate } from './schema';
 import { addBreachNotification, getBreach, incidentKind, incidentLinkChoices, putBreach } from './service';
 import { incidentClassificationOptions } from './classifications';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
 import { BreachSection, BreachForm, NotificationForm, type IncidentView, type Values } from './views';
+
+/** The Incidents list's columns, also its CSV export's and the incidents report's. */
+export const incidentColumns: ListColumn<IncidentView>[] = [
+  { header: 'Title', value: (i) => i.title, link: true, sort: 'title' },
+  { header: 'Opened', value: (i) => i.openedAt, sort: 'openedAt' },
+  { header: 'Status', value: (i) => readable(i.status), sort: 'status' },
+  ownerColumn(),
+];
 
 /** The form's strings as the REST shape, so the same schema and service judge them. */
 function breachInput(body: unknown): { values: Values; input: Record<string, unknown> } {
@@ -68,12 +76,7 @@ export const incidentPages = (ctx: AppContext) => {
       { name: 'resolution', label: 'Resolution', kind: 'textarea', hint: 'Required to close the incident' },
       ...OWNER_FIELDS,
     ],
-    columns: [
-      { header: 'Title', value: (i) => i.title, link: true, sort: 'title' },
-      { header: 'Opened', value: (i) => i.openedAt, sort: 'openedAt' },
-      { header: 'Status', value: (i) => readable(i.status), sort: 'status' },
-      ownerColumn(),
-    ],
+    columns: incidentColumns,
     sections: (view, viewer, csrfToken) => breachSection(ctx, view, viewer, csrfToken),
   })
     .post('/incidents/:id/breach', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {

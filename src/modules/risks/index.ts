@@ -18,6 +18,7 @@ import { riskDueDates, riskEvents } from './notifications';
 import { riskDueSoon } from './dashboard';
 import { riskWidgets } from './dashboard-widgets';
 import { riskSections } from './linked-sections';
+import { riskReports } from './reports';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
 export const manifest = defineModule({
@@ -59,4 +60,5 @@ export const manifest = defineModule({
   dueSoon: riskDueSoon,
   // What links here: the risks of an asset, the risk treatments relying on a control, the controls of a risk.
   sections: riskSections,
+  reports: riskReports,
 });

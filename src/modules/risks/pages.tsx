@@ -37,6 +37,22 @@ const levelField = (ctx: AppContext, name: keyof RiskView, label: string, axis: 
   formValue: (view) => (view as RiskView)[name] === null ? '' : ((view as RiskView)[name] as Level).value,
 });
 
+/** The Risks list's columns, also the CSV export's and the risk register report's (the `export` ones included). */
+export const riskColumns: ListColumn<RiskView>[] = [
+  { header: 'Title', value: (r) => r.title, link: true, sort: 'title' },
+  { header: 'Classification', value: (r) => r.classification.name },
+  { header: 'Inherent', value: (r) => scoreText(r.inherentScore, r.inherentBand), cell: (r) => <ScoreBadge score={r.inherentScore} band={r.inherentBand} />, sort: 'inherentScore', only: 'screen' },
+  { header: 'Residual', value: (r) => scoreText(r.residualScore, r.residualBand), cell: (r) => <ScoreBadge score={r.residualScore} band={r.residualBand} />, sort: 'residualScore', only: 'screen' },
+  // The export gives each part of both ratings a column of its own, so a committee's spreadsheet can sort and count them.
+  ...ratingColumns('Inherent', (r) => [r.inherentLikelihood, r.inherentImpact, r.inherentScore, r.inherentBand]),
+  ...ratingColumns('Residual', (r) => [r.residualLikelihood, r.residualImpact, r.residualScore, r.residualBand]),
+  { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name },
+  { header: 'Owner group', value: (r) => r.ownerGroup?.name, only: 'export' },
+  { header: 'Status', value: (r) => readable(r.status), sort: 'status' },
+  { header: 'Review every (months)', value: (r) => r.reviewFrequencyMonths, only: 'export' },
+  { header: 'Updated', value: (r) => r.updatedAt.slice(0, 10), cell: (r) => <When value={r.updatedAt} />, sort: 'updatedAt' },
+];
+
 /** The risk register's screens: the register kit's list, record page, forms and delete, with the risk's own words. */
 export const riskPages = (ctx: AppContext) =>
   recordPages(ctx, riskKind, {
@@ -85,20 +101,7 @@ export const riskPages = (ctx: AppContext) =>
         levelFilter('residualImpact', 'Residual impact', 'impact'),
       ];
     },
-    columns: [
-      { header: 'Title', value: (r) => r.title, link: true, sort: 'title' },
-      { header: 'Classification', value: (r) => r.classification.name },
-      { header: 'Inherent', value: (r) => scoreText(r.inherentScore, r.inherentBand), cell: (r) => <ScoreBadge score={r.inherentScore} band={r.inherentBand} />, sort: 'inherentScore', only: 'screen' },
-      { header: 'Residual', value: (r) => scoreText(r.residualScore, r.residualBand), cell: (r) => <ScoreBadge score={r.residualScore} band={r.residualBand} />, sort: 'residualScore', only: 'screen' },
-      // The export gives each part of both ratings a column of its own, so a committee's spreadsheet can sort and count them.
-      ...ratingColumns('Inherent', (r) => [r.inherentLikelihood, r.inherentImpact, r.inherentScore, r.inherentBand]),
-      ...ratingColumns('Residual', (r) => [r.residualLikelihood, r.residualImpact, r.residualScore, r.residualBand]),
-      { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name },
-      { header: 'Owner group', value: (r) => r.ownerGroup?.name, only: 'export' },
-      { header: 'Status', value: (r) => readable(r.status), sort: 'status' },
-      { header: 'Review every (months)', value: (r) => r.reviewFrequencyMonths, only: 'export' },
-      { header: 'Updated', value: (r) => r.updatedAt.slice(0, 10), cell: (r) => <When value={r.updatedAt} />, sort: 'updatedAt' },
-    ],
+    columns: riskColumns,
     summary: (risk, linked) => [
       { label: 'Classification', value: risk.classification.name },
       { label: 'Status', value: readable(risk.status) },

@@ -7,6 +7,7 @@ import { thirdPartyImport } from './import';
 import { thirdPartyPages } from './pages';
 import { thirdPartySections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
+import { thirdPartyReports } from './reports';
 
 /** Third parties: vendors and others, their contacts, linked risks and sub-processors. */
 export const manifest = defineModule({
@@ -26,4 +27,5 @@ export const manifest = defineModule({
   events: [kindEvents(thirdPartyKind, { href: (id) => `/third-parties/${id}` })],
   // What links here: the third parties of a risk, on its page.
   sections: thirdPartySections,
+  reports: thirdPartyReports,
 });

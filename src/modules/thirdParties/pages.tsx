@@ -4,7 +4,7 @@ import { runWrite } from '../../platform/http/context';
 import { schemaProblems } from '../../platform/http/form-input';
 import { AppError, invalid } from '../../platform/core/errors';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
-import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
+import { recordPages, OWNER_FIELDS, ownerColumn, type ListColumn } from '../../platform/record-screens/record-pages';
 import { listRecords, loadForAction } from '../../platform/records/records';
 import { renderScreen } from '../../platform/http/screen';
 import { fieldErrors } from '../../../views/components/form';
@@ -17,6 +17,15 @@ import {
   thirdPartyKind, unlinkRisk, updateContact,
 } from './service';
 import { ContactsSection, RisksSection, SubProcessorsSection, PATH, CONTACT_FIELDS, ContactForm, type ThirdPartyView, type ContactValues } from './views';
+
+/** The Third parties list's columns, also its CSV export's and the third parties report's. */
+export const thirdPartyColumns: ListColumn<ThirdPartyView>[] = [
+  { header: 'Name', value: (p) => p.name, link: true, sort: 'name' },
+  { header: 'Type', value: (p) => readable(p.type), sort: 'type' },
+  { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
+  { header: 'Website', value: (p) => p.website ?? '' },
+  ownerColumn(),
+];
 
 async function contactsSection(ctx: AppContext, view: ThirdPartyView, viewer: Actor, csrfToken: string, canChange: boolean): Promise<JSX.Element> {
   const contacts = await listContacts(ctx.db, viewer, view.id);
@@ -92,13 +101,7 @@ export const thirdPartyPages = (ctx: AppContext) =>
       { name: 'website', label: 'Website', kind: 'url', hint: 'An http:// or https:// address' },
       ...OWNER_FIELDS,
     ],
-    columns: [
-      { header: 'Name', value: (p) => p.name, link: true, sort: 'name' },
-      { header: 'Type', value: (p) => readable(p.type), sort: 'type' },
-      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
-      { header: 'Website', value: (p) => p.website ?? '' },
-      ownerColumn(),
-    ],
+    columns: thirdPartyColumns,
     sections: (view, viewer, csrfToken) => sections(ctx, view, viewer, csrfToken),
   })
     .get(`${PATH}/:id/contacts/new`, async ({ viewer, csrfToken, headers, params }) => {

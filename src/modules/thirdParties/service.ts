@@ -5,11 +5,12 @@ import { conflict, invalid, invalidField, notFound, type FieldProblem } from '..
 import { recordChange } from '../../platform/audit/history';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import type { Actor } from '../../platform/permissions/permissions';
-import { requireLinked } from '../../platform/records/links';
+import { nameAsSeen, requireLinked } from '../../platform/records/links';
+import { readAllRecords } from '../../platform/reports/declarations';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { riskLinkTarget } from '../risks/service';
 import type {
-  ContactCreate, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, SubProcessorCreate, SubProcessorView, ThirdPartyCreate,
+  ContactCreate, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, SubProcessorCreate, SubProcessorView, ThirdPartyCreate, ThirdPartyView,
 } from './schema';
 
 /** Problem with a website address, or null when it is an http(s) address with a host. */
@@ -207,4 +208,26 @@ export async function removeSubProcessor(tx: DbOrTx, actor: Actor, thirdPartyId:
     .where(and(eq(thirdPartySubProcessors.thirdPartyId, thirdPartyId), eq(thirdPartySubProcessors.subProcessorId, subProcessorId))).returning();
   if (!removed.length) throw notFound(`Sub-processor ${subProcessorId} of third party ${thirdPartyId}`);
   await history(tx, actor, thirdPartyId, 'subProcessor.remove', { subProcessorId, subProcessorName: sub.title }, null);
+}
+
+/**
+ * The third parties the actor may read, each with the titles of its linked risks as the actor may see them: a risk
+ * they may not read is named "(restricted)", so the report shows that a risk is linked without naming it.
+ */
+export async function thirdPartiesWithRisks(db: DbOrTx, actor: Actor): Promise<{ rows: ThirdPartyWithRisks[]; truncated: boolean }> {
+  const { rows: parties, truncated } = await readAllRecords(db, thirdPartyKind, actor, { sort: 'name' });
+  const ids = parties.map((p) => p.id);
+  const links = ids.length
+    ? await db.select({ thirdPartyId: thirdPartyRisks.thirdPartyId, title: risks.title, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId })
+      .from(thirdPartyRisks).innerJoin(risks, eq(risks.id, thirdPartyRisks.riskId))
+      .where(inArray(thirdPartyRisks.thirdPartyId, ids)).orderBy(asc(risks.title), asc(risks.id))
+    : [];
+  const named = new Map<string, string[]>();
+  for (const l of links) named.set(l.thirdPartyId, [...(named.get(l.thirdPartyId) ?? []), nameAsSeen(actor, 'risks', l, l.title)]);
+  return { truncated, rows: parties.map((party) => ({ party: party as ThirdPartyView, risks: named.get(party.id) ?? [] })) };
+}
+
+export interface ThirdPartyWithRisks {
+  party: ThirdPartyView;
+  risks: string[];
 }

@@ -9,6 +9,7 @@ import type { AssistantTool } from './tools';
 import type { Module } from '../permissions/permissions';
 
 import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
+import { installReports, type ReportDeclaration } from '../reports/declarations';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -45,6 +46,8 @@ export interface ModuleManifest extends InstalledParts {
   dashboard?: readonly DashboardWidget[];
   /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
   dueSoon?: readonly DueSoonKind[];
+  /** Reports of the Report Center at `/reports`: list, printable page and CSV, rendered by the platform (docs/reports.md). */
+  reports?: readonly ReportDeclaration<unknown>[];
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
@@ -65,6 +68,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
+  installReports(modules.flatMap((m) => [...(m.reports ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 

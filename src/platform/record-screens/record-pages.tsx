@@ -29,6 +29,7 @@ import {
 import { screenAuth } from '../http/screen-auth';
 import { isUuid } from '../core/uuid';
 import { toCsv } from '../csv/write';
+import { readAllRecords } from '../reports/declarations';
 import { valueLabel, valueOptions } from '../core/value-labels';
 
 export type { FieldSpec, ListColumn } from './record-views';
@@ -304,13 +305,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
     // The list as filtered and sorted on screen, as CSV: the columns' headers and text, at most EXPORT_LIMIT rows.
     .get(`${o.path}/export.csv`, async ({ viewer, query, set }) => {
       const state = listState(query, await filtersFor(viewer));
-      const rows: V[] = [];
-      for (let page = 1; rows.length < EXPORT_LIMIT; page++) {
-        const chunk = await listRecords(ctx.db, kind, viewer, listParams(state, page, 200));
-        rows.push(...chunk.rows);
-        if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
-      }
-      const kept = rows.slice(0, EXPORT_LIMIT);
+      const { rows: kept } = await readAllRecords(ctx.db, kind, viewer, listParams(state, 1, 200), EXPORT_LIMIT);
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${o.path.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
       const columns = o.columns.filter((c) => c.only !== 'screen');

@@ -1,0 +1,67 @@
+import type { DbOrTx } from '../../../db/client';
+import type { Actor } from '../../platform/permissions/permissions';
+import { erased, REPORT_LIMIT, type ReportDeclaration } from '../../platform/reports/declarations';
+import { readable } from '../../platform/record-screens/record-views';
+import { packageScores } from './analyses-service';
+import { listPackages } from './packages-service';
+import { poamItems } from './poam-service';
+import type { PackageScore, PackageView, PoamItem } from './schema';
+
+type PackageRow = { pkg: PackageView; score: PackageScore | undefined };
+
+/** The packages the viewer may read, as the Packages list reads them, with their scores in one query (as the Dashboard's). */
+async function packageRows(db: DbOrTx, viewer: Actor) {
+  const packages: PackageView[] = [];
+  let total = 0;
+  for (let page = 1; packages.length < REPORT_LIMIT; page++) {
+    const chunk = await listPackages(db, viewer, { page, pageSize: 200, sort: 'name' });
+    packages.push(...chunk.rows);
+    total = chunk.total;
+    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+  }
+  const scores = await packageScores(db, viewer, packages.map((p) => p.id));
+  return { rows: packages.map((pkg): PackageRow => ({ pkg, score: scores.get(pkg.id) })), truncated: total > REPORT_LIMIT };
+}
+
+const pct = (n: number | null | undefined) => (n === null || n === undefined ? '' : `${n}%`);
+
+const complianceStatus: ReportDeclaration<PackageRow> = {
+  key: 'complianceStatus', title: 'Compliance status by package', needs: 'compliance:read', listHref: '/compliance/packages',
+  description: 'Every package you may read with its requirements counted by status and its score (not assessed counts against it); each package\'s Statement of Applicability lists its requirements.',
+  columns: [
+    { header: 'Package', value: (r) => r.pkg.name },
+    { header: 'Standard', value: (r) => r.pkg.standard },
+    { header: 'Version', value: (r) => r.pkg.version },
+    { header: 'Requirements', value: (r) => r.score?.requirements.total ?? 0 },
+    { header: 'Compliant', value: (r) => r.score?.requirements.compliant ?? 0 },
+    { header: 'Partially compliant', value: (r) => r.score?.requirements.partially_compliant ?? 0 },
+    { header: 'Non-compliant', value: (r) => r.score?.requirements.non_compliant ?? 0 },
+    { header: 'Not applicable', value: (r) => r.score?.requirements.not_applicable ?? 0 },
+    { header: 'Not assessed', value: (r) => r.score?.requirements.not_assessed ?? 0 },
+    { header: 'Compliant (of applicable)', value: (r) => pct(r.score?.requirements.percentCompliant) },
+    { header: 'Statement of Applicability', value: (r) => `/compliance/packages/${r.pkg.id}/soa` },
+  ],
+  rows: (ctx, viewer) => packageRows(ctx.db, viewer),
+};
+
+const poam: ReportDeclaration<PoamItem> = {
+  key: 'poam', title: 'Plan of action and milestones (POA&M)', needs: 'compliance:read', listHref: '/compliance/poam',
+  description: 'Every open weakness you may read (requirements not compliant, open audit findings, failed control tests), overdue first.',
+  columns: [
+    { header: 'Source', value: (i) => readable(i.source) },
+    { header: 'Title', value: (i) => i.title },
+    { header: 'Reference', value: (i) => i.reference },
+    { header: 'Weakness', value: (i) => i.weakness },
+    { header: 'Severity', value: (i) => readable(i.severity) },
+    { header: 'Status', value: (i) => readable(i.status) },
+    { header: 'Due', value: (i) => i.dueDate },
+    { header: 'Overdue', value: (i) => (i.overdue ? 'Yes' : 'No') },
+    { header: 'Owner', value: (i) => i.owner },
+  ],
+  rows: async (ctx, viewer) => {
+    const items = await poamItems(ctx.db, viewer, {});
+    return { rows: items.slice(0, REPORT_LIMIT), truncated: items.length > REPORT_LIMIT };
+  },
+};
+
+export const complianceReports = [erased(complianceStatus), erased(poam)];

@@ -1,0 +1,55 @@
+import { erased, readAllRecords, registerReport, REPORT_LIMIT, type ReportDeclaration } from '../../platform/reports/declarations';
+import { readable } from '../../platform/record-screens/record-views';
+import { riskColumns } from './pages';
+import { riskKind } from './service';
+import { listAllTreatments } from './treatments-service';
+import type { TreatmentView } from './schema';
+
+type Level = { value: number; name: string } | null;
+const levelText = (l: Level) => (l ? `${l.value} – ${l.name}` : '');
+
+type TreatmentRow = TreatmentView & { riskTitle: string };
+
+/** Every treatment of the risks the viewer may read, read as GET /api/v1/risks/treatments pages them, with its risk's title. */
+async function treatmentRows(db: Parameters<typeof listAllTreatments>[0], viewer: Parameters<typeof listAllTreatments>[1]) {
+  const treatments: TreatmentView[] = [];
+  let total = 0;
+  for (let page = 1; treatments.length < REPORT_LIMIT; page++) {
+    const chunk = await listAllTreatments(db, viewer, { page, pageSize: 200 });
+    treatments.push(...chunk.rows);
+    total = chunk.total;
+    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+  }
+  // The treatments are of risks the viewer may read (listAllTreatments joins on the risk's ownership), so each title is readable.
+  const risks = await readAllRecords(db, riskKind, viewer, {}, Number.MAX_SAFE_INTEGER);
+  const titles = new Map(risks.rows.map((r) => [r.id, r.title]));
+  const rows: TreatmentRow[] = treatments.slice(0, REPORT_LIMIT).map((t) => ({ ...t, riskTitle: titles.get(t.riskId) ?? '' }))
+    .sort((a, b) => a.riskTitle.localeCompare(b.riskTitle) || (a.dueOn ?? '9999-12-31').localeCompare(b.dueOn ?? '9999-12-31'));
+  return { rows, truncated: total > REPORT_LIMIT };
+}
+
+const treatmentPlan: ReportDeclaration<TreatmentRow> = {
+  key: 'treatmentPlan', title: 'Risk treatment plan', needs: 'risks:read',
+  description: 'How each risk you may read is treated: the treatment, its status, due date, target residual rating and the controls it relies on.',
+  columns: [
+    { header: 'Risk', value: (t) => t.riskTitle },
+    { header: 'Treatment', value: (t) => t.title },
+    { header: 'Type', value: (t) => readable(t.type) },
+    { header: 'Status', value: (t) => readable(t.status) },
+    { header: 'Due', value: (t) => t.dueOn },
+    { header: 'Target residual likelihood', value: (t) => levelText(t.residualLikelihood) },
+    { header: 'Target residual impact', value: (t) => levelText(t.residualImpact) },
+    { header: 'Controls', value: (t) => t.controls.map((c) => c.name).join('; ') },
+  ],
+  rows: (ctx, viewer) => treatmentRows(ctx.db, viewer),
+};
+
+/** The risk module's reports: the register with inherent and residual ratings, and the treatment plan. */
+export const riskReports = [
+  registerReport(riskKind, {
+    key: 'riskRegister', title: 'Risk register', listHref: '/risks', columns: riskColumns,
+    description: 'Every risk you may read with its inherent and residual likelihood, impact, score and band, owner and status.',
+    params: { sort: 'title' },
+  }),
+  erased(treatmentPlan),
+];

@@ -1,0 +1,76 @@
+import type { ReportCell } from './declarations';
+import { When } from '../../../views/components/table';
+
+export interface ReportEntry {
+  key: string;
+  title: string;
+  description: string;
+  listHref?: string;
+}
+
+/** The Report Center: every report the viewer may read, each with its printable page and its CSV. */
+export function ReportList({ reports }: { reports: ReportEntry[] }): JSX.Element {
+  if (!reports.length) return <p class="muted">Your roles give you no report to read.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="data reports">
+        <caption class="visually-hidden">Reports you may read</caption>
+        <thead>
+          <tr>
+            <th scope="col">Report</th>
+            <th scope="col">What it holds</th>
+            <th scope="col">Open</th>
+          </tr>
+        </thead>
+        <tbody>
+          {reports.map((r) => (
+            <tr>
+              <th scope="row"><a href={`/reports/${r.key}`} safe>{r.title}</a></th>
+              <td safe>{r.description}</td>
+              <td class="report-links">
+                <a href={`/reports/${r.key}`} aria-label={`${r.title}, printable`}>Printable</a>
+                {' · '}
+                <a href={`/reports/${r.key}/csv`} download="" aria-label={`${r.title}, CSV download`}>CSV</a>
+                {r.listHref ? <>{' · '}<a href={r.listHref} aria-label={`${r.title}, on screen with filters`}>On screen</a></> : ''}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** One report as a printable document: its title, when and for whom it was made, and every row the viewer may read. */
+export function PrintableReport(p: {
+  entry: ReportEntry; headers: string[]; rows: ReportCell[][]; truncated: boolean; madeAt: string; madeFor: string; limit: number;
+}): JSX.Element {
+  return (
+    <div class="report-document">
+      <p class="no-print report-actions">
+        <a href="/reports">All reports</a>{' · '}
+        <a href={`/reports/${p.entry.key}/csv`} download="">Download CSV</a>
+        {p.entry.listHref ? <>{' · '}<a href={p.entry.listHref}>On screen with filters</a></> : ''}
+        {' · '}Print with your browser (A4 or Letter): the menus are left out of the printout.
+      </p>
+      <p class="muted">
+        <span safe>{`${p.entry.description} Made `}</span><When value={p.madeAt} local />
+        <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
+      </p>
+      {p.truncated ? <p role="status" safe>{`Only the first ${p.limit.toLocaleString('en')} rows are shown; the register holds more.`}</p> : ''}
+      {p.rows.length === 0
+        ? <p class="muted">Nothing you may read is in this report.</p>
+        : (
+          <div class="table-wrap">
+            <table class="data report">
+              <caption class="visually-hidden" safe>{p.entry.title}</caption>
+              <thead><tr>{p.headers.map((h) => <th scope="col" safe>{h}</th>)}</tr></thead>
+              <tbody>
+                {p.rows.map((row) => <tr>{row.map((cell) => <td safe>{cell === null || cell === undefined || cell === '' ? '—' : String(cell)}</td>)}</tr>)}
+              </tbody>
+            </table>
+          </div>
+        )}
+    </div>
+  );
+}
