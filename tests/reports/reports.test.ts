@@ -115,7 +115,7 @@ describe('each CSV holds its header and only the rows the reader may read', () =
     ]));
     for (const report of installedReports()) {
       const lines = await csvLines(await session.get(`/reports/${report.key}/csv`));
-      expect(lines[0]).toBe(report.columns.map((c) => (/[",;]/.test(c.header) ? `"${c.header}"` : c.header)).join(','));
+      expect(lines[0]).toBe(report.headers.map((header) => (/[",;]/.test(header) ? `"${header}"` : header)).join(','));
     }
   });
 });

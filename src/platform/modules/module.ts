@@ -9,7 +9,7 @@ import type { AssistantTool } from './tools';
 import type { Module } from '../permissions/permissions';
 
 import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
-import { installReports, type ReportDeclaration } from '../reports/declarations';
+import { installReports, type InstalledReport } from '../reports/declarations';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -47,7 +47,7 @@ export interface ModuleManifest extends InstalledParts {
   /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
   dueSoon?: readonly DueSoonKind[];
   /** Reports of the Report Center at `/reports`: list, printable page and CSV, rendered by the platform (docs/reports.md). */
-  reports?: readonly ReportDeclaration<unknown>[];
+  reports?: readonly InstalledReport[];
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;

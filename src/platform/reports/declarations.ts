@@ -65,7 +65,7 @@ export function registerReport<T extends OwnedTable, V>(
     columns: readonly (ReportColumn<V> & { only?: 'screen' | 'export' })[];
     params?: ListParams;
   },
-): ReportDeclaration<unknown> {
+): InstalledReport {
   const { params, columns, ...rest } = declared;
   return erased({
     ...rest,
@@ -75,13 +75,29 @@ export function registerReport<T extends OwnedTable, V>(
   });
 }
 
-/** Erases a report's row type, for the manifest's list (each report's columns and rows agree by construction). */
-export const erased = <R>(declaration: ReportDeclaration<R>): ReportDeclaration<unknown> => declaration as unknown as ReportDeclaration<unknown>;
+/** A report as the manifest lists it: its row type closed over, so the platform reads only headers and cells. */
+export interface InstalledReport extends Omit<ReportDeclaration, 'columns' | 'rows'> {
+  headers: readonly string[];
+  /** The report's cells for one viewer, at their level. */
+  table(ctx: AppContext, viewer: Actor): Promise<{ cells: ReportCell[][]; truncated: boolean }>;
+}
 
-let reports: readonly ReportDeclaration<unknown>[] = [];
+/** A typed report made ready for the manifest's list: its columns applied to its rows where both are known. */
+export function erased<R>({ columns, rows, ...entry }: ReportDeclaration<R>): InstalledReport {
+  return {
+    ...entry,
+    headers: columns.map((c) => c.header),
+    async table(ctx, viewer) {
+      const read = await rows(ctx, viewer);
+      return { cells: read.rows.map((row) => columns.map((c) => c.value(row))), truncated: read.truncated };
+    },
+  };
+}
+
+let reports: readonly InstalledReport[] = [];
 
 /** Called by installModules with every module's reports, in module order. */
-export function installReports(declared: readonly ReportDeclaration<unknown>[]): void {
+export function installReports(declared: readonly InstalledReport[]): void {
   const keys = new Set<string>();
   for (const r of declared) {
     if (keys.has(r.key)) throw new Error(`report ${r.key} is declared twice`);
@@ -90,4 +106,4 @@ export function installReports(declared: readonly ReportDeclaration<unknown>[]):
   reports = declared;
 }
 
-export const installedReports = (): readonly ReportDeclaration<unknown>[] => reports;
+export const installedReports = (): readonly InstalledReport[] => reports;

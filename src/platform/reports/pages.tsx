@@ -5,21 +5,21 @@ import { screenAuth } from '../http/screen-auth';
 import { notFound } from '../core/errors';
 import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import { toCsv } from '../csv/write';
-import { installedReports, REPORT_LIMIT, type ReportDeclaration } from './declarations';
+import { installedReports, REPORT_LIMIT, type InstalledReport } from './declarations';
 import { PrintableReport, ReportList } from './views';
 
 /** The reports this viewer may read (their right at any level), in module order. */
 const readableReports = (viewer: Actor) => installedReports().filter((r) => levelOf(viewer, r.needs) !== null);
 
 /** The declared report under `key`, refused unless the viewer holds its right: 404 for a key no module declares. */
-function reportFor(viewer: Actor, key: string): ReportDeclaration<unknown> {
+function reportFor(viewer: Actor, key: string): InstalledReport {
   const found = installedReports().find((r) => r.key === key);
   if (!found) throw notFound(`report ${key}`);
   requirePermission(viewer, found.needs);
   return found;
 }
 
-const entryOf = (r: ReportDeclaration<unknown>) => ({ key: r.key, title: r.title, description: r.description, listHref: r.listHref });
+const entryOf = (r: InstalledReport) => ({ key: r.key, title: r.title, description: r.description, listHref: r.listHref });
 
 /**
  * The Report Center (`/reports`, screens only as the specification says): the list, each report's printable page and
@@ -33,15 +33,15 @@ export const reportPages = (ctx: AppContext) =>
     { page: true })
     .get('/reports/:key', async ({ viewer, csrfToken, headers, params }) => {
       const declared = reportFor(viewer, params.key);
-      const { rows, truncated } = await declared.rows(ctx, viewer);
+      const { cells, truncated } = await declared.table(ctx, viewer);
       return renderScreen(headers, { title: declared.title, viewer, csrfToken, active: 'reports' },
-        <PrintableReport entry={entryOf(declared)} headers={declared.columns.map((c) => c.header)} rows={rows.map((row) => declared.columns.map((c) => c.value(row)))}
+        <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={cells}
           truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? "you"} limit={REPORT_LIMIT} />);
     }, { page: true })
     .get('/reports/:key/csv', async ({ viewer, params, set }) => {
       const declared = reportFor(viewer, params.key);
-      const { rows } = await declared.rows(ctx, viewer);
+      const { cells } = await declared.table(ctx, viewer);
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${declared.key}-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return toCsv([declared.columns.map((c) => c.header), ...rows.map((row) => declared.columns.map((c) => c.value(row)))]);
+      return toCsv([[...declared.headers], ...cells]);
     }, { page: true });
