@@ -12,7 +12,6 @@ CREATE TABLE "awareness_programs" (
 	"questions" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"owner_id" uuid,
 	"owner_group_id" uuid,
-	"created_by" uuid,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "awareness_programs_status_check" CHECK ("awareness_programs"."status" in ('draft', 'published')),
@@ -36,7 +35,6 @@ CREATE TABLE "awareness_results" (
 --> statement-breakpoint
 ALTER TABLE "awareness_programs" ADD CONSTRAINT "awareness_programs_owner_id_users_id_fk" FOREIGN KEY ("owner_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "awareness_programs" ADD CONSTRAINT "awareness_programs_owner_group_id_groups_id_fk" FOREIGN KEY ("owner_group_id") REFERENCES "public"."groups"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "awareness_programs" ADD CONSTRAINT "awareness_programs_created_by_users_id_fk" FOREIGN KEY ("created_by") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "awareness_results" ADD CONSTRAINT "awareness_results_program_id_awareness_programs_id_fk" FOREIGN KEY ("program_id") REFERENCES "public"."awareness_programs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "awareness_results" ADD CONSTRAINT "awareness_results_person_id_users_id_fk" FOREIGN KEY ("person_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "awareness_programs_created_idx" ON "awareness_programs" USING btree ("created_at","id");--> statement-breakpoint

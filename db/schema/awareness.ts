@@ -26,7 +26,6 @@ export const awarenessPrograms = pgTable('awareness_programs', {
   questions: jsonb('questions').$type<StoredQuestion[]>().notNull().default(sql`'[]'::jsonb`),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
-  createdBy: uuid('created_by').references(() => users.id),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 }, (t) => [
