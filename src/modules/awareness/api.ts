@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { apiAuth } from '../../platform/http/api-auth';
 import { runWrite, type AppContext } from '../../platform/http/context';
@@ -18,7 +19,7 @@ export const programsApi = (ctx: AppContext) =>
     Create: ProgramCreate, Update: ProgramUpdate, View: ProgramView, ListQuery: ProgramListQuery, examples: programExamples,
   })
     .post('/:id/publish', async ({ actor, params }) => ({ data: await runWrite(ctx, (tx) => publishProgram(tx, actor, params.id)) }), {
-      scope: 'awareness:update', params: IdParam, response: Data(t.Object({ assigned: t.Integer({ description: 'People newly assigned' }) })),
+      scope: 'awareness:update', params: IdParam, response: Data(t.Object({ assigned: Type.Integer({ description: 'People newly assigned' }) })),
       detail: { tags, summary: 'Publish a program: everyone in its audience not yet assigned is assigned (again after the audience grew)' },
     })
     .get('/:id/completion', async ({ actor, params }) => ({ data: await completion(ctx.db, actor, params.id) }), {

@@ -8,7 +8,7 @@ import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-sc
 import { readable } from '../../platform/record-screens/record-views';
 import { getRecord } from '../../platform/records/records';
 import { fieldErrors } from '../../../views/components/form';
-import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate, type ProgramView } from './schema';
+import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
 import { completion, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
 import { CompletionPage, MyTraining, ProgramActions, TrainingPage, type TrainingPageProps } from './views';
 
@@ -52,7 +52,7 @@ export function awarenessPages(ctx: AppContext) {
       ownerColumn(),
     ],
     sections: async (view, viewer, csrfToken) => {
-      const program = view as unknown as ProgramView;
+      const program = view;
       return (
         <section>
           <h2>Test and assignment</h2>

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { t, type Static } from 'elysia';
 import { exampleOwnership, NullableDate, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
@@ -12,7 +13,7 @@ export const Question = t.Object({
   text: t.String({ minLength: 1, maxLength: 2000 }),
   kind: stringEnum(QUESTION_KINDS, { description: 'single: exactly one right choice; multiple: one or more, all of them must be chosen' }),
   choices: t.Array(t.String({ minLength: 1, maxLength: 500 }), { minItems: 2, maxItems: 10 }),
-  correct: t.Array(t.Integer({ minimum: 0, maximum: 9 }), { minItems: 1, maxItems: 10, uniqueItems: true, description: 'Indexes (from 0) of the right choices' }),
+  correct: t.Array(Type.Integer({ minimum: 0, maximum: 9 }), { minItems: 1, maxItems: 10, uniqueItems: true, description: 'Indexes (from 0) of the right choices' }),
 }, { additionalProperties: false });
 export type Question = Static<typeof Question>;
 
@@ -24,7 +25,7 @@ const programFields = {
   audienceUserIds: t.Optional(t.Array(Uuid, { maxItems: 5000, uniqueItems: true, description: 'People assigned when the program is published' })),
   startsOn: t.Optional(NullableDate),
   endsOn: t.Optional(NullableDate),
-  passMark: t.Optional(t.Integer({ minimum: 0, maximum: 100, description: 'Percent of questions answered right needed to pass (default 80)' })),
+  passMark: t.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Percent of questions answered right needed to pass (default 80)' })),
   questions: t.Optional(t.Array(Question, { maxItems: 100, description: 'The optional test; without questions, reading the content and confirming it passes' })),
 };
 export const { Create: ProgramCreate, Update: ProgramUpdate } = recordInputs(programFields);
@@ -40,7 +41,7 @@ export const ProgramView = recordView({
   audienceUserIds: t.Array(t.String()),
   startsOn: t.Union([t.String({ description: 'YYYY-MM-DD' }), t.Null()]),
   endsOn: t.Union([t.String({ description: 'YYYY-MM-DD' }), t.Null()]),
-  passMark: t.Integer(),
+  passMark: Type.Integer(),
   questions: t.Array(Question),
 });
 export type ProgramView = Static<typeof ProgramView>;
@@ -71,8 +72,8 @@ export const ResultView = t.Object({
   programTitle: t.String(),
   person: t.Object({ id: t.String(), name: t.String() }),
   status: stringEnum(RESULT_STATUSES),
-  score: t.Union([t.Integer({ description: 'Percent of questions answered right in the last attempt' }), t.Null()]),
-  attempts: t.Integer(),
+  score: t.Union([Type.Integer({ description: 'Percent of questions answered right in the last attempt' }), t.Null()]),
+  attempts: Type.Integer(),
   assignedAt: t.String(),
   startedAt: t.Union([t.String(), t.Null()]),
   completedAt: t.Union([t.String(), t.Null()]),
@@ -94,25 +95,25 @@ export const TrainingView = t.Object({
   contentUrl: t.Union([t.String(), t.Null()]),
   startsOn: t.Union([t.String(), t.Null()]),
   endsOn: t.Union([t.String(), t.Null()]),
-  passMark: t.Integer(),
+  passMark: Type.Integer(),
   questions: t.Array(QuestionToAnswer),
 });
 export type TrainingView = Static<typeof TrainingView>;
 
 export const Submission = t.Object({
-  answers: t.Array(t.Array(t.Integer({ minimum: 0, maximum: 9 }), { maxItems: 10, uniqueItems: true }), {
+  answers: t.Array(t.Array(Type.Integer({ minimum: 0, maximum: 9 }), { maxItems: 10, uniqueItems: true }), {
     maxItems: 100, description: 'For each question in order, the indexes of the chosen choices; the service scores them',
   }),
 }, { additionalProperties: false });
 export type Submission = Static<typeof Submission>;
 
-export const AttemptOutcome = t.Object({ status: stringEnum(['passed', 'failed'] as const), score: t.Integer(), attempts: t.Integer(), passMark: t.Integer() });
-export const MyAnswers = t.Object({ answers: t.Union([t.Array(t.Array(t.Integer())), t.Null()]) });
+export const AttemptOutcome = t.Object({ status: stringEnum(['passed', 'failed'] as const), score: Type.Integer(), attempts: Type.Integer(), passMark: Type.Integer() });
+export const MyAnswers = t.Object({ answers: t.Union([t.Array(t.Array(Type.Integer())), t.Null()]) });
 
 export const CompletionView = t.Object({
   programId: t.String(),
-  total: t.Integer(),
-  byStatus: t.Object({ assigned: t.Integer(), started: t.Integer(), passed: t.Integer(), failed: t.Integer() }),
-  byGroup: t.Array(t.Object({ groupId: t.String(), groupName: t.String(), total: t.Integer(), passed: t.Integer() })),
+  total: Type.Integer(),
+  byStatus: t.Object({ assigned: Type.Integer(), started: Type.Integer(), passed: Type.Integer(), failed: Type.Integer() }),
+  byGroup: t.Array(t.Object({ groupId: t.String(), groupName: t.String(), total: Type.Integer(), passed: Type.Integer() })),
 });
 export type CompletionView = Static<typeof CompletionView>;
