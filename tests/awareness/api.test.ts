@@ -166,6 +166,11 @@ describe('scoring', () => {
     expect(third.status).toBe(409);
     expect(await errorOf(third)).toContain('You have already passed');
     expect((await resultOf(id, person)).attempts).toBe(2);
+    const history = await json<{ action: string; changes: Record<string, { before: unknown; after: unknown }> }[]>(await send('GET', `/api/v1/awareness/results/${result.id}/history`));
+    expect(history.map((h) => h.action)).toEqual(['update', 'update', 'create']);
+    expect(history[0].changes.status).toEqual({ before: 'failed', after: 'passed' });
+    expect(history[0].changes.attempts).toEqual({ before: 1, after: 2 });
+    expect(history[0].changes.answers).toBeUndefined();
   });
 
   test('a score sent by the client is refused, and so are two choices on a single-choice question; neither counts as an attempt', async () => {

@@ -2,13 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { apiAuth } from '../../platform/http/api-auth';
 import { runWrite, type AppContext } from '../../platform/http/context';
-import { Data, IdParam } from '../../platform/http/envelopes';
+import { Data, HistoryList, IdParam } from '../../platform/http/envelopes';
 import { pageEnvelope } from '../../platform/http/paging';
 import { recordApi } from '../../platform/records/record-api';
 import {
   AttemptOutcome, CompletionView, MyAnswers, ProgramCreate, programExamples, ProgramListQuery, ProgramUpdate, ProgramView, ResultListQuery, ResultView, Submission, TrainingView,
 } from './schema';
-import { completion, getResult, listResults, myAnswers, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
+import { completion, getResult, resultHistory, listResults, myAnswers, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
 
 const tags = ['Awareness'];
 
@@ -37,6 +37,9 @@ export const resultsApi = (ctx: AppContext) =>
     })
     .get('/results/:id', async ({ actor, params }) => ({ data: await getResult(ctx.db, actor, params.id) }), {
       scope: 'awareness:read', params: IdParam, response: Data(ResultView), detail: { tags, summary: 'Read a result (never its answers)' },
+    })
+    .get('/results/:id/history', async ({ actor, params }) => ({ data: await resultHistory(ctx.db, actor, params.id) }), {
+      scope: 'awareness:read', params: IdParam, response: HistoryList, detail: { tags, summary: "A result's History: assigned, started, each attempt" },
     })
     .get('/results/:id/answers', async ({ actor, params }) => ({ data: await myAnswers(ctx.db, actor, params.id) }), {
       scope: 'awareness:read', params: IdParam, response: Data(MyAnswers),

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNull, lte, or, sql, type AnyColum
 import type { DbOrTx } from '../../../db/client';
 import { awarenessPrograms, awarenessResults, groupMembers, groups, users, type StoredQuestion } from '../../../db/schema';
 import { conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
-import { recordChange, recordChanges } from '../../platform/audit/history';
+import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
 import { paging, type Page } from '../../platform/http/paging';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
@@ -268,4 +268,10 @@ export async function completion(db: DbOrTx, actor: Actor, programId: string): P
       .where(inArray(groups.id, program.audienceGroupIds)).groupBy(groups.id, groups.name).orderBy(asc(groups.name))
     : [];
   return { programId, total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus, byGroup };
+}
+
+/** A result's History, for whoever may read the result. */
+export async function resultHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
+  await getResult(db, actor, id);
+  return listHistory(db, RESULT_RECORD_TYPE, id);
 }
