@@ -83,8 +83,9 @@ describe('side navigation', () => {
     const page = await signIn(1366, reader.email, reader.password);
     try {
       const links = await page.getByRole('navigation', { name: 'Main' }).locator('a').allTextContents();
-      // The Dashboard is everyone's start page; the rest are the registers the reader's rights open.
-      expect(links).toEqual(['Dashboard', 'Risks', 'Risk exceptions', 'Incidents']);
+      // The Dashboard is everyone's start page and My training everyone's assigned awareness programs; the rest are the
+      // registers the reader's rights open.
+      expect(links).toEqual(['Dashboard', 'My training', 'Risks', 'Risk exceptions', 'Incidents']);
     } finally {
       await page.close();
     }
