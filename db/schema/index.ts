@@ -18,3 +18,4 @@ export * from "./two-factor";
 export * from "./sign-in";
 export * from "./notifications";
 export * from "./data-privacy";
+export * from "./awareness";

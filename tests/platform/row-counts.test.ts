@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { count, eq, getTableName } from 'drizzle-orm';
 import { accountReviewPrograms, controls, risks, rowCounts } from '../../db/schema';
 import { programKind } from '../../src/modules/accountReviews/service';
+import { programKind as awarenessProgramKind } from '../../src/modules/awareness/service';
 import { assetKind } from '../../src/modules/assets/service';
 import { auditPlanKind, findingKind } from '../../src/modules/audits/service';
 import { businessUnitKind } from '../../src/modules/businessUnits/service';
@@ -56,7 +57,7 @@ describe('exact list totals from delta counts', () => {
   });
 
   test('every register with a REST list keeps delta counts, with insert, delete and truncate triggers', async () => {
-    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind, processingActivityKind, dpiaKind];
+    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind, processingActivityKind, dpiaKind, awarenessProgramKind];
     const registers = ['risks', ...kinds.map((kind) => getTableName(kind.table))];
     expect([...countedTables()].sort()).toEqual([...new Set(registers)].sort());
     const triggers = await env.ctx.database.raw<{ table: string; n: number }>(

@@ -1,0 +1,95 @@
+import { t } from 'elysia';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { attempt, formList } from '../../platform/http/form-input';
+import { platformService } from '../../platform/http/installed';
+import { renderScreen } from '../../platform/http/screen';
+import { canTouch, type Actor } from '../../platform/permissions/permissions';
+import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
+import { readable } from '../../platform/record-screens/record-views';
+import { getRecord } from '../../platform/records/records';
+import { fieldErrors } from '../../../views/components/form';
+import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
+import { completion, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
+import { CompletionPage, MyTraining, ProgramActions, TrainingPage, type TrainingPageProps } from './views';
+
+const shell = (title: string, viewer: Actor, csrfToken: string, active = 'awareness') => ({ title, viewer, csrfToken, active });
+const ResultParam = t.Object({ id: t.String({ format: 'uuid' }) });
+
+/** Program screens (the register kit), the completion page, and "My training" where a person takes their programs. */
+export function awarenessPages(ctx: AppContext) {
+  const groupOptions = async () => (await platformService('listGroups')(ctx.db)).map((g) => ({ value: g.id, label: g.name }));
+  const userOptions = async () => (await platformService('listUsers')(ctx.db)).filter((u) => u.status === 'active').map((u) => ({ value: u.id, label: u.name }));
+
+  const trainingScreen = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, id: string, extra: Omit<TrainingPageProps, 'training' | 'csrfToken'> = {}) => {
+    const tr = await training(ctx.db, viewer, id);
+    return renderScreen(headers, shell(tr.title, viewer, csrfToken, 'awarenessMine'), <TrainingPage training={tr} csrfToken={csrfToken} {...extra} />);
+  };
+
+  return recordPages(ctx, programKind, {
+    path: '/awareness/programs',
+    title: 'Awareness programs',
+    singular: 'Awareness program',
+    navKey: 'awareness',
+    Create: ProgramCreate,
+    Update: ProgramUpdate,
+    statuses: PROGRAM_STATUSES,
+    fields: [
+      { name: 'title', label: 'Title', kind: 'text', required: true },
+      { name: 'content', label: 'Content (Markdown)', kind: 'textarea' },
+      { name: 'contentUrl', label: 'Link to the content', kind: 'url', hint: 'Instead of, or beside, the Markdown' },
+      { name: 'audienceGroupIds', label: 'Audience groups', kind: 'checkboxes', options: groupOptions },
+      { name: 'audienceUserIds', label: 'Audience people', kind: 'checkboxes', options: userOptions },
+      { name: 'startsOn', label: 'Starts on', kind: 'date' },
+      { name: 'endsOn', label: 'Ends on', kind: 'date' },
+      { name: 'passMark', label: 'Pass mark (%)', kind: 'number', hint: 'Blank gives 80' },
+      ...OWNER_FIELDS,
+    ],
+    columns: [
+      { header: 'Title', value: (p) => p.title, link: true, sort: 'title' },
+      { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
+      { header: 'Starts on', value: (p) => p.startsOn ?? '', sort: 'startsOn' },
+      { header: 'Ends on', value: (p) => p.endsOn ?? '', sort: 'endsOn' },
+      ownerColumn(),
+    ],
+    sections: async (view, viewer, csrfToken) => {
+      const program = view;
+      return (
+        <section>
+          <h2>Test and assignment</h2>
+          <p safe>{program.questions.length
+            ? `${program.questions.length} question${program.questions.length === 1 ? '' : 's'}, pass mark ${program.passMark}% (questions are written through the REST API).`
+            : 'No test: a person passes by confirming they have read the content.'}</p>
+          {canTouch(viewer, 'awareness:update', program) ? <ProgramActions id={program.id} status={program.status} csrfToken={csrfToken} />
+            : <p><a href={`/awareness/programs/${program.id}/completion`}>Completion</a></p>}
+        </section>
+      );
+    },
+  })
+    .post('/awareness/programs/:id/publish', async ({ viewer, params, redirect }) => {
+      await runWrite(ctx, (tx) => publishProgram(tx, viewer, params.id));
+      return redirect(`/awareness/programs/${params.id}?done=updated`, 303);
+    }, { page: 'awareness:update', params: ResultParam })
+    .get('/awareness/programs/:id/completion', async ({ viewer, csrfToken, headers, params }) => {
+      const program = await getRecord(ctx.db, programKind, viewer, params.id);
+      const [c, people] = await Promise.all([completion(ctx.db, viewer, params.id), listResults(ctx.db, viewer, { programId: params.id, pageSize: 200, sort: 'status' })]);
+      return renderScreen(headers, shell(`Completion of ${program.title}`, viewer, csrfToken),
+        <CompletionPage programId={params.id} completion={c} results={people.rows} truncated={people.total > people.rows.length} />);
+    }, { page: 'awareness:read', params: ResultParam })
+    .get('/awareness/my', async ({ viewer, csrfToken, headers }) =>
+      renderScreen(headers, shell('My training', viewer, csrfToken, 'awarenessMine'), <MyTraining items={await myTraining(ctx.db, viewer)} />), { page: true })
+    .get('/awareness/my/:id', async ({ viewer, csrfToken, headers, params }) => {
+      // Opening the content starts the training (once).
+      await runWrite(ctx, (tx) => startTraining(tx, viewer, params.id));
+      return trainingScreen(headers, viewer, csrfToken, params.id);
+    }, { page: true, params: ResultParam })
+    .post('/awareness/my/:id/submit', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      const tr = await training(ctx.db, viewer, params.id);
+      const chosen = tr.questions.map((_, i) => formList(body, `q${i}`).filter((v) => /^\d$/.test(v)).map(Number));
+      const result = await attempt(() => runWrite(ctx, (tx) => submitAttempt(tx, viewer, params.id, { answers: chosen })));
+      if (result.ok) return trainingScreen(headers, viewer, csrfToken, params.id, { outcome: result.value });
+      set.status = result.error.status;
+      return trainingScreen(headers, viewer, csrfToken, params.id, {
+        errors: fieldErrors(result.error.problems), error: result.error.problems.length ? 'Please answer every question marked below.' : result.error.message, chosen,
+      });
+    }, { page: true, params: ResultParam });
+}

@@ -1,0 +1,277 @@
+import { and, asc, count, desc, eq, inArray, isNull, lte, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { awarenessPrograms, awarenessResults, groupMembers, groups, users, type StoredQuestion } from '../../../db/schema';
+import { conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
+import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
+import { paging, type Page } from '../../platform/http/paging';
+import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import { isRealDate, todayIso } from '../../platform/core/dates';
+import type { CompletionView, ProgramCreate, ResultListQuery, ResultView, Submission, TrainingView } from './schema';
+
+const MODULE = 'awareness';
+/** Stored in the Audit Log and History for a person's result. */
+export const RESULT_RECORD_TYPE = 'awarenessResult';
+
+function questionProblems(questions: readonly StoredQuestion[]): FieldProblem[] {
+  return questions.flatMap((q, i) => {
+    const field = `questions.${i}`;
+    const problems: FieldProblem[] = [];
+    if (!q.text.trim()) problems.push({ field, message: 'the question must not be blank' });
+    if (q.correct.some((c) => c >= q.choices.length)) problems.push({ field, message: `a right answer points past the ${q.choices.length} choices` });
+    if (q.kind === 'single' && q.correct.length !== 1) problems.push({ field, message: 'a single-choice question has exactly one right choice' });
+    return problems;
+  });
+}
+
+export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = {
+  module: MODULE,
+  recordType: 'awarenessProgram',
+  label: 'Awareness program',
+  table: awarenessPrograms,
+  titleColumn: awarenessPrograms.title,
+  statusColumn: awarenessPrograms.status,
+  sortable: {
+    title: awarenessPrograms.title, status: awarenessPrograms.status, startsOn: awarenessPrograms.startsOn, endsOn: awarenessPrograms.endsOn,
+    createdAt: awarenessPrograms.createdAt, updatedAt: awarenessPrograms.updatedAt,
+  },
+  defaults: { content: '', contentUrl: null, audienceGroupIds: [], audienceUserIds: [], startsOn: null, endsOn: null, passMark: 80, questions: [] },
+  references: [referencedBy('results', awarenessResults, awarenessResults.programId)],
+  toColumns: (c) => ({ ...c, title: c.title.trim(), contentUrl: c.contentUrl?.trim() || null }),
+  async check(db, candidate, before) {
+    const problems: FieldProblem[] = [];
+    if (!candidate.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
+    if (candidate.contentUrl?.trim() && !/^https?:\/\/\S+$/i.test(candidate.contentUrl.trim())) problems.push({ field: 'contentUrl', message: 'must be a link starting with https:// or http://' });
+    for (const field of ['startsOn', 'endsOn'] as const) {
+      const value = candidate[field];
+      if (value && !isRealDate(value)) problems.push({ field, message: 'must be a real date written YYYY-MM-DD' });
+    }
+    if (candidate.startsOn && candidate.endsOn && candidate.endsOn < candidate.startsOn) problems.push({ field: 'endsOn', message: 'must not be before the start' });
+    problems.push(...questionProblems(candidate.questions ?? []));
+    const groupIds = candidate.audienceGroupIds ?? [];
+    if (groupIds.length) {
+      const found = new Set((await db.select({ id: groups.id }).from(groups).where(inArray(groups.id, groupIds))).map((g) => g.id));
+      if (groupIds.some((id) => !found.has(id))) problems.push({ field: 'audienceGroupIds', message: 'names a group that does not exist' });
+    }
+    const userIds = candidate.audienceUserIds ?? [];
+    if (userIds.length) {
+      const found = new Set((await db.select({ id: users.id }).from(users).where(and(inArray(users.id, userIds), eq(users.status, 'active')))).map((u) => u.id));
+      if (userIds.some((id) => !found.has(id))) problems.push({ field: 'audienceUserIds', message: 'names someone who is not an active user' });
+    }
+    if (before && JSON.stringify(before.questions) !== JSON.stringify(candidate.questions ?? [])) {
+      const [{ n }] = await db.select({ n: count() }).from(awarenessResults).where(and(eq(awarenessResults.programId, before.id), sql`${awarenessResults.attempts} > 0`));
+      if (n > 0) problems.push({ field: 'questions', message: `cannot change once someone has taken the test (${n} have)` });
+    }
+    return problems;
+  },
+};
+
+type Program = typeof awarenessPrograms.$inferSelect;
+type Result = typeof awarenessResults.$inferSelect;
+
+/** Everyone in a program's audience: its people and the members of its groups, active accounts only. */
+async function audienceOf(db: DbOrTx, program: Program): Promise<string[]> {
+  const fromGroups = program.audienceGroupIds.length
+    ? (await db.selectDistinct({ id: groupMembers.userId }).from(groupMembers).innerJoin(users, eq(users.id, groupMembers.userId))
+      .where(and(inArray(groupMembers.groupId, program.audienceGroupIds), eq(users.status, 'active')))).map((r) => r.id)
+    : [];
+  const direct = program.audienceUserIds.length
+    ? (await db.select({ id: users.id }).from(users).where(and(inArray(users.id, program.audienceUserIds), eq(users.status, 'active')))).map((r) => r.id)
+    : [];
+  return [...new Set([...direct, ...fromGroups])];
+}
+
+const resultFields = (r: Result) => ({ programId: r.programId, personId: r.personId, status: r.status, score: r.score, attempts: r.attempts, completedAt: r.completedAt?.toISOString() ?? null });
+
+/**
+ * Publishes a program and assigns it to everyone in its audience who is not assigned yet (a result "assigned" each).
+ * Publishing again after the audience grew assigns the newcomers; nobody is unassigned.
+ */
+export async function publishProgram(tx: DbOrTx, actor: Actor, id: string): Promise<{ assigned: number }> {
+  const before = await loadForAction(tx, programKind, actor, id, 'update');
+  const audience = await audienceOf(tx, before);
+  if (!audience.length) throw invalid([{ field: 'audience', message: 'name at least one group with members or one active person before publishing' }]);
+  if (before.status !== 'published') {
+    await tx.update(awarenessPrograms).set({ status: 'published', updatedAt: new Date() }).where(eq(awarenessPrograms.id, id));
+    await recordChange(tx, actor, { module: MODULE, recordType: programKind.recordType, recordId: id, action: 'update', before: { status: before.status }, after: { status: 'published' } });
+  }
+  const created = await tx.insert(awarenessResults).values(audience.map((personId) => ({ programId: id, personId })))
+    .onConflictDoNothing().returning();
+  await recordChanges(tx, actor, created.map((r) => ({ module: MODULE, recordType: RESULT_RECORD_TYPE, recordId: r.id, action: 'create' as const, before: null, after: resultFields(r) })));
+  return { assigned: created.length };
+}
+
+/** Programs the actor may read, as SQL: all, or those they or their groups own (the own level). */
+function readableProgram(actor: Actor): SQL | undefined | false {
+  const level = levelOf(actor, 'awareness:read');
+  if (level === 'all') return undefined;
+  if (level !== 'own') return false;
+  const mine = [actor.userId ? eq(awarenessPrograms.ownerId, actor.userId) : undefined, actor.groupIds.length ? inArray(awarenessPrograms.ownerGroupId, [...actor.groupIds]) : undefined].filter(Boolean) as SQL[];
+  return mine.length ? or(...mine) : sql`false`;
+}
+
+/** Results the actor may read: their own, and those of programs they may read. */
+function readableResult(actor: Actor): SQL | undefined {
+  const programs = readableProgram(actor);
+  const own = actor.userId ? eq(awarenessResults.personId, actor.userId) : sql`false`;
+  if (programs === undefined) return undefined;
+  return programs === false ? own : or(own, programs);
+}
+
+const resultColumns = {
+  id: awarenessResults.id, programId: awarenessResults.programId, programTitle: awarenessPrograms.title, personId: users.id, personName: users.name,
+  status: awarenessResults.status, score: awarenessResults.score, attempts: awarenessResults.attempts,
+  assignedAt: awarenessResults.assignedAt, startedAt: awarenessResults.startedAt, completedAt: awarenessResults.completedAt,
+};
+type ResultRow = { [K in keyof typeof resultColumns]: unknown };
+const toResultView = (r: ResultRow): ResultView => ({
+  id: r.id as string, programId: r.programId as string, programTitle: r.programTitle as string, person: { id: r.personId as string, name: r.personName as string },
+  status: r.status as ResultView['status'], score: r.score as number | null, attempts: r.attempts as number,
+  assignedAt: (r.assignedAt as Date).toISOString(), startedAt: (r.startedAt as Date | null)?.toISOString() ?? null, completedAt: (r.completedAt as Date | null)?.toISOString() ?? null,
+});
+
+const RESULT_SORTS: Record<string, AnyColumn> = {
+  assignedAt: awarenessResults.assignedAt, completedAt: awarenessResults.completedAt, status: awarenessResults.status,
+};
+
+export async function listResults(db: DbOrTx, actor: Actor, query: ResultListQuery): Promise<Page<ResultView>> {
+  const { page, pageSize, offset } = paging(query);
+  const where = and(
+    readableResult(actor),
+    query.programId ? eq(awarenessResults.programId, query.programId) : undefined,
+    query.personId ? eq(awarenessResults.personId, query.personId) : undefined,
+    query.status ? eq(awarenessResults.status, query.status) : undefined,
+    query.q ? sql`${users.name} ilike ${`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
+  );
+  const sort = query.sort?.replace(/^-/, '') ?? 'assignedAt';
+  const column = RESULT_SORTS[sort] ?? awarenessResults.assignedAt;
+  const order = query.sort?.startsWith('-') ? desc(column) : asc(column);
+  const base = () => db.select(resultColumns).from(awarenessResults)
+    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId));
+  const [rows, [{ total }]] = await Promise.all([
+    base().where(where).orderBy(order, asc(users.name), asc(awarenessResults.id)).limit(pageSize).offset(offset),
+    db.select({ total: count() }).from(awarenessResults).innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId))
+      .innerJoin(users, eq(users.id, awarenessResults.personId)).where(where),
+  ]);
+  return { rows: rows.map(toResultView), total, page, pageSize };
+}
+
+export async function getResult(db: DbOrTx, actor: Actor, id: string): Promise<ResultView> {
+  const [row] = await db.select(resultColumns).from(awarenessResults)
+    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
+    .where(and(eq(awarenessResults.id, id), readableResult(actor)));
+  if (!row) throw notFound(`Result ${id}`);
+  return toResultView(row);
+}
+
+/** The person's own result, refusing anyone else's: taking a test and reading answers are the person's alone. */
+async function ownResult(db: DbOrTx, actor: Actor, id: string, forUpdate = false): Promise<{ result: Result; program: Program }> {
+  const query = db.select({ result: awarenessResults, program: awarenessPrograms }).from(awarenessResults)
+    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).where(eq(awarenessResults.id, id));
+  const [row] = forUpdate ? await query.for('update', { of: awarenessResults }) : await query;
+  if (!row) throw notFound(`Result ${id}`);
+  if (row.result.personId !== actor.userId) throw forbidden(`result ${id} belongs to someone else; only the person assigned takes their training and reads their answers`);
+  return row;
+}
+
+const started = (program: Program) => program.status === 'published' && (!program.startsOn || program.startsOn <= todayIso());
+
+/** Programs assigned to the actor that have started, newest first, with their results. */
+export async function myTraining(db: DbOrTx, actor: Actor): Promise<(ResultView & { endsOn: string | null; hasTest: boolean })[]> {
+  if (!actor.userId) return [];
+  const rows = await db.select({ ...resultColumns, endsOn: awarenessPrograms.endsOn, questions: awarenessPrograms.questions }).from(awarenessResults)
+    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
+    .where(and(eq(awarenessResults.personId, actor.userId), eq(awarenessPrograms.status, 'published'),
+      or(isNull(awarenessPrograms.startsOn), lte(awarenessPrograms.startsOn, todayIso()))))
+    .orderBy(desc(awarenessResults.assignedAt), asc(awarenessPrograms.title));
+  return rows.map((r) => ({ ...toResultView(r), endsOn: r.endsOn, hasTest: r.questions.length > 0 }));
+}
+
+/** One assigned program as its person takes it: the content and the questions, never the right answers. */
+export async function training(db: DbOrTx, actor: Actor, resultId: string): Promise<TrainingView> {
+  const { program } = await ownResult(db, actor, resultId);
+  if (!started(program)) throw notFound(`Result ${resultId}`);
+  return {
+    result: await getResult(db, actor, resultId), title: program.title, content: program.content, contentUrl: program.contentUrl,
+    startsOn: program.startsOn, endsOn: program.endsOn, passMark: program.passMark,
+    questions: program.questions.map((q) => ({ text: q.text, kind: q.kind, choices: q.choices })),
+  };
+}
+
+/** The person has opened the content: assigned becomes started (once). */
+export async function startTraining(tx: DbOrTx, actor: Actor, resultId: string): Promise<void> {
+  const { result, program } = await ownResult(tx, actor, resultId, true);
+  if (!started(program)) throw notFound(`Result ${resultId}`);
+  if (result.status !== 'assigned') return;
+  const [after] = await tx.update(awarenessResults).set({ status: 'started', startedAt: new Date(), updatedAt: new Date() }).where(eq(awarenessResults.id, resultId)).returning();
+  await recordChange(tx, actor, { module: MODULE, recordType: RESULT_RECORD_TYPE, recordId: resultId, action: 'update', before: resultFields(result), after: resultFields(after) });
+}
+
+/** Percent of questions answered exactly right (every right choice and no other); 100 for a program without a test. */
+export function scoreOf(questions: readonly StoredQuestion[], answers: readonly (readonly number[])[]): number {
+  if (!questions.length) return 100;
+  const right = questions.filter((q, i) => {
+    const chosen = [...new Set(answers[i] ?? [])].sort((a, b) => a - b);
+    const correct = [...q.correct].sort((a, b) => a - b);
+    return chosen.length === correct.length && chosen.every((c, j) => c === correct[j]);
+  }).length;
+  return Math.round((right * 100) / questions.length);
+}
+
+/**
+ * Scores a submitted attempt on the server (any score the client sends is not read), counts the attempt and records
+ * the result: passed at or above the pass mark, else failed (another attempt may follow). A passed result is final.
+ */
+export async function submitAttempt(tx: DbOrTx, actor: Actor, resultId: string, submission: Submission): Promise<{ status: 'passed' | 'failed'; score: number; attempts: number; passMark: number }> {
+  const { result, program } = await ownResult(tx, actor, resultId, true);
+  if (!started(program)) throw notFound(`Result ${resultId}`);
+  if (result.status === 'passed') throw conflict(`You have already passed ${program.title}`);
+  const problems: FieldProblem[] = [];
+  if (submission.answers.length !== program.questions.length) problems.push({ field: 'answers', message: `answer each of the ${program.questions.length} questions` });
+  program.questions.forEach((q, i) => {
+    const chosen = submission.answers[i];
+    if (!chosen) return;
+    if (chosen.length === 0) problems.push({ field: `answers.${i}`, message: 'choose an answer' });
+    else if (q.kind === 'single' && chosen.length > 1) problems.push({ field: `answers.${i}`, message: 'choose one answer' });
+    if (chosen.some((c) => c >= q.choices.length)) problems.push({ field: `answers.${i}`, message: `there are ${q.choices.length} choices` });
+  });
+  if (problems.length) throw invalid(problems);
+  const score = scoreOf(program.questions, submission.answers);
+  const status = score >= program.passMark ? 'passed' : 'failed';
+  const now = new Date();
+  const [after] = await tx.update(awarenessResults).set({
+    status, score, attempts: result.attempts + 1, answers: submission.answers.map((a) => [...a]), startedAt: result.startedAt ?? now, completedAt: now, updatedAt: now,
+  }).where(eq(awarenessResults.id, resultId)).returning();
+  await recordChange(tx, actor, { module: MODULE, recordType: RESULT_RECORD_TYPE, recordId: resultId, action: 'update', before: resultFields(result), after: resultFields(after) });
+  return { status, score, attempts: after.attempts, passMark: program.passMark };
+}
+
+/** The person's own answers of their last attempt; anyone else is refused. */
+export async function myAnswers(db: DbOrTx, actor: Actor, resultId: string): Promise<{ answers: number[][] | null }> {
+  const { result } = await ownResult(db, actor, resultId);
+  return { answers: result.answers ?? null };
+}
+
+/** A program's completion: counts by status, and per audience group its members assigned and passed. */
+export async function completion(db: DbOrTx, actor: Actor, programId: string): Promise<CompletionView> {
+  const program = await getRecord(db, programKind, actor, programId);
+  const statusRows = await db.select({ status: awarenessResults.status, n: count() }).from(awarenessResults)
+    .where(eq(awarenessResults.programId, programId)).groupBy(awarenessResults.status);
+  const byStatus = { assigned: 0, started: 0, passed: 0, failed: 0 };
+  for (const r of statusRows) byStatus[r.status] = r.n;
+  const byGroup = program.audienceGroupIds.length
+    ? await db.select({
+      groupId: groups.id, groupName: groups.name, total: count(awarenessResults.id),
+      passed: sql<number>`count(*) filter (where ${awarenessResults.status} = 'passed')`.mapWith(Number),
+    }).from(groups).innerJoin(groupMembers, eq(groupMembers.groupId, groups.id))
+      .innerJoin(awarenessResults, and(eq(awarenessResults.personId, groupMembers.userId), eq(awarenessResults.programId, programId)))
+      .where(inArray(groups.id, program.audienceGroupIds)).groupBy(groups.id, groups.name).orderBy(asc(groups.name))
+    : [];
+  return { programId, total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus, byGroup };
+}
+
+/** A result's History, for whoever may read the result. */
+export async function resultHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
+  await getResult(db, actor, id);
+  return listHistory(db, RESULT_RECORD_TYPE, id);
+}
