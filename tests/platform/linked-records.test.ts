@@ -207,10 +207,14 @@ describe('the risk treatment form attaches controls', () => {
   test('controls chosen on the form are linked, shown in the treatment row and on both records, and kept when the form is refused', async () => {
     const riskTitle = unique('Ransomware');
     const risk = await makeRisk(env, admin, { title: riskTitle });
-    const controlName = unique('Offline backups');
+    // The form's picker lists the first 200 controls by name (other tests in the process make many): this one sorts first.
+    const controlName = unique('0 Offline backups');
     const control = await make(controlKind, { name: controlName });
     const form = await pageOf(adminBrowser, `/risks/${risk}/treatments`);
     expect(form).toContain(`<option value="${control}">${controlName}</option>`);
+    // Types and statuses read as labels, not stored keys.
+    expect(form).toMatch(/<option value="mitigate"[^>]*>Mitigate<\/option>/);
+    expect(form).not.toContain('>mitigate<');
 
     const refused = await adminBrowser.post(`/risks/${risk}/treatments`, { type: 'mitigate', status: 'planned', title: '', controlIds: [control] });
     expect(refused.status).toBe(400);

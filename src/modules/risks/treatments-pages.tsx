@@ -3,6 +3,7 @@ import type { AppError } from '../../platform/core/errors';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { listRecords } from '../../platform/records/records';
+import { readable } from '../../platform/record-screens/record-views';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, fieldErrors, Select, type FieldErrors } from '../../../views/components/form';
@@ -75,8 +76,8 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
         empty="No treatments yet."
         columns={[
           { header: 'Treatment', cell: (t) => <Text value={t.title} /> },
-          { header: 'Type', cell: (t) => <Text value={t.type} /> },
-          { header: 'Status', cell: (t) => <Text value={t.status} /> },
+          { header: 'Type', cell: (t) => <Text value={readable(t.type)} /> },
+          { header: 'Status', cell: (t) => <Text value={readable(t.status)} /> },
           { header: 'Residual', cell: (t) => <Text value={t.residualLikelihood && t.residualImpact ? `${level(t.residualLikelihood)} × ${level(t.residualImpact)}` : '—'} /> },
           { header: 'Controls', cell: (t) => <span class="tags">{t.controls.map((c) => <a class="tag" href={`/controls/${c.id}`} safe>{c.name}</a>)}</span> },
           { header: 'Due', cell: (t) => <Text value={t.dueOn ?? '—'} /> },
@@ -103,8 +104,8 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
           <h3>Add a treatment</h3>
           {r?.form === 'treatment' && <FormError message={r.message} />}
           <CsrfField token={p.csrfToken} />
-          <Field label="Type" name="type" error={r?.errors.type}><Select name="type" selected={tv.type} options={TREATMENT_TYPES.map((v) => ({ value: v, label: v }))} /></Field>
-          <Field label="Status" name="status" error={r?.errors.status}><Select name="status" selected={tv.status} options={TREATMENT_STATUSES.map((v) => ({ value: v, label: v }))} /></Field>
+          <Field label="Type" name="type" error={r?.errors.type}><Select name="type" selected={tv.type} options={TREATMENT_TYPES.map((v) => ({ value: v, label: readable(v) }))} /></Field>
+          <Field label="Status" name="status" error={r?.errors.status}><Select name="status" selected={tv.status} options={TREATMENT_STATUSES.map((v) => ({ value: v, label: readable(v) }))} /></Field>
           <Field label="Title" name="title" value={tv.title} error={r?.errors.title} required maxlength={300} />
           <Field label="Description" name="description" type="textarea" value={tv.description} error={r?.errors.description} />
           <Field label="Due on" name="dueOn" type="date" value={tv.dueOn} error={r?.errors.dueOn} />
