@@ -207,10 +207,10 @@ describe('the risk treatment form attaches controls', () => {
   test('controls chosen on the form are linked, shown in the treatment row and on both records, and kept when the form is refused', async () => {
     const riskTitle = unique('Ransomware');
     const risk = await makeRisk(env, admin, { title: riskTitle });
-    // The form's picker lists the first 200 controls by name (other tests in the process make many): this one sorts first.
-    const controlName = unique('0 Offline backups');
+    const controlName = unique('Offline backups');
     const control = await make(controlKind, { name: controlName });
-    const form = await pageOf(adminBrowser, `/risks/${risk}/treatments`);
+    // Searched for, as a person would where other tests have made more controls than the picker lists.
+    const form = await pageOf(adminBrowser, `/risks/${risk}/treatments?controls=${encodeURIComponent(controlName)}`);
     expect(form).toContain(`<option value="${control}">${controlName}</option>`);
     // Types and statuses read as labels, not stored keys.
     expect(form).toMatch(/<option value="mitigate"[^>]*>Mitigate<\/option>/);
@@ -229,4 +229,22 @@ describe('the risk treatment form attaches controls', () => {
     expect(onControl).toContain(`<a href="/risks/${risk}">${riskTitle}</a>`);
     expect(onControl).toContain('Restore drills');
   });
+  test('with more than 200 controls the picker lists the first 200 by name and a search finds the others', async () => {
+    const prefix = unique('Zeta vault');
+    for (let i = 0; i <= 200; i++) await make(controlKind, { name: `${prefix} ${String(i).padStart(3, '0')}` });
+    const risk = await makeRisk(env, admin, { title: unique('Vault keys') });
+    const last = `${prefix} 200`;
+    // At least the 200 controls before it by name come first, so the plain picker cannot list it.
+    const plain = await pageOf(adminBrowser, `/risks/${risk}/treatments`);
+    expect(plain).toContain('Find controls');
+    expect(plain).not.toContain(`>${last}</option>`);
+    const found = await pageOf(adminBrowser, `/risks/${risk}/treatments?controls=${encodeURIComponent(last)}`);
+    expect(found).toMatch(new RegExp(`<option value="[0-9a-f-]{36}">${last}</option>`));
+    expect(found).toContain('The picker lists 1 of 1 matching controls by name');
+    // Chosen from the search, then refused for a blank title: the chosen control is still listed, and chosen.
+    const lastId = found.match(new RegExp(`<option value="([0-9a-f-]{36})">${last}</option>`))![1];
+    const refused = await adminBrowser.post(`/risks/${risk}/treatments`, { type: 'mitigate', status: 'planned', title: '', controlIds: [lastId] });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(`<option value="${lastId}" selected>${last}</option>`);
+  }, 60_000);
 });

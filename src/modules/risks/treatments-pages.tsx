@@ -2,7 +2,8 @@ import { Elysia } from 'elysia';
 import type { AppError } from '../../platform/core/errors';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
-import { listRecords } from '../../platform/records/records';
+import { getRecord, listRecords } from '../../platform/records/records';
+import { isUuid } from '../../platform/core/uuid';
 import { readable } from '../../platform/record-screens/record-views';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { Flash, FormError } from '../../../views/components/flash';
@@ -29,6 +30,9 @@ const DONE: Record<string, string> = {
 };
 const today = () => new Date().toISOString().slice(0, 10);
 
+/** Controls the treatment form's picker lists at most; a search narrows them when there are more. */
+const CONTROL_CHOICES = 200;
+
 interface Refusal {
   form: 'treatment' | 'review' | 'exception' | 'row';
   values: Record<string, string>;
@@ -46,6 +50,9 @@ interface ScreenProps {
   exceptions: ExceptionView[];
   scale: RiskScaleView;
   controls: { id: string; name: string }[];
+  /** How many controls match the control search (more than the picker lists when over CONTROL_CHOICES). */
+  controlTotal: number;
+  controlSearch: string;
   canUpdate: boolean;
   canReview: boolean;
   done?: string;
@@ -99,6 +106,14 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
         ]}
       />
       <p class="muted">An implemented mitigate treatment with a residual rating sets the risk's residual rating.</p>
+      {p.canUpdate && (p.controlTotal > CONTROL_CHOICES || p.controlSearch) && (
+        // A plain GET form beside the treatment form (forms do not nest): it narrows the control picker below.
+        <form method="get" action={`${base}/treatments#add-treatment`} class="card" role="search" aria-label="Find controls for the treatment">
+          <Field label="Find controls" name="controls" value={p.controlSearch} maxlength={200}
+            hint={`The picker lists ${p.controls.length} of ${p.controlTotal} matching controls by name; search to narrow it.`} />
+          <button type="submit" class="secondary">Find</button>
+        </form>
+      )}
       {p.canUpdate && (
         <form method="post" action={`${base}/treatments`} class="card" id="add-treatment">
           <h3>Add a treatment</h3>
@@ -179,18 +194,23 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
 
 /** Treatments, reviews and exceptions of one risk, at /risks/:id/treatments (linked from the risk's page). */
 export const riskTreatmentPages = (ctx: AppContext) => {
-  const screen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, riskId: string, extra: { done?: string; refusal?: Refusal } = {}) => {
+  const screen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, riskId: string,
+    extra: { done?: string; refusal?: Refusal } = {}, controlSearch = '') => {
     const risk = await getRisk(ctx.db, viewer, riskId);
     const owned = { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null };
     const canUpdate = canTouch(viewer, 'risks:update', owned);
     const [treatments, reviews, exceptions, scale, controls] = await Promise.all([
       listTreatments(ctx.db, viewer, riskId), riskReviews(ctx.db, viewer, riskId),
       listExceptions(ctx.db, riskParent, viewer, { parentId: riskId, pageSize: 200, sort: 'expiresAt' }), getRiskScale(ctx.db, viewer),
-      canUpdate && levelOf(viewer, 'controls:read') ? listRecords(ctx.db, controlKind, viewer, { pageSize: 200, sort: 'name' }) : null,
+      canUpdate && levelOf(viewer, 'controls:read') ? listRecords(ctx.db, controlKind, viewer, { pageSize: CONTROL_CHOICES, sort: 'name', ...(controlSearch ? { q: controlSearch } : {}) }) : null,
     ]);
+    // Controls chosen on a refused form stay listed (and chosen) even when the picker's first page does not hold them.
+    const listed = (controls?.rows ?? []).map((c) => ({ id: c.id, name: c.name }));
+    const unlisted = (extra.refusal?.controlIds ?? []).filter((id) => isUuid(id) && !listed.some((c) => c.id === id)).slice(0, CONTROL_CHOICES);
+    const chosen = controls ? await Promise.all(unlisted.map((id) => getRecord(ctx.db, controlKind, viewer, id).then((c) => ({ id: c.id, name: c.name }), () => null))) : [];
     return renderScreen(headers, { title: `Treatments, reviews and exceptions: ${risk.title}`, viewer, csrfToken, active: 'risks' },
       <TreatmentsScreen risk={risk} csrfToken={csrfToken} treatments={treatments} reviews={reviews} exceptions={exceptions.rows} scale={scale}
-        controls={(controls?.rows ?? []).map((c) => ({ id: c.id, name: c.name }))} canUpdate={canUpdate}
+        controls={[...chosen.filter((c) => c !== null), ...listed]} controlTotal={controls?.total ?? 0} controlSearch={controlSearch} canUpdate={canUpdate}
         canReview={canTouch(viewer, 'risks:review', owned)} {...extra} />);
   };
   const back = (riskId: string, done: string, anchor: string) => `/risks/${riskId}/treatments?done=${done}#${anchor}`;
@@ -198,7 +218,7 @@ export const riskTreatmentPages = (ctx: AppContext) => {
 
   return new Elysia({ name: 'module:risks:treatment-pages' })
     .use(screenAuth(ctx))
-    .get('/risks/:id/treatments', ({ viewer, csrfToken, headers, params, query }) => screen(viewer, csrfToken, headers, params.id, { done: query.done }), { page: 'risks:read' })
+    .get('/risks/:id/treatments', ({ viewer, csrfToken, headers, params, query }) => screen(viewer, csrfToken, headers, params.id, { done: query.done }, (query.controls ?? '').trim().slice(0, 200)), { page: 'risks:read' })
     .post('/risks/:id/treatments', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const values = text(body, ['type', 'status', 'title', 'description', 'dueOn', 'residualLikelihood', 'residualImpact']);
       const input: TreatmentCreate = {
