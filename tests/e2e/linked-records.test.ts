@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser } from 'playwright';
 import { assetKind } from '../../src/modules/assets/service';
+import { controlKind } from '../../src/modules/controls/service';
 import { createApp } from '../../src/app';
 import { createRecord } from '../../src/platform/records/records';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
@@ -56,5 +57,24 @@ describe.skipIf(!chromiumAvailable)('what links here in the browser', () => {
     await page.locator('#linked-risks').getByRole('link', { name: 'Switch risk 26' }).click();
     await page.waitForURL(/\/risks\/[0-9a-f-]{36}$/);
     expect(await page.locator('h1').innerText()).toBe('Switch risk 26');
+  }, 90_000);
+
+  test('a treatment is given a control found by the search above its form; the page has no accessibility violations', async () => {
+    const admin = await adminActor(env);
+    const risk = await makeRisk(env, admin, { title: unique('Lost laptop') });
+    const controlName = unique('Disk encryption');
+    const control = (await env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: controlName }))).id as string;
+    const page = await openPage(browser, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${base}/risks/${risk}/treatments?controls=${encodeURIComponent('Disk encryption')}`);
+    await page.getByLabel('Find controls', { exact: true }).fill(controlName);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.waitForURL((url) => url.searchParams.get('controls') === controlName);
+    expect(await axeViolations(page)).toEqual([]);
+    const form = page.locator('#add-treatment');
+    await form.getByLabel('Title').fill('Encrypt every laptop');
+    await form.getByLabel('Controls (mitigate)').selectOption(control);
+    await form.getByRole('button', { name: 'Add treatment' }).click();
+    await page.waitForURL((url) => url.searchParams.get('done') !== null);
+    await expect(page.getByRole('link', { name: controlName }).count()).resolves.toBeGreaterThan(0);
   }, 90_000);
 });
