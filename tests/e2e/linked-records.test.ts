@@ -1,44 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Browser } from 'playwright';
+import { describe, expect, test } from 'bun:test';
 import { assetKind } from '../../src/modules/assets/service';
 import { controlKind } from '../../src/modules/controls/service';
-import { createApp } from '../../src/app';
 import { createRecord } from '../../src/platform/records/records';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
+import { useBrowserApp } from '../helpers/browser-app';
 import { axeViolations } from '../helpers/axe';
-import { chromiumAvailable, launchChromium, openPage } from '../helpers/chromium';
+import { chromiumAvailable, openPage } from '../helpers/chromium';
 import { adminActor, makeRisk, unique } from '../helpers/factories';
 
 /** What links here in a real browser: an asset's risks, paged in place by htmx, the page staying where it is. */
 
-if (!chromiumAvailable) console.warn('e2e/linked-records: skipped, /usr/bin/chromium is not installed (apt-get install -y chromium)');
-
-let env: TestEnv;
-let browser: Browser;
-let server: ReturnType<ReturnType<typeof createApp>['listen']>;
-let base: string;
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
-  env = await testEnv();
-  server = createApp(env.ctx).listen({ port: 0, hostname: '127.0.0.1' });
-  base = `http://127.0.0.1:${server.server?.port}`;
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  if (!chromiumAvailable) return;
-  await browser?.close();
-  await server?.stop();
-});
+const app = useBrowserApp('linked-records');
 
 describe.skipIf(!chromiumAvailable)('what links here in the browser', () => {
   test("an asset's risks page in place with Next and Previous, and the page has no accessibility violations", async () => {
-    const admin = await adminActor(env);
-    const asset = (await env.ctx.db.transaction((tx) => createRecord(tx, assetKind, admin, { name: unique('Core switch') }))).id as string;
-    for (let i = 1; i <= 27; i++) await makeRisk(env, admin, { title: `Switch risk ${String(i).padStart(2, '0')}`, assetId: asset });
-    const page = await openPage(browser, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-    await page.goto(`${base}/assets/${asset}`);
+    const admin = await adminActor(app.env);
+    const asset = (await app.env.ctx.db.transaction((tx) => createRecord(tx, assetKind, admin, { name: unique('Core switch') }))).id as string;
+    for (let i = 1; i <= 27; i++) await makeRisk(app.env, admin, { title: `Switch risk ${String(i).padStart(2, '0')}`, assetId: asset });
+    const page = await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${app.base}/assets/${asset}`);
     const section = page.locator('#linked-risks');
     await expect(section.getByRole('link', { name: 'Switch risk 01' }).count()).resolves.toBe(1);
     expect(await section.innerText()).toContain('1–25 of 27');
@@ -60,12 +40,12 @@ describe.skipIf(!chromiumAvailable)('what links here in the browser', () => {
   }, 90_000);
 
   test('a treatment is given a control found by the search above its form; the page has no accessibility violations', async () => {
-    const admin = await adminActor(env);
-    const risk = await makeRisk(env, admin, { title: unique('Lost laptop') });
+    const admin = await adminActor(app.env);
+    const risk = await makeRisk(app.env, admin, { title: unique('Lost laptop') });
     const controlName = unique('Disk encryption');
-    const control = (await env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: controlName }))).id as string;
-    const page = await openPage(browser, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-    await page.goto(`${base}/risks/${risk}/treatments?controls=${encodeURIComponent('Disk encryption')}`);
+    const control = (await app.env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: controlName }))).id as string;
+    const page = await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${app.base}/risks/${risk}/treatments?controls=${encodeURIComponent('Disk encryption')}`);
     await page.getByLabel('Find controls', { exact: true }).fill(controlName);
     await page.getByRole('button', { name: 'Find' }).click();
     await page.waitForURL((url) => url.searchParams.get('controls') === controlName);

@@ -176,9 +176,9 @@ export function LinkedEvidence({ rows }: { rows: Awaited<ReturnType<typeof evide
         columns={[
           { header: 'Evidence', cell: (e) => <a href={`/evidence/${e.id}`} safe>{e.title}</a> },
           { header: 'Kind', cell: (e) => <Text value={readable(e.kind)} /> },
-          { header: 'Status', cell: (e) => <Text value={e.status} /> },
+          { header: 'Status', cell: (e) => <Text value={readable(e.status)} /> },
           { header: 'Valid until', cell: (e) => <Text value={e.validUntil ?? '—'} /> },
-          { header: 'Locked', cell: (e) => <Text value={e.locked ? 'yes' : 'no'} /> },
+          { header: 'Locked', cell: (e) => <Text value={e.locked ? 'Yes' : 'No'} /> },
         ]}
       />
     </section>

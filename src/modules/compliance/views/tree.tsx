@@ -5,7 +5,7 @@ import { RequirementText } from './requirement-text';
 import { FilterBar, type FilterSelect } from '../../../../views/components/filter-bar';
 import type { ExceptionView } from '../../exceptions/schema';
 import type { ShownEntry } from '../../../platform/records/history-format';
-import { HistoryTable } from '../../../platform/record-screens/record-views';
+import { HistoryTable, readable } from '../../../platform/record-screens/record-views';
 import { Flash, FormError } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type Option } from '../../../../views/components/form';
 import { DataTable, Text, When } from '../../../../views/components/table';
@@ -317,7 +317,7 @@ function MappingSection({ kind, p }: { kind: MappingKind; p: AnalysisPageProps }
         empty={`No ${labels.plural.toLowerCase()} mapped${hidden > 0 ? '' : '.'}`}
         columns={[
           { header: 'Title', cell: (r) => <a href={`${labels.base}/${r.id}`} safe>{r.title}</a> },
-          { header: 'Status', cell: (r) => <Text value={r.status} /> },
+          { header: 'Status', cell: (r) => <Text value={readable(r.status)} /> },
           ...(p.canUpdate ? [{
             header: 'Remove', cell: (r: { id: string; title: string }) => (
               <form method="post" action={`${base}/${r.id}/remove`} class="inline">
