@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { auditLog } from '../../../db/schema';
 import { canonicalJson, sha256Hex } from '../core/canonical-json';
-import type { Actor } from '../permissions/permissions';
+import { recordedAt, type Actor } from '../permissions/permissions';
 import { insertRows } from '../core/bulk-insert';
 import type { PipelinedWrites } from '../core/pipelined-writes';
 
@@ -74,7 +74,7 @@ export async function appendAudit(tx: DbOrTx, actor: Actor, events: AuditEvent[]
   const head = writes?.auditHead ?? (await lockedHead(tx));
   let seq = head.seq;
   let prevHash = head.hash;
-  const at = new Date().toISOString();
+  const at = recordedAt(actor).toISOString();
   const entries: AuditEntry[] = events.map((event) => {
     seq += 1;
     const unhashed: Omit<AuditEntry, 'hash'> = {

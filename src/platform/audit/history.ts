@@ -75,7 +75,10 @@ export async function recordChanges(tx: DbOrTx, actor: Actor, changes: RecordCha
     })),
     writes,
   );
+  // History's time defaults to the database's now(); the system actor's chosen time is written as the Audit Log's is.
+  const at = actor.kind === 'system' && actor.writtenAt ? actor.writtenAt : undefined;
   const rows = effective.map(({ change, fields }, index) => ({
+    at,
     recordType: change.recordType,
     recordId: change.recordId,
     action: change.action,

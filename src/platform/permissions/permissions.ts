@@ -61,7 +61,16 @@ export interface Actor {
    * written, so every database rule still answers, but recordChanges leaves out the Audit Log and History entries.
    */
   rehearsal?: boolean;
+  /**
+   * The time the write is recorded at in the Audit Log and History, instead of now: for the demo loader and tests that
+   * write the past (posture at a past date). Honoured only for the system actor, which no user door builds; callers
+   * write in ascending time so the chain's times stay in order.
+   */
+  writtenAt?: Date;
 }
+
+/** When a write by this actor is recorded: now, or the system actor's chosen time. */
+export const recordedAt = (actor: Actor): Date => (actor.kind === 'system' && actor.writtenAt ? actor.writtenAt : new Date());
 
 export function levelOf(actor: Actor, permission: Permission): Level | null {
   if (actor.kind === 'system') return 'all';
