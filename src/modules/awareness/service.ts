@@ -7,6 +7,7 @@ import { paging, type Page } from '../../platform/http/paging';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { isRealDate, todayIso } from '../../platform/core/dates';
+import { toCsv } from '../../platform/csv/write';
 import type { CompletionView, ProgramCreate, ResultListQuery, ResultView, Submission, TrainingView } from './schema';
 
 const MODULE = 'awareness';
@@ -59,12 +60,18 @@ export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = 
       if (userIds.some((id) => !found.has(id))) problems.push({ field: 'audienceUserIds', message: 'names someone who is not an active user' });
     }
     if (before && JSON.stringify(before.questions) !== JSON.stringify(candidate.questions ?? [])) {
-      const [{ n }] = await db.select({ n: count() }).from(awarenessResults).where(and(eq(awarenessResults.programId, before.id), sql`${awarenessResults.attempts} > 0`));
-      if (n > 0) problems.push({ field: 'questions', message: `cannot change once someone has taken the test (${n} have)` });
+      const locked = await lockedTestReason(db, before.id);
+      if (locked) problems.push({ field: 'questions', message: locked });
     }
     return problems;
   },
 };
+
+/** Why a program's questions may no longer change, as a field problem reads, (someone has taken its test, so every score refers to the same test), or null. */
+export async function lockedTestReason(db: DbOrTx, programId: string): Promise<string | null> {
+  const [{ n }] = await db.select({ n: count() }).from(awarenessResults).where(and(eq(awarenessResults.programId, programId), sql`${awarenessResults.attempts} > 0`));
+  return n > 0 ? `cannot change once someone has taken the test (${n} ${n === 1 ? 'person has' : 'people have'})` : null;
+}
 
 type Program = typeof awarenessPrograms.$inferSelect;
 type Result = typeof awarenessResults.$inferSelect;
@@ -154,6 +161,25 @@ export async function listResults(db: DbOrTx, actor: Actor, query: ResultListQue
       .innerJoin(users, eq(users.id, awarenessResults.personId)).where(where),
   ]);
   return { rows: rows.map(toResultView), total, page, pageSize };
+}
+
+const RESULT_STATUS_LABELS: Record<ResultView['status'], string> = { assigned: 'Not started', started: 'Started', passed: 'Passed', failed: 'Failed' };
+export const resultStatusLabel = (status: ResultView['status']) => RESULT_STATUS_LABELS[status];
+
+/**
+ * Every result of one program the actor may read, as a CSV file (the platform's writer: BOM, formulas neutralised):
+ * one query, people by name; the program itself must be readable (404 otherwise, as for its page).
+ */
+export async function programResultsCsv(db: DbOrTx, actor: Actor, programId: string): Promise<string> {
+  await getRecord(db, programKind, actor, programId);
+  const rows = await db.select(resultColumns).from(awarenessResults)
+    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
+    .where(and(eq(awarenessResults.programId, programId), readableResult(actor))).orderBy(asc(users.name), asc(awarenessResults.id));
+  const header = ['Program', 'Person', 'Status', 'Score (%)', 'Attempts', 'Assigned at', 'Started at', 'Completed at'];
+  const lines = rows.map(toResultView).map((r) => [
+    r.programTitle, r.person.name, resultStatusLabel(r.status), r.score, r.attempts, r.assignedAt, r.startedAt, r.completedAt,
+  ]);
+  return toCsv([header, ...lines]);
 }
 
 export async function getResult(db: DbOrTx, actor: Actor, id: string): Promise<ResultView> {
