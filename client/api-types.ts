@@ -32157,6 +32157,7 @@ export interface operations {
                                     /** @description Indexes (from 0) of the right choices */
                                     correct: number[];
                                 }[];
+                                recurrenceMonths: number | null;
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -32277,6 +32278,8 @@ export interface operations {
                         /** @description Indexes (from 0) of the right choices */
                         correct: number[];
                     }[];
+                    /** @description Every how many months the program runs again (needs a start and an end date): its period moves on by this many months and everyone in the audience takes it again. Null: once. */
+                    recurrenceMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -32430,6 +32433,7 @@ export interface operations {
                                 /** @description Indexes (from 0) of the right choices */
                                 correct: number[];
                             }[];
+                            recurrenceMonths: number | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -32649,6 +32653,8 @@ export interface operations {
                         /** @description Indexes (from 0) of the right choices */
                         correct: number[];
                     }[];
+                    /** @description Every how many months the program runs again (needs a start and an end date): its period moves on by this many months and everyone in the audience takes it again. Null: once. */
+                    recurrenceMonths?: number | null;
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -32695,6 +32701,7 @@ export interface operations {
                                 /** @description Indexes (from 0) of the right choices */
                                 correct: number[];
                             }[];
+                            recurrenceMonths: number | null;
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {

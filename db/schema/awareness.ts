@@ -23,6 +23,8 @@ export const awarenessPrograms = pgTable('awareness_programs', {
   startsOn: date('starts_on', { mode: 'string' }),
   endsOn: date('ends_on', { mode: 'string' }),
   passMark: integer('pass_mark').notNull().default(80),
+  /** Every how many months the program runs again (null: once); its period moves on and everyone takes it again. */
+  recurrenceMonths: integer('recurrence_months'),
   questions: jsonb('questions').$type<StoredQuestion[]>().notNull().default(sql`'[]'::jsonb`),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
@@ -31,6 +33,7 @@ export const awarenessPrograms = pgTable('awareness_programs', {
 }, (t) => [
   check('awareness_programs_status_check', sql`${t.status} in ('draft', 'published')`),
   check('awareness_programs_pass_mark_check', sql`${t.passMark} between 0 and 100`),
+  check('awareness_programs_recurrence_check', sql`${t.recurrenceMonths} is null or ${t.recurrenceMonths} between 1 and 60`),
   index('awareness_programs_created_idx').on(t.createdAt, t.id),
   index('awareness_programs_owner_idx').on(t.ownerId),
   index('awareness_programs_owner_group_idx').on(t.ownerGroupId),

@@ -5,7 +5,7 @@ import { registerType } from '../../platform/records/record-types';
 import { programsApi, resultsApi } from './api';
 import { awarenessPages } from './pages';
 import { awarenessDueDates } from './notifications';
-import { programKind } from './service';
+import { programKind, startDueRounds } from './service';
 
 /** Awareness: programs with content and an optional test, assigned to an audience, results per person (docs/awareness.md). */
 export const manifest = defineModule({
@@ -25,4 +25,5 @@ export const manifest = defineModule({
   countedTables: ['awareness_programs'],
   events: [kindEvents(programKind, { href: (id) => `/awareness/programs/${id}` })],
   dueDates: awarenessDueDates,
+  sweep: (tx) => startDueRounds(tx),
 });

@@ -9,7 +9,7 @@ import { readable } from '../../platform/record-screens/record-views';
 import { getRecord, loadForAction, updateRecord } from '../../platform/records/records';
 import { fieldErrors } from '../../../views/components/form';
 import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
-import { completion, lockedTestReason, programResultsCsv, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
+import { completion, lockedTestReason, nextRound, programResultsCsv, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
 import { CompletionPage, MyTraining, ProgramActions, QuestionEditor, TrainingPage, type QuestionEditorProps, type TrainingPageProps } from './views';
 import { parseQuestionText, questionText } from './question-text';
 
@@ -50,6 +50,7 @@ export function awarenessPages(ctx: AppContext) {
       { name: 'startsOn', label: 'Starts on', kind: 'date' },
       { name: 'endsOn', label: 'Ends on', kind: 'date' },
       { name: 'passMark', label: 'Pass mark (%)', kind: 'number', hint: 'Blank gives 80' },
+      { name: 'recurrenceMonths', label: 'Repeats every (months)', kind: 'number', hint: 'Blank: runs once. A recurring program needs a start and an end date; each round everyone takes it again' },
       ...OWNER_FIELDS,
     ],
     columns: [
@@ -67,6 +68,7 @@ export function awarenessPages(ctx: AppContext) {
           <p safe>{program.questions.length
             ? `${program.questions.length} question${program.questions.length === 1 ? '' : 's'}, pass mark ${program.passMark}%.`
             : 'No test: a person passes by confirming they have read the content.'}</p>
+          {program.recurrenceMonths && program.startsOn ? <p safe>{`Repeats every ${program.recurrenceMonths} month${program.recurrenceMonths === 1 ? '' : 's'}: the next round starts on ${nextRound(program.startsOn, program.recurrenceMonths)}, when everyone in the audience takes it again.`}</p> : ''}
           {canTouch(viewer, 'awareness:update', program) ? <>
             <p><a href={`/awareness/programs/${program.id}/questions`}>{program.questions.length ? 'Edit the test' : 'Write a test'}</a></p>
             <ProgramActions id={program.id} status={program.status} csrfToken={csrfToken} />

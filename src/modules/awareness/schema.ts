@@ -27,6 +27,10 @@ const programFields = {
   endsOn: t.Optional(NullableDate),
   passMark: t.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Percent of questions answered right needed to pass (default 80)' })),
   questions: t.Optional(t.Array(Question, { maxItems: 100, description: 'The optional test; without questions, reading the content and confirming it passes' })),
+  recurrenceMonths: t.Optional(t.Union([Type.Integer({
+    minimum: 1, maximum: 60,
+    description: 'Every how many months the program runs again (needs a start and an end date): its period moves on by this many months and everyone in the audience takes it again. Null: once.',
+  }), t.Null()])),
 };
 export const { Create: ProgramCreate, Update: ProgramUpdate } = recordInputs(programFields);
 export type ProgramCreate = Static<typeof ProgramCreate>;
@@ -43,6 +47,7 @@ export const ProgramView = recordView({
   endsOn: t.Union([t.String({ description: 'YYYY-MM-DD' }), t.Null()]),
   passMark: Type.Integer(),
   questions: t.Array(Question),
+  recurrenceMonths: t.Union([Type.Integer(), t.Null()]),
 });
 export type ProgramView = Static<typeof ProgramView>;
 
@@ -53,12 +58,12 @@ const question = { text: 'A message asks you to confirm your password at a link.
 export const programExamples = {
   create: {
     title: 'Phishing awareness 2027', content: '# Spotting phishing\nCheck the sender…', audienceGroupIds: ['5d2e8f1a-3b4c-4d6e-9f1a-2b3c4d5e6f70'],
-    startsOn: '2027-01-04', endsOn: '2027-01-31', passMark: 80, questions: [question],
+    startsOn: '2027-01-04', endsOn: '2027-01-31', passMark: 80, questions: [question], recurrenceMonths: 12,
   } satisfies ProgramCreate,
   row: {
     id: '7a3c9e1f-2d4b-4f6a-8c1e-3b5d7f9a1c24', title: 'Phishing awareness 2027', content: '# Spotting phishing\nCheck the sender…', contentUrl: null, status: 'published',
     audienceGroupIds: ['5d2e8f1a-3b4c-4d6e-9f1a-2b3c4d5e6f70'], audienceUserIds: [], startsOn: '2027-01-04', endsOn: '2027-01-31', passMark: 80, questions: [question],
-    ...exampleOwnership,
+    recurrenceMonths: 12, ...exampleOwnership,
   } satisfies ProgramView,
 };
 

@@ -1,10 +1,10 @@
-import { and, asc, count, desc, eq, inArray, isNull, lte, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { awarenessPrograms, awarenessResults, groupMembers, groups, users, type StoredQuestion } from '../../../db/schema';
 import { conflict, forbidden, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
 import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
 import { paging, type Page } from '../../platform/http/paging';
-import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import { levelOf, systemActor, type Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { isRealDate, todayIso } from '../../platform/core/dates';
 import { toCsv } from '../../platform/csv/write';
@@ -25,6 +25,27 @@ function questionProblems(questions: readonly StoredQuestion[]): FieldProblem[] 
   });
 }
 
+/** Adds whole months to a YYYY-MM-DD day as PostgreSQL does (Jan 31 plus one month is Feb 28 or 29). */
+function addMonths(day: string, months: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  const first = new Date(Date.UTC(y, m - 1 + months, 1));
+  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(d, lastDay))).toISOString().slice(0, 10);
+}
+
+/** The day a recurring program's next round starts. */
+export const nextRound = (startsOn: string, months: number) => addMonths(startsOn, months);
+
+/** A recurring program needs a period, and the period must end before the next round starts. */
+function recurrenceProblems(candidate: Pick<ProgramCreate, 'recurrenceMonths' | 'startsOn' | 'endsOn'>): FieldProblem[] {
+  const months = candidate.recurrenceMonths;
+  if (!months) return [];
+  if (!candidate.startsOn || !candidate.endsOn) return [{ field: 'recurrenceMonths', message: 'a recurring program needs a start and an end date (each round runs for that period)' }];
+  if (!isRealDate(candidate.startsOn) || !isRealDate(candidate.endsOn)) return [];
+  const next = nextRound(candidate.startsOn, months);
+  return candidate.endsOn >= next ? [{ field: 'endsOn', message: `must be before the next round starts on ${next} (${months} month${months === 1 ? '' : 's'} after the start)` }] : [];
+}
+
 export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = {
   module: MODULE,
   recordType: 'awarenessProgram',
@@ -36,7 +57,7 @@ export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = 
     title: awarenessPrograms.title, status: awarenessPrograms.status, startsOn: awarenessPrograms.startsOn, endsOn: awarenessPrograms.endsOn,
     createdAt: awarenessPrograms.createdAt, updatedAt: awarenessPrograms.updatedAt,
   },
-  defaults: { content: '', contentUrl: null, audienceGroupIds: [], audienceUserIds: [], startsOn: null, endsOn: null, passMark: 80, questions: [] },
+  defaults: { content: '', contentUrl: null, audienceGroupIds: [], audienceUserIds: [], startsOn: null, endsOn: null, passMark: 80, questions: [], recurrenceMonths: null },
   references: [referencedBy('results', awarenessResults, awarenessResults.programId)],
   toColumns: (c) => ({ ...c, title: c.title.trim(), contentUrl: c.contentUrl?.trim() || null }),
   async check(db, candidate, before) {
@@ -49,6 +70,7 @@ export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = 
     }
     if (candidate.startsOn && candidate.endsOn && candidate.endsOn < candidate.startsOn) problems.push({ field: 'endsOn', message: 'must not be before the start' });
     problems.push(...questionProblems(candidate.questions ?? []));
+    problems.push(...recurrenceProblems(candidate));
     const groupIds = candidate.audienceGroupIds ?? [];
     if (groupIds.length) {
       const found = new Set((await db.select({ id: groups.id }).from(groups).where(inArray(groups.id, groupIds))).map((g) => g.id));
@@ -102,10 +124,53 @@ export async function publishProgram(tx: DbOrTx, actor: Actor, id: string): Prom
     await tx.update(awarenessPrograms).set({ status: 'published', updatedAt: new Date() }).where(eq(awarenessPrograms.id, id));
     await recordChange(tx, actor, { module: MODULE, recordType: programKind.recordType, recordId: id, action: 'update', before: { status: before.status }, after: { status: 'published' } });
   }
-  const created = await tx.insert(awarenessResults).values(audience.map((personId) => ({ programId: id, personId })))
+  return { assigned: await assign(tx, actor, id, audience) };
+}
+
+/** Assigns the people not assigned yet (a result "assigned" each, with its History); answers how many. */
+async function assign(tx: DbOrTx, actor: Actor, programId: string, people: readonly string[]): Promise<number> {
+  if (!people.length) return 0;
+  const created = await tx.insert(awarenessResults).values(people.map((personId) => ({ programId, personId })))
     .onConflictDoNothing().returning();
   await recordChanges(tx, actor, created.map((r) => ({ module: MODULE, recordType: RESULT_RECORD_TYPE, recordId: r.id, action: 'create' as const, before: null, after: resultFields(r) })));
-  return { assigned: created.length };
+  return created.length;
+}
+
+/**
+ * Starts the rounds of recurring programs that are due (called by the background sweep, under its lock): a published
+ * program whose next round has begun (its start plus the recurrence is today or earlier) moves its period on by whole
+ * recurrences until the round holding today, sets every result back to "assigned" (the round before stays in each
+ * result's History) and assigns newcomers to the audience. Answers the programs moved on.
+ */
+export async function startDueRounds(tx: DbOrTx, today = todayIso()): Promise<number> {
+  const due = await tx.select({
+    program: awarenessPrograms,
+    startsOn: sql<string>`(${awarenessPrograms.startsOn} + make_interval(months => r.k * ${awarenessPrograms.recurrenceMonths}))::date::text`,
+    endsOn: sql<string>`(${awarenessPrograms.endsOn} + make_interval(months => r.k * ${awarenessPrograms.recurrenceMonths}))::date::text`,
+  }).from(awarenessPrograms)
+    .innerJoinLateral(sql`(select floor((extract(year from age(${today}::date, ${awarenessPrograms.startsOn})) * 12
+        + extract(month from age(${today}::date, ${awarenessPrograms.startsOn}))) / ${awarenessPrograms.recurrenceMonths})::int as k) r`, sql`true`)
+    .where(and(eq(awarenessPrograms.status, 'published'), isNotNull(awarenessPrograms.recurrenceMonths), isNotNull(awarenessPrograms.startsOn),
+      isNotNull(awarenessPrograms.endsOn), sql`r.k > 0`))
+    .for('update', { of: awarenessPrograms });
+  const actor: Actor = { ...systemActor(), source: 'the next round of a recurring program' };
+  for (const { program, startsOn, endsOn } of due) {
+    await tx.update(awarenessPrograms).set({ startsOn, endsOn, updatedAt: new Date() }).where(eq(awarenessPrograms.id, program.id));
+    await recordChange(tx, actor, {
+      module: MODULE, recordType: programKind.recordType, recordId: program.id, action: 'update',
+      before: { startsOn: program.startsOn, endsOn: program.endsOn }, after: { startsOn, endsOn },
+    });
+    const before = await tx.select().from(awarenessResults).where(eq(awarenessResults.programId, program.id)).for('update');
+    const reset = await tx.update(awarenessResults).set({
+      status: 'assigned', score: null, attempts: 0, answers: null, startedAt: null, completedAt: null, assignedAt: new Date(), updatedAt: new Date(),
+    }).where(eq(awarenessResults.programId, program.id)).returning();
+    const previous = new Map(before.map((r) => [r.id, r]));
+    await recordChanges(tx, actor, reset.map((r) => ({
+      module: MODULE, recordType: RESULT_RECORD_TYPE, recordId: r.id, action: 'update' as const, before: resultFields(previous.get(r.id)!), after: resultFields(r),
+    })));
+    await assign(tx, actor, program.id, await audienceOf(tx, program));
+  }
+  return due.length;
 }
 
 /** Programs the actor may read, as SQL: all, or those they or their groups own (the own level). */

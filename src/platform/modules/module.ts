@@ -1,4 +1,5 @@
 import type { AnyElysia } from 'elysia';
+import type { DbOrTx } from '../../../db/client';
 import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import type { ImportType } from '../csv/import-type';
@@ -48,6 +49,11 @@ export interface ModuleManifest extends InstalledParts {
   dueSoon?: readonly DueSoonKind[];
   /** Reports of the Report Center at `/reports`: list, printable page and CSV, rendered by the platform (docs/reports.md). */
   reports?: readonly InstalledReport[];
+  /**
+   * Work of the background sweep, in its transaction under its advisory lock, once per interval among all instances
+   * (a recurring program's next round): it must be cheap when nothing is due.
+   */
+  sweep?(tx: DbOrTx): Promise<unknown>;
 }
 
 export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;

@@ -7,6 +7,7 @@ import { summarizeEndedRefusals } from '../http/refusals';
 import { compactRowCounts } from '../records/row-counts';
 import { claimDueDay, sendDigests } from '../notifications/reminders';
 import { makeRuleMails } from '../notifications/rule-mails';
+import { installedModules } from './module';
 
 const SWEEP_LOCK = 7231004;
 /**
@@ -40,6 +41,7 @@ export async function sweepOnce(ctx: AppContext, intervalMs = 0): Promise<boolea
     await tx.delete(loginAttempts).where(lt(loginAttempts.at, new Date(Date.now() - 7 * 86_400_000)));
     await summarizeEndedRefusals(tx);
     await compactRowCounts(tx);
+    for (const module of installedModules()) await module.sweep?.(tx);
     return { reminders: await claimDueDay(tx) };
   });
   if (!swept) return false;

@@ -1,0 +1,2 @@
+ALTER TABLE "awareness_programs" ADD COLUMN "recurrence_months" integer;--> statement-breakpoint
+ALTER TABLE "awareness_programs" ADD CONSTRAINT "awareness_programs_recurrence_check" CHECK ("awareness_programs"."recurrence_months" is null or "awareness_programs"."recurrence_months" between 1 and 60);
