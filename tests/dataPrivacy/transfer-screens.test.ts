@@ -18,6 +18,8 @@ let vendorName: string;
 let vendorId: string;
 let activityName: string;
 let activityId: string;
+let assetName: string;
+let assetId: string;
 
 beforeAll(async () => {
   if (!chromiumAvailable) return;
@@ -25,7 +27,7 @@ beforeAll(async () => {
   server = createApp(env.ctx).listen({ port: 0, hostname: '127.0.0.1' });
   base = `http://127.0.0.1:${server.server?.port}`;
   browser = await launchChromium();
-  const token = await makeToken(env, await adminActor(env), ['thirdParties:create', 'dataPrivacy:create']);
+  const token = await makeToken(env, await adminActor(env), ['thirdParties:create', 'dataPrivacy:create', 'assets:create']);
   const post = async (path: string, body: unknown) => {
     const res = await env.request(path, bearer(token, { method: 'POST', body: JSON.stringify(body) }));
     expect(res.status, await res.clone().text()).toBe(201);
@@ -35,6 +37,8 @@ beforeAll(async () => {
   vendorId = await post('/api/v1/third-parties', { name: vendorName });
   activityName = unique('Payroll');
   activityId = await post('/api/v1/data-privacy/processing-activities', { name: activityName, legalBasis: 'legal_obligation', status: 'active' });
+  assetName = unique('HR system');
+  assetId = await post('/api/v1/assets', { name: assetName });
 }, 60_000);
 
 afterAll(async () => {
@@ -114,6 +118,36 @@ describe.skipIf(!chromiumAvailable)('transfers and transfer impact assessments i
     // And the third party's page lists the TIA.
     await page.goto(`${base}/third-parties/${vendorId}`);
     await tias.getByRole('link', { name: tiaName }).waitFor();
+    await page.close();
+  }, 300_000);
+
+  test('data-map fields edited in the asset page\'s Privacy section; the Breaches list', async () => {
+    const page = await openPage(browser, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${base}/assets/${assetId}`);
+    const privacy = page.getByRole('region', { name: 'Privacy' });
+    expect(await privacy.textContent()).toContain('Personal data held');
+    await privacy.getByText('Edit privacy fields').click();
+    // Categories while no personal data is held: refused in the form, what was chosen kept.
+    await privacy.getByLabel('Health data').check();
+    await privacy.getByLabel('Location country', { exact: true }).selectOption({ label: 'Germany' });
+    await privacy.getByRole('button', { name: 'Save privacy fields' }).click();
+    await page.getByText('must be empty unless the asset holds personal data').waitFor();
+    expect(await page.getByLabel('Health data').isChecked()).toBe(true);
+    expect(await page.getByLabel('Location country', { exact: true }).locator('option:checked').textContent()).toBe('Germany');
+    await expectAccessible(page, 'the refused privacy form');
+    await page.getByLabel('Personal data held', { exact: true }).selectOption({ label: 'Yes' });
+    await page.getByLabel('Retention', { exact: true }).fill('7 years after leaving');
+    await page.getByLabel('Hosting', { exact: true }).selectOption({ label: 'Public cloud' });
+    await page.getByRole('button', { name: 'Save privacy fields' }).click();
+    await page.waitForURL(new RegExp(`/assets/${assetId}`));
+    const saved = (await page.getByRole('region', { name: 'Privacy' }).textContent()) ?? '';
+    for (const shown of ['Yes', 'Health data', 'Germany', '7 years after leaving', 'Public cloud']) expect(saved).toContain(shown);
+    await expectAccessible(page, 'the asset page with its Privacy section');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Breaches' }).click();
+    await page.waitForURL(/\/data-privacy\/breaches$/);
+    expect(await page.locator('h1').textContent()).toBe('Personal-data breaches');
+    await expectAccessible(page, 'the breaches list');
     await page.close();
   }, 300_000);
 });

@@ -37,7 +37,7 @@ export function AssetPrivacySection({ view, csrfToken, canUpdate, state = {}, op
       <dl class="details">
         <dt>Personal data held</dt><dd>{view.personalDataHeld ? 'Yes' : 'No'}</dd>
         <dt>Data categories</dt><dd safe>{view.dataCategories.map(valueLabel).join(', ') || '—'}</dd>
-        <dt>Location</dt><dd safe>{view.locationCountryName || '—'}</dd>
+        <dt>Location country</dt><dd safe>{view.locationCountryName || '—'}</dd>
         <dt>Retention</dt><dd safe>{view.retention || '—'}</dd>
         <dt>Hosting</dt><dd safe>{hostingLabel(view.hosting)}</dd>
       </dl>
@@ -59,7 +59,7 @@ export function AssetPrivacySection({ view, csrfToken, canUpdate, state = {}, op
                 ))}
               </div>
             </fieldset>
-            <Field label="Location" name="locationCountry" error={state.errors?.locationCountry} hint="The country where the data is stored">
+            <Field label="Location country" name="locationCountry" error={state.errors?.locationCountry} hint="The country where the data is stored">
               <Select name="locationCountry" options={[{ value: '', label: '—' }, ...countryChoices()]} selected={text(state, 'locationCountry', view.locationCountry ?? '')} />
             </Field>
             <Field label="Retention" name="retention" value={text(state, 'retention', view.retention)} error={state.errors?.retention} />
