@@ -5,6 +5,7 @@ import type { Actor, Permission } from '../../src/platform/permissions/permissio
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
 import { refusalOf, refusedWith } from '../helpers/refusals';
+import { previewDigest } from '../../src/platform/notifications/reminders';
 
 const PRIVACY: Permission[] = ['dataPrivacy:read', 'dataPrivacy:create', 'dataPrivacy:update', 'dataPrivacy:delete'];
 const TRANSFERS = '/api/v1/data-privacy/transfers';
@@ -60,6 +61,17 @@ describe('transfer impact assessments, kept on a third party', () => {
     expect(entries.map((e) => e.action).sort()).toEqual(['create', 'update']);
     const kept = await env.ctx.db.select({ id: history.id }).from(history).where(eq(history.recordId, id));
     expect(kept.length).toBe(2);
+  });
+
+  test('the next review comes to its owner in the daily digest', async () => {
+    const user = await makeUser(env, { 'dataPrivacy:read': 'all', 'dataPrivacy:create': 'all', 'thirdParties:read': 'all', 'apiTokens:create': 'own' });
+    const own = await makeToken(env, await user.actor(), ['dataPrivacy:read', 'dataPrivacy:create', 'thirdParties:read']);
+    const inAWeek = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const body = tiaBody({ assessedOn: '2026-01-01', nextReviewOn: inAWeek });
+    await created(await send('POST', tiasOf(await vendor()), body, own));
+    const digest = await previewDigest(env.ctx, user.id);
+    expect(digest?.body).toContain('Transfer impact assessment reviews due');
+    expect(digest?.body).toContain(body.name);
   });
 
   test('a TIA read under another third party is the same 404 as a missing one', async () => {
