@@ -126,9 +126,13 @@ describe('transfers outside the EEA', () => {
     });
     const listed = await json<{ rows: { id: string }[] }>(await send('GET', `${TRANSFERS}?processingActivityId=${activityId}`));
     expect(listed.rows.map((r) => r.id)).toContain(id);
-    // A TIA a transfer relies on cannot be deleted.
+    // A TIA a transfer relies on, and the processing activity it is part of, cannot be deleted.
     const del = await send('DELETE', `${tiasOf(bureau)}/${tiaId}`);
     expect(del.status, await del.clone().text()).toBe(409);
+    expect(((await del.json()) as { error: string }).error).toContain('transfers');
+    const activity = await send('DELETE', `/api/v1/data-privacy/processing-activities/${activityId}`);
+    expect(activity.status, await activity.clone().text()).toBe(409);
+    expect(((await activity.json()) as { error: string }).error).toContain('transfers');
   });
 
   test('each safeguard: an adequacy decision, BCRs, a derogation with its Art. 49 ground', async () => {
