@@ -3044,6 +3044,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data-privacy/breaches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Personal-data breaches: the incidents recorded as breaches that you may read (needs incidents:read too; its level decides which), each with the 72-hour clock from awareness to notification of the authority
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyBreaches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/data-privacy/register/csv": {
         parameters: {
             query?: never;
@@ -3190,6 +3210,198 @@ export interface paths {
          * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
          */
         post: operations["postDataPrivacyDpiasByIdRisks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers outside the EEA (own level: only those you or your groups own; filter by processing activity or recipient)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyTransfers"];
+        put?: never;
+        /**
+         * Record a transfer outside the EEA: destination country, recipient third party (needs thirdParties:read) and the safeguard it relies on (400 naming the field without one)
+         * @description Needs scope `dataPrivacy:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyTransfers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a transfer
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyTransfersById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a transfer (409 while others reference it)
+         * @description Needs scope `dataPrivacy:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteDataPrivacyTransfersById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a transfer
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchDataPrivacyTransfersById"];
+        trace?: never;
+    };
+    "/api/v1/data-privacy/transfers/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A transfer's History
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyTransfersByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/transfer-impact-assessments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the transfer impact assessments kept on a third party (own level: only those you or your groups own). Needs thirdParties:read and a third party you may read (404 like a missing one otherwise)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getThirdPartiesByIdTransferImpactAssessments"];
+        put?: never;
+        /**
+         * Record a transfer impact assessment on a third party: laws assessed, risk found, supplementary measures, conclusion, date and next review. Needs thirdParties:read and a third party you may read (404 like a missing one otherwise)
+         * @description Needs scope `dataPrivacy:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postThirdPartiesByIdTransferImpactAssessments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/transfer-impact-assessments/{tiaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a transfer impact assessment of a third party. Needs thirdParties:read and a third party you may read (404 like a missing one otherwise)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getThirdPartiesByIdTransferImpactAssessmentsByTiaId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a transfer impact assessment (409 while a transfer relies on it). Needs thirdParties:read and a third party you may read (404 like a missing one otherwise)
+         * @description Needs scope `dataPrivacy:delete` on the token, and the token's creator must hold that right.
+         */
+        delete: operations["deleteThirdPartiesByIdTransferImpactAssessmentsByTiaId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a transfer impact assessment of a third party. Needs thirdParties:read and a third party you may read (404 like a missing one otherwise)
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchThirdPartiesByIdTransferImpactAssessmentsByTiaId"];
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/transfer-impact-assessments/{tiaId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A transfer impact assessment's History. Needs thirdParties:read and a third party you may read (404 like a missing one otherwise)
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getThirdPartiesByIdTransferImpactAssessmentsByTiaIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/{id}/data-map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An asset's data-map fields (personal data held, categories, location, retention, hosting). Needs assets:read and an asset you may read
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssetsByIdDataMap"];
+        /**
+         * Record or replace an asset's data-map fields (never through the asset CSV import). Needs assets:read and an asset you may read
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        put: operations["putAssetsByIdDataMap"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/third-parties/{id}/dpa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A third party's data processing agreement fields (signed on, version, sub-processors' locations). Needs thirdParties:read and a third party you may read
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getThirdPartiesByIdDpa"];
+        /**
+         * Record or replace a third party's DPA fields (never through the third-party CSV import). Needs thirdParties:read and a third party you may read
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        put: operations["putThirdPartiesByIdDpa"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -18088,7 +18300,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia" | "transfer" | "transferImpactAssessment";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -18177,7 +18389,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
+                    recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia" | "transfer" | "transferImpactAssessment";
                     /** Format: uuid */
                     recordId: string;
                 };
@@ -18193,7 +18405,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
+                            recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia" | "transfer" | "transferImpactAssessment";
                             recordId: string;
                             /** @description (restricted) when you may not read the record; (deleted) when it no longer exists */
                             title: string;
@@ -18293,7 +18505,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia";
+                recordType: "risk" | "control" | "controlTest" | "requirement" | "policy" | "thirdParty" | "incident" | "auditPlan" | "auditFinding" | "processingActivity" | "dpia" | "transfer" | "transferImpactAssessment";
                 recordId: string;
             };
             cookie?: never;
@@ -30811,6 +31023,95 @@ export interface operations {
             };
         };
     };
+    getDataPrivacyBreaches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            incidentId: string;
+                            title: string;
+                            /** @description The incident's status: open or closed */
+                            status: string;
+                            categories: string[];
+                            approximateSubjects: number | null;
+                            /** @description When the controller became aware (the incident's breach detection date) */
+                            awareOn: string | null;
+                            /** @description 72 hours after the start of the day of awareness (UTC): incidents hold days, so the clock takes the earliest moment */
+                            deadline: string | null;
+                            /** @description The first notification to the supervisory authority */
+                            authorityNotifiedOn: string | null;
+                            /** @description The first communication to the data subjects (Art. 34) */
+                            subjectsNotifiedOn: string | null;
+                            /**
+                             * @description running (hoursLeft), overdue (hoursOverdue), notified_in_time, notified_late, or no_awareness_date
+                             * @enum {string}
+                             */
+                            clock: "running" | "overdue" | "notified_in_time" | "notified_late" | "no_awareness_date";
+                            hoursLeft: number | null;
+                            hoursOverdue: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getDataPrivacyRegisterCsv: {
         parameters: {
             query?: never;
@@ -32020,6 +32321,1972 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyTransfers: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "name" | "-name" | "destinationCountry" | "-destinationCountry" | "safeguard" | "-safeguard" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                ownerId?: string;
+                ownerGroupId?: string;
+                processingActivityId?: string;
+                recipientThirdPartyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                processingActivityId: string;
+                                destinationCountry: string;
+                                /** @description The destination country by name */
+                                destinationCountryName: string;
+                                recipientThirdPartyId: string;
+                                /** @enum {string} */
+                                safeguard: "adequacy_decision" | "sccs" | "bcrs" | "derogation";
+                                sccModule: number | null;
+                                /** @enum {string|null} */
+                                derogation: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
+                                transferImpactAssessmentId: string | null;
+                                notes: string;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyTransfers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is transferred, e.g. "Payroll data to the US payroll provider" */
+                    name: string;
+                    /**
+                     * Format: uuid
+                     * @description The processing activity the transfer is part of; one you may read
+                     */
+                    processingActivityId: string;
+                    /** @description ISO 3166-1 alpha-2 code of the destination country, outside the EEA (e.g. US) */
+                    destinationCountry: string;
+                    /**
+                     * Format: uuid
+                     * @description The recipient: a third party you may read (needs thirdParties:read)
+                     */
+                    recipientThirdPartyId: string;
+                    /**
+                     * @description adequacy_decision (Art. 45; only for a country with one), sccs (Art. 46(2)(c), with sccModule), bcrs (Art. 47) or derogation (Art. 49, with derogation)
+                     * @enum {string}
+                     */
+                    safeguard: "adequacy_decision" | "sccs" | "bcrs" | "derogation";
+                    /** @description The SCC module, 1-4; required with sccs, blank otherwise */
+                    sccModule?: number | null;
+                    /**
+                     * @description The Art. 49 ground; required with derogation, blank otherwise
+                     * @enum {string|null}
+                     */
+                    derogation?: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
+                    /**
+                     * Format: uuid
+                     * @description The transfer impact assessment relied on: one kept on the recipient third party
+                     */
+                    transferImpactAssessmentId?: string | null;
+                    notes?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyTransfersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            processingActivityId: string;
+                            destinationCountry: string;
+                            /** @description The destination country by name */
+                            destinationCountryName: string;
+                            recipientThirdPartyId: string;
+                            /** @enum {string} */
+                            safeguard: "adequacy_decision" | "sccs" | "bcrs" | "derogation";
+                            sccModule: number | null;
+                            /** @enum {string|null} */
+                            derogation: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
+                            transferImpactAssessmentId: string | null;
+                            notes: string;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDataPrivacyTransfersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchDataPrivacyTransfersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is transferred, e.g. "Payroll data to the US payroll provider" */
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @description The processing activity the transfer is part of; one you may read
+                     */
+                    processingActivityId?: string;
+                    /** @description ISO 3166-1 alpha-2 code of the destination country, outside the EEA (e.g. US) */
+                    destinationCountry?: string;
+                    /**
+                     * Format: uuid
+                     * @description The recipient: a third party you may read (needs thirdParties:read)
+                     */
+                    recipientThirdPartyId?: string;
+                    /**
+                     * @description adequacy_decision (Art. 45; only for a country with one), sccs (Art. 46(2)(c), with sccModule), bcrs (Art. 47) or derogation (Art. 49, with derogation)
+                     * @enum {string}
+                     */
+                    safeguard?: "adequacy_decision" | "sccs" | "bcrs" | "derogation";
+                    /** @description The SCC module, 1-4; required with sccs, blank otherwise */
+                    sccModule?: number | null;
+                    /**
+                     * @description The Art. 49 ground; required with derogation, blank otherwise
+                     * @enum {string|null}
+                     */
+                    derogation?: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
+                    /**
+                     * Format: uuid
+                     * @description The transfer impact assessment relied on: one kept on the recipient third party
+                     */
+                    transferImpactAssessmentId?: string | null;
+                    notes?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            processingActivityId: string;
+                            destinationCountry: string;
+                            /** @description The destination country by name */
+                            destinationCountryName: string;
+                            recipientThirdPartyId: string;
+                            /** @enum {string} */
+                            safeguard: "adequacy_decision" | "sccs" | "bcrs" | "derogation";
+                            sccModule: number | null;
+                            /** @enum {string|null} */
+                            derogation: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
+                            transferImpactAssessmentId: string | null;
+                            notes: string;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyTransfersByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getThirdPartiesByIdTransferImpactAssessments: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "name" | "-name" | "assessedOn" | "-assessedOn" | "nextReviewOn" | "-nextReviewOn" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+                ownerId?: string;
+                ownerGroupId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                name: string;
+                                thirdPartyId: string;
+                                lawsAssessed: string;
+                                /** @enum {string} */
+                                riskFound: "low" | "medium" | "high";
+                                supplementaryMeasures: string;
+                                /** @enum {string} */
+                                conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
+                                assessedOn: string;
+                                nextReviewOn: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                owner: {
+                                    id: string;
+                                    name: string;
+                                    email: string;
+                                } | null;
+                                ownerGroup: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postThirdPartiesByIdTransferImpactAssessments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name of the assessment, e.g. "US transfers 2026" */
+                    name: string;
+                    /** @description The laws and practices of the destination assessed (public authorities' access to the data) */
+                    lawsAssessed: string;
+                    /**
+                     * @description The risk found for the data subjects: low, medium or high
+                     * @enum {string}
+                     */
+                    riskFound: "low" | "medium" | "high";
+                    /** @description The supplementary measures (technical, contractual, organisational) that bring the protection up to the EU level */
+                    supplementaryMeasures?: string;
+                    /**
+                     * @description proceed, proceed_with_measures or do_not_proceed
+                     * @enum {string}
+                     */
+                    conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
+                    /**
+                     * Format: date
+                     * @description The date of the assessment (YYYY-MM-DD)
+                     */
+                    assessedOn: string;
+                    /**
+                     * Format: date
+                     * @description The next review (YYYY-MM-DD), after the assessment date; reminded to the owner
+                     */
+                    nextReviewOn?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getThirdPartiesByIdTransferImpactAssessmentsByTiaId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tiaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            thirdPartyId: string;
+                            lawsAssessed: string;
+                            /** @enum {string} */
+                            riskFound: "low" | "medium" | "high";
+                            supplementaryMeasures: string;
+                            /** @enum {string} */
+                            conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
+                            assessedOn: string;
+                            nextReviewOn: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteThirdPartiesByIdTransferImpactAssessmentsByTiaId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tiaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchThirdPartiesByIdTransferImpactAssessmentsByTiaId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tiaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name of the assessment, e.g. "US transfers 2026" */
+                    name?: string;
+                    /** @description The laws and practices of the destination assessed (public authorities' access to the data) */
+                    lawsAssessed?: string;
+                    /**
+                     * @description The risk found for the data subjects: low, medium or high
+                     * @enum {string}
+                     */
+                    riskFound?: "low" | "medium" | "high";
+                    /** @description The supplementary measures (technical, contractual, organisational) that bring the protection up to the EU level */
+                    supplementaryMeasures?: string;
+                    /**
+                     * @description proceed, proceed_with_measures or do_not_proceed
+                     * @enum {string}
+                     */
+                    conclusion?: "proceed" | "proceed_with_measures" | "do_not_proceed";
+                    /**
+                     * Format: date
+                     * @description The date of the assessment (YYYY-MM-DD)
+                     */
+                    assessedOn?: string;
+                    /**
+                     * Format: date
+                     * @description The next review (YYYY-MM-DD), after the assessment date; reminded to the owner
+                     */
+                    nextReviewOn?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An active user; defaults to the creator when owner and group are both left out
+                     */
+                    ownerId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An existing group
+                     */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            thirdPartyId: string;
+                            lawsAssessed: string;
+                            /** @enum {string} */
+                            riskFound: "low" | "medium" | "high";
+                            supplementaryMeasures: string;
+                            /** @enum {string} */
+                            conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
+                            assessedOn: string;
+                            nextReviewOn: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            owner: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            } | null;
+                            ownerGroup: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getThirdPartiesByIdTransferImpactAssessmentsByTiaIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tiaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetsByIdDataMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            assetId: string;
+                            personalDataHeld: boolean;
+                            dataCategories: string[];
+                            locationCountry: string | null;
+                            /** @description The location country by name; blank when none */
+                            locationCountryName: string;
+                            retention: string;
+                            /** @enum {string|null} */
+                            hosting: "on_premises" | "private_cloud" | "public_cloud" | "saas" | null;
+                            /** @description Null while the asset has no data-map fields recorded */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAssetsByIdDataMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether the asset holds personal data */
+                    personalDataHeld: boolean;
+                    /** @description Categories of personal data held (the processing activities' list) */
+                    dataCategories?: ("identification" | "contact_details" | "financial" | "employment" | "education" | "location" | "online_identifiers" | "communications" | "images_and_recordings" | "racial_or_ethnic_origin" | "political_opinions" | "religious_or_philosophical_beliefs" | "trade_union_membership" | "genetic_data" | "biometric_data" | "health_data" | "sex_life_or_sexual_orientation")[];
+                    /** @description ISO 3166-1 alpha-2 country code */
+                    locationCountry?: string | null;
+                    /** @description How long the data is kept */
+                    retention?: string;
+                    /**
+                     * @description on_premises, private_cloud, public_cloud or saas
+                     * @enum {string|null}
+                     */
+                    hosting?: "on_premises" | "private_cloud" | "public_cloud" | "saas" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            assetId: string;
+                            personalDataHeld: boolean;
+                            dataCategories: string[];
+                            locationCountry: string | null;
+                            /** @description The location country by name; blank when none */
+                            locationCountryName: string;
+                            retention: string;
+                            /** @enum {string|null} */
+                            hosting: "on_premises" | "private_cloud" | "public_cloud" | "saas" | null;
+                            /** @description Null while the asset has no data-map fields recorded */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getThirdPartiesByIdDpa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            thirdPartyId: string;
+                            signedOn: string | null;
+                            version: string;
+                            subProcessorCountries: string[];
+                            subProcessorCountryNames: string[];
+                            /** @description Null while no DPA fields are recorded */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putThirdPartiesByIdDpa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description When the DPA was signed (YYYY-MM-DD)
+                     */
+                    signedOn?: string | null;
+                    /** @description The DPA's version */
+                    version?: string;
+                    /** @description The countries where its sub-processors process the data */
+                    subProcessorCountries?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            thirdPartyId: string;
+                            signedOn: string | null;
+                            version: string;
+                            subProcessorCountries: string[];
+                            subProcessorCountryNames: string[];
+                            /** @description Null while no DPA fields are recorded */
+                            updatedAt: string | null;
                         };
                     };
                 };

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { assets } from './assets';
+import { thirdParties } from './third-parties';
 import { groups, users } from './platform';
 
 /**
@@ -77,3 +79,88 @@ export const dpias = pgTable('dpias', {
   index('dpias_processing_activity_idx').on(t.processingActivityId),
   index('dpias_status_idx').on(t.status),
 ]);
+
+/**
+ * Transfer impact assessments, kept on a third party (the importer): the laws of the destination assessed, the risk
+ * found, the supplementary measures and the conclusion, with the date and the next review (reminders).
+ */
+export const transferImpactAssessments = pgTable('transfer_impact_assessments', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  thirdPartyId: uuid('third_party_id').notNull().references(() => thirdParties.id),
+  lawsAssessed: text('laws_assessed').notNull().default(''),
+  riskFound: text('risk_found', { enum: ['low', 'medium', 'high'] }).notNull(),
+  supplementaryMeasures: text('supplementary_measures').notNull().default(''),
+  conclusion: text('conclusion', { enum: ['proceed', 'proceed_with_measures', 'do_not_proceed'] }).notNull(),
+  assessedOn: date('assessed_on', { mode: 'string' }).notNull(),
+  nextReviewOn: date('next_review_on', { mode: 'string' }),
+  ownerId: uuid('owner_id').references(() => users.id),
+  ownerGroupId: uuid('owner_group_id').references(() => groups.id),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  check('transfer_impact_assessments_risk_check', sql`${t.riskFound} in ('low', 'medium', 'high')`),
+  check('transfer_impact_assessments_conclusion_check', sql`${t.conclusion} in ('proceed', 'proceed_with_measures', 'do_not_proceed')`),
+  check('transfer_impact_assessments_review_check', sql`${t.nextReviewOn} is null or ${t.nextReviewOn} > ${t.assessedOn}`),
+  index('transfer_impact_assessments_created_idx').on(t.createdAt, t.id),
+  index('transfer_impact_assessments_owner_idx').on(t.ownerId),
+  index('transfer_impact_assessments_owner_group_idx').on(t.ownerGroupId),
+  index('transfer_impact_assessments_third_party_idx').on(t.thirdPartyId),
+  index('transfer_impact_assessments_next_review_idx').on(t.nextReviewOn),
+]);
+
+/**
+ * Transfers of personal data outside the EEA (GDPR Chapter V), each of one processing activity: the destination
+ * country (ISO 3166-1 alpha-2), the recipient (a third party), the safeguard (adequacy decision, SCCs with their
+ * module, BCRs, or an Art. 49 derogation with its ground) and the transfer impact assessment relied on.
+ */
+export const privacyTransfers = pgTable('privacy_transfers', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  processingActivityId: uuid('processing_activity_id').notNull().references(() => processingActivities.id),
+  destinationCountry: text('destination_country').notNull(),
+  recipientThirdPartyId: uuid('recipient_third_party_id').notNull().references(() => thirdParties.id),
+  safeguard: text('safeguard', { enum: ['adequacy_decision', 'sccs', 'bcrs', 'derogation'] }).notNull(),
+  sccModule: integer('scc_module'),
+  derogation: text('derogation'),
+  transferImpactAssessmentId: uuid('transfer_impact_assessment_id').references(() => transferImpactAssessments.id),
+  notes: text('notes').notNull().default(''),
+  ownerId: uuid('owner_id').references(() => users.id),
+  ownerGroupId: uuid('owner_group_id').references(() => groups.id),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  check('privacy_transfers_country_check', sql`${t.destinationCountry} ~ '^[A-Z]{2}$'`),
+  check('privacy_transfers_safeguard_check', sql`${t.safeguard} in ('adequacy_decision', 'sccs', 'bcrs', 'derogation')`),
+  check('privacy_transfers_scc_module_check', sql`(${t.safeguard} = 'sccs') = (${t.sccModule} is not null) and (${t.sccModule} is null or ${t.sccModule} between 1 and 4)`),
+  check('privacy_transfers_derogation_check', sql`(${t.safeguard} = 'derogation') = (${t.derogation} is not null)`),
+  index('privacy_transfers_created_idx').on(t.createdAt, t.id),
+  index('privacy_transfers_owner_idx').on(t.ownerId),
+  index('privacy_transfers_owner_group_idx').on(t.ownerGroupId),
+  index('privacy_transfers_activity_idx').on(t.processingActivityId),
+  index('privacy_transfers_recipient_idx').on(t.recipientThirdPartyId),
+  index('privacy_transfers_tia_idx').on(t.transferImpactAssessmentId),
+]);
+
+/** Data-map fields of an asset, kept by data privacy (one row per asset that has them; docs/data-privacy.md). */
+export const assetDataMaps = pgTable('asset_data_maps', {
+  assetId: uuid('asset_id').primaryKey().references(() => assets.id, { onDelete: 'cascade' }),
+  personalDataHeld: boolean('personal_data_held').notNull().default(false),
+  dataCategories: text('data_categories').array().notNull().default(sql`'{}'::text[]`),
+  locationCountry: text('location_country'),
+  retention: text('retention').notNull().default(''),
+  hosting: text('hosting', { enum: ['on_premises', 'private_cloud', 'public_cloud', 'saas'] }),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  check('asset_data_maps_country_check', sql`${t.locationCountry} ~ '^[A-Z]{2}$'`),
+  check('asset_data_maps_hosting_check', sql`${t.hosting} in ('on_premises', 'private_cloud', 'public_cloud', 'saas')`),
+]);
+
+/** The data processing agreement with a third party (Art. 28(3)), kept by data privacy: one row per third party that has one. */
+export const thirdPartyDpas = pgTable('third_party_dpas', {
+  thirdPartyId: uuid('third_party_id').primaryKey().references(() => thirdParties.id, { onDelete: 'cascade' }),
+  signedOn: date('signed_on', { mode: 'string' }),
+  version: text('version').notNull().default(''),
+  subProcessorCountries: text('sub_processor_countries').array().notNull().default(sql`'{}'::text[]`),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

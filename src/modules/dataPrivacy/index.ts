@@ -2,7 +2,10 @@ import { dpias, processingActivities } from '../../../db/schema';
 import { defineModule } from '../../platform/modules/module';
 import { kindEvents } from '../../platform/notifications/declarations';
 import { registerType } from '../../platform/records/record-types';
-import { dpiasApi, processingActivitiesApi, registerApi, TAG } from './api';
+import { dataMapApi, dpiasApi, processingActivitiesApi, registerApi, TAG, tiasApi, transfersApi } from './api';
+import { assetPrivacySection, dataMapPages, thirdPartyPrivacySections } from './data-map-pages';
+import { tiaPages, transferPages } from './transfer-pages';
+import { TIA_PATH, tiaDueDates, tiaKind, TRANSFER_PATH, transferKind } from './transfer-service';
 import { dpiaKind } from './dpia-service';
 import { DPIA_PATH, dpiaPages, PATH, processingActivityPages, registerPages } from './pages';
 import { processingActivityKind } from './service';
@@ -11,25 +14,53 @@ import { processingActivityKind } from './service';
 export const manifest = defineModule({
   name: 'dataPrivacy',
   apiTags: {
-    [TAG]: 'Records of processing activities (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35).',
+    [TAG]: 'Records of processing activities (GDPR Art. 30), the Article 30 register, DPIAs (Art. 35), transfers outside the EEA and transfer impact assessments.',
   },
   permissions: 'dataPrivacy',
   // Personal-data records: the assistant endpoint reaches them only while Include privacy records is on.
   privacyRecords: true,
-  plugins: (ctx) => [processingActivitiesApi(ctx), registerApi(ctx), dpiasApi(ctx), processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx)],
+  plugins: (ctx) => [
+    processingActivitiesApi(ctx), registerApi(ctx), dpiasApi(ctx), transfersApi(ctx), tiasApi(ctx), dataMapApi(ctx), dataMapPages(ctx),
+    processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx), transferPages(ctx), tiaPages(ctx),
+  ],
   nav: [
     { group: 'Privacy', key: 'processing-activities', href: PATH, label: 'Processing activities', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'dpias', href: DPIA_PATH, label: 'DPIAs', needs: 'dataPrivacy:read' },
+    { group: 'Privacy', key: 'transfers', href: TRANSFER_PATH, label: 'Transfers', needs: 'dataPrivacy:read' },
+    { group: 'Privacy', key: 'transfer-impact-assessments', href: TIA_PATH, label: 'Transfer impact assessments', needs: 'dataPrivacy:read' },
+    { group: 'Privacy', key: 'breaches', href: '/data-privacy/breaches', label: 'Breaches', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'article-30-register', href: '/data-privacy/register', label: 'Article 30 register', needs: 'dataPrivacy:read' },
   ],
   customFields: true,
-  countedTables: ['processing_activities', 'dpias'],
+  countedTables: ['processing_activities', 'dpias', 'privacy_transfers', 'transfer_impact_assessments'],
   recordTypes: [registerType(processingActivityKind, {
     kind: 'processingActivity', plural: 'Processing activities', href: (id) => `${PATH}/${id}`,
     evidence: true, search: { body: processingActivities.purposes }, read: true,
   }), registerType(dpiaKind, {
     kind: 'dpia', plural: 'DPIAs', href: (id) => `${DPIA_PATH}/${id}`,
     evidence: true, search: { body: dpias.description }, read: true,
+  }), registerType(transferKind, {
+    kind: 'transfer', plural: 'Transfers', href: (id) => `${TRANSFER_PATH}/${id}`, evidence: true, read: true,
+  }), registerType(tiaKind, {
+    kind: 'transferImpactAssessment', plural: 'Transfer impact assessments', href: (id) => `${TIA_PATH}/${id}`, evidence: true, read: true,
   })],
-  events: [kindEvents(processingActivityKind, { href: (id) => `${PATH}/${id}` }), kindEvents(dpiaKind, { href: (id) => `${DPIA_PATH}/${id}` })],
+  // Data privacy's sections on other records' pages, to data privacy readers only: an asset's data-map fields; a third
+  // party's DPA fields and transfer impact assessments.
+  sections: (type) => {
+    if (type.kind === 'asset') return (ctx, id, viewer, csrfToken) => assetPrivacySection(ctx, id, viewer, csrfToken);
+    if (type.kind !== 'thirdParty') return null;
+    return (ctx, id, viewer, csrfToken) => thirdPartyPrivacySections(ctx, id, viewer, csrfToken);
+  },
+  dueDates: tiaDueDates,
+  // The specification leaves data-map and DPA fields out of CSV import: the asset and third-party imports refuse them by name.
+  importRefusals: [
+    { area: 'assets', columns: ['personal_data_held', 'data_categories', 'location_country', 'location', 'retention', 'hosting'],
+      reason: 'data-map fields are privacy records kept by Data privacy, never imported; set them in the asset\'s Privacy section (dataPrivacy:update)' },
+    { area: 'third-parties', columns: ['dpa_signed_on', 'dpa_version', 'sub_processor_locations', 'sub_processor_countries'],
+      reason: 'DPA fields are privacy records kept by Data privacy, never imported; set them in the third party\'s Privacy section (dataPrivacy:update)' },
+  ],
+  events: [
+    kindEvents(processingActivityKind, { href: (id) => `${PATH}/${id}` }), kindEvents(dpiaKind, { href: (id) => `${DPIA_PATH}/${id}` }),
+    kindEvents(transferKind, { href: (id) => `${TRANSFER_PATH}/${id}` }), kindEvents(tiaKind, { href: (id) => `${TIA_PATH}/${id}` }),
+  ],
 });

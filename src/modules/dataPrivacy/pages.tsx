@@ -15,6 +15,9 @@ import {
 } from './schema';
 import { LINKED_TYPES, processingActivityKind } from './service';
 import { RegisterPrint, RegisterScreen } from './views';
+import { activityTransfers } from './transfer-pages';
+import { breachesAsSeen, mayReadBreaches } from './breaches';
+import { BreachesScreen } from './breach-views';
 import { runWrite } from '../../platform/http/context';
 import { attempt } from '../../platform/http/form-input';
 import { platformService } from '../../platform/http/installed';
@@ -74,10 +77,13 @@ export const processingActivityPages = (app: AppContext) => {
       ownerColumn(),
     ],
     messages: { created: 'Processing activity recorded.' },
-    // The DPIAs assessing the activity, as the viewer may read them, with a link to start one.
+    // The DPIAs assessing the activity and its transfers outside the EEA, as the viewer may read them, with links to start one.
     sections: async (view, viewer) => {
-      const page = await listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' });
-      return <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />;
+      const [page, transfers] = await Promise.all([
+        listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' }),
+        activityTransfers(app, view.id, viewer),
+      ]);
+      return <><ActivityDpias activityId={view.id} dpias={page.rows} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />{transfers}</>;
     },
     // History names stored keys by their labels ("legal_obligation" reads "Legal obligation").
     historyNames: async () => (field, value) => (LABELLED.has(field) && typeof value === 'string' ? valueLabel(value) : undefined),
@@ -208,6 +214,11 @@ export const registerPages = (app: AppContext) =>
         </>
       );
       return renderScreen(headers, { title: 'Article 30 register', viewer, csrfToken, active: 'article-30-register', actions }, <RegisterScreen sections={sections} />);
+    }, { page: 'dataPrivacy:read' })
+    .get('/data-privacy/breaches', async ({ viewer, csrfToken, headers }) => {
+      const mayRead = mayReadBreaches(viewer);
+      const breaches = mayRead ? await breachesAsSeen(app.db, viewer) : [];
+      return renderScreen(headers, { title: 'Personal-data breaches', viewer, csrfToken, active: 'breaches' }, <BreachesScreen breaches={breaches} mayRead={mayRead} />);
     }, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register/print', async ({ viewer }) =>
       <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date().toISOString().slice(0, 10)} />, { page: 'dataPrivacy:read' })

@@ -204,3 +204,189 @@ export const dpiaExamples = {
     ...exampleOwnership, customFields: {},
   } satisfies DpiaView,
 };
+
+// ---------------------------------------------------------------- transfers and transfer impact assessments
+
+/** The safeguards of GDPR Chapter V a transfer relies on: Art. 45, 46(2)(c), 47, 49. */
+export const TRANSFER_SAFEGUARDS = ['adequacy_decision', 'sccs', 'bcrs', 'derogation'] as const;
+/** The modules of the 2021 standard contractual clauses: 1 controller to controller, 2 controller to processor, 3 processor to processor, 4 processor to controller. */
+export const SCC_MODULES = [1, 2, 3, 4] as const;
+export const SCC_MODULE_LABELS: Record<number, string> = {
+  1: 'Module 1: controller to controller', 2: 'Module 2: controller to processor', 3: 'Module 3: processor to processor', 4: 'Module 4: processor to controller',
+};
+/** The derogations of Art. 49(1): points (a) to (g), and the compelling legitimate interests of its second subparagraph. */
+export const TRANSFER_DEROGATIONS = [
+  'explicit_consent', 'contract_with_data_subject', 'contract_in_data_subject_interest', 'important_public_interest', 'legal_claims',
+  'vital_interests', 'public_register', 'compelling_legitimate_interests',
+] as const;
+
+const transferFields = {
+  name: t.String({ minLength: 1, maxLength: 300, description: 'What is transferred, e.g. "Payroll data to the US payroll provider"' }),
+  processingActivityId: t.String({ format: 'uuid', description: 'The processing activity the transfer is part of; one you may read' }),
+  destinationCountry: t.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code of the destination country, outside the EEA (e.g. US)' }),
+  recipientThirdPartyId: t.String({ format: 'uuid', description: 'The recipient: a third party you may read (needs thirdParties:read)' }),
+  safeguard: stringEnum(TRANSFER_SAFEGUARDS, {
+    description: 'adequacy_decision (Art. 45; only for a country with one), sccs (Art. 46(2)(c), with sccModule), bcrs (Art. 47) or derogation (Art. 49, with derogation)',
+  }),
+  sccModule: t.Optional(t.Union([Type.Integer({ minimum: 1, maximum: 4 }), t.Null()], { description: 'The SCC module, 1-4; required with sccs, blank otherwise' })),
+  derogation: t.Optional(t.Union([stringEnum(TRANSFER_DEROGATIONS), t.Null()], { description: 'The Art. 49 ground; required with derogation, blank otherwise' })),
+  transferImpactAssessmentId: t.Optional(t.Union([t.String({ format: 'uuid' }), t.Null()], {
+    description: 'The transfer impact assessment relied on: one kept on the recipient third party',
+  })),
+  notes: t.Optional(t.String({ maxLength: 20_000 })),
+};
+export const { Create: TransferCreate, Update: TransferUpdate } = recordInputs(transferFields);
+export type TransferCreate = Static<typeof TransferCreate>;
+export type TransferUpdate = Static<typeof TransferUpdate>;
+
+export const TransferView = recordView({
+  name: t.String(),
+  processingActivityId: t.String(),
+  destinationCountry: t.String(),
+  destinationCountryName: t.String({ description: 'The destination country by name' }),
+  recipientThirdPartyId: t.String(),
+  safeguard: stringEnum(TRANSFER_SAFEGUARDS),
+  sccModule: t.Union([Type.Integer(), t.Null()]),
+  derogation: t.Union([stringEnum(TRANSFER_DEROGATIONS), t.Null()]),
+  transferImpactAssessmentId: t.Union([t.String(), t.Null()]),
+  notes: t.String(),
+});
+export type TransferView = Static<typeof TransferView>;
+
+export const TRANSFER_SORTS = ['name', 'destinationCountry', 'safeguard', 'createdAt', 'updatedAt'] as const;
+export const TransferListQuery = recordListQuery(TRANSFER_SORTS, null, {
+  processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers of this processing activity' })),
+  recipientThirdPartyId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers to this third party' })),
+});
+
+export const transferExamples = {
+  create: {
+    name: 'Payroll data to the payroll provider', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13', destinationCountry: 'IN',
+    recipientThirdPartyId: '6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62', safeguard: 'sccs', sccModule: 2, derogation: null,
+    transferImpactAssessmentId: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', notes: '',
+  } satisfies TransferCreate,
+  row: {
+    id: '7d3a1c9e-2b5f-4e8d-a7c3-1f9b5d2e8a46', name: 'Payroll data to the payroll provider', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13',
+    destinationCountry: 'IN', destinationCountryName: 'India', recipientThirdPartyId: '6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62', safeguard: 'sccs',
+    sccModule: 2, derogation: null, transferImpactAssessmentId: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', notes: '', ...exampleOwnership,
+  } satisfies TransferView,
+};
+
+export const TIA_RISKS = ['low', 'medium', 'high'] as const;
+export const TIA_CONCLUSIONS = ['proceed', 'proceed_with_measures', 'do_not_proceed'] as const;
+const IsoDate = (description: string) => t.String({ format: 'date', description });
+
+const tiaFields = {
+  name: t.String({ minLength: 1, maxLength: 300, description: 'The name of the assessment, e.g. "US transfers 2026"' }),
+  lawsAssessed: t.String({ minLength: 1, maxLength: 20_000, description: 'The laws and practices of the destination assessed (public authorities\' access to the data)' }),
+  riskFound: stringEnum(TIA_RISKS, { description: 'The risk found for the data subjects: low, medium or high' }),
+  supplementaryMeasures: t.Optional(t.String({ maxLength: 20_000, description: 'The supplementary measures (technical, contractual, organisational) that bring the protection up to the EU level' })),
+  conclusion: stringEnum(TIA_CONCLUSIONS, { description: 'proceed, proceed_with_measures or do_not_proceed' }),
+  assessedOn: IsoDate('The date of the assessment (YYYY-MM-DD)'),
+  nextReviewOn: t.Optional(t.Union([IsoDate('The next review (YYYY-MM-DD), after the assessment date; reminded to the owner'), t.Null()])),
+};
+/** A TIA as the screens write it: the third party it is kept on is one of its fields. */
+export const { Create: TiaRecordCreate, Update: TiaRecordUpdate } = recordInputs({
+  ...tiaFields, thirdPartyId: t.String({ format: 'uuid', description: 'The third party (the importer) the assessment is kept on; one you may read' }),
+});
+export type TiaRecordCreate = Static<typeof TiaRecordCreate>;
+/** A TIA as REST writes it: the third party is the one the route names (`/third-parties/{id}/transfer-impact-assessments`). */
+export const { Create: TiaCreate, Update: TiaUpdate } = recordInputs(tiaFields);
+export type TiaCreate = Static<typeof TiaCreate>;
+export type TiaUpdate = Static<typeof TiaUpdate>;
+
+export const TiaView = recordView({
+  name: t.String(),
+  thirdPartyId: t.String(),
+  lawsAssessed: t.String(),
+  riskFound: stringEnum(TIA_RISKS),
+  supplementaryMeasures: t.String(),
+  conclusion: stringEnum(TIA_CONCLUSIONS),
+  assessedOn: t.String(),
+  nextReviewOn: t.Union([t.String(), t.Null()]),
+});
+export type TiaView = Static<typeof TiaView>;
+
+export const TIA_SORTS = ['name', 'assessedOn', 'nextReviewOn', 'createdAt', 'updatedAt'] as const;
+export const TiaListQuery = recordListQuery(TIA_SORTS, null);
+export const ThirdPartyTiaParams = t.Object({ id: t.String({ format: 'uuid' }), tiaId: t.String({ format: 'uuid' }) });
+
+export const tiaExamples = {
+  create: {
+    name: 'India transfers 2026', lawsAssessed: 'Information Technology Act 2000 and its interception rules; Digital Personal Data Protection Act 2023',
+    riskFound: 'medium', supplementaryMeasures: 'Encryption in transit and at rest with keys held in the EU', conclusion: 'proceed_with_measures',
+    assessedOn: '2026-03-01', nextReviewOn: '2027-03-01',
+  } satisfies TiaCreate,
+  row: {
+    id: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', name: 'India transfers 2026', thirdPartyId: '6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62',
+    lawsAssessed: 'Information Technology Act 2000 and its interception rules; Digital Personal Data Protection Act 2023', riskFound: 'medium',
+    supplementaryMeasures: 'Encryption in transit and at rest with keys held in the EU', conclusion: 'proceed_with_measures',
+    assessedOn: '2026-03-01', nextReviewOn: '2027-03-01', ...exampleOwnership,
+  } satisfies TiaView,
+};
+
+// ---------------------------------------------------------------- data-map fields on assets, DPA fields on third parties
+
+export const HOSTING_KINDS = ['on_premises', 'private_cloud', 'public_cloud', 'saas'] as const;
+const CountryCode = t.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code' });
+
+/** The data-map fields of an asset, kept by data privacy: the whole set is written at once (PUT). */
+export const AssetDataMapInput = t.Object({
+  personalDataHeld: t.Boolean({ description: 'Whether the asset holds personal data' }),
+  dataCategories: t.Optional(t.Array(stringEnum(PERSONAL_DATA_CATEGORIES), { maxItems: PERSONAL_DATA_CATEGORIES.length, uniqueItems: true, description: 'Categories of personal data held (the processing activities\' list)' })),
+  locationCountry: t.Optional(t.Union([CountryCode, t.Null()], { description: 'Where the data is stored' })),
+  retention: t.Optional(t.String({ maxLength: 5_000, description: 'How long the data is kept' })),
+  hosting: t.Optional(t.Union([stringEnum(HOSTING_KINDS), t.Null()], { description: 'on_premises, private_cloud, public_cloud or saas' })),
+}, { additionalProperties: false });
+export type AssetDataMapInput = Static<typeof AssetDataMapInput>;
+
+export const AssetDataMapView = t.Object({
+  assetId: t.String(),
+  personalDataHeld: t.Boolean(),
+  dataCategories: t.Array(t.String()),
+  locationCountry: t.Union([t.String(), t.Null()]),
+  locationCountryName: t.String({ description: 'The location country by name; blank when none' }),
+  retention: t.String(),
+  hosting: t.Union([stringEnum(HOSTING_KINDS), t.Null()]),
+  updatedAt: t.Union([t.String(), t.Null()], { description: 'Null while the asset has no data-map fields recorded' }),
+});
+export type AssetDataMapView = Static<typeof AssetDataMapView>;
+
+/** The data processing agreement with a third party (Art. 28(3)), kept by data privacy: the whole set is written at once (PUT). */
+export const ThirdPartyDpaInput = t.Object({
+  signedOn: t.Optional(t.Union([t.String({ format: 'date', description: 'When the DPA was signed (YYYY-MM-DD)' }), t.Null()])),
+  version: t.Optional(t.String({ maxLength: 200, description: 'The DPA\'s version' })),
+  subProcessorCountries: t.Optional(t.Array(CountryCode, { maxItems: 250, uniqueItems: true, description: 'The countries where its sub-processors process the data' })),
+}, { additionalProperties: false });
+export type ThirdPartyDpaInput = Static<typeof ThirdPartyDpaInput>;
+
+export const ThirdPartyDpaView = t.Object({
+  thirdPartyId: t.String(),
+  signedOn: t.Union([t.String(), t.Null()]),
+  version: t.String(),
+  subProcessorCountries: t.Array(t.String()),
+  subProcessorCountryNames: t.Array(t.String()),
+  updatedAt: t.Union([t.String(), t.Null()], { description: 'Null while no DPA fields are recorded' }),
+});
+export type ThirdPartyDpaView = Static<typeof ThirdPartyDpaView>;
+
+// ---------------------------------------------------------------- personal-data breaches (held by incidents)
+
+export const BREACH_CLOCK_STATES = ['running', 'overdue', 'notified_in_time', 'notified_late', 'no_awareness_date'] as const;
+
+/** A personal-data breach as data privacy shows it: the incident's breach details and the 72-hour clock of Art. 33(1). */
+export const BreachEntryView = t.Object({
+  incidentId: t.String(),
+  title: t.String(),
+  status: t.String({ description: 'The incident\'s status: open or closed' }),
+  categories: t.Array(t.String()),
+  approximateSubjects: t.Union([Type.Integer(), t.Null()]),
+  awareOn: t.Union([t.String(), t.Null()], { description: 'When the controller became aware (the incident\'s breach detection date)' }),
+  deadline: t.Union([t.String(), t.Null()], { description: '72 hours after the start of the day of awareness (UTC): incidents hold days, so the clock takes the earliest moment' }),
+  authorityNotifiedOn: t.Union([t.String(), t.Null()], { description: 'The first notification to the supervisory authority' }),
+  subjectsNotifiedOn: t.Union([t.String(), t.Null()], { description: 'The first communication to the data subjects (Art. 34)' }),
+  clock: stringEnum(BREACH_CLOCK_STATES, { description: 'running (hoursLeft), overdue (hoursOverdue), notified_in_time, notified_late, or no_awareness_date' }),
+  hoursLeft: t.Union([Type.Integer(), t.Null()]),
+  hoursOverdue: t.Union([Type.Integer(), t.Null()]),
+});
+export type BreachEntryView = Static<typeof BreachEntryView>;

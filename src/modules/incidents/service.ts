@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
 import { conflict, invalid, type FieldProblem } from '../../platform/core/errors';
@@ -154,4 +154,36 @@ export async function incidentLinkChoices(db: DbOrTx, actor: Actor): Promise<{ a
 interface Choice {
   value: string;
   label: string;
+}
+
+/** One personal-data breach as listed across incidents: the incident, its breach details and its first notification to the authority. */
+export interface BreachEntry {
+  incidentId: string;
+  title: string;
+  status: 'open' | 'closed';
+  categories: string[];
+  approximateSubjects: number | null;
+  detectedAt: string | null;
+  authorityNotifiedOn: string | null;
+  subjectsNotifiedOn: string | null;
+}
+
+/**
+ * The incidents recorded as personal-data breaches that the actor may read (incidents:read at its level: own or all),
+ * newest awareness first, each with its first notification to the authority and to the data subjects (one query).
+ */
+export async function listBreaches(db: DbOrTx, actor: Actor, limit = 500): Promise<BreachEntry[]> {
+  const first = (recipient: 'authority' | 'subjects') =>
+    sql<string | null>`min(${incidentBreachNotifications.notifiedOn}) filter (where ${incidentBreachNotifications.recipient} = ${recipient})`;
+  return db.select({
+    incidentId: incidents.id, title: incidents.title, status: incidents.status, categories: incidentBreaches.categories,
+    approximateSubjects: incidentBreaches.approximateSubjects, detectedAt: incidentBreaches.detectedAt,
+    authorityNotifiedOn: first('authority'), subjectsNotifiedOn: first('subjects'),
+  }).from(incidentBreaches)
+    .innerJoin(incidents, eq(incidents.id, incidentBreaches.incidentId))
+    .leftJoin(incidentBreachNotifications, eq(incidentBreachNotifications.incidentId, incidentBreaches.incidentId))
+    .where(ownershipCondition(actor, 'incidents:read', incidents.ownerId, incidents.ownerGroupId))
+    .groupBy(incidents.id, incidentBreaches.incidentId)
+    .orderBy(sql`${incidentBreaches.detectedAt} desc nulls last`, asc(incidents.title))
+    .limit(limit);
 }

@@ -12,8 +12,8 @@ import {
   auditFields, createRecords, listCondition, updateRecords, type BatchOutcome, type OwnedTable, type RecordKind,
 } from '../records/records';
 import {
-  importRights, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
-  type ImportWriter, type ReadResult,
+  importRefusalsFor, importRights, loadImportLookups, matchAllowed, type ImportColumn, type ImportLookups, type ImportRights, type ImportType,
+  type ImportRefusal, type ImportWriter, type ReadResult,
 } from './import-type';
 import { PipelinedWrites } from '../core/pipelined-writes';
 import { CsvRefusal, openCsv, type CsvRow } from './parse';
@@ -124,7 +124,14 @@ const headerKey = (name: string) => name.trim().replace(/\*$/, '').trim().toLowe
  * Maps the file's header onto the columns (names ignore case and a trailing *); a repeated or unknown column refuses
  * the file (nothing is dropped silently). Every CSV import's header goes through it.
  */
-export function mapHeader<C extends { name: string }>(header: string[], columns: readonly C[]): (C | null)[] {
+export function mapHeader<C extends { name: string }>(header: string[], columns: readonly C[], refused: readonly ImportRefusal[] = []): (C | null)[] {
+  // Columns declared as never imported are refused with their reason before anything else is read.
+  for (const refusal of refused) {
+    const named = header.filter((name) => refusal.columns.includes(headerKey(name)));
+    if (named.length) {
+      throw new CsvRefusal(`The column${named.length > 1 ? 's' : ''} ${named.map((n) => `"${n}"`).join(', ')} cannot be imported: ${refusal.reason}.`);
+    }
+  }
   const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
   const seen = new Set<string>();
   const repeated: string[] = [];
@@ -380,7 +387,7 @@ export async function runCsvImport<L extends object>(
   const fileName = cleanFileName(file.name);
   const csv = openCsv(file.bytes);
   const columns = await importColumns(db, type);
-  const mapped = mapHeader(csv.header, columns);
+  const mapped = mapHeader(csv.header, columns, importRefusalsFor(type.area));
   const skip = csv.firstRow && isTemplateHelpRow(csv.firstRow.cells, mapped) ? 1 : 0;
   if (csv.rowCount - skip === 0) throw new CsvRefusal('The file has only a header row and no records.');
   const importer: Actor = { ...actor, via: 'import', source: `CSV import of ${fileName}` };

@@ -213,3 +213,27 @@ export type { FieldProblem };
 
 /** Declares an import type; the result is what the engine, routes and app.ts take (its lookups' type is its own business). */
 export const defineImportType = <L extends object>(type: ImportType<L>): ImportType => type;
+
+/**
+ * Columns an import refuses with a reason instead of "Unknown column": fields another module keeps on the type's
+ * records and the specification leaves out of CSV import (data privacy's data-map fields on assets). Declared by the
+ * module keeping them (its manifest's `importRefusals`).
+ */
+export interface ImportRefusal {
+  /** The import's area: 'assets', 'third-parties'. */
+  area: string;
+  /** Header names, lower case: 'personal_data_held'. */
+  columns: readonly string[];
+  /** Why, as the refusal says it: 'data-map fields are kept by Data privacy: set them in the asset's Privacy section'. */
+  reason: string;
+}
+
+let refusals: readonly ImportRefusal[] = [];
+
+/** Called once by installModules with every module's declared refusals. */
+export function installImportRefusals(declared: readonly ImportRefusal[]): void {
+  refusals = declared;
+}
+
+/** The refusals that apply to an import's area. */
+export const importRefusalsFor = (area: string): readonly ImportRefusal[] => refusals.filter((r) => r.area === area);

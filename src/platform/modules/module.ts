@@ -2,7 +2,7 @@ import type { AnyElysia } from 'elysia';
 import type { DbOrTx } from '../../../db/client';
 import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
-import type { ImportType } from '../csv/import-type';
+import { installImportRefusals, type ImportRefusal, type ImportType } from '../csv/import-type';
 import { installHistoryDescriptions } from '../records/history-format';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
@@ -25,6 +25,8 @@ export interface ModuleManifest extends InstalledParts {
   plugins(ctx: AppContext): AnyElysia[];
   /** CSV import types (templates, checks, imports and current-records downloads under `/<area>/import`). */
   imports?: readonly ImportType[];
+  /** Columns of other modules' CSV imports refused with a reason: fields this module keeps on their records (docs/csv-import.md). */
+  importRefusals?: readonly ImportRefusal[];
   /** The record types the module owns (src/platform/records/record-types.ts): each declared once, here. */
   recordTypes?: readonly RecordTypeDeclaration[];
   /** Sections this module adds to the pages of other record types (evidence lists what proves a control). */
@@ -71,6 +73,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installed = modules;
   tools = null;
   installParts(modules);
+  installImportRefusals(modules.flatMap((m) => [...(m.importRefusals ?? [])]));
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
