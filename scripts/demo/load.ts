@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../db/client';
-import { complianceAnalyses, complianceItems, groups, riskClassifications, roles } from '../../db/schema';
+import { awarenessResults, complianceAnalyses, complianceItems, groups, riskClassifications, roles } from '../../db/schema';
 import { addContact, addSubProcessor, linkRisk, thirdPartyKind } from '../../src/modules/thirdParties/service';
 import { assetKind } from '../../src/modules/assets/service';
 import { auditPlanKind, findingKind } from '../../src/modules/audits/service';
@@ -28,6 +28,9 @@ import { projectKind } from '../../src/modules/projects/service';
 import { addItem, decideItem, programKind } from '../../src/modules/accountReviews/service';
 import { riskKind } from '../../src/modules/risks/service';
 import { createTreatments, recordRiskReview, type TreatmentBatchItem } from '../../src/modules/risks/treatments-service';
+import { programKind as awarenessProgramKind, publishProgram, startTraining, submitAttempt } from '../../src/modules/awareness/service';
+import { processingActivityKind } from '../../src/modules/dataPrivacy/service';
+import { dpiaKind, signOffDpia } from '../../src/modules/dataPrivacy/dpia-service';
 import { createRule } from '../../src/platform/notifications/rules';
 import type { Booted } from '../../src/platform/modules/bootstrap';
 import { countedTables } from '../../src/platform/http/installed';
@@ -156,6 +159,15 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const today = new Date();
   const counts: Record<string, number> = {};
   const count = (kind: string, n: number) => (counts[kind] = (counts[kind] ?? 0) + n);
+  // History over the past twelve months: the loader (the system actor) records each step at a time in the past, and
+  // never earlier than its previous write, so the Audit Log's times ascend. The last steps are the people's, today.
+  let lastWrite = 0;
+  const past = (daysAgo: number): Actor => {
+    lastWrite = Math.max(lastWrite, today.getTime() - daysAgo * 86_400_000);
+    return { ...systemActor('loader'), source: 'demonstration data', writtenAt: new Date(lastWrite) };
+  };
+  /** The day of the `i`th of `n` steps spread from `from` to `to` days ago. */
+  const between = (from: number, to: number, i: number, n: number) => from - ((from - to) * i) / Math.max(n - 1, 1);
 
   // People first, in the transaction that checks emptiness (two loaders at once: the second finds the first's users).
   const people: DemoPerson[] = [];
@@ -168,7 +180,7 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
       const [{ demo }] = await selectRows<{ demo: number }>(tx, sql`select count(*)::int as demo from users where email like ${`%@${DEMO_DOMAIN}`}`);
       throw new DemoRefused(refusalMessage(found, demo > 0));
     }
-    const system = systemActor('cli');
+    const system = past(365);
     const roleId = new Map((await tx.select({ id: roles.id, name: roles.name }).from(roles)).map((r) => [r.name, r.id]));
     for (const role of MADE_ROLES) {
       const permissions = ALL_PERMISSIONS.filter((p) => role.modules.includes(p.split(':')[0]) || (p.endsWith(':read') && !/^(settings|apiTokens):/.test(p)));
@@ -210,16 +222,17 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const assetIds = new Map<string, string>();
   await db.transaction(async (tx) => {
     const owners = await loadOwnerLookup(tx);
-    const parents = idsOf('business unit', await createRecords(tx, businessUnitKind, admin, BUSINESS_UNITS.map((u) => ({ name: u.name, description: u.description })), { owners }));
+    const writer = past(362);
+    const parents = idsOf('business unit', await createRecords(tx, businessUnitKind, writer, BUSINESS_UNITS.map((u) => ({ name: u.name, description: u.description, ownerId: admin.userId })), { owners }));
     BUSINESS_UNITS.forEach((u, i) => unitIds.set(u.name, parents[i]));
-    const children = BUSINESS_UNITS.flatMap((u) => u.children.map((name) => ({ name, description: `${name} (part of ${u.name}).`, parentId: unitIds.get(u.name)! })));
-    idsOf('business unit', await createRecords(tx, businessUnitKind, admin, children, { owners })).forEach((id, i) => unitIds.set(children[i].name, id));
-    const assets = ASSETS.map((a) => ({ name: a.name, description: a.description, businessUnitId: unitIds.get(a.unit)! }));
-    idsOf('asset', await createRecords(tx, assetKind, admin, assets, { owners })).forEach((id, i) => assetIds.set(assets[i].name, id));
-    for (const [name, color, description] of LABELS) await createLabel(tx, admin, { name, color, description });
-    await createCustomField(tx, admin, { module: 'risks', key: 'riskAppetite', label: 'Within appetite', type: 'singleSelect', options: ['Yes', 'No', 'Under review'] });
-    await createCustomField(tx, admin, { module: 'controls', key: 'automated', label: 'Automated', type: 'boolean' });
-    for (const [name, description] of INCIDENT_CLASSIFICATIONS) await createIncidentClassification(tx, admin, { name, description });
+    const children = BUSINESS_UNITS.flatMap((u) => u.children.map((name) => ({ name, description: `${name} (part of ${u.name}).`, parentId: unitIds.get(u.name)!, ownerId: admin.userId })));
+    idsOf('business unit', await createRecords(tx, businessUnitKind, writer, children, { owners })).forEach((id, i) => unitIds.set(children[i].name, id));
+    const assets = ASSETS.map((a) => ({ name: a.name, description: a.description, businessUnitId: unitIds.get(a.unit)!, ownerId: admin.userId }));
+    idsOf('asset', await createRecords(tx, assetKind, writer, assets, { owners })).forEach((id, i) => assetIds.set(assets[i].name, id));
+    for (const [name, color, description] of LABELS) await createLabel(tx, writer, { name, color, description });
+    await createCustomField(tx, writer, { module: 'risks', key: 'riskAppetite', label: 'Within appetite', type: 'singleSelect', options: ['Yes', 'No', 'Under review'] });
+    await createCustomField(tx, writer, { module: 'controls', key: 'automated', label: 'Automated', type: 'boolean' });
+    for (const [name, description] of INCIDENT_CLASSIFICATIONS) await createIncidentClassification(tx, writer, { name, description });
   });
   count('business units', unitIds.size);
   count('assets', assetIds.size);
@@ -240,11 +253,15 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     };
   });
   const controlIds: string[] = [];
-  for (const batch of chunks(chunks(controlInputs), 4)) {
-    await db.transaction(async (tx) => {
-      const owners = await loadOwnerLookup(tx);
-      for (const chunk of batch) controlIds.push(...idsOf('control', await createRecords(tx, controlKind, secOps, chunk, { owners })));
-    });
+  const controlSlices = chunks(controlInputs, Math.ceil(controlInputs.length / 3));
+  for (const [s, slice] of controlSlices.entries()) {
+    const writer = past(between(360, 340, s, controlSlices.length));
+    for (const batch of chunks(chunks(slice), 4)) {
+      await db.transaction(async (tx) => {
+        const owners = await loadOwnerLookup(tx);
+        for (const chunk of batch) controlIds.push(...idsOf('control', await createRecords(tx, controlKind, writer, chunk, { owners })));
+      });
+    }
   }
   const controlByRef = new Map(CONTROLS.map(([ref], i) => [ref, controlIds[i]]));
   count('controls', controlIds.length);
@@ -255,7 +272,7 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     for (const [i, [, , , , months]] of CONTROLS.entries()) {
       if (i >= controlIds.length || months === null || i % 3 === 2) continue;
       const result = pick(['pass', 'pass', 'pass', 'partial', 'fail'] as const);
-      await recordControlTest(tx, secOps, controlIds[i], { testedOn: daysFrom(today, -Math.floor(rnd() * 300) - 5), result, notes: result === 'pass' ? 'Sample of 25 checked, no exceptions.' : 'Exceptions found; see the finding.' });
+      await recordControlTest(tx, past(between(335, 305, i, CONTROLS.length)), controlIds[i], { testerId: secOps.userId!, testedOn: daysFrom(today, -Math.floor(rnd() * 300) - 5), result, notes: result === 'pass' ? 'Sample of 25 checked, no exceptions.' : 'Exceptions found; see the finding.' });
       count('control tests', 1);
     }
   });
@@ -278,11 +295,16 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     };
   });
   const riskIds: string[] = [];
-  for (const batch of chunks(chunks(riskInputs), 4)) {
-    await db.transaction(async (tx) => {
-      const owners = await loadOwnerLookup(tx);
-      for (const chunk of batch) riskIds.push(...idsOf('risk', await createRecords(tx, riskKind, riskLead, chunk, { owners })));
-    });
+  // Ten slices over the months, so the register grows as a real one does.
+  const riskSlices = chunks(riskInputs, Math.ceil(riskInputs.length / 10));
+  for (const [s, slice] of riskSlices.entries()) {
+    const writer = past(between(300, 205, s, riskSlices.length));
+    for (const batch of chunks(chunks(slice), 4)) {
+      await db.transaction(async (tx) => {
+        const owners = await loadOwnerLookup(tx);
+        for (const chunk of batch) riskIds.push(...idsOf('risk', await createRecords(tx, riskKind, writer, chunk, { owners })));
+      });
+    }
   }
   count('risks', riskIds.length);
   say(`${riskIds.length} risks`);
@@ -309,9 +331,10 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     }
     return items;
   });
+  const treating = past(203);
   for (const batch of chunks(chunks(treatments), 4)) {
     await db.transaction(async (tx) => {
-      for (const chunk of batch) idsOf('treatment', await createTreatments(tx, riskLead, chunk));
+      for (const chunk of batch) idsOf('treatment', await createTreatments(tx, treating, chunk));
     });
   }
   count('treatments', treatments.length);
@@ -319,8 +342,9 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
 
   // Risk reviews for the register's risks.
   await db.transaction(async (tx) => {
-    for (const riskId of riskIds.slice(0, Math.min(riskIds.length, RISKS.length))) {
-      await recordRiskReview(tx, riskLead, riskId, { reviewedOn: daysFrom(today, -Math.floor(rnd() * 330) - 10), outcome: pick(['no_change', 'no_change', 'changed'] as const), notes: 'Reviewed with the risk owner at the quarterly risk committee.' });
+    const reviewed = riskIds.slice(0, Math.min(riskIds.length, RISKS.length));
+    for (const [i, riskId] of reviewed.entries()) {
+      await recordRiskReview(tx, past(between(200, 192, i, reviewed.length)), riskId, { reviewerId: riskLead.userId!, reviewedOn: daysFrom(today, -Math.floor(rnd() * 330) - 10), outcome: pick(['no_change', 'no_change', 'changed'] as const), notes: 'Reviewed with the risk owner at the quarterly risk committee.' });
       count('risk reviews', 1);
     }
   });
@@ -329,12 +353,13 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const policyIds: string[] = [];
   await db.transaction(async (tx) => {
     const owners = await loadOwnerLookup(tx);
-    policyIds.push(...idsOf('policy', await createRecords(tx, policyKind, compliance, POLICIES.map(([title, description]) => ({ title, description, reviewFrequencyMonths: 12, ownerGroupId: complianceOffice })), { owners })));
-    for (const [i, [title, , content]] of POLICIES.entries()) await setPolicyContent(tx, compliance, policyIds[i], { content: `# ${title}\n\n${content}\n` });
+    const writer = past(190);
+    policyIds.push(...idsOf('policy', await createRecords(tx, policyKind, writer, POLICIES.map(([title, description]) => ({ title, description, reviewFrequencyMonths: 12, ownerGroupId: complianceOffice })), { owners })));
+    for (const [i, [title, , content]] of POLICIES.entries()) await setPolicyContent(tx, writer, policyIds[i], { content: `# ${title}\n\n${content}\n` });
     const published = policyIds.filter((_, i) => POLICIES[i][3]);
-    idsOf('publication', await publishPolicies(tx, compliance, published));
+    idsOf('publication', await publishPolicies(tx, writer, published));
     for (const id of published) {
-      await recordPolicyReview(tx, compliance, id, { reviewedOn: daysFrom(today, -Math.floor(rnd() * 200) - 1), outcome: pick(['no_changes', 'no_changes', 'changes_required'] as const), notes: 'Annual review by the policy owner.' });
+      await recordPolicyReview(tx, writer, id, { reviewerId: userIds.get('grace.okafor')!, reviewedOn: daysFrom(today, -Math.floor(rnd() * 200) - 1), outcome: pick(['no_changes', 'no_changes', 'changes_required'] as const), notes: 'Annual review by the policy owner.' });
       count('policy reviews', 1);
     }
   });
@@ -345,17 +370,18 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const thirdPartyIds: string[] = [];
   await db.transaction(async (tx) => {
     const owners = await loadOwnerLookup(tx);
-    thirdPartyIds.push(...idsOf('third party', await createRecords(tx, thirdPartyKind, compliance, THIRD_PARTIES.map(([name, type, description, website]) => ({ name, type, description, website, ownerGroupId: complianceOffice })), { owners })));
+    const writer = past(186);
+    thirdPartyIds.push(...idsOf('third party', await createRecords(tx, thirdPartyKind, writer, THIRD_PARTIES.map(([name, type, description, website]) => ({ name, type, description, website, ownerGroupId: complianceOffice })), { owners })));
     for (const [i, [name, , , website, contact, role]] of THIRD_PARTIES.entries()) {
       const local = contact.toLowerCase().replace(/[^a-z]+/g, '.');
-      await addContact(tx, compliance, thirdPartyIds[i], { name: contact, role, email: `${local}@${new URL(website).hostname}`, phone: `+31 10 555 ${String(1000 + i * 37).padStart(4, '0')}` });
+      await addContact(tx, writer, thirdPartyIds[i], { name: contact, role, email: `${local}@${new URL(website).hostname}`, phone: `+31 10 555 ${String(1000 + i * 37).padStart(4, '0')}` });
       count('third-party contacts', 1);
-      if (i === 0) await addContact(tx, compliance, thirdPartyIds[i], { name: 'Security desk', role: `Security contact at ${name}`, email: `security@${new URL(website).hostname}` });
+      if (i === 0) await addContact(tx, writer, thirdPartyIds[i], { name: 'Security desk', role: `Security contact at ${name}`, email: `security@${new URL(website).hostname}` });
     }
-    await linkRisk(tx, compliance, thirdPartyIds[0], { riskId: riskIds[4] });
-    await linkRisk(tx, compliance, thirdPartyIds[1], { riskId: riskIds[11] });
-    await linkRisk(tx, compliance, thirdPartyIds[2], { riskId: riskIds[10] });
-    await addSubProcessor(tx, compliance, thirdPartyIds[0], { thirdPartyId: thirdPartyIds[3] });
+    await linkRisk(tx, writer, thirdPartyIds[0], { riskId: riskIds[4] });
+    await linkRisk(tx, writer, thirdPartyIds[1], { riskId: riskIds[11] });
+    await linkRisk(tx, writer, thirdPartyIds[2], { riskId: riskIds[10] });
+    await addSubProcessor(tx, writer, thirdPartyIds[0], { thirdPartyId: thirdPartyIds[3] });
   });
   count('third parties', thirdPartyIds.length);
   say('third parties');
@@ -364,19 +390,22 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const projectIds: string[] = [];
   await db.transaction(async (tx) => {
     const owners = await loadOwnerLookup(tx);
-    projectIds.push(...idsOf('project', await createRecords(tx, projectKind, admin, PROJECTS.map(([title, description, status, days]) => ({ title, description, status, deadline: daysFrom(today, days), ownerId: userIds.get('tomasz.wojcik')! })), { owners })));
+    projectIds.push(...idsOf('project', await createRecords(tx, projectKind, past(183), PROJECTS.map(([title, description, status, days]) => ({ title, description, status, deadline: daysFrom(today, days), ownerId: userIds.get('tomasz.wojcik')! })), { owners })));
   });
   count('projects', projectIds.length);
 
   // Compliance: both shipped packages, analyses partly assessed, mapped to controls, policies, risks and projects.
   const packages = new Map<string, string>();
   await db.transaction(async (tx) => {
-    for (const key of ['nist-800-53-rev5-moderate', 'gdpr']) packages.set(key, (await importShippedPackage(tx, compliance, key)).id);
+    for (const key of ['nist-800-53-rev5-moderate', 'gdpr']) packages.set(key, (await importShippedPackage(tx, past(180), key)).id);
   });
   count('compliance packages', packages.size);
   let assessed = 0;
   let mapped = 0;
   const gdprPolicies = [policyIds[3], policyIds[4], policyIds[5]];
+  // Assessments spread from 178 to 22 days ago across both packages, so the posture improves over the months.
+  let assessing = 0;
+  const assessments = await selectRows<{ n: number }>(db, sql`select count(*)::int as n from ${complianceAnalyses} a join ${complianceItems} i on i.id = a.item_id where i.kind = 'requirement'`);
   for (const [key, packageId] of packages) {
     const analyses = await db.select({ id: complianceAnalyses.id, code: complianceItems.code, name: complianceItems.name })
       .from(complianceAnalyses).innerJoin(complianceItems, eq(complianceItems.id, complianceAnalyses.itemId))
@@ -395,7 +424,7 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
         // About two in three assessed; those with a control more likely compliant.
         if (rnd() < 0.65) {
           const status = control ? pick(['compliant', 'compliant', 'partially_compliant', 'non_compliant'] as const) : pick(['partially_compliant', 'non_compliant', 'not_applicable'] as const);
-          await updateAnalysis(tx, compliance, analysis.id, {
+          await updateAnalysis(tx, past(between(178, 22, assessing, assessments[0].n)), analysis.id, {
             status, assessorId: userIds.get('grace.okafor')!, notes: status === 'compliant' ? 'Met by the mapped controls; evidence on file.' : 'Gap noted in the last assessment; see the project plan.',
             // The Statement of Applicability: excluded requirements say why.
             ...(status === 'not_applicable'
@@ -404,8 +433,9 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
           });
           assessed += 1;
         }
+        assessing += 1;
       }
-      for (const chunk of chunks(mappings)) idsOf('mapping', await linkRecords(tx, compliance, chunk));
+      for (const chunk of chunks(mappings)) idsOf('mapping', await linkRecords(tx, past(key === 'gdpr' ? 21 : between(178, 22, assessing, assessments[0].n)), chunk));
     });
     mapped += mappings.length;
   }
@@ -417,34 +447,55 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const incidentClass = new Map((await selectRows<{ id: string; name: string }>(db, sql`select id, name from incident_classifications`)).map((r) => [r.name, r.id]));
   await db.transaction(async (tx) => {
     const owners = await loadOwnerLookup(tx);
-    const [breach, malware, outage, phishing] = idsOf('incident', await createRecords(tx, incidentKind, secOps, [
+    const writer = past(20);
+    const [breach, malware, outage, phishing] = idsOf('incident', await createRecords(tx, incidentKind, writer, [
       { title: 'Payroll export emailed to the wrong recipient', description: 'A payroll export with 212 employees\' bank details was emailed to an external address by mistake.', classificationId: incidentClass.get('Personal data breach')!, openedAt: daysFrom(today, -40), assetId: assetIds.get('Payroll and HR system')!, thirdPartyId: thirdPartyIds[0], ownerGroupId: securityOps },
       { title: 'Malware on a warehouse kiosk', description: 'EDR quarantined a trojan on a kiosk in Rotterdam.', classificationId: incidentClass.get('Malware')!, openedAt: daysFrom(today, -95), assetId: assetIds.get('Warehouse management system')!, status: 'closed', resolution: 'Kiosk reimaged; USB ports disabled on all kiosks.', ownerGroupId: securityOps },
       { title: 'Customs gateway unavailable for six hours', description: 'The declaration gateway rejected connections after a certificate expired.', classificationId: incidentClass.get('Service outage')!, openedAt: daysFrom(today, -150), assetId: assetIds.get('Customs declaration gateway')!, status: 'closed', resolution: 'Certificate renewed; expiry monitoring added.', ownerGroupId: securityOps },
       { title: 'Invoice phishing campaign', description: 'Twelve staff received fake invoices; two clicked, no credentials entered.', classificationId: incidentClass.get('Phishing')!, openedAt: daysFrom(today, -8), ownerGroupId: securityOps },
     ], { owners }));
-    await putBreach(tx, secOps, breach, { categories: ['Bank details', 'Names and addresses', 'Salary'], approximateSubjects: 212, detectedAt: daysFrom(today, -40), reportedAt: daysFrom(today, -39) });
-    await addBreachNotification(tx, secOps, breach, { recipient: 'authority', notifiedOn: daysFrom(today, -38), reference: 'AP-2026-04417' });
-    await addBreachNotification(tx, secOps, breach, { recipient: 'subjects', notifiedOn: daysFrom(today, -36), reference: 'Letter to affected employees' });
+    await putBreach(tx, writer, breach, { categories: ['Bank details', 'Names and addresses', 'Salary'], approximateSubjects: 212, detectedAt: daysFrom(today, -40), reportedAt: daysFrom(today, -39) });
+    await addBreachNotification(tx, writer, breach, { recipient: 'authority', notifiedOn: daysFrom(today, -38), reference: 'AP-2026-04417' });
+    await addBreachNotification(tx, writer, breach, { recipient: 'subjects', notifiedOn: daysFrom(today, -36), reference: 'Letter to affected employees' });
     void malware; void outage; void phishing;
   });
   count('incidents', 4);
+
+  // Privacy: the processing register (Art. 30) and a DPIA of the riskiest processing, signed off today (below).
+  const dpiaIds: string[] = [];
+  await db.transaction(async (tx) => {
+    const owners = await loadOwnerLookup(tx);
+    const writer = past(18);
+    const [payroll, portal, telematics] = idsOf('processing activity', await createRecords(tx, processingActivityKind, writer, [
+      { name: 'Payroll and HR administration', role: 'controller', status: 'active', purposes: 'Paying staff, tax and social security, leave and absence.', legalBasis: 'legal_obligation', dataSubjectCategories: ['employees', 'contractors'], personalDataCategories: ['identification', 'contact_details', 'financial', 'employment'], recipients: 'Tax authority; pension fund; the payroll provider.', retention: 'Seven years after employment ends.', systemAssetIds: [assetIds.get('Payroll and HR system')!], processorThirdPartyIds: [thirdPartyIds[0]], securityMeasures: 'Role-based access, encryption at rest, quarterly access review.', ownerGroupId: complianceOffice },
+      { name: 'Customer portal accounts', role: 'controller', status: 'active', purposes: 'Customer sign-in, shipment tracking and notifications.', legalBasis: 'contract', dataSubjectCategories: ['customers'], personalDataCategories: ['identification', 'contact_details', 'online_identifiers'], recipients: 'Hosting provider (processor).', retention: 'While the account is active, then one year.', securityMeasures: 'MFA for staff, TLS, logging.', ownerGroupId: complianceOffice },
+      { name: 'Driver telematics and route tracking', role: 'controller', status: 'active', purposes: 'Route planning, proof of delivery and driver safety.', legalBasis: 'legitimate_interests', dataSubjectCategories: ['employees', 'contractors'], personalDataCategories: ['identification', 'location'], recipients: 'Customers receive delivery times, not locations.', retention: 'Ninety days; incidents kept until closed.', securityMeasures: 'Pseudonymised after 30 days; access by the transport planners only.', ownerGroupId: complianceOffice },
+    ], { owners }));
+    void payroll; void portal;
+    dpiaIds.push(...idsOf('DPIA', await createRecords(tx, dpiaKind, past(17), [
+      { name: 'DPIA: driver telematics', processingActivityId: telematics, criteriaMet: ['systematic_monitoring', 'large_scale', 'innovative_technology'], description: 'Continuous location of drivers during shifts.', necessityAndProportionality: 'Needed for delivery proof; collection stops outside shifts.', risksToDataSubjects: 'Monitoring beyond working time; profiling of drivers.', measures: 'Tracking off outside shifts; pseudonymisation after 30 days; works council agreement.', residualRisk: 'low', residualJudgement: 'Acceptable with the measures in place.', dpoAdvice: 'Proceed; review yearly.', ownerGroupId: complianceOffice },
+    ], { owners })));
+  });
+  count('processing activities', 3);
+  count('DPIAs', dpiaIds.length);
+  say('privacy');
   say('incidents');
 
   // Audits with findings on controls.
   await db.transaction(async (tx) => {
     const owners = await loadOwnerLookup(tx);
-    const [internal, customer] = idsOf('audit plan', await createRecords(tx, auditPlanKind, auditor, [
-      { title: 'Internal audit: access management', scope: 'Joiners, movers and leavers; privileged access; quarterly reviews.', periodStart: daysFrom(today, -120), periodEnd: daysFrom(today, -60), status: 'completed' },
-      { title: 'Brightside Retail supplier audit', scope: 'Customer audit of backup, incident response and supplier controls.', periodStart: daysFrom(today, -20), periodEnd: daysFrom(today, 20), status: 'in_progress' },
+    const writer = past(16);
+    const [internal, customer] = idsOf('audit plan', await createRecords(tx, auditPlanKind, writer, [
+      { title: 'Internal audit: access management', scope: 'Joiners, movers and leavers; privileged access; quarterly reviews.', periodStart: daysFrom(today, -120), periodEnd: daysFrom(today, -60), status: 'completed', ownerId: auditor.userId },
+      { title: 'Brightside Retail supplier audit', scope: 'Customer audit of backup, incident response and supplier controls.', periodStart: daysFrom(today, -20), periodEnd: daysFrom(today, 20), status: 'in_progress', ownerId: auditor.userId },
     ], { owners }));
-    const [leavers] = idsOf('finding', await createRecords(tx, findingKind, auditor, [
-      { auditPlanId: internal, title: 'Leavers kept SaaS access for up to 21 days', description: 'Four of 25 leavers sampled still had access to the telematics platform.', controlId: controlByRef.get('AC-2')!, deadline: daysFrom(today, 30) },
-      { auditPlanId: internal, title: 'Privileged accounts without approval record', description: 'Two administrator accounts had no approval ticket.', controlId: controlByRef.get('AC-6')!, deadline: daysFrom(today, -5) },
-      { auditPlanId: customer, title: 'Restore test not documented for the customs gateway', description: 'The quarterly restore test ran but left no record.', controlId: controlByRef.get('CP-10')!, deadline: daysFrom(today, 45) },
+    const [leavers] = idsOf('finding', await createRecords(tx, findingKind, writer, [
+      { auditPlanId: internal, title: 'Leavers kept SaaS access for up to 21 days', description: 'Four of 25 leavers sampled still had access to the telematics platform.', controlId: controlByRef.get('AC-2')!, deadline: daysFrom(today, 30), ownerId: auditor.userId },
+      { auditPlanId: internal, title: 'Privileged accounts without approval record', description: 'Two administrator accounts had no approval ticket.', controlId: controlByRef.get('AC-6')!, deadline: daysFrom(today, -5), ownerId: auditor.userId },
+      { auditPlanId: customer, title: 'Restore test not documented for the customs gateway', description: 'The quarterly restore test ran but left no record.', controlId: controlByRef.get('CP-10')!, deadline: daysFrom(today, 45), ownerId: auditor.userId },
     ], { owners }));
     // A finding is created open; remediation starts with an update, as on the screen.
-    idsOf('finding update', await updateRecords(tx, findingKind, auditor, [{ id: leavers, patch: { status: 'in_remediation' } }], { owners }));
+    idsOf('finding update', await updateRecords(tx, findingKind, past(14), [{ id: leavers, patch: { status: 'in_remediation' } }], { owners }));
   });
   count('audit plans', 2);
   count('audit findings', 3);
@@ -459,10 +510,12 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
       : { title: `${ref} ${name}: evidence ${Math.floor(i / CONTROLS.length) + 1}`, description: `Evidence that ${name.toLowerCase()} operates.`, collectedOn: daysFrom(today, -Math.floor(rnd() * 330)), validUntil: rnd() < 0.2 ? daysFrom(today, 10) : daysFrom(today, 200 + Math.floor(rnd() * 200)) };
   });
   const evidenceIds: string[] = [];
-  for (const batch of chunks(chunks(evidenceInputs), 4)) {
+  const evidenceBatches = chunks(chunks(evidenceInputs), 4);
+  for (const [b, batch] of evidenceBatches.entries()) {
+    const writer = past(between(12, 6, b, evidenceBatches.length));
     await db.transaction(async (tx) => {
       const owners = await loadOwnerLookup(tx);
-      for (const chunk of batch) evidenceIds.push(...idsOf('evidence', await createRecords(tx, evidenceKind, compliance, chunk.map((e) => ({ ...e, ownerGroupId: complianceOffice })), { owners })));
+      for (const chunk of batch) evidenceIds.push(...idsOf('evidence', await createRecords(tx, evidenceKind, writer, chunk.map((e) => ({ ...e, ownerGroupId: complianceOffice })), { owners })));
     });
   }
   // Files go to the storage a few at a time, then are recorded (with their links) a batch per transaction.
@@ -483,14 +536,32 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     // Stored bytes whose records are not written are removed again, as a refused upload's are.
     const discard = (error: unknown) => Promise.all(stored.map((s) => ctx.storage.remove(s.stored.storageKey).catch(() => {}))).then(() => { throw error; });
     await db.transaction(async (tx) => {
-      files += (await recordStoredFiles(tx, compliance, stored.map(({ id, name, stored: bytes }) => ({ evidenceId: id, name, stored: bytes })))).length;
-      await linkEvidenceBatch(tx, compliance, stored.filter(({ i }) => !('kind' in evidenceInputs[i]))
+      const writer = past(5);
+      files += (await recordStoredFiles(tx, writer, stored.map(({ id, name, stored: bytes }) => ({ evidenceId: id, name, stored: bytes })))).length;
+      await linkEvidenceBatch(tx, writer, stored.filter(({ i }) => !('kind' in evidenceInputs[i]))
         .map(({ id, i }) => ({ evidenceId: id, recordType: 'control', recordId: controlIds[i % controlIds.length] })));
     }).catch(discard);
   }
   count('evidence', evidenceIds.length);
   count('evidence files', files);
   say(`${evidenceIds.length} evidence records with files`);
+
+  // Awareness: a phishing program published to everyone, taken by most of the people today (below).
+  const audience = [...new Set(PEOPLE.map((p) => groupIds.get(p.group)!))];
+  const [awarenessProgram] = await db.transaction(async (tx) => {
+    const owners = await loadOwnerLookup(tx);
+    const ids = idsOf('awareness program', await createRecords(tx, awarenessProgramKind, past(4), [{
+      title: 'Phishing and invoice fraud awareness', content: '# Spotting phishing\n\nCheck the sender, hover before you click, and report suspicious invoices to the security desk.\n',
+      audienceGroupIds: audience, startsOn: daysFrom(today, -4), endsOn: daysFrom(today, 26), passMark: 50, ownerGroupId: securityOps,
+      questions: [
+        { text: 'An invoice asks you to pay a new bank account. What do you do?', kind: 'single', choices: ['Pay it', 'Call the supplier on a known number'], correct: [1] },
+        { text: 'Which are signs of phishing?', kind: 'multiple', choices: ['Urgency', 'A look-alike sender domain', 'Your manager\'s usual signature'], correct: [0, 1] },
+      ],
+    }], { owners }));
+    await publishProgram(tx, past(3), ids[0]);
+    return ids;
+  });
+  count('awareness programs', 1);
 
   // Exceptions: a risk exception requested and approved, a policy exception waiting for a decision.
   await db.transaction(async (tx) => {
@@ -524,6 +595,21 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     count('account review items', accounts.length);
   });
   count('account reviews', 1);
+
+  // Today, as the people themselves: the DPIA signed off, the training taken (one passes, one fails, one only opened it).
+  await db.transaction(async (tx) => {
+    for (const id of dpiaIds) await signOffDpia(tx, admin, id);
+    const results = new Map((await tx.select({ id: awarenessResults.id, personId: awarenessResults.personId }).from(awarenessResults)
+      .where(eq(awarenessResults.programId, awarenessProgram))).map((r) => [r.personId, r.id]));
+    const taking: [Actor, number[][] | null][] = [[riskLead, [[1], [0, 1]]], [secOps, [[0], [0]]], [compliance, null], [auditor, [[1], [0, 1]]]];
+    for (const [person, answers] of taking) {
+      const resultId = results.get(person.userId!);
+      if (!resultId) continue;
+      await startTraining(tx, person, resultId);
+      if (answers) await submitAttempt(tx, person, resultId, { answers });
+    }
+    count('awareness results', results.size);
+  });
 
   // Notification rules last and disabled: nothing loaded above is mailed; an administrator turns them on.
   await db.transaction(async (tx) => {

@@ -150,6 +150,12 @@ describe('demonstration data loaded into a new database', () => {
     await expectAtLeast('labels', 'select 1 from labels', 3);
     await expectAtLeast('custom field values', 'select 1 from custom_field_values', 30);
     await expectAtLeast('control tests', 'select 1 from control_tests', 10);
+    await expectAtLeast('processing activities on systems and processors', 'select 1 from processing_activities', 3);
+    await expectAtLeast('a DPIA signed off', `select 1 from dpias where status = 'signed_off' and signed_off_by_id is not null`, 1);
+    await expectAtLeast('an awareness program published', `select 1 from awareness_programs where status = 'published'`, 1);
+    await expectAtLeast('awareness results passed', `select 1 from awareness_results where status = 'passed'`, 2);
+    await expectAtLeast('awareness results failed', `select 1 from awareness_results where status = 'failed'`, 1);
+    await expectAtLeast('awareness results started', `select 1 from awareness_results where status = 'started'`, 1);
     await expectAtLeast('notification rules (off)', 'select 1 from notification_rules where not enabled', 2);
     expect(await countOf(ctx, 'select 1 from notification_rules where enabled')).toBe(0);
   });
@@ -182,8 +188,28 @@ describe('demonstration data loaded into a new database', () => {
     const seals = await verifyHistorySeals(ctx.db);
     expect(seals.firstBad).toBeUndefined();
     expect(seals.unsealed).toBe(0);
-    // Written by the fictional people through the services, not by a system account.
-    expect(await countOf(ctx, `select 1 from audit_log a join users u on u.id = a.actor_user_id where u.email like '%@demo.example' and a.action = 'create' and a.record_type = 'risk'`)).toBe(20);
+    // From the loader's first entry on, the Audit Log's times ascend with its sequence, although most of it is written
+    // in the past (what the first start wrote, the administrator and reference data, is of today).
+    expect(await countOf(ctx, `select 1 from (select at::timestamptz as at, lag(at::timestamptz) over (order by seq) as before from audit_log
+      where seq >= (select min(seq) from audit_log where via = 'loader')) a where a.at < a.before`)).toBe(0);
+  });
+
+  test('History is spread over the past twelve months, so trends show something', async () => {
+    const [span] = await selectRows<{ oldest: number; newest: number; months: number; riskMonths: number; assessedMonths: number }>(ctx.db, sql`
+      select extract(epoch from now() - min(at))::int / 86400 as oldest, extract(epoch from now() - max(at))::int / 86400 as newest,
+        count(distinct date_trunc('month', at))::int as months,
+        count(distinct date_trunc('month', at)) filter (where record_type = 'risk' and action = 'create')::int as "riskMonths",
+        count(distinct date_trunc('month', at)) filter (where record_type = 'complianceAnalysis')::int as "assessedMonths"
+      from history`);
+    expect(span.oldest).toBeGreaterThanOrEqual(360);
+    expect(span.oldest).toBeLessThanOrEqual(366);
+    expect(span.newest).toBeLessThanOrEqual(1);
+    expect(span.months).toBeGreaterThanOrEqual(11);
+    expect(span.riskMonths).toBeGreaterThanOrEqual(3);
+    expect(span.assessedMonths).toBeGreaterThanOrEqual(5);
+    // The past is written by the loader (the system actor may choose the time); the last steps by the people, today.
+    expect(await countOf(ctx, `select 1 from history where via = 'loader' and actor_user_id is null and at < now() - interval '5 days'`)).toBeGreaterThan(500);
+    expect(await countOf(ctx, `select 1 from history h join users u on u.id = h.actor_user_id where u.email like '%@demo.example' and h.at > now() - interval '1 day'`)).toBeGreaterThan(10);
   });
 
   test('running it again is refused: the data is already loaded, and nothing is written', async () => {

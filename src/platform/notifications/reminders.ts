@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { asc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx, type Tx } from '../../../db/client';
 import { outbox, reminderDigests, reminderLists, reminderRuns, users } from '../../../db/schema';
 import { appendAudit } from '../audit/audit';
@@ -8,20 +8,20 @@ import { dueDateKinds } from './declarations';
 import { systemActor } from '../permissions/permissions';
 import type { DueDateKind, ReminderWindow } from './declarations';
 import { notificationSettings } from './settings';
-import { dayAndHourIn, daysBetween, mailLink, plural } from './wording';
+import { dayAndHourIn, mailLink } from './wording';
 
 /**
  * The daily reminder sweep. Once a day, at the configured hour in the configured time zone, one instance claims the
  * day under the background sweep's advisory lock and collects, with ONE statement per kind of due date, every person's
  * reminders grouped per kind (reminder_lists), and the ledger row of each person's digest (reminder_digests). Digests
- * are then queued in batches: each batch locks its ledger rows (SKIP LOCKED, so instances share the work), queues one
+ * are then queued in batches, one statement each: it locks the batch's ledger rows (SKIP LOCKED, so instances share the
+ * work), renders the digests in the database (digestsOf), queues one
  * outbox mail per person and marks the rows in the same transaction. A crash leaves the unmarked rows for the next
  * sweep; nobody gets a day twice. Only a page of items per kind is kept per person (DIGEST_ITEMS), the count of all.
  */
 
 /** Items listed per kind in a digest; the rest are counted, with a link to the register. */
 export const DIGEST_ITEMS = 20;
-const SEND_BATCH = 100;
 
 export interface DigestItem {
   id: string;
@@ -51,11 +51,13 @@ export function remindersOf(kind: DueDateKind, window: ReminderWindow): SQL {
         where not exists (select 1 from users o where o.id = due.owner_id and o.status = 'active')
     )
     select r.user_id, ${kind.key}::text as kind, count(*)::int as total,
-      to_jsonb((array_agg(jsonb_build_object('id', r.record_id, 'title', r.title, 'due', r.due_on, 'note', r.note) order by r.due_on, r.title))[1:${sql.raw(String(DIGEST_ITEMS))}]) as items
-    from recipients r join users u on u.id = r.user_id and u.status = 'active'
-    where ${kind.personal ? sql`true` : sql`r.user_id in (select gm.user_id from group_members gm join group_roles gr on gr.group_id = gm.group_id
-        join role_permissions rp on rp.role_id = gr.role_id where rp.permission = ${permission})`}
-      and r.user_id not in (select p.user_id from mail_preferences p where not p.digests)
+      jsonb_agg(jsonb_build_object('id', r.record_id, 'title', r.title, 'due', r.due_on, 'note', r.note) order by r.due_on, r.title)
+        filter (where r.n <= ${sql.raw(String(DIGEST_ITEMS))}) as items
+    from (select r.*, row_number() over (partition by r.user_id order by r.due_on, r.title) as n
+      from recipients r join users u on u.id = r.user_id and u.status = 'active'
+      where ${kind.personal ? sql`true` : sql`r.user_id in (select gm.user_id from group_members gm join group_roles gr on gr.group_id = gm.group_id
+          join role_permissions rp on rp.role_id = gr.role_id where rp.permission = ${permission})`}
+        and r.user_id not in (select p.user_id from mail_preferences p where not p.digests)) r
     group by r.user_id`;
 }
 
@@ -91,61 +93,73 @@ export async function collectDay(tx: Tx, day: string): Promise<boolean> {
   return true;
 }
 
-interface Person {
-  userId: string;
-  name: string;
-  email: string;
-}
+/** People queued per transaction: the digests are rendered and queued in the database, so a batch holds no mail here. */
+const SEND_BATCH = 250;
 
-/** Queues the digests of one batch of people still waiting for `day`'s; answers how many (0: none left unlocked). */
-async function queueBatch(ctx: AppContext, day: string): Promise<number> {
-  return ctx.db.transaction(async (tx) => {
-    const people = await selectRows<Person>(tx, sql`select d.user_id as "userId", u.name, u.email
-      from ${reminderDigests} d join ${users} u on u.id = d.user_id
-      where d.day = ${day}::date and d.outbox_id is null
-      order by d.user_id limit ${SEND_BATCH} for update of d skip locked`);
-    if (people.length === 0) return 0;
-    const lists = await tx.select().from(reminderLists)
-      .where(and(eq(reminderLists.day, day), inArray(reminderLists.userId, people.map((p) => p.userId))));
-    const byPerson = new Map<string, typeof lists>();
-    for (const list of lists) byPerson.set(list.userId, [...(byPerson.get(list.userId) ?? []), list]);
-    const mails = people.map((person) => ({ kind: 'digest', recipients: [person.email], ...renderDigest(ctx, day, person, byPerson.get(person.userId) ?? []) }));
-    const queued = await tx.insert(outbox).values(mails).returning({ id: outbox.id });
-    await tx.execute(sql`update ${reminderDigests} d set outbox_id = q.outbox_id, queued_at = now()
-      from (select unnest(${sql.param(people.map((p) => p.userId))}::uuid[]) as user_id, unnest(${sql.param(queued.map((q) => q.id))}::bigint[]) as outbox_id) q
-      where d.day = ${day}::date and d.user_id = q.user_id`);
-    return people.length;
+/** Stands for a record's id in a kind's link while the links are made in SQL. */
+const RECORD_ID = '__record_id__';
+
+/**
+ * Renders digests in one SQL pass: `people` (user_id, name, email) and their `lists` (user_id, kind, total, items as
+ * kept in reminder_lists) become one row per person (user_id, email, subject, body, lists: how many kinds), so the
+ * mail text never travels to this process and back. Everything due or overdue, grouped by kind in declaration order,
+ * each item with its link; "… and N more" past the listed items.
+ */
+export function digestsOf(ctx: AppContext, day: string, people: SQL, lists: SQL): SQL {
+  const kinds = dueDateKinds();
+  const links = kinds.map((kind) => {
+    const link = mailLink(ctx.config, kind.href(RECORD_ID));
+    if (link.split(RECORD_ID).length !== 2) throw new Error(`the link of reminder kind ${kind.key} must contain the record's id once`);
+    return link;
   });
+  const param = (values: unknown[], type: string) => sql`${sql.param(values)}::${sql.raw(type)}[]`;
+  const days = (n: SQL) => sql`${n} || case when ${n} = 1 then ' day' else ' days' end`;
+  const diff = sql`((i.item->>'due')::date - ${day}::date)`;
+  const due = sql`(i.item->>'due')`;
+  const words = sql`case when k.date_word = 'expires' then
+      case when ${diff} > 0 then 'expires ' || ${due} || ' (in ' || ${days(diff)} || ')' when ${diff} = 0 then 'expires today (' || ${due} || ')' else 'expired ' || ${due} end
+    else
+      case when ${diff} > 0 then 'due ' || ${due} when ${diff} = 0 then 'due today (' || ${due} || ')' else 'due ' || ${due} || ' (' || ${days(sql`-${diff}`)} || ' overdue)' end
+    end`;
+  return sql`with people as (${people}), lists as (${lists}),
+    kinds as (select * from unnest(${param(kinds.map((k) => k.key), 'text')}, ${param(kinds.map((k) => k.label), 'text')},
+        ${param(links, 'text')}, ${param(kinds.map((k) => k.dateWord), 'text')}) with ordinality k(key, label, link, date_word, position)),
+    blocks as (
+      select l.user_id, k.position, k.label || ' (' || l.total || ')' || E'\\n'
+        || coalesce((select string_agg('  - ' || coalesce(i.item->>'title', '') || ': ' || ${words}
+              || case when coalesce(i.item->>'note', '') <> '' then '; ' || (i.item->>'note') else '' end
+              || E'\\n    ' || replace(k.link, ${RECORD_ID}, i.item->>'id') || E'\\n', '' order by i.n)
+            from jsonb_array_elements(l.items) with ordinality i(item, n)), '')
+        || case when l.total > jsonb_array_length(l.items) then '  … and ' || (l.total - jsonb_array_length(l.items)) || E' more.\\n' else '' end
+        || E'\\n' as text
+      from lists l join kinds k on k.key = l.kind),
+    totals as (select user_id, sum(total)::int as total, count(*)::int as lists from lists group by user_id)
+    select p.user_id, p.email, coalesce(t.lists, 0) as lists,
+      'Reminders for ' || ${day} || ': ' || coalesce(t.total, 0) || case when coalesce(t.total, 0) = 1 then ' item' else ' items' end || ' due or overdue' as subject,
+      'Hello ' || p.name || E',\\n\\n' || coalesce(t.total, 0) || case when coalesce(t.total, 0) = 1 then ' item needs' else ' items need' end
+        || ' your attention on ' || ${day} || E'.\\n\\n'
+        || coalesce((select string_agg(b.text, '' order by b.position) from blocks b where b.user_id = p.user_id), '')
+        || 'You receive this daily digest because these records are yours. Turn digests off for yourself at '
+        || ${mailLink(ctx.config, '/settings/my-notifications')} || '.' as body
+    from people p left join totals t on t.user_id = p.user_id`;
 }
 
-const ORDER = () => new Map(dueDateKinds().map((kind, i) => [kind.key, { kind, i }]));
-
-/** One person's digest: everything due or overdue for them, grouped by kind, with links. */
-export function renderDigest(ctx: AppContext, day: string, person: Pick<Person, 'name'>, lists: { kind: string; total: number; items: unknown }[]) {
-  const kinds = ORDER();
-  const sorted = [...lists].sort((a, b) => (kinds.get(a.kind)?.i ?? 99) - (kinds.get(b.kind)?.i ?? 99));
-  const total = sorted.reduce((n, l) => n + l.total, 0);
-  const lines = [`Hello ${person.name},`, '', `${plural(total, 'item')} ${total === 1 ? 'needs' : 'need'} your attention on ${day}.`, ''];
-  for (const list of sorted) {
-    const kind = kinds.get(list.kind)?.kind;
-    if (!kind) continue;
-    lines.push(`${kind.label} (${list.total})`);
-    for (const item of list.items as DigestItem[]) {
-      lines.push(`  - ${item.title}: ${dueWords(kind, day, item.due)}${item.note ? `; ${item.note}` : ''}`, `    ${mailLink(ctx.config, kind.href(item.id))}`);
-    }
-    if (list.total > (list.items as DigestItem[]).length) lines.push(`  … and ${list.total - (list.items as DigestItem[]).length} more.`);
-    lines.push('');
-  }
-  lines.push(`You receive this daily digest because these records are yours. Turn digests off for yourself at ${mailLink(ctx.config, '/settings/my-notifications')}.`);
-  return { subject: `Reminders for ${day}: ${plural(total, 'item')} due or overdue`, body: lines.join('\n') };
-}
-
-function dueWords(kind: DueDateKind, day: string, date: string): string {
-  const days = daysBetween(day, date);
-  if (kind.dateWord === 'expires') {
-    return days > 0 ? `expires ${date} (in ${plural(days, 'day')})` : days === 0 ? `expires today (${date})` : `expired ${date}`;
-  }
-  return days > 0 ? `due ${date}` : days === 0 ? `due today (${date})` : `due ${date} (${plural(-days, 'day')} overdue)`;
+/**
+ * Queues the digests of one batch of people still waiting for `day`'s, in one statement: lock their ledger rows (SKIP
+ * LOCKED), render their digests, insert them into the outbox and mark the rows. Answers how many (0: none left unlocked).
+ */
+async function queueBatch(ctx: AppContext, day: string): Promise<number> {
+  const people = sql`select d.user_id, u.name, u.email from ${reminderDigests} d join ${users} u on u.id = d.user_id
+    where d.day = ${day}::date and d.outbox_id is null order by d.user_id limit ${SEND_BATCH} for update of d skip locked`;
+  const lists = sql`select l.user_id, l.kind, l.total, l.items from ${reminderLists} l
+    where l.day = ${day}::date and l.user_id in (select user_id from people)`;
+  const [done] = await selectRows<{ queued: number }>(ctx.db, sql`with mails as materialized (
+      select nextval(pg_get_serial_sequence('outbox', 'id')) as id, m.* from (${digestsOf(ctx, day, people, lists)}) m),
+    queued as (insert into ${outbox} (id, kind, recipients, subject, body) select id, 'digest', array[email], subject, body from mails),
+    marked as (update ${reminderDigests} d set outbox_id = m.id, queued_at = now() from mails m
+      where d.day = ${day}::date and d.user_id = m.user_id returning 1)
+    select count(*)::int as queued from marked`);
+  return done.queued;
 }
 
 /** Per context: one sender at a time in this process (other instances share the work through SKIP LOCKED). */
@@ -235,10 +249,11 @@ export async function previewDigest(ctx: AppContext, userId: string, now = new D
   const window = windowOf(next.day, next.since, next.sinceAt);
   const kinds = dueDateKinds();
   if (kinds.length === 0) return null;
-  const lists = await selectRows<{ kind: string; total: number; items: DigestItem[] }>(ctx.db, sql`select * from (${sql.join(kinds.map((kind) => sql`(${remindersOf(kind, window)})`), sql` union all `)}) lists where user_id = ${userId}::uuid`);
-  const [person] = await ctx.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId));
-  if (!person || lists.length === 0) return null;
-  return { day: next.day, email: person.email, ...renderDigest(ctx, next.day, person, lists) };
+  const people = sql`select id as user_id, name, email from ${users} where id = ${userId}::uuid`;
+  const lists = sql`select * from (${sql.join(kinds.map((kind) => sql`(${remindersOf(kind, window)})`), sql` union all `)}) lists where user_id = ${userId}::uuid`;
+  const [digest] = await selectRows<{ email: string; lists: number; subject: string; body: string }>(ctx.db, digestsOf(ctx, next.day, people, lists));
+  if (!digest || digest.lists === 0) return null;
+  return { day: next.day, email: digest.email, subject: digest.subject, body: digest.body };
 }
 
 /** Past sweeps, newest first, for Settings › Notifications. */
