@@ -3761,7 +3761,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -3857,7 +3861,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -3956,7 +3964,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4052,7 +4064,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4151,7 +4167,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4247,7 +4267,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4346,7 +4370,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4442,7 +4470,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4541,7 +4573,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4637,7 +4673,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4736,7 +4776,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4832,7 +4876,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4931,7 +4979,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5027,7 +5079,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5126,7 +5182,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5222,7 +5282,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5321,7 +5385,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5417,7 +5485,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5516,7 +5588,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5612,7 +5688,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5711,7 +5791,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5807,7 +5891,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -29315,7 +29403,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -29411,7 +29503,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
