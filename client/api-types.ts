@@ -3973,7 +3973,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4069,7 +4073,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4168,7 +4176,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4264,7 +4276,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4363,7 +4379,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4459,7 +4479,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4558,7 +4582,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4654,7 +4682,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4753,7 +4785,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4849,7 +4885,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -4948,7 +4988,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5044,7 +5088,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5143,7 +5191,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5239,7 +5291,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5338,7 +5394,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5434,7 +5494,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5533,7 +5597,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5629,7 +5697,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5728,7 +5800,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5824,7 +5900,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -5923,7 +6003,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -6019,7 +6103,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -29527,7 +29615,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;
@@ -29623,7 +29715,11 @@ export interface operations {
                                 line: number;
                                 /** @enum {string} */
                                 outcome: "create" | "update" | "unchanged" | "error";
-                                /** @description Update rows: each changed column, old -> new */
+                                /** @description The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none */
+                                id?: string;
+                                /** @description The record's title (or name) as the row leaves it */
+                                title?: string;
+                                /** @description Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them */
                                 changes?: {
                                     column: string;
                                     old: string;

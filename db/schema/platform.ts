@@ -213,6 +213,9 @@ export const history = pgTable('history', {
   index('history_record_idx').on(t.recordType, t.recordId, t.at),
   // History is sealed by its audit entry: the Audit Log screen and audit:verify --history look it up by audit_seq.
   index('history_audit_seq_idx').on(t.auditSeq),
+  // Entries naming a record in their changes (a removed part's parent, a mapped record): the GIN index over every action
+  // but create and update (history-format.ts, historyWithParts) keeps the far more numerous writes out of it.
+  index('history_mentions_idx').using('gin', sql`${t.changes} jsonb_path_ops`).where(sql`${t.action} NOT IN ('create', 'update')`),
 ]);
 
 export const outbox = pgTable('outbox', {

@@ -5,7 +5,7 @@ import type { TestEnv } from '../helpers/app';
 export interface ImportAnswer {
   outcome: 'checked' | 'imported' | 'refused';
   counts: { create: number; update: number; unchanged: number; error: number };
-  rows: { line: number; outcome: string; changes?: { column: string; old: string; new: string }[]; errors?: { column: string; message: string }[] }[];
+  rows: { line: number; outcome: string; id?: string; title?: string; changes?: { column: string; old: string; new: string }[]; errors?: { column: string; message: string }[] }[];
   total: number;
   page: number;
   pageSize: number;

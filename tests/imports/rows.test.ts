@@ -121,9 +121,9 @@ describe('cells of an update row', () => {
     const { id } = await riskByTitle(env, title);
     const csv = `id,title,review_frequency_months,inherent_impact,description\n${id},${title},24,4,\n`;
     const applied = await postCsv(env, token, 'risks', csv, 'apply');
-    expect(rowAt(applied.data, 2)).toEqual({ line: 2, outcome: 'update', changes: [{ column: 'review_frequency_months', old: '12', new: '24' }] });
+    expect(rowAt(applied.data, 2)).toEqual({ line: 2, outcome: 'update', id, title, changes: [{ column: 'review_frequency_months', old: '12', new: '24' }] });
     const again = await postCsv(env, token, 'risks', csv, 'check');
-    expect(rowAt(again.data, 2)).toEqual({ line: 2, outcome: 'unchanged' });
+    expect(rowAt(again.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id, title });
   });
 });
 
@@ -142,7 +142,7 @@ describe('the shape of a row', () => {
   test('trailing blank cells are allowed; a trailing cell with text is an error row', async () => {
     const blank = unique('Trailing blanks');
     const checked = await postCsv(env, token, 'risks', `${RISK_HEADER}\n${blank},Operational,3,4,,\n${unique('Trailing text')},Operational,3,4,,extra\n`, 'check');
-    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'create' });
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'create', title: blank, changes: expect.arrayContaining([{ column: 'title', old: '', new: blank }]) });
     expect(rowAt(checked.data, 3)).toEqual({ line: 3, outcome: 'error', errors: [{ column: '', message: 'has 6 fields; the header has 4' }] });
     const applied = await postCsv(env, token, 'risks', `${RISK_HEADER}\n${blank},Operational,3,4, , \n`, 'apply');
     expect(applied.data.outcome, applied.text).toBe('imported');
@@ -164,7 +164,7 @@ describe('the shape of a row', () => {
     // The help row as the template writes it, for the columns in this file's order (title moved before id).
     const help = ['required: text, up to 300 characters', '# filled: update that record; blank: create one'];
     const answer = await postCsv(env, token, 'controls', `name,id\n"${help[0]}","${help[1]}"\n${name},\n`, 'check');
-    expect(answer.data.rows).toEqual([{ line: 3, outcome: 'create' }]);
+    expect(answer.data.rows).toEqual([{ line: 3, outcome: 'create', title: name, changes: expect.arrayContaining([{ column: 'name', old: '', new: name }]) }]);
   });
 
   test('a row of the right length with a blank required cell names the column; a missing required column is named too', async () => {
@@ -185,14 +185,14 @@ describe('rights per row', () => {
     const updater = await makeUser(env, { 'risks:read': 'all', 'risks:update': 'all', 'apiTokens:create': 'own' });
     const asUpdater = await postCsv(env, await makeToken(env, await updater.actor(), ['risks:read', 'risks:update']), 'risks', csv, 'check');
     expect(asUpdater.data.rows).toEqual([
-      { line: 2, outcome: 'update', changes: [{ column: 'title', old: title, new: `${title} renamed` }] },
+      { line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] },
       { line: 3, outcome: 'error', errors: [{ column: '', message: 'creating needs the right risks:create' }] },
     ]);
     const creator = await makeUser(env, { 'risks:read': 'all', 'risks:create': 'all', 'apiTokens:create': 'own' });
     const asCreator = await postCsv(env, await makeToken(env, await creator.actor(), ['risks:read', 'risks:create']), 'risks', csv, 'check');
     expect(asCreator.data.rows).toEqual([
       { line: 2, outcome: 'error', errors: [{ column: 'id', message: 'updating needs the right risks:update' }] },
-      { line: 3, outcome: 'create' },
+      { line: 3, outcome: 'create', title: expect.any(String), changes: expect.arrayContaining([{ column: 'classification', old: '', new: 'Operational' }]) },
     ]);
     expect((await env.ctx.db.select().from(risks).where(eq(risks.id, id)))[0].title).toBe(title);
   });

@@ -11,7 +11,7 @@ import { poamApi } from './poam-api';
 import { poamPages } from './poam-pages';
 import { complianceReports } from './reports';
 import { AnalysisListQuery } from './schema';
-import { getAnalysis, listAnalyses } from './analyses-service';
+import { getAnalysis, listAnalyses, MAPPING_KINDS } from './analyses-service';
 import { ANALYSIS_RECORD_TYPE } from './schema';
 import { packageKind } from './packages-service';
 import { registerType } from '../../platform/records/record-types';
@@ -46,6 +46,8 @@ export const manifest = defineModule({
     href: (id) => `/compliance/analyses/${id}`, evidence: true,
     // A requirement's History shows its exceptions (its mappings are changes of the requirement itself).
     historyParts: [{ historyType: 'complianceException', table: exceptions, id: exceptions.id, parentId: exceptions.complianceAnalysisId }],
+    // Its mappings, made from the requirement's side, show in the mapped control's, policy's, risk's or project's History too.
+    historyMentions: Object.values(MAPPING_KINDS).map((m) => ({ kind: m.link.recordType, field: m.recordKey, actions: [`${m.action}.link`, `${m.action}.unlink`] })),
     search: { body: sql<string>`${complianceItems.description}`, vector: sql`${complianceItems}.search_vector` },
     read: (ctx, actor, id) => getAnalysis(ctx.db, actor, id),
   }],

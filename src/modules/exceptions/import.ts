@@ -130,6 +130,8 @@ export const complianceExceptionImport: ImportType = defineImportType<ParentLook
   area: complianceParent.path.slice(1),
   module: complianceParent.module,
   title: 'Compliance exceptions',
+  // Shown on their requirement's page, which the row names by package and code, not by id.
+  recordHref: () => null,
   Create: ComplianceExceptionImportCreate,
   Update: ComplianceExceptionImportUpdate,
   customFields: false,

@@ -24,8 +24,8 @@ const exceptionType = (parent: ExceptionParent): RecordTypeDeclaration => {
   return {
     kind: parent.recordType, label: `${noun} exception`, plural: `${noun} exceptions`, module: parent.module,
     table: exceptions, id: exceptions.id, title: exceptions.title, ownerId: exceptions.ownerId, ownerGroupId: exceptions.ownerGroupId,
-    // Risk and policy exceptions have their registers; a compliance exception is shown on its requirement's page.
-    href: () => (parent.type === 'compliance' ? '/compliance/packages' : parent.path),
+    // Risk and policy exceptions have pages of their own; a compliance exception is shown on its requirement's page.
+    href: (id) => (parent.type === 'compliance' ? '/compliance/packages' : `${parent.path}/${id}`),
     openItems: { key: 'exceptionsToDecide', list: (ctx, actor) => exceptionsToDecide(ctx.db, parent, actor) },
   };
 };

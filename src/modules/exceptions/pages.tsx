@@ -1,14 +1,15 @@
 import { Elysia } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/http/context';
-import { levelOf, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { canTouch, levelOf, type Actor, type Permission } from '../../platform/permissions/permissions';
+import { describeHistory, historyWithParts } from '../../platform/records/history-format';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { fieldErrors } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
 import { renderScreen } from '../../platform/http/screen';
 import { policyParent, riskParent, type ExceptionParent } from './parents';
 import { EXCEPTION_STATUSES } from './schema';
-import { createException, decideException, listExceptions } from './service';
-import { deciderOf, ExceptionList, ExceptionRequestForm, type ExceptionRequestValues } from './views';
+import { createException, decideException, getException, listExceptions, updateException } from './service';
+import { deciderOf, ExceptionList, ExceptionPage, ExceptionRequestForm, type ExceptionRequestValues } from './views';
 
 type Query = Record<string, string | undefined>;
 
@@ -32,11 +33,36 @@ export function exceptionPages(ctx: AppContext, parent: ExceptionParent, parentB
     .post(`${base}/:id/decision`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const decision = formText(body, 'decision') === 'approved' ? 'approved' : 'rejected';
       const decided = { decision, note: formText(body, 'note'), ...(formText(body, 'override') === 'on' ? { override: true } : {}) } as const;
+      const fromRecord = formText(body, 'back') === 'record';
       const result = await attempt(() => runWrite(ctx, (tx) => decideException(tx, parent, viewer, params.id, decided)));
-      if (result.ok) return redirect(`${base}?done=${decision}`, 303);
+      if (result.ok) return redirect(fromRecord ? `${base}/${params.id}?done=${decision}` : `${base}?done=${decision}`, 303);
       set.status = result.error.status;
+      if (fromRecord) return recordScreen(viewer, csrfToken, headers, params.id, { refused: { values: undefined, errors: {}, message: result.error.message } });
       return screen(viewer, csrfToken, headers, {}, { error: result.error.message });
-    }, { page: `${parent.module}:review` as Permission });
+    }, { page: `${parent.module}:review` as Permission })
+    .get(`${base}/:id`, ({ viewer, csrfToken, headers, params, query }) => recordScreen(viewer, csrfToken, headers, params.id, { done: query.done }), { page: read })
+    .post(`${base}/:id`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = { title: formText(body, 'exceptionTitle'), description: formText(body, 'exceptionDescription'), expiresAt: formText(body, 'expiresAt') };
+      const result = await attempt(() => runWrite(ctx, (tx) => updateException(tx, parent, viewer, params.id, values)));
+      if (result.ok) return redirect(`${base}/${params.id}?done=updated`, 303);
+      set.status = result.error.status;
+      const message = result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message;
+      return recordScreen(viewer, csrfToken, headers, params.id, { refused: { values, errors: fieldErrors(result.error.problems), message } });
+    }, { page: `${parent.module}:update` as Permission });
+
+  /** One exception's page: its fields, the edit form while requested, the decision, its History. */
+  async function recordScreen(viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string,
+    extra: { done?: string; refused?: { values: ExceptionRequestValues | undefined; errors: Record<string, string>; message: string } }) {
+    const e = await getException(ctx.db, parent, viewer, id);
+    const stored = await historyWithParts(ctx.db, parent.recordType, e.id);
+    const history = await describeHistory(ctx.db, viewer, stored, { own: { recordType: parent.recordType, recordId: e.id } });
+    const owned = { ownerId: e.ownerId, ownerGroupId: e.ownerGroupId };
+    const refused = extra.refused ? { ...extra.refused, values: extra.refused.values ?? { title: e.title, description: e.description, expiresAt: e.expiresAt } } : undefined;
+    return renderScreen(headers, { title: e.title, viewer, csrfToken, active: navKey },
+      <ExceptionPage e={e} base={base} parentBase={parentBase} parentLabel={parent.label} csrfToken={csrfToken} history={history}
+        canUpdate={canTouch(viewer, `${parent.module}:update` as Permission, owned)} canReview={levelOf(viewer, `${parent.module}:review` as Permission) !== null}
+        decider={deciderOf(viewer)} done={extra.done} refused={refused} />);
+  }
 
   // A request page of its own, for parents whose screens have no room for the form (the risk page has one).
   // (`:id` is the parent's id: the parent's own routes already name that path segment so.)

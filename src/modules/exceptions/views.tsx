@@ -4,6 +4,8 @@ import { Pager } from '../../../views/components/pager';
 import { DataTable, Text } from '../../../views/components/table';
 import { holdsEveryRight, type Actor } from '../../platform/permissions/permissions';
 import type { ExceptionView } from './schema';
+import { HistoryTable } from '../../platform/record-screens/record-views';
+import type { ShownEntry } from '../../platform/records/history-format';
 
 export const EXCEPTION_STATUS_LABELS: Record<string, string> = { requested: 'Requested', approved: 'Approved', rejected: 'Rejected' };
 
@@ -43,12 +45,13 @@ export interface Decider {
 export const deciderOf = (viewer: Actor): Decider => ({ userId: viewer.userId, mayOverride: holdsEveryRight(viewer) });
 
 /** Approve and reject buttons for a requested exception; for its requester, the administrator's override or a sentence why not. */
-export function DecisionButtons({ e, csrfToken, base, decider }: { e: ExceptionView; csrfToken: string; base: string; decider: Decider }): JSX.Element {
+export function DecisionButtons({ e, csrfToken, base, decider, back }: { e: ExceptionView; csrfToken: string; base: string; decider: Decider; back?: 'record' }): JSX.Element {
   const ownRequest = e.requestedById !== null && e.requestedById === decider.userId;
   if (ownRequest && !decider.mayOverride) return <span class="muted">You requested it: another reviewer decides.</span>;
   return (
     <form method="post" action={`${base}/${e.id}/decision`} class="inline">
       <CsrfField token={csrfToken} />
+      {back && <input type="hidden" name="back" value={back} />}
       <label class="visually-hidden" for={`note-${e.id}`}>{ownRequest ? 'Why you decide your own request (required)' : 'Decision note'}</label>
       <input id={`note-${e.id}`} name="note" placeholder={ownRequest ? 'Why (required)' : 'Note'} maxlength={10000} required={ownRequest} />
       {ownRequest && (
@@ -100,7 +103,7 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
         rows={p.rows}
         empty="No exceptions match."
         columns={[
-          { header: 'Title', cell: (e) => <Text value={e.title} /> },
+          { header: 'Title', cell: (e) => <a href={`${p.base}/${e.id}`} safe>{e.title}</a> },
           { header: p.parentLabel, cell: (e) => <a href={`${p.parentBase}/${e.parentId}`} safe>{e.parent.title}</a> },
           { header: 'Status', cell: (e) => <Text value={EXCEPTION_STATUS_LABELS[e.status] ?? e.status} /> },
           { header: 'Expires', cell: (e) => <Expiry e={e} /> },
@@ -110,6 +113,69 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
         ]}
       />
       <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={(n: number) => `${p.base}?${query}${query ? '&' : ''}page=${n}`} />
+    </>
+  );
+}
+
+export interface ExceptionPageProps {
+  e: ExceptionView;
+  /** Screen path of this parent kind's exceptions (/risks/exceptions) and of a parent (/risks). */
+  base: string;
+  parentBase: string;
+  parentLabel: string;
+  csrfToken: string;
+  history: ShownEntry[];
+  canUpdate: boolean;
+  canReview: boolean;
+  decider: Decider;
+  done?: string;
+  /** A refused edit or decision: what was typed, shown again with the problems. */
+  refused?: { values: ExceptionRequestValues; errors: FieldErrors; message: string };
+}
+
+const PAGE_DONE: Record<string, string> = { updated: 'Exception updated.', ...DONE };
+
+/** One exception: its fields, the edit form while it is requested, the decision for a reviewer, and its History. */
+export function ExceptionPage(p: ExceptionPageProps): JSX.Element {
+  const e = p.e;
+  const v = p.refused?.values ?? { title: e.title, description: e.description, expiresAt: e.expiresAt };
+  return (
+    <>
+      <nav class="breadcrumbs" aria-label="Breadcrumb">
+        <a href={p.base} safe>{`← All ${p.parentLabel.toLowerCase()} exceptions`}</a>
+      </nav>
+      <Flash kind="success" message={p.done ? PAGE_DONE[p.done] : undefined} />
+      {/* A refusal with no form to show it in (a decision, an edit of a decided exception). */}
+      {!(p.canUpdate && e.status === 'requested') && <FormError message={p.refused?.message} />}
+      <dl class="card details">
+        <dt safe>{p.parentLabel}</dt><dd><a href={`${p.parentBase}/${e.parentId}`} safe>{e.parent.title}</a></dd>
+        <dt>Status</dt><dd safe>{EXCEPTION_STATUS_LABELS[e.status] ?? e.status}</dd>
+        <dt>Expires on</dt><dd><Expiry e={e} /></dd>
+        <dt>Owner</dt><dd safe>{e.owner?.name ?? e.ownerGroup?.name ?? '—'}</dd>
+        <dt>Approver</dt><dd safe>{e.approver?.name ?? '—'}</dd>
+        {e.status !== 'requested' && <><dt>Decision note</dt><dd class="prewrap" safe>{e.decisionNote || '—'}</dd></>}
+        <dt>Description</dt><dd class="prewrap" safe>{e.description}</dd>
+      </dl>
+      {p.canReview && e.status === 'requested' && (
+        <section class="card" aria-labelledby="decide-heading">
+          <h2 id="decide-heading">Decide</h2>
+          <DecisionButtons e={e} csrfToken={p.csrfToken} base={p.base} decider={p.decider} back="record" />
+        </section>
+      )}
+      {p.canUpdate && e.status === 'requested' && (
+        <form method="post" action={`${p.base}/${e.id}`} class="card" id="edit-exception">
+          <h2>Edit the request</h2>
+          <FormError message={p.refused?.message} />
+          <CsrfField token={p.csrfToken} />
+          <Field label="Title" name="exceptionTitle" value={v.title} error={p.refused?.errors.title} required maxlength={300} />
+          <Field label="Description" name="exceptionDescription" type="textarea" value={v.description} error={p.refused?.errors.description} required />
+          <Field label="Expires on" name="expiresAt" type="date" value={v.expiresAt} error={p.refused?.errors.expiresAt} required />
+          <p class="actions"><button type="submit">Save changes</button><a href={`${p.base}/${e.id}`}>Cancel</a></p>
+        </form>
+      )}
+      {p.canUpdate && e.status !== 'requested' && <p class="muted">A decided exception is not changed: request a new one.</p>}
+      <h2 id="history-heading">History</h2>
+      <HistoryTable id="exception-history" entries={p.history} />
     </>
   );
 }

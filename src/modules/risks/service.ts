@@ -306,7 +306,7 @@ export const riskKind: RecordKind<typeof risks, RiskCreate, RiskView> = {
 };
 
 /** Risks as the target of links from other records (a third party's linked risks, an analysis's mapped risks). */
-export const riskLinkTarget: LinkTarget = riskKind;
+export const riskLinkTarget: LinkTarget & Pick<typeof riskKind, 'recordType'> = riskKind;
 
 /* The kit's services for riskKind, under the names other modules and the tests call them by. */
 

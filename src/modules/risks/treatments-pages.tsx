@@ -19,8 +19,10 @@ import { EXCEPTION_STATUS_LABELS, ExceptionRequestForm, Expiry } from '../except
 import type { RiskScaleView, RiskView } from './schema';
 import { getRisk } from './service';
 import { getRiskScale } from './settings-service';
-import { REVIEW_OUTCOMES, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentView } from './schema';
-import { createTreatment, deleteTreatment, listTreatments, recordRiskReview, riskReviews, updateTreatment } from './treatments-service';
+import { REVIEW_OUTCOMES, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentUpdate, type TreatmentView } from './schema';
+import { createTreatment, deleteTreatment, getTreatment, listTreatments, recordRiskReview, riskReviews, updateTreatment } from './treatments-service';
+import { TREATMENT_FIELDS, TreatmentFields, TreatmentPage, type TreatmentPageProps, type TreatmentValues } from './views/treatment';
+import { describeHistory, historyWithParts } from '../../platform/records/history-format';
 
 type Body = unknown;
 const OUTCOME_LABELS: Record<string, string> = { no_change: 'No change', changed: 'Changed', escalated: 'Escalated' };
@@ -66,10 +68,9 @@ const refusalOf = (form: Refusal['form'], values: Record<string, string>, error:
 function TreatmentsScreen(p: ScreenProps): JSX.Element {
   const base = `/risks/${p.risk.id}`;
   const r = p.refusal;
-  const tv = r?.form === 'treatment' ? r.values : { type: 'mitigate', status: 'planned', title: '', description: '', dueOn: '', residualLikelihood: '', residualImpact: '' };
+  const tv = r?.form === 'treatment' ? r.values as unknown as TreatmentValues : { type: 'mitigate', status: 'planned', title: '', description: '', dueOn: '', residualLikelihood: '', residualImpact: '' };
   const rv = r?.form === 'review' ? r.values : { reviewedOn: today(), outcome: 'no_change', notes: '' };
   const level = (l: { value: number; name: string } | null) => (l ? `${l.value} – ${l.name}` : '');
-  const levels = (list: { value: number; name: string }[]) => [{ value: '', label: '—' }, ...list.map((l) => ({ value: String(l.value), label: `${l.value} – ${l.name}` }))];
   return (
     <>
       <p class="actions"><a href={base} safe>{`← ${p.risk.title}`}</a><a href="/risks/exceptions">All risk exceptions</a></p>
@@ -82,7 +83,7 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
         rows={p.treatments}
         empty="No treatments yet."
         columns={[
-          { header: 'Treatment', cell: (t) => <Text value={t.title} /> },
+          { header: 'Treatment', cell: (t) => <a href={`${base}/treatments/${t.id}`} safe>{t.title}</a> },
           { header: 'Type', cell: (t) => <Text value={readable(t.type)} /> },
           { header: 'Status', cell: (t) => <Text value={readable(t.status)} /> },
           { header: 'Residual', cell: (t) => <Text value={t.residualLikelihood && t.residualImpact ? `${level(t.residualLikelihood)} × ${level(t.residualImpact)}` : '—'} /> },
@@ -119,24 +120,8 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
           <h3>Add a treatment</h3>
           {r?.form === 'treatment' && <FormError message={r.message} />}
           <CsrfField token={p.csrfToken} />
-          <Field label="Type" name="type" error={r?.errors.type}><Select name="type" selected={tv.type} options={TREATMENT_TYPES.map((v) => ({ value: v, label: readable(v) }))} /></Field>
-          <Field label="Status" name="status" error={r?.errors.status}><Select name="status" selected={tv.status} options={TREATMENT_STATUSES.map((v) => ({ value: v, label: readable(v) }))} /></Field>
-          <Field label="Title" name="title" value={tv.title} error={r?.errors.title} required maxlength={300} />
-          <Field label="Description" name="description" type="textarea" value={tv.description} error={r?.errors.description} />
-          <Field label="Due on" name="dueOn" type="date" value={tv.dueOn} error={r?.errors.dueOn} />
-          <Field label="Residual likelihood (mitigate)" name="residualLikelihood" error={r?.errors.residualLikelihood}>
-            <Select name="residualLikelihood" selected={tv.residualLikelihood} options={levels(p.scale.likelihood)} />
-          </Field>
-          <Field label="Residual impact (mitigate)" name="residualImpact" error={r?.errors.residualImpact}>
-            <Select name="residualImpact" selected={tv.residualImpact} options={levels(p.scale.impact)} />
-          </Field>
-          {p.controls.length > 0 && (
-            <Field label="Controls (mitigate)" name="controlIds" error={r?.errors.controlIds}>
-              <select id="f-controlIds" name="controlIds" multiple="multiple" size="5">
-                {p.controls.map((c) => <option value={c.id} selected={r?.form === 'treatment' && (r.controlIds ?? []).includes(c.id)} safe>{c.name}</option>)}
-              </select>
-            </Field>
-          )}
+          <TreatmentFields values={tv} errors={r?.form === 'treatment' ? r.errors : undefined} scale={p.scale} controls={p.controls}
+            chosen={r?.form === 'treatment' ? r.controlIds ?? [] : []} />
           <button type="submit">Add treatment</button>
         </form>
       )}
@@ -177,7 +162,7 @@ function TreatmentsScreen(p: ScreenProps): JSX.Element {
         rows={p.exceptions}
         empty="No exceptions."
         columns={[
-          { header: 'Title', cell: (e) => <Text value={e.title} /> },
+          { header: 'Title', cell: (e) => <a href={`/risks/exceptions/${e.id}`} safe>{e.title}</a> },
           { header: 'Status', cell: (e) => <Text value={EXCEPTION_STATUS_LABELS[e.status] ?? e.status} /> },
           { header: 'Expires', cell: (e) => <Expiry e={e} /> },
           { header: 'Approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
@@ -216,6 +201,28 @@ export const riskTreatmentPages = (ctx: AppContext) => {
   const back = (riskId: string, done: string, anchor: string) => `/risks/${riskId}/treatments?done=${done}#${anchor}`;
   const text = (body: Body, names: string[]) => Object.fromEntries(names.map((n) => [n, formText(body, n)]));
 
+  /** The controls an edit form's picker offers: the first CONTROL_CHOICES by name and the ones chosen; null without controls:read. */
+  const controlChoices = async (viewer: Actor, chosenIds: readonly string[]) => {
+    if (!levelOf(viewer, 'controls:read')) return null;
+    const listed = (await listRecords(ctx.db, controlKind, viewer, { pageSize: CONTROL_CHOICES, sort: 'name' })).rows.map((c) => ({ id: c.id, name: c.name }));
+    const missing = chosenIds.filter((id) => isUuid(id) && !listed.some((c) => c.id === id)).slice(0, CONTROL_CHOICES);
+    const chosen = await Promise.all(missing.map((id) => getRecord(ctx.db, controlKind, viewer, id).then((c) => ({ id: c.id, name: c.name }), () => null)));
+    return [...chosen.filter((c) => c !== null), ...listed];
+  };
+  const treatmentScreen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, riskId: string, treatmentId: string,
+    extra: Pick<TreatmentPageProps, 'done' | 'refused'> = {}) => {
+    const [risk, treatment] = await Promise.all([getRisk(ctx.db, viewer, riskId), getTreatment(ctx.db, viewer, riskId, treatmentId)]);
+    const canUpdate = canTouch(viewer, 'risks:update', { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null });
+    const [scale, controls, stored] = await Promise.all([
+      getRiskScale(ctx.db, viewer),
+      canUpdate ? controlChoices(viewer, extra.refused?.controlIds ?? treatment.controls.map((c) => c.id)) : null,
+      historyWithParts(ctx.db, 'riskTreatment', treatment.id),
+    ]);
+    const history = await describeHistory(ctx.db, viewer, stored, { own: { recordType: 'riskTreatment', recordId: treatment.id } });
+    return renderScreen(headers, { title: `Treatment: ${treatment.title}`, viewer, csrfToken, active: 'risks' },
+      <TreatmentPage risk={risk} treatment={treatment} csrfToken={csrfToken} scale={scale} controls={controls} history={history} canUpdate={canUpdate} {...extra} />);
+  };
+
   return new Elysia({ name: 'module:risks:treatment-pages' })
     .use(screenAuth(ctx))
     .get('/risks/:id/treatments', ({ viewer, csrfToken, headers, params, query }) => screen(viewer, csrfToken, headers, params.id, { done: query.done }, (query.controls ?? '').trim().slice(0, 200)), { page: 'risks:read' })
@@ -232,6 +239,26 @@ export const riskTreatmentPages = (ctx: AppContext) => {
       if (result.ok) return redirect(back(params.id, 'treatment-added', 'treatments'), 303);
       set.status = result.error.status;
       return screen(viewer, csrfToken, headers, params.id, { refusal: { ...refusalOf('treatment', values, result.error), controlIds: input.controlIds } });
+    }, { page: 'risks:update' })
+    .get('/risks/:id/treatments/:treatmentId', ({ viewer, csrfToken, headers, params, query }) =>
+      treatmentScreen(viewer, csrfToken, headers, params.id, params.treatmentId, { done: query.done }), { page: 'risks:read' })
+    .post('/risks/:id/treatments/:treatmentId', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const values = text(body, [...TREATMENT_FIELDS]) as unknown as TreatmentValues;
+      const controlIds = formList(body, 'controlIds');
+      const patch: TreatmentUpdate = {
+        // A value outside the lists (a tampered form) leaves the stored one.
+        type: (TREATMENT_TYPES as readonly string[]).includes(values.type) ? values.type as TreatmentUpdate['type'] : undefined,
+        status: (TREATMENT_STATUSES as readonly string[]).includes(values.status) ? values.status as TreatmentUpdate['status'] : undefined,
+        title: values.title, description: values.description, dueOn: values.dueOn || null,
+        residualLikelihood: values.residualLikelihood || null, residualImpact: values.residualImpact || null,
+        // Without the picker on the form (no controls:read) the links stay as they are.
+        ...(formText(body, 'controlsShown') === '1' ? { controlIds } : {}),
+      };
+      const result = await attempt(() => runWrite(ctx, (tx) => updateTreatment(tx, viewer, params.id, params.treatmentId, patch)));
+      if (result.ok) return redirect(`/risks/${params.id}/treatments/${params.treatmentId}?done=updated`, 303);
+      set.status = result.error.status;
+      const { errors, message } = refusalOf('treatment', {}, result.error);
+      return treatmentScreen(viewer, csrfToken, headers, params.id, params.treatmentId, { refused: { values, controlIds, errors, message: message ?? result.error.message } });
     }, { page: 'risks:update' })
     .post('/risks/:id/treatments/:treatmentId/implemented', async ({ viewer, csrfToken, headers, params, redirect, set }) => {
       const result = await attempt(() => runWrite(ctx, (tx) => updateTreatment(tx, viewer, params.id, params.treatmentId, { status: 'implemented' })));

@@ -301,6 +301,12 @@ export async function listAllTreatments(db: DbOrTx, actor: Actor, query: { page?
   return { rows: await treatmentViews(db, actor, rows.map((r) => r.t)), total, page, pageSize };
 }
 
+/** One treatment of a risk the actor may read (its page). */
+export async function getTreatment(db: DbOrTx, actor: Actor, riskId: string, treatmentId: string): Promise<TreatmentView> {
+  await loadRiskFor(db, actor, riskId, 'risks:read');
+  return (await treatmentViews(db, actor, [await loadTreatment(db, riskId, treatmentId)]))[0];
+}
+
 export async function treatmentHistory(db: DbOrTx, actor: Actor, riskId: string, treatmentId: string): Promise<HistoryView[]> {
   await loadRiskFor(db, actor, riskId, 'risks:read');
   // A removed treatment keeps its History; only the risk must still be readable.

@@ -39,6 +39,11 @@ export interface RowProblem { column: string; message: string }
 export interface RowResult {
   line: number;
   outcome: RowOutcome;
+  /** The record the row updates (or leaves unchanged), or created once the import is kept: never a checked row's new id. */
+  id?: string;
+  /** The record's title (or name) as the row leaves it, naming the link to it. */
+  title?: string;
+  /** Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). */
   changes?: RowChange[];
   errors?: RowProblem[];
 }
@@ -327,21 +332,24 @@ async function runChunk(
   }
 
   const allColumns = columns.map((c) => c.column);
+  const titleColumn = allColumns.find((c) => c.name === 'title') ?? allColumns.find((c) => c.name === 'name');
   return pending.map((p): RowResult => {
     const outcome = outcomes.get(p);
     if (!outcome || !outcome.ok) {
       const problems = [...p.problems, ...(outcome && !outcome.ok ? outcome.problems.map((q) => ({ column: columnOf(q.field), message: q.message })) : [])];
       return { line: p.row.line, outcome: 'error', errors: problems };
     }
-    if (p.id === null) return { line: p.row.line, outcome: 'create' };
-    if (!outcome.changed) return { line: p.row.line, outcome: 'unchanged' };
+    // Old -> new as the file and the download write them (names of owners, groups and linked records, not ids).
     const changes: RowChange[] = [];
     for (const column of allColumns) {
-      const old = writeCell(column, outcome.before ?? {}, lookups);
+      const old = p.id === null ? '' : writeCell(column, outcome.before ?? {}, lookups);
       const next = writeCell(column, outcome.after, lookups);
       if (old !== next) changes.push({ column: column.name, old, new: next });
     }
-    return { line: p.row.line, outcome: 'update', changes };
+    const title = titleColumn ? writeCell(titleColumn, outcome.after, lookups) || undefined : undefined;
+    if (p.id === null) return { line: p.row.line, outcome: 'create', id: outcome.id, title, changes };
+    if (!outcome.changed) return { line: p.row.line, outcome: 'unchanged', id: outcome.id, title };
+    return { line: p.row.line, outcome: 'update', id: outcome.id, title, changes };
   });
 }
 
@@ -411,7 +419,10 @@ export async function runCsvImport<L extends object>(
     for (const r of results) counts[r.outcome] += 1;
     return { outcome: mode === 'check' ? 'checked' : counts.error ? 'refused' : 'imported', fileName, counts, rows: results };
   };
-  return keepOnlyWhenImported(db, importer, mode, fileName, { module: type.module, recordType: null, recordId: null }, run);
+  const result = await keepOnlyWhenImported(db, importer, mode, fileName, { module: type.module, recordType: null, recordId: null }, run);
+  // A created row's id names a record only when the import was kept (a check, or a refused import, was rolled back).
+  if (result.outcome !== 'imported') for (const row of result.rows) if (row.outcome === 'create') delete row.id;
+  return result;
 }
 
 /**

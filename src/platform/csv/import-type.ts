@@ -75,6 +75,8 @@ export interface ImportType<L = object> {
   writer?(lookups: L & ImportLookups): ImportWriter;
   /** The rights that govern the type; by default `<module>:create`, `<module>:update`, `<module>:read`. */
   rights?: ImportRights;
+  /** The page of a record the import created or changed, linked from its result; by default `/<area>/<id>`, null for none. */
+  recordHref?(id: string): string | null;
 }
 
 export interface ImportRights {

@@ -1,6 +1,7 @@
 import { CsrfField } from '../../../views/components/form';
 import { Flash } from '../../../views/components/flash';
 import { errorsFirst, type ImportResult, type RowResult } from './engine';
+import { valueLabel } from '../core/value-labels';
 
 /** Rows shown on screen (errors first, with exact counts); the REST answer pages through every row. */
 export const SHOWN_ROWS = 2_000;
@@ -41,14 +42,31 @@ export function ImportPage(p: ImportPageProps): JSX.Element {
 
 const OUTCOME_LABEL: Record<RowResult['outcome'], string> = { error: 'Error', create: 'Create', update: 'Update', unchanged: 'Unchanged' };
 
+/** A column by its label: 'owner_group' reads 'Owner group', a custom field 'cf.risk_tier' 'Risk tier'. */
+const columnLabel = (column: string) => (column ? valueLabel(column.replace(/^cf\./, '')) : '');
+const cellText = (text: string) => text || '(blank)';
+
 function Details({ row }: { row: RowResult }): JSX.Element {
   if (row.errors?.length) {
-    return <ul class="plain">{row.errors.map((e) => <li safe>{e.column ? `${e.column}: ${e.message}` : e.message}</li>)}</ul>;
+    return <ul class="plain">{row.errors.map((e) => <li safe>{e.column ? `${columnLabel(e.column)}: ${e.message}` : e.message}</li>)}</ul>;
   }
   if (row.changes?.length) {
-    return <ul class="plain">{row.changes.map((c) => <li safe>{`${c.column}: ${c.old || '(blank)'} -> ${c.new || '(blank)'}`}</li>)}</ul>;
+    return (
+      <ul class="plain changes">{row.changes.map((c) => (
+        row.outcome === 'create'
+          ? <li><strong safe>{columnLabel(c.column)}</strong>{': '}<span safe>{c.new}</span></li>
+          : <li><strong safe>{columnLabel(c.column)}</strong>{': '}<span safe>{cellText(c.old)}</span>{' → '}<span safe>{cellText(c.new)}</span></li>
+      ))}</ul>
+    );
   }
   return <></>;
+}
+
+/** The record a row created or changed, by its title where the row gives one. */
+function RecordLink({ row, href }: { row: RowResult; href?: (id: string) => string | null }): JSX.Element {
+  const target = row.id && href ? href(row.id) : null;
+  if (!target) return <span class="muted">{row.outcome === 'create' ? 'New' : '—'}</span>;
+  return <a href={target} safe>{row.title ?? (row.outcome === 'create' ? 'Created record' : 'Open the record')}</a>;
 }
 
 export interface ImportResultProps {
@@ -57,10 +75,12 @@ export interface ImportResultProps {
   csrfToken: string;
   /** The checked file, carried to Import rows so exactly that file is imported. */
   csv?: string;
+  /** The page of a record a row created or changed; null when it has none. */
+  recordHref?(id: string): string | null;
 }
 
 /** Counts, an outcome filter (pure CSS, no script), the rows errors first, and Import rows when nothing failed. */
-export function ImportResultView({ area, result, csrfToken, csv }: ImportResultProps): JSX.Element {
+export function ImportResultView({ area, result, csrfToken, csv, recordHref }: ImportResultProps): JSX.Element {
   const c = result.counts;
   const rows = errorsFirst(result.rows);
   const shown = rows.slice(0, SHOWN_ROWS);
@@ -94,12 +114,13 @@ export function ImportResultView({ area, result, csrfToken, csv }: ImportResultP
       {shown.length < rows.length && <p class="muted" safe>{`Showing the first ${shown.length} of ${rows.length} rows, errors first.`}</p>}
       <div class="table-wrap">
         <table class="data">
-          <thead><tr><th scope="col">Line</th><th scope="col">Outcome</th><th scope="col">Details</th></tr></thead>
+          <thead><tr><th scope="col">Line</th><th scope="col">Outcome</th><th scope="col">Record</th><th scope="col">Details</th></tr></thead>
           <tbody>
             {shown.map((row) => (
               <tr class={`o-${row.outcome}`}>
                 <td class="num" safe>{String(row.line)}</td>
                 <td safe>{OUTCOME_LABEL[row.outcome]}</td>
+                <td><RecordLink row={row} href={recordHref} /></td>
                 <td><Details row={row} /></td>
               </tr>
             ))}

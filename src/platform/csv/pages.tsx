@@ -75,7 +75,8 @@ export function csvImportPages(ctx: AppContext, types: readonly ImportType[]) {
       try {
         const result = await runCsvImport(ctx.db, type, viewer, { name, bytes: new TextEncoder().encode(text) }, mode);
         return renderScreen(headers, shell(viewer, csrfToken),
-          <ImportResultView area={type.area} result={result} csrfToken={csrfToken} csv={mode === 'check' ? text : undefined} />);
+          <ImportResultView area={type.area} result={result} csrfToken={csrfToken} csv={mode === 'check' ? text : undefined}
+            recordHref={type.recordHref ?? ((id) => `/${type.area}/${id}`)} />);
       } catch (error) {
         if (error instanceof CsvRefusal) return renderScreen(headers, shell(viewer, csrfToken), <RefusedFile message={error.message} />);
         throw error;

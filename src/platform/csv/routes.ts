@@ -15,7 +15,11 @@ import { csvImportPages } from './pages';
 const RowSchema = t.Object({
   line: Type.Integer({ description: 'Line of the file where the row starts (the header is line 1)' }),
   outcome: stringEnum(['create', 'update', 'unchanged', 'error'] as const),
-  changes: t.Optional(t.Array(t.Object({ column: t.String(), old: t.String(), new: t.String() }), { description: 'Update rows: each changed column, old -> new' })),
+  id: t.Optional(t.String({ description: 'The record the row updates or leaves unchanged, or (once imported) the one it created; a checked create row has none' })),
+  title: t.Optional(t.String({ description: "The record's title (or name) as the row leaves it" })),
+  changes: t.Optional(t.Array(t.Object({ column: t.String(), old: t.String(), new: t.String() }), {
+    description: 'Update rows: each changed column, old -> new; create rows: each column the row sets (old blank). Linked records, owners and groups as the file names them',
+  })),
   errors: t.Optional(t.Array(t.Object({ column: t.String(), message: t.String() }), { description: 'Error rows: every reason' })),
 });
 /** Rows an import answer lists by default and at most; the counts are always exact, and `page` lists the rest. */

@@ -287,7 +287,9 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       }
       changes.push(shown);
     }
-    const record = isOwn(e, wording) ? null : shownRecord(viewer, e, d, declared, declared ? recordsOf.get(declared)?.get(e.recordId) : undefined);
+    // On a record's page an undeclared entry that is not its own is one of its parts, read with the record (a removed treatment).
+    const part = wording.own !== undefined && !declared;
+    const record = isOwn(e, wording) ? null : shownRecord(viewer, e, d, declared, declared ? recordsOf.get(declared)?.get(e.recordId) : undefined, part);
     const hidden = record !== null && !record.readable;
     return {
       at: new Date(e.at).toISOString(),
@@ -324,18 +326,20 @@ function doorOf(e: StoredEntry, tokenNames: Map<string, string>): string {
  * "(restricted)", or "(deleted)"); a part without a declaration of its own (a risk treatment) by the title its History
  * entry kept, and only to a reader of its module at level all (its parent decides the own level, which is not known here).
  */
-function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined): ShownRecord {
+function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined, part = false): ShownRecord {
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
   // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is.
   if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null, readable: true };
   const module = declared?.module ?? d!.module;
   const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
+  const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
   if (declared) {
     const seen = typedRecordAsSeen(viewer, declared, e.recordId, row);
-    return { label, title: seen.title, href: seen.href, readable: seen.href !== null || (!row && readsAll) };
+    // A deleted record is named by the title its entry kept (its delete entry keeps them all), to a reader of every one.
+    if (!row && readsAll) return { label, title: typeof kept === 'string' ? `${kept} (deleted)` : seen.title, href: null, readable: true };
+    return { label, title: seen.title, href: seen.href, readable: seen.href !== null };
   }
-  const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
-  if (readsAll) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null, readable: true };
+  if (readsAll || part) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null, readable: true };
   return { label, title: RESTRICTED_NAME, href: null, readable: false };
 }
 
@@ -343,6 +347,34 @@ function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | unde
 function partsOf(type: RecordTypeDeclaration): { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[] {
   const declaredParts = recordTypes().filter((t) => t.parent?.kind === type.kind).map((t) => ({ historyType: historyTypeOf(t), table: t.table, id: t.id, parentId: t.parent!.id }));
   return [...declaredParts, ...(type.historyParts ?? [])];
+}
+
+/** The JSON key History uses for a table's column (its field name in the row): 'riskId' for exceptions.risk_id. */
+const fieldOf = (table: PgTable, column: PgColumn) => Object.entries(getTableColumns(table)).find(([, c]) => c === column)?.[0];
+
+/**
+ * Parts of a record deleted since (a risk's removed treatment): their delete entry keeps the parent's id in its
+ * changes' `before`. Served by history_mentions_idx (GIN over the changes of entries other than create and update).
+ */
+async function deletedPartIds(db: DbOrTx, p: { historyType: string; table: PgTable; parentId: PgColumn }, recordId: string): Promise<string[]> {
+  const field = fieldOf(p.table, p.parentId);
+  if (!field) return [];
+  const rows = await db.select({ id: history.recordId }).from(history).where(and(
+    eq(history.recordType, p.historyType), eq(history.action, 'delete'),
+    sql`${history.changes} @> ${JSON.stringify({ [field]: { before: recordId } })}::jsonb`,
+  ));
+  return rows.map((r) => r.id);
+}
+
+/** Entries of other types naming the record (their declared `historyMentions`), as conditions on History. */
+function mentionsOf(type: RecordTypeDeclaration, recordId: string): SQL[] {
+  return recordTypes().flatMap((other) => (other.historyMentions ?? []).filter((m) => m.kind === type.kind || m.kind === historyTypeOf(type)).map((m) => and(
+    eq(history.recordType, historyTypeOf(other)), inArray(history.action, [...m.actions]),
+    or(
+      sql`${history.changes} @> ${JSON.stringify({ [m.field]: { after: recordId } })}::jsonb`,
+      sql`${history.changes} @> ${JSON.stringify({ [m.field]: { before: recordId } })}::jsonb`,
+    ),
+  )!));
 }
 
 /**
@@ -355,12 +387,17 @@ export async function historyWithParts(db: DbOrTx, kindOrHistoryType: string, re
   const own = type ? historyTypeOf(type) : kindOrHistoryType;
   const parts = type && isUuid(recordId) ? partsOf(type) : [];
   const partIds = await Promise.all(parts.map(async (p) => {
-    const rows = await db.select({ id: sql<string>`${p.id}::text` }).from(p.table).where(and(eq(p.parentId, recordId), p.where));
-    return { historyType: p.historyType, ids: rows.map((r) => r.id) };
+    const [live, deleted] = await Promise.all([
+      db.select({ id: sql<string>`${p.id}::text` }).from(p.table).where(and(eq(p.parentId, recordId), p.where)),
+      deletedPartIds(db, p, recordId),
+    ]);
+    return { historyType: p.historyType, ids: [...new Set([...live.map((r) => r.id), ...deleted])] };
   }));
+  const mentions = type && isUuid(recordId) ? mentionsOf(type, recordId) : [];
   const where = or(
     and(eq(history.recordType, own), eq(history.recordId, recordId)),
     ...partIds.filter((p) => p.ids.length).map((p) => and(eq(history.recordType, p.historyType), inArray(history.recordId, p.ids))),
+    ...mentions,
   );
   const rows = await db.select({ h: history, email: users.email }).from(history).leftJoin(users, eq(users.id, history.actorUserId))
     .where(where).orderBy(desc(history.id)).limit(limit);

@@ -45,6 +45,12 @@ export interface RecordTypeDeclaration {
    * naming this one as `parent` appear there too.
    */
   historyParts?: readonly { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[];
+  /**
+   * Entries of this type's History that name a record of another type, shown in that record's History too (a
+   * requirement's mapping of a control, made from the requirement's side, in the control's History): the record's
+   * `kind`, the changes' field holding its id, and the actions.
+   */
+  historyMentions?: readonly { kind: string; field: string; actions: readonly string[] }[];
   /** Its screen; a child's is its parent's. */
   href(id: string, parentId: string | null): string;
   /** Evidence may be linked to it: evidence links, the evidence section on its page, get_record's attachments. */

@@ -1,0 +1,1 @@
+CREATE INDEX "history_mentions_idx" ON "history" USING gin ("changes" jsonb_path_ops) WHERE "history"."action" NOT IN ('create', 'update');
