@@ -12,10 +12,10 @@ import { paging, type Page } from '../../platform/http/paging';
 import { queueMail } from '../../platform/mail/mail';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { levelOf, ownsRecord, requireOnRecord, requirePermission, systemActor, type Actor } from '../../platform/permissions/permissions';
-import { createRecord, getRecord } from '../../platform/records/records';
+import { createRecord } from '../../platform/records/records';
 import { findingKind } from '../audits/service';
 import { createRisk } from '../risks/service';
-import { isEmail, thirdPartyKind } from '../thirdParties/service';
+import { readableChoices, recordType, requireTypedRecord } from '../../platform/records/record-types';
 import type {
   FindingFromAnswer, RequestCreate, RequestDetail, RequestListQuery, RequestView, ReturnInput, ReviewInput, RiskFromAnswer,
   TemplateCreate, TemplateListQuery, TemplateUpdate, TemplateView,
@@ -23,6 +23,8 @@ import type {
 import { answerText, checkAnswers, isShown, normalised, questionsOf, responseScore, sectionProblems, templateScore } from './scoring';
 
 const MODULE = 'assessments';
+/** One address: no list, no display name. */
+const isEmail = (value: string) => value.length <= 320 && /^[^\s@,;<>]+@[^\s@.,;<>]+(\.[^\s@.,;<>]+)+$/.test(value);
 export const TEMPLATE_TYPE = 'assessmentTemplate';
 export const REQUEST_TYPE = 'assessmentRequest';
 /** How long a link stays open after its due date. */
@@ -144,8 +146,8 @@ export async function sendRequest(tx: DbOrTx, actor: Actor, input: RequestCreate
   if (!isRealDate(input.dueOn)) problems.push({ field: 'dueOn', message: 'must be a real date written YYYY-MM-DD' });
   else if (input.dueOn < todayIso()) problems.push({ field: 'dueOn', message: 'must not be in the past' });
   if (problems.length) throw invalid(problems);
-  let thirdParty: { name: string } | null = null;
-  if (input.thirdPartyId) thirdParty = await getRecord(tx, thirdPartyKind, actor, input.thirdPartyId) as { name: string };
+  // The third party through its declared record type: one the actor may not read answers like a missing one (404).
+  const thirdParty = input.thirdPartyId ? { name: (await requireTypedRecord(tx, actor, recordType('thirdParty'), input.thirdPartyId, 'thirdPartyId')).title } : null;
   const [version] = await tx.select().from(assessmentTemplateVersions)
     .where(and(eq(assessmentTemplateVersions.templateId, template.id), eq(assessmentTemplateVersions.version, template.version)));
   const secret = newSecret();
@@ -452,7 +454,5 @@ export async function requestFile(db: DbOrTx, actor: Actor, requestId: string, f
 export const templateChoices = async (db: DbOrTx, actor: Actor) =>
   (await db.select({ value: assessmentTemplates.id, label: assessmentTemplates.title }).from(assessmentTemplates).where(readableTemplates(actor)).orderBy(asc(assessmentTemplates.title)));
 
-export const thirdPartyChoices = async (db: DbOrTx, actor: Actor) => levelOf(actor, 'thirdParties:read') === null ? [] :
-  db.select({ value: thirdParties.id, label: thirdParties.name }).from(thirdParties)
-    .where(ownershipCondition(actor, 'thirdParties:read', thirdParties.ownerId, thirdParties.ownerGroupId)).orderBy(asc(thirdParties.name)).limit(1000);
+export const thirdPartyChoices = (db: DbOrTx, actor: Actor) => readableChoices(db, actor, recordType('thirdParty'));
 
