@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { signedInBrowser } from '../helpers/browser';
+import { refusalOf, refusedWith } from '../helpers/refusals';
 import { assessmentClient, openPage, pathOf, pdf, postForm, VENDOR_ANSWERS } from './helpers';
 
 let env: TestEnv;
@@ -63,5 +64,26 @@ describe('assessment screens', () => {
     const again = await b.post(`/assessments/requests/${sent.id}/accept`, {});
     expect(again.status).toBe(409);
     expect(await again.text()).toContain('Only a submitted questionnaire can be accepted');
+  });
+
+  test('a reviewer who may create risks makes one from an answer on the page; one who may not is refused 403, audited, and is not offered the form', async () => {
+    const sent = await api.sendRequest({ templateId: await api.shipped('vendor-security') });
+    const page = await openPage(env, pathOf(sent.url));
+    expect((await postForm(env, pathOf(sent.url), page, VENDOR_ANSWERS(pdf()), 'submit')).status).toBe(303);
+    const withRisks = await makeUser(env, { 'assessments:read': 'all', 'assessments:update': 'all', 'risks:read': 'all', 'risks:create': 'all' });
+    const b = await signedInBrowser(env, withRisks.email, withRisks.password);
+    const html = await (await b.get(`/assessments/requests/${sent.id}`)).text();
+    expect(html).toContain('Create a risk');
+    expect(html).not.toContain('Create an audit finding');
+    const classification = /name="risk-classification"[^>]*>\s*<option value="([^"]+)"/.exec(html)![1];
+    const created = await b.post(`/assessments/requests/${sent.id}/risks`, { 'risk-key': 'dataLocation', 'risk-title': 'Data outside the EEA', 'risk-classification': classification, 'risk-likelihood': '2', 'risk-impact': '3' });
+    expect(created.status, await created.clone().text()).toBe(303);
+    expect(created.headers.get('location')).toMatch(/^\/risks\/[0-9a-f-]{36}$/);
+
+    const without = await makeUser(env, { 'assessments:read': 'all', 'assessments:update': 'all' });
+    const c = await signedInBrowser(env, without.email, without.password);
+    expect(await (await c.get(`/assessments/requests/${sent.id}`)).text()).not.toContain('Create a risk');
+    expect(await refusalOf(env, () => c.post(`/assessments/requests/${sent.id}/risks`, { 'risk-key': 'dataLocation', 'risk-title': 'x', 'risk-classification': classification, 'risk-likelihood': '2', 'risk-impact': '3' })))
+      .toEqual(refusedWith(403, undefined, 'user right risks:create missing'));
   });
 });

@@ -6,11 +6,11 @@ import { linkBase } from '../../platform/http/public-address';
 import { renderScreen } from '../../platform/http/screen';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { fileResponseHeaders } from './files';
-import { canTouch, type Actor } from '../../platform/permissions/permissions';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { fieldErrors } from '../../../views/components/form';
 import type { RequestCreate, ReviewInput } from './schema';
 import {
-  acceptRequest, assessmentsOfThirdParty, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
+  acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
   reviewRequest, revokeRequest, sendRequest, templateChoices, thirdPartyChoices,
 } from './service';
 import { NewRequestForm, RequestList, RequestPage, TemplateList, TemplatePage, ThirdPartyAssessments, type RequestPageProps } from './views';
@@ -26,8 +26,11 @@ const DONE: Record<string, string> = {
 export const assessmentPages = (ctx: AppContext) => {
   const requestScreen = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, id: string, extra: Omit<RequestPageProps, 'request' | 'csrfToken' | 'canReview'> = {}) => {
     const request = await getRequest(ctx.db, viewer, id);
+    const findings = levelOf(viewer, 'audits:create') !== null;
+    const risks = levelOf(viewer, 'risks:create') !== null;
+    const fromAnswer = findings || risks ? { choices: await fromAnswerChoices(ctx.db, viewer), findings, risks } : null;
     return renderScreen(headers, shell(request.title, viewer, csrfToken),
-      <RequestPage request={request} csrfToken={csrfToken} canReview={canTouch(viewer, 'assessments:update', request)} {...extra} />);
+      <RequestPage request={request} csrfToken={csrfToken} canReview={canTouch(viewer, 'assessments:update', request)} fromAnswer={fromAnswer} {...extra} />);
   };
   /** Runs a decision; a conflict (not submitted any more) is shown on the page. */
   const decide = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, id: string, set: { status?: number | string }, work: () => Promise<unknown>, done: string) => {
@@ -111,6 +114,25 @@ export const assessmentPages = (ctx: AppContext) => {
         link = await runWrite(ctx, (tx) => remindRequest(tx, viewer, params.id, linkBase(ctx.config.PUBLIC_URL, request.url)));
       }, 'reminded');
       return link ? requestScreen(headers, viewer, csrfToken, params.id, { link, message: 'A reminder was mailed with a new link; the earlier one no longer works.' }) : outcome;
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/findings', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      let created: { id: string } | null = null;
+      const outcome = await decide(headers, viewer, csrfToken, params.id, set, async () => {
+        created = await runWrite(ctx, (tx) => createFindingFromAnswer(tx, viewer, params.id, {
+          key: formText(body, 'finding-key'), auditPlanId: formText(body, 'finding-plan'), title: formText(body, 'finding-title').trim(),
+        }));
+      }, 'finding');
+      return created ? new Response(null, { status: 303, headers: { location: `/audits/findings/${(created as { id: string }).id}` } }) : outcome;
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/risks', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      let created: { id: string } | null = null;
+      const outcome = await decide(headers, viewer, csrfToken, params.id, set, async () => {
+        created = await runWrite(ctx, (tx) => createRiskFromAnswer(tx, viewer, params.id, {
+          key: formText(body, 'risk-key'), title: formText(body, 'risk-title').trim(), classificationId: formText(body, 'risk-classification'),
+          likelihood: Number(formText(body, 'risk-likelihood')), impact: Number(formText(body, 'risk-impact')),
+        }));
+      }, 'risk');
+      return created ? new Response(null, { status: 303, headers: { location: `/risks/${(created as { id: string }).id}` } }) : outcome;
     }, { page: 'assessments:update', params: Id })
     .get('/assessments/requests/:id/files/:fileId', async ({ viewer, params }) => {
       const file = await requestFile(ctx.db, viewer, params.id, params.fileId);

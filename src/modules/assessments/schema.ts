@@ -168,10 +168,3 @@ export const RiskFromAnswer = t.Object({
   impact: Type.Integer({ minimum: 1 }),
 }, { additionalProperties: false });
 export type RiskFromAnswer = Static<typeof RiskFromAnswer>;
-
-/** What the respondent's form sends through the API twin of the public page (a draft or the submission). */
-export const ResponseInput = t.Object({
-  answers: t.Record(t.String({ maxLength: 64 }), AnswerValue),
-  revision: Type.Integer({ minimum: 0, description: 'The revision the respondent\'s page showed; another tab\'s write in between refuses this one (409)' }),
-}, { additionalProperties: false });
-export type ResponseInput = Static<typeof ResponseInput>;

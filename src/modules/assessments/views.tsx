@@ -1,6 +1,7 @@
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { Flash } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
+import type { FromAnswerChoices } from './service';
 import { KIND_LABELS, STATUS_LABELS, type RequestDetail, type RequestView, type TemplateView } from './schema';
 
 const statusTag = (status: RequestView['status']) => <span class={`tag status-${status}`} safe>{STATUS_LABELS[status]}</span>;
@@ -59,9 +60,44 @@ export interface RequestPageProps {
   link?: { url: string; expiresAt: string } | null;
   message?: string | null;
   error?: string | null;
+  /** The "from an answer" forms, for a viewer who may create findings or risks. */
+  fromAnswer?: { choices: FromAnswerChoices; findings: boolean; risks: boolean } | null;
 }
 
-export function RequestPage({ request: r, csrfToken, canReview, link, message, error }: RequestPageProps): JSX.Element {
+function FromAnswerForms({ request: r, csrfToken, fromAnswer }: { request: RequestDetail; csrfToken: string; fromAnswer: NonNullable<RequestPageProps['fromAnswer']> }): JSX.Element {
+  const answers = r.answers.filter((a) => a.shown && a.answer !== null).map((a) => ({ value: a.key, label: `${a.text} — ${a.answerText}`.slice(0, 160) }));
+  if (!answers.length) return <></>;
+  const { choices } = fromAnswer;
+  return (
+    <section>
+      <h2>From an answer</h2>
+      {fromAnswer.findings && choices.plans.length ? (
+        <form method="post" action={`/assessments/requests/${r.id}/findings`} class="form card">
+          <h3>Create an audit finding</h3>
+          <CsrfField token={csrfToken} />
+          <Field label="Answer" name="finding-key" required><Select name="finding-key" options={answers} required /></Field>
+          <Field label="Audit plan" name="finding-plan" required><Select name="finding-plan" options={choices.plans} required /></Field>
+          <Field label="Title" name="finding-title" required maxlength={300} />
+          <p class="actions"><button type="submit" class="secondary">Create the finding</button></p>
+        </form>
+      ) : ''}
+      {fromAnswer.risks ? (
+        <form method="post" action={`/assessments/requests/${r.id}/risks`} class="form card">
+          <h3>Create a risk</h3>
+          <CsrfField token={csrfToken} />
+          <Field label="Answer" name="risk-key" required><Select name="risk-key" options={answers} required /></Field>
+          <Field label="Title" name="risk-title" required maxlength={300} />
+          <Field label="Classification" name="risk-classification" required><Select name="risk-classification" options={choices.classifications} required /></Field>
+          <Field label="Likelihood" name="risk-likelihood" required><Select name="risk-likelihood" options={choices.likelihoods} required /></Field>
+          <Field label="Impact" name="risk-impact" required><Select name="risk-impact" options={choices.impacts} required /></Field>
+          <p class="actions"><button type="submit" class="secondary">Create the risk</button></p>
+        </form>
+      ) : ''}
+    </section>
+  );
+}
+
+export function RequestPage({ request: r, csrfToken, canReview, link, message, error, fromAnswer }: RequestPageProps): JSX.Element {
   const shown = r.answers.filter((a) => a.shown);
   const reviewing = canReview && r.status === 'submitted';
   const waiting = r.status === 'sent' || r.status === 'in_progress' || r.status === 'returned';
@@ -140,6 +176,7 @@ export function RequestPage({ request: r, csrfToken, canReview, link, message, e
           </form>
         </section>
       ) : ''}
+      {canReview && fromAnswer && (r.status === 'submitted' || r.status === 'accepted') ? <FromAnswerForms request={r} csrfToken={csrfToken} fromAnswer={fromAnswer} /> : ''}
       {canReview && waiting ? (
         <section class="actions">
           <form method="post" action={`/assessments/requests/${r.id}/remind`}><CsrfField token={csrfToken} /><button type="submit" class="secondary">Send a reminder with a new link</button></form>
