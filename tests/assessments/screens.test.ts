@@ -57,6 +57,10 @@ describe('assessment screens', () => {
     const after = await (await b.get(`/assessments/requests/${sent.id}?done=reviewed`)).text();
     expect(after).toContain('Scores and comments saved.');
     expect(after).toContain('>Fine</textarea>');
+    // History on the page: the submission (the respondent has no account) and the review, with status labels.
+    expect(after).toContain('id="request-history"');
+    expect(after).toContain('<span>Sent</span> → <span>Submitted</span>');
+    expect(after).toContain('<span>Review</span>');
     const file = await b.get(`/assessments/requests/${sent.id}/files/${/files\/([0-9a-f-]{36})/.exec(html)![1]}`);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-disposition')).toContain('iso27001.pdf');

@@ -8,9 +8,10 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { fileResponseHeaders } from './files';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { fieldErrors } from '../../../views/components/form';
-import type { RequestCreate, ReviewInput } from './schema';
+import { STATUS_LABELS, type RequestCreate, type ReviewInput } from './schema';
+import { describeHistory } from '../../platform/records/history-format';
 import {
-  acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
+  REQUEST_TYPE, requestHistory, acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
   reviewRequest, revokeRequest, sendRequest, templateChoices, thirdPartyChoices,
 } from './service';
 import { NewRequestForm, RequestList, RequestPage, TemplateList, TemplatePage, ThirdPartyAssessments, type RequestPageProps } from './views';
@@ -29,8 +30,13 @@ export const assessmentPages = (ctx: AppContext) => {
     const findings = levelOf(viewer, 'audits:create') !== null;
     const risks = levelOf(viewer, 'risks:create') !== null;
     const fromAnswer = findings || risks ? { choices: await fromAnswerChoices(ctx.db, viewer), findings, risks } : null;
+    const stored = (await requestHistory(ctx.db, viewer, id)).map((e) => ({ ...e, recordType: REQUEST_TYPE, recordId: id }));
+    const history = await describeHistory(ctx.db, viewer, stored, {
+      own: { recordType: REQUEST_TYPE, recordId: id },
+      name: (_type, field, value) => (field === 'status' && typeof value === 'string' ? STATUS_LABELS[value as keyof typeof STATUS_LABELS] : undefined),
+    });
     return renderScreen(headers, shell(request.title, viewer, csrfToken),
-      <RequestPage request={request} csrfToken={csrfToken} canReview={canTouch(viewer, 'assessments:update', request)} fromAnswer={fromAnswer} {...extra} />);
+      <RequestPage request={request} csrfToken={csrfToken} canReview={canTouch(viewer, 'assessments:update', request)} fromAnswer={fromAnswer} history={history} {...extra} />);
   };
   /** Runs a decision; a conflict (not submitted any more) is shown on the page. */
   const decide = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, id: string, set: { status?: number | string }, work: () => Promise<unknown>, done: string) => {

@@ -2,6 +2,8 @@ import { CsrfField, Field, Select, type Option } from '../../../views/components
 import { Flash } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
 import type { FromAnswerChoices } from './service';
+import { HistoryTable } from '../../platform/record-screens/record-views';
+import type { ShownEntry } from '../../platform/records/history-format';
 import { KIND_LABELS, STATUS_LABELS, type RequestDetail, type RequestView, type TemplateView } from './schema';
 
 const statusTag = (status: RequestView['status']) => <span class={`tag status-${status}`} safe>{STATUS_LABELS[status]}</span>;
@@ -62,6 +64,7 @@ export interface RequestPageProps {
   error?: string | null;
   /** The "from an answer" forms, for a viewer who may create findings or risks. */
   fromAnswer?: { choices: FromAnswerChoices; findings: boolean; risks: boolean } | null;
+  history?: ShownEntry[];
 }
 
 function FromAnswerForms({ request: r, csrfToken, fromAnswer }: { request: RequestDetail; csrfToken: string; fromAnswer: NonNullable<RequestPageProps['fromAnswer']> }): JSX.Element {
@@ -97,7 +100,7 @@ function FromAnswerForms({ request: r, csrfToken, fromAnswer }: { request: Reque
   );
 }
 
-export function RequestPage({ request: r, csrfToken, canReview, link, message, error, fromAnswer }: RequestPageProps): JSX.Element {
+export function RequestPage({ request: r, csrfToken, canReview, link, message, error, fromAnswer, history }: RequestPageProps): JSX.Element {
   const shown = r.answers.filter((a) => a.shown);
   const reviewing = canReview && r.status === 'submitted';
   const waiting = r.status === 'sent' || r.status === 'in_progress' || r.status === 'returned';
@@ -183,6 +186,10 @@ export function RequestPage({ request: r, csrfToken, canReview, link, message, e
           <form method="post" action={`/assessments/requests/${r.id}/revoke`}><CsrfField token={csrfToken} /><button type="submit" class="secondary">Revoke the link</button></form>
         </section>
       ) : ''}
+      <section>
+        <h2>History</h2>
+        <HistoryTable id="request-history" entries={history ?? []} />
+      </section>
     </div>
   );
 }
