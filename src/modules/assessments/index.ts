@@ -17,7 +17,6 @@ export const manifest = defineModule({
   uploads: () => [assessUploadLimit],
   nav: [
     { group: 'Assets and vendors', key: 'assessments', href: '/assessments/requests', label: 'Questionnaires', needs: 'assessments:read' },
-    { group: 'Assets and vendors', key: 'assessmentTemplates', href: '/assessments/templates', label: 'Questionnaire templates', needs: 'assessments:read' },
   ],
   sections: (type) => (type.kind === 'thirdParty' ? thirdPartyAssessmentsSection : null),
 });

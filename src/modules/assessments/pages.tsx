@@ -54,7 +54,9 @@ export const assessmentPages = (ctx: AppContext) => {
     .use(screenAuth(ctx))
     .get('/assessments/requests', async ({ viewer, csrfToken, headers }) => {
       const page = await listRequests(ctx.db, viewer, { pageSize: 200 });
-      const actions = canTouch(viewer, 'assessments:create', { ownerId: viewer.userId, ownerGroupId: null }) ? <a class="button" href="/assessments/requests/new">Send a questionnaire</a> : undefined;
+      const templates = <a class="button secondary" href="/assessments/templates">Templates</a>;
+      const actions = canTouch(viewer, 'assessments:create', { ownerId: viewer.userId, ownerGroupId: null })
+        ? <>{templates} <a class="button" href="/assessments/requests/new">Send a questionnaire</a></> : templates;
       return renderScreen(headers, shell('Questionnaires', viewer, csrfToken, 'assessments', actions), <RequestList rows={page.rows} total={page.total} />);
     }, { page: 'assessments:read' })
     .get('/assessments/requests/new', async ({ viewer, csrfToken, headers }) => {
@@ -146,11 +148,11 @@ export const assessmentPages = (ctx: AppContext) => {
     }, { page: 'assessments:read', params: FileParams })
     .get('/assessments/templates', async ({ viewer, csrfToken, headers }) => {
       const page = await listTemplates(ctx.db, viewer, { pageSize: 200 });
-      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken, 'assessmentTemplates'), <TemplateList rows={page.rows} />);
+      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken), <TemplateList rows={page.rows} />);
     }, { page: 'assessments:read' })
     .get('/assessments/templates/:id', async ({ viewer, csrfToken, headers, params }) => {
       const template = await getTemplate(ctx.db, viewer, params.id);
-      return renderScreen(headers, shell(template.title, viewer, csrfToken, 'assessmentTemplates'), <TemplatePage template={template} />);
+      return renderScreen(headers, shell(template.title, viewer, csrfToken), <TemplatePage template={template} />);
     }, { page: 'assessments:read', params: Id });
 };
 
