@@ -10,6 +10,7 @@ import { benchReminderSweep } from './reminder-sweep';
 import { benchDashboard } from './dashboard';
 import { benchDemoData } from './demo-data';
 import { benchAwareness } from './awareness';
+import { benchAssessments } from './assessments';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -27,6 +28,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Dashboard', benchDashboard],
   ['Demo data', benchDemoData],
   ['Awareness completion', benchAwareness],
+  ['Assessments', benchAssessments],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -3680,6 +3680,278 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/assessments/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Templates you may read: the shipped ones and, at the own level, those you or your groups own
+         * @description Needs scope `assessments:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssessmentsTemplates"];
+        put?: never;
+        /**
+         * Write a template (version 1)
+         * @description Needs scope `assessments:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a template: its current version
+         * @description Needs scope `assessments:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssessmentsTemplatesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a template; new sections make a new version, requests already sent keep theirs
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        patch: operations["patchAssessmentsTemplatesById"];
+        trace?: never;
+    };
+    "/api/v1/assessments/templates/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template's History
+         * @description Needs scope `assessments:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssessmentsTemplatesByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Questionnaires sent that you may read
+         * @description Needs scope `assessments:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssessmentsRequests"];
+        put?: never;
+        /**
+         * Send a questionnaire to one address: the invitation is mailed with the link (its secret is stored hashed and shown once here)
+         * @description Needs scope `assessments:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a request with its answers, weights, scores and comments
+         * @description Needs scope `assessments:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssessmentsRequestsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A request's History: sent, drafts, submitted, reviewed
+         * @description Needs scope `assessments:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getAssessmentsRequestsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a reminder with a new link (the draft is kept; 409 unless waiting for answers)
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdRemind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke: the link stops working
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score answers (0–100 % of their weight) and comment on them; the score is worked out again (409 unless submitted)
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the submitted answers: the link closes
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return the answers for changes: a new link is mailed with the message and opens them again
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an audit finding from an answer (needs audits:create too; 403 otherwise)
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdFindings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assessments/requests/{id}/risks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a risk from an answer (needs risks:create too; 403 otherwise)
+         * @description Needs scope `assessments:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postAssessmentsRequestsByIdRisks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/people": {
         parameters: {
             query?: never;
@@ -36210,6 +36482,2051 @@ export interface operations {
                             score: number;
                             attempts: number;
                             passMark: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssessmentsTemplates: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "title" | "-title" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                description: string;
+                                shippedKey: string | null;
+                                /** @description The current version; a change of the sections makes a new one */
+                                version: number;
+                                versionId: string;
+                                sections: {
+                                    title: string;
+                                    description?: string;
+                                    questions: {
+                                        /** @description The question's key, unique in the template: answers point at it */
+                                        key: string;
+                                        text: string;
+                                        hint?: string;
+                                        /**
+                                         * @description yesno, single and multiple score by their choices; text, number, date and file are scored by the reviewer
+                                         * @enum {string}
+                                         */
+                                        kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                        required: boolean;
+                                        /** @description How much the question counts in the score; 0 leaves it out */
+                                        weight: number;
+                                        /** @description For yesno (values yes and no), single and multiple */
+                                        choices?: {
+                                            value: string;
+                                            label: string;
+                                            /** @description Percent of the question's weight this answer earns */
+                                            score: number;
+                                        }[];
+                                        showWhen?: {
+                                            /** @description The question's key, unique in the template: answers point at it */
+                                            question: string;
+                                            /** @description The value the earlier question must have (for multiple choice: among those chosen) */
+                                            equals: string;
+                                        } | null;
+                                    }[];
+                                }[];
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    sections: {
+                        title: string;
+                        description?: string;
+                        questions: {
+                            /** @description The question's key, unique in the template: answers point at it */
+                            key: string;
+                            text: string;
+                            hint?: string;
+                            /**
+                             * @description yesno, single and multiple score by their choices; text, number, date and file are scored by the reviewer
+                             * @enum {string}
+                             */
+                            kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                            required: boolean;
+                            /** @description How much the question counts in the score; 0 leaves it out */
+                            weight: number;
+                            /** @description For yesno (values yes and no), single and multiple */
+                            choices?: {
+                                value: string;
+                                label: string;
+                                /** @description Percent of the question's weight this answer earns */
+                                score: number;
+                            }[];
+                            showWhen?: {
+                                /** @description The question's key, unique in the template: answers point at it */
+                                question: string;
+                                /** @description The value the earlier question must have (for multiple choice: among those chosen) */
+                                equals: string;
+                            } | null;
+                        }[];
+                    }[];
+                    /** Format: uuid */
+                    ownerId?: string | null;
+                    /** Format: uuid */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssessmentsTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            shippedKey: string | null;
+                            /** @description The current version; a change of the sections makes a new one */
+                            version: number;
+                            versionId: string;
+                            sections: {
+                                title: string;
+                                description?: string;
+                                questions: {
+                                    /** @description The question's key, unique in the template: answers point at it */
+                                    key: string;
+                                    text: string;
+                                    hint?: string;
+                                    /**
+                                     * @description yesno, single and multiple score by their choices; text, number, date and file are scored by the reviewer
+                                     * @enum {string}
+                                     */
+                                    kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                    required: boolean;
+                                    /** @description How much the question counts in the score; 0 leaves it out */
+                                    weight: number;
+                                    /** @description For yesno (values yes and no), single and multiple */
+                                    choices?: {
+                                        value: string;
+                                        label: string;
+                                        /** @description Percent of the question's weight this answer earns */
+                                        score: number;
+                                    }[];
+                                    showWhen?: {
+                                        /** @description The question's key, unique in the template: answers point at it */
+                                        question: string;
+                                        /** @description The value the earlier question must have (for multiple choice: among those chosen) */
+                                        equals: string;
+                                    } | null;
+                                }[];
+                            }[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchAssessmentsTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string;
+                    sections?: {
+                        title: string;
+                        description?: string;
+                        questions: {
+                            /** @description The question's key, unique in the template: answers point at it */
+                            key: string;
+                            text: string;
+                            hint?: string;
+                            /**
+                             * @description yesno, single and multiple score by their choices; text, number, date and file are scored by the reviewer
+                             * @enum {string}
+                             */
+                            kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                            required: boolean;
+                            /** @description How much the question counts in the score; 0 leaves it out */
+                            weight: number;
+                            /** @description For yesno (values yes and no), single and multiple */
+                            choices?: {
+                                value: string;
+                                label: string;
+                                /** @description Percent of the question's weight this answer earns */
+                                score: number;
+                            }[];
+                            showWhen?: {
+                                /** @description The question's key, unique in the template: answers point at it */
+                                question: string;
+                                /** @description The value the earlier question must have (for multiple choice: among those chosen) */
+                                equals: string;
+                            } | null;
+                        }[];
+                    }[];
+                    /** Format: uuid */
+                    ownerId?: string | null;
+                    /** Format: uuid */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            description: string;
+                            shippedKey: string | null;
+                            /** @description The current version; a change of the sections makes a new one */
+                            version: number;
+                            versionId: string;
+                            sections: {
+                                title: string;
+                                description?: string;
+                                questions: {
+                                    /** @description The question's key, unique in the template: answers point at it */
+                                    key: string;
+                                    text: string;
+                                    hint?: string;
+                                    /**
+                                     * @description yesno, single and multiple score by their choices; text, number, date and file are scored by the reviewer
+                                     * @enum {string}
+                                     */
+                                    kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                    required: boolean;
+                                    /** @description How much the question counts in the score; 0 leaves it out */
+                                    weight: number;
+                                    /** @description For yesno (values yes and no), single and multiple */
+                                    choices?: {
+                                        value: string;
+                                        label: string;
+                                        /** @description Percent of the question's weight this answer earns */
+                                        score: number;
+                                    }[];
+                                    showWhen?: {
+                                        /** @description The question's key, unique in the template: answers point at it */
+                                        question: string;
+                                        /** @description The value the earlier question must have (for multiple choice: among those chosen) */
+                                        equals: string;
+                                    } | null;
+                                }[];
+                            }[];
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssessmentsTemplatesByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssessmentsRequests: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                sort?: "createdAt" | "-createdAt" | "dueOn" | "-dueOn" | "status" | "-status" | "score" | "-score";
+                q?: string;
+                status?: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                thirdPartyId?: string;
+                templateId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                templateId: string;
+                                templateVersion: number;
+                                thirdParty: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                respondentName: string;
+                                respondentEmail: string;
+                                dueOn: string;
+                                /** @enum {string} */
+                                status: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                                expiresAt: string;
+                                /** @description Percent: weights times answer scores (the reviewer's where set) */
+                                score: number | null;
+                                submittedAt: string | null;
+                                reviewedAt: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    templateId: string;
+                    /** @description Defaults to the template's title */
+                    title?: string;
+                    /** Format: uuid */
+                    thirdPartyId?: string | null;
+                    respondentName?: string;
+                    /** @description The one address the link is sent to */
+                    respondentEmail: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    dueOn: string;
+                    /** Format: uuid */
+                    ownerId?: string | null;
+                    /** Format: uuid */
+                    ownerGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description The link, shown once: only its SHA-256 is stored */
+                            url: string;
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssessmentsRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            templateId: string;
+                            templateVersion: number;
+                            thirdParty: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            respondentName: string;
+                            respondentEmail: string;
+                            dueOn: string;
+                            /** @enum {string} */
+                            status: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                            expiresAt: string;
+                            /** @description Percent: weights times answer scores (the reviewer's where set) */
+                            score: number | null;
+                            submittedAt: string | null;
+                            reviewedAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            answers: {
+                                key: string;
+                                section: string;
+                                text: string;
+                                /** @enum {string} */
+                                kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                weight: number;
+                                /** @description False when its condition is not met: not asked, not scored */
+                                shown: boolean;
+                                answer: string | number | string[] | null;
+                                /** @description The answer in words (choice labels, file names) */
+                                answerText: string;
+                                templateScore: number | null;
+                                reviewScore: number | null;
+                                comment: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssessmentsRequestsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdRemind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The new link, shown once; the earlier one stops working */
+                            url: string;
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            templateId: string;
+                            templateVersion: number;
+                            thirdParty: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            respondentName: string;
+                            respondentEmail: string;
+                            dueOn: string;
+                            /** @enum {string} */
+                            status: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                            expiresAt: string;
+                            /** @description Percent: weights times answer scores (the reviewer's where set) */
+                            score: number | null;
+                            submittedAt: string | null;
+                            reviewedAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            answers: {
+                                key: string;
+                                section: string;
+                                text: string;
+                                /** @enum {string} */
+                                kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                weight: number;
+                                /** @description False when its condition is not met: not asked, not scored */
+                                shown: boolean;
+                                answer: string | number | string[] | null;
+                                /** @description The answer in words (choice labels, file names) */
+                                answerText: string;
+                                templateScore: number | null;
+                                reviewScore: number | null;
+                                comment: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    answers: {
+                        key: string;
+                        score?: number | null;
+                        comment?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            templateId: string;
+                            templateVersion: number;
+                            thirdParty: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            respondentName: string;
+                            respondentEmail: string;
+                            dueOn: string;
+                            /** @enum {string} */
+                            status: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                            expiresAt: string;
+                            /** @description Percent: weights times answer scores (the reviewer's where set) */
+                            score: number | null;
+                            submittedAt: string | null;
+                            reviewedAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            answers: {
+                                key: string;
+                                section: string;
+                                text: string;
+                                /** @enum {string} */
+                                kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                weight: number;
+                                /** @description False when its condition is not met: not asked, not scored */
+                                shown: boolean;
+                                answer: string | number | string[] | null;
+                                /** @description The answer in words (choice labels, file names) */
+                                answerText: string;
+                                templateScore: number | null;
+                                reviewScore: number | null;
+                                comment: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            templateId: string;
+                            templateVersion: number;
+                            thirdParty: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            respondentName: string;
+                            respondentEmail: string;
+                            dueOn: string;
+                            /** @enum {string} */
+                            status: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                            expiresAt: string;
+                            /** @description Percent: weights times answer scores (the reviewer's where set) */
+                            score: number | null;
+                            submittedAt: string | null;
+                            reviewedAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            answers: {
+                                key: string;
+                                section: string;
+                                text: string;
+                                /** @enum {string} */
+                                kind: "yesno" | "single" | "multiple" | "text" | "number" | "date" | "file";
+                                weight: number;
+                                /** @description False when its condition is not met: not asked, not scored */
+                                shown: boolean;
+                                answer: string | number | string[] | null;
+                                /** @description The answer in words (choice labels, file names) */
+                                answerText: string;
+                                templateScore: number | null;
+                                reviewScore: number | null;
+                                comment: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to change; sent with the new link */
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The new link, shown once; the earlier one stops working */
+                            url: string;
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdFindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The answer the finding comes from */
+                    key: string;
+                    /** Format: uuid */
+                    auditPlanId: string;
+                    title: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAssessmentsRequestsByIdRisks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The answer the risk comes from */
+                    key: string;
+                    title: string;
+                    description?: string;
+                    /** Format: uuid */
+                    classificationId: string;
+                    likelihood: number;
+                    impact: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
                         };
                     };
                 };

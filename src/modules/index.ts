@@ -4,6 +4,7 @@ import { manifest as apiTokens } from './apiTokens';
 import { manifest as assets } from './assets';
 import { manifest as assistant } from './assistant';
 import { manifest as audits } from './audits';
+import { manifest as assessments } from './assessments';
 import { manifest as awareness } from './awareness';
 import { manifest as businessUnits } from './businessUnits';
 import { manifest as compliance } from './compliance';
@@ -27,6 +28,6 @@ import { manifest as thirdParties } from './thirdParties';
  */
 export const MODULES: readonly ModuleManifest[] = [
   risks, exceptions, controls, compliance, evidence, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews, dataPrivacy,
-  awareness,
+  awareness, assessments,
   people, apiTokens, customFields, labels, assistant, search,
 ];

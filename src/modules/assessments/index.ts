@@ -1,0 +1,22 @@
+import { defineModule } from '../../platform/modules/module';
+import { requestsApi, templatesApi } from './api';
+import { assessmentPages, thirdPartyAssessmentsSection } from './pages';
+import { assessPages, assessUploadLimit } from './public-pages';
+
+/**
+ * Assessments: questionnaire templates (versioned), questionnaires sent to one address and answered at /assess/<token>
+ * without an account, reviewed and scored here (docs/assessments.md).
+ */
+export const manifest = defineModule({
+  name: 'assessments',
+  apiTags: {
+    Assessments: 'Questionnaire templates and the questionnaires sent from them: answered at a link without an account, scored, reviewed, turned into findings or risks.',
+  },
+  permissions: 'assessments',
+  plugins: (ctx) => [templatesApi(ctx), requestsApi(ctx), assessmentPages(ctx), assessPages(ctx)],
+  uploads: () => [assessUploadLimit],
+  nav: [
+    { group: 'Assets and vendors', key: 'assessments', href: '/assessments/requests', label: 'Questionnaires', needs: 'assessments:read' },
+  ],
+  sections: (type) => (type.kind === 'thirdParty' ? thirdPartyAssessmentsSection : null),
+});

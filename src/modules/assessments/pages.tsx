@@ -1,0 +1,164 @@
+import { Elysia, t } from 'elysia';
+import { AppError } from '../../platform/core/errors';
+import { runWrite, type AppContext } from '../../platform/http/context';
+import { formText } from '../../platform/http/form-input';
+import { linkBase } from '../../platform/http/public-address';
+import { renderScreen } from '../../platform/http/screen';
+import { screenAuth } from '../../platform/http/screen-auth';
+import { fileResponseHeaders } from './files';
+import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
+import { fieldErrors } from '../../../views/components/form';
+import { STATUS_LABELS, type RequestCreate, type ReviewInput } from './schema';
+import { describeHistory } from '../../platform/records/history-format';
+import {
+  REQUEST_TYPE, requestHistory, acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
+  reviewRequest, revokeRequest, sendRequest, templateChoices, thirdPartyChoices,
+} from './service';
+import { NewRequestForm, RequestList, RequestPage, TemplateList, TemplatePage, ThirdPartyAssessments, type RequestPageProps } from './views';
+
+const shell = (title: string, viewer: Actor, csrfToken: string, active = 'assessments', actions?: JSX.Element) => ({ title, viewer, csrfToken, active, actions });
+const Id = t.Object({ id: t.String({ format: 'uuid' }) });
+const FileParams = t.Object({ id: t.String({ format: 'uuid' }), fileId: t.String({ format: 'uuid' }) });
+const DONE: Record<string, string> = {
+  reviewed: 'Scores and comments saved.', accepted: 'The answers were accepted; the link is closed.', revoked: 'The link was revoked.',
+};
+
+/** The organisation's screens: questionnaires sent (list, send, review) and templates (read). */
+export const assessmentPages = (ctx: AppContext) => {
+  const requestScreen = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, id: string, extra: Omit<RequestPageProps, 'request' | 'csrfToken' | 'canReview'> = {}) => {
+    const request = await getRequest(ctx.db, viewer, id);
+    const findings = levelOf(viewer, 'audits:create') !== null;
+    const risks = levelOf(viewer, 'risks:create') !== null;
+    const fromAnswer = findings || risks ? { choices: await fromAnswerChoices(ctx.db, viewer), findings, risks } : null;
+    const stored = (await requestHistory(ctx.db, viewer, id)).map((e) => ({ ...e, recordType: REQUEST_TYPE, recordId: id }));
+    const history = await describeHistory(ctx.db, viewer, stored, {
+      own: { recordType: REQUEST_TYPE, recordId: id },
+      name: (_type, field, value) => (field === 'status' && typeof value === 'string' ? STATUS_LABELS[value as keyof typeof STATUS_LABELS] : undefined),
+    });
+    return renderScreen(headers, shell(request.title, viewer, csrfToken),
+      <RequestPage request={request} csrfToken={csrfToken} canReview={canTouch(viewer, 'assessments:update', request)} fromAnswer={fromAnswer} history={history} {...extra} />);
+  };
+  /** Runs a decision; a conflict (not submitted any more) is shown on the page. */
+  const decide = async (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, id: string, set: { status?: number | string }, work: () => Promise<unknown>, done: string) => {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.deniedReason || !['INVALID', 'CONFLICT'].includes(error.code)) throw error;
+      set.status = error.status;
+      return requestScreen(headers, viewer, csrfToken, id, { error: error.problems.length ? error.problems.map((p) => p.message).join('; ') : error.message });
+    }
+    return new Response(null, { status: 303, headers: { location: `/assessments/requests/${id}?done=${done}` } });
+  };
+
+  return new Elysia({ name: 'pages:assessments' })
+    .use(screenAuth(ctx))
+    .get('/assessments/requests', async ({ viewer, csrfToken, headers }) => {
+      const page = await listRequests(ctx.db, viewer, { pageSize: 200 });
+      const templates = <a class="button secondary" href="/assessments/templates">Templates</a>;
+      const actions = canTouch(viewer, 'assessments:create', { ownerId: viewer.userId, ownerGroupId: null })
+        ? <>{templates} <a class="button" href="/assessments/requests/new">Send a questionnaire</a></> : templates;
+      return renderScreen(headers, shell('Questionnaires', viewer, csrfToken, 'assessments', actions), <RequestList rows={page.rows} total={page.total} />);
+    }, { page: 'assessments:read' })
+    .get('/assessments/requests/new', async ({ viewer, csrfToken, headers }) => {
+      const [templates, thirdParties] = await Promise.all([templateChoices(ctx.db, viewer), thirdPartyChoices(ctx.db, viewer)]);
+      return renderScreen(headers, shell('Send a questionnaire', viewer, csrfToken), <NewRequestForm csrfToken={csrfToken} templates={templates} thirdParties={thirdParties} />);
+    }, { page: 'assessments:create' })
+    .post('/assessments/requests', async ({ viewer, csrfToken, headers, body, request, set }) => {
+      const values = Object.fromEntries(['templateId', 'thirdPartyId', 'respondentName', 'respondentEmail', 'dueOn'].map((k) => [k, formText(body, k).trim()]));
+      const input: RequestCreate = {
+        templateId: values.templateId, thirdPartyId: values.thirdPartyId || null, respondentName: values.respondentName, respondentEmail: values.respondentEmail, dueOn: values.dueOn,
+      };
+      try {
+        if (!/^[0-9a-f-]{36}$/.test(input.templateId)) throw new AppError('INVALID', 'invalid', [{ field: 'templateId', message: 'choose a template' }]);
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(input.dueOn)) throw new AppError('INVALID', 'invalid', [{ field: 'dueOn', message: 'must be a date written YYYY-MM-DD' }]);
+        const sent = await runWrite(ctx, (tx) => sendRequest(tx, viewer, input, linkBase(ctx.config.PUBLIC_URL, request.url)));
+        set.status = 201;
+        return requestScreen(headers, viewer, csrfToken, sent.id, { link: sent, message: 'The questionnaire was sent.' });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.deniedReason || error.code !== 'INVALID') throw error;
+        set.status = 400;
+        const [templates, thirdParties] = await Promise.all([templateChoices(ctx.db, viewer), thirdPartyChoices(ctx.db, viewer)]);
+        return renderScreen(headers, shell('Send a questionnaire', viewer, csrfToken),
+          <NewRequestForm csrfToken={csrfToken} templates={templates} thirdParties={thirdParties} values={values} errors={fieldErrors(error.problems)} error="Nothing was sent: please fix the fields marked below." />);
+      }
+    }, { page: 'assessments:create' })
+    .get('/assessments/requests/:id', async ({ viewer, csrfToken, headers, params, query }) =>
+      requestScreen(headers, viewer, csrfToken, params.id, { message: query.done ? DONE[query.done] ?? null : null }),
+    { page: 'assessments:read', params: Id, query: t.Object({ done: t.Optional(t.String()) }) })
+    .post('/assessments/requests/:id/review', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      const fields = body as Record<string, unknown>;
+      const answers: ReviewInput['answers'] = Object.keys(fields).filter((k) => /^key\.\d+$/.test(k)).map((k) => {
+        const i = k.slice(4);
+        const score = formText(body, `score.${i}`).trim();
+        return { key: formText(body, k), ...(score === '' ? { score: null } : { score: /^\d+$/.test(score) && Number(score) <= 100 ? Number(score) : -1 }), comment: formText(body, `comment.${i}`) };
+      });
+      if (answers.some((a) => a.score === -1)) {
+        set.status = 400;
+        return requestScreen(headers, viewer, csrfToken, params.id, { error: 'A score is a whole number from 0 to 100 (percent of the weight). Nothing was saved.' });
+      }
+      return decide(headers, viewer, csrfToken, params.id, set, () => runWrite(ctx, (tx) => reviewRequest(tx, viewer, params.id, { answers })), 'reviewed');
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/accept', ({ viewer, csrfToken, headers, params, set }) =>
+      decide(headers, viewer, csrfToken, params.id, set, () => runWrite(ctx, (tx) => acceptRequest(tx, viewer, params.id)), 'accepted'),
+    { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/revoke', ({ viewer, csrfToken, headers, params, set }) =>
+      decide(headers, viewer, csrfToken, params.id, set, () => runWrite(ctx, (tx) => revokeRequest(tx, viewer, params.id)), 'revoked'),
+    { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/return', async ({ viewer, csrfToken, headers, params, body, set, request }) => {
+      const message = formText(body, 'message').trim();
+      if (!message) {
+        set.status = 400;
+        return requestScreen(headers, viewer, csrfToken, params.id, { error: 'Say what should change: the message goes to the respondent with the new link.' });
+      }
+      let link: { url: string; expiresAt: string } | null = null;
+      const outcome = await decide(headers, viewer, csrfToken, params.id, set, async () => {
+        link = await runWrite(ctx, (tx) => returnRequest(tx, viewer, params.id, { message }, linkBase(ctx.config.PUBLIC_URL, request.url)));
+      }, 'returned');
+      return link ? requestScreen(headers, viewer, csrfToken, params.id, { link, message: 'Returned for changes: the new link was mailed with your message.' }) : outcome;
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/remind', async ({ viewer, csrfToken, headers, params, set, request }) => {
+      let link: { url: string; expiresAt: string } | null = null;
+      const outcome = await decide(headers, viewer, csrfToken, params.id, set, async () => {
+        link = await runWrite(ctx, (tx) => remindRequest(tx, viewer, params.id, linkBase(ctx.config.PUBLIC_URL, request.url)));
+      }, 'reminded');
+      return link ? requestScreen(headers, viewer, csrfToken, params.id, { link, message: 'A reminder was mailed with a new link; the earlier one no longer works.' }) : outcome;
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/findings', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      let created: { id: string } | null = null;
+      const outcome = await decide(headers, viewer, csrfToken, params.id, set, async () => {
+        created = await runWrite(ctx, (tx) => createFindingFromAnswer(tx, viewer, params.id, {
+          key: formText(body, 'finding-key'), auditPlanId: formText(body, 'finding-plan'), title: formText(body, 'finding-title').trim(),
+        }));
+      }, 'finding');
+      return created ? new Response(null, { status: 303, headers: { location: `/audits/findings/${(created as { id: string }).id}` } }) : outcome;
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/requests/:id/risks', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      let created: { id: string } | null = null;
+      const outcome = await decide(headers, viewer, csrfToken, params.id, set, async () => {
+        created = await runWrite(ctx, (tx) => createRiskFromAnswer(tx, viewer, params.id, {
+          key: formText(body, 'risk-key'), title: formText(body, 'risk-title').trim(), classificationId: formText(body, 'risk-classification'),
+          likelihood: Number(formText(body, 'risk-likelihood')), impact: Number(formText(body, 'risk-impact')),
+        }));
+      }, 'risk');
+      return created ? new Response(null, { status: 303, headers: { location: `/risks/${(created as { id: string }).id}` } }) : outcome;
+    }, { page: 'assessments:update', params: Id })
+    .get('/assessments/requests/:id/files/:fileId', async ({ viewer, params }) => {
+      const file = await requestFile(ctx.db, viewer, params.id, params.fileId);
+      return new Response(ctx.storage.read(file.storageKey), { headers: fileResponseHeaders(file) });
+    }, { page: 'assessments:read', params: FileParams })
+    .get('/assessments/templates', async ({ viewer, csrfToken, headers }) => {
+      const page = await listTemplates(ctx.db, viewer, { pageSize: 200 });
+      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken), <TemplateList rows={page.rows} />);
+    }, { page: 'assessments:read' })
+    .get('/assessments/templates/:id', async ({ viewer, csrfToken, headers, params }) => {
+      const template = await getTemplate(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(template.title, viewer, csrfToken), <TemplatePage template={template} />);
+    }, { page: 'assessments:read', params: Id });
+};
+
+/** The section of a third party's page: its questionnaires and their scores over time. */
+export async function thirdPartyAssessmentsSection(ctx: AppContext, thirdPartyId: string, viewer: Actor): Promise<JSX.Element | null> {
+  const rows = await assessmentsOfThirdParty(ctx.db, viewer, thirdPartyId);
+  return rows ? <ThirdPartyAssessments rows={rows} /> : null;
+}
+
