@@ -19,3 +19,4 @@ export * from "./sign-in";
 export * from "./notifications";
 export * from "./data-privacy";
 export * from "./awareness";
+export * from "./report-schedules";
