@@ -9,6 +9,8 @@ import { systemActor } from '../permissions/permissions';
 import type { DueDateKind, ReminderWindow } from './declarations';
 import { notificationSettings } from './settings';
 import { dayAndHourIn, daysBetween, mailLink, plural } from './wording';
+import { refreshShownBrand } from '../branding/branding';
+import { shownBrand } from '../../../views/brand';
 
 /**
  * The daily reminder sweep. Once a day, at the configured hour in the configured time zone, one instance claims the
@@ -137,6 +139,8 @@ export function renderDigest(ctx: AppContext, day: string, person: Pick<Person, 
     lines.push('');
   }
   lines.push(`You receive this daily digest because these records are yours. Turn digests off for yourself at ${mailLink(ctx.config, '/settings/my-notifications')}.`);
+  // The organisation's name from Settings › Branding (mails are plain text: no logo or colour).
+  lines.push('', `— ${shownBrand().name}`);
   return { subject: `Reminders for ${day}: ${plural(total, 'item')} due or overdue`, body: lines.join('\n') };
 }
 
@@ -157,6 +161,7 @@ export function sendDigests(ctx: AppContext): Promise<number> {
   if (!running) {
     running = (async () => {
       let queued = 0;
+      await refreshShownBrand(ctx.db, 0);
       const open = await ctx.db.select({ day: reminderRuns.day }).from(reminderRuns).where(isNull(reminderRuns.finishedAt)).orderBy(asc(reminderRuns.day));
       for (const { day } of open) {
         for (let n = await queueBatch(ctx, day); n > 0; n = await queueBatch(ctx, day)) queued += n;

@@ -29,7 +29,7 @@ export const reportPages = (ctx: AppContext) =>
   new Elysia({ name: 'pages:reports' })
     .use(screenAuth(ctx))
     .get('/reports', ({ viewer, csrfToken, headers }) =>
-      renderScreen(headers, { title: 'Reports', viewer, csrfToken, active: 'reports' }, <ReportList reports={readableReports(viewer).map(entryOf)} />),
+      renderScreen(headers, { title: 'Reports', viewer, csrfToken, active: 'reports' }, <ReportList reports={readableReports(viewer).map(entryOf)} schedules={levelOf(viewer, 'settings:read') !== null} />),
     { page: true })
     .get('/reports/:key', async ({ viewer, csrfToken, headers, params }) => {
       const declared = reportFor(viewer, params.key);

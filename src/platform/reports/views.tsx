@@ -1,5 +1,6 @@
 import type { ReportCell } from './declarations';
 import { When } from '../../../views/components/table';
+import { BrandMark } from '../../../views/layout';
 
 export interface ReportEntry {
   key: string;
@@ -9,9 +10,11 @@ export interface ReportEntry {
 }
 
 /** The Report Center: every report the viewer may read, each with its printable page and its CSV. */
-export function ReportList({ reports }: { reports: ReportEntry[] }): JSX.Element {
+export function ReportList({ reports, schedules }: { reports: ReportEntry[]; schedules?: boolean }): JSX.Element {
   if (!reports.length) return <p class="muted">Your roles give you no report to read.</p>;
   return (
+    <>
+    {schedules ? <p><a href="/reports/schedules">Scheduled reports</a>: reports mailed to people and groups, daily, weekly or monthly.</p> : ''}
     <div class="table-wrap">
       <table class="data reports">
         <caption class="visually-hidden">Reports you may read</caption>
@@ -38,6 +41,7 @@ export function ReportList({ reports }: { reports: ReportEntry[] }): JSX.Element
         </tbody>
       </table>
     </div>
+    </>
   );
 }
 
@@ -47,6 +51,7 @@ export function PrintableReport(p: {
 }): JSX.Element {
   return (
     <div class="report-document">
+      <div class="report-brand"><BrandMark link={false} /></div>
       <p class="no-print report-actions">
         <a href="/reports">All reports</a>{' · '}
         <a href={`/reports/${p.entry.key}/csv`} download="">Download CSV</a>
