@@ -6,7 +6,7 @@ import { sweepOnce } from '../../src/platform/modules/sweep';
 import { notificationSettings, saveNotificationSettings } from '../../src/platform/notifications/settings';
 import {
   createSchedule, deleteSchedule, dueOn, getSchedule, sendDueReports, setSchedulePaused, updateSchedule, type ReportScheduleInput,
-} from '../../src/platform/reports/schedules';
+} from '../../src/platform/notifications/report-schedules';
 import { removeGroupMember } from '../../src/modules/people/service';
 import { systemActor, type Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
@@ -130,5 +130,29 @@ describe('periods', () => {
     expect(dueOn({ frequency: 'monthly', weekday: null, monthDay: 31 }, '2026-11-30')).toBe('2026-11-30');
     expect(dueOn({ frequency: 'monthly', weekday: null, monthDay: 31 }, '2026-03-01')).toBe('2026-02-28');
     expect(dueOn({ frequency: 'monthly', weekday: null, monthDay: 5 }, '2026-01-02')).toBe('2025-12-05');
+  });
+});
+
+describe('the Report Center takes the declared filters', () => {
+  test('the printable page and the CSV of the risk register filtered by status; a value that does not exist is refused inside the app shell', async () => {
+    const { signIn } = await import('../../src/platform/http/sessions');
+    const { sessionCookieName } = await import('../../src/platform/http/screen-auth');
+    const session = await signIn(env.ctx.db, alice.email, alice.password, '', { sessionHours: 1 });
+    const get = (path: string) => env.request(path, { headers: { cookie: `${sessionCookieName(env.ctx.config)}=${session.secret}` }, redirect: 'manual' });
+    const page = await get('/reports/riskRegister?status=closed');
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain(titles.aliceClosed);
+    expect(html).not.toContain(titles.alice + '<');
+    expect(html).toContain('Filtered by Status: Closed.');
+    expect(html).toContain('href="/reports/riskRegister/csv?status=closed"');
+    const csv = await (await get('/reports/riskRegister/csv?status=open')).text();
+    expect(csv).toContain(titles.alice);
+    expect(csv).not.toContain(titles.aliceClosed);
+    const bad = await get('/reports/riskRegister?residualBand=Purple');
+    const refused = await bad.text();
+    expect(bad.status).toBe(400);
+    expect(refused).toContain('residualBand: &quot;Purple&quot; is not one of the choices of Residual band');
+    expect(refused).toContain('<nav class="sidenav"');
   });
 });

@@ -1,5 +1,5 @@
 import { reportPages } from '../reports/pages';
-import { schedulePages } from '../reports/schedule-pages';
+import { schedulePages } from '../notifications/report-schedule-pages';
 import { defineModule } from './module';
 
 /** The Report Center at `/reports` (screens only: the specification gives it no REST equivalent). Its reports come from the modules' manifests. */

@@ -7,7 +7,7 @@ import { summarizeEndedRefusals } from '../http/refusals';
 import { compactRowCounts } from '../records/row-counts';
 import { claimDueDay, sendDigests } from '../notifications/reminders';
 import { makeRuleMails } from '../notifications/rule-mails';
-import { sendDueReports } from '../reports/schedules';
+import { sendDueReports } from '../notifications/report-schedules';
 
 const SWEEP_LOCK = 7231004;
 /**

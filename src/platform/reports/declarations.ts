@@ -3,7 +3,7 @@ import type { Actor, Permission } from '../permissions/permissions';
 import { listRecords, type ListParams, type OwnedTable, type RecordKind } from '../records/records';
 import type { DbOrTx } from '../../../db/client';
 import { invalid } from '../core/errors';
-import { readable } from '../record-screens/record-views';
+import { valueLabel as readable } from '../core/value-labels';
 
 /**
  * What modules declare in their manifests for the Report Center (`/reports`, screens only): each report names its

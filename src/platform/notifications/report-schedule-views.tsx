@@ -1,8 +1,8 @@
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
 import { When } from '../../../views/components/table';
-import type { ReportFilter } from './declarations';
-import { SCHEDULE_FREQUENCIES, WEEKDAYS, type ReportSchedule, type ReportScheduleInput } from './schedules';
+import type { ReportFilter } from '../reports/declarations';
+import { SCHEDULE_FREQUENCIES, WEEKDAYS, type ReportSchedule, type ReportScheduleInput } from './report-schedules';
 
 export interface ScheduleRow {
   schedule: ReportSchedule;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { and, asc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
-import type { Db, DbOrTx, Tx } from '../../../db/client';
+import type { DbOrTx, Tx } from '../../../db/client';
 import { groupMembers, groups, outbox, reportSchedules, users } from '../../../db/schema';
 import { appendAudit } from '../audit/audit';
 import { recordChange } from '../audit/history';
@@ -11,11 +11,11 @@ import type { AppContext } from '../http/context';
 import { schemaProblems } from '../http/form-input';
 import { platformService } from '../http/installed';
 import { textAttachment } from '../mail/mail';
-import { notificationSettings } from '../notifications/settings';
-import { dayAndHourIn, mailLink, plural } from '../notifications/wording';
+import { notificationSettings } from './settings';
+import { dayAndHourIn, mailLink, plural } from './wording';
 import { levelOf, requirePermission, systemActor, type Actor } from '../permissions/permissions';
 import { brandingOf } from '../branding/branding';
-import { checkFilters, describeFilters, installedReports, type InstalledReport } from './declarations';
+import { checkFilters, describeFilters, installedReports, type InstalledReport } from '../reports/declarations';
 
 /**
  * Scheduled reports: a report of the Report Center with its filters, mailed as a CSV attachment to people and groups of
@@ -75,7 +75,7 @@ async function scheduleProblems(ctx: AppContext, db: DbOrTx, actor: Actor, input
   if (!report) return { problems: [{ field: 'reportKey', message: `there is no report "${input.reportKey}"` }], filters: {} };
   let filters: Record<string, string> = {};
   try {
-    filters = await checkFilters({ ...ctx, db: db as Db }, actor, report, input.filters);
+    filters = await checkFilters({ ...ctx, db }, actor, report, input.filters);
   } catch (error) {
     if (error instanceof AppError) problems.push(...error.problems);
     else throw error;
@@ -255,7 +255,7 @@ async function sendOne(ctx: AppContext, tx: Tx, schedule: ReportSchedule, period
   const skipped = recipients.filter((r) => r.skipped).map((r) => ({ name: r.name, reason: r.skipped! }));
   const readers = recipients.filter((r) => r.actor);
   const brand = await brandingOf(tx);
-  const local: AppContext = { ...ctx, db: tx as unknown as Db };
+  const local: AppContext = { ...ctx, db: tx };
   const mails = [];
   for (const reader of report ? readers : []) {
     const { cells, truncated } = await report!.table(local, reader.actor!, schedule.filters);

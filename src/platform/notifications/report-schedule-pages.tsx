@@ -6,13 +6,13 @@ import { runWrite, type AppContext } from '../http/context';
 import { platformService } from '../http/installed';
 import { screenAuth } from '../http/screen-auth';
 import { levelOf, type Actor } from '../permissions/permissions';
-import { notificationSettings } from '../notifications/settings';
-import { describeFilters, installedReports } from './declarations';
+import { notificationSettings } from './settings';
+import { describeFilters, installedReports } from '../reports/declarations';
 import {
   createSchedule, deleteSchedule, describeSchedule, getSchedule, listSchedules, recipientsOf, reportOf, scheduleInput, setSchedulePaused,
   updateSchedule, SCHEDULE_FREQUENCIES, type ReportSchedule, type ReportScheduleInput,
-} from './schedules';
-import { DeleteSchedulePage, ScheduleDetail, ScheduleFilters, ScheduleForm, ScheduleList, type ScheduleRow } from './schedule-views';
+} from './report-schedules';
+import { DeleteSchedulePage, ScheduleDetail, ScheduleFilters, ScheduleForm, ScheduleList, type ScheduleRow } from './report-schedule-views';
 
 const canChange = (viewer: Actor) => levelOf(viewer, 'settings:update') === 'all';
 type Headers = Record<string, string | undefined>;
