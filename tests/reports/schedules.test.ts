@@ -156,3 +156,13 @@ describe('the Report Center takes the declared filters', () => {
     expect(refused).toContain('<nav class="sidenav"');
   });
 });
+
+describe('the Outbox screen', () => {
+  test('names a scheduled report mail\'s attachment', async () => {
+    const { signedInBrowser } = await import('../helpers/browser');
+    const { ADMIN_EMAIL, ADMIN_PASSWORD } = await import('../helpers/app');
+    const admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const page = await (await admin.get('/settings/outbox')).text();
+    expect(page).toMatch(/Attached: riskRegister-\d{4}-\d{2}-\d{2}\.csv \(\d+ KB\)/);
+  });
+});
