@@ -106,8 +106,8 @@ describe('a scheduled report mails each recipient the rows they may read', () =>
   test('refused: a filter value that does not exist, no recipient, a weekly schedule without its day, and anyone but a settings administrator', async () => {
     const refusal = await runWrite(env.ctx, (tx) => createSchedule(env.ctx, tx, admin, input({ filters: { status: 'nonsense', residualBand: 'Purple' } }))).catch((e) => e);
     expect(refusal.problems).toEqual([
-      { field: 'status', message: '"nonsense" is not one of the choices of Status' },
-      { field: 'residualBand', message: '"Purple" is not one of the choices of Residual band' },
+      { field: 'filter.status', message: '"nonsense" is not one of the choices of Status' },
+      { field: 'filter.residualBand', message: '"Purple" is not one of the choices of Residual band' },
       { field: 'recipients', message: 'choose at least one person or group to send the report to' },
     ]);
     const weekly = await runWrite(env.ctx, (tx) => createSchedule(env.ctx, tx, admin, input({ userIds: [alice.id], frequency: 'weekly' }))).catch((e) => e);

@@ -146,8 +146,8 @@ export function ScheduleFilters({ filters, values, errors }: { filters: ReportFi
       <legend>Filters</legend>
       {filters.length === 0 ? <p class="muted">This report has no filters: each recipient receives every row they may read.</p> : ''}
       {filters.map((f) => (
-        <Field label={f.label} name={`filter.${f.name}`} error={errors[f.name]}>
-          <Select name={`filter.${f.name}`} id={`f-filter.${f.name}`} options={[{ value: '', label: 'Any' }, ...f.options]} selected={values[f.name] ?? ''} />
+        <Field label={f.label} name={`filter.${f.name}`} error={errors[`filter.${f.name}`]}>
+          <Select name={`filter.${f.name}`} options={[{ value: '', label: 'Any' }, ...f.options]} selected={values[f.name] ?? ''} />
         </Field>
       ))}
     </fieldset>

@@ -77,7 +77,8 @@ async function scheduleProblems(ctx: AppContext, db: DbOrTx, actor: Actor, input
   try {
     filters = await checkFilters({ ...ctx, db }, actor, report, input.filters);
   } catch (error) {
-    if (error instanceof AppError) problems.push(...error.problems);
+    // Named as the form's inputs (filter.<name>), so the problem shows beside its select.
+    if (error instanceof AppError) problems.push(...error.problems.map((p) => ({ field: `filter.${p.field}`, message: p.message })));
     else throw error;
   }
   if (input.frequency === 'weekly' && input.weekday === null) problems.push({ field: 'weekday', message: 'choose the day of the week' });
