@@ -31,7 +31,8 @@ describe('scheduled reports and branding in a browser', () => {
       await page.getByRole('link', { name: 'Schedule a report' }).click();
       await page.waitForURL(`${app.base}/reports/schedules/new`);
       await page.getByLabel('Name').fill(name);
-      await page.getByLabel('Report').selectOption({ label: 'Risk register' });
+      // Choosing the report reloads its filters (htmx): wait for them before choosing one.
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/reports/schedules/filters')), page.getByLabel('Report').selectOption({ label: 'Risk register' })]);
       await page.getByLabel('Status').selectOption({ label: 'Open' });
       await page.getByLabel('Frequency').selectOption({ label: 'Weekly' });
       await page.getByLabel('Day of the week (weekly)').selectOption({ label: 'Monday' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
+import { selectRows } from '../../db/client';
 import { brandingOf, checkedLogo, contrastRatio, saveBranding } from '../../src/platform/branding/branding';
 import { LOGO_CSP } from '../../src/platform/branding/pages';
 import { runWrite } from '../../src/platform/http/context';
@@ -26,7 +27,7 @@ const EVIL_SVG = `<?xml version="1.0"?>
 </svg>`;
 
 /** Posts the branding form as a browser does (multipart, with the CSRF token). */
-async function postBranding(fields: Record<string, string>, logo?: { bytes: string | Uint8Array; name: string; type: string }) {
+async function postBranding(fields: Record<string, string>, logo?: { bytes: string | Uint8Array<ArrayBuffer>; name: string; type: string }) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   form.append('_csrf', session.csrf!);
@@ -72,7 +73,7 @@ describe('Settings › Branding', () => {
     const css = await (await session.get('/branding.css')).text();
     expect(css).toContain('.topbar { background: #1d4f91; color: #fff; }');
     // Audited, with what the sanitiser removed.
-    const [entry] = [...await env.ctx.db.execute<{ details: { logoSanitised?: string[] } }>(sql`select details from audit_log where record_id = 'branding' order by seq desc limit 1`)];
+    const [entry] = await selectRows<{ details: { logoSanitised?: string[] } }>(env.ctx.db, sql`select details from audit_log where record_id = 'branding' order by seq desc limit 1`);
     expect(entry.details.logoSanitised).toEqual(expect.arrayContaining(['scripts', 'foreignObject']));
   });
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { outbox, reportSchedules } from '../../db/schema';
+import { selectRows } from '../../db/client';
 import { runWrite } from '../../src/platform/http/context';
 import { sweepOnce } from '../../src/platform/modules/sweep';
 import { notificationSettings, saveNotificationSettings } from '../../src/platform/notifications/settings';
@@ -98,8 +99,8 @@ describe('a scheduled report mails each recipient the rows they may read', () =>
     await runWrite(env.ctx, (tx) => setSchedulePaused(tx, admin, id, false));
     await runWrite(env.ctx, (tx) => updateSchedule(env.ctx, tx, admin, id, { ...values, frequency: 'weekly', weekday: 1 }));
     await runWrite(env.ctx, (tx) => deleteSchedule(tx, admin, id));
-    const actions = await env.ctx.db.execute<{ action: string }>(sql`select action from audit_log where record_id = ${id} order by seq`);
-    expect([...actions].map((a) => a.action)).toEqual(['create', 'pause', 'resume', 'update', 'delete']);
+    const actions = await selectRows<{ action: string }>(env.ctx.db, sql`select action from audit_log where record_id = ${id} order by seq`);
+    expect(actions.map((a) => a.action)).toEqual(['create', 'pause', 'resume', 'update', 'delete']);
     expect((await env.ctx.db.select().from(reportSchedules).where(inArray(reportSchedules.id, [id]))).length).toBe(0);
   });
 

@@ -90,7 +90,13 @@ export const schedulePages = (ctx: AppContext) => {
     }), { page: 'settings:update' })
     .get('/reports/schedules/filters', async ({ viewer, query }) => {
       const report = reportOf(query.reportKey ?? '');
-      return <ScheduleFilters filters={report ? await report.filtersFor(ctx, viewer) : []} values={{}} errors={{}} />;
+      const filters = report ? await report.filtersFor(ctx, viewer) : [];
+      // Choices already made on the form are kept where the chosen report has the same filter and value.
+      const kept = Object.fromEntries(filters.flatMap((f) => {
+        const value = (query as Record<string, string | undefined>)[`filter.${f.name}`];
+        return value && f.options.some((o) => o.value === value) ? [[f.name, value]] : [];
+      }));
+      return <ScheduleFilters filters={filters} values={kept} errors={{}} />;
     }, { page: 'settings:read' })
     .post('/reports/schedules', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const values = scheduleFromForm(body);
