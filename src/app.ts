@@ -16,11 +16,12 @@ import { platformModule } from './platform/modules/platform-module';
 import { notificationsModule } from './platform/modules/notifications-module';
 import { dashboardModule } from './platform/modules/dashboard-module';
 import { reportsModule } from './platform/modules/reports-module';
+import { brandingModule } from './platform/modules/branding-module';
 import { MODULES } from './modules';
 import { linkedRecordsPages } from './platform/records/linked-records';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
-export const SERVICE_MODULES = [dashboardModule, reportsModule, platformModule, notificationsModule, ...MODULES];
+export const SERVICE_MODULES = [dashboardModule, reportsModule, platformModule, notificationsModule, brandingModule, ...MODULES];
 installModules(SERVICE_MODULES);
 
 /**

@@ -1,5 +1,6 @@
 /// <reference types="@kitajs/html/htmx.d.ts" />
 import Html from '@kitajs/html';
+import { shownBrand } from './brand';
 
 /** True for an htmx request that wants a fragment (a boosted navigation wants the whole page). */
 export function isHtmx(headers: Record<string, string | undefined> | Headers): boolean {
@@ -35,8 +36,9 @@ function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): J
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title safe>{`${title} · GRC`}</title>
+      <title safe>{`${title} · ${shownBrand().name}`}</title>
       <link rel="stylesheet" href="/static/app.css" />
+      {shownBrand().accentVersion && <link rel="stylesheet" href={`/branding.css?v=${shownBrand().accentVersion}`} />}
       <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
       {/* Under the Content-Security-Policy htmx may not add its own style element or evaluate script from attributes. */}
       {htmx && <meta name="htmx-config" content={HTMX_CONFIG} />}
@@ -44,6 +46,13 @@ function PageHead({ title, htmx = false }: { title: string; htmx?: boolean }): J
       <script src="/static/app.js" defer></script>
     </head>
   );
+}
+
+/** The organisation's logo (when one is set) and name, from Settings › Branding. */
+export function BrandMark({ link = true }: { link?: boolean }): JSX.Element {
+  const brand = shownBrand();
+  const content = <>{brand.logoVersion && <img class="brand-logo" src={`/branding/logo?v=${brand.logoVersion}`} alt="" />}<span safe>{brand.name}</span></>;
+  return link ? <a class="brand" href="/">{content}</a> : <p class="brand">{content}</p>;
 }
 
 /** The app shell: every signed-in page renders inside it; htmx fragments render the page's content component alone. */
@@ -60,7 +69,7 @@ export function Layout({ title, nav: groups, email, csrfToken, active, actions, 
             {/* Opens the side navigation on narrow screens without script (the Content-Security-Policy allows none inline). */}
             <input type="checkbox" id="nav-toggle" class="nav-toggle-box" aria-label="Show the menu" />
             <label for="nav-toggle" class="nav-toggle">Menu</label>
-            <a class="brand" href="/">GRC</a>
+            <BrandMark />
             <form method="get" action="/search" role="search" class="topsearch" aria-label="Search every register">
               <input type="search" name="q" placeholder="Search" aria-label="Search records" maxlength="200" />
             </form>
@@ -112,6 +121,7 @@ export function BareLayout({ title, children, wide }: { title: string; children?
         <PageHead title={title} />
         <body>
           <main class={wide ? 'document' : 'narrow'}>
+            <BrandMark link={false} />
             <h1 safe>{title}</h1>
             {children}
           </main>

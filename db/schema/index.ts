@@ -20,3 +20,4 @@ export * from "./notifications";
 export * from "./data-privacy";
 export * from "./awareness";
 export * from "./assessments";
+export * from "./report-schedules";

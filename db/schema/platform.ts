@@ -232,6 +232,8 @@ export const outbox = pgTable('outbox', {
   nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
   /** Addresses the SMTP server refused while accepting the others (shown on the Outbox screen). */
   rejected: text('rejected').array(),
+  /** Files sent with the message (a scheduled report's CSV): name, content type and the content in base64. */
+  attachments: jsonb('attachments').$type<{ filename: string; contentType: string; content: string }[]>(),
 }, (t) => [index('outbox_unsent_idx').on(t.id).where(sql`${t.sentAt} is null`)]);
 
 /** Which reference data sets were applied once, so a restart never re-adds what an administrator removed. */

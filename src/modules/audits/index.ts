@@ -7,6 +7,7 @@ import { findingImport } from './import';
 import { auditPages } from './pages';
 import { auditDueDates, auditEvents } from './notifications';
 import { registerReport } from '../../platform/reports/declarations';
+import { FINDING_STATUSES } from './schema';
 import { findingColumns } from './pages';
 
 /** Audit plans and their findings. */
@@ -33,7 +34,7 @@ export const manifest = defineModule({
   events: auditEvents,
   dueDates: auditDueDates,
   reports: [registerReport(findingKind, {
-    key: 'auditFindings', title: 'Audit findings', listHref: '/audits/findings', columns: findingColumns, params: { sort: 'deadline' },
+    key: 'auditFindings', title: 'Audit findings', listHref: '/audits/findings', columns: findingColumns, params: { sort: 'deadline' }, statuses: FINDING_STATUSES,
     description: 'Every audit finding you may read: its status, deadline and owner.',
   })],
 });

@@ -9,6 +9,7 @@ import { incidentPages } from './pages';
 import { incidentSections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
 import { registerReport } from '../../platform/reports/declarations';
+import { INCIDENT_STATUSES } from './schema';
 import { incidentColumns } from './pages';
 
 /** Incidents, personal-data breaches and their notifications. */
@@ -36,7 +37,7 @@ export const manifest = defineModule({
   // What links here: the incidents naming an asset, on its page.
   sections: incidentSections,
   reports: [registerReport(incidentKind, {
-    key: 'incidents', title: 'Incidents', listHref: '/incidents', columns: incidentColumns, params: { sort: 'openedAt' },
+    key: 'incidents', title: 'Incidents', listHref: '/incidents', columns: incidentColumns, params: { sort: 'openedAt' }, statuses: INCIDENT_STATUSES,
     description: 'Every incident you may read: when it was opened, its status and owner.',
   })],
 });

@@ -3,7 +3,8 @@ import { readable } from '../../platform/record-screens/record-views';
 import { riskColumns } from './pages';
 import { riskKind } from './service';
 import { listAllTreatments } from './treatments-service';
-import type { TreatmentView } from './schema';
+import { RISK_STATUSES, type TreatmentView } from './schema';
+import { classificationOptions, getRiskScale } from './settings-service';
 
 type Level = { value: number; name: string } | null;
 const levelText = (l: Level) => (l ? `${l.value} – ${l.name}` : '');
@@ -50,6 +51,17 @@ export const riskReports = [
     key: 'riskRegister', title: 'Risk register', listHref: '/risks', columns: riskColumns,
     description: 'Every risk you may read with its inherent and residual likelihood, impact, score and band, owner and status.',
     params: { sort: 'title' },
+    // The Risks list's filters (status, classification, inherent and residual band), as its query parameters.
+    statuses: RISK_STATUSES,
+    filters: async (ctx, viewer) => {
+      const [classes, scale] = await Promise.all([classificationOptions(ctx.db, viewer), getRiskScale(ctx.db, viewer)]);
+      const bands = scale.bands.map((b) => ({ value: b.name, label: b.name }));
+      return [
+        { name: 'classificationId', label: 'Classification', options: classes.map((c) => ({ value: c.id, label: c.name })) },
+        { name: 'inherentBand', label: 'Inherent band', options: bands },
+        { name: 'residualBand', label: 'Residual band', options: bands },
+      ];
+    },
   }),
   erased(treatmentPlan),
 ];

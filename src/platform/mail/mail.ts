@@ -16,12 +16,24 @@ export interface SmtpSettings {
   caCertificate: string;
 }
 
+/** A file sent with a message: its name, content type and content (base64 as the outbox stores it). */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
 export interface MailMessage {
   kind: string;
   recipients: string[];
   subject: string;
   body: string;
+  attachments?: MailAttachment[] | null;
 }
+
+/** An attachment for the outbox from its text (a CSV), stored base64. */
+export const textAttachment = (filename: string, contentType: string, text: string): MailAttachment =>
+  ({ filename, contentType, content: Buffer.from(text, 'utf8').toString('base64') });
 
 /**
  * Mail is written to the outbox in the same transaction as the change it reports, so a rolled-back change
@@ -123,7 +135,10 @@ export function createMailer(
       }).where(and(eq(outbox.id, mail.id), eq(outbox.attempts, mail.attempts), isNull(outbox.sentAt))).returning({ id: outbox.id });
       if (claimed.length === 0) continue;
       try {
-        const info = await server.transport.sendMail({ from: server.from, to: mail.recipients, subject: mail.subject, text: mail.body });
+        const info = await server.transport.sendMail({
+          from: server.from, to: mail.recipients, subject: mail.subject, text: mail.body,
+          ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, encoding: 'base64' })) } : {}),
+        });
         const rejected = (info.rejected ?? []).map(String);
         await db.update(outbox).set({
           sentAt: new Date(), nextAttemptAt: null, rejected: rejected.length ? rejected : null,

@@ -72,7 +72,8 @@ function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listO
           { header: 'Queued', cell: (m) => <When value={m.createdAt} /> },
           { header: 'Kind', cell: (m) => <Text value={m.kind} /> },
           { header: 'To', cell: (m) => <Tags values={m.recipients} /> },
-          { header: 'Subject', cell: (m) => <details><summary safe>{m.subject}</summary><pre class="details" safe>{m.body}</pre></details> },
+          { header: 'Subject', cell: (m) => <details><summary safe>{m.subject}</summary><pre class="details" safe>{m.body}</pre>
+            {m.attachments?.length ? <p class="muted" safe>{`Attached: ${m.attachments.map((a) => `${a.filename} (${Math.ceil((a.content.length * 3) / 4 / 1024)} KB)`).join(', ')}`}</p> : ''}</details> },
           { header: 'Status', cell: deliveryStatus },
         ]}
       />

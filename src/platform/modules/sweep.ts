@@ -8,6 +8,7 @@ import { compactRowCounts } from '../records/row-counts';
 import { claimDueDay, sendDigests } from '../notifications/reminders';
 import { makeRuleMails } from '../notifications/rule-mails';
 import { installedModules } from './module';
+import { sendDueReports } from '../notifications/report-schedules';
 
 const SWEEP_LOCK = 7231004;
 /**
@@ -29,7 +30,7 @@ async function claimSweep(tx: DbOrTx, intervalMs: number): Promise<boolean> {
 
 /**
  * Periodic housekeeping: expired sessions, old login attempts, summaries of folded refusals, the list counts' deltas,
- * queued mail. Several instances may run against one PostgreSQL: a transaction-scoped try-lock lets one of them sweep
+ * scheduled reports, queued mail. Several instances may run against one PostgreSQL: a transaction-scoped try-lock lets one of them sweep
  * at a time without anyone waiting, and the claim in `sweep_runs` makes that once per interval between them all.
  * Without an interval (a test, an operator's script) it sweeps now unless another instance is sweeping.
  */
@@ -42,7 +43,10 @@ export async function sweepOnce(ctx: AppContext, intervalMs = 0): Promise<boolea
     await summarizeEndedRefusals(tx);
     await compactRowCounts(tx);
     for (const module of installedModules()) await module.sweep?.(tx);
-    return { reminders: await claimDueDay(tx) };
+    const reminders = await claimDueDay(tx);
+    // Scheduled reports due at the notifications hour: claimed and queued under this lock (docs/reports.md).
+    await sendDueReports(ctx, tx);
+    return { reminders };
   });
   if (!swept) return false;
   await makeRuleMails(ctx);

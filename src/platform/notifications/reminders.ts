@@ -8,6 +8,8 @@ import { dueDateKinds } from './declarations';
 import { systemActor } from '../permissions/permissions';
 import type { DueDateKind, ReminderWindow } from './declarations';
 import { notificationSettings } from './settings';
+import { refreshShownBrand } from '../branding/branding';
+import { shownBrand } from '../../../views/brand';
 import { dayAndHourIn, mailLink } from './wording';
 
 /**
@@ -140,7 +142,9 @@ export function digestsOf(ctx: AppContext, day: string, people: SQL, lists: SQL)
         || ' your attention on ' || ${day} || E'.\\n\\n'
         || coalesce((select string_agg(b.text, '' order by b.position) from blocks b where b.user_id = p.user_id), '')
         || 'You receive this daily digest because these records are yours. Turn digests off for yourself at '
-        || ${mailLink(ctx.config, '/settings/my-notifications')} || '.' as body
+        || ${mailLink(ctx.config, '/settings/my-notifications')} || '.'
+        -- The organisation's name from Settings › Branding (mails are plain text: no logo or colour).
+        || E'\n\n— ' || ${shownBrand().name} as body
     from people p left join totals t on t.user_id = p.user_id`;
 }
 
@@ -170,6 +174,7 @@ export function sendDigests(ctx: AppContext): Promise<number> {
   let running = sending.get(ctx);
   if (!running) {
     running = (async () => {
+      await refreshShownBrand(ctx.db, 0);
       let queued = 0;
       const open = await ctx.db.select({ day: reminderRuns.day }).from(reminderRuns).where(isNull(reminderRuns.finishedAt)).orderBy(asc(reminderRuns.day));
       for (const { day } of open) {

@@ -5,7 +5,7 @@ import { screenAuth } from '../http/screen-auth';
 import { notFound } from '../core/errors';
 import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import { toCsv } from '../csv/write';
-import { installedReports, REPORT_LIMIT, type InstalledReport } from './declarations';
+import { checkFilters, describeFilters, installedReports, REPORT_LIMIT, type InstalledReport } from './declarations';
 import { PrintableReport, ReportList } from './views';
 
 /** The reports this viewer may read (their right at any level), in module order. */
@@ -29,18 +29,22 @@ export const reportPages = (ctx: AppContext) =>
   new Elysia({ name: 'pages:reports' })
     .use(screenAuth(ctx))
     .get('/reports', ({ viewer, csrfToken, headers }) =>
-      renderScreen(headers, { title: 'Reports', viewer, csrfToken, active: 'reports' }, <ReportList reports={readableReports(viewer).map(entryOf)} />),
+      renderScreen(headers, { title: 'Reports', viewer, csrfToken, active: 'reports' }, <ReportList reports={readableReports(viewer).map(entryOf)} schedules={levelOf(viewer, 'settings:read') !== null} />),
     { page: true })
-    .get('/reports/:key', async ({ viewer, csrfToken, headers, params }) => {
+    .get('/reports/:key', async ({ viewer, csrfToken, headers, params, query }) => {
       const declared = reportFor(viewer, params.key);
-      const { cells, truncated } = await declared.table(ctx, viewer);
+      // The report's declared filters as query parameters; a filter or value it does not have is refused (400 in the app shell).
+      const chosen = await checkFilters(ctx, viewer, declared, query);
+      const { cells, truncated } = await declared.table(ctx, viewer, chosen);
       return renderScreen(headers, { title: declared.title, viewer, csrfToken, active: 'reports' },
         <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={cells}
-          truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? "you"} limit={REPORT_LIMIT} />);
+          truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? "you"} limit={REPORT_LIMIT}
+          filters={(await declared.filtersFor(ctx, viewer)).map((f) => ({ ...f, selected: chosen[f.name] ?? '' }))}
+          filtered={await describeFilters(ctx, viewer, declared, chosen)} query={new URLSearchParams(chosen).toString()} />);
     }, { page: true })
-    .get('/reports/:key/csv', async ({ viewer, params, set }) => {
+    .get('/reports/:key/csv', async ({ viewer, params, set, query }) => {
       const declared = reportFor(viewer, params.key);
-      const { cells } = await declared.table(ctx, viewer);
+      const { cells } = await declared.table(ctx, viewer, await checkFilters(ctx, viewer, declared, query));
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${declared.key}-${new Date().toISOString().slice(0, 10)}.csv"`;
       return toCsv([[...declared.headers], ...cells]);

@@ -1,5 +1,7 @@
 import type { ReportCell } from './declarations';
 import { When } from '../../../views/components/table';
+import { BrandMark } from '../../../views/layout';
+import { FilterBar, type FilterSelect } from '../../../views/components/filter-bar';
 
 export interface ReportEntry {
   key: string;
@@ -9,9 +11,11 @@ export interface ReportEntry {
 }
 
 /** The Report Center: every report the viewer may read, each with its printable page and its CSV. */
-export function ReportList({ reports }: { reports: ReportEntry[] }): JSX.Element {
+export function ReportList({ reports, schedules }: { reports: ReportEntry[]; schedules?: boolean }): JSX.Element {
   if (!reports.length) return <p class="muted">Your roles give you no report to read.</p>;
   return (
+    <>
+    {schedules ? <p><a href="/reports/schedules">Scheduled reports</a>: reports mailed to people and groups, daily, weekly or monthly.</p> : ''}
     <div class="table-wrap">
       <table class="data reports">
         <caption class="visually-hidden">Reports you may read</caption>
@@ -38,18 +42,23 @@ export function ReportList({ reports }: { reports: ReportEntry[] }): JSX.Element
         </tbody>
       </table>
     </div>
+    </>
   );
 }
 
 /** One report as a printable document: its title, when and for whom it was made, and every row the viewer may read. */
 export function PrintableReport(p: {
   entry: ReportEntry; headers: string[]; rows: ReportCell[][]; truncated: boolean; madeAt: string; madeFor: string; limit: number;
+  /** The report's filters with the chosen values, the chosen ones in words, and as a query for the CSV link. */
+  filters?: FilterSelect[]; filtered?: string; query?: string;
 }): JSX.Element {
+  const csv = `/reports/${p.entry.key}/csv${p.query ? `?${p.query}` : ''}`;
   return (
-    <div class="report-document">
+    <div class="report-document" id="report-document">
+      <div class="report-brand"><BrandMark link={false} /></div>
       <p class="no-print report-actions">
         <a href="/reports">All reports</a>{' · '}
-        <a href={`/reports/${p.entry.key}/csv`} download="">Download CSV</a>
+        <a href={csv} download="">Download CSV</a>
         {p.entry.listHref ? <>{' · '}<a href={p.entry.listHref}>On screen with filters</a></> : ''}
         {' · '}Print with your browser (A4 or Letter): the menus are left out of the printout.
       </p>
@@ -57,6 +66,12 @@ export function PrintableReport(p: {
         <span safe>{`${p.entry.description} Made `}</span><When value={p.madeAt} local />
         <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
       </p>
+      {p.filters?.length ? (
+        <div class="no-print">
+          <FilterBar action={`/reports/${p.entry.key}`} label={`Filter ${p.entry.title}`} target="#report-document" filters={p.filters} filtered={Boolean(p.filtered)} />
+        </div>
+      ) : ''}
+      {p.filtered ? <p safe>{`Filtered by ${p.filtered}.`}</p> : ''}
       {p.truncated ? <p role="status" safe>{`Only the first ${p.limit.toLocaleString('en')} rows are shown; the register holds more.`}</p> : ''}
       {p.rows.length === 0
         ? <p class="muted">Nothing you may read is in this report.</p>
