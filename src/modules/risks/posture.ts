@@ -90,8 +90,8 @@ export const riskPosture: PostureKind[] = [{
     return {
       unit: 'count',
       columns: [
-        ...bands.map((b) => ({ label: `${b.name}, inherent`, href: bandHref('inherent', b.name) })),
-        ...bands.map((b) => ({ label: `${b.name}, residual`, href: bandHref('residual', b.name) })),
+        ...bands.map((b) => ({ label: b.name, group: 'Inherent', href: bandHref('inherent', b.name) })),
+        ...bands.map((b) => ({ label: b.name, group: 'Residual', href: bandHref('residual', b.name) })),
       ],
       rows: counts.map((day) => [
         ...day.map((c) => ({ value: c.inherent, text: `${risksWord(c.inherent)} in ${c.band} (inherent)` })),

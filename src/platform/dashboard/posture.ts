@@ -20,7 +20,8 @@ export interface PostureCell {
 export interface PostureTable {
   /** 'count' (risks per band) or 'percent' (compliance scores). */
   unit: 'count' | 'percent';
-  columns: { label: string; href?: string }[];
+  /** A column's `group` ('Inherent', 'Residual') heads the columns sharing it; the screens show groups side by side. */
+  columns: { label: string; href?: string; group?: string }[];
   rows: PostureCell[][];
 }
 
