@@ -9,6 +9,7 @@ import { benchBundleLoader } from './bundle-loader';
 import { benchReminderSweep } from './reminder-sweep';
 import { benchDashboard } from './dashboard';
 import { benchDemoData } from './demo-data';
+import { benchPosture } from './posture';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -24,6 +25,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['AI assistant endpoint', benchAssistant],
   ['Reminder sweep', benchReminderSweep],
   ['Dashboard', benchDashboard],
+  ['Posture at a past date', benchPosture],
   ['Demo data', benchDemoData],
 ];
 const only = process.argv[2];

@@ -69,6 +69,8 @@ describe('open risks per band as they stood at a past date', () => {
     expect(rated).toEqual({ Low: [1, 0], Medium: [0, 1], High: [1, 0], Critical: [1, 0] });
     expect(closed).toEqual({ Low: [1, 0], Medium: [0, 1], High: [1, 0], Critical: [0, 0] });
     expect(deleted).toEqual({ Low: [0, 0], Medium: [0, 1], High: [1, 0], Critical: [0, 0] });
+    // Days asked out of order are answered in the order asked.
+    expect((await riskBandsAt(env.ctx.db, admin, ['2026-05-21', '2026-01-10'])).map(bands)).toEqual([deleted, created]);
   });
 
   test('a reader at level own counts only the risks they own', async () => {

@@ -17,37 +17,55 @@ import { loadRiskLookups } from './service';
 /** The fields a risk's place on the map depends on, as History names them. */
 const FIELDS = ['status', 'inherentLikelihood', 'inherentImpact', 'residualLikelihood', 'residualImpact'] as const;
 
-type Row = { n: number; il: number | null; ii: number | null; rl: number | null; ri: number | null; count: number };
+type Row = { bucket: number; il: number | null; ii: number | null; rl: number | null; ri: number | null; delta: number };
 
 /**
- * The statement: each field's values with the interval each held ([since, until)), from one read of the risks' History
- * up to the last day's end (history_type_at_idx), then the risks as they stood at each day's end, grouped by their
- * open ratings. At level own, the risks the viewer (or their groups) own today.
+ * The statement: one read of the risks' History up to the last day's end (history_type_at_idx). Each entry's fields
+ * are carried forward per risk (a field's value is the `after` of the last entry that set it: `count(...) over` numbers
+ * the runs, `max(...) over` the run takes the one value set in it), giving the risk's state from each entry on. Each
+ * open state adds one to its ratings' count from its entry and takes it away at the risk's next entry; the changes are
+ * summed per day bucket (`width_bucket` over the sorted day ends) and per ratings, and the caller adds the buckets up.
+ * At level own, the risks the viewer (or their groups) own today.
  */
 export function riskBandsAtQuery(actor: Actor, days: readonly string[]) {
   requirePermission(actor, 'risks:read');
   const visible = ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId);
-  const ends = days.map((d) => dayEnd(d).toISOString());
-  const last = ends.reduce((a, b) => (a > b ? a : b));
+  const ends = days.map((d) => dayEnd(d).toISOString()).sort();
   const fields = `{${FIELDS.join(',')}}`;
-  const value = (key: string) => sql.raw(`max((iv.v #>> '{}')::int) filter (where iv.key = '${key}')`);
+  const set = (key: string) => sql.raw(`h.changes ? '${key}'`);
+  const after = (key: string) => sql.raw(`h.changes -> '${key}' ->> 'after'`);
+  const run = (flag: string) => sql.raw(`count(*) filter (where ${flag}) over (partition by record_id order by at, id)`);
+  const carried = (value: string, runName: string) => sql.raw(`max(${value}) over (partition by record_id, ${runName})`);
   return sql`
     with ev as (
-      select h.record_id, h.id, h.at, e.key, e.value -> 'after' as v
-      from ${history} h cross join lateral jsonb_each(h.changes) e(key, value)
-      where h.record_type = 'risk' and h.at < ${last}::timestamptz and e.key = any(${fields}::text[])
+      select h.record_id, h.at, h.id,
+        ${set('status')} as hs, ${after('status')} as s,
+        ${set('inherentLikelihood')} as hil, (${after('inherentLikelihood')})::int as il,
+        ${set('inherentImpact')} as hii, (${after('inherentImpact')})::int as ii,
+        ${set('residualLikelihood')} as hrl, (${after('residualLikelihood')})::int as rl,
+        ${set('residualImpact')} as hri, (${after('residualImpact')})::int as ri
+      from ${history} h
+      where h.record_type = 'risk' and h.at < ${ends[ends.length - 1]}::timestamptz and h.changes ?| ${fields}::text[]
         ${visible ? sql`and h.record_id in (select ${risks.id}::text from ${risks} where ${visible})` : sql``}
     ),
-    iv as (select record_id, key, v, at as since, lead(at) over (partition by record_id, key order by at, id) as until from ev),
+    runs as (
+      select *, ${run('hs')} as gs, ${run('hil')} as gil, ${run('hii')} as gii, ${run('hrl')} as grl, ${run('hri')} as gri,
+        lead(at) over (partition by record_id order by at, id) as next_at
+      from ev
+    ),
     st as (
-      select d.n, iv.record_id,
-        max(iv.v #>> '{}') filter (where iv.key = 'status') as status,
-        ${value('inherentLikelihood')} as il, ${value('inherentImpact')} as ii, ${value('residualLikelihood')} as rl, ${value('residualImpact')} as ri
-      from unnest(${`{${ends.join(',')}}`}::timestamptz[]) with ordinality d(day_end, n)
-      join iv on iv.since < d.day_end and (iv.until is null or iv.until >= d.day_end)
-      group by d.n, iv.record_id
+      select at, next_at, ${carried('s', 'gs')} as s, ${carried('il', 'gil')} as il, ${carried('ii', 'gii')} as ii,
+        ${carried('rl', 'grl')} as rl, ${carried('ri', 'gri')} as ri
+      from runs
+    ),
+    delta as (
+      select at, il, ii, rl, ri, 1 as d from st where s = 'open'
+      union all
+      select next_at, il, ii, rl, ri, -1 from st where s = 'open' and next_at is not null
     )
-    select n::int as n, il, ii, rl, ri, count(*)::int as count from st where status = 'open' group by n, il, ii, rl, ri`;
+    select width_bucket(at, ${`{${ends.join(',')}}`}::timestamptz[]) as bucket, il, ii, rl, ri, sum(d)::int as delta
+    from delta where at < ${ends[ends.length - 1]}::timestamptz
+    group by 1, il, ii, rl, ri`;
 }
 
 export interface BandCounts {
@@ -64,14 +82,20 @@ export async function riskBandsAt(db: DbOrTx, actor: Actor, days: readonly strin
     const score = l === null || i === null ? undefined : lookups.cells.get(`${l}:${i}`);
     return score === undefined ? undefined : lookups.bands.find((b) => score >= b.minScore && score <= b.maxScore)?.name;
   };
-  const result = days.map(() => lookups.bands.map((b) => ({ band: b.name, inherent: 0, residual: 0 })));
-  for (const row of rows) {
-    const counts = result[row.n - 1];
-    const inherent = counts.find((c) => c.band === bandOf(row.il, row.ii));
-    if (inherent) inherent.inherent += row.count;
-    const residual = counts.find((c) => c.band === bandOf(row.rl, row.ri));
-    if (residual) residual.residual += row.count;
-  }
+  // A change in bucket b (b day ends at or before it) counts at every day whose end is after it: the (b+1)-th and later.
+  const sorted = days.map((d) => dayEnd(d).toISOString()).sort();
+  const result = days.map((day) => {
+    const before = sorted.indexOf(dayEnd(day).toISOString()) + 1;
+    const counts = lookups.bands.map((b) => ({ band: b.name, inherent: 0, residual: 0 }));
+    for (const row of rows) {
+      if (row.bucket >= before) continue;
+      const inherent = counts.find((c) => c.band === bandOf(row.il, row.ii));
+      if (inherent) inherent.inherent += row.delta;
+      const residual = counts.find((c) => c.band === bandOf(row.rl, row.ri));
+      if (residual) residual.residual += row.delta;
+    }
+    return counts;
+  });
   return result;
 }
 
