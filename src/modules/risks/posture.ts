@@ -20,9 +20,9 @@ const FIELDS = ['status', 'inherentLikelihood', 'inherentImpact', 'residualLikel
 type Row = { bucket: number; il: number | null; ii: number | null; rl: number | null; ri: number | null; delta: number };
 
 /**
- * The statement: one read of the risks' History up to the last day's end (history_type_at_idx). Each entry's fields
- * are carried forward per risk (a field's value is the `after` of the last entry that set it: `count(...) over` numbers
- * the runs, `max(...) over` the run takes the one value set in it), giving the risk's state from each entry on. Each
+ * The statement: one read of the risks' History up to the last day's end, in the order of history_record_idx (type,
+ * record, time, id), so the one window over each risk needs no sort. Each entry's fields are carried forward (a
+ * field's value is the `after` of the last entry so far that set it), giving the risk's state from each entry on. Each
  * open state adds one to its ratings' count from its entry and takes it away at the risk's next entry; the changes are
  * summed per day bucket (`width_bucket` over the sorted day ends) and per ratings, and the caller adds the buckets up.
  * At level own, the risks the viewer (or their groups) own today.
@@ -31,11 +31,12 @@ export function riskBandsAtQuery(actor: Actor, days: readonly string[]) {
   requirePermission(actor, 'risks:read');
   const visible = ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId);
   const ends = days.map((d) => dayEnd(d).toISOString()).sort();
+  const last = ends[ends.length - 1];
   const fields = `{${FIELDS.join(',')}}`;
   const set = (key: string) => sql.raw(`h.changes ? '${key}'`);
   const after = (key: string) => sql.raw(`h.changes -> '${key}' ->> 'after'`);
-  const run = (flag: string) => sql.raw(`count(*) filter (where ${flag}) over (partition by record_id order by at, id)`);
-  const carried = (value: string, runName: string) => sql.raw(`max(${value}) over (partition by record_id, ${runName})`);
+  // The value set by the last entry so far that set the field: the n-th of the values set, n their count so far.
+  const carried = (value: string, flag: string) => sql.raw(`(array_agg(${value}) filter (where ${flag}) over w)[count(*) filter (where ${flag}) over w]`);
   return sql`
     with ev as (
       select h.record_id, h.at, h.id,
@@ -45,26 +46,17 @@ export function riskBandsAtQuery(actor: Actor, days: readonly string[]) {
         ${set('residualLikelihood')} as hrl, (${after('residualLikelihood')})::int as rl,
         ${set('residualImpact')} as hri, (${after('residualImpact')})::int as ri
       from ${history} h
-      where h.record_type = 'risk' and h.at < ${ends[ends.length - 1]}::timestamptz and h.changes ?| ${fields}::text[]
+      where h.record_type = 'risk' and h.at < ${last}::timestamptz and h.changes ?| ${fields}::text[]
         ${visible ? sql`and h.record_id in (select ${risks.id}::text from ${risks} where ${visible})` : sql``}
     ),
-    runs as (
-      select *, ${run('hs')} as gs, ${run('hil')} as gil, ${run('hii')} as gii, ${run('hrl')} as grl, ${run('hri')} as gri,
-        lead(at) over (partition by record_id order by at, id) as next_at
-      from ev
-    ),
     st as (
-      select at, next_at, ${carried('s', 'gs')} as s, ${carried('il', 'gil')} as il, ${carried('ii', 'gii')} as ii,
-        ${carried('rl', 'grl')} as rl, ${carried('ri', 'gri')} as ri
-      from runs
-    ),
-    delta as (
-      select at, il, ii, rl, ri, 1 as d from st where s = 'open'
-      union all
-      select next_at, il, ii, rl, ri, -1 from st where s = 'open' and next_at is not null
+      select at, lead(at) over w as next_at, ${carried('s', 'hs')} as s, ${carried('il', 'hil')} as il, ${carried('ii', 'hii')} as ii,
+        ${carried('rl', 'hrl')} as rl, ${carried('ri', 'hri')} as ri
+      from ev window w as (partition by record_id order by at, id)
     )
-    select width_bucket(at, ${`{${ends.join(',')}}`}::timestamptz[]) as bucket, il, ii, rl, ri, sum(d)::int as delta
-    from delta where at < ${ends[ends.length - 1]}::timestamptz
+    select width_bucket(x.at, ${`{${ends.join(',')}}`}::timestamptz[]) as bucket, il, ii, rl, ri, sum(x.d)::int as delta
+    from st cross join lateral (values (st.at, 1), (st.next_at, -1)) x(at, d)
+    where st.s = 'open' and x.at < ${last}::timestamptz
     group by 1, il, ii, rl, ri`;
 }
 
