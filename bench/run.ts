@@ -11,6 +11,7 @@ import { benchDashboard } from './dashboard';
 import { benchDemoData } from './demo-data';
 import { benchAwareness } from './awareness';
 import { benchAssessments } from './assessments';
+import { benchPosture } from './posture';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -26,6 +27,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['AI assistant endpoint', benchAssistant],
   ['Reminder sweep', benchReminderSweep],
   ['Dashboard', benchDashboard],
+  ['Posture at a past date', benchPosture],
   ['Demo data', benchDemoData],
   ['Awareness completion', benchAwareness],
   ['Assessments', benchAssessments],

@@ -210,7 +210,11 @@ export const history = pgTable('history', {
   changes: jsonb('changes').notNull(),
   auditSeq: bigint('audit_seq', { mode: 'number' }),
 }, (t) => [
-  index('history_record_idx').on(t.recordType, t.recordId, t.at),
+  // A record's History in order; posture at a past date reads each record's last change before a moment from it, ties
+  // of one transaction's time broken by id (docs/dashboard.md).
+  index('history_record_idx').on(t.recordType, t.recordId, t.at, t.id),
+  // A record type's History up to a moment, and its first entry (posture at a past date).
+  index('history_type_at_idx').on(t.recordType, t.at),
   // History is sealed by its audit entry: the Audit Log screen and audit:verify --history look it up by audit_seq.
   index('history_audit_seq_idx').on(t.auditSeq),
   // Entries naming a record in their changes (a removed part's parent, a mapped record): the GIN index over every action

@@ -4,7 +4,7 @@ import { Elysia } from 'elysia';
 import { renderScreen } from '../../platform/http/screen';
 import { fieldErrors, type Option } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
-import { ANALYSIS_STATUS_LABELS, AnalysisPage, PackageTreePage, StatusChanged, type AssessValues, type TreeQuery } from './views/tree';
+import { ANALYSIS_STATUS_LABELS, AnalysisPage, PackageTreePage, ScoreCard, StatusChanged, type AssessValues, type TreeQuery } from './views/tree';
 import { packageTreeView, rememberAllHeadings, rememberHeading, TREE_MAPPED, type TreeFilters, type TreeMapped } from './tree-service';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { notFound } from '../../platform/core/errors';
@@ -21,6 +21,9 @@ import {
 import { isUuid } from '../../platform/core/uuid';
 import { soaCsv, statementOfApplicability } from './soa-service';
 import { SoaPage } from './views/soa';
+import { AsOfForm } from '../../platform/dashboard/views';
+import { readAsOf } from '../../platform/dashboard/posture';
+import { packageFirstEntry, packageScoreAt } from './posture';
 
 const NAV = 'compliance';
 const isMappingKind = (value: string): value is MappingKind => (MAPPING_KIND_NAMES as readonly string[]).includes(value);
@@ -77,10 +80,22 @@ export function analysesPages(ctx: AppContext) {
   return new Elysia({ name: 'pages:compliance-analyses' })
     .use(screenAuth(ctx))
     .use(exceptionPages(ctx, complianceParent, '/compliance/analyses', NAV))
-    .get('/compliance/packages/:id', async ({ viewer, csrfToken, headers, params, query }) => {
+    .get('/compliance/packages/:id', async ({ viewer, csrfToken, headers, params, query, set }) => {
       const filters = treeQuery(query);
       const tree = await packageTreeView(ctx.db, viewer, params.id, treeFilters(filters));
-      return renderScreen(headers, shell(tree.name, viewer, csrfToken), <PackageTreePage tree={tree} query={filters} csrfToken={csrfToken} />);
+      // The score at a past date, from History; a day after today or before the package's import is refused in words.
+      const typed = formText(query, 'asOf');
+      const asOf = typed ? readAsOf(typed, await packageFirstEntry(ctx.db, params.id)) : { day: null };
+      if ('problem' in asOf) set.status = 400;
+      const day = 'day' in asOf ? asOf.day : null;
+      const pastScore = (
+        <>
+          <AsOfForm action={`/compliance/packages/${params.id}#score-past`} typed={'problem' in asOf ? asOf.typed : day ?? ''}
+            error={'problem' in asOf ? asOf.problem : undefined} hint="A day from the package's import to today; the score as it stood at the end of that day (UTC)." />
+          {day && <ScoreCard score={await packageScoreAt(ctx.db, viewer, params.id, day)} asOf={day} />}
+        </>
+      );
+      return renderScreen(headers, shell(tree.name, viewer, csrfToken), <PackageTreePage tree={tree} query={filters} csrfToken={csrfToken} pastScore={pastScore} />);
     }, { page: 'compliance:read' })
     // The viewer opened or collapsed a heading (sent by static/app.js on the section's toggle; nothing to swap).
     .post('/compliance/packages/:id/headings/:itemId', async ({ viewer, params, body, set }) => {

@@ -16,6 +16,7 @@ import { ANALYSIS_RECORD_TYPE } from './schema';
 import { packageKind } from './packages-service';
 import { registerType } from '../../platform/records/record-types';
 import { complianceWidgets } from './dashboard-widgets';
+import { compliancePosture } from './posture';
 import { complianceSections } from './linked-sections';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
@@ -57,6 +58,7 @@ export const manifest = defineModule({
     run: (ctx, actor, args) => listAnalyses(ctx.db, actor, args),
   })],
   dashboard: complianceWidgets,
+  posture: compliancePosture,
   // What links here: the requirements a control, policy, risk or project is mapped to, on its page.
   sections: complianceSections,
   reports: complianceReports,

@@ -1,9 +1,11 @@
 import { and, ne, sql } from 'drizzle-orm';
-import { controlTests, controls } from '../../../db/schema';
+import { controls } from '../../../db/schema';
 import type { DueSoonKind } from '../../platform/dashboard/declarations';
-import { monthsAfter } from '../../platform/notifications/declarations';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { todayIso } from '../../platform/core/dates';
+
+/** The day a control's next test falls due: a column kept by the database's triggers, outside the Drizzle schema. */
+const NEXT_TEST_DUE = sql`${controls}.next_test_due`;
 
 /**
  * Control tests coming due, of the controls the viewer may read: the last test plus the test frequency; a scheduled
@@ -11,13 +13,11 @@ import { todayIso } from '../../platform/core/dates';
  */
 export const controlDueSoon: DueSoonKind[] = [{
   key: 'controlTestsDue', label: 'Control tests', needs: 'controls:read', href: '/controls', itemHref: (id) => `/controls/${id}`,
-  query: (actor, until) => sql`select * from (
-    select ${controls.id}::text as record_id, ${controls.name} as title,
-      coalesce(${monthsAfter(sql`last.tested_on`, controls.testFrequencyMonths)}, ${todayIso()}::date) as due_on
+  // next_test_due (migration 0043) is the last test plus the frequency, kept by triggers and indexed: a range read, not
+  // every control's latest test. Null is a scheduled control never tested.
+  query: (actor, until) => sql`select ${controls.id}::text as record_id, ${controls.name} as title,
+      coalesce(${NEXT_TEST_DUE}, ${todayIso()}::date) as due_on
     from ${controls}
-    left join (select ${controlTests.controlId} as control_id, max(${controlTests.testedOn}) as tested_on from ${controlTests} group by ${controlTests.controlId}) last
-      on last.control_id = ${controls.id}
-    where ${controls.testFrequencyMonths} is not null
-      and ${and(ne(controls.status, 'retired'), ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId))}) due
-    where due.due_on <= ${until}`,
+    where (${NEXT_TEST_DUE} <= ${until} or ${NEXT_TEST_DUE} is null) and ${controls.testFrequencyMonths} is not null
+      and ${and(ne(controls.status, 'retired'), ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId))}`,
 }];

@@ -17,6 +17,7 @@ import { listTreatments } from './treatments-service';
 import { riskDueDates, riskEvents } from './notifications';
 import { riskDueSoon } from './dashboard';
 import { riskWidgets } from './dashboard-widgets';
+import { riskPosture } from './posture';
 import { riskSections } from './linked-sections';
 import { riskReports } from './reports';
 
@@ -57,6 +58,7 @@ export const manifest = defineModule({
   events: riskEvents,
   dueDates: riskDueDates,
   dashboard: riskWidgets,
+  posture: riskPosture,
   dueSoon: riskDueSoon,
   // What links here: the risks of an asset, the risk treatments relying on a control, the controls of a risk.
   sections: riskSections,

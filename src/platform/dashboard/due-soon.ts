@@ -31,12 +31,15 @@ export async function dueSoonOf(db: DbOrTx, kind: DueSoonKind, viewer: Actor, to
 /** The statement of one kind (exported so the benchmark times the same SQL through the driver). */
 export function dueSoonStatement(kind: DueSoonKind, viewer: Actor, today: string): SQL {
   const until = daysAfter(today, DUE_SOON_DAYS);
+  // Counted in one pass; the first few named by a top-N sort of their keys alone: building a JSON object for every due
+  // record and sorting them all cost more than the counts when thousands are overdue.
   return sql`
     with due as (${kind.query(viewer, sql`${until}::date`)})
-    select count(*) filter (where due_on < ${today}::date)::int as overdue,
-      count(*) filter (where due_on >= ${today}::date)::int as soon,
-      to_jsonb((array_agg(jsonb_build_object('id', record_id, 'title', title, 'due', due_on::text) order by due_on, title, record_id))[1:${sql.raw(String(DUE_SOON_ITEMS))}]) as items
-    from due where due_on <= ${until}::date`;
+    select counts.overdue, counts.soon, named.items
+    from (select count(*) filter (where due_on < ${today}::date)::int as overdue, count(*) filter (where due_on >= ${today}::date)::int as soon
+      from due where due_on <= ${until}::date) counts,
+    (select jsonb_agg(jsonb_build_object('id', record_id, 'title', title, 'due', due_on::text) order by due_on, title, record_id) as items
+      from (select record_id, title, due_on from due where due_on <= ${until}::date order by due_on, title, record_id limit ${sql.raw(String(DUE_SOON_ITEMS))}) top) named`;
 }
 
 /** Every installed kind the viewer may read, in module order; kinds of modules they hold no right in are left out. */

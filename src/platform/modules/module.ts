@@ -11,6 +11,7 @@ import type { Module } from '../permissions/permissions';
 
 import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
 import { installReports, type InstalledReport } from '../reports/declarations';
+import { installPosture, type PostureKind } from '../dashboard/posture';
 
 /**
  * What the platform needs from a module, in one typed value per module (`src/modules/<module>/index.ts`), listed
@@ -49,6 +50,8 @@ export interface ModuleManifest extends InstalledParts {
   dashboard?: readonly DashboardWidget[];
   /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
   dueSoon?: readonly DueSoonKind[];
+  /** Posture at a past date, computed from History: the Dashboard's "as of" and its 12-month trend (docs/dashboard.md). */
+  posture?: readonly PostureKind[];
   /** Reports of the Report Center at `/reports`: list, printable page and CSV, rendered by the platform (docs/reports.md). */
   reports?: readonly InstalledReport[];
   /**
@@ -77,6 +80,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
+  installPosture(modules.flatMap((m) => [...(m.posture ?? [])]));
   installReports(modules.flatMap((m) => [...(m.reports ?? [])]));
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }

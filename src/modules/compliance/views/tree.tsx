@@ -48,11 +48,13 @@ function ScoreLine({ label, c }: { label: string; c: StatusCounts }): JSX.Elemen
  * Requirements and additional items scored separately; headings are not counted. With `oob`, an htmx answer to an
  * inline status change carries it and htmx puts it in place of the page's score (out-of-band swap).
  */
-export function ScoreCard({ score, oob }: { score: PackageScore; oob?: boolean }): JSX.Element {
+export function ScoreCard({ score, oob, asOf }: { score: PackageScore; oob?: boolean; asOf?: string }): JSX.Element {
   return (
-    <div class="table-wrap" id="score" hx-swap-oob={oob ? 'true' : undefined}>
+    <div class="table-wrap" id={asOf ? 'score-as-of' : 'score'} hx-swap-oob={oob ? 'true' : undefined}>
       <table class="data">
-        <caption class="muted">Score: compliant ÷ (total − not applicable); not assessed counts against the score. Headings are not counted.</caption>
+        <caption class="muted" safe>{asOf
+          ? `Score as it stood at the end of ${asOf} (UTC), computed from History: compliant ÷ (total − not applicable).`
+          : 'Score: compliant ÷ (total − not applicable); not assessed counts against the score. Headings are not counted.'}</caption>
         <thead><tr><th scope="col">Items</th><th scope="col">Total</th><th scope="col">Compliant</th><th scope="col">Partially</th>
           <th scope="col">Non-compliant</th><th scope="col">Not applicable</th><th scope="col">Not assessed</th><th scope="col">Score</th></tr></thead>
         <tbody>
@@ -199,6 +201,8 @@ export interface PackageTreePageProps {
   tree: PackageTreeView;
   query: TreeQuery;
   csrfToken: string;
+  /** The "as of" form and, for a day chosen, the score as it stood then. */
+  pastScore?: JSX.Element;
 }
 
 /**
@@ -207,7 +211,7 @@ export interface PackageTreePageProps {
  * viewer keeps open are open, and with app.js each open or close is remembered for them (data-headings). With a
  * filter set, only matching items are listed and their sections are open.
  */
-export function PackageTreePage({ tree, query, csrfToken }: PackageTreePageProps): JSX.Element {
+export function PackageTreePage({ tree, query, csrfToken, pastScore }: PackageTreePageProps): JSX.Element {
   const headings = tree.rows.filter((r) => r.kind === 'heading').length;
   const total = tree.rows.length - headings;
   const rows = tree.filtered ? tree.rows.filter((r) => r.shown) : tree.rows;
@@ -235,6 +239,7 @@ export function PackageTreePage({ tree, query, csrfToken }: PackageTreePageProps
       </p>
       <h2>Score</h2>
       <ScoreCard score={tree.score} />
+      {pastScore && <><h2 id="score-past">Score at a past date</h2>{pastScore}</>}
       <h2>Requirements</h2>
       <FilterBar action={`/compliance/packages/${tree.packageId}`} label="Filter this package" target="#tree"
         search={{ value: query.q, label: 'Search code, name and text' }} filters={filters} filtered={tree.filtered} />
