@@ -1,5 +1,6 @@
 import { dpias, processingActivities } from '../../../db/schema';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { kindEvents } from '../../platform/notifications/declarations';
 import { registerType } from '../../platform/records/record-types';
 import { dpiasApi, processingActivitiesApi, registerApi, TAG } from './api';
@@ -8,12 +9,12 @@ import { DPIA_PATH, dpiaPages, PATH, processingActivityPages, registerPages } fr
 import { processingActivityKind } from './service';
 
 /** Data privacy: records of processing (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35) (docs/data-privacy.md). */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   name: 'dataPrivacy',
   apiTags: {
     [TAG]: 'Records of processing activities (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35).',
   },
-  permissions: 'dataPrivacy',
+  permissions: permissionArea('dataPrivacy', { review: true }),
   // Personal-data records: the assistant endpoint reaches them only while Include privacy records is on.
   privacyRecords: true,
   plugins: (ctx) => [processingActivitiesApi(ctx), registerApi(ctx), dpiasApi(ctx), processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx)],

@@ -6,7 +6,7 @@ import { installHistoryDescriptions } from '../records/history-format';
 import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
-import type { Module } from '../permissions/permissions';
+import { installPermissionAreas, type Module } from '../permissions/permissions';
 
 import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
 import { installReports, type InstalledReport } from '../reports/declarations';
@@ -17,7 +17,7 @@ import { installReports, type InstalledReport } from '../reports/declarations';
  * (evidence links, search, the assistant, sections on record pages) are derived from that list; nothing in
  * `src/platform` imports a module. See docs/adding-a-module.md.
  */
-export interface ModuleManifest extends InstalledParts {
+export interface ModuleManifest<A extends string = never> extends InstalledParts<A> {
   /** The module's folder under src/modules. */
   name: string;
   /** REST routes and screens. Order does not matter: the platform registers CSV imports before any `/:id` route. */
@@ -50,13 +50,25 @@ export interface ModuleManifest extends InstalledParts {
   reports?: readonly InstalledReport[];
 }
 
-export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
+/**
+ * A module's manifest, typed with its literal permission area: `export const manifest: ModuleManifest<'projects'> =
+ * defineModule({ permissions: permissionArea('projects'), … })` (a module without one: `ModuleManifest`). The module
+ * list derives the `Module` and `Permission` types from those literals; the annotation lets it do so without a circle
+ * (a manifest's own fields name permissions).
+ */
+export const defineModule = <A extends string = never>(manifest: ModuleManifest<A>): ModuleManifest<A> => manifest;
 
-let installed: readonly ModuleManifest[] = [];
+/** A manifest as the platform holds it once installed: whichever area it declares. */
+export type InstalledModule = ModuleManifest<Module>;
+
+/** The areas a module list declares, for `InstalledAreas` (src/platform/permissions/permissions.ts). */
+export type AreasOf<L extends readonly { permissions?: { name: string } }[]> = { [K in NonNullable<L[number]['permissions']>['name']]: true };
+
+let installed: readonly InstalledModule[] = [];
 let tools: readonly AssistantTool[] | null = null;
 
 /** Called once by the app with the module list; the platform reads what it needs from here. */
-export function installModules(modules: readonly ModuleManifest[]): void {
+export function installModules(modules: readonly InstalledModule[]): void {
   const names = new Set<string>();
   for (const m of modules) {
     if (names.has(m.name)) throw new Error(`module ${m.name} is listed twice`);
@@ -64,6 +76,7 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   }
   installed = modules;
   tools = null;
+  installPermissionAreas(modules.flatMap((m) => (m.permissions ? [m.permissions] : [])));
   installParts(modules);
   installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
   installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
@@ -72,10 +85,10 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 
-export const installedModules = (): readonly ModuleManifest[] => installed;
+export const installedModules = (): readonly InstalledModule[] => installed;
 
 /** The permission areas of the modules holding privacy records (`privacyRecords`). */
-export const privacyAreas = (): Module[] => installed.flatMap((m) => (m.privacyRecords && m.permissions ? [m.permissions] : []));
+export const privacyAreas = (): Module[] => installed.flatMap((m) => (m.privacyRecords && m.permissions ? [m.permissions.name] : []));
 
 /** Every installed module's assistant tools (made once, after installation). */
 export function assistantTools(): readonly AssistantTool[] {
