@@ -24,5 +24,5 @@ export const manifest: ModuleManifest<'assets'> = defineModule({
   countedTables: ['assets'],
   // A business unit's page lists its assets.
   sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
-  events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: 'businessUnit' } })],
+  events: [kindEvents(assetKind, { links: { businessUnitId: 'businessUnit' } })],
 });

@@ -23,5 +23,5 @@ export const manifest: ModuleManifest<'awareness'> = defineModule({
     { group: 'Overview', key: 'awarenessMine', href: '/awareness/my', label: 'My training' },
   ],
   countedTables: ['awareness_programs'],
-  events: [kindEvents(programKind, { href: (id) => `/awareness/programs/${id}` })],
+  events: [kindEvents(programKind)],
 });

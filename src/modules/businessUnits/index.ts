@@ -20,5 +20,5 @@ export const manifest: ModuleManifest<'businessUnits'> = defineModule({
     { group: 'Assets and vendors', key: 'businessUnits', href: '/business-units', label: 'Business units', needs: 'businessUnits:read' },
   ],
   countedTables: ['business_units'],
-  events: [kindEvents(businessUnitKind, { href: (id) => `/business-units/${id}`, links: { parentId: 'businessUnit' } })],
+  events: [kindEvents(businessUnitKind, { links: { parentId: 'businessUnit' } })],
 });

@@ -32,5 +32,5 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     kind: 'dpia', plural: 'DPIAs', href: (id) => `${DPIA_PATH}/${id}`,
     evidence: true, search: { body: dpias.description }, read: true,
   })],
-  events: [kindEvents(processingActivityKind, { href: (id) => `${PATH}/${id}` }), kindEvents(dpiaKind, { href: (id) => `${DPIA_PATH}/${id}` })],
+  events: [kindEvents(processingActivityKind), kindEvents(dpiaKind)],
 });

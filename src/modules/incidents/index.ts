@@ -30,7 +30,7 @@ export const manifest: ModuleManifest<'incidents'> = defineModule({
   customFields: true,
   countedTables: ['incidents'],
   events: [kindEvents(incidentKind, {
-    href: (id) => `/incidents/${id}`, labels: { openedAt: 'Opened', classificationId: 'Classification' },
+    labels: { openedAt: 'Opened', classificationId: 'Classification' },
     links: { assetId: 'asset', thirdPartyId: 'thirdParty' },
     activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
   })],

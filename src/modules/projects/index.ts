@@ -23,5 +23,5 @@ export const manifest: ModuleManifest<'projects'> = defineModule({
   ],
   customFields: true,
   countedTables: ['projects'],
-  events: [kindEvents(projectKind, { href: (id) => `/projects/${id}` })],
+  events: [kindEvents(projectKind)],
 });

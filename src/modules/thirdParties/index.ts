@@ -25,7 +25,7 @@ export const manifest: ModuleManifest<'thirdParties'> = defineModule({
   ],
   customFields: true,
   countedTables: ['third_parties'],
-  events: [kindEvents(thirdPartyKind, { href: (id) => `/third-parties/${id}` })],
+  events: [kindEvents(thirdPartyKind)],
   // What links here: the third parties of a risk, on its page.
   sections: thirdPartySections,
   reports: thirdPartyReports,

@@ -3,8 +3,8 @@ import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import type { ImportType } from '../csv/import-type';
 import { installHistoryDescriptions } from '../records/history-format';
-import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
-import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
+import { historyTypeOf, installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
+import { installNotifications, type DueDateDeclaration, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
 import { installPermissionAreas, type Module } from '../permissions/permissions';
 
@@ -41,7 +41,7 @@ export interface ModuleManifest<A extends string = never> extends InstalledParts
    */
   privacyRecords?: boolean;
   /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
-  dueDates?: readonly DueDateKind[];
+  dueDates?: readonly DueDateDeclaration[];
   /** Widgets of the Dashboard at `/`, each shown to viewers holding its right (docs/dashboard.md). */
   dashboard?: readonly DashboardWidget[];
   /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
@@ -78,11 +78,30 @@ export function installModules(modules: readonly InstalledModule[]): void {
   tools = null;
   installPermissionAreas(modules.flatMap((m) => (m.permissions ? [m.permissions] : [])));
   installParts(modules);
-  installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
-  installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
+  const types = modules.flatMap((m) => [...(m.recordTypes ?? [])]);
+  const events = withScreens(modules.flatMap((m) => [...(m.events ?? [])]), types);
+  installNotifications(events, modules.flatMap((m) => (m.dueDates ?? []).map((d) => ('recordType' in d ? dueDateOf(d, types) : d))));
+  installHistoryDescriptions(events);
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installReports(modules.flatMap((m) => [...(m.reports ?? [])]));
-  installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
+  installRecordTypes(types, modules.flatMap((m) => (m.sections ? [m.sections] : [])));
+}
+
+/**
+ * A record type's events link to its screen as its declaration does (a record with a page of its own), unless they
+ * name a screen of their own: `kindEvents(kind, {})` repeats no href.
+ */
+const withScreens = (events: readonly RecordEvents[], types: readonly RecordTypeDeclaration[]): RecordEvents[] =>
+  events.map((e) => {
+    const type = e.href ? undefined : types.find((t) => historyTypeOf(t) === e.recordType && !t.parent);
+    return type ? { ...e, href: (id: string) => type.href(id, null) } : e;
+  });
+
+/** A due date of a declared record type, with the type's permission area and screen. */
+function dueDateOf({ recordType, ...due }: Extract<DueDateDeclaration, { recordType: string }>, types: readonly RecordTypeDeclaration[]): DueDateKind {
+  const type = types.find((t) => historyTypeOf(t) === recordType && !t.parent);
+  if (!type) throw new Error(`due date ${due.key} names ${recordType}, which no installed module declares as a record type with a page`);
+  return { ...due, module: type.module, href: (id) => type.href(id, null) };
 }
 
 export const installedModules = (): readonly InstalledModule[] => installed;
