@@ -9,6 +9,7 @@ import { benchBundleLoader } from './bundle-loader';
 import { benchReminderSweep } from './reminder-sweep';
 import { benchDashboard } from './dashboard';
 import { benchDemoData } from './demo-data';
+import { benchAwareness } from './awareness';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -25,6 +26,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Reminder sweep', benchReminderSweep],
   ['Dashboard', benchDashboard],
   ['Demo data', benchDemoData],
+  ['Awareness completion', benchAwareness],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -188,7 +188,7 @@ describe('scoring', () => {
     await send('POST', `/api/v1/awareness/results/${result.id}/attempts`, { answers: ALL_RIGHT }, token);
     const res = await send('PATCH', `/api/v1/awareness/programs/${id}`, { questions: QUESTIONS.slice(0, 2) });
     expect(res.status).toBe(400);
-    expect(await errorOf(res)).toBe('questions: cannot change once someone has taken the test (1 have)');
+    expect(await errorOf(res)).toBe('questions: cannot change once someone has taken the test (1 person has)');
   });
 });
 

@@ -88,6 +88,35 @@ describe('awareness in a browser', () => {
     const groups = managerPage.getByRole('table', { name: 'Results by audience group' });
     expect(await groups.getByRole('row').count()).toBe(2);
     expect(await axeViolations(managerPage)).toEqual([]);
+
+    // The whole list of results downloads as a CSV.
+    const [download] = await Promise.all([
+      managerPage.waitForEvent('download'),
+      managerPage.getByRole('link', { name: 'Download every result (CSV)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^awareness-results-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = await Bun.file((await download.path())!).text();
+    expect(csv).toContain(`${title},`);
+    expect(csv).toContain(',Passed,100,2,');
     await managerPage.context().close();
+  }, 120_000);
+
+  test.skipIf(!chromiumAvailable)('a manager writes a program’s test on its screen: a mistake is shown with the text kept, then the test is saved', async () => {
+    const draft = await env.ctx.db.transaction(async (tx) => (await createRecord(tx, programKind, await manager.actor(), { title: unique('Clean desk') })).id);
+    const page = await openPage(browser, base, { email: manager.email, password: manager.password });
+    await page.goto(`${base}/awareness/programs/${draft}`);
+    await page.getByRole('link', { name: 'Write a test' }).click();
+    const box = page.getByLabel('Questions');
+    await box.fill('Where do papers go at night?\n- ( ) On the desk\n- ( ) In a locked drawer');
+    await page.getByRole('button', { name: 'Save the test' }).click();
+    await page.getByText('question 1 (line 1) has ( ) choices, so exactly one is marked (x); 0 are').waitFor();
+    expect(await box.inputValue()).toBe('Where do papers go at night?\n- ( ) On the desk\n- ( ) In a locked drawer');
+    expect(await axeViolations(page)).toEqual([]);
+    await box.fill('Where do papers go at night?\n- ( ) On the desk\n- (x) In a locked drawer');
+    await page.getByRole('button', { name: 'Save the test' }).click();
+    await page.waitForURL(`${base}/awareness/programs/${draft}?done=updated`);
+    await page.getByText('1 question, pass mark 80%.').waitFor();
+    await page.getByRole('link', { name: 'Edit the test' }).waitFor();
+    await page.context().close();
   }, 120_000);
 });

@@ -5,6 +5,7 @@ import { kindEvents } from '../../platform/notifications/declarations';
 import { registerType } from '../../platform/records/record-types';
 import { programsApi, resultsApi } from './api';
 import { awarenessPages } from './pages';
+import { awarenessDueDates } from './notifications';
 import { programKind } from './service';
 
 /** Awareness: programs with content and an optional test, assigned to an audience, results per person (docs/awareness.md). */
@@ -24,4 +25,5 @@ export const manifest: ModuleManifest<'awareness'> = defineModule({
   ],
   countedTables: ['awareness_programs'],
   events: [kindEvents(programKind)],
+  dueDates: awarenessDueDates,
 });

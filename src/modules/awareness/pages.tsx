@@ -1,16 +1,17 @@
 import { t } from 'elysia';
 import { runWrite, type AppContext } from '../../platform/http/context';
-import { attempt, formList } from '../../platform/http/form-input';
+import { attempt, formList, formText } from '../../platform/http/form-input';
 import { platformService } from '../../platform/http/installed';
 import { renderScreen } from '../../platform/http/screen';
 import { canTouch, type Actor } from '../../platform/permissions/permissions';
 import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
 import { readable } from '../../platform/record-screens/record-views';
-import { getRecord } from '../../platform/records/records';
+import { getRecord, loadForAction, updateRecord } from '../../platform/records/records';
 import { fieldErrors } from '../../../views/components/form';
 import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
-import { completion, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
-import { CompletionPage, MyTraining, ProgramActions, TrainingPage, type TrainingPageProps } from './views';
+import { completion, lockedTestReason, programResultsCsv, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
+import { CompletionPage, MyTraining, ProgramActions, QuestionEditor, TrainingPage, type QuestionEditorProps, type TrainingPageProps } from './views';
+import { parseQuestionText, questionText } from './question-text';
 
 const shell = (title: string, viewer: Actor, csrfToken: string, active = 'awareness') => ({ title, viewer, csrfToken, active });
 const ResultParam = t.Object({ id: t.String({ format: 'uuid' }) });
@@ -24,6 +25,13 @@ export function awarenessPages(ctx: AppContext) {
     const tr = await training(ctx.db, viewer, id);
     return renderScreen(headers, shell(tr.title, viewer, csrfToken, 'awarenessMine'), <TrainingPage training={tr} csrfToken={csrfToken} {...extra} />);
   };
+
+  const lockedReason = async (programId: string) => {
+    const reason = await lockedTestReason(ctx.db, programId);
+    return reason ? `The questions ${reason}.` : null;
+  };
+  const questionScreen = (headers: Record<string, string | undefined>, viewer: Actor, csrfToken: string, props: Omit<QuestionEditorProps, 'csrfToken'>) =>
+    renderScreen(headers, shell(`Test of ${props.programTitle}`, viewer, csrfToken), <QuestionEditor {...props} csrfToken={csrfToken} />);
 
   return recordPages(ctx, programKind, {
     path: '/awareness/programs',
@@ -57,9 +65,12 @@ export function awarenessPages(ctx: AppContext) {
         <section>
           <h2>Test and assignment</h2>
           <p safe>{program.questions.length
-            ? `${program.questions.length} question${program.questions.length === 1 ? '' : 's'}, pass mark ${program.passMark}% (questions are written through the REST API).`
+            ? `${program.questions.length} question${program.questions.length === 1 ? '' : 's'}, pass mark ${program.passMark}%.`
             : 'No test: a person passes by confirming they have read the content.'}</p>
-          {canTouch(viewer, 'awareness:update', program) ? <ProgramActions id={program.id} status={program.status} csrfToken={csrfToken} />
+          {canTouch(viewer, 'awareness:update', program) ? <>
+            <p><a href={`/awareness/programs/${program.id}/questions`}>{program.questions.length ? 'Edit the test' : 'Write a test'}</a></p>
+            <ProgramActions id={program.id} status={program.status} csrfToken={csrfToken} />
+          </>
             : <p><a href={`/awareness/programs/${program.id}/completion`}>Completion</a></p>}
         </section>
       );
@@ -69,11 +80,38 @@ export function awarenessPages(ctx: AppContext) {
       await runWrite(ctx, (tx) => publishProgram(tx, viewer, params.id));
       return redirect(`/awareness/programs/${params.id}?done=updated`, 303);
     }, { page: 'awareness:update', params: ResultParam })
+    .get('/awareness/programs/:id/questions', async ({ viewer, csrfToken, headers, params }) => {
+      const program = await loadForAction(ctx.db, programKind, viewer, params.id, 'update');
+      return questionScreen(headers, viewer, csrfToken, {
+        programId: program.id, programTitle: program.title, text: questionText(program.questions), locked: await lockedReason(program.id),
+      });
+    }, { page: 'awareness:update', params: ResultParam })
+    .post('/awareness/programs/:id/questions', async ({ viewer, csrfToken, headers, params, body, set, redirect }) => {
+      const program = await loadForAction(ctx.db, programKind, viewer, params.id, 'update');
+      const text = formText(body, 'questions');
+      const parsed = parseQuestionText(text);
+      const saved = parsed.problems.length ? null
+        : await attempt(() => runWrite(ctx, (tx) => updateRecord(tx, programKind, viewer, params.id, { questions: parsed.questions })));
+      if (saved?.ok) return redirect(`/awareness/programs/${params.id}?done=updated`, 303);
+      set.status = saved ? saved.error.status : 400;
+      const problems = saved
+        ? (saved.error.problems.length ? saved.error.problems.map((p) => ({ message: `The questions ${p.message}.` })) : [{ message: saved.error.message }])
+        : parsed.problems;
+      return questionScreen(headers, viewer, csrfToken, {
+        programId: program.id, programTitle: program.title, text, problems: problems.map((p) => p.message), locked: await lockedReason(program.id),
+      });
+    }, { page: 'awareness:update', params: ResultParam })
     .get('/awareness/programs/:id/completion', async ({ viewer, csrfToken, headers, params }) => {
       const program = await getRecord(ctx.db, programKind, viewer, params.id);
       const [c, people] = await Promise.all([completion(ctx.db, viewer, params.id), listResults(ctx.db, viewer, { programId: params.id, pageSize: 200, sort: 'status' })]);
       return renderScreen(headers, shell(`Completion of ${program.title}`, viewer, csrfToken),
         <CompletionPage programId={params.id} completion={c} results={people.rows} truncated={people.total > people.rows.length} />);
+    }, { page: 'awareness:read', params: ResultParam })
+    .get('/awareness/programs/:id/results.csv', async ({ viewer, params, set }) => {
+      const csv = await programResultsCsv(ctx.db, viewer, params.id);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="awareness-results-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return csv;
     }, { page: 'awareness:read', params: ResultParam })
     .get('/awareness/my', async ({ viewer, csrfToken, headers }) =>
       renderScreen(headers, shell('My training', viewer, csrfToken, 'awarenessMine'), <MyTraining items={await myTraining(ctx.db, viewer)} />), { page: true })

@@ -7,6 +7,7 @@ import { paging, type Page } from '../../platform/http/paging';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { isRealDate, todayIso } from '../../platform/core/dates';
+import { toCsv } from '../../platform/csv/write';
 import type { CompletionView, ProgramCreate, ResultListQuery, ResultView, Submission, TrainingView } from './schema';
 
 const MODULE = 'awareness';
@@ -59,12 +60,18 @@ export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = 
       if (userIds.some((id) => !found.has(id))) problems.push({ field: 'audienceUserIds', message: 'names someone who is not an active user' });
     }
     if (before && JSON.stringify(before.questions) !== JSON.stringify(candidate.questions ?? [])) {
-      const [{ n }] = await db.select({ n: count() }).from(awarenessResults).where(and(eq(awarenessResults.programId, before.id), sql`${awarenessResults.attempts} > 0`));
-      if (n > 0) problems.push({ field: 'questions', message: `cannot change once someone has taken the test (${n} have)` });
+      const locked = await lockedTestReason(db, before.id);
+      if (locked) problems.push({ field: 'questions', message: locked });
     }
     return problems;
   },
 };
+
+/** Why a program's questions may no longer change, as a field problem reads, (someone has taken its test, so every score refers to the same test), or null. */
+export async function lockedTestReason(db: DbOrTx, programId: string): Promise<string | null> {
+  const [{ n }] = await db.select({ n: count() }).from(awarenessResults).where(and(eq(awarenessResults.programId, programId), sql`${awarenessResults.attempts} > 0`));
+  return n > 0 ? `cannot change once someone has taken the test (${n} ${n === 1 ? 'person has' : 'people have'})` : null;
+}
 
 type Program = typeof awarenessPrograms.$inferSelect;
 type Result = typeof awarenessResults.$inferSelect;
@@ -134,8 +141,9 @@ const RESULT_SORTS: Record<string, AnyColumn> = {
   assignedAt: awarenessResults.assignedAt, completedAt: awarenessResults.completedAt, status: awarenessResults.status,
 };
 
-export async function listResults(db: DbOrTx, actor: Actor, query: ResultListQuery): Promise<Page<ResultView>> {
-  const { page, pageSize, offset } = paging(query);
+/** The page and total statements of a results list (exported so the benchmark times the very SQL the screen runs). */
+export function resultListQueries(db: DbOrTx, actor: Actor, query: ResultListQuery) {
+  const { pageSize, offset } = paging(query);
   const where = and(
     readableResult(actor),
     query.programId ? eq(awarenessResults.programId, query.programId) : undefined,
@@ -146,14 +154,39 @@ export async function listResults(db: DbOrTx, actor: Actor, query: ResultListQue
   const sort = query.sort?.replace(/^-/, '') ?? 'assignedAt';
   const column = RESULT_SORTS[sort] ?? awarenessResults.assignedAt;
   const order = query.sort?.startsWith('-') ? desc(column) : asc(column);
-  const base = () => db.select(resultColumns).from(awarenessResults)
-    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId));
-  const [rows, [{ total }]] = await Promise.all([
-    base().where(where).orderBy(order, asc(users.name), asc(awarenessResults.id)).limit(pageSize).offset(offset),
-    db.select({ total: count() }).from(awarenessResults).innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId))
+  return {
+    page: db.select(resultColumns).from(awarenessResults)
+      .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
+      .where(where).orderBy(order, asc(users.name), asc(awarenessResults.id)).limit(pageSize).offset(offset),
+    total: db.select({ total: count() }).from(awarenessResults).innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId))
       .innerJoin(users, eq(users.id, awarenessResults.personId)).where(where),
-  ]);
+  };
+}
+
+export async function listResults(db: DbOrTx, actor: Actor, query: ResultListQuery): Promise<Page<ResultView>> {
+  const { page, pageSize } = paging(query);
+  const statements = resultListQueries(db, actor, query);
+  const [rows, [{ total }]] = await Promise.all([statements.page, statements.total]);
   return { rows: rows.map(toResultView), total, page, pageSize };
+}
+
+const RESULT_STATUS_LABELS: Record<ResultView['status'], string> = { assigned: 'Not started', started: 'Started', passed: 'Passed', failed: 'Failed' };
+export const resultStatusLabel = (status: ResultView['status']) => RESULT_STATUS_LABELS[status];
+
+/**
+ * Every result of one program the actor may read, as a CSV file (the platform's writer: BOM, formulas neutralised):
+ * one query, people by name; the program itself must be readable (404 otherwise, as for its page).
+ */
+export async function programResultsCsv(db: DbOrTx, actor: Actor, programId: string): Promise<string> {
+  await getRecord(db, programKind, actor, programId);
+  const rows = await db.select(resultColumns).from(awarenessResults)
+    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
+    .where(and(eq(awarenessResults.programId, programId), readableResult(actor))).orderBy(asc(users.name), asc(awarenessResults.id));
+  const header = ['Program', 'Person', 'Status', 'Score (%)', 'Attempts', 'Assigned at', 'Started at', 'Completed at'];
+  const lines = rows.map(toResultView).map((r) => [
+    r.programTitle, r.person.name, resultStatusLabel(r.status), r.score, r.attempts, r.assignedAt, r.startedAt, r.completedAt,
+  ]);
+  return toCsv([header, ...lines]);
 }
 
 export async function getResult(db: DbOrTx, actor: Actor, id: string): Promise<ResultView> {
@@ -253,20 +286,28 @@ export async function myAnswers(db: DbOrTx, actor: Actor, resultId: string): Pro
 }
 
 /** A program's completion: counts by status, and per audience group its members assigned and passed. */
+/** The statements of a program's completion: counts by status, and per audience group (exported for the benchmark). */
+export function completionQueries(db: DbOrTx, programId: string, audienceGroupIds: readonly string[]) {
+  return {
+    byStatus: db.select({ status: awarenessResults.status, n: count() }).from(awarenessResults)
+      .where(eq(awarenessResults.programId, programId)).groupBy(awarenessResults.status),
+    byGroup: audienceGroupIds.length
+      ? db.select({
+        groupId: groups.id, groupName: groups.name, total: count(awarenessResults.id),
+        passed: sql<number>`count(*) filter (where ${awarenessResults.status} = 'passed')`.mapWith(Number),
+      }).from(groups).innerJoin(groupMembers, eq(groupMembers.groupId, groups.id))
+        .innerJoin(awarenessResults, and(eq(awarenessResults.personId, groupMembers.userId), eq(awarenessResults.programId, programId)))
+        .where(inArray(groups.id, [...audienceGroupIds])).groupBy(groups.id, groups.name).orderBy(asc(groups.name))
+      : null,
+  };
+}
+
 export async function completion(db: DbOrTx, actor: Actor, programId: string): Promise<CompletionView> {
   const program = await getRecord(db, programKind, actor, programId);
-  const statusRows = await db.select({ status: awarenessResults.status, n: count() }).from(awarenessResults)
-    .where(eq(awarenessResults.programId, programId)).groupBy(awarenessResults.status);
+  const statements = completionQueries(db, programId, program.audienceGroupIds);
+  const [statusRows, byGroup] = await Promise.all([statements.byStatus, statements.byGroup ?? []]);
   const byStatus = { assigned: 0, started: 0, passed: 0, failed: 0 };
   for (const r of statusRows) byStatus[r.status] = r.n;
-  const byGroup = program.audienceGroupIds.length
-    ? await db.select({
-      groupId: groups.id, groupName: groups.name, total: count(awarenessResults.id),
-      passed: sql<number>`count(*) filter (where ${awarenessResults.status} = 'passed')`.mapWith(Number),
-    }).from(groups).innerJoin(groupMembers, eq(groupMembers.groupId, groups.id))
-      .innerJoin(awarenessResults, and(eq(awarenessResults.personId, groupMembers.userId), eq(awarenessResults.programId, programId)))
-      .where(inArray(groups.id, program.audienceGroupIds)).groupBy(groups.id, groups.name).orderBy(asc(groups.name))
-    : [];
   return { programId, total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus, byGroup };
 }
 

@@ -2,12 +2,12 @@ import { renderMarkdown, safeHref } from '../../platform/core/markdown';
 import { CsrfField } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
-import { readable } from '../../platform/record-screens/record-views';
 import type { CompletionView, ResultView, TrainingView } from './schema';
+import { resultStatusLabel } from './service';
 
 type MyItem = ResultView & { endsOn: string | null; hasTest: boolean };
 
-const statusLabel = (status: string) => (status === 'assigned' ? 'Not started' : readable(status));
+const statusLabel = (status: ResultView['status']) => resultStatusLabel(status);
 
 /** "My training": the programs assigned to the viewer that have started. */
 export function MyTraining({ items }: { items: readonly MyItem[] }): JSX.Element {
@@ -112,6 +112,7 @@ export function CompletionPage({ programId, completion: c, results, truncated }:
         { header: 'Completion', cell: (g) => <Text value={percent(g.passed, g.total)} /> },
       ]} />
       <h2>People</h2>
+      <p><a href={`/awareness/programs/${programId}/results.csv`} download="">Download every result (CSV)</a></p>
       <DataTable caption="Results by person" empty="Nobody is assigned yet: publish the program." rows={results} columns={[
         { header: 'Person', cell: (r) => <Text value={r.person.name} /> },
         { header: 'Status', cell: (r) => <Text value={statusLabel(r.status)} /> },
@@ -134,3 +135,43 @@ export const ProgramActions = ({ id, status, csrfToken }: { id: string; status: 
     </form>
   </span>
 );
+
+export interface QuestionEditorProps {
+  programId: string;
+  programTitle: string;
+  text: string;
+  csrfToken: string;
+  /** Everything wrong with a refused text, by line. */
+  problems?: readonly string[];
+  /** Why the test cannot change at all (someone has taken it). */
+  locked?: string | null;
+}
+
+/** The program's test written as text (question-text.ts): no JavaScript needed, every problem listed with its line. */
+export function QuestionEditor(p: QuestionEditorProps): JSX.Element {
+  return (
+    <div>
+      <p><a href={`/awareness/programs/${p.programId}`}>← Program</a></p>
+      {p.locked ? <Flash kind="info" message={p.locked} /> : ''}
+      <form method="post" action={`/awareness/programs/${p.programId}/questions`} class="stack">
+        <CsrfField token={p.csrfToken} />
+        {p.problems?.length ? (
+          <div class="error-summary" role="alert" aria-labelledby="questions-error-title" id="questions-error">
+            <h2 id="questions-error-title">The test was not saved</h2>
+            <ul>{p.problems.map((message) => <li><a href="#questions" safe>{message}</a></li>)}</ul>
+          </div>
+        ) : ''}
+        <label for="questions">Questions</label>
+        <p class="hint" id="questions-hint">
+          One question per paragraph, then its choices, one per line. Write <code>- ( )</code> for a choice and
+          <code> - (x)</code> for the right one when one answer is right; <code>- [ ]</code> and <code>- [x]</code> when
+          several may be right (the person must choose all of them). Leave the box empty for a program without a test.
+        </p>
+        <textarea id="questions" name="questions" rows="20" maxlength="200000" aria-describedby={p.problems?.length ? 'questions-hint questions-error' : 'questions-hint'}
+          aria-invalid={p.problems?.length ? 'true' : undefined} safe>{p.text}</textarea>
+        <pre class="hint" aria-label="Example">{'Which of these is a sign of phishing?\n- ( ) A message from a colleague you know\n- (x) A link asking for your password\n\nWhat do you report? (all that apply)\n- [x] A lost badge\n- [ ] A new coffee machine\n- [x] A stranger following you through a door'}</pre>
+        <button type="submit" disabled={Boolean(p.locked)}>Save the test</button>
+      </form>
+    </div>
+  );
+}

@@ -100,6 +100,11 @@ export interface DueDateKind {
   module: Module;
   /** How the date reads in a digest: 'due' (overdue after it) or 'expires'. */
   dateWord: 'due' | 'expires';
+  /**
+   * The items are the recipient's own assignments (a person's training): reminded to the person in `owner_id` without
+   * the module's read right, which people taking their training do not hold.
+   */
+  personal?: boolean;
   href(id: string): string;
   query(window: ReminderWindow): SQL;
 }

@@ -53,8 +53,8 @@ export function remindersOf(kind: DueDateKind, window: ReminderWindow): SQL {
     select r.user_id, ${kind.key}::text as kind, count(*)::int as total,
       to_jsonb((array_agg(jsonb_build_object('id', r.record_id, 'title', r.title, 'due', r.due_on, 'note', r.note) order by r.due_on, r.title))[1:${sql.raw(String(DIGEST_ITEMS))}]) as items
     from recipients r join users u on u.id = r.user_id and u.status = 'active'
-    where r.user_id in (select gm.user_id from group_members gm join group_roles gr on gr.group_id = gm.group_id
-        join role_permissions rp on rp.role_id = gr.role_id where rp.permission = ${permission})
+    where ${kind.personal ? sql`true` : sql`r.user_id in (select gm.user_id from group_members gm join group_roles gr on gr.group_id = gm.group_id
+        join role_permissions rp on rp.role_id = gr.role_id where rp.permission = ${permission})`}
       and r.user_id not in (select p.user_id from mail_preferences p where not p.digests)
     group by r.user_id`;
 }
