@@ -1,4 +1,4 @@
-import type { ModuleManifest } from '../platform/modules/module';
+import type { AreasOf } from '../platform/modules/module';
 import { manifest as accountReviews } from './accountReviews';
 import { manifest as apiTokens } from './apiTokens';
 import { manifest as assets } from './assets';
@@ -26,8 +26,15 @@ import { manifest as thirdParties } from './thirdParties';
  * Every module of the service, in navigation order within each group. Adding a module: its folder with an
  * index.ts exporting its manifest, and one line here (docs/adding-a-module.md).
  */
-export const MODULES: readonly ModuleManifest[] = [
+export const MODULES = [
   risks, exceptions, controls, compliance, evidence, policies, assets, businessUnits, thirdParties, incidents, audits, projects, accountReviews, dataPrivacy,
   awareness, assessments,
   people, apiTokens, customFields, labels, assistant, search,
-];
+] as const;
+
+// The permission areas these manifests declare make the platform's `Module` and `Permission` types (named outside
+// the block: inside it, MODULES would be the platform's own list).
+type ModuleList = typeof MODULES;
+declare module '../platform/permissions/permissions' {
+  interface InstalledAreas extends AreasOf<ModuleList> {}
+}

@@ -6,17 +6,18 @@ import { accountReviewPages } from './pages';
 /** Account reviews: review programs and their items, over REST and on screens. */
 export const accountReviewsModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:accountReviews' }).use(accountReviewsApi(ctx)).use(accountReviewPages(ctx));
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { registerType } from '../../platform/records/record-types';
 import { programKind } from './service';
 import { accountReviewDueDates, accountReviewEvents } from './notifications';
 
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'accountReviews'> = defineModule({
   name: 'accountReviews',
   apiTags: {
     'Account reviews': 'Review programs and the accounts reviewed in them, with keep, revoke or modify decisions; CSV import of items (docs/account-reviews.md).',
   },
-  permissions: 'accountReviews',
+  permissions: permissionArea('accountReviews'),
   plugins: (ctx) => [accountReviewsModule(ctx)],
   nav: [{ group: 'Operations', key: 'accountReviews', href: '/account-reviews', label: 'Account reviews', needs: 'accountReviews:read' }],
   countedTables: ['account_review_programs'],

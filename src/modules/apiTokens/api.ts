@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { apiAuth } from '../../platform/http/api-auth';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { Data, IdParam } from '../../platform/http/envelopes';
-import { TokenCreate, TokenCreated, TokenListQuery, TokenPage, TokenView } from './schema';
+import { tokenCreateSchema, TokenCreated, TokenListQuery, TokenPage, TokenView } from './schema';
 import { createToken, listTokensPage, revokeToken } from './service';
 
 const tags = ['API tokens'];
@@ -19,7 +19,7 @@ export const apiTokensApi = (ctx: AppContext) =>
       set.status = 201;
       return { data: { id, secret } };
     }, {
-      scope: 'apiTokens:create', body: TokenCreate, response: { 201: TokenCreated },
+      scope: 'apiTokens:create', body: tokenCreateSchema(), response: { 201: TokenCreated },
       detail: { tags, summary: 'Create an API token acting as you; the secret is returned once. Every administrator is alerted by email' },
     })
     .post('/:id/revoke', async ({ actor, params }) => ({ data: await runWrite(ctx, (tx) => revokeToken(tx, actor, params.id)) }), {

@@ -3,19 +3,19 @@ import { exactly } from '../../platform/http/envelopes';
 import { PageQuery, pageEnvelope } from '../../platform/http/paging';
 import { ALL_PERMISSIONS } from '../../platform/permissions/permissions';
 import { stringEnum } from '../../platform/http/schema-helpers';
+import { once } from '../../platform/core/once';
 
-export const Scope = stringEnum(ALL_PERMISSIONS, { description: '<module>:<right>' });
-
-export const TokenCreate = t.Object({
+/** A token's scopes name the installed permission areas, so the shape is made once the modules are installed. */
+export const tokenCreateSchema = once(() => t.Object({
   name: t.String({ minLength: 1, maxLength: 120, description: 'What uses the token and who owns it (up to 120 characters)' }),
-  scopes: t.Array(Scope, { minItems: 1, uniqueItems: true, description: 'At least one; none may exceed your own rights' }),
+  scopes: t.Array(stringEnum(ALL_PERMISSIONS, { description: '<module>:<right>' }), { minItems: 1, uniqueItems: true, description: 'At least one; none may exceed your own rights' }),
   expiresAt: t.Optional(t.Union([
     t.String({ format: 'date', description: 'YYYY-MM-DD; the token works through that day (UTC)' }),
     t.Literal(''),
     t.Null(),
   ], { description: 'Blank gets the maximum lifetime (365 days unless changed); when the maximum is 0, blank never expires' })),
-});
-export type TokenCreate = Static<typeof TokenCreate>;
+}));
+export type TokenCreate = Static<ReturnType<typeof tokenCreateSchema>>;
 
 export const TokenStatus = t.Union([t.Literal('Active'), t.Literal('Expired'), t.Literal('Revoked')]);
 

@@ -1,4 +1,5 @@
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { requestsApi, templatesApi } from './api';
 import { assessmentPages, thirdPartyAssessmentsSection } from './pages';
 import { assessPages, assessUploadLimit } from './public-pages';
@@ -7,12 +8,12 @@ import { assessPages, assessUploadLimit } from './public-pages';
  * Assessments: questionnaire templates (versioned), questionnaires sent to one address and answered at /assess/<token>
  * without an account, reviewed and scored here (docs/assessments.md).
  */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'assessments'> = defineModule({
   name: 'assessments',
   apiTags: {
     Assessments: 'Questionnaire templates and the questionnaires sent from them: answered at a link without an account, scored, reviewed, turned into findings or risks.',
   },
-  permissions: 'assessments',
+  permissions: permissionArea('assessments'),
   plugins: (ctx) => [templatesApi(ctx), requestsApi(ctx), assessmentPages(ctx), assessPages(ctx)],
   uploads: () => [assessUploadLimit],
   nav: [

@@ -1,20 +1,21 @@
 import { assets } from '../../../db/schema';
 import { registerType } from '../../platform/records/record-types';
 import { assetKind } from './service';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { assetsApi } from './api';
 import { assetImport } from './import';
 import { assetPages, unitAssetsSection } from './pages';
 import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Assets. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'assets'> = defineModule({
   name: 'assets',
   apiTags: {
     Assets: 'The asset catalog (docs/assets.md).',
   },
   recordTypes: [registerType(assetKind, { kind: 'asset', plural: 'Assets', href: (id) => `/assets/${id}`, search: { body: assets.description }, read: true })],
-  permissions: 'assets',
+  permissions: permissionArea('assets'),
   plugins: (ctx) => [assetsApi(ctx), assetPages(ctx)],
   imports: [assetImport],
   nav: [
@@ -23,5 +24,5 @@ export const manifest = defineModule({
   countedTables: ['assets'],
   // A business unit's page lists its assets.
   sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
-  events: [kindEvents(assetKind, { href: (id) => `/assets/${id}`, links: { businessUnitId: 'businessUnit' } })],
+  events: [kindEvents(assetKind, { links: { businessUnitId: 'businessUnit' } })],
 });

@@ -1,7 +1,8 @@
 import { auditFindings, auditPlans } from '../../../db/schema';
 import { registerType } from '../../platform/records/record-types';
 import { auditPlanKind, findingKind, openFindingsOf } from './service';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { auditsApi } from './api';
 import { findingImport } from './import';
 import { auditPages } from './pages';
@@ -11,7 +12,7 @@ import { FINDING_STATUSES } from './schema';
 import { findingColumns } from './pages';
 
 /** Audit plans and their findings. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'audits'> = defineModule({
   name: 'audits',
   apiTags: {
     Audits: 'Audit plans (docs/incidents-and-audits.md).',
@@ -24,7 +25,7 @@ export const manifest = defineModule({
       openItems: { key: 'auditFindings', list: (ctx, actor) => openFindingsOf(ctx.db, actor) },
     }),
   ],
-  permissions: 'audits',
+  permissions: permissionArea('audits'),
   plugins: (ctx) => [auditsApi(ctx), auditPages(ctx)],
   imports: [findingImport],
   nav: [

@@ -6,7 +6,7 @@ import { listHistory, recordChange, recordChanges, type HistoryView } from '../.
 import { paging, type Page } from '../../platform/http/paging';
 import { levelOf, systemActor, type Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
-import { isRealDate, todayIso } from '../../platform/core/dates';
+import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
 import { toCsv } from '../../platform/csv/write';
 import type { CompletionView, ProgramCreate, ResultListQuery, ResultView, Submission, TrainingView } from './schema';
 
@@ -23,14 +23,6 @@ function questionProblems(questions: readonly StoredQuestion[]): FieldProblem[] 
     if (q.kind === 'single' && q.correct.length !== 1) problems.push({ field, message: 'a single-choice question has exactly one right choice' });
     return problems;
   });
-}
-
-/** Adds whole months to a YYYY-MM-DD day as PostgreSQL does (Jan 31 plus one month is Feb 28 or 29). */
-function addMonths(day: string, months: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  const first = new Date(Date.UTC(y, m - 1 + months, 1));
-  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(d, lastDay))).toISOString().slice(0, 10);
 }
 
 /** The day a recurring program's next round starts. */

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems, exceptions } from '../../../db/schema';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { defineTool } from '../../platform/modules/tools';
 import { analysesApi } from './analyses-api';
 import { analysesPages } from './analyses-pages';
@@ -20,14 +21,14 @@ import { compliancePosture } from './posture';
 import { complianceSections } from './linked-sections';
 
 /** Compliance: packages (frameworks) and their requirements, analyses with mappings, and the POA&M register. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'compliance'> = defineModule({
   name: 'compliance',
   apiTags: {
     Compliance: "Compliance packages: a framework's requirement tree, imported as JSON, CSV or an OSCAL catalog and exported as JSON or an OSCAL catalog (docs/compliance-packages.md).",
     'Compliance analyses': 'One analysis per requirement: its status and the controls, policies, risks and projects mapped to it; package scores (docs/compliance-analyses.md).',
     'Compliance POA&M': 'The plan of action and milestones: open weaknesses with their remediation, read only.',
   },
-  permissions: 'compliance',
+  permissions: permissionArea('compliance', { review: true }),
   plugins: (ctx) => [analysesApi(ctx), crosswalkPages(ctx), analysesPages(ctx), poamApi(ctx), poamPages(ctx), packagesApi(ctx), compliancePackagePages(ctx)],
   nav: [
     { group: 'Compliance', key: 'compliance', href: '/compliance/packages', label: 'Packages', needs: 'compliance:read' },

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { controls, controlTests } from '../../../db/schema';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { controlDueSoon } from './dashboard';
 import { defineTool } from '../../platform/modules/tools';
 import { registerType } from '../../platform/records/record-types';
@@ -14,12 +15,12 @@ import { controlDueDates, controlEvents } from './notifications';
 import { controlReports } from './reports';
 
 /** Controls and their tests. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'controls'> = defineModule({
   name: 'controls',
   apiTags: {
     Controls: 'Controls with type, status, owner and testing schedule, and their tests; CSV import and batch operations.',
   },
-  permissions: 'controls',
+  permissions: permissionArea('controls'),
   plugins: (ctx) => [controlsApi(ctx), controlPages(ctx)],
   imports: [controlImport],
   nav: [{ group: 'Compliance', key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' }],

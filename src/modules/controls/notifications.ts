@@ -1,18 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { controlTests, controls } from '../../../db/schema';
-import { kindEvents, monthsAfter, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
+import { kindEvents, monthsAfter, type DueDateDeclaration, type RecordEvents } from '../../platform/notifications/declarations';
 import { controlKind } from './service';
 
 export const controlEvents: RecordEvents[] = [
   kindEvents(controlKind, {
-    href: (id) => `/controls/${id}`,
     activities: [{ key: 'test', label: 'Test recorded', recordType: 'controlTest', parentField: 'controlId' }],
   }),
 ];
 
 /** Controls tested on a schedule whose next test is due: the last test plus the frequency, today when never tested. */
-export const controlDueDates: DueDateKind[] = [{
-  key: 'controlTests', label: 'Control tests due', module: 'controls', dateWord: 'due', href: (id) => `/controls/${id}`,
+export const controlDueDates: DueDateDeclaration[] = [{
+  key: 'controlTests', label: 'Control tests due', recordType: controlKind.recordType, dateWord: 'due',
   query: (w) => sql`select * from (
     select ${controls.id}::text as record_id, ${controls.name} as title,
       coalesce(${monthsAfter(sql`last.tested_on`, controls.testFrequencyMonths)}, ${w.today}) as due_on,

@@ -7,7 +7,7 @@ import { exists, getRecord, listRecords, loadForAction, referencedBy, type Recor
 import { readAllRecords } from '../../platform/reports/declarations';
 import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
-import { isRealDate, todayIso } from '../../platform/core/dates';
+import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
 
 export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   module: 'controls',
@@ -30,15 +30,6 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
     return candidate.name.trim() ? [] : [{ field: 'name', message: 'must not be blank' }];
   },
 };
-
-/** Adds months in UTC, clamping to the month's last day (Jan 31 + 1 month = Feb 28/29). */
-export function addMonths(isoDate: string, months: number): string {
-  const [y, m, d] = isoDate.split('-').map(Number);
-  const target = new Date(Date.UTC(y, m - 1 + months, 1));
-  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  target.setUTCDate(Math.min(d, lastDay));
-  return target.toISOString().slice(0, 10);
-}
 
 
 /** Records a test of a control (needs controls:update on that control); the next due date follows from the schedule. */

@@ -2,13 +2,14 @@ import { Elysia, t } from 'elysia';
 import { apiAuth } from '../../platform/http/api-auth';
 import { runWrite, type AppContext } from '../../platform/http/context';
 import { Created, Data, deletedResponses, IdParam } from '../../platform/http/envelopes';
-import { CustomFieldCreate, CustomFieldDeleteQuery, CustomFieldListQuery, CustomFieldUpdate, CustomFieldView } from './schema';
+import { customFieldSchemas, CustomFieldDeleteQuery, CustomFieldUpdate } from './schema';
 import { createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from './service';
 
 const tags = ['Custom fields'];
 
-export const customFieldsApi = (ctx: AppContext) =>
-  new Elysia({ name: 'api:customFields', prefix: '/api/v1/custom-fields' })
+export const customFieldsApi = (ctx: AppContext) => {
+  const { CustomFieldCreate, CustomFieldListQuery, CustomFieldView } = customFieldSchemas();
+  return new Elysia({ name: 'api:customFields', prefix: '/api/v1/custom-fields' })
     .use(apiAuth(ctx))
     .get('', async ({ actor, query }) => ({ data: await listCustomFields(ctx.db, actor, query) }), {
       scope: 'customFields:read', query: CustomFieldListQuery, response: Data(t.Array(CustomFieldView)),
@@ -37,4 +38,4 @@ export const customFieldsApi = (ctx: AppContext) =>
       scope: 'customFields:delete', params: IdParam, query: CustomFieldDeleteQuery,
       detail: { tags, summary: 'Delete a definition and its values (409 unless ?confirm=true while records hold values)', responses: deletedResponses },
     });
-
+};

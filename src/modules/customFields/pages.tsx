@@ -9,7 +9,7 @@ import { invalid } from '../../platform/core/errors';
 import { schemaProblems } from '../../platform/http/form-input';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { screenAuth } from '../../platform/http/screen-auth';
-import { CustomFieldCreate, CustomFieldUpdate, type CustomFieldView } from './schema';
+import { customFieldSchemas, CustomFieldUpdate, type CustomFieldCreate, type CustomFieldView } from './schema';
 import { createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from './service';
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'custom-fields' });
@@ -33,7 +33,7 @@ function definitionInput(values: DefinitionFormValues, editing: boolean): Record
     label: values.label, required: values.required, ...(position === undefined ? {} : { position }),
     ...(editing ? { options } : { module: values.module, key: values.key, type: values.type, ...(options.length ? { options } : {}) }),
   };
-  const problems = schemaProblems(editing ? CustomFieldUpdate : CustomFieldCreate, input);
+  const problems = schemaProblems(editing ? CustomFieldUpdate : customFieldSchemas().CustomFieldCreate, input);
   if (problems.length) throw invalid(problems);
   return input;
 }

@@ -1,5 +1,6 @@
 import { dpias, processingActivities } from '../../../db/schema';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { kindEvents } from '../../platform/notifications/declarations';
 import { registerType } from '../../platform/records/record-types';
 import { dataMapApi, dpiasApi, processingActivitiesApi, registerApi, TAG, tiasApi, transfersApi } from './api';
@@ -11,12 +12,12 @@ import { DPIA_PATH, dpiaPages, PATH, processingActivityPages, registerPages } fr
 import { processingActivityKind } from './service';
 
 /** Data privacy: records of processing (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35) (docs/data-privacy.md). */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   name: 'dataPrivacy',
   apiTags: {
     [TAG]: 'Records of processing activities (GDPR Art. 30), the Article 30 register, DPIAs (Art. 35), transfers outside the EEA and transfer impact assessments.',
   },
-  permissions: 'dataPrivacy',
+  permissions: permissionArea('dataPrivacy', { review: true }),
   // Personal-data records: the assistant endpoint reaches them only while Include privacy records is on.
   privacyRecords: true,
   plugins: (ctx) => [
@@ -59,8 +60,5 @@ export const manifest = defineModule({
     { area: 'third-parties', columns: ['dpa_signed_on', 'dpa_version', 'sub_processor_locations', 'sub_processor_countries'],
       reason: 'DPA fields are privacy records kept by Data privacy, never imported; set them in the third party\'s Privacy section (dataPrivacy:update)' },
   ],
-  events: [
-    kindEvents(processingActivityKind, { href: (id) => `${PATH}/${id}` }), kindEvents(dpiaKind, { href: (id) => `${DPIA_PATH}/${id}` }),
-    kindEvents(transferKind, { href: (id) => `${TRANSFER_PATH}/${id}` }), kindEvents(tiaKind, { href: (id) => `${TIA_PATH}/${id}` }),
-  ],
+  events: [kindEvents(processingActivityKind), kindEvents(dpiaKind), kindEvents(transferKind), kindEvents(tiaKind)],
 });

@@ -1,5 +1,6 @@
 import { evidence } from '../../../db/schema';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { evidenceApi } from './api';
 import { evidenceInFull, evidenceProving, evidenceTools } from './assistant';
 import { uploadLinkLimit, uploadLinkRoutes, uploadLinkTool } from './upload-links';
@@ -14,12 +15,12 @@ import { evidenceKind } from './service';
 const UPLOAD = /^(\/api\/v1)?\/evidence\/[^/]+\/files$/;
 
 /** Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files, auditor packages. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'evidence'> = defineModule({
   name: 'evidence',
   apiTags: {
     Evidence: 'Evidence and vendor reports: files sealed by SHA-256, links to what they prove, lock, Verify files and auditor packages (docs/evidence.md).',
   },
-  permissions: 'evidence',
+  permissions: permissionArea('evidence'),
   plugins: (ctx) => [evidenceApi(ctx), evidencePages(ctx), uploadLinkRoutes(ctx)],
   nav: [{ group: 'Compliance', key: 'evidence', href: '/evidence', label: 'Evidence', needs: 'evidence:read' }],
   customFields: true,

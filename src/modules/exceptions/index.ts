@@ -5,7 +5,7 @@ import { policyExceptionPages, riskExceptionPages } from './pages';
 
 /** Exceptions of every parent kind: REST and the exceptions registers. */
 export const exceptionsModule = (ctx: AppContext) => new Elysia({ name: 'module:exceptions' }).use(exceptionsApis(ctx)).use(riskExceptionPages(ctx)).use(policyExceptionPages(ctx));
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { exceptionDueSoon } from './dashboard';
 import { exceptions } from '../../../db/schema';
 import type { RecordTypeDeclaration } from '../../platform/records/record-types';
@@ -31,7 +31,7 @@ const exceptionType = (parent: ExceptionParent): RecordTypeDeclaration => {
 };
 
 /** Exceptions belong to their parent's module: its rights govern them (risks, policies, compliance). */
-export const manifest = defineModule({
+export const manifest: ModuleManifest = defineModule({
   name: 'exceptions',
   apiTags: {
     'Risk exceptions': 'Exceptions to risks: requested, then approved or rejected by their approver, until they expire (docs/exceptions.md).',

@@ -1,7 +1,8 @@
 import { incidents } from '../../../db/schema';
 import { registerType } from '../../platform/records/record-types';
 import { incidentKind } from './service';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { incidentsApi } from './api';
 import { incidentClassificationPages, incidentClassificationsApi } from './classifications';
 import { incidentImport } from './import';
@@ -13,14 +14,14 @@ import { INCIDENT_STATUSES } from './schema';
 import { incidentColumns } from './pages';
 
 /** Incidents, personal-data breaches and their notifications. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'incidents'> = defineModule({
   name: 'incidents',
   apiTags: {
     Incidents: 'Incidents, closing with a resolution, personal-data-breach details and notifications (docs/incidents-and-audits.md).',
     'Incident classifications': 'The classifications incidents are sorted into; one in use cannot be deleted.',
   },
   recordTypes: [registerType(incidentKind, { kind: 'incident', plural: 'Incidents', href: (id) => `/incidents/${id}`, evidence: true, search: { body: incidents.description }, read: true })],
-  permissions: 'incidents',
+  permissions: permissionArea('incidents'),
   plugins: (ctx) => [incidentsApi(ctx), incidentClassificationsApi(ctx), incidentPages(ctx), incidentClassificationPages(ctx)],
   imports: [incidentImport],
   nav: [
@@ -30,7 +31,7 @@ export const manifest = defineModule({
   customFields: true,
   countedTables: ['incidents'],
   events: [kindEvents(incidentKind, {
-    href: (id) => `/incidents/${id}`, labels: { openedAt: 'Opened', classificationId: 'Classification' },
+    labels: { openedAt: 'Opened', classificationId: 'Classification' },
     links: { assetId: 'asset', thirdPartyId: 'thirdParty' },
     activities: [{ key: 'breachNotification', label: 'Breach notification recorded', actions: ['breach_notification'] }],
   })],

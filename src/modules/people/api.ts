@@ -10,10 +10,12 @@ import { apiAuth } from '../../platform/http/api-auth';
 import type { AppContext } from '../../platform/http/context';
 import { PageQuery, pageEnvelope, paging, type Page } from '../../platform/http/paging';
 import { ALL_PERMISSIONS, type Permission } from '../../platform/permissions/permissions';
+import { once } from '../../platform/core/once';
 import { normaliseUserName } from './user-names';
 
 /** Whoever may set an owner on some record (a create or update right), or read Settings, may look people up. */
-const OWNER_SETTERS: Permission[] = ['settings:read', ...ALL_PERMISSIONS.filter((p) => /:(create|update)$/.test(p) && !p.startsWith('apiTokens:'))];
+/** Whoever may set an owner: settings:read or any create or update right but a token's (made once the modules are installed). */
+const ownerSetters = once((): Permission[] => ['settings:read', ...ALL_PERMISSIONS.filter((p) => /:(create|update)$/.test(p) && !p.startsWith('apiTokens:'))]);
 
 export const PersonQuery = t.Object({
   ...PageQuery.properties,
@@ -57,19 +59,19 @@ export async function listGroupsPage(db: DbOrTx, query: Static<typeof GroupQuery
 
 const tags = ['People'];
 const detail = (summary: string, description: string) => ({
-  tags, summary, description, security: [{ bearerAuth: [] }], 'x-required-scope': OWNER_SETTERS[0], 'x-required-scopes-any-of': OWNER_SETTERS,
+  tags, summary, description, security: [{ bearerAuth: [] }], 'x-required-scope': ownerSetters()[0], 'x-required-scopes-any-of': ownerSetters(),
 });
 
 export const peopleApi = (ctx: AppContext) =>
   new Elysia({ name: 'api:people', prefix: '/api/v1/people' })
     .use(apiAuth(ctx))
     .get('', async ({ query }) => ({ data: await listPeople(ctx.db, query) }), {
-      scopeAnyOf: OWNER_SETTERS, query: PersonQuery, response: pageEnvelope(PersonView),
+      scopeAnyOf: ownerSetters(), query: PersonQuery, response: pageEnvelope(PersonView),
       detail: detail('Active people, by name: the ids records take as ownerId',
         'Read only. Needs settings:read or any create or update scope (whoever may set an owner). `email` finds one person by sign-in address. '
         + 'Only active accounts are listed, as only they may own records.'),
     })
     .get('/groups', async ({ query }) => ({ data: await listGroupsPage(ctx.db, query) }), {
-      scopeAnyOf: OWNER_SETTERS, query: GroupQuery, response: pageEnvelope(GroupView),
+      scopeAnyOf: ownerSetters(), query: GroupQuery, response: pageEnvelope(GroupView),
       detail: detail('Groups, by name: the ids records take as ownerGroupId', 'Read only. Needs settings:read or any create or update scope.'),
     });

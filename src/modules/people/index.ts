@@ -1,4 +1,5 @@
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { peopleApi } from './api';
 import { peoplePages } from './pages';
 import { loadUserRights, userActor } from './rights';
@@ -11,9 +12,9 @@ import { ldapPages } from './sign-in/ldap-pages';
 import { peopleEvents } from './notifications';
 
 /** People: users, groups, roles, sessions, the signed-in user's password and second factor, SCIM provisioning and directory (LDAP) sign-in. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'settings'> = defineModule({
   name: 'people',
-  permissions: 'settings',
+  permissions: permissionArea('settings', { rights: ['read', 'create', 'update'] }),
   apiTags: {
     People: 'The directory of people and groups, for integrations that assign owners (docs/people.md).',
   },

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/http/context';
 import { runWrite } from '../../platform/http/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/core/errors';
-import { levelOf, MODULES, rightsOf, type Permission } from '../../platform/permissions/permissions';
+import { ALL_PERMISSIONS, levelOf, type Permission } from '../../platform/permissions/permissions';
 import { clearSessionCookie, cookieSecret, currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../platform/http/screen-auth';
 import { resolveSession, retryAfterSeconds, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/http/sessions';
 import { ssoSignInOption } from './sign-in/pages';
@@ -48,7 +48,7 @@ function checkUserForm(form: UserForm, password: string): FieldProblem[] {
 /** Reads the role editor's form into values and the grants it names. */
 function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: string; description: string; permissions: { permission: Permission; level: 'own' | 'all' }[] }; problems: FieldProblem[] } {
   const grants: Record<string, string> = {};
-  for (const permission of ALL_GRANTABLE) {
+  for (const permission of ALL_PERMISSIONS) {
     const level = formText(body, permission);
     if (level === 'own' || level === 'all') grants[permission] = level;
   }
@@ -59,8 +59,6 @@ function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: strin
   const permissions = Object.entries(grants).map(([permission, level]) => ({ permission: permission as Permission, level: level as 'own' | 'all' }));
   return { form, input: { name: form.name, description: form.description, permissions }, problems };
 }
-
-const ALL_GRANTABLE = MODULES.flatMap((m) => rightsOf(m).map((r) => `${m}:${r}` as Permission));
 
 /* ---------- Routes ---------- */
 

@@ -1,6 +1,7 @@
 import { t, type Static } from 'elysia';
 import { ALL_PERMISSIONS } from '../../platform/permissions/permissions';
 import { stringEnum } from '../../platform/http/schema-helpers';
+import { once } from '../../platform/core/once';
 
 export const Email = t.String({ format: 'email', maxLength: 254, description: 'Sign-in address; unique, case-insensitive' });
 export const Password = t.String({ minLength: 12, maxLength: 200, description: 'At least 12 characters' });
@@ -34,13 +35,13 @@ export const GroupCreate = t.Object({
 });
 export type GroupCreate = Static<typeof GroupCreate>;
 
-export const PermissionGrant = t.Object({
-  permission: stringEnum(ALL_PERMISSIONS),
-  level: t.Union([t.Literal('own'), t.Literal('all')]),
-});
-export const RoleCreate = t.Object({
+/** A role's grants name the installed permission areas, so the shape is made once the modules are installed. */
+export const roleCreateSchema = once(() => t.Object({
   name: t.String({ minLength: 1, maxLength: 120 }),
   description: t.Optional(t.String({ maxLength: 2000 })),
-  permissions: t.Array(PermissionGrant),
-});
-export type RoleCreate = Static<typeof RoleCreate>;
+  permissions: t.Array(t.Object({
+    permission: stringEnum(ALL_PERMISSIONS),
+    level: t.Union([t.Literal('own'), t.Literal('all')]),
+  })),
+}));
+export type RoleCreate = Static<ReturnType<typeof roleCreateSchema>>;

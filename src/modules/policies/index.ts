@@ -7,7 +7,8 @@ import { policyPages, policySettingsPages } from './pages';
 /** The Policies module as one plugin: REST, screens and Settings › Policy settings (one `.use` keeps the app type shallow). */
 export const policiesModule = (ctx: AppContext) =>
   new Elysia({ name: 'module:policies' }).use(policiesApi(ctx)).use(policyPages(ctx)).use(policySettingsPages(ctx));
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { policyDueSoon } from './dashboard';
 import { defineTool } from '../../platform/modules/tools';
 import { registerType } from '../../platform/records/record-types';
@@ -17,12 +18,12 @@ import { PolicyListQuery } from './schema';
 import { policyKind } from './service';
 import { policyDueDates, policyEvents } from './notifications';
 
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'policies'> = defineModule({
   name: 'policies',
   apiTags: {
     Policies: 'Policies with Markdown content, immutable published versions, reviews and approvals recorded outside the app; CSV import and batch operations (docs/policies.md).',
   },
-  permissions: 'policies',
+  permissions: permissionArea('policies', { review: true }),
   plugins: (ctx) => [policiesModule(ctx)],
   imports: [policyImport],
   nav: [

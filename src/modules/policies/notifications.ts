@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { policies, policyReviews, policyVersions } from '../../../db/schema';
-import { kindEvents, monthsAfter, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
+import { kindEvents, monthsAfter, type DueDateDeclaration, type RecordEvents } from '../../platform/notifications/declarations';
 import { policyKind } from './service';
 
 export const policyEvents: RecordEvents[] = [
   kindEvents(policyKind, {
-    href: (id) => `/policies/${id}`,
     labels: { content: 'Content (draft)', currentVersion: 'Current version' },
     activities: [
       { key: 'review', label: 'Review recorded', recordType: 'policyReview', parentField: 'policyId' },
@@ -16,8 +15,8 @@ export const policyEvents: RecordEvents[] = [
 ];
 
 /** Published policies whose review is due: the last review, else the first publication, plus the review frequency. */
-export const policyDueDates: DueDateKind[] = [{
-  key: 'policyReviews', label: 'Policy reviews due', module: 'policies', dateWord: 'due', href: (id) => `/policies/${id}`,
+export const policyDueDates: DueDateDeclaration[] = [{
+  key: 'policyReviews', label: 'Policy reviews due', recordType: policyKind.recordType, dateWord: 'due',
   query: (w) => sql`select * from (
     select ${policies.id}::text as record_id, ${policies.title} as title,
       ${monthsAfter(sql`coalesce(last.reviewed_on, (first.published_at at time zone 'UTC')::date)`, policies.reviewFrequencyMonths)} as due_on,

@@ -8,14 +8,13 @@ import { conflict, invalidField, notFound } from '../../platform/core/errors';
 import { recordChange, recordChanges, type RecordChange } from '../../platform/audit/history';
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
-import { addMonths } from '../controls/service';
 import {
   DEFAULT_REVIEW_FREQUENCY_MONTHS,
   type PolicyApprovalCreate, type PolicyApprovalView, type PolicyContent, type PolicyCreate, type PolicyReviewCreate,
   type PolicyReviews, type PolicyVersionView,
 } from './schema';
 import { outsideApprovalsAllowed } from './settings-service';
-import { isRealDate } from '../../platform/core/dates';
+import { addMonths, isRealDate } from '../../platform/core/dates';
 import { isUuid } from '../../platform/core/uuid';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {

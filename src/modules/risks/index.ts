@@ -1,5 +1,6 @@
 import { exceptions, riskReviews, riskTreatments, risks } from '../../../db/schema';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
+import { permissionArea } from '../../platform/permissions/permissions';
 import { defineTool } from '../../platform/modules/tools';
 import { registerType } from '../../platform/records/record-types';
 import { risksApi } from './api';
@@ -22,14 +23,14 @@ import { riskSections } from './linked-sections';
 import { riskReports } from './reports';
 
 /** Risks: the register, treatments, and Risk settings (scale and classifications). */
-export const manifest = defineModule({
+export const manifest: ModuleManifest<'risks'> = defineModule({
   name: 'risks',
   apiTags: {
     Risks: 'The risk register: risks with inherent and residual scores computed on the risk scale, owners, review frequency and custom fields; CSV import and batch operations (docs/risks.md).',
     'Risk settings': 'Risk classifications and the risk scale (likelihood and impact levels, score matrix, appetite bands); changing them needs settings rights.',
     'Risk treatments and reviews': 'How each risk is treated (mitigate with linked controls and a residual rating, accept, transfer, avoid) and the reviews recorded on it.',
   },
-  permissions: 'risks',
+  permissions: permissionArea('risks', { review: true }),
   plugins: (ctx) => [
     risksApi(ctx), riskClassificationsApi(ctx), riskSettingsApi(ctx), riskTreatmentsApi(ctx), riskPages(ctx), riskSettingsPages(ctx), riskTreatmentPages(ctx),
   ],

@@ -1,12 +1,11 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { riskReviews, riskTreatments, risks } from '../../../db/schema';
-import { kindEvents, monthsAfter, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
+import { kindEvents, monthsAfter, type DueDateDeclaration, type RecordEvents } from '../../platform/notifications/declarations';
 import { riskKind } from './service';
 
 /** Risks and their treatments: what notification rules can name (src/platform/notifications). */
 export const riskEvents: RecordEvents[] = [
   kindEvents(riskKind, {
-    href: (id) => `/risks/${id}`,
     labels: { inherentLikelihood: 'Inherent likelihood', inherentImpact: 'Inherent impact', residualLikelihood: 'Residual likelihood', residualImpact: 'Residual impact', classificationId: 'Classification' },
     links: { assetId: 'asset', businessUnitId: 'businessUnit' },
     activities: [{ key: 'review', label: 'Review recorded', recordType: 'riskReview', parentField: 'riskId' }],
@@ -26,9 +25,9 @@ export const riskEvents: RecordEvents[] = [
 ];
 
 /** Open risks whose review is due (the last review, else the creation date, plus the review frequency). */
-export const riskDueDates: DueDateKind[] = [
+export const riskDueDates: DueDateDeclaration[] = [
   {
-    key: 'riskReviews', label: 'Risk reviews due', module: 'risks', dateWord: 'due', href: (id) => `/risks/${id}`,
+    key: 'riskReviews', label: 'Risk reviews due', recordType: riskKind.recordType, dateWord: 'due',
     query: (w) => sql`select * from (
       select ${risks.id}::text as record_id, ${risks.title} as title,
         ${monthsAfter(sql`coalesce(last.reviewed_on, (${risks.createdAt} at time zone 'UTC')::date)`, risks.reviewFrequencyMonths)} as due_on,

@@ -11,10 +11,10 @@ import { ownershipCondition } from '../../platform/permissions/ownership';
 import { paging, type Page } from '../../platform/http/paging';
 import { canTouch, requireOnRecord, type Actor, type Permission } from '../../platform/permissions/permissions';
 import { readableLinked, requireLinked, unreadableLink } from '../../platform/records/links';
-import { addMonths, controlKind } from '../controls/service';
+import { controlKind } from '../controls/service';
 import { resolveLevel, updateRisk } from './service';
 import type { ReviewCreate, RiskReviews, TreatmentCreate, TreatmentUpdate, TreatmentView } from './schema';
-import { isRealDate } from '../../platform/core/dates';
+import { addMonths, isRealDate } from '../../platform/core/dates';
 import { isUuid } from '../../platform/core/uuid';
 
 /**

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import { apiAuth } from '../../platform/http/api-auth';
 import type { AppContext } from '../../platform/http/context';
 import { Data } from '../../platform/http/envelopes';
-import { defineModule } from '../../platform/modules/module';
+import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { defineTool } from '../../platform/modules/tools';
 import { search, searchKinds, searchReads } from '../../platform/search/search';
 import { searchPages } from './pages';
@@ -25,7 +25,7 @@ const searchApi = (ctx: AppContext) => {
 };
 
 /** Search across the registers (the record types their manifests declare searchable): REST, the screens' search box and the assistant tool. */
-export const manifest = defineModule({
+export const manifest: ModuleManifest = defineModule({
   name: 'search',
   apiTags: {
     Search: 'Full-text and code search across the registers you may read (docs/search.md).',

@@ -12,3 +12,12 @@ export const dateProblems = (field: string, value: string | null | undefined): F
   value && !isRealDate(value) ? [{ field, message: 'must be a real date written YYYY-MM-DD' }] : [];
 
 export const todayIso = (now = new Date()) => now.toISOString().slice(0, 10);
+
+/** Adds months in UTC, clamping to the month's last day (Jan 31 + 1 month = Feb 28/29). */
+export function addMonths(isoDate: string, months: number): string {
+  const [y, m, d] = isoDate.split('-').map(Number);
+  const target = new Date(Date.UTC(y, m - 1 + months, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d, lastDay));
+  return target.toISOString().slice(0, 10);
+}

@@ -1,6 +1,6 @@
 import type { Db, DbOrTx } from '../../../db/client';
 import type { Config } from '../../config';
-import type { Actor, Module, Permission } from '../permissions/permissions';
+import type { Actor, Module, Permission, PermissionArea } from '../permissions/permissions';
 import type { UploadLimit } from './screen-limits';
 
 /**
@@ -38,9 +38,10 @@ export interface PlatformServices {
 }
 
 /** One installed module as the lower layers see it. */
-export interface InstalledParts {
+export interface InstalledParts<A extends string = Module> {
   name: string;
-  permissions?: Module;
+  /** The module's permission area and its rights (`permissionArea`), when it has one; modules may share one (settings). */
+  permissions?: PermissionArea<A>;
   nav?: readonly NavEntry[];
   customFields?: boolean;
   countedTables?: readonly string[];
@@ -71,10 +72,10 @@ export function navigation(): { group: NavGroup; entries: NavEntry[] }[] {
 
 export const countedTables = (): string[] => parts.flatMap((m) => [...(m.countedTables ?? [])]);
 
-export const customFieldModules = (): Module[] => parts.flatMap((m) => (m.customFields && m.permissions ? [m.permissions] : []));
+export const customFieldModules = (): Module[] => parts.flatMap((m) => (m.customFields && m.permissions ? [m.permissions.name] : []));
 
 /** What a module's records are called on the screens: its first navigation entry's label ('Third parties'). */
-export const moduleLabel = (module: string): string => parts.find((m) => m.permissions === module)?.nav?.[0]?.label ?? module;
+export const moduleLabel = (module: string): string => parts.find((m) => m.permissions?.name === module)?.nav?.[0]?.label ?? module;
 
 /** Every installed module's OpenAPI tags with their descriptions, in module order. */
 export const apiTags = (): { name: string; description: string }[] =>

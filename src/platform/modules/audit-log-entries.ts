@@ -129,7 +129,7 @@ export async function listAuditEntries(db: DbOrTx, viewer: Actor, filter: AuditF
 /** The modules the filter offers: every installed module's permission area and the platform's own. */
 export function auditModules(): { value: string; label: string }[] {
   const keys = new Set<string>(['security', 'settings', 'notifications']);
-  for (const m of installedModules()) if (m.permissions) keys.add(m.permissions);
+  for (const m of installedModules()) if (m.permissions) keys.add(m.permissions.name);
   return [...keys].map((value) => ({ value, label: moduleName(value) })).sort((a, b) => a.label.localeCompare(b.label));
 }
 

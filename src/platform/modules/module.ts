@@ -4,10 +4,10 @@ import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import { installImportRefusals, type ImportRefusal, type ImportType } from '../csv/import-type';
 import { installHistoryDescriptions } from '../records/history-format';
-import { installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
-import { installNotifications, type DueDateKind, type RecordEvents } from '../notifications/declarations';
+import { historyTypeOf, installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
+import { installNotifications, type DueDateDeclaration, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
-import type { Module } from '../permissions/permissions';
+import { installPermissionAreas, type Module } from '../permissions/permissions';
 
 import { installDashboard, type DashboardWidget, type DueSoonKind } from '../dashboard/declarations';
 import { installReports, type InstalledReport } from '../reports/declarations';
@@ -19,7 +19,7 @@ import { installPosture, type PostureKind } from '../dashboard/posture';
  * (evidence links, search, the assistant, sections on record pages) are derived from that list; nothing in
  * `src/platform` imports a module. See docs/adding-a-module.md.
  */
-export interface ModuleManifest extends InstalledParts {
+export interface ModuleManifest<A extends string = never> extends InstalledParts<A> {
   /** The module's folder under src/modules. */
   name: string;
   /** REST routes and screens. Order does not matter: the platform registers CSV imports before any `/:id` route. */
@@ -45,7 +45,7 @@ export interface ModuleManifest extends InstalledParts {
    */
   privacyRecords?: boolean;
   /** Dates the daily reminder sweep reminds owners of, one set-based query per kind (docs/notifications.md). */
-  dueDates?: readonly DueDateKind[];
+  dueDates?: readonly DueDateDeclaration[];
   /** Widgets of the Dashboard at `/`, each shown to viewers holding its right (docs/dashboard.md). */
   dashboard?: readonly DashboardWidget[];
   /** Dates that come due, gathered into the Dashboard's "Overdue and due in the next 30 days" (docs/dashboard.md). */
@@ -61,13 +61,25 @@ export interface ModuleManifest extends InstalledParts {
   sweep?(tx: DbOrTx): Promise<unknown>;
 }
 
-export const defineModule = (manifest: ModuleManifest): ModuleManifest => manifest;
+/**
+ * A module's manifest, typed with its literal permission area: `export const manifest: ModuleManifest<'projects'> =
+ * defineModule({ permissions: permissionArea('projects'), … })` (a module without one: `ModuleManifest`). The module
+ * list derives the `Module` and `Permission` types from those literals; the annotation lets it do so without a circle
+ * (a manifest's own fields name permissions).
+ */
+export const defineModule = <A extends string = never>(manifest: ModuleManifest<A>): ModuleManifest<A> => manifest;
 
-let installed: readonly ModuleManifest[] = [];
+/** A manifest as the platform holds it once installed: whichever area it declares. */
+export type InstalledModule = ModuleManifest<Module>;
+
+/** The areas a module list declares, for `InstalledAreas` (src/platform/permissions/permissions.ts). */
+export type AreasOf<L extends readonly { permissions?: { name: string } }[]> = { [K in NonNullable<L[number]['permissions']>['name']]: true };
+
+let installed: readonly InstalledModule[] = [];
 let tools: readonly AssistantTool[] | null = null;
 
 /** Called once by the app with the module list; the platform reads what it needs from here. */
-export function installModules(modules: readonly ModuleManifest[]): void {
+export function installModules(modules: readonly InstalledModule[]): void {
   const names = new Set<string>();
   for (const m of modules) {
     if (names.has(m.name)) throw new Error(`module ${m.name} is listed twice`);
@@ -75,20 +87,40 @@ export function installModules(modules: readonly ModuleManifest[]): void {
   }
   installed = modules;
   tools = null;
+  installPermissionAreas(modules.flatMap((m) => (m.permissions ? [m.permissions] : [])));
   installParts(modules);
   installImportRefusals(modules.flatMap((m) => [...(m.importRefusals ?? [])]));
-  installNotifications(modules.flatMap((m) => [...(m.events ?? [])]), modules.flatMap((m) => [...(m.dueDates ?? [])]));
-  installHistoryDescriptions(modules.flatMap((m) => [...(m.events ?? [])]));
+  const types = modules.flatMap((m) => [...(m.recordTypes ?? [])]);
+  const events = withScreens(modules.flatMap((m) => [...(m.events ?? [])]), types);
+  installNotifications(events, modules.flatMap((m) => (m.dueDates ?? []).map((d) => ('recordType' in d ? dueDateOf(d, types) : d))));
+  installHistoryDescriptions(events);
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installPosture(modules.flatMap((m) => [...(m.posture ?? [])]));
   installReports(modules.flatMap((m) => [...(m.reports ?? [])]));
-  installRecordTypes(modules.flatMap((m) => [...(m.recordTypes ?? [])]), modules.flatMap((m) => (m.sections ? [m.sections] : [])));
+  installRecordTypes(types, modules.flatMap((m) => (m.sections ? [m.sections] : [])));
 }
 
-export const installedModules = (): readonly ModuleManifest[] => installed;
+/**
+ * A record type's events link to its screen as its declaration does (a record with a page of its own), unless they
+ * name a screen of their own: `kindEvents(kind, {})` repeats no href.
+ */
+const withScreens = (events: readonly RecordEvents[], types: readonly RecordTypeDeclaration[]): RecordEvents[] =>
+  events.map((e) => {
+    const type = e.href ? undefined : types.find((t) => historyTypeOf(t) === e.recordType && !t.parent);
+    return type ? { ...e, href: (id: string) => type.href(id, null) } : e;
+  });
+
+/** A due date of a declared record type, with the type's permission area and screen. */
+function dueDateOf({ recordType, ...due }: Extract<DueDateDeclaration, { recordType: string }>, types: readonly RecordTypeDeclaration[]): DueDateKind {
+  const type = types.find((t) => historyTypeOf(t) === recordType && !t.parent);
+  if (!type) throw new Error(`due date ${due.key} names ${recordType}, which no installed module declares as a record type with a page`);
+  return { ...due, module: type.module, href: (id) => type.href(id, null) };
+}
+
+export const installedModules = (): readonly InstalledModule[] => installed;
 
 /** The permission areas of the modules holding privacy records (`privacyRecords`). */
-export const privacyAreas = (): Module[] => installed.flatMap((m) => (m.privacyRecords && m.permissions ? [m.permissions] : []));
+export const privacyAreas = (): Module[] => installed.flatMap((m) => (m.privacyRecords && m.permissions ? [m.permissions.name] : []));
 
 /** Every installed module's assistant tools (made once, after installation). */
 export function assistantTools(): readonly AssistantTool[] {

@@ -12,10 +12,10 @@ export const ADMINISTRATORS_GROUP = 'Administrators';
 
 const readAll = (exclude: string[] = []) =>
   MODULES.filter((m) => !exclude.includes(m)).map((m) => ({ permission: `${m}:read` as Permission, level: 'all' as const }));
-const registerModules = MODULES.filter((m) => m !== 'settings' && m !== 'apiTokens');
+const registerModules = () => MODULES.filter((m) => m !== 'settings' && m !== 'apiTokens');
 
 /** Built-in roles. None but Administrator holds API token rights (spec: only administrators issue tokens by default). */
-const BUILT_IN_ROLES: { name: string; description: string; permissions: { permission: Permission; level: 'own' | 'all' }[] }[] = [
+const builtInRoles = (): { name: string; description: string; permissions: { permission: Permission; level: 'own' | 'all' }[] }[] => [
   {
     name: ADMINISTRATOR_ROLE,
     description: 'Every permission at level all.',
@@ -32,7 +32,7 @@ const BUILT_IN_ROLES: { name: string; description: string; permissions: { permis
   {
     name: 'Contributor',
     description: 'Reads every register; creates and updates the records they or their groups own.',
-    permissions: registerModules.flatMap((m) => [
+    permissions: registerModules().flatMap((m) => [
       { permission: `${m}:read` as Permission, level: 'all' as const },
       { permission: `${m}:create` as Permission, level: 'own' as const },
       { permission: `${m}:update` as Permission, level: 'own' as const },
@@ -55,11 +55,12 @@ const CLASSIFICATIONS = ['Strategic', 'Operational', 'Financial', 'Compliance', 
  * Each seed runs once per database (recorded in reference_seeds), so a restart never re-adds what an administrator
  * removed and never changes what exists. Inserts use ON CONFLICT DO NOTHING so they cannot clash with user data.
  */
-const SEEDS: { key: string; apply: (tx: DbOrTx) => Promise<void> }[] = [
+/** Made when applied: the permission list is the installed modules'. */
+const seeds = (): { key: string; apply: (tx: DbOrTx) => Promise<void> }[] => [
   {
     key: 'roles-v1',
     apply: async (tx) => {
-      for (const role of BUILT_IN_ROLES) {
+      for (const role of builtInRoles()) {
         await tx.insert(roles).values({ name: role.name, description: role.description, builtIn: true }).onConflictDoNothing();
         const [row] = await tx.select({ id: roles.id }).from(roles).where(eq(roles.name, role.name));
         await tx.insert(rolePermissions).values(role.permissions.map((p) => ({ roleId: row.id, ...p }))).onConflictDoNothing();
@@ -109,7 +110,7 @@ const SEEDS: { key: string; apply: (tx: DbOrTx) => Promise<void> }[] = [
 
 export async function applyReferenceData(db: Db): Promise<string[]> {
   const applied: string[] = [];
-  for (const seed of SEEDS) {
+  for (const seed of seeds()) {
     await db.transaction(async (tx) => {
       const inserted = await tx.insert(referenceSeeds).values({ key: seed.key }).onConflictDoNothing().returning();
       if (inserted.length === 0) return;

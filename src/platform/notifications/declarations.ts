@@ -109,6 +109,12 @@ export interface DueDateKind {
   query(window: ReminderWindow): SQL;
 }
 
+/**
+ * A due date as a manifest declares it: of a declared record type (`recordType`: the kind's, as its History names it),
+ * whose permission area and screen come from the type's declaration when the modules are installed; or in full.
+ */
+export type DueDateDeclaration = DueDateKind | (Omit<DueDateKind, 'module' | 'href'> & { recordType: string });
+
 const BOOKKEEPING = new Set(['id', 'createdAt', 'updatedAt', 'createdBy', 'searchVector']);
 
 /** The label a field key reads as when the module gives none: 'reviewFrequencyMonths' → 'Review frequency months'. */
@@ -155,10 +161,13 @@ export function ownedRecordEvents(o: OwnedTableEvents): RecordEvents {
   };
 }
 
-/** The register kit's kinds carry most of what ownedRecordEvents needs. */
+/**
+ * The register kit's kinds carry most of what ownedRecordEvents needs; the link to a record's screen comes from its
+ * record type's declaration (installModules) unless `href` names another.
+ */
 export function kindEvents(
   kind: { module: Module; recordType: string; label: string; table: OwnedTableEvents['table']; titleColumn: PgColumn; statusColumn?: PgColumn; historyLinks?: readonly NamedLink[] },
-  more: Omit<OwnedTableEvents, 'recordType' | 'label' | 'module' | 'table' | 'titleColumn' | 'statusColumn'>,
+  more: Omit<OwnedTableEvents, 'recordType' | 'label' | 'module' | 'table' | 'titleColumn' | 'statusColumn'> = {},
 ): RecordEvents {
   return ownedRecordEvents({
     recordType: kind.recordType, label: kind.label, module: kind.module, table: kind.table, titleColumn: kind.titleColumn,
@@ -166,7 +175,7 @@ export function kindEvents(
   });
 }
 
-/** `date` plus `months` whole months as a date (the last day of a shorter month, as the modules' addMonths). */
+/** `date` plus `months` whole months as a date (the last day of a shorter month, as addMonths in src/platform/core/dates.ts). */
 export const monthsAfter = (date: SQL | PgColumn, months: SQL | PgColumn): SQL =>
   sql`(${date} + make_interval(months => ${months}))::date`;
 

@@ -1,35 +1,76 @@
 import { AppError, forbidden } from '../core/errors';
 
-/** Modules as the specification names them; permissions and token scopes are `<module>:<right>`. */
-export const MODULES = [
+export const RIGHTS = ['read', 'create', 'update', 'delete', 'review'] as const;
+export type Right = (typeof RIGHTS)[number];
+export type Level = 'own' | 'all';
+
+/**
+ * A permission area (`<module>:<right>`, the token scopes too) as the module owning it declares it in its manifest:
+ * its name and its rights. `permissionArea('risks', { review: true })`; `rights` for an area with fewer (settings).
+ */
+export interface PermissionArea<A extends string = string> {
+  readonly name: A;
+  readonly rights: readonly Right[];
+}
+
+export const permissionArea = <const A extends string>(name: A, options: { review?: boolean; rights?: readonly Right[] } = {}): PermissionArea<A> => ({
+  name,
+  rights: options.rights ?? (options.review ? RIGHTS : RIGHTS.filter((r) => r !== 'review')),
+});
+
+/**
+ * The areas the specification names, in its order: the permission list follows it. Reserved: an area here that no
+ * installed module declares (assessments, until its module lands) keeps read, create, update and delete, so roles
+ * and tokens naming it stay valid. Nothing else is kept here: an area's rights come from the manifest declaring it,
+ * and a module's area outside this list is added after it, in module order (docs/adding-a-module.md).
+ */
+export const SPECIFICATION_AREAS = [
   'risks', 'controls', 'assets', 'businessUnits', 'policies', 'thirdParties', 'incidents', 'projects', 'audits',
   'compliance', 'evidence', 'awareness', 'dataPrivacy', 'accountReviews', 'assessments', 'customFields',
   'settings', 'apiTokens',
 ] as const;
-export type Module = (typeof MODULES)[number];
 
-export const RIGHTS = ['read', 'create', 'update', 'delete', 'review'] as const;
-export type Right = (typeof RIGHTS)[number];
-export type Level = 'own' | 'all';
+/**
+ * The areas the installed modules declare, filled in by the module list (`src/modules/index.ts` augments this
+ * interface from its manifests' literal areas), so the types below know a module's area without the platform
+ * importing it.
+ */
+export interface InstalledAreas {}
+
+/** A permission area: the specification's and the installed modules'. */
+export type Module = (typeof SPECIFICATION_AREAS)[number] | Extract<keyof InstalledAreas, string>;
 export type Permission = `${Module}:${Right}`;
 
-const MODULES_WITH_REVIEW: ReadonlySet<Module> = new Set(['risks', 'compliance', 'policies', 'dataPrivacy']);
-const RESTRICTED_RIGHTS: Partial<Record<Module, readonly Right[]>> = {
-  settings: ['read', 'create', 'update'],
-  apiTokens: ['read', 'create', 'update'],
-};
+let areas: readonly PermissionArea<Module>[] = [];
+
+/** Every permission area, in a stable order: the specification's, then the installed modules' own (filled at start). */
+export let MODULES: readonly Module[] = [];
+/** Every permission that exists, in a stable order (scope pickers, the Administrator role, OpenAPI). */
+export let ALL_PERMISSIONS: readonly Permission[] = [];
+let known: ReadonlySet<string> = new Set();
+
+/**
+ * Called by `installModules` with the installed modules' declarations (before any route or schema naming permissions
+ * is made). Two modules may share an area (people and labels: settings) only with the same rights.
+ */
+export function installPermissionAreas(declared: readonly PermissionArea<Module>[]): void {
+  const byName = new Map<Module, PermissionArea<Module>>();
+  for (const area of declared) {
+    const other = byName.get(area.name);
+    if (other && other.rights.join() !== area.rights.join()) throw new Error(`permission area ${area.name} is declared with different rights`);
+    byName.set(area.name, area);
+  }
+  const order: Module[] = [...SPECIFICATION_AREAS, ...byName.keys()];
+  areas = [...new Set(order)].map((name) => byName.get(name) ?? permissionArea(name));
+  MODULES = areas.map((a) => a.name);
+  ALL_PERMISSIONS = areas.flatMap((a) => a.rights.map((r): Permission => `${a.name}:${r}`));
+  known = new Set(ALL_PERMISSIONS);
+}
+installPermissionAreas([]);
 
 export function rightsOf(module: Module): readonly Right[] {
-  const restricted = RESTRICTED_RIGHTS[module];
-  if (restricted) return restricted;
-  return MODULES_WITH_REVIEW.has(module) ? RIGHTS : RIGHTS.filter((r) => r !== 'review');
+  return areas.find((a) => a.name === module)?.rights ?? [];
 }
-
-/** Every permission that exists, in a stable order (scope pickers, the Administrator role, OpenAPI). */
-export const ALL_PERMISSIONS: readonly Permission[] = MODULES.flatMap((m) =>
-  rightsOf(m).map((r) => `${m}:${r}` as Permission),
-);
-const KNOWN = new Set<string>(ALL_PERMISSIONS);
 
 /**
  * Holds every right at level all (the Administrator role's). Needed where seeing or choosing something lets one become
@@ -37,7 +78,7 @@ const KNOWN = new Set<string>(ALL_PERMISSIONS);
  */
 export const holdsEveryRight = (actor: { kind: string; rights: ReadonlyMap<Permission, Level> }): boolean =>
   actor.kind === 'system' || ALL_PERMISSIONS.every((permission) => actor.rights.get(permission) === 'all');
-export const isPermission = (value: string): value is Permission => KNOWN.has(value);
+export const isPermission = (value: string): value is Permission => known.has(value);
 
 export type Rights = ReadonlyMap<Permission, Level>;
 
