@@ -147,6 +147,18 @@ describe('History seals: how each disagreement is named', () => {
     }
   });
 
+  test('a History entry whose changes are the JSON value null is not sealed by an audit entry that copied no changes', async () => {
+    const bare = await appendEntry({ module: 'risks', action: 'update', recordType: 'risk', recordId: unique('no copy') });
+    const [{ id }] = await selectRows<{ id: number }>(database.db, sql`
+      insert into history (record_type, record_id, action, via, changes, audit_seq)
+      values ('risk', ${unique('null changes')}, 'update', 'cli', 'null'::jsonb, ${bare}) returning id`);
+    try {
+      expect(await verifyHistorySeals(database.db)).toMatchObject({ ok: false, firstBad: { seq: bare, reason: notRecording(Number(id)) } });
+    } finally {
+      await removeHistory(Number(id));
+    }
+  });
+
   test('of two problems the one at the lower seq is reported, whichever check found it', async () => {
     // A History entry claiming a setting's entry (found by the History side) before an edited sealed entry (found by the Audit Log side).
     const setting = await appendEntry({ module: 'settings', action: 'update' });
