@@ -397,6 +397,13 @@ describe('Audit Log chain: why a break is reported', () => {
     expect(adjacent.firstBad).toEqual({ seq: 19, reason: 'the log starts with entry 21 followed by entry 20: an entry was inserted or moved to the front' });
   });
 
+  test('an older entry later in a pruned log is out of order, not an entry moved to the front', () => {
+    const chain = randomChain(randomSource(31), 30);
+    const result = verifyEntries([...chain.slice(10, 13), chain[4], ...chain.slice(13)]);
+    expect(result.prunedThrough).toBe(10);
+    expect(result.firstBad).toEqual({ seq: 14, reason: 'expected entry 14 but found entry 5 (inserted, duplicated or out of order)' });
+  });
+
   test('an entry out of order is named with the entry found instead', () => {
     const chain = randomChain(randomSource(27), 10);
     const result = verifyEntries([...chain.slice(0, 5), chain[2], ...chain.slice(5)]);
