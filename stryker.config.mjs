@@ -34,7 +34,8 @@ export default {
   // The sandbox lives outside the checkout, so `bun test` never finds a second copy of the tests.
   tempDirName: process.env.MUTATION_TMP ?? `/tmp/grc-mutation-${name}`,
   cleanTempDir: true,
-  ignorePatterns: ['data', 'test-results', 'reports'],
+  // Anchored at the checkout's root: a bare 'reports' would also leave src/platform/reports out of the sandbox.
+  ignorePatterns: ['/data', '/test-results', '/reports'],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: `reports/mutation/${name}${process.env.MUTATION_LINES ? '-lines' : ''}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },

@@ -12,7 +12,7 @@ export const targets = {
   },
   'history-seals': {
     file: 'src/platform/audit/history-seals.ts',
-    booted: ['tests/platform/history-seals.test.ts'],
+    unbooted: ['tests/platform/history-seals.test.ts'],
   },
   'permissions': {
     file: 'src/platform/permissions/permissions.ts',

@@ -39,7 +39,7 @@ for (const name of chosen) {
     summary.push(`${name}: Stryker failed (exit ${run.exitCode}) after ${minutes} min`);
     continue;
   }
-  const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, 'utf8')) as Report;
+  const report = JSON.parse(readFileSync(`reports/mutation/${name}${process.env.MUTATION_LINES ? '-lines' : ''}.json`, 'utf8')) as Report;
   for (const [file, { mutants }] of Object.entries(report.files)) {
     const doubtful = mutants.filter((m) => m.status === 'Killed' && INFRASTRUCTURE.test(m.statusReason ?? ''));
     const detected = mutants.filter((m) => (m.status === 'Killed' || m.status === 'Timeout') && !doubtful.includes(m)).length;

@@ -391,6 +391,17 @@ describe('Audit Log chain: why a break is reported', () => {
     expect(result.firstBad).toEqual({ seq: 1, reason: 'the log starts with entry 21 followed by entry 2: an entry was inserted or moved to the front' });
     const later = verifyEntries([chain[20], ...chain.slice(5, 20)]);
     expect(later.firstBad).toEqual({ seq: 5, reason: 'the log starts with entry 21 followed by entry 6: an entry was inserted or moved to the front' });
+    // Followed by the entry right before it: still an entry moved to the front, not a prune.
+    const adjacent = verifyEntries([chain[20], chain[19], ...chain.slice(21)]);
+    expect(adjacent.prunedThrough).toBeUndefined();
+    expect(adjacent.firstBad).toEqual({ seq: 19, reason: 'the log starts with entry 21 followed by entry 20: an entry was inserted or moved to the front' });
+  });
+
+  test('an older entry later in a pruned log is out of order, not an entry moved to the front', () => {
+    const chain = randomChain(randomSource(31), 30);
+    const result = verifyEntries([...chain.slice(10, 13), chain[4], ...chain.slice(13)]);
+    expect(result.prunedThrough).toBe(10);
+    expect(result.firstBad).toEqual({ seq: 14, reason: 'expected entry 14 but found entry 5 (inserted, duplicated or out of order)' });
   });
 
   test('an entry out of order is named with the entry found instead', () => {
@@ -452,6 +463,22 @@ describe('checkpoint text: the whole text must be a checkpoint', () => {
     [`42-${hash}`, 'another separator'],
   ])('refuses %s (%s)', (text) => {
     expect(() => parseCheckpoint(text)).toThrow('checkpoint must look like <seq>:<64 hex digits> with seq >= 1');
+  });
+
+  test('the refusal names the text it was given and the since field', () => {
+    let caught: unknown;
+    try {
+      parseCheckpoint('42:nothex');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(AppError);
+    const refusal = caught as AppError;
+    expect({ code: refusal.code, message: refusal.message, problems: refusal.problems }).toEqual({
+      code: 'INVALID',
+      message: 'checkpoint must look like <seq>:<64 hex digits> with seq >= 1, got "42:nothex"',
+      problems: [{ field: 'since', message: 'expected <seq>:<sha-256 hex>' }],
+    });
   });
 
   test('accepts the longest seq and seq 1', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { auditLog } from '../../db/schema';
 import { appendAudit, GENESIS_HASH, hashAuditEntry, listAuditFor, type AuditEntry } from '../../src/platform/audit/audit';
@@ -186,6 +186,13 @@ describe('Audit Log appends', () => {
     const [stored] = await database.db.select().from(auditLog).where(eq(auditLog.seq, entry.seq));
     expect(stored.details).toEqual({ title: 'ab', kept: [1, 'x'] });
     expect((await verifyAuditLog(database.db)).ok).toBe(true);
+  });
+
+  test('appending no events returns no entries and writes nothing', async () => {
+    const [{ count: before }] = await database.db.select({ count: sql<number>`count(*)::int` }).from(auditLog);
+    expect(await database.db.transaction((tx) => appendAudit(tx, systemActor(), []))).toEqual([]);
+    const [{ count: after }] = await database.db.select({ count: sql<number>`count(*)::int` }).from(auditLog);
+    expect(after).toBe(before);
   });
 
   test('appends of one transaction sharing pipelined writes continue one chain', async () => {
