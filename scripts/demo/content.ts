@@ -5,6 +5,8 @@
  */
 
 export const DEMO_DOMAIN = 'demo.example';
+/** The name the demonstration's branding shows. */
+export const DEMO_ORGANISATION = 'Harbourline Logistics';
 
 export interface DemoPersonSpec {
   name: string;

@@ -32,6 +32,8 @@ import { programKind as awarenessProgramKind, publishProgram, startTraining, sub
 import { processingActivityKind } from '../../src/modules/dataPrivacy/service';
 import { dpiaKind, signOffDpia } from '../../src/modules/dataPrivacy/dpia-service';
 import { createRule } from '../../src/platform/notifications/rules';
+import { createSchedule } from '../../src/platform/notifications/report-schedules';
+import { saveBranding } from '../../src/platform/branding/branding';
 import type { Booted } from '../../src/platform/modules/bootstrap';
 import { countedTables } from '../../src/platform/http/installed';
 import { ADMINISTRATORS_GROUP } from '../../src/platform/modules/reference-data';
@@ -39,7 +41,7 @@ import { ALL_PERMISSIONS, systemActor, type Actor, type Permission } from '../..
 import { createRecords, loadOwnerLookup, updateRecords, type BatchOutcome } from '../../src/platform/records/records';
 import type { BatchResult } from '../../src/platform/records/batch';
 import {
-  ASSETS, BUSINESS_UNITS, CONTROLS, DEMO_DOMAIN, GROUPS, INCIDENT_CLASSIFICATIONS, LABELS, MADE_ROLES, PEOPLE, POLICIES, PROJECTS, RISKS, SITES,
+  ASSETS, BUSINESS_UNITS, CONTROLS, DEMO_DOMAIN, DEMO_ORGANISATION, GROUPS, INCIDENT_CLASSIFICATIONS, LABELS, MADE_ROLES, PEOPLE, POLICIES, PROJECTS, RISKS, SITES,
   THIRD_PARTIES,
 } from './content';
 
@@ -216,6 +218,10 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
   const compliance = await actorOf('grace.okafor');
   const auditor = await actorOf('mateo.alvarez');
   const [riskOffice, securityOps, complianceOffice] = ['Risk Office', 'Security Operations', 'Compliance Office'].map((g) => groupIds.get(g)!);
+
+  // Branding first: the organisation's name and colour frame every screen, printed report and mail that follows.
+  await db.transaction((tx) => saveBranding(ctx, tx, past(364), { name: DEMO_ORGANISATION, accentColour: '#1d4f91' }));
+  count('branding', 1);
 
   // Supporting lists: business units (parents first), labels, custom fields, incident classifications.
   const unitIds = new Map<string, string>();
@@ -617,6 +623,19 @@ export async function loadDemo(ctx: Booted, options: DemoOptions): Promise<DemoR
     await createRule(tx, admin, { name: 'Risk changed: tell its owner', recordType: riskKind.recordType, event: 'changed', field: null, value: null, notifyOwner: true, notifyOwnerGroup: false, userIds: [], groupIds: [], addresses: [], enabled: false });
   });
   count('notification rules', 2);
+
+  // Scheduled reports, paused like the rules: an administrator resumes them once the data is real.
+  await db.transaction(async (tx) => {
+    await createSchedule(ctx, tx, admin, {
+      name: 'Risk register for the risk committee', reportKey: 'riskRegister', filters: {}, frequency: 'monthly', weekday: null, monthDay: 1,
+      userIds: [riskLead.userId!], groupIds: [riskOffice], paused: true,
+    });
+    await createSchedule(ctx, tx, admin, {
+      name: 'Control test status every Monday', reportKey: 'controlTestStatus', filters: {}, frequency: 'weekly', weekday: 1, monthDay: null,
+      userIds: [], groupIds: [complianceOffice], paused: true,
+    });
+  });
+  count('scheduled reports', 2);
 
   return { people, counts, seconds: (performance.now() - started) / 1000 };
 }

@@ -10,6 +10,7 @@ import { boot, type Booted } from '../../src/platform/modules/bootstrap';
 import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
 import { verifyHistorySeals } from '../../src/platform/audit/history-seals';
 import { digestStored } from '../../src/platform/storage/storage';
+import { brandingOf } from '../../src/platform/branding/branding';
 import { loadUserRightsByEmail, userActor } from '../../src/modules/people/rights';
 import { createRisk } from '../../src/modules/risks/service';
 import { loadDemo } from '../../scripts/demo/load';
@@ -158,6 +159,9 @@ describe('demonstration data loaded into a new database', () => {
     await expectAtLeast('awareness results started', `select 1 from awareness_results where status = 'started'`, 1);
     await expectAtLeast('notification rules (off)', 'select 1 from notification_rules where not enabled', 2);
     expect(await countOf(ctx, 'select 1 from notification_rules where enabled')).toBe(0);
+    await expectAtLeast('scheduled reports (paused)', 'select 1 from report_schedules where paused', 2);
+    expect(await countOf(ctx, 'select 1 from report_schedules where not paused')).toBe(0);
+    expect((await brandingOf(ctx.db)).name).toBe('Harbourline Logistics');
   });
 
   test('both shipped packages are imported with their analyses partly assessed', async () => {

@@ -61,7 +61,7 @@ describe('the Dashboard in a browser', () => {
       await page.getByLabel('Password').fill(ADMIN_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(`${app.base}/`);
-      expect(await page.getByRole('heading', { name: 'Compliance by package' }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: 'Compliance by package', level: 2 }).count()).toBe(1);
       expect(await page.getByRole('heading', { name: 'Overdue and due in the next 30 days' }).count()).toBe(1);
       expect(await axeViolations(page)).toEqual([]);
       await screenshots(page, 'dashboard-admin');
