@@ -83,7 +83,7 @@ describe('Screens', () => {
     const bad = await upload(b, '/controls/import/check', `name,type\n${good},technical\n${unique('Bad')},sideways\n`, 'screen.csv');
     expect(bad.status).toBe(200);
     const badHtml = await bad.text();
-    expect(badHtml).toContain('type: &quot;sideways&quot; is not one of');
+    expect(badHtml).toContain('Type: &quot;sideways&quot; is not one of');
     expect(badHtml.indexOf('<td>Error</td>')).toBeLessThan(badHtml.indexOf('<td>Create</td>'));
     expect(badHtml).not.toContain('action="/controls/import/apply"');
     expect(badHtml).toContain('id="show-error"');
