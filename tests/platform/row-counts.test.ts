@@ -1,3 +1,4 @@
+import { tiaKind, transferKind } from '../../src/modules/dataPrivacy/transfer-service';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { count, eq, getTableName } from 'drizzle-orm';
@@ -57,7 +58,7 @@ describe('exact list totals from delta counts', () => {
   });
 
   test('every register with a REST list keeps delta counts, with insert, delete and truncate triggers', async () => {
-    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind, processingActivityKind, dpiaKind, awarenessProgramKind];
+    const kinds = [controlKind, evidenceKind, incidentKind, assetKind, businessUnitKind, thirdPartyKind, projectKind, policyKind, auditPlanKind, findingKind, packageKind, programKind, processingActivityKind, dpiaKind, awarenessProgramKind, transferKind, tiaKind];
     const registers = ['risks', ...kinds.map((kind) => getTableName(kind.table))];
     expect([...countedTables()].sort()).toEqual([...new Set(registers)].sort());
     const triggers = await env.ctx.database.raw<{ table: string; n: number }>(
