@@ -21,7 +21,7 @@ import { getRisk } from './service';
 import { getRiskScale } from './settings-service';
 import { REVIEW_OUTCOMES, TREATMENT_STATUSES, TREATMENT_TYPES, type RiskReviews, type TreatmentCreate, type TreatmentUpdate, type TreatmentView } from './schema';
 import { createTreatment, deleteTreatment, getTreatment, listTreatments, recordRiskReview, riskReviews, updateTreatment } from './treatments-service';
-import { TREATMENT_FIELDS, TreatmentFields, TreatmentPage, type TreatmentPageProps, type TreatmentValues } from './views/treatment';
+import { treatmentValuesOf, TreatmentFields, TreatmentPage, type TreatmentPageProps } from './views/treatment';
 import { describeHistory, historyWithParts } from '../../platform/records/history-format';
 
 type Body = unknown;
@@ -68,7 +68,7 @@ const refusalOf = (form: Refusal['form'], values: Record<string, string>, error:
 function TreatmentsScreen(p: ScreenProps): JSX.Element {
   const base = `/risks/${p.risk.id}`;
   const r = p.refusal;
-  const tv = r?.form === 'treatment' ? r.values as unknown as TreatmentValues : { type: 'mitigate', status: 'planned', title: '', description: '', dueOn: '', residualLikelihood: '', residualImpact: '' };
+  const tv = r?.form === 'treatment' ? treatmentValuesOf((name) => r.values[name] ?? '') : { type: 'mitigate', status: 'planned', title: '', description: '', dueOn: '', residualLikelihood: '', residualImpact: '' };
   const rv = r?.form === 'review' ? r.values : { reviewedOn: today(), outcome: 'no_change', notes: '' };
   const level = (l: { value: number; name: string } | null) => (l ? `${l.value} – ${l.name}` : '');
   return (
@@ -243,7 +243,7 @@ export const riskTreatmentPages = (ctx: AppContext) => {
     .get('/risks/:id/treatments/:treatmentId', ({ viewer, csrfToken, headers, params, query }) =>
       treatmentScreen(viewer, csrfToken, headers, params.id, params.treatmentId, { done: query.done }), { page: 'risks:read' })
     .post('/risks/:id/treatments/:treatmentId', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
-      const values = text(body, [...TREATMENT_FIELDS]) as unknown as TreatmentValues;
+      const values = treatmentValuesOf((name) => formText(body, name));
       const controlIds = formList(body, 'controlIds');
       const patch: TreatmentUpdate = {
         // A value outside the lists (a tampered form) leaves the stored one.

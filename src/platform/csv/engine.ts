@@ -130,7 +130,7 @@ const headerKey = (name: string) => name.trim().replace(/\*$/, '').trim().toLowe
  * the file (nothing is dropped silently). Every CSV import's header goes through it.
  */
 export function mapHeader<C extends { name: string }>(header: string[], columns: readonly C[], refused: readonly ImportRefusal[] = []): (C | null)[] {
-  // Columns declared as never imported are refused with their reason before anything else is read.
+  // Columns declared never to be imported are refused with their reason before anything else is read.
   for (const refusal of refused) {
     const named = header.filter((name) => refusal.columns.includes(headerKey(name)));
     if (named.length) {

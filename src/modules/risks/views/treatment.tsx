@@ -17,6 +17,12 @@ export interface TreatmentValues {
 
 export const TREATMENT_FIELDS = ['type', 'status', 'title', 'description', 'dueOn', 'residualLikelihood', 'residualImpact'] as const;
 
+/** A treatment form's values read field by field (from a posted form or a refused one's kept values). */
+export const treatmentValuesOf = (read: (name: (typeof TREATMENT_FIELDS)[number]) => string): TreatmentValues => ({
+  type: read('type'), status: read('status'), title: read('title'), description: read('description'), dueOn: read('dueOn'),
+  residualLikelihood: read('residualLikelihood'), residualImpact: read('residualImpact'),
+});
+
 const levelText = (l: { value: number; name: string }) => `${l.value} – ${l.name}`;
 
 /** A stored treatment as the form's values. */
