@@ -81,6 +81,9 @@ export async function collectDay(tx: Tx, day: string): Promise<boolean> {
   const claimed = await tx.insert(reminderRuns).values({ day, since: previous?.day ?? null, sinceAt: previous?.startedAt ?? null })
     .onConflictDoNothing().returning({ day: reminderRuns.day });
   if (claimed.length === 0) return false;
+  // Each kind sorts all its due items by person, date and title: with the default 4 MB they spill to disk at 100,000
+  // items; this transaction alone gets the memory to keep them in RAM.
+  await tx.execute(sql`set local work_mem = '64MB'`);
   const window = windowOf(day, previous?.day ?? null, previous?.startedAt ?? null);
   for (const kind of dueDateKinds()) {
     await tx.execute(sql`insert into ${reminderLists} (day, user_id, kind, total, items)
