@@ -67,7 +67,9 @@ export async function listTemplates(db: DbOrTx, actor: Actor, query: TemplateLis
 }
 
 async function loadTemplate(db: DbOrTx, actor: Actor, id: string, right: 'read' | 'update'): Promise<TemplateRow> {
-  const [row] = await db.select().from(assessmentTemplates).where(eq(assessmentTemplates.id, id));
+  // A change locks the template: two editors publishing at once make two versions one after the other, never one twice.
+  const query = db.select().from(assessmentTemplates).where(eq(assessmentTemplates.id, id));
+  const [row] = right === 'update' ? await query.for('update') : await query;
   if (!row) throw notFound(`Assessment template ${id}`);
   // Shipped templates are read by everyone with the read right; changing them needs the all level.
   if (row.shippedKey && right === 'read') requirePermission(actor, 'assessments:read');
@@ -76,6 +78,8 @@ async function loadTemplate(db: DbOrTx, actor: Actor, id: string, right: 'read' 
 }
 
 export const getTemplate = async (db: DbOrTx, actor: Actor, id: string) => templateView(db, await loadTemplate(db, actor, id, 'read'));
+/** A template for its edit screen: refused (403, or 404 at the own level) to someone who may not change it. */
+export const templateForChange = async (db: DbOrTx, actor: Actor, id: string) => templateView(db, await loadTemplate(db, actor, id, 'update'));
 
 function ownerOf(actor: Actor, level: 'own' | 'all', input: { ownerId?: string | null; ownerGroupId?: string | null }) {
   const owner = { ownerId: input.ownerId === undefined ? actor.userId : input.ownerId, ownerGroupId: input.ownerGroupId ?? null };
@@ -101,6 +105,9 @@ export async function createTemplate(tx: DbOrTx, actor: Actor, input: TemplateCr
 export async function updateTemplate(tx: DbOrTx, actor: Actor, id: string, patch: TemplateUpdate): Promise<void> {
   const before = await loadTemplate(tx, actor, id, 'update');
   const current = await templateView(tx, before);
+  if (patch.expectedVersion !== undefined && patch.expectedVersion !== before.version) {
+    throw conflict(`This template was changed since version ${patch.expectedVersion} was opened: version ${before.version} is current now. Nothing was saved; open it again and repeat your change.`);
+  }
   const problems: FieldProblem[] = [];
   if (patch.title !== undefined && !patch.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
   if (patch.sections) problems.push(...sectionProblems(patch.sections));
