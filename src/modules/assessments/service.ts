@@ -5,7 +5,7 @@ import {
   type StoredAnswer, type StoredReview, type StoredSection,
 } from '../../../db/schema';
 import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
-import { sha256Hex } from '../../platform/core/canonical-json';
+import { canonicalJson, sha256Hex } from '../../platform/core/canonical-json';
 import { isRealDate, todayIso } from '../../platform/core/dates';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
 import { paging, type Page } from '../../platform/http/paging';
@@ -73,7 +73,10 @@ async function loadTemplate(db: DbOrTx, actor: Actor, id: string, right: 'read' 
   if (!row) throw notFound(`Assessment template ${id}`);
   // Shipped templates are read by everyone with the read right; changing them needs the all level.
   if (row.shippedKey && right === 'read') requirePermission(actor, 'assessments:read');
-  else requireOnRecord(actor, `assessments:${right}`, row, `Assessment template ${id}`);
+  else if (row.shippedKey && requirePermission(actor, 'assessments:update') !== 'all') {
+    // Everyone with the read right reads a shipped template, so a refused change is a 403 that says why, not a 404.
+    throw new AppError('FORBIDDEN', 'A template shipped with the service is changed only with assessments:update at the all level; start a new template from a copy of it instead.', [], `assessments:update is at level own and Assessment template ${id} is shipped with the service (no owner)`);
+  } else requireOnRecord(actor, `assessments:${right}`, row, `Assessment template ${id}`);
   return row;
 }
 
@@ -112,7 +115,8 @@ export async function updateTemplate(tx: DbOrTx, actor: Actor, id: string, patch
   if (patch.title !== undefined && !patch.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
   if (patch.sections) problems.push(...sectionProblems(patch.sections));
   if (problems.length) throw invalid(problems);
-  const newVersion = patch.sections && JSON.stringify(patch.sections) !== JSON.stringify(current.sections);
+  // Compared as canonical JSON: the stored sections come back from jsonb with their keys in another order.
+  const newVersion = patch.sections && canonicalJson(patch.sections) !== canonicalJson(current.sections);
   const [after] = await tx.update(assessmentTemplates).set({
     title: patch.title?.trim() ?? before.title, description: patch.description ?? before.description,
     ownerId: patch.ownerId === undefined ? before.ownerId : patch.ownerId, ownerGroupId: patch.ownerGroupId === undefined ? before.ownerGroupId : patch.ownerGroupId,
@@ -386,7 +390,8 @@ export async function openLink(db: DbOrTx, secret: string, forUpdate = false): P
 }
 
 /** The respondent, as the Audit Log and History name them: no account, the address the link was sent to. */
-export const respondentActor = (request: RequestRow): Actor => ({ ...systemActor('screen'), source: `assessment link sent to ${request.respondentEmail}` });
+// Through the system door, so History and the Audit Log tell the link (its source) where a person's screen would say "In the app".
+export const respondentActor = (request: RequestRow): Actor => ({ ...systemActor(), source: `assessment link sent to ${request.respondentEmail}` });
 
 export class AlreadySubmitted extends AppError {
   constructor() {
