@@ -124,16 +124,16 @@ export function TemplateEditor(p: TemplateEditorProps): JSX.Element {
         <label for="f-sections">Questions</label>
         <div class="hint" id="f-sections-hint">
           <p>
-            A line <code>Section: title</code> starts a section; the lines after it, before its first question, describe it.
-            A line <code>Question shortName (kind, required, weight 2)</code> starts a question: its text follows on the next lines,
+            A line <code>Section: title</code> starts a section; the lines after it, before its first question, describe it.{' '}
+            A line <code>Question shortName (kind, required, weight 2)</code> starts a question: its text follows on the next lines,{' '}
             then an optional <code>Hint: …</code> line, then its choices, one per line: <code>- value: Label = 100%</code>.
           </p>
           <p>
-            Kinds: <code>yes or no</code>, <code>one choice</code>, <code>several choices</code>, <code>text</code>, <code>number</code>,
-            <code>date</code>, <code>file</code>. In the brackets also: <code>required</code> or <code>optional</code> (the default),
-            <code>weight N</code> (0 to 100: how much it counts in the score; 0 or left out: not scored), and
+            Kinds: <code>yes or no</code>, <code>one choice</code>, <code>several choices</code>, <code>text</code>, <code>number</code>,{' '}
+            <code>date</code>, <code>file</code>. In the brackets also: <code>required</code> or <code>optional</code> (the default),{' '}
+            <code>weight N</code> (0 to 100: how much it counts in the score; 0 or left out: not scored), and{' '}
             <code>when shortName is value</code> to ask it only when an earlier question has that answer. A choice's percent is the
-            share of the weight that answer earns (several choices add up, at most 100 %); text, number, date and file answers are
+            share of the weight that answer earns (several choices add up, at most 100 %); text, number, date and file answers are{' '}
             scored by the reviewer. A yes-or-no question without choices gets Yes = 100% and No = 0%.
           </p>
         </div>
