@@ -108,6 +108,20 @@ describe('template screens', () => {
   });
 });
 
+describe('publishing over REST', () => {
+  test('a PATCH made on an older version than the current one is refused 409, naming both versions, and changes nothing', async () => {
+    const sections = (text: string) => [{ title: 'S', questions: [{ key: 'why', text, kind: 'text', required: false, weight: 0 }] }];
+    const { id } = await api.data<{ id: string }>(await api.send('POST', '/api/v1/assessments/templates', { title: unique('Versioned'), sections: sections('Why?') }));
+    expect((await api.data<{ version: number }>(await api.send('PATCH', `/api/v1/assessments/templates/${id}`, { sections: sections('Why, really?'), expectedVersion: 1 }))).version).toBe(2);
+    const stale = await api.send('PATCH', `/api/v1/assessments/templates/${id}`, { sections: sections('Late change'), expectedVersion: 1 });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: string }).error).toContain('This template was changed since version 1 was opened: version 2 is current now');
+    const current = await api.data<{ version: number; sections: { questions: { text: string }[] }[] }>(await api.send('GET', `/api/v1/assessments/templates/${id}`));
+    expect(current.version).toBe(2);
+    expect(current.sections[0].questions[0].text).toBe('Why, really?');
+  });
+});
+
 describe('History and the Audit Log name questionnaires and templates', () => {
   test('entries show the template\'s and the questionnaire\'s titles with their labels, statuses by label, and the respondent\'s draft', async () => {
     const title = unique('Named template');
