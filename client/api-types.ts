@@ -37024,6 +37024,8 @@ export interface operations {
                     ownerId?: string | null;
                     /** Format: uuid */
                     ownerGroupId?: string | null;
+                    /** @description The version this change was made on: refused (409) when another change has published a newer one since */
+                    expectedVersion?: number;
                 };
             };
         };

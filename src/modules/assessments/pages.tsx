@@ -1,20 +1,24 @@
 import { Elysia, t } from 'elysia';
 import { AppError } from '../../platform/core/errors';
 import { runWrite, type AppContext } from '../../platform/http/context';
-import { formText } from '../../platform/http/form-input';
+import { attempt, formText, schemaProblems } from '../../platform/http/form-input';
 import { linkBase } from '../../platform/http/public-address';
 import { renderScreen } from '../../platform/http/screen';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { fileResponseHeaders } from './files';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { fieldErrors } from '../../../views/components/form';
-import { STATUS_LABELS, type RequestCreate, type ReviewInput } from './schema';
+import { STATUS_LABELS, TemplateCreate, type RequestCreate, type ReviewInput } from './schema';
+import type { StoredSection } from '../../../db/schema';
+import type { FieldProblem } from '../../platform/core/errors';
 import { describeHistory } from '../../platform/records/history-format';
 import {
-  REQUEST_TYPE, requestHistory, acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
+  REQUEST_TYPE, TEMPLATE_TYPE, createTemplate, templateForChange, templateHistory, updateTemplate, requestHistory, acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
   reviewRequest, revokeRequest, sendRequest, templateChoices, thirdPartyChoices,
 } from './service';
-import { NewRequestForm, RequestList, RequestPage, TemplateList, TemplatePage, ThirdPartyAssessments, type RequestPageProps } from './views';
+import { NewRequestForm, RequestList, RequestPage, ThirdPartyAssessments, type RequestPageProps } from './views';
+import { STARTER_TEXT, TemplateEditor, TemplateList, TemplatePage, type TemplateEditorProps } from './template-views';
+import { parseTemplateText, placeOf, templateText, type TemplateLines } from './template-text';
 
 const shell = (title: string, viewer: Actor, csrfToken: string, active = 'assessments', actions?: JSX.Element) => ({ title, viewer, csrfToken, active, actions });
 const Id = t.Object({ id: t.String({ format: 'uuid' }) });
@@ -22,6 +26,39 @@ const FileParams = t.Object({ id: t.String({ format: 'uuid' }), fileId: t.String
 const DONE: Record<string, string> = {
   reviewed: 'Scores and comments saved.', accepted: 'The answers were accepted; the link is closed.', revoked: 'The link was revoked.',
 };
+
+const TEMPLATE_DONE: Record<string, (version: number) => string> = {
+  created: () => 'The template was created as version 1. It can be sent now.',
+  published: (v) => `Version ${v} was published. Questionnaires sent before keep the version they were sent with.`,
+  saved: (v) => `Saved. The questions did not change, so this is still version ${v}.`,
+};
+const mayCreate = (viewer: Actor) => canTouch(viewer, 'assessments:create', { ownerId: viewer.userId, ownerGroupId: null });
+
+const templateValues = (body: unknown) => ({ title: formText(body, 'title'), description: formText(body, 'description'), sections: formText(body, 'sections') });
+type EditorProblem = NonNullable<TemplateEditorProps['problems']>[number];
+
+/** A problem of the service or the schema as the editor shows it: on its field, a question's by the line it was written on. */
+function editorProblems(problems: readonly FieldProblem[], lines: TemplateLines): EditorProblem[] {
+  return problems.map((p) => {
+    if (p.field === 'title' || p.field === 'description') return { field: p.field, message: p.message };
+    const rest = /^sections\.\d+(?:\.questions\.\d+)?\.?(.*)$/.exec(p.field)?.[1] ?? '';
+    const what = rest ? `${rest.replace(/\.(\d+)/g, (_, i: string) => ` ${Number(i) + 1}`).replace(/^showWhen/, 'condition').replace(/^key/, 'short name')} ` : '';
+    return { field: 'sections', message: `${placeOf(p.field, lines)}: ${what}${p.message.replace(/\bthe key\b/g, 'the short name')}` };
+  });
+}
+
+/** The form read and checked before any write: the text's problems by line, then the schema's (lengths, counts). */
+function checkTemplate(values: ReturnType<typeof templateValues>): { sections: StoredSection[]; problems: EditorProblem[]; lines: TemplateLines } {
+  const parsed = parseTemplateText(values.sections);
+  const problems: EditorProblem[] = [
+    ...(values.title.trim() ? [] : [{ field: 'title' as const, message: 'is required' }]),
+    ...parsed.problems.map((p) => ({ field: 'sections' as const, message: p.message })),
+  ];
+  if (!problems.length) {
+    problems.push(...editorProblems(schemaProblems(TemplateCreate, { title: values.title.trim(), description: values.description.trim(), sections: parsed.sections }), parsed.lines));
+  }
+  return { sections: parsed.sections, problems, lines: parsed.lines };
+}
 
 /** The organisation's screens: questionnaires sent (list, send, review) and templates (read). */
 export const assessmentPages = (ctx: AppContext) => {
@@ -59,10 +96,12 @@ export const assessmentPages = (ctx: AppContext) => {
         ? <>{templates} <a class="button" href="/assessments/requests/new">Send a questionnaire</a></> : templates;
       return renderScreen(headers, shell('Questionnaires', viewer, csrfToken, 'assessments', actions), <RequestList rows={page.rows} total={page.total} />);
     }, { page: 'assessments:read' })
-    .get('/assessments/requests/new', async ({ viewer, csrfToken, headers }) => {
+    .get('/assessments/requests/new', async ({ viewer, csrfToken, headers, query }) => {
       const [templates, thirdParties] = await Promise.all([templateChoices(ctx.db, viewer), thirdPartyChoices(ctx.db, viewer)]);
-      return renderScreen(headers, shell('Send a questionnaire', viewer, csrfToken), <NewRequestForm csrfToken={csrfToken} templates={templates} thirdParties={thirdParties} />);
-    }, { page: 'assessments:create' })
+      // Opened from a template's or a third party's page: that one is chosen already.
+      const values = { templateId: query.templateId ?? '', thirdPartyId: query.thirdPartyId ?? '' };
+      return renderScreen(headers, shell('Send a questionnaire', viewer, csrfToken), <NewRequestForm csrfToken={csrfToken} templates={templates} thirdParties={thirdParties} values={values} />);
+    }, { page: 'assessments:create', query: t.Object({ templateId: t.Optional(t.String()), thirdPartyId: t.Optional(t.String()) }) })
     .post('/assessments/requests', async ({ viewer, csrfToken, headers, body, request, set }) => {
       const values = Object.fromEntries(['templateId', 'thirdPartyId', 'respondentName', 'respondentEmail', 'dueOn'].map((k) => [k, formText(body, k).trim()]));
       const input: RequestCreate = {
@@ -148,17 +187,74 @@ export const assessmentPages = (ctx: AppContext) => {
     }, { page: 'assessments:read', params: FileParams })
     .get('/assessments/templates', async ({ viewer, csrfToken, headers }) => {
       const page = await listTemplates(ctx.db, viewer, { pageSize: 200 });
-      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken), <TemplateList rows={page.rows} />);
+      const canCreate = mayCreate(viewer);
+      const actions = canCreate ? <a class="button" href="/assessments/templates/new">New template</a> : undefined;
+      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken, 'assessments', actions), <TemplateList rows={page.rows} canCreate={canCreate} />);
     }, { page: 'assessments:read' })
-    .get('/assessments/templates/:id', async ({ viewer, csrfToken, headers, params }) => {
+    .get('/assessments/templates/new', async ({ viewer, csrfToken, headers, query }) => {
+      // "Start from a copy" of a template the viewer may read (a shipped one, to adapt): its title, description and questions.
+      const from = query.from && /^[0-9a-f-]{36}$/.test(query.from) ? await getTemplate(ctx.db, viewer, query.from) : null;
+      const values = from
+        ? { title: `${from.title} (copy)`, description: from.description, sections: templateText(from.sections) }
+        : { title: '', description: '', sections: STARTER_TEXT };
+      return renderScreen(headers, shell('New questionnaire template', viewer, csrfToken), <TemplateEditor csrfToken={csrfToken} action="/assessments/templates" values={values} cancel="/assessments/templates" />);
+    }, { page: 'assessments:create', query: t.Object({ from: t.Optional(t.String()) }) })
+    .post('/assessments/templates', async ({ viewer, csrfToken, headers, body, set }) => {
+      const values = templateValues(body);
+      const checked = checkTemplate(values);
+      const saved = checked.problems.length ? null : await attempt(() => runWrite(ctx, (tx) => createTemplate(tx, viewer, { title: values.title.trim(), description: values.description.trim(), sections: checked.sections })));
+      if (saved?.ok) return new Response(null, { status: 303, headers: { location: `/assessments/templates/${saved.value.id}?done=created` } });
+      set.status = saved ? saved.error.status : 400;
+      const problems = saved ? editorProblems(saved.error.problems, checked.lines) : checked.problems;
+      return renderScreen(headers, shell('New questionnaire template', viewer, csrfToken),
+        <TemplateEditor csrfToken={csrfToken} action="/assessments/templates" values={values} problems={problems} error={saved && !problems.length ? saved.error.message : null} cancel="/assessments/templates" />);
+    }, { page: 'assessments:create' })
+    .get('/assessments/templates/:id', async ({ viewer, csrfToken, headers, params, query }) => {
       const template = await getTemplate(ctx.db, viewer, params.id);
-      return renderScreen(headers, shell(template.title, viewer, csrfToken), <TemplatePage template={template} />);
-    }, { page: 'assessments:read', params: Id });
+      const canEdit = canTouch(viewer, 'assessments:update', template);
+      const actions = <>
+        {canEdit ? <a class="button secondary" href={`/assessments/templates/${template.id}/edit`}>Edit the questions</a> : ''}{' '}
+        {mayCreate(viewer) ? <a class="button secondary" href={`/assessments/templates/new?from=${template.id}`}>Start a new template from a copy</a> : ''}{' '}
+        {mayCreate(viewer) ? <a class="button" href={`/assessments/requests/new?templateId=${template.id}`}>Send a questionnaire</a> : ''}
+      </>;
+      const stored = (await templateHistory(ctx.db, viewer, params.id)).map((e) => ({ ...e, recordType: TEMPLATE_TYPE, recordId: params.id }));
+      const history = await describeHistory(ctx.db, viewer, stored, { own: { recordType: TEMPLATE_TYPE, recordId: params.id } });
+      return renderScreen(headers, shell(template.title, viewer, csrfToken, 'assessments', actions),
+        <TemplatePage template={template} canEdit={canEdit} history={history} message={query.done ? TEMPLATE_DONE[query.done]?.(template.version) ?? null : null} />);
+    }, { page: 'assessments:read', params: Id, query: t.Object({ done: t.Optional(t.String()) }) })
+    .get('/assessments/templates/:id/edit', async ({ viewer, csrfToken, headers, params }) => {
+      const template = await templateForChange(ctx.db, viewer, params.id);
+      return renderScreen(headers, shell(`Edit ${template.title}`, viewer, csrfToken),
+        <TemplateEditor csrfToken={csrfToken} action={`/assessments/templates/${template.id}`} version={template.version}
+          values={{ title: template.title, description: template.description, sections: templateText(template.sections) }} cancel={`/assessments/templates/${template.id}`} />);
+    }, { page: 'assessments:update', params: Id })
+    .post('/assessments/templates/:id', async ({ viewer, csrfToken, headers, params, body, set }) => {
+      const values = templateValues(body);
+      const expectedVersion = Number(formText(body, 'expectedVersion'));
+      const checked = checkTemplate(values);
+      const saved = checked.problems.length ? null : await attempt(() => runWrite(ctx, async (tx) => {
+        await updateTemplate(tx, viewer, params.id, {
+          title: values.title.trim(), description: values.description.trim(), sections: checked.sections,
+          ...(Number.isInteger(expectedVersion) && expectedVersion > 0 ? { expectedVersion } : {}),
+        });
+        return (await getTemplate(tx, viewer, params.id)).version;
+      }));
+      if (saved?.ok) {
+        const done = saved.value === expectedVersion ? 'saved' : 'published';
+        return new Response(null, { status: 303, headers: { location: `/assessments/templates/${params.id}?done=${done}` } });
+      }
+      set.status = saved ? saved.error.status : 400;
+      const current = await templateForChange(ctx.db, viewer, params.id);
+      const problems = saved ? editorProblems(saved.error.problems, checked.lines) : checked.problems;
+      return renderScreen(headers, shell(`Edit ${current.title}`, viewer, csrfToken),
+        <TemplateEditor csrfToken={csrfToken} action={`/assessments/templates/${params.id}`} version={expectedVersion > 0 ? expectedVersion : current.version} values={values}
+          problems={problems} error={saved && !problems.length ? saved.error.message : null} cancel={`/assessments/templates/${params.id}`} />);
+    }, { page: 'assessments:update', params: Id });
 };
 
 /** The section of a third party's page: its questionnaires and their scores over time. */
 export async function thirdPartyAssessmentsSection(ctx: AppContext, thirdPartyId: string, viewer: Actor): Promise<JSX.Element | null> {
   const rows = await assessmentsOfThirdParty(ctx.db, viewer, thirdPartyId);
-  return rows ? <ThirdPartyAssessments rows={rows} /> : null;
+  return rows ? <ThirdPartyAssessments rows={rows} thirdPartyId={thirdPartyId} /> : null;
 }
 

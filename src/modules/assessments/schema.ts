@@ -52,7 +52,10 @@ export const TemplateCreate = t.Object({
 }, { additionalProperties: false });
 export type TemplateCreate = Static<typeof TemplateCreate>;
 
-export const TemplateUpdate = t.Partial(TemplateCreate, { additionalProperties: false });
+export const TemplateUpdate = t.Partial(t.Object({
+  ...TemplateCreate.properties,
+  expectedVersion: Type.Integer({ minimum: 1, description: 'The version this change was made on: refused (409) when another change has published a newer one since' }),
+}), { additionalProperties: false });
 export type TemplateUpdate = Static<typeof TemplateUpdate>;
 
 export const TemplateView = t.Object({

@@ -4,8 +4,9 @@ import {
   assessmentFiles, assessmentRequests, assessmentTemplates, assessmentTemplateVersions, riskClassifications, riskImpactLevels, riskLikelihoodLevels, thirdParties, users,
   type StoredAnswer, type StoredReview, type StoredSection,
 } from '../../../db/schema';
-import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
-import { sha256Hex } from '../../platform/core/canonical-json';
+import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
+import { PipelinedWrites } from '../../platform/core/pipelined-writes';
+import { canonicalJson, sha256Hex } from '../../platform/core/canonical-json';
 import { isRealDate, todayIso } from '../../platform/core/dates';
 import { AppError, conflict, invalid, notFound, type FieldProblem } from '../../platform/core/errors';
 import { paging, type Page } from '../../platform/http/paging';
@@ -67,15 +68,22 @@ export async function listTemplates(db: DbOrTx, actor: Actor, query: TemplateLis
 }
 
 async function loadTemplate(db: DbOrTx, actor: Actor, id: string, right: 'read' | 'update'): Promise<TemplateRow> {
-  const [row] = await db.select().from(assessmentTemplates).where(eq(assessmentTemplates.id, id));
+  // A change locks the template: two editors publishing at once make two versions one after the other, never one twice.
+  const query = db.select().from(assessmentTemplates).where(eq(assessmentTemplates.id, id));
+  const [row] = right === 'update' ? await query.for('update') : await query;
   if (!row) throw notFound(`Assessment template ${id}`);
   // Shipped templates are read by everyone with the read right; changing them needs the all level.
   if (row.shippedKey && right === 'read') requirePermission(actor, 'assessments:read');
-  else requireOnRecord(actor, `assessments:${right}`, row, `Assessment template ${id}`);
+  else if (row.shippedKey && requirePermission(actor, 'assessments:update') !== 'all') {
+    // Everyone with the read right reads a shipped template, so a refused change is a 403 that says why, not a 404.
+    throw new AppError('FORBIDDEN', 'A template shipped with the service is changed only with assessments:update at the all level; start a new template from a copy of it instead.', [], `assessments:update is at level own and Assessment template ${id} is shipped with the service (no owner)`);
+  } else requireOnRecord(actor, `assessments:${right}`, row, `Assessment template ${id}`);
   return row;
 }
 
 export const getTemplate = async (db: DbOrTx, actor: Actor, id: string) => templateView(db, await loadTemplate(db, actor, id, 'read'));
+/** A template for its edit screen: refused (403, or 404 at the own level) to someone who may not change it. */
+export const templateForChange = async (db: DbOrTx, actor: Actor, id: string) => templateView(db, await loadTemplate(db, actor, id, 'update'));
 
 function ownerOf(actor: Actor, level: 'own' | 'all', input: { ownerId?: string | null; ownerGroupId?: string | null }) {
   const owner = { ownerId: input.ownerId === undefined ? actor.userId : input.ownerId, ownerGroupId: input.ownerGroupId ?? null };
@@ -101,18 +109,26 @@ export async function createTemplate(tx: DbOrTx, actor: Actor, input: TemplateCr
 export async function updateTemplate(tx: DbOrTx, actor: Actor, id: string, patch: TemplateUpdate): Promise<void> {
   const before = await loadTemplate(tx, actor, id, 'update');
   const current = await templateView(tx, before);
+  if (patch.expectedVersion !== undefined && patch.expectedVersion !== before.version) {
+    throw conflict(`This template was changed since version ${patch.expectedVersion} was opened: version ${before.version} is current now. Nothing was saved; open it again and repeat your change.`);
+  }
   const problems: FieldProblem[] = [];
   if (patch.title !== undefined && !patch.title.trim()) problems.push({ field: 'title', message: 'must not be blank' });
   if (patch.sections) problems.push(...sectionProblems(patch.sections));
   if (problems.length) throw invalid(problems);
-  const newVersion = patch.sections && JSON.stringify(patch.sections) !== JSON.stringify(current.sections);
+  // Compared as canonical JSON: the stored sections come back from jsonb with their keys in another order.
+  const newVersion = patch.sections && canonicalJson(patch.sections) !== canonicalJson(current.sections);
   const [after] = await tx.update(assessmentTemplates).set({
     title: patch.title?.trim() ?? before.title, description: patch.description ?? before.description,
     ownerId: patch.ownerId === undefined ? before.ownerId : patch.ownerId, ownerGroupId: patch.ownerGroupId === undefined ? before.ownerGroupId : patch.ownerGroupId,
     version: newVersion ? before.version + 1 : before.version, updatedAt: new Date(),
   }).where(eq(assessmentTemplates.id, id)).returning();
   if (newVersion) await tx.insert(assessmentTemplateVersions).values({ templateId: id, version: after.version, title: after.title, sections: patch.sections! });
-  await recordChange(tx, actor, { module: MODULE, recordType: TEMPLATE_TYPE, recordId: id, action: 'update', before: templateFields(before), after: templateFields(after) });
+  await recordChange(tx, actor, {
+    module: MODULE, recordType: TEMPLATE_TYPE, recordId: id, action: 'update',
+    before: { ...templateFields(before), questions: questionsOf(current.sections).length },
+    after: { ...templateFields(after), questions: questionsOf(patch.sections ?? current.sections).length },
+  });
 }
 
 export async function templateHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
@@ -379,7 +395,8 @@ export async function openLink(db: DbOrTx, secret: string, forUpdate = false): P
 }
 
 /** The respondent, as the Audit Log and History name them: no account, the address the link was sent to. */
-export const respondentActor = (request: RequestRow): Actor => ({ ...systemActor('screen'), source: `assessment link sent to ${request.respondentEmail}` });
+// Through the system door, so History and the Audit Log tell the link (its source) where a person's screen would say "In the app".
+export const respondentActor = (request: RequestRow): Actor => ({ ...systemActor(), source: `assessment link sent to ${request.respondentEmail}` });
 
 export class AlreadySubmitted extends AppError {
   constructor() {
@@ -419,28 +436,37 @@ export async function saveResponse(tx: DbOrTx, secret: string, given: Record<str
   if (problems.length) throw invalid(problems);
   const stored = normalised(sections, answers);
   const now = new Date();
-  const [after] = await tx.update(assessmentRequests).set({
-    answers: stored, revision: request.revision + 1, status: submit ? 'submitted' : 'in_progress', submittedAt: submit ? now : request.submittedAt,
+  const set = {
+    answers: stored, revision: request.revision + 1, status: submit ? 'submitted' as const : 'in_progress' as const, submittedAt: submit ? now : request.submittedAt,
     score: submit ? responseScore(sections, stored, request.review) : request.score, updatedAt: now,
-  }).where(eq(assessmentRequests.id, request.id)).returning();
-  await recordChange(tx, actor, {
+  };
+  const after: RequestRow = { ...request, ...set };
+  // The update, the Audit Log and History entries (and a submission's owner look-up) are sent without waiting for each
+  // other: one connection runs them in order, so a save waits for the database about half as many times.
+  const writes = new PipelinedWrites();
+  writes.send(tx.update(assessmentRequests).set(set).where(eq(assessmentRequests.id, request.id)));
+  const owner = submit && request.ownerId ? tx.select({ email: users.email }).from(users).where(eq(users.id, request.ownerId)).then((rows) => rows[0]) : undefined;
+  // Its failure is the transaction's, rethrown below where it is awaited (or by drain); never an unhandled rejection meanwhile.
+  owner?.catch(() => undefined);
+  await recordChanges(tx, actor, [{
     module: MODULE, recordType: REQUEST_TYPE, recordId: request.id, action: submit ? 'submit' : 'draft', before: { status: request.status, answered: Object.keys(request.answers).length },
     after: { status: after.status, answered: Object.keys(stored).length, score: after.score },
     details: recorded.length ? { files: recorded.map((f) => ({ question: f.questionKey, name: f.name, sha256: f.sha256, size: f.size })) } : undefined,
-  });
+  }], writes);
   if (submit) {
-    const [owner] = request.ownerId ? await tx.select({ email: users.email }).from(users).where(eq(users.id, request.ownerId)) : [];
     await queueMail(tx, {
       kind: 'assessment.submitted', recipients: [request.respondentEmail], subject: `Submitted: ${request.title}`,
       body: mailBody(request, ['Thank you: your answers were submitted. The link now shows them read-only until they are reviewed.']),
     });
-    if (owner?.email) {
+    const ownerEmail = (await owner)?.email;
+    if (ownerEmail) {
       await queueMail(tx, {
-        kind: 'assessment.submitted', recipients: [owner.email], subject: `Answers submitted: ${request.title}`,
+        kind: 'assessment.submitted', recipients: [ownerEmail], subject: `Answers submitted: ${request.title}`,
         body: `${request.respondentEmail} submitted the answers of "${request.title}". Review them at /assessments/requests/${request.id}.`,
       });
     }
   }
+  await writes.drain();
   return after;
 }
 

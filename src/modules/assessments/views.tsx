@@ -4,7 +4,7 @@ import { DataTable, Text, When } from '../../../views/components/table';
 import type { FromAnswerChoices } from './service';
 import { HistoryTable } from '../../platform/record-screens/record-views';
 import type { ShownEntry } from '../../platform/records/history-format';
-import { KIND_LABELS, STATUS_LABELS, type RequestDetail, type RequestView, type TemplateView } from './schema';
+import { STATUS_LABELS, type RequestDetail, type RequestView } from './schema';
 
 const statusTag = (status: RequestView['status']) => <span class={`tag status-${status}`} safe>{STATUS_LABELS[status]}</span>;
 const scoreText = (score: number | null) => (score === null ? '—' : `${score}%`);
@@ -194,44 +194,8 @@ export function RequestPage({ request: r, csrfToken, canReview, link, message, e
   );
 }
 
-export function TemplateList({ rows }: { rows: readonly TemplateView[] }): JSX.Element {
-  return (
-    <DataTable caption="Questionnaire templates" empty="No templates yet." rows={rows} columns={[
-      { header: 'Template', cell: (t) => <a href={`/assessments/templates/${t.id}`} safe>{t.title}</a> },
-      { header: 'Questions', cell: (t) => <Text value={t.sections.reduce((n, s) => n + s.questions.length, 0)} /> },
-      { header: 'Version', cell: (t) => <Text value={t.version} /> },
-      { header: 'Shipped', cell: (t) => <Text value={t.shippedKey ? 'Yes' : 'No'} /> },
-    ]} />
-  );
-}
-
-export function TemplatePage({ template: t }: { template: TemplateView }): JSX.Element {
-  return (
-    <div>
-      <p><a href="/assessments/templates">← Templates</a></p>
-      <p safe>{t.description}</p>
-      <p safe>{`Version ${t.version}. Templates are written through the REST API (/api/v1/assessments/templates); a change of the questions makes a new version, and questionnaires already sent keep theirs.`}</p>
-      {t.sections.map((s) => (
-        <section>
-          <h2 safe>{s.title}</h2>
-          <ol>
-            {s.questions.map((q) => (
-              <li>
-                <span safe>{q.text}</span>{' '}
-                <span class="muted" safe>{[KIND_LABELS[q.kind], q.required ? 'required' : 'optional', q.weight ? `weight ${q.weight}` : 'not scored',
-                  q.showWhen ? `asked when ${q.showWhen.question} is ${q.showWhen.equals}` : ''].filter(Boolean).join(' · ')}</span>
-                {q.choices ? <ul>{q.choices.map((c) => <li safe>{`${c.label}: ${c.score}%`}</li>)}</ul> : ''}
-              </li>
-            ))}
-          </ol>
-        </section>
-      ))}
-    </div>
-  );
-}
-
 /** The third party's page: its questionnaires and their scores over time. */
-export function ThirdPartyAssessments({ rows }: { rows: readonly RequestView[] }): JSX.Element {
+export function ThirdPartyAssessments({ rows, thirdPartyId }: { rows: readonly RequestView[]; thirdPartyId: string }): JSX.Element {
   const scored = rows.filter((r) => r.score !== null);
   const width = 240;
   const points = scored.map((r, i) => `${scored.length === 1 ? width / 2 : Math.round((i * width) / (scored.length - 1))},${40 - Math.round((r.score! * 36) / 100) - 2}`).join(' ');
@@ -249,7 +213,7 @@ export function ThirdPartyAssessments({ rows }: { rows: readonly RequestView[] }
         { header: 'Status', cell: (r) => statusTag(r.status) },
         { header: 'Score', cell: (r) => <Text value={scoreText(r.score)} /> },
       ]} />
-      <p><a href="/assessments/requests/new">Send a questionnaire</a></p>
+      <p><a href={`/assessments/requests/new?thirdPartyId=${thirdPartyId}`}>Send a questionnaire</a></p>
     </section>
   );
 }
