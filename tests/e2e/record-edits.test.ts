@@ -49,11 +49,18 @@ describe.skipIf(!chromiumAvailable)('editing on a record\'s own page in the brow
     expect(await getTreatment(app.env.ctx.db, admin, riskId, id)).toMatchObject({ title: `${title} (all)`, controls: [{ name: controlName }] });
     expect(await axeViolations(page)).toEqual([]);
     await screenshots(page, 'treatment-page');
+
+    // The risk's History names the treatment and links to its page.
+    await page.goto(`${app.base}/risks/${riskId}`);
+    await page.locator('#record-history').getByRole('link', { name: `${title} (all)` }).first().click();
+    await page.waitForURL(`**/risks/${riskId}/treatments/${id}`);
+    expect(await axeViolations(page)).toEqual([]);
   }, 300_000);
 
   test('an exception: from the register to its page, edited, its History shows the new expiry', async () => {
     const admin = await adminActor(app.env);
-    const riskId = await makeRisk(app.env, admin);
+    const riskTitle = unique('Unpatched firewall');
+    const riskId = await makeRisk(app.env, admin, { title: riskTitle });
     const title = unique('Old firewall');
     const { id } = await app.env.ctx.db.transaction((tx) =>
       createException(tx, riskParent, admin, { parentId: riskId, title, description: 'Vendor end of life', expiresAt: '2099-01-01' }));
@@ -80,6 +87,13 @@ describe.skipIf(!chromiumAvailable)('editing on a record\'s own page in the brow
     expect(await getException(app.env.ctx.db, riskParent, admin, id)).toMatchObject({ expiresAt: '2099-03-31', description: 'Replaced in March' });
     expect(await axeViolations(page)).toEqual([]);
     await screenshots(page, 'exception-page');
+
+    // Its History says what it is an exception to in words, and links to the risk.
+    const created = page.locator('#exception-history tr', { hasText: 'Created' });
+    expect(await created.innerText()).toContain('Parent type: — → Risk');
+    await created.getByRole('link', { name: riskTitle }).click();
+    await page.waitForURL(`**/risks/${riskId}`);
+    expect(await page.locator('h1').innerText()).toBe(riskTitle);
   }, 300_000);
 
   test('a CSV check shows old → new by label and name, and the imported rows link to their records', async () => {
