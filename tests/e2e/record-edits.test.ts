@@ -9,7 +9,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { axeViolations, screenshots } from '../helpers/axe';
 import { useBrowserApp } from '../helpers/browser-app';
 import { chromiumAvailable, openPage } from '../helpers/chromium';
-import { adminActor, makeRisk, unique } from '../helpers/factories';
+import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
 
 /** A treatment and an exception edited on their own pages, and a CSV check showing old → new, in Chromium. */
 
@@ -103,17 +103,23 @@ describe.skipIf(!chromiumAvailable)('editing on a record\'s own page in the brow
     await app.env.ctx.db.transaction((tx) => createRecord(tx, assetKind, admin, { name: after }));
     const title = unique('Stolen laptop');
     const riskId = await makeRisk(app.env, admin, { title, assetId: beforeId });
+    const newOwner = await makeUser(app.env, { 'risks:read': 'own' }, unique('Dana Owner'));
     const page = await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
 
     await page.goto(`${app.base}/risks/import`);
     await page.getByLabel('CSV file').setInputFiles({
       name: 'risks.csv', mimeType: 'text/csv',
-      buffer: Buffer.from(`id,title,classification,inherent_likelihood,inherent_impact,asset\n${riskId},${title},Operational,3,4,${after}\n`),
+      buffer: Buffer.from(`id,title,classification,inherent_likelihood,inherent_impact,asset,owner,status\n${riskId},${title},Operational,3,4,${after},${newOwner.email},closed\n`),
     });
     await page.getByRole('button', { name: 'Check file' }).click();
     const result = page.locator('#import-result');
     await result.locator('h2', { hasText: 'Check result' }).waitFor();
-    expect(await result.locator('tr.o-update').innerText()).toContain(`Asset: ${before} → ${after}`);
+    const row = await result.locator('tr.o-update').innerText();
+    expect(row).toContain(`Asset: ${before} → ${after}`);
+    // People by name (the file has the e-mail), stored keys by their labels.
+    expect(row).toContain(`Owner: Administrator → ${newOwner.email.split('@')[0]}`);
+    expect(row).toContain('Status: Open → Closed');
+    expect(row).not.toContain(newOwner.email);
     expect(await axeViolations(page)).toEqual([]);
 
     await result.getByRole('button', { name: /Import rows/ }).click();
