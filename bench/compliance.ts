@@ -144,6 +144,20 @@ export async function benchCompliance(): Promise<Record<string, string>> {
 }
 
 /**
+ * The NIST tree page alone (`bun run bench 'NIST tree'`): the same measure as the package import suite's last figures,
+ * without its minutes of 10,000-item imports first, so it can be repeated when the machine is quiet.
+ */
+export async function benchNistTree(): Promise<Record<string, string>> {
+  const ctx = await bootBenchService('compliancetree');
+  try {
+    const admin = userActor((await loadUserRightsByEmail(ctx.db, ctx.config.ADMIN_EMAIL))!, 'api');
+    return await benchTreePage(ctx, admin);
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+/**
  * The NIST SP 800-53 moderate baseline posted as its OSCAL catalog (1.8 MB: parse, conversion, then the same import)
  * next to the same package posted in the service's own JSON, alternating, in the same run. Target: within 1.5x.
  */

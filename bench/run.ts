@@ -1,5 +1,5 @@
 import { benchAudit } from './audit';
-import { benchCompliance } from './compliance';
+import { benchCompliance, benchNistTree } from './compliance';
 import { benchListEndpoints } from './list-endpoints';
 import { benchCsvImport } from './csv-import';
 import { benchScim } from './scim';
@@ -21,6 +21,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Audit Log', benchAudit],
   ['CSV import', benchCsvImport],
   ['Compliance package import', benchCompliance],
+  ['NIST tree page', benchNistTree],
   ['SCIM provisioning', benchScim],
   ['Bundle loader', benchBundleLoader],
   ['Evidence files', benchEvidence],

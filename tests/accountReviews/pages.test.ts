@@ -124,12 +124,13 @@ describe('account review screens', () => {
     expect(after).toContain('ivan');
     expect(after).toContain('1 pending · 1 keep');
 
-    // Download current records gives the items back in the import format, with their ids, ready to edit and import.
+    // Download current records gives the items back in the import format, with their ids, ready to edit and import
+    // (the decision by its label, which the import reads back).
     const current = await (await admin.get(`/account-reviews/${id}/items/import/current.csv`)).text();
     const lines = current.replace(/^\uFEFF/, '').trim().split('\r\n');
     expect(lines[0]).toBe('id,account,system,owner,decision,reviewer,reviewed_at');
     expect(lines).toHaveLength(3);
-    expect(lines.find((line) => line.includes(',ivan,'))).toMatch(new RegExp(`^[0-9a-f-]{36},ivan,Okta,,keep,${ADMIN_EMAIL},\\d{4}-`));
+    expect(lines.find((line) => line.includes(',ivan,'))).toMatch(new RegExp(`^[0-9a-f-]{36},ivan,Okta,,Keep,${ADMIN_EMAIL},\\d{4}-`));
   });
 
   test('a file with an unknown column is refused on the import screen, naming it', async () => {

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems } from '../../db/schema';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { addDays, poamCsv, poamItems } from '../../src/modules/compliance/poam-service';
+import { POAM_LABELS } from '../../src/modules/compliance/views/poam';
 import type { PoamItem } from '../../src/modules/compliance/poam-api';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
@@ -138,12 +139,14 @@ describe('POA&M register', () => {
 describe('POA&M CSV', () => {
   test('the export has a header and one line per item, the formula-like title neutralised', async () => {
     const items = await poamItems(env.ctx.db, await user.actor('api'), { source: 'audit' });
-    const csv = poamCsv(items);
+    const csv = poamCsv(items, POAM_LABELS);
     // Every CSV the service writes starts with a byte order mark, so spreadsheets read it as UTF-8.
     expect(csv.startsWith('\uFEFF')).toBe(true);
     const lines = csv.slice(1).trimEnd().split('\r\n');
     expect(lines[0]).toBe('source,title,reference,weakness,severity,status,due_date,overdue,owner,source_id');
     expect(lines).toHaveLength(3);
-    expect(lines.find((l) => l.includes(ids.F1))).toStartWith(`audit,"'=HYPERLINK(""http://evil"")"`);
+    expect(lines.find((l) => l.includes(ids.F1))).toStartWith(`Audit finding,"'=HYPERLINK(""http://evil"")"`);
+    // Keys in the screen's words: no stored key reaches the file.
+    expect(lines.slice(1).every((l) => /,Audit finding,(High|Medium|Low),(Open|In remediation),[0-9-]*,(Yes|No),/.test(l)), lines.join('\n')).toBe(true);
   });
 });

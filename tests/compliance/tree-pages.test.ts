@@ -191,7 +191,9 @@ describe('POA&M screen', () => {
     // The byte order mark the docs promise for every CSV written (Response.text() would hide it).
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const line = new TextDecoder().decode(bytes).split('\r\n').find((l) => l.includes(id));
-    expect(line).toStartWith(`compliance,'@CMD =cmd|calc,`);
+    expect(line).toStartWith(`Compliance analysis,'@CMD =cmd|calc,`);
+    // The weakness and the keys as words (the issue saw non_compliant here).
+    expect(line).toContain(',Non-compliant,High,Open,');
   });
 });
 

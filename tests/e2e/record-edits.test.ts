@@ -9,7 +9,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { axeViolations, screenshots } from '../helpers/axe';
 import { useBrowserApp } from '../helpers/browser-app';
 import { chromiumAvailable, openPage } from '../helpers/chromium';
-import { adminActor, makeRisk, unique } from '../helpers/factories';
+import { adminActor, makeRisk, makeUser, unique } from '../helpers/factories';
 
 /** A treatment and an exception edited on their own pages, and a CSV check showing old → new, in Chromium. */
 
@@ -49,11 +49,18 @@ describe.skipIf(!chromiumAvailable)('editing on a record\'s own page in the brow
     expect(await getTreatment(app.env.ctx.db, admin, riskId, id)).toMatchObject({ title: `${title} (all)`, controls: [{ name: controlName }] });
     expect(await axeViolations(page)).toEqual([]);
     await screenshots(page, 'treatment-page');
+
+    // The risk's History names the treatment and links to its page.
+    await page.goto(`${app.base}/risks/${riskId}`);
+    await page.locator('#record-history').getByRole('link', { name: `${title} (all)` }).first().click();
+    await page.waitForURL(`**/risks/${riskId}/treatments/${id}`);
+    expect(await axeViolations(page)).toEqual([]);
   }, 300_000);
 
   test('an exception: from the register to its page, edited, its History shows the new expiry', async () => {
     const admin = await adminActor(app.env);
-    const riskId = await makeRisk(app.env, admin);
+    const riskTitle = unique('Unpatched firewall');
+    const riskId = await makeRisk(app.env, admin, { title: riskTitle });
     const title = unique('Old firewall');
     const { id } = await app.env.ctx.db.transaction((tx) =>
       createException(tx, riskParent, admin, { parentId: riskId, title, description: 'Vendor end of life', expiresAt: '2099-01-01' }));
@@ -80,6 +87,13 @@ describe.skipIf(!chromiumAvailable)('editing on a record\'s own page in the brow
     expect(await getException(app.env.ctx.db, riskParent, admin, id)).toMatchObject({ expiresAt: '2099-03-31', description: 'Replaced in March' });
     expect(await axeViolations(page)).toEqual([]);
     await screenshots(page, 'exception-page');
+
+    // Its History says what it is an exception to in words, and links to the risk.
+    const created = page.locator('#exception-history tr', { hasText: 'Created' });
+    expect(await created.innerText()).toContain('Parent type: — → Risk');
+    await created.getByRole('link', { name: riskTitle }).click();
+    await page.waitForURL(`**/risks/${riskId}`);
+    expect(await page.locator('h1').innerText()).toBe(riskTitle);
   }, 300_000);
 
   test('a CSV check shows old → new by label and name, and the imported rows link to their records', async () => {
@@ -89,17 +103,23 @@ describe.skipIf(!chromiumAvailable)('editing on a record\'s own page in the brow
     await app.env.ctx.db.transaction((tx) => createRecord(tx, assetKind, admin, { name: after }));
     const title = unique('Stolen laptop');
     const riskId = await makeRisk(app.env, admin, { title, assetId: beforeId });
+    const newOwner = await makeUser(app.env, { 'risks:read': 'own' }, unique('Dana Owner'));
     const page = await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
 
     await page.goto(`${app.base}/risks/import`);
     await page.getByLabel('CSV file').setInputFiles({
       name: 'risks.csv', mimeType: 'text/csv',
-      buffer: Buffer.from(`id,title,classification,inherent_likelihood,inherent_impact,asset\n${riskId},${title},Operational,3,4,${after}\n`),
+      buffer: Buffer.from(`id,title,classification,inherent_likelihood,inherent_impact,asset,owner,status\n${riskId},${title},Operational,3,4,${after},${newOwner.email},closed\n`),
     });
     await page.getByRole('button', { name: 'Check file' }).click();
     const result = page.locator('#import-result');
     await result.locator('h2', { hasText: 'Check result' }).waitFor();
-    expect(await result.locator('tr.o-update').innerText()).toContain(`Asset: ${before} → ${after}`);
+    const row = await result.locator('tr.o-update').innerText();
+    expect(row).toContain(`Asset: ${before} → ${after}`);
+    // People by name (the file has the e-mail), stored keys by their labels.
+    expect(row).toContain(`Owner: Administrator → ${newOwner.email.split('@')[0]}`);
+    expect(row).toContain('Status: Open → Closed');
+    expect(row).not.toContain(newOwner.email);
     expect(await axeViolations(page)).toEqual([]);
 
     await result.getByRole('button', { name: /Import rows/ }).click();

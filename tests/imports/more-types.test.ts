@@ -70,7 +70,7 @@ describe('Third parties', () => {
     const updated = await postCsv(env, token, 'third-parties', `id,type,website\n${row.id},PARTNER,\n`, 'apply');
     expect(updated.status, updated.text).toBe(200);
     expect(rowAt(updated.data, 2).changes).toEqual([
-      { column: 'type', old: 'vendor', new: 'partner' },
+      { column: 'type', old: 'Vendor', new: 'Partner' },
       { column: 'website', old: 'https://example.com', new: '' },
     ]);
 
@@ -108,7 +108,7 @@ describe('Incidents', () => {
     const closed = await postCsv(env, token, 'incidents', `id,status,resolution\n${row.id},closed,Password reset\n`, 'apply');
     expect(closed.status, closed.text).toBe(200);
     expect(rowAt(closed.data, 2).changes).toEqual([
-      { column: 'status', old: 'open', new: 'closed' },
+      { column: 'status', old: 'Open', new: 'Closed' },
       { column: 'resolution', old: '', new: 'Password reset' },
     ]);
 
@@ -130,7 +130,7 @@ describe('Projects', () => {
     const updated = await postCsv(env, token, 'projects', `id,status,deadline\n${row.id},In Progress,\n`, 'apply');
     expect(updated.status, updated.text).toBe(200);
     expect(rowAt(updated.data, 2).changes).toEqual([
-      { column: 'status', old: 'planned', new: 'in_progress' },
+      { column: 'status', old: 'Planned', new: 'In progress' },
       { column: 'deadline', old: '2026-12-31', new: '' },
     ]);
 
@@ -165,7 +165,7 @@ describe('Audit findings', () => {
     const updated = await postCsv(env, token, 'audits/findings', `id,status,control\n${row.id},In Remediation,\n`, 'apply');
     expect(updated.status, updated.text).toBe(200);
     expect(rowAt(updated.data, 2).changes).toEqual([
-      { column: 'status', old: 'open', new: 'in_remediation' },
+      { column: 'status', old: 'Open', new: 'In remediation' },
       { column: 'control', old: control, new: '' },
     ]);
 

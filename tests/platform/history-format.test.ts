@@ -130,7 +130,8 @@ describe('History of a requirement', () => {
     const seenByAdmin = await historyOf(admin, `/compliance/analyses/${analysis}`);
     expect(seenByAdmin).toContain('<span>Control linked</span>');
     expect(seenByAdmin).toContain('<span>Control unlinked</span>');
-    expect(seenByAdmin).toContain(`<strong>Control</strong>: <span>—</span> → <span>${kept}</span>`);
+    // A linked record the reader may open is a link to its page.
+    expect(seenByAdmin).toContain(`<strong>Control</strong>: <span>—</span> → <span><a href="/controls/${keptId}">${kept}</a></span>`);
     expect(seenByAdmin).toContain('<strong>Control</strong>: <span>—</span> → <span>(deleted)</span>');
     expect(seenByAdmin).toContain('<strong>Status</strong>: <span>Not assessed</span> → <span>Partially compliant</span>');
 
@@ -152,7 +153,7 @@ describe("History of a risk", () => {
     const table = await historyOf(admin, `/risks/${riskId}`);
     expect(table).toContain('<th scope="col">Record</th>');
     expect(table).toContain('<span class="muted">Risk treatment</span>');
-    expect(table).toContain(`<span>${treatment}</span><br/><span class="muted">Risk treatment</span>`);
+    expect(table).toMatch(new RegExp(`<a href="/risks/${riskId}/treatments/[0-9a-f-]{36}">${treatment}</a><br/><span class="muted">Risk treatment</span>`));
     expect(table).toContain('<strong>Type</strong>: <span>—</span> → <span>Transfer</span>');
     expect(table).toContain('<span class="muted">Risk review</span>');
     expect(table).toContain('<strong>Outcome</strong>: <span>—</span> → <span>No change</span>');

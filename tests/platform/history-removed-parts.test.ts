@@ -39,11 +39,46 @@ describe('removed parts in their parent\'s History', () => {
     await env.ctx.db.transaction((tx) => deleteTreatment(tx, admin, riskId, id));
 
     const entries = await shown(admin, 'risk', riskId);
-    expect(entries.map(line)).toEqual(expect.arrayContaining([`Deleted | Risk treatment: ${title}`, `Created | Risk treatment: ${title}`]));
+    // Named as removed, not linked: its page is gone.
+    expect(entries.map(line)).toEqual(expect.arrayContaining([`Deleted | Risk treatment: ${title} (deleted)`, `Created | Risk treatment: ${title} (deleted)`]));
+    expect(entries.filter((e) => e.record).every((e) => e.record!.href === null)).toBe(true);
     const ownReader = await shown(await reader.actor(), 'risk', riskId);
     const deleted = ownReader.find((e) => e.action === 'delete')!;
-    expect(deleted).toMatchObject({ hidden: false, record: { title } });
+    expect(deleted).toMatchObject({ hidden: false, record: { title: `${title} (deleted)`, href: null } });
     expect(deleted.changes.map((c) => c.label)).toContain('Title');
+  });
+
+  test('a treatment still there is linked from the risk\'s History to its own page', async () => {
+    const riskId = await makeRisk(env, admin);
+    const title = unique('Patch servers');
+    const { id } = await env.ctx.db.transaction((tx) => createTreatment(tx, admin, riskId, { type: 'accept', title, description: '', controlIds: [] }));
+    const created = (await shown(admin, 'risk', riskId)).find((e) => e.record?.label === 'Risk treatment')!;
+    expect(created.record).toEqual({ label: 'Risk treatment', title, href: `/risks/${riskId}/treatments/${id}`, readable: true });
+  });
+
+  test('a risk\'s exceptions, there or removed, are read with the risk by its owner at level own, whoever owns them', async () => {
+    const reader = await makeUser(env, { 'risks:read': 'own' });
+    const riskId = await makeRisk(env, admin, { ownerId: reader.id });
+    const make = (title: string) => env.ctx.db.transaction((tx) =>
+      createException(tx, riskParent, admin, { parentId: riskId, title, description: 'End of life', expiresAt: '2099-01-01', ownerId: admin.userId }));
+    const [kept, removed] = [unique('Old switch'), unique('Old router')];
+    const live = await make(kept);
+    const gone = await make(removed);
+    await env.ctx.db.transaction((tx) => deleteException(tx, riskParent, admin, gone.id));
+
+    const entries = await shown(await reader.actor(), 'risk', riskId);
+    const parts = entries.filter((e) => e.record);
+    expect(parts.every((e) => !e.hidden && e.changes.length > 0), JSON.stringify(parts)).toBe(true);
+    expect(parts.map((e) => e.record!.title)).not.toContain('(restricted)');
+    const named = (id: string) => parts.filter((e) => e.record!.title.startsWith(id === live.id ? kept : removed)).map((e) => e.record);
+    expect(named(live.id)).toEqual([{ label: 'Risk exception', title: kept, href: `/risks/exceptions/${live.id}`, readable: true }]);
+    expect(named(gone.id)).toEqual([
+      { label: 'Risk exception', title: `${removed} (deleted)`, href: null, readable: true },
+      { label: 'Risk exception', title: `${removed} (deleted)`, href: null, readable: true },
+    ]);
+    // Elsewhere (the Audit Log) the exception's own owner still decides: the reader owns neither exception.
+    const outside = await describeHistory(env.ctx.db, await reader.actor(), await historyWithParts(env.ctx.db, 'risk', riskId));
+    expect(outside.filter((e) => e.record && e.record.label === 'Risk exception').every((e) => e.hidden)).toBe(true);
   });
 
   test('a deleted exception stays in the risk\'s History; another risk\'s removed parts do not', async () => {
@@ -71,6 +106,32 @@ describe('removed parts in their parent\'s History', () => {
     const history = html.slice(html.indexOf('id="record-history"'));
     expect(history).toContain('Deleted');
     expect(history).toContain(title);
+  });
+});
+
+describe('an exception\'s History names what it is an exception to', () => {
+  test('the parent type by its label and the risk by its title, linked to its page', async () => {
+    const riskTitle = unique('Legacy ERP');
+    const riskId = await makeRisk(env, admin, { title: riskTitle });
+    const { id } = await env.ctx.db.transaction((tx) =>
+      createException(tx, riskParent, admin, { parentId: riskId, title: unique('Unsupported OS'), description: 'Until migration', expiresAt: '2099-01-01' }));
+    const [created] = await shown(admin, 'riskException', id);
+    const change = (label: string) => created.changes.find((c) => c.label === label);
+    expect(change('Parent type')?.after).toEqual({ text: 'Risk' });
+    expect(change('Risk')?.after).toEqual({ text: riskTitle, links: [{ text: riskTitle, href: `/risks/${riskId}` }] });
+
+    // A reader who may not read the risk sees neither its title nor a link.
+    const reader = await makeUser(env, { 'risks:read': 'own' });
+    const theirs = await env.ctx.db.transaction((tx) =>
+      createException(tx, riskParent, admin, { parentId: riskId, title: unique('Theirs'), description: 'x', expiresAt: '2099-01-01', ownerId: reader.id }));
+    const [seen] = await shown(await reader.actor(), 'riskException', theirs.id);
+    expect(seen.changes.find((c) => c.label === 'Risk')?.after).toEqual({ text: '(restricted)' });
+
+    const page = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const html = await (await page.get(`/risks/exceptions/${id}`)).text();
+    const history = html.slice(html.indexOf('id="exception-history"'));
+    expect(history).toContain('<strong>Parent type</strong>: <span>—</span> → <span>Risk</span>');
+    expect(history).toContain(`<strong>Risk</strong>: <span>—</span> → <span><a href="/risks/${riskId}">${riskTitle}</a></span>`);
   });
 });
 

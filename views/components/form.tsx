@@ -10,6 +10,33 @@ export function fieldErrors(problems: readonly { field: string; message: string 
   return errors;
 }
 
+/** One problem of a refused form as its error summary lists it: the message and where it links (the field's input). */
+export interface SummaryProblem {
+  message: string;
+  href: string;
+}
+
+/** A refused form's field errors as summary problems, each linking to its field's input (`f-<name>`, as Field names it). */
+export const fieldProblems = (errors: FieldErrors): SummaryProblem[] =>
+  Object.entries(errors).map(([field, message]) => ({ message, href: `#f-${field}` }));
+
+/**
+ * The error summary at the top of a refused form (the GOV.UK pattern): a heading, then every problem linking to the
+ * field it is about, announced as soon as the page shows (role alert). Every form listing its problems uses this one,
+ * so they read and behave alike; nothing is rendered when there is no problem.
+ */
+export function ErrorSummary({ problems, title = 'There is a problem', id = 'error-summary' }: {
+  problems: readonly SummaryProblem[]; title?: string; id?: string;
+}): JSX.Element {
+  if (problems.length === 0) return '';
+  return (
+    <div class="error-summary" role="alert" aria-labelledby={`${id}-title`} id={id}>
+      <h2 id={`${id}-title`} safe>{title}</h2>
+      <ul>{problems.map((p) => <li><a href={p.href} safe>{p.message}</a></li>)}</ul>
+    </div>
+  );
+}
+
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
 export interface FieldProps {

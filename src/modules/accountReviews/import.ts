@@ -4,7 +4,7 @@ import { accountReviewItems, users } from '../../../db/schema';
 import {
   cleanFileName, isTemplateHelpRow, keepOnlyWhenImported, mapHeader as engineMapHeader, templateCsv, unguard, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
 } from '../../platform/csv/engine';
-import { matchAllowed } from '../../platform/csv/import-type';
+import { matchAllowed, writeLabel } from '../../platform/csv/import-type';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
 import { toCsv } from '../../platform/csv/write';
 import { recordChanges, type RecordChange } from '../../platform/audit/history';
@@ -90,8 +90,9 @@ function readTimestamp(text: string): { value: Date } | { problem: string } {
 }
 
 const emailOf = (id: string | null, emails: ReadonlyMap<string, string>) => (id ? (emails.get(id) ?? id) : '');
+/** An item as the file writes it: people by e-mail (unique, so a download imports back), the decision by its label. */
 const cellsOf = (f: Fields, emails: ReadonlyMap<string, string>): Record<Exclude<ColumnName, 'id'>, string> => ({
-  account: f.account, system: f.system, owner: emailOf(f.ownerId, emails), decision: f.decision ?? '',
+  account: f.account, system: f.system, owner: emailOf(f.ownerId, emails), decision: writeLabel(f.decision),
   reviewer: emailOf(f.reviewerId, emails), reviewed_at: f.reviewedAt?.toISOString() ?? '',
 });
 
@@ -264,16 +265,17 @@ export async function importReviewItems(db: Db, actor: Actor, programId: string,
       const updates = valid.filter((p) => p.before && !sameFields(p.fields, p.before as Fields));
       await writeChunk(tx, importer, programId, creates, updates);
 
-      const emailById = await emailsOf(tx, planned);
+      const named = await peopleOf(tx, planned);
       for (const p of planned) {
         if (p.problems.length) results.push({ line: p.line, outcome: 'error', errors: p.problems });
         else if (!p.before) results.push({ line: p.line, outcome: 'create' });
         else if (!updates.includes(p)) results.push({ line: p.line, outcome: 'unchanged' });
         else {
-          const old = cellsOf(p.before as Fields, emailById);
-          const next = cellsOf(p.fields, emailById);
+          // Changed cells judged on the file's text (two people may share a name), shown with people by name.
+          const [old, next] = [cellsOf(p.before as Fields, named.emails), cellsOf(p.fields, named.emails)];
+          const [oldShown, nextShown] = [cellsOf(p.before as Fields, named.names), cellsOf(p.fields, named.names)];
           const changed: RowChange[] = (Object.keys(next) as (keyof typeof next)[])
-            .filter((column) => old[column] !== next[column]).map((column) => ({ column, old: old[column], new: next[column] }));
+            .filter((column) => old[column] !== next[column]).map((column) => ({ column, old: oldShown[column], new: nextShown[column] }));
           results.push({ line: p.line, outcome: 'update', changes: changed });
         }
       }
@@ -307,13 +309,13 @@ async function checkAccounts(tx: DbOrTx, programId: string, planned: Planned[], 
   }
 }
 
-/** E-mails of every person named before or after in a chunk, in one query. */
-async function emailsOf(tx: DbOrTx, planned: Planned[]): Promise<Map<string, string>> {
+/** E-mails and names of every person named before or after in a chunk, in one query. */
+async function peopleOf(tx: DbOrTx, planned: Planned[]): Promise<{ emails: Map<string, string>; names: Map<string, string> }> {
   const ids = new Set<string>();
   for (const p of planned) {
     for (const id of [p.fields.ownerId, p.fields.reviewerId, p.before?.ownerId, p.before?.reviewerId]) if (id) ids.add(id);
   }
-  if (!ids.size) return new Map();
-  const rows = await tx.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, [...ids]));
-  return new Map(rows.map((r) => [r.id, r.email]));
+  if (!ids.size) return { emails: new Map(), names: new Map() };
+  const rows = await tx.select({ id: users.id, email: users.email, name: users.name }).from(users).where(inArray(users.id, [...ids]));
+  return { emails: new Map(rows.map((r) => [r.id, r.email])), names: new Map(rows.map((r) => [r.id, r.name])) };
 }

@@ -1,5 +1,6 @@
 import type { StoredAnswer, StoredAssessmentQuestion, StoredSection } from '../../../db/schema';
 import { questionsOf } from './scoring';
+import { ErrorSummary } from '../../../views/components/form';
 
 /**
  * The respondent's pages at /assess/<token>: no account, no app shell. A plain form that works without JavaScript
@@ -138,12 +139,7 @@ export function RespondentPage(p: RespondentPageProps): JSX.Element {
             ) : (
               <>
                 {p.returned ? <p>Your answers were returned for changes: change them below and submit them again.</p> : ''}
-                {problemKeys.length ? (
-                  <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-                    <h2 id="error-summary-title">There is a problem</h2>
-                    <ul>{problemKeys.map((k) => <li><a href={`#q-${k}`} safe>{`Question ${numbered.get(k)!.number}: ${errors[k]}`}</a></li>)}</ul>
-                  </div>
-                ) : ''}
+                <ErrorSummary problems={problemKeys.map((k) => ({ message: `Question ${numbered.get(k)!.number}: ${errors[k]}`, href: `#q-${k}` }))} />
                 <p safe>{`Questions marked (optional) may be left blank. Save a draft at any time and come back to this link later; submit once every required answer is given. Files: PDF, image, text or office documents of at most ${p.maxFileMb} MB.`}</p>
                 <form class="form" method="post" action={`/assess/${p.secret}`} enctype="multipart/form-data">
                   <input type="hidden" name="_assess_csrf" value={p.csrf} />

@@ -2,7 +2,7 @@ import type { auditFindings } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/core/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
-  defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
+  defineImportType, keyedColumn, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
 import { dateProblems } from '../../platform/core/dates';
 import type { RecordKind } from '../../platform/records/records';
@@ -52,10 +52,9 @@ export const findingImport = defineImportType<FindingLookups>({
     },
     { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    {
+    keyedColumn(FINDING_STATUSES, {
       name: 'status', field: 'status', help: `${FINDING_STATUSES.join(', ')} (only on updates: a new finding is open)`, blankOnUpdate: 'keep',
-      read: (text) => matchAllowed(FINDING_STATUSES, text),
-    },
+    }),
     { name: 'deadline', field: 'deadline', help: 'date YYYY-MM-DD', blankOnUpdate: 'clear', read: readDate },
     {
       name: 'control', field: 'controlId', help: 'name (or id) of a control', blankOnUpdate: 'clear',

@@ -1,5 +1,5 @@
 import { renderMarkdown, safeHref } from '../../platform/core/markdown';
-import { CsrfField } from '../../../views/components/form';
+import { CsrfField, ErrorSummary } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
 import type { CompletionView, ResultView, TrainingView } from './schema';
@@ -155,12 +155,7 @@ export function QuestionEditor(p: QuestionEditorProps): JSX.Element {
       {p.locked ? <Flash kind="info" message={p.locked} /> : ''}
       <form method="post" action={`/awareness/programs/${p.programId}/questions`} class="stack">
         <CsrfField token={p.csrfToken} />
-        {p.problems?.length ? (
-          <div class="error-summary" role="alert" aria-labelledby="questions-error-title" id="questions-error">
-            <h2 id="questions-error-title">The test was not saved</h2>
-            <ul>{p.problems.map((message) => <li><a href="#questions" safe>{message}</a></li>)}</ul>
-          </div>
-        ) : ''}
+        <ErrorSummary id="questions-error" title="The test was not saved" problems={(p.problems ?? []).map((message) => ({ message, href: '#questions' }))} />
         <label for="questions">Questions</label>
         <p class="hint" id="questions-hint">
           One question per paragraph, then its choices, one per line. Write <code>- ( )</code> for a choice and

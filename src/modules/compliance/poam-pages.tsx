@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { renderScreen } from '../../platform/http/screen';
-import { PoamPage, PoamResults, type PoamFilters } from './views/poam';
+import { POAM_LABELS, PoamPage, PoamResults, type PoamFilters } from './views/poam';
 import type { AppContext } from '../../platform/http/context';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './schema';
@@ -37,5 +37,5 @@ export const poamPages = (ctx: AppContext) =>
       const items = await poamItems(ctx.db, viewer, filtersOf(query));
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="poam-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return poamCsv(items);
+      return poamCsv(items, POAM_LABELS);
     }, { page: 'compliance:read' });

@@ -1,3 +1,4 @@
+import { valueLabel } from '../../platform/core/value-labels';
 import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import {
@@ -130,8 +131,17 @@ export async function listPoam(db: DbOrTx, actor: Actor, query: PoamQuery, now =
 
 export const POAM_CSV_COLUMNS = ['source', 'title', 'reference', 'weakness', 'severity', 'status', 'due_date', 'overdue', 'owner', 'source_id'] as const;
 
-/** The register as a CSV file, written like every CSV of the service (BOM, CRLF, formula-like cells neutralised). */
-export function poamCsv(items: PoamItem[]): string {
-  const lines = items.map((i) => [i.source, i.title, i.reference, i.weakness, i.severity, i.status, i.dueDate, i.overdue, i.owner, i.sourceId]);
+/** Labels of the keys an item holds, as the screen shows them, by column. */
+export type PoamLabels = Readonly<Record<'source' | 'severity' | 'status', Readonly<Record<string, string>>>>;
+
+/**
+ * The register as a CSV file, written like every CSV of the service (BOM, CRLF, formula-like cells neutralised), in
+ * the screen's words: sources, severities and statuses by their labels, the weakness as words, overdue as Yes or No.
+ */
+export function poamCsv(items: PoamItem[], labels: PoamLabels): string {
+  const lines = items.map((i) => [
+    labels.source[i.source] ?? valueLabel(i.source), i.title, i.reference, valueLabel(i.weakness), labels.severity[i.severity] ?? valueLabel(i.severity),
+    labels.status[i.status] ?? valueLabel(i.status), i.dueDate, i.overdue ? 'Yes' : 'No', i.owner, i.sourceId,
+  ]);
   return toCsv([POAM_CSV_COLUMNS, ...lines]);
 }

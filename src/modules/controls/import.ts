@@ -1,4 +1,4 @@
-import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
+import { defineImportType, keyedColumn, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
 import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlUpdate } from './schema';
 import { controlKind } from './service';
 
@@ -13,8 +13,8 @@ export const controlImport = defineImportType({
   columns: [
     { name: 'name', field: 'name', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    { name: 'type', field: 'type', help: `${CONTROL_TYPES.join(', ')} (blank gives process)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(CONTROL_TYPES, text) },
-    { name: 'status', field: 'status', help: `${CONTROL_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(CONTROL_STATUSES, text) },
+    keyedColumn(CONTROL_TYPES, { name: 'type', field: 'type', help: `${CONTROL_TYPES.join(', ')} (blank gives process)`, blankOnUpdate: 'keep' }),
+    keyedColumn(CONTROL_STATUSES, { name: 'status', field: 'status', help: `${CONTROL_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep' }),
     ownerColumn(),
     ownerGroupColumn(),
   ],

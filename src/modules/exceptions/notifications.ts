@@ -14,6 +14,8 @@ export const exceptionEvents: RecordEvents[] = EXCEPTION_PARENTS.map((parent) =>
   recordType: parent.recordType, label: `${parent.label} exception`, module: parent.module, titleField: 'title',
   fields: Object.fromEntries(FIELDS.map((key) => [key, key === 'ownerGroupId' ? 'Owner group' : key === 'expiresAt' ? 'Expires' : fieldLabel(key)])),
   statusField: 'status', statuses: { requested: 'Requested', approved: 'Approved', rejected: 'Rejected' },
+  // What the exception is to, as its page says it ("Risk"), not the stored key; the parent's own field links to it.
+  values: { parentType: Object.fromEntries(EXCEPTION_PARENTS.map((p) => [p.type, p.label])) },
   people: ['ownerId', 'approverId'], groups: ['ownerGroupId'],
   activities: [{ key: 'decision', label: 'Decision recorded', actions: ['approve', 'reject'] }],
   async load(db, ids) {

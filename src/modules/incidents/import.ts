@@ -4,7 +4,7 @@ import { thirdPartyKind } from '../thirdParties/service';
 import type { FieldProblem } from '../../platform/core/errors';
 import type { NamedRecords } from '../../platform/csv/import-type';
 import {
-  defineImportType, matchAllowed, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
+  defineImportType, keyedColumn, namedRecords, ownerColumn, ownerGroupColumn, readableNamed, readDate, readNamed, writeNamed,
 } from '../../platform/csv/import-type';
 import type { RecordKind } from '../../platform/records/records';
 import { INCIDENT_STATUSES, IncidentCreate, IncidentUpdate } from './schema';
@@ -64,10 +64,9 @@ export const incidentImport = defineImportType<IncidentLookups>({
     },
     ownerColumn(),
     ownerGroupColumn(),
-    {
+    keyedColumn(INCIDENT_STATUSES, {
       name: 'status', field: 'status', help: `${INCIDENT_STATUSES.join(', ')} (blank gives open; closed needs a resolution)`, blankOnUpdate: 'keep',
-      read: (text) => matchAllowed(INCIDENT_STATUSES, text),
-    },
+    }),
     { name: 'resolution', field: 'resolution', help: 'text; required to close', blankOnUpdate: 'clear' },
   ],
   async prepare(db, actor) {

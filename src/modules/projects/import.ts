@@ -1,4 +1,4 @@
-import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn, readDate } from '../../platform/csv/import-type';
+import { defineImportType, keyedColumn, ownerColumn, ownerGroupColumn, readDate } from '../../platform/csv/import-type';
 import { PROJECT_STATUSES, ProjectCreate, ProjectUpdate } from './schema';
 import { projectKind } from './service';
 
@@ -13,7 +13,7 @@ export const projectImport = defineImportType({
   columns: [
     { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    { name: 'status', field: 'status', help: `${PROJECT_STATUSES.join(', ')} (blank gives planned)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(PROJECT_STATUSES, text) },
+    keyedColumn(PROJECT_STATUSES, { name: 'status', field: 'status', help: `${PROJECT_STATUSES.join(', ')} (blank gives planned)`, blankOnUpdate: 'keep' }),
     { name: 'deadline', field: 'deadline', help: 'date YYYY-MM-DD', blankOnUpdate: 'clear', read: readDate },
     ownerColumn(),
     ownerGroupColumn(),

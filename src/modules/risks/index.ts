@@ -45,7 +45,7 @@ export const manifest: ModuleManifest<'risks'> = defineModule({
     kind: 'risk', plural: 'Risks', href: (id) => `/risks/${id}`, evidence: true, search: { body: risks.description },
     // A risk's History shows its treatments, reviews and exceptions.
     historyParts: [
-      { historyType: 'riskTreatment', table: riskTreatments, id: riskTreatments.id, parentId: riskTreatments.riskId },
+      { historyType: 'riskTreatment', table: riskTreatments, id: riskTreatments.id, parentId: riskTreatments.riskId, href: (id, riskId) => `/risks/${riskId}/treatments/${id}` },
       { historyType: 'riskReview', table: riskReviews, id: riskReviews.id, parentId: riskReviews.riskId },
       { historyType: 'riskException', table: exceptions, id: exceptions.id, parentId: exceptions.riskId },
     ],

@@ -1,4 +1,4 @@
-import { defineImportType, matchAllowed, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
+import { defineImportType, keyedColumn, ownerColumn, ownerGroupColumn } from '../../platform/csv/import-type';
 import { THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES, ThirdPartyCreate, ThirdPartyUpdate } from './schema';
 import { thirdPartyKind } from './service';
 
@@ -13,8 +13,8 @@ export const thirdPartyImport = defineImportType({
   columns: [
     { name: 'name', field: 'name', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    { name: 'type', field: 'type', help: `${THIRD_PARTY_TYPES.join(', ')} (blank gives vendor)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(THIRD_PARTY_TYPES, text) },
-    { name: 'status', field: 'status', help: `${THIRD_PARTY_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep', read: (text) => matchAllowed(THIRD_PARTY_STATUSES, text) },
+    keyedColumn(THIRD_PARTY_TYPES, { name: 'type', field: 'type', help: `${THIRD_PARTY_TYPES.join(', ')} (blank gives vendor)`, blankOnUpdate: 'keep' }),
+    keyedColumn(THIRD_PARTY_STATUSES, { name: 'status', field: 'status', help: `${THIRD_PARTY_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep' }),
     { name: 'website', field: 'website', help: 'an http or https address, e.g. https://example.com', blankOnUpdate: 'clear' },
     ownerColumn(),
     ownerGroupColumn(),

@@ -169,6 +169,10 @@ const writeCell = (column: ImportColumn<object>, fields: Values, lookups: Lookup
   return value === null || value === undefined ? '' : String(value);
 };
 
+/** A stored value as check results show it: the column's `show` (people by name), otherwise as the file writes it. */
+const showCell = (column: ImportColumn<object>, fields: Values, lookups: Lookups): string =>
+  (column.show ? column.show(fields[column.field], lookups) : writeCell(column, fields, lookups));
+
 const readCell = (column: ImportColumn<object>, text: string, lookups: Lookups): ReadResult => (column.read ? column.read(text, lookups) : { value: text });
 
 /** Puts a mapped value on the input: `customFields.<key>` nest under customFields. */
@@ -339,12 +343,14 @@ async function runChunk(
       const problems = [...p.problems, ...(outcome && !outcome.ok ? outcome.problems.map((q) => ({ column: columnOf(q.field), message: q.message })) : [])];
       return { line: p.row.line, outcome: 'error', errors: problems };
     }
-    // Old -> new as the file and the download write them (names of owners, groups and linked records, not ids).
+    // Old -> new as the screens show them: people, groups and linked records by name, stored keys by their labels.
     const changes: RowChange[] = [];
     for (const column of allColumns) {
-      const old = p.id === null ? '' : writeCell(column, outcome.before ?? {}, lookups);
-      const next = writeCell(column, outcome.after, lookups);
-      if (old !== next) changes.push({ column: column.name, old, new: next });
+      // Whether the cell changed is judged on the file's text (two people may share a name, never an e-mail).
+      if (p.id !== null && writeCell(column, outcome.before ?? {}, lookups) === writeCell(column, outcome.after, lookups)) continue;
+      const old = p.id === null ? '' : showCell(column, outcome.before ?? {}, lookups);
+      const next = showCell(column, outcome.after, lookups);
+      if (p.id !== null || old !== next) changes.push({ column: column.name, old, new: next });
     }
     const title = titleColumn ? writeCell(titleColumn, outcome.after, lookups) || undefined : undefined;
     if (p.id === null) return { line: p.row.line, outcome: 'create', id: outcome.id, title, changes };

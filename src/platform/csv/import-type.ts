@@ -37,6 +37,11 @@ export interface ImportColumn<L> {
   /** Stored field value to text (downloads, and old -> new in results); default: String(value), '' for null. */
   write?(value: unknown, lookups: L & ImportLookups): string;
   /**
+   * Stored field value as check results show it, where the file's text is not what screens show (the file names a
+   * person by e-mail, which imports back; the results name them as the screens do); default: `write`.
+   */
+  show?(value: unknown, lookups: L & ImportLookups): string;
+  /**
    * What a blank cell means on update: 'clear' sets null (or '' when the field is text that cannot be null),
    * 'keep' leaves the stored value. On create a blank always means "left out" so the record's defaults apply.
    */
@@ -48,6 +53,8 @@ export interface ImportLookups {
   owners: OwnerLookup;
   userByEmail: ReadonlyMap<string, { id: string; status: string }>;
   emailOf: ReadonlyMap<string, string>;
+  /** People's names by id, for check results. */
+  userNameOf: ReadonlyMap<string, string>;
   groupByName: ReadonlyMap<string, string>;
   groupNameOf: ReadonlyMap<string, string>;
 }
@@ -120,6 +127,17 @@ export function matchAllowed(values: readonly string[], text: string): ReadResul
   return found ? { value: found } : { problem: `"${text}" is not one of: ${values.join(', ')}` };
 }
 
+/** A stored key written as its label (value-labels.ts), as the screens show it; '' for none. */
+export const writeLabel = (value: unknown): string => (typeof value === 'string' && value !== '' ? valueLabel(value) : '');
+
+/**
+ * A column holding a key of a fixed list (a status, a type): downloads and check results write the label the screens
+ * show ("In progress"), and the import reads the label or the stored key, so a download imports back unchanged.
+ */
+export const keyedColumn = <L>(values: readonly string[], column: Omit<ImportColumn<L>, 'read' | 'write' | 'show'>): ImportColumn<L> => ({
+  ...column, read: (text) => matchAllowed(values, text), write: writeLabel,
+});
+
 export function readInteger(text: string, min: number, max: number): ReadResult {
   if (!/^[+-]?\d+$/.test(text)) return { problem: `"${text}" is not a whole number (${min} to ${max})` };
   const value = Number(text);
@@ -132,13 +150,14 @@ export const readDate = (text: string): ReadResult =>
 /** Loads users by e-mail and groups by name for the owner and owner_group columns. */
 export async function loadImportLookups(db: DbOrTx): Promise<ImportLookups> {
   const [userRows, groupRows] = await Promise.all([
-    db.select({ id: users.id, email: users.email, status: users.status }).from(users),
+    db.select({ id: users.id, email: users.email, name: users.name, status: users.status }).from(users),
     db.select({ id: groups.id, name: groups.name }).from(groups).orderBy(asc(groups.name)),
   ]);
   return {
     owners: { userStatus: new Map(userRows.map((u) => [u.id, u.status])), groupIds: new Set(groupRows.map((g) => g.id)) },
     userByEmail: new Map(userRows.map((u) => [u.email.toLowerCase(), { id: u.id, status: u.status }])),
     emailOf: new Map(userRows.map((u) => [u.id, u.email])),
+    userNameOf: new Map(userRows.map((u) => [u.id, u.name])),
     groupByName: new Map(groupRows.map((g) => [g.name.toLowerCase(), g.id])),
     groupNameOf: new Map(groupRows.map((g) => [g.id, g.name])),
   };
@@ -154,6 +173,8 @@ export const ownerColumn = <L>(): ImportColumn<L> => ({
     return { value: user.id };
   },
   write: (value, lookups) => (typeof value === 'string' ? (lookups.emailOf.get(value) ?? value) : ''),
+  // The file names people by e-mail (unique, so it imports back); the results name them as the screens do.
+  show: (value, lookups) => (typeof value === 'string' ? (lookups.userNameOf.get(value) ?? lookups.emailOf.get(value) ?? value) : ''),
 });
 
 /** `owner_group`: an existing group, by name. */

@@ -63,6 +63,8 @@ export interface RecordEvents {
   /** Status values and their labels, when the record has a status. */
   statuses?: Readonly<Record<string, string>>;
   statusField?: string;
+  /** Other fields holding keys of a fixed list, with their values' labels (an exception's parent type: "Risk"). */
+  values?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Fields holding user ids and group ids: shown by name. */
   people?: readonly string[];
   groups?: readonly string[];

@@ -1,4 +1,4 @@
-import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
+import { CsrfField, ErrorSummary, Field, fieldProblems, Select, type Option } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
 import { When } from '../../../views/components/table';
 import type { ReportFilter } from '../reports/declarations';
@@ -88,16 +88,10 @@ export function ScheduleForm(p: {
   action: string; csrfToken: string; values: ReportScheduleInput; reports: Option[]; filters: ReportFilter[]; users: Option[]; groups: Option[];
   errors: Record<string, string>; error?: string; cancel: string; hour: string;
 }): JSX.Element {
-  const summary = Object.entries(p.errors);
   return (
     <form method="post" action={p.action} class="card form" novalidate>
       <CsrfField token={p.csrfToken} />
-      {summary.length > 0 && (
-        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-          <h2 id="error-summary-title">There is a problem</h2>
-          <ul>{summary.map(([field, message]) => <li><a href={`#f-${field}`} safe>{message}</a></li>)}</ul>
-        </div>
-      )}
+      <ErrorSummary problems={fieldProblems(p.errors)} />
       <FormError message={p.error} />
       <Field label="Name" name="name" value={p.values.name} error={p.errors.name} required maxlength={200} hint="Say what it is for: “Open risks to the risk committee”." />
       <Field label="Report" name="reportKey" error={p.errors.reportKey}>

@@ -1,5 +1,5 @@
 import { Flash, FormError } from '../../../views/components/flash';
-import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
+import { CsrfField, ErrorSummary, Field, fieldProblems, Select, type FieldErrors, type Option } from '../../../views/components/form';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Text, When } from '../../../views/components/table';
 import type { DueDateKind, RecordEvents } from './declarations';
@@ -155,16 +155,10 @@ export function RuleForm(p: RuleFormProps): JSX.Element {
     byModule.set(group, [...(byModule.get(group) ?? []), t]);
   }
   const events = p.types.find((t) => t.recordType === p.values.recordType);
-  const summary = Object.entries(p.errors);
   return (
     <form method="post" action={p.action} class="card form" novalidate>
       <CsrfField token={p.csrfToken} />
-      {summary.length > 0 && (
-        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-          <h2 id="error-summary-title">There is a problem</h2>
-          <ul>{summary.map(([field, message]) => <li><a href={`#f-${field}`} safe>{message}</a></li>)}</ul>
-        </div>
-      )}
+      <ErrorSummary problems={fieldProblems(p.errors)} />
       <FormError message={p.error} />
       <Field label="Name" name="name" value={p.values.name} error={p.errors.name} required maxlength={200} hint="Say what it is for: “Closed risks to the risk committee”." />
       <Field label="Records" name="recordType" error={p.errors.recordType}>

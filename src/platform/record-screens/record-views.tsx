@@ -345,9 +345,14 @@ export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [],
   );
 }
 
-/** A value of a change: text, or a time the page's script writes in the reader's zone (UTC without scripts). */
-export const ShownValueText = ({ value }: { value: ShownValue }) =>
-  (value.at ? <time datetime={value.at} data-local safe>{value.text}</time> : <span safe>{value.text}</span>);
+/** A value of a change: text, linked records (to the pages the reader may open), or a time the page's script writes in the reader's zone (UTC without scripts). */
+export function ShownValueText({ value }: { value: ShownValue }): JSX.Element {
+  if (value.at) return <time datetime={value.at} data-local safe>{value.text}</time>;
+  if (value.links) {
+    return <span>{value.links.map((l, i) => <>{i > 0 ? ', ' : ''}{l.href ? <a href={l.href} safe>{l.text}</a> : <span safe>{l.text}</span>}</>)}</span>;
+  }
+  return <span safe>{value.text}</span>;
+}
 
 /** One change: its label, then before → after, or a line diff for long text (Markdown). */
 export function ChangeLine({ change }: { change: ShownChange }): JSX.Element {

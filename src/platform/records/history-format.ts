@@ -26,6 +26,8 @@ export interface HistoryDescription {
   titleField?: string;
   statuses?: Readonly<Record<string, string>>;
   statusField?: string;
+  /** Other fields holding keys of a fixed list, with their values' labels. */
+  values?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   people?: readonly string[];
   groups?: readonly string[];
   /** Fields holding the id of a record of another type: its record-type kind. */
@@ -54,6 +56,8 @@ export interface DiffLine {
 export interface ShownValue {
   text: string;
   at?: string;
+  /** Linked records as named in `text`, each with its page where the reader may open it (screens link them). */
+  links?: { text: string; href: string | null }[];
 }
 
 export interface ShownChange {
@@ -231,18 +235,29 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       else note(role.link, ids);
     }
   }
-  const [userRows, groupRows, tokenRows, rows] = await Promise.all([
+  // On a record's page, its parts (a risk's treatments, reviews and exceptions) are read with it; those without a
+  // declaration of their own are looked up to tell a part still there (linked to its page) from a removed one.
+  const ownType = wording.own ? findRecordType(wording.own.recordType) : undefined;
+  const pageParts = new Map(ownType ? partsOf(ownType).map((p) => [p.historyType, p]) : []);
+  const undeclaredParts = [...pageParts.values()].filter((p) => !findRecordType(p.historyType));
+  const livePartIds = async (p: HistoryPart): Promise<string[]> => {
+    const ids = [...new Set(entries.filter((e) => e.recordType === p.historyType && isUuid(e.recordId)).map((e) => e.recordId))];
+    if (ids.length === 0) return [];
+    return (await db.select({ id: sql<string>`${p.id}::text` }).from(p.table).where(inArray(p.id, ids))).map((r) => r.id);
+  };
+  const [userRows, groupRows, tokenRows, rows, liveParts] = await Promise.all([
     people.size ? db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, [...people])) : [],
     groupIds.size ? db.select({ id: groups.id, name: groups.name }).from(groups).where(inArray(groups.id, [...groupIds])) : [],
     tokens.size ? db.select({ id: apiTokens.id, name: apiTokens.name }).from(apiTokens).where(inArray(apiTokens.id, [...tokens])) : [],
     Promise.all([...linked].map(async ([type, ids]) => [type, await recordRows(db, type, [...ids])] as const)),
+    Promise.all(undeclaredParts.map(livePartIds)).then((lists) => new Set(lists.flat())),
   ]);
   const userNames = new Map(userRows.map((u) => [u.id, u.name]));
   const groupNames = new Map(groupRows.map((g) => [g.id, g.name]));
   const tokenNames = new Map(tokenRows.map((t) => [t.id, t.name]));
   const recordsOf = new Map<RecordTypeDeclaration, Map<string, TypedRow>>(rows);
 
-  const nameOf = (type: RecordTypeDeclaration, id: string) => typedRecordAsSeen(viewer, type, id, recordsOf.get(type)?.get(id)).title;
+  const seenRecord = (type: RecordTypeDeclaration, id: string) => typedRecordAsSeen(viewer, type, id, recordsOf.get(type)?.get(id));
 
   const show = (e: StoredEntry, field: string, value: unknown, keyed: boolean): ShownValue => {
     if (value === null || value === undefined || value === '') return { text: NOTHING };
@@ -250,12 +265,22 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
     if (own !== undefined) return { text: own };
     const role = roleOf(historyDescription(e.recordType), field);
     if (role && idsIn(value).length) {
-      const name = (id: string) => ('person' in role ? userNames.get(id) ?? '(deleted)' : 'group' in role ? groupNames.get(id) ?? '(deleted)' : nameOf(role.link, id));
-      return { text: (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' && isUuid(v) ? name(v) : String(v))).join(', ') || NOTHING };
+      const values = Array.isArray(value) ? value : [value];
+      if ('link' in role) {
+        // Linked records are named and, where the reader may open them, linked (an exception's risk, a treatment's controls).
+        const links = values.map((v) => (typeof v === 'string' && isUuid(v) ? seenRecord(role.link, v) : { title: String(v), href: null }))
+          .map((r) => ({ text: r.title, href: r.href }));
+        return { text: links.map((l) => l.text).join(', ') || NOTHING, ...(links.some((l) => l.href) ? { links } : {}) };
+      }
+      const name = (id: string) => ('person' in role ? userNames.get(id) ?? '(deleted)' : groupNames.get(id) ?? '(deleted)');
+      return { text: values.map((v) => (typeof v === 'string' && isUuid(v) ? name(v) : String(v))).join(', ') || NOTHING };
     }
     if (typeof value === 'boolean') return { text: value ? 'Yes' : 'No' };
     if (typeof value === 'string' && ISO_TIME.test(value)) return { text: utcText(value), at: new Date(value).toISOString() };
-    if (typeof value === 'string' && keyed) return { text: historyDescription(e.recordType)?.statuses?.[value] ?? valueLabel(value) };
+    if (typeof value === 'string' && keyed) {
+      const d = historyDescription(e.recordType);
+      return { text: (field === (d?.statusField ?? 'status') ? d?.statuses?.[value] : d?.values?.[field]?.[value]) ?? valueLabel(value) };
+    }
     if (Array.isArray(value)) return { text: value.length ? value.map((v) => show(e, field, v, keyed).text).join(', ') : NOTHING };
     if (typeof value === 'object') return { text: JSON.stringify(value) };
     return { text: String(value) };
@@ -266,7 +291,8 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
     const declared = findRecordType(e.recordType);
     const enums = enumColumns(e.recordType);
     const labelOf = (field: string) => wording.label?.(e.recordType, field) ?? d?.fields[field] ?? fieldWords(field);
-    const isKeyed = (field: string) => field === (d?.statusField ?? 'status') || enums.has(field) || (wording.keyed?.(e.recordType, field) ?? false);
+    const isKeyed = (field: string) => field === (d?.statusField ?? 'status') || enums.has(field) || d?.values?.[field] !== undefined
+      || (wording.keyed?.(e.recordType, field) ?? false);
     const changes: ShownChange[] = [];
     for (const [field, change] of Object.entries(e.changes)) {
       if (isPlainObject(change.before) || isPlainObject(change.after)) {
@@ -287,8 +313,10 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       }
       changes.push(shown);
     }
-    // On a record's page an undeclared entry that is not its own is one of its parts, read with the record (a removed treatment).
-    const part = wording.own !== undefined && !declared;
+    const pagePart = wording.own ? pageParts.get(e.recordType) : undefined;
+    const part = pagePart && wording.own
+      ? { live: liveParts.has(e.recordId), href: pagePart.href?.(e.recordId, wording.own.recordId) ?? null }
+      : null;
     const record = isOwn(e, wording) ? null : shownRecord(viewer, e, d, declared, declared ? recordsOf.get(declared)?.get(e.recordId) : undefined, part);
     const hidden = record !== null && !record.readable;
     return {
@@ -322,30 +350,44 @@ function doorOf(e: StoredEntry, tokenNames: Map<string, string>): string {
 }
 
 /**
- * The record an entry is about, named as the reader may see it. A declared type is named from its row (readable,
- * "(restricted)", or "(deleted)"); a part without a declaration of its own (a risk treatment) by the title its History
- * entry kept, and only to a reader of its module at level all (its parent decides the own level, which is not known here).
+ * The record an entry is about, named as the reader may see it. On a record's page its parts are read with it (whoever
+ * may read a risk may read its treatments, reviews and exceptions): named, linked to their page while they exist, and
+ * named by the title their entry kept with "(deleted)" once removed. Elsewhere a declared type is named from its row
+ * (readable, "(restricted)", or "(deleted)"); a part without a declaration of its own (a risk treatment) by the title
+ * its History entry kept, and only to a reader of its module at level all (its parent decides the own level, which is
+ * not known here).
  */
-function shownRecord(viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined, part = false): ShownRecord {
+function shownRecord(
+  viewer: Actor, e: StoredEntry, d: HistoryDescription | undefined, declared: RecordTypeDeclaration | undefined, row: TypedRow | undefined,
+  part: { live: boolean; href: string | null } | null,
+): ShownRecord {
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
   // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is.
   if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null, readable: true };
   const module = declared?.module ?? d!.module;
   const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
   const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
+  if (part) {
+    if (declared && row) return { label, title: row.title, href: declared.href(e.recordId, row.parentId), readable: true };
+    if (!declared && part.live) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: part.href, readable: true };
+    return { label, title: typeof kept === 'string' ? `${kept} (deleted)` : '(deleted)', href: null, readable: true };
+  }
   if (declared) {
     const seen = typedRecordAsSeen(viewer, declared, e.recordId, row);
     // A deleted record is named by the title its entry kept (its delete entry keeps them all), to a reader of every one.
     if (!row && readsAll) return { label, title: typeof kept === 'string' ? `${kept} (deleted)` : seen.title, href: null, readable: true };
     return { label, title: seen.title, href: seen.href, readable: seen.href !== null };
   }
-  if (readsAll || part) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null, readable: true };
+  if (readsAll) return { label, title: typeof kept === 'string' ? kept : NOTHING, href: null, readable: true };
   return { label, title: RESTRICTED_NAME, href: null, readable: false };
 }
 
+type HistoryPart = NonNullable<RecordTypeDeclaration['historyParts']>[number];
+
 /** The History types of the records kept as parts of `type`'s records: its declared `historyParts` and the declared types naming it as `parent`. */
-function partsOf(type: RecordTypeDeclaration): { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[] {
-  const declaredParts = recordTypes().filter((t) => t.parent?.kind === type.kind).map((t) => ({ historyType: historyTypeOf(t), table: t.table, id: t.id, parentId: t.parent!.id }));
+function partsOf(type: RecordTypeDeclaration): HistoryPart[] {
+  const declaredParts = recordTypes().filter((t) => t.parent?.kind === type.kind)
+    .map((t): HistoryPart => ({ historyType: historyTypeOf(t), table: t.table, id: t.id, parentId: t.parent!.id }));
   return [...declaredParts, ...(type.historyParts ?? [])];
 }
 

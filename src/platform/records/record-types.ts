@@ -44,7 +44,11 @@ export interface RecordTypeDeclaration {
    * their History entries, under `historyType`, appear in the record's History (history-format.ts). Declared types
    * naming this one as `parent` appear there too.
    */
-  historyParts?: readonly { historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL }[];
+  historyParts?: readonly {
+    historyType: string; table: PgTable; id: PgColumn; parentId: PgColumn; where?: SQL;
+    /** The part's own page, linked from its parent's History while it exists (a treatment's page). */
+    href?(id: string, parentId: string): string;
+  }[];
   /**
    * Entries of this type's History that name a record of another type, shown in that record's History too (a
    * requirement's mapping of a control, made from the requirement's side, in the control's History): the record's

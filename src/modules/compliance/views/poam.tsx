@@ -7,6 +7,9 @@ export const POAM_SOURCE_LABELS: Record<string, string> = { compliance: 'Complia
 const SEVERITY_LABELS: Record<string, string> = { high: 'High', medium: 'Medium', low: 'Low' };
 const STATUS_LABELS: Record<string, string> = { open: 'Open', in_remediation: 'In remediation' };
 
+/** The words the screen shows for a POA&M item's keys; the CSV download writes the same. */
+export const POAM_LABELS = { source: POAM_SOURCE_LABELS, severity: SEVERITY_LABELS, status: STATUS_LABELS } as const;
+
 export interface PoamFilters {
   status: string;
   severity: string;
