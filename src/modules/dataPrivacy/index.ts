@@ -36,7 +36,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     { group: 'Privacy', key: 'transfer-impact-assessments', href: TIA_PATH, label: 'Transfer impact assessments', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'breaches', href: '/data-privacy/breaches', label: 'Breaches', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'article-30-register', href: '/data-privacy/register', label: 'Article 30 register', needs: 'dataPrivacy:read' },
-    { group: 'Privacy', key: 'privacy-questionnaires', href: QUESTIONNAIRE_PATH, label: 'Questionnaires', needs: 'dataPrivacy:read' },
+    { group: 'Privacy', key: 'privacy-questionnaires', href: QUESTIONNAIRE_PATH, label: 'Liaison questionnaires', needs: 'dataPrivacy:read' },
     // The person asked holds no data privacy right: their questionnaires are listed for every signed-in person.
     { group: 'Overview', key: 'my-privacy-questionnaires', href: MY_QUESTIONNAIRES_PATH, label: 'My privacy questionnaires' },
   ],
