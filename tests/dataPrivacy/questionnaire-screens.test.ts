@@ -83,8 +83,9 @@ describe.skipIf(!chromiumAvailable)('Data Liaison questionnaires in the browser'
     // The owner, who holds no data privacy right, finds it in the navigation and answers it.
     const person = await openPage(browser, base, { email: owner.email, password: owner.password });
     expect(await person.getByRole('navigation').getByRole('link', { name: 'Processing activities' }).count()).toBe(0);
-    await person.getByRole('navigation').getByRole('link', { name: 'My privacy questionnaires' }).click();
+    await person.getByRole('navigation').getByRole('link', { name: 'My questionnaires' }).click();
     await person.waitForURL(/\/data-privacy\/my-questionnaires$/);
+    expect(await person.locator('h1').textContent()).toBe('My privacy questionnaires');
     await expectAccessible(person, 'the owner\'s list');
     await person.getByRole('link', { name: title }).click();
     await person.getByText('Recorded now: Until unsubscribed').waitFor();
@@ -122,6 +123,7 @@ describe.skipIf(!chromiumAvailable)('Data Liaison questionnaires in the browser'
     expect(main).toContain('Analytics sees no personal data');
     // History names the steps and the fields by label.
     const history = (await officer.locator('#record-history').textContent()) ?? '';
+    expect(history).toContain('Proposal accepted');
     expect(history).toContain('Retention: proposed “Two years after the last opened newsletter” (accepted)');
     await expectAccessible(officer, 'the closed questionnaire');
 

@@ -188,7 +188,7 @@ describe('the owner answers, the officer decides', () => {
     const [row] = await env.ctx.db.select({ recipients: processingActivities.recipients }).from(processingActivities).where(eq(processingActivities.id, activity));
     expect(row.recipients).toBe('Tax office');
     expect((await auditActions(id)).map((e) => [e.action, (e.details as { field?: string }).field ?? null])).toEqual([
-      ['create', null], ['answer', null], ['accept', 'Retention'], ['reject', 'Recipients'],
+      ['create', null], ['answered', null], ['proposal.accepted', 'Retention'], ['proposal.rejected', 'Recipients'],
     ]);
     const again = await send('POST', `${PATH}/${id}/proposals/recipients/accept`, officerToken);
     expect(again.status).toBe(409);
@@ -200,7 +200,7 @@ describe('the owner answers, the officer decides', () => {
 
   test('History of the questionnaire names its steps; the owner may not read it (no data privacy right)', async () => {
     const history = await json<{ action: string }[]>(await send('GET', `${PATH}/${id}/history`, officerToken));
-    expect(history.map((h) => h.action)).toEqual(['reject', 'accept', 'answer', 'create']);
+    expect(history.map((h) => h.action)).toEqual(['proposal.rejected', 'proposal.accepted', 'answered', 'create']);
     expect(await refusalOf(env, () => send('GET', `${PATH}/${id}/history`, ownerToken)))
       .toEqual(refusedWith(403, 'forbidden', 'token scope dataPrivacy:read missing'));
   });
@@ -217,7 +217,7 @@ describe('through the services', () => {
     await env.ctx.db.transaction((tx) => answerQuestionnaire(tx, ownerActor, id, { answers: [{ field: 'purposes', proposed: 'Paying suppliers and staff' }] }, link));
     const refused = await env.ctx.db.transaction((tx) => decideProposal(tx, sender, id, 'purposes', 'accepted')).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 403, deniedReason: 'dataPrivacy:update is at level own and Processing activity ' + activity + ' is not owned' });
-    expect((await auditActions(id)).map((e) => e.action)).toEqual(['create', 'answer']);
+    expect((await auditActions(id)).map((e) => e.action)).toEqual(['create', 'answered']);
     // The admin (all level) may decide it.
     await env.ctx.db.transaction((tx) => decideProposal(tx, officer, id, 'purposes', 'accepted'));
     const [row] = await env.ctx.db.select({ purposes: processingActivities.purposes }).from(processingActivities).where(eq(processingActivities.id, activity));

@@ -37,8 +37,9 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     { group: 'Privacy', key: 'breaches', href: '/data-privacy/breaches', label: 'Breaches', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'article-30-register', href: '/data-privacy/register', label: 'Article 30 register', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'privacy-questionnaires', href: QUESTIONNAIRE_PATH, label: 'Liaison questionnaires', needs: 'dataPrivacy:read' },
-    // The person asked holds no data privacy right: their questionnaires are listed for every signed-in person.
-    { group: 'Overview', key: 'my-privacy-questionnaires', href: MY_QUESTIONNAIRES_PATH, label: 'My privacy questionnaires' },
+    // The person asked holds no data privacy right: their questionnaires are listed for every signed-in person. The
+    // screen is "My privacy questionnaires"; the entry is shorter so it stays on one line at desktop width.
+    { group: 'Overview', key: 'my-privacy-questionnaires', href: MY_QUESTIONNAIRES_PATH, label: 'My questionnaires' },
   ],
   customFields: true,
   countedTables: ['processing_activities', 'dpias', 'privacy_transfers', 'transfer_impact_assessments'],
@@ -84,8 +85,8 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     labels: { recipientId: 'Person asked', fields: 'Fields asked about', dueOn: 'Answers due on', ownerId: 'Sent by', answeredAt: 'Answered at' },
     people: ['recipientId'], links: { processingActivityId: 'processingActivity' },
     activities: [
-      { key: 'questionnaireAnswered', label: 'Questionnaire answered', actions: ['answer'] },
-      { key: 'proposalDecided', label: 'Proposal accepted or rejected', actions: ['accept', 'reject'] },
+      { key: 'questionnaireAnswered', label: 'Questionnaire answered', actions: ['answered'] },
+      { key: 'proposalDecided', label: 'Proposal accepted or rejected', actions: ['proposal.accepted', 'proposal.rejected'] },
     ],
   })],
 });

@@ -200,7 +200,7 @@ export async function answerQuestionnaire(tx: DbOrTx, actor: Actor, id: string, 
     .set({ answers, status: pending ? 'answered' : 'closed', answeredAt: new Date(), updatedAt: new Date() })
     .where(eq(privacyQuestionnaires.id, id)).returning();
   await recordChange(tx, actor, {
-    module: MODULE, recordType: QUESTIONNAIRE_TYPE, recordId: id, action: 'answer', before: fieldsOf(before), after: fieldsOf(after),
+    module: MODULE, recordType: QUESTIONNAIRE_TYPE, recordId: id, action: 'answered', before: fieldsOf(before), after: fieldsOf(after),
     details: { proposals: answers.filter((a) => a.proposed !== null).map((a) => fieldLabelOf(a.field)) },
   });
   // The sender learns there is something to decide; a questionnaire confirming every value needs nothing of them.
@@ -250,7 +250,7 @@ export async function decideProposal(tx: DbOrTx, actor: Actor, id: string, field
   const [after] = await tx.update(privacyQuestionnaires).set({ answers, status: open ? 'answered' : 'closed', updatedAt: new Date() })
     .where(eq(privacyQuestionnaires.id, id)).returning();
   await recordChange(tx, actor, {
-    module: MODULE, recordType: QUESTIONNAIRE_TYPE, recordId: id, action: decision === 'accepted' ? 'accept' : 'reject',
+    module: MODULE, recordType: QUESTIONNAIRE_TYPE, recordId: id, action: decision === 'accepted' ? 'proposal.accepted' : 'proposal.rejected',
     before: fieldsOf(before), after: fieldsOf(after), details: { field: fieldLabelOf(field) },
   });
 }
