@@ -131,6 +131,7 @@ describe.skipIf(!chromiumAvailable)('Data Liaison questionnaires in the browser'
     await officer.getByRole('link', { name: activityName }).click();
     await officer.waitForURL(new RegExp(`/data-privacy/processing-activities/${activityId}$`));
     expect(await officer.locator('main').textContent()).toContain('Two years after the last opened newsletter');
+    expect(await officer.getByRole('region', { name: 'Liaison questionnaires' }).textContent()).toContain(`${title} (to ${ownerName}; closed)`);
     const [stored] = await env.ctx.db.select({ retention: processingActivities.retention, recipients: processingActivities.recipients })
       .from(processingActivities).where(eq(processingActivities.id, activityId));
     expect(stored).toEqual({ retention: 'Two years after the last opened newsletter', recipients: 'Mailing service' });

@@ -259,3 +259,22 @@ export function AnswerPage({ q, csrfToken, state = {}, done }: { q: Questionnair
     </>
   );
 }
+
+/** The processing activity's page: the questionnaires about it the viewer may read, and a link to send one. */
+export function ActivityQuestionnaires({ activityId, items, canCreate }: { activityId: string; items: QuestionnaireView[]; canCreate: boolean }): JSX.Element {
+  return (
+    <section class="card" aria-labelledby="activity-questionnaires">
+      <h2 id="activity-questionnaires">Liaison questionnaires</h2>
+      {items.length === 0
+        ? <p class="muted">No questionnaires about this processing activity.</p>
+        : (
+          <ul>
+            {items.map((q) => (
+              <li><a href={`${QUESTIONNAIRE_PATH}/${q.id}`} safe>{q.title}</a><span safe>{` (to ${q.recipient.name}; ${STATUS_WORDS[q.status].toLowerCase()})`}</span></li>
+            ))}
+          </ul>
+        )}
+      {canCreate && <p><a class="button secondary" href={`${QUESTIONNAIRE_PATH}/new?processingActivityId=${activityId}`}>Send a questionnaire</a></p>}
+    </section>
+  );
+}
