@@ -233,7 +233,9 @@ describe('through the services', () => {
       return rows.find((r) => r.user_id === owner.id)?.items ?? [];
     };
     expect((await listed()).find((i) => i.id === id)).toMatchObject({ note: 'not answered yet' });
-    await env.ctx.db.transaction(async (tx) => answerQuestionnaire(tx, await owner.actor('screen'), id, { answers: [{ field: 'retention', proposed: null }] }, link));
+    // The actor is loaded before the transaction: on PGlite a read outside it would wait for it to end.
+    const ownerActor = await owner.actor('screen');
+    await env.ctx.db.transaction((tx) => answerQuestionnaire(tx, ownerActor, id, { answers: [{ field: 'retention', proposed: null }] }, link));
     expect((await listed()).find((i) => i.id === id)).toBeUndefined();
   });
 });
