@@ -3408,6 +3408,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data-privacy/questionnaires": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Data Liaison questionnaires (own level: those you or your groups sent), newest first
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyQuestionnaires"];
+        put?: never;
+        /**
+         * Send a questionnaire about fields of a processing activity you may read to a business owner (an active user); they are told by mail
+         * @description Needs scope `dataPrivacy:create` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyQuestionnaires"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/questionnaires/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The questionnaires addressed to you, those waiting for your answers first
+         * @description Needs a token with any read scope: the person a questionnaire is addressed to answers it without data privacy rights; anyone else needs dataPrivacy:read (own level: questionnaires they or their groups sent) and is answered 404 otherwise.
+         */
+        get: operations["getDataPrivacyQuestionnairesMine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/questionnaires/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One questionnaire: the fields asked with the processing activity's current values, the answers and the decisions
+         * @description Needs a token with any read scope: the person a questionnaire is addressed to answers it without data privacy rights; anyone else needs dataPrivacy:read (own level: questionnaires they or their groups sent) and is answered 404 otherwise.
+         */
+        get: operations["getDataPrivacyQuestionnairesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/questionnaires/{id}/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a questionnaire addressed to you, once: a proposed value or a confirmation (null) per field asked (403 to a privacy officer, 409 once answered)
+         * @description Needs a token with any read scope: the person a questionnaire is addressed to answers it without data privacy rights; anyone else needs dataPrivacy:read (own level: questionnaires they or their groups sent) and is answered 404 otherwise.
+         */
+        post: operations["postDataPrivacyQuestionnairesByIdAnswers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/questionnaires/{id}/proposals/{field}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a proposal: writes the proposed value to the processing activity (its History and Audit Log show it; needs dataPrivacy:update on it too)
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyQuestionnairesByIdProposalsByFieldAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/questionnaires/{id}/proposals/{field}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a proposal, with a reason the person asked reads; the processing activity is not changed
+         * @description Needs scope `dataPrivacy:update` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyQuestionnairesByIdProposalsByFieldReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data-privacy/questionnaires/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A questionnaire's History: sent, answered, each proposal accepted or rejected
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyQuestionnairesByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/awareness/programs": {
         parameters: {
             query?: never;
@@ -34706,6 +34850,1125 @@ export interface operations {
             };
             /** @description The body is larger than the API accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyQuestionnaires: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                status?: "sent" | "answered" | "closed";
+                processingActivityId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                id: string;
+                                title: string;
+                                processingActivity: {
+                                    id: string;
+                                    name: string;
+                                };
+                                recipient: {
+                                    id: string;
+                                    name: string;
+                                };
+                                sender: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                message: string;
+                                fields: string[];
+                                dueOn: string | null;
+                                /**
+                                 * @description sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "answered" | "closed";
+                                /** @description One per field asked, in the order asked */
+                                answers: {
+                                    field: string;
+                                    /** @description The field as the screens name it */
+                                    fieldLabel: string;
+                                    /** @description The processing activity's value now (before an answer) or when the answer was given, in words */
+                                    current: string;
+                                    /** @description The value proposed in words; null where the current one was confirmed or no answer was given yet */
+                                    proposed: string | null;
+                                    /** @description The value proposed as stored (a legal basis by its key) */
+                                    proposedValue: string | null;
+                                    comment: string;
+                                    /**
+                                     * @description pending, accepted or rejected; null where nothing was proposed
+                                     * @enum {string|null}
+                                     */
+                                    decision: "pending" | "accepted" | "rejected" | null;
+                                    decidedBy: {
+                                        id: string;
+                                        name: string;
+                                    } | null;
+                                    decidedAt: string | null;
+                                    /** @description Why a proposal was rejected */
+                                    reason: string;
+                                }[];
+                                answeredAt: string | null;
+                                ownerId: string | null;
+                                ownerGroupId: string | null;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyQuestionnaires: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the questionnaire asks about, as the person asked reads it */
+                    title: string;
+                    /**
+                     * Format: uuid
+                     * @description The processing activity asked about; one you may read
+                     */
+                    processingActivityId: string;
+                    /**
+                     * Format: uuid
+                     * @description The business owner asked: an active user. They need no data privacy right to answer
+                     */
+                    recipientId: string;
+                    /** @description The processing activity's fields asked about: purposes, legalBasis, recipients, retention, jointControllers, securityMeasures */
+                    fields: ("purposes" | "legalBasis" | "recipients" | "retention" | "jointControllers" | "securityMeasures")[];
+                    /** @description A note to the person asked, shown above the questions */
+                    message?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    dueOn?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyQuestionnairesMine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            processingActivity: {
+                                id: string;
+                                name: string;
+                            };
+                            recipient: {
+                                id: string;
+                                name: string;
+                            };
+                            sender: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            message: string;
+                            fields: string[];
+                            dueOn: string | null;
+                            /**
+                             * @description sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)
+                             * @enum {string}
+                             */
+                            status: "sent" | "answered" | "closed";
+                            /** @description One per field asked, in the order asked */
+                            answers: {
+                                field: string;
+                                /** @description The field as the screens name it */
+                                fieldLabel: string;
+                                /** @description The processing activity's value now (before an answer) or when the answer was given, in words */
+                                current: string;
+                                /** @description The value proposed in words; null where the current one was confirmed or no answer was given yet */
+                                proposed: string | null;
+                                /** @description The value proposed as stored (a legal basis by its key) */
+                                proposedValue: string | null;
+                                comment: string;
+                                /**
+                                 * @description pending, accepted or rejected; null where nothing was proposed
+                                 * @enum {string|null}
+                                 */
+                                decision: "pending" | "accepted" | "rejected" | null;
+                                decidedBy: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                decidedAt: string | null;
+                                /** @description Why a proposal was rejected */
+                                reason: string;
+                            }[];
+                            answeredAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyQuestionnairesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            processingActivity: {
+                                id: string;
+                                name: string;
+                            };
+                            recipient: {
+                                id: string;
+                                name: string;
+                            };
+                            sender: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            message: string;
+                            fields: string[];
+                            dueOn: string | null;
+                            /**
+                             * @description sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)
+                             * @enum {string}
+                             */
+                            status: "sent" | "answered" | "closed";
+                            /** @description One per field asked, in the order asked */
+                            answers: {
+                                field: string;
+                                /** @description The field as the screens name it */
+                                fieldLabel: string;
+                                /** @description The processing activity's value now (before an answer) or when the answer was given, in words */
+                                current: string;
+                                /** @description The value proposed in words; null where the current one was confirmed or no answer was given yet */
+                                proposed: string | null;
+                                /** @description The value proposed as stored (a legal basis by its key) */
+                                proposedValue: string | null;
+                                comment: string;
+                                /**
+                                 * @description pending, accepted or rejected; null where nothing was proposed
+                                 * @enum {string|null}
+                                 */
+                                decision: "pending" | "accepted" | "rejected" | null;
+                                decidedBy: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                decidedAt: string | null;
+                                /** @description Why a proposal was rejected */
+                                reason: string;
+                            }[];
+                            answeredAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyQuestionnairesByIdAnswers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One answer per field asked; every field asked must be answered */
+                    answers: {
+                        /** @enum {string} */
+                        field: "purposes" | "legalBasis" | "recipients" | "retention" | "jointControllers" | "securityMeasures";
+                        /** @description The value the field should have; null (or the current value) confirms it. A legal basis by its key (consent, contract, legal_obligation, vital_interests, public_task, legitimate_interests) */
+                        proposed: string | null;
+                        /** @description Why, or anything the privacy officer should know */
+                        comment?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            processingActivity: {
+                                id: string;
+                                name: string;
+                            };
+                            recipient: {
+                                id: string;
+                                name: string;
+                            };
+                            sender: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            message: string;
+                            fields: string[];
+                            dueOn: string | null;
+                            /**
+                             * @description sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)
+                             * @enum {string}
+                             */
+                            status: "sent" | "answered" | "closed";
+                            /** @description One per field asked, in the order asked */
+                            answers: {
+                                field: string;
+                                /** @description The field as the screens name it */
+                                fieldLabel: string;
+                                /** @description The processing activity's value now (before an answer) or when the answer was given, in words */
+                                current: string;
+                                /** @description The value proposed in words; null where the current one was confirmed or no answer was given yet */
+                                proposed: string | null;
+                                /** @description The value proposed as stored (a legal basis by its key) */
+                                proposedValue: string | null;
+                                comment: string;
+                                /**
+                                 * @description pending, accepted or rejected; null where nothing was proposed
+                                 * @enum {string|null}
+                                 */
+                                decision: "pending" | "accepted" | "rejected" | null;
+                                decidedBy: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                decidedAt: string | null;
+                                /** @description Why a proposal was rejected */
+                                reason: string;
+                            }[];
+                            answeredAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyQuestionnairesByIdProposalsByFieldAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                field: "purposes" | "legalBasis" | "recipients" | "retention" | "jointControllers" | "securityMeasures";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            processingActivity: {
+                                id: string;
+                                name: string;
+                            };
+                            recipient: {
+                                id: string;
+                                name: string;
+                            };
+                            sender: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            message: string;
+                            fields: string[];
+                            dueOn: string | null;
+                            /**
+                             * @description sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)
+                             * @enum {string}
+                             */
+                            status: "sent" | "answered" | "closed";
+                            /** @description One per field asked, in the order asked */
+                            answers: {
+                                field: string;
+                                /** @description The field as the screens name it */
+                                fieldLabel: string;
+                                /** @description The processing activity's value now (before an answer) or when the answer was given, in words */
+                                current: string;
+                                /** @description The value proposed in words; null where the current one was confirmed or no answer was given yet */
+                                proposed: string | null;
+                                /** @description The value proposed as stored (a legal basis by its key) */
+                                proposedValue: string | null;
+                                comment: string;
+                                /**
+                                 * @description pending, accepted or rejected; null where nothing was proposed
+                                 * @enum {string|null}
+                                 */
+                                decision: "pending" | "accepted" | "rejected" | null;
+                                decidedBy: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                decidedAt: string | null;
+                                /** @description Why a proposal was rejected */
+                                reason: string;
+                            }[];
+                            answeredAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyQuestionnairesByIdProposalsByFieldReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                field: "purposes" | "legalBasis" | "recipients" | "retention" | "jointControllers" | "securityMeasures";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the proposal is rejected; shown to the person who proposed it */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string;
+                            processingActivity: {
+                                id: string;
+                                name: string;
+                            };
+                            recipient: {
+                                id: string;
+                                name: string;
+                            };
+                            sender: {
+                                id: string;
+                                name: string;
+                            } | null;
+                            message: string;
+                            fields: string[];
+                            dueOn: string | null;
+                            /**
+                             * @description sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)
+                             * @enum {string}
+                             */
+                            status: "sent" | "answered" | "closed";
+                            /** @description One per field asked, in the order asked */
+                            answers: {
+                                field: string;
+                                /** @description The field as the screens name it */
+                                fieldLabel: string;
+                                /** @description The processing activity's value now (before an answer) or when the answer was given, in words */
+                                current: string;
+                                /** @description The value proposed in words; null where the current one was confirmed or no answer was given yet */
+                                proposed: string | null;
+                                /** @description The value proposed as stored (a legal basis by its key) */
+                                proposedValue: string | null;
+                                comment: string;
+                                /**
+                                 * @description pending, accepted or rejected; null where nothing was proposed
+                                 * @enum {string|null}
+                                 */
+                                decision: "pending" | "accepted" | "rejected" | null;
+                                decidedBy: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                decidedAt: string | null;
+                                /** @description Why a proposal was rejected */
+                                reason: string;
+                            }[];
+                            answeredAt: string | null;
+                            ownerId: string | null;
+                            ownerGroupId: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPrivacyQuestionnairesByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            at: string;
+                            action: string;
+                            via: string;
+                            source: string | null;
+                            actor: string | null;
+                            tokenId: string | null;
+                            changes: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                            auditSeq: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, date, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { assets } from './assets';
 import { thirdParties } from './third-parties';
 import { groups, users } from './platform';
@@ -164,3 +164,50 @@ export const thirdPartyDpas = pgTable('third_party_dpas', {
   subProcessorCountries: text('sub_processor_countries').array().notNull().default(sql`'{}'::text[]`),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/** One asked field of a Data Liaison questionnaire and what the person asked answered about it. */
+export interface QuestionnaireAnswer {
+  /** The processing activity's field (a key of QUESTIONNAIRE_FIELDS in the module's schema). */
+  field: string;
+  /** The field's value when the answer was given, as stored (a legal basis by its key). */
+  current: string;
+  /** The value proposed, or null where the person confirmed the current one. */
+  proposed: string | null;
+  comment: string;
+  /** A proposal's decision by the privacy officer; null where nothing was proposed. */
+  decision: 'pending' | 'accepted' | 'rejected' | null;
+  decidedById: string | null;
+  decidedAt: string | null;
+  reason: string;
+}
+
+/**
+ * Data Liaison questionnaires: a privacy officer asks an internal business owner (`recipient_id`, a user) about fields
+ * of one processing activity; the answers propose changes the officer accepts (written to the processing activity
+ * through its service) or rejects, one by one. Owned by the officer who sent it (own/all level); the recipient reads and
+ * answers it without data privacy rights (docs/data-privacy.md).
+ */
+export const privacyQuestionnaires = pgTable('privacy_questionnaires', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  title: text('title').notNull(),
+  processingActivityId: uuid('processing_activity_id').notNull().references(() => processingActivities.id),
+  recipientId: uuid('recipient_id').notNull().references(() => users.id),
+  message: text('message').notNull().default(''),
+  fields: text('fields').array().notNull(),
+  dueOn: date('due_on', { mode: 'string' }),
+  status: text('status', { enum: ['sent', 'answered', 'closed'] }).notNull().default('sent'),
+  answers: jsonb('answers').$type<QuestionnaireAnswer[]>().notNull().default(sql`'[]'::jsonb`),
+  answeredAt: timestamp('answered_at', { withTimezone: true, mode: 'date' }),
+  ownerId: uuid('owner_id').references(() => users.id),
+  ownerGroupId: uuid('owner_group_id').references(() => groups.id),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  check('privacy_questionnaires_status_check', sql`${t.status} in ('sent', 'answered', 'closed')`),
+  check('privacy_questionnaires_fields_check', sql`cardinality(${t.fields}) > 0`),
+  index('privacy_questionnaires_created_idx').on(t.createdAt, t.id),
+  index('privacy_questionnaires_owner_idx').on(t.ownerId),
+  index('privacy_questionnaires_owner_group_idx').on(t.ownerGroupId),
+  index('privacy_questionnaires_recipient_idx').on(t.recipientId, t.status),
+  index('privacy_questionnaires_activity_idx').on(t.processingActivityId),
+]);

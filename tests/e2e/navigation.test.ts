@@ -83,9 +83,10 @@ describe('side navigation', () => {
     const page = await signIn(1366, reader.email, reader.password);
     try {
       const links = await page.getByRole('navigation', { name: 'Main' }).locator('a').allTextContents();
-      // The Dashboard and the Report Center are everyone's (each shows what the reader may read), My training everyone's
-      // assigned awareness programs; the rest are the registers the reader's rights open.
-      expect(links).toEqual(['Dashboard', 'Reports', 'My training', 'Risks', 'Risk exceptions', 'Incidents']);
+      // The Dashboard and the Report Center are everyone's (each shows what the reader may read), My questionnaires the
+      // privacy questionnaires addressed to them, My training everyone's assigned awareness programs; the rest are the
+      // registers the reader's rights open.
+      expect(links).toEqual(['Dashboard', 'Reports', 'My questionnaires', 'My training', 'Risks', 'Risk exceptions', 'Incidents']);
     } finally {
       await page.close();
     }

@@ -1,7 +1,7 @@
-import { dpias, processingActivities } from '../../../db/schema';
+import { dpias, privacyQuestionnaires, processingActivities } from '../../../db/schema';
 import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { permissionArea } from '../../platform/permissions/permissions';
-import { kindEvents } from '../../platform/notifications/declarations';
+import { kindEvents, ownedRecordEvents } from '../../platform/notifications/declarations';
 import { registerType } from '../../platform/records/record-types';
 import { dataMapApi, dpiasApi, processingActivitiesApi, registerApi, TAG, tiasApi, transfersApi } from './api';
 import { assetPrivacySection, dataMapPages, thirdPartyPrivacySections } from './data-map-pages';
@@ -10,6 +10,11 @@ import { TIA_PATH, tiaDueDates, tiaKind, TRANSFER_PATH, transferKind } from './t
 import { dpiaKind } from './dpia-service';
 import { DPIA_PATH, dpiaPages, PATH, processingActivityPages, registerPages } from './pages';
 import { processingActivityKind } from './service';
+import { questionnairesApi } from './questionnaire-api';
+import { questionnairePages } from './questionnaire-pages';
+import {
+  getQuestionnaire, MY_QUESTIONNAIRES_PATH, QUESTIONNAIRE_PATH, QUESTIONNAIRE_TYPE, questionnaireDueDates, questionnairesWaitingOn,
+} from './questionnaire-service';
 
 /** Data privacy: records of processing (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35) (docs/data-privacy.md). */
 export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
@@ -22,7 +27,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   privacyRecords: true,
   plugins: (ctx) => [
     processingActivitiesApi(ctx), registerApi(ctx), dpiasApi(ctx), transfersApi(ctx), tiasApi(ctx), dataMapApi(ctx), dataMapPages(ctx),
-    processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx), transferPages(ctx), tiaPages(ctx),
+    processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx), transferPages(ctx), tiaPages(ctx), questionnairesApi(ctx), questionnairePages(ctx),
   ],
   nav: [
     { group: 'Privacy', key: 'processing-activities', href: PATH, label: 'Processing activities', needs: 'dataPrivacy:read' },
@@ -31,6 +36,10 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     { group: 'Privacy', key: 'transfer-impact-assessments', href: TIA_PATH, label: 'Transfer impact assessments', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'breaches', href: '/data-privacy/breaches', label: 'Breaches', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'article-30-register', href: '/data-privacy/register', label: 'Article 30 register', needs: 'dataPrivacy:read' },
+    { group: 'Privacy', key: 'privacy-questionnaires', href: QUESTIONNAIRE_PATH, label: 'Liaison questionnaires', needs: 'dataPrivacy:read' },
+    // The person asked holds no data privacy right: their questionnaires are listed for every signed-in person. The
+    // screen is "My privacy questionnaires"; the entry is shorter so it stays on one line at desktop width.
+    { group: 'Overview', key: 'my-privacy-questionnaires', href: MY_QUESTIONNAIRES_PATH, label: 'My questionnaires' },
   ],
   customFields: true,
   countedTables: ['processing_activities', 'dpias', 'privacy_transfers', 'transfer_impact_assessments'],
@@ -44,7 +53,17 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     kind: 'transfer', plural: 'Transfers', href: (id) => `${TRANSFER_PATH}/${id}`, evidence: true, read: true,
   }), registerType(tiaKind, {
     kind: 'transferImpactAssessment', plural: 'Transfer impact assessments', href: (id) => `${TIA_PATH}/${id}`, evidence: true, read: true,
-  })],
+  }), {
+    // Declared without a register kind: the person asked reads it without the module's right, which the kit does not know.
+    kind: QUESTIONNAIRE_TYPE, label: 'Privacy questionnaire', plural: 'Privacy questionnaires', module: 'dataPrivacy',
+    table: privacyQuestionnaires, id: privacyQuestionnaires.id, title: privacyQuestionnaires.title,
+    ownerId: privacyQuestionnaires.ownerId, ownerGroupId: privacyQuestionnaires.ownerGroupId,
+    href: (id) => `${QUESTIONNAIRE_PATH}/${id}`,
+    search: { body: privacyQuestionnaires.message },
+    // The assistant reaches questionnaires only with dataPrivacy:read, so never while privacy records are left out.
+    read: (ctx, actor, id) => getQuestionnaire(ctx.db, actor, id, 'officer'),
+    openItems: { key: 'privacyQuestionnaires', list: (ctx, actor) => questionnairesWaitingOn(ctx.db, actor) },
+  }],
   // Data privacy's sections on other records' pages, to data privacy readers only: an asset's data-map fields; a third
   // party's DPA fields and transfer impact assessments.
   sections: (type) => {
@@ -52,7 +71,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     if (type.kind !== 'thirdParty') return null;
     return (ctx, id, viewer, csrfToken) => thirdPartyPrivacySections(ctx, id, viewer, csrfToken);
   },
-  dueDates: tiaDueDates,
+  dueDates: [...tiaDueDates, ...questionnaireDueDates],
   // The specification leaves data-map and DPA fields out of CSV import: the asset and third-party imports refuse them by name.
   importRefusals: [
     { area: 'assets', columns: ['personal_data_held', 'data_categories', 'location_country', 'location', 'retention', 'hosting'],
@@ -60,5 +79,14 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     { area: 'third-parties', columns: ['dpa_signed_on', 'dpa_version', 'sub_processor_locations', 'sub_processor_countries'],
       reason: 'DPA fields are privacy records kept by Data privacy, never imported; set them in the third party\'s Privacy section (dataPrivacy:update)' },
   ],
-  events: [kindEvents(processingActivityKind), kindEvents(dpiaKind), kindEvents(transferKind), kindEvents(tiaKind)],
+  events: [kindEvents(processingActivityKind), kindEvents(dpiaKind), kindEvents(transferKind), kindEvents(tiaKind), ownedRecordEvents({
+    recordType: QUESTIONNAIRE_TYPE, label: 'Privacy questionnaire', module: 'dataPrivacy', table: privacyQuestionnaires,
+    titleColumn: privacyQuestionnaires.title, statusColumn: privacyQuestionnaires.status,
+    labels: { recipientId: 'Person asked', fields: 'Fields asked about', dueOn: 'Answers due on', ownerId: 'Sent by', answeredAt: 'Answered at' },
+    people: ['recipientId'], links: { processingActivityId: 'processingActivity' },
+    activities: [
+      { key: 'questionnaireAnswered', label: 'Questionnaire answered', actions: ['answered'] },
+      { key: 'proposalDecided', label: 'Proposal accepted or rejected', actions: ['proposal.accepted', 'proposal.rejected'] },
+    ],
+  })],
 });

@@ -16,6 +16,8 @@ import {
 import { LINKED_TYPES, processingActivityKind } from './service';
 import { RegisterPrint, RegisterScreen } from './views';
 import { activityTransfers } from './transfer-pages';
+import { listQuestionnaires } from './questionnaire-service';
+import { ActivityQuestionnaires } from './questionnaire-views';
 import { breachesAsSeen, mayReadBreaches } from './breaches';
 import { BreachesScreen } from './breach-views';
 import { runWrite } from '../../platform/http/context';
@@ -79,11 +81,18 @@ export const processingActivityPages = (app: AppContext) => {
     messages: { created: 'Processing activity recorded.' },
     // The DPIAs assessing the activity and its transfers outside the EEA, as the viewer may read them, with links to start one.
     sections: async (view, viewer) => {
-      const [page, transfers] = await Promise.all([
+      const [page, transfers, questionnaires] = await Promise.all([
         listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' }),
         activityTransfers(app, view.id, viewer),
+        listQuestionnaires(app.db, viewer, { processingActivityId: view.id, pageSize: 50 }),
       ]);
-      return <><ActivityDpias activityId={view.id} dpias={page.rows} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />{transfers}</>;
+      const canCreate = levelOf(viewer, 'dataPrivacy:create') !== null;
+      return (
+        <>
+          <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={canCreate} />{transfers}
+          <ActivityQuestionnaires activityId={view.id} items={questionnaires.rows} canCreate={canCreate} />
+        </>
+      );
     },
     // History names stored keys by their labels ("legal_obligation" reads "Legal obligation").
     historyNames: async () => (field, value) => (LABELLED.has(field) && typeof value === 'string' ? valueLabel(value) : undefined),

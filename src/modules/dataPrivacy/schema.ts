@@ -2,6 +2,7 @@ import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
 import { exampleOwnership, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
+import { PageQuery } from '../../platform/http/paging';
 
 /** Controller (Art. 30(1)) or processor (Art. 30(2)) of the processing. */
 export const PROCESSING_ROLES = ['controller', 'processor'] as const;
@@ -390,3 +391,108 @@ export const BreachEntryView = t.Object({
   hoursOverdue: t.Union([Type.Integer(), t.Null()]),
 });
 export type BreachEntryView = Static<typeof BreachEntryView>;
+
+// ---------------------------------------------------------------- Data Liaison questionnaires
+
+/**
+ * The fields of a processing activity a questionnaire may ask about, with the labels its screens give them. Lists and
+ * links (categories, systems, processors) are left to the privacy officer's form, where each value is checked against
+ * its list and the reader's rights; a business owner answers in words.
+ */
+export const QUESTIONNAIRE_FIELDS = {
+  purposes: 'Purposes',
+  legalBasis: 'Legal basis (Art. 6)',
+  recipients: 'Recipients',
+  retention: 'Retention',
+  jointControllers: 'Joint controllers',
+  securityMeasures: 'Technical and organisational measures',
+} as const;
+export type QuestionnaireField = keyof typeof QUESTIONNAIRE_FIELDS;
+export const QUESTIONNAIRE_FIELD_KEYS = ['purposes', 'legalBasis', 'recipients', 'retention', 'jointControllers', 'securityMeasures'] as const satisfies readonly QuestionnaireField[];
+export const QUESTIONNAIRE_STATUSES = ['sent', 'answered', 'closed'] as const;
+export const PROPOSAL_DECISIONS = ['pending', 'accepted', 'rejected'] as const;
+
+export const QuestionnaireCreate = t.Object({
+  title: t.String({ minLength: 1, maxLength: 300, description: 'What the questionnaire asks about, as the person asked reads it' }),
+  processingActivityId: t.String({ format: 'uuid', description: 'The processing activity asked about; one you may read' }),
+  recipientId: t.String({ format: 'uuid', description: 'The business owner asked: an active user. They need no data privacy right to answer' }),
+  fields: t.Array(stringEnum(QUESTIONNAIRE_FIELD_KEYS), {
+    minItems: 1, maxItems: QUESTIONNAIRE_FIELD_KEYS.length, uniqueItems: true,
+    description: 'The processing activity\'s fields asked about: purposes, legalBasis, recipients, retention, jointControllers, securityMeasures',
+  }),
+  message: t.Optional(t.String({ maxLength: 5_000, description: 'A note to the person asked, shown above the questions' })),
+  dueOn: t.Optional(t.Union([t.String({ format: 'date', description: 'YYYY-MM-DD' }), t.Null()], { description: 'When the answers are due; overdue questionnaires are in the person\'s daily digest' })),
+}, { additionalProperties: false });
+export type QuestionnaireCreate = Static<typeof QuestionnaireCreate>;
+
+export const QuestionnaireAnswerInput = t.Object({
+  field: stringEnum(QUESTIONNAIRE_FIELD_KEYS),
+  proposed: t.Union([t.String({ maxLength: 20_000 }), t.Null()], {
+    description: 'The value the field should have; null (or the current value) confirms it. A legal basis by its key (consent, contract, legal_obligation, vital_interests, public_task, legitimate_interests)',
+  }),
+  comment: t.Optional(t.String({ maxLength: 5_000, description: 'Why, or anything the privacy officer should know' })),
+}, { additionalProperties: false });
+export const QuestionnaireAnswers = t.Object({
+  answers: t.Array(QuestionnaireAnswerInput, { minItems: 1, maxItems: QUESTIONNAIRE_FIELD_KEYS.length, description: 'One answer per field asked; every field asked must be answered' }),
+}, { additionalProperties: false });
+export type QuestionnaireAnswers = Static<typeof QuestionnaireAnswers>;
+
+export const ProposalParams = t.Object({ id: t.String({ format: 'uuid' }), field: stringEnum(QUESTIONNAIRE_FIELD_KEYS) });
+export const ProposalRejection = t.Object({
+  reason: t.Optional(t.String({ maxLength: 5_000, description: 'Why the proposal is rejected; shown to the person who proposed it' })),
+}, { additionalProperties: false });
+export type ProposalRejection = Static<typeof ProposalRejection>;
+
+const PersonRef = t.Object({ id: t.String(), name: t.String() });
+export const QuestionnaireAnswerView = t.Object({
+  field: t.String(),
+  fieldLabel: t.String({ description: 'The field as the screens name it' }),
+  current: t.String({ description: 'The processing activity\'s value now (before an answer) or when the answer was given, in words' }),
+  proposed: t.Union([t.String(), t.Null()], { description: 'The value proposed in words; null where the current one was confirmed or no answer was given yet' }),
+  proposedValue: t.Union([t.String(), t.Null()], { description: 'The value proposed as stored (a legal basis by its key)' }),
+  comment: t.String(),
+  decision: t.Union([stringEnum(PROPOSAL_DECISIONS), t.Null()], { description: 'pending, accepted or rejected; null where nothing was proposed' }),
+  decidedBy: t.Union([PersonRef, t.Null()]),
+  decidedAt: t.Union([t.String(), t.Null()]),
+  reason: t.String({ description: 'Why a proposal was rejected' }),
+});
+export const QuestionnaireView = t.Object({
+  id: t.String(),
+  title: t.String(),
+  processingActivity: t.Object({ id: t.String(), name: t.String() }),
+  recipient: PersonRef,
+  sender: t.Union([PersonRef, t.Null()]),
+  message: t.String(),
+  fields: t.Array(t.String()),
+  dueOn: t.Union([t.String(), t.Null()]),
+  status: stringEnum(QUESTIONNAIRE_STATUSES, { description: 'sent (waiting for answers), answered (proposals to decide) or closed (every proposal decided, or nothing proposed)' }),
+  answers: t.Array(QuestionnaireAnswerView, { description: 'One per field asked, in the order asked' }),
+  answeredAt: t.Union([t.String(), t.Null()]),
+  ownerId: t.Union([t.String(), t.Null()]),
+  ownerGroupId: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+});
+export type QuestionnaireView = Static<typeof QuestionnaireView>;
+export type QuestionnaireAnswerView = Static<typeof QuestionnaireAnswerView>;
+
+export const QuestionnaireListQuery = t.Object({
+  ...PageQuery.properties,
+  status: t.Optional(stringEnum(QUESTIONNAIRE_STATUSES)),
+  processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only those about this processing activity' })),
+});
+export type QuestionnaireListQuery = Static<typeof QuestionnaireListQuery>;
+
+export const questionnaireExamples = {
+  create: {
+    title: 'Is the payroll record still right?', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13',
+    recipientId: '0b6f7d0e-3c1a-4b7e-9d2f-5a8c1e4b7d20', fields: ['retention', 'recipients'],
+    message: 'Please check what we keep and who receives it', dueOn: '2026-12-15',
+  } satisfies QuestionnaireCreate,
+  answers: {
+    answers: [
+      { field: 'retention', proposed: '7 years after the end of employment', comment: 'Changed by the 2026 tax rules' },
+      { field: 'recipients', proposed: null, comment: '' },
+    ],
+  } satisfies QuestionnaireAnswers,
+};

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { dpias, privacyTransfers, processingActivities } from '../../../db/schema';
+import { dpias, privacyQuestionnaires, privacyTransfers, processingActivities } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/core/errors';
 import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
@@ -45,8 +45,11 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   filters: {
     role: (value) => ((PROCESSING_ROLES as readonly string[]).includes(value) ? eq(processingActivities.role, value as 'controller') : undefined),
   },
-  // Its DPIAs assess it and its transfers are part of it: deleting it while any do is a 409 naming them.
-  references: [referencedBy('DPIAs', dpias, dpias.processingActivityId), referencedBy('transfers', privacyTransfers, privacyTransfers.processingActivityId)],
+  // Its DPIAs assess it, its transfers are part of it and questionnaires ask about it: deleting it while any do is a 409 naming them.
+  references: [
+    referencedBy('DPIAs', dpias, dpias.processingActivityId), referencedBy('transfers', privacyTransfers, privacyTransfers.processingActivityId),
+    referencedBy('questionnaires', privacyQuestionnaires, privacyQuestionnaires.processingActivityId),
+  ],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];
