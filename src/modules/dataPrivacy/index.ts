@@ -1,4 +1,4 @@
-import { dpias, processingActivities } from '../../../db/schema';
+import { dpias, privacyTransfers, processingActivities, transferImpactAssessments } from '../../../db/schema';
 import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { permissionArea } from '../../platform/permissions/permissions';
 import { kindEvents } from '../../platform/notifications/declarations';
@@ -42,8 +42,10 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     evidence: true, search: { body: dpias.description }, read: true,
   }), registerType(transferKind, {
     kind: 'transfer', plural: 'Transfers', href: (id) => `${TRANSFER_PATH}/${id}`, evidence: true, read: true,
+    search: { body: privacyTransfers.notes },
   }), registerType(tiaKind, {
     kind: 'transferImpactAssessment', plural: 'Transfer impact assessments', href: (id) => `${TIA_PATH}/${id}`, evidence: true, read: true,
+    search: { body: transferImpactAssessments.lawsAssessed },
   })],
   // Data privacy's sections on other records' pages, to data privacy readers only: an asset's data-map fields; a third
   // party's DPA fields and transfer impact assessments.
