@@ -10,6 +10,7 @@ import { TIA_PATH, tiaDueDates, tiaKind, TRANSFER_PATH, transferKind } from './t
 import { dpiaKind } from './dpia-service';
 import { DPIA_PATH, dpiaPages, PATH, processingActivityPages, registerPages } from './pages';
 import { processingActivityKind } from './service';
+import { CATEGORY_SETTINGS_PATH, categoryApis, categoryPages } from './category-pages';
 
 /** Data privacy: records of processing (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35) (docs/data-privacy.md). */
 export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
@@ -23,6 +24,8 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   plugins: (ctx) => [
     processingActivitiesApi(ctx), registerApi(ctx), dpiasApi(ctx), transfersApi(ctx), tiasApi(ctx), dataMapApi(ctx), dataMapPages(ctx),
     processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx), transferPages(ctx), tiaPages(ctx),
+    // The category lists of Settings › Privacy categories (REST and screen).
+    ...categoryApis(ctx), categoryPages(ctx),
   ],
   nav: [
     { group: 'Privacy', key: 'processing-activities', href: PATH, label: 'Processing activities', needs: 'dataPrivacy:read' },
@@ -31,6 +34,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     { group: 'Privacy', key: 'transfer-impact-assessments', href: TIA_PATH, label: 'Transfer impact assessments', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'breaches', href: '/data-privacy/breaches', label: 'Breaches', needs: 'dataPrivacy:read' },
     { group: 'Privacy', key: 'article-30-register', href: '/data-privacy/register', label: 'Article 30 register', needs: 'dataPrivacy:read' },
+    { group: 'Settings', key: 'privacy-categories', href: CATEGORY_SETTINGS_PATH, label: 'Privacy categories', needs: 'settings:read' },
   ],
   customFields: true,
   countedTables: ['processing_activities', 'dpias', 'privacy_transfers', 'transfer_impact_assessments'],
