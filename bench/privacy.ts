@@ -45,8 +45,8 @@ export async function benchPrivacy(): Promise<Record<string, string>> {
     for (const [what, seed] of Object.entries(SEEDS)) figures[`seeded: ${what}`] = ms((await timeIt(() => ctx.database.raw(seed))).ms);
     await ctx.database.raw('vacuum analyze');
     const admin: Actor = userActor((await loadUserRightsByEmail(ctx.db, ctx.config.ADMIN_EMAIL))!, 'screen');
-    const session = await signIn(ctx.db, ctx.config.ADMIN_EMAIL, 'benchmark password', '', { sessionHours: 1 });
-    const headers = { cookie: `${sessionCookieName(ctx.config)}=${session.secret}` };
+    const signedIn = await signIn(ctx.db, ctx.config.ADMIN_EMAIL, 'benchmark password', '', { sessionHours: 1 });
+    const headers = { cookie: `${sessionCookieName(ctx.config)}=${signedIn.secret}` };
     const base = `http://127.0.0.1:${server.server!.port}`;
     const get = async (path: string) => {
       const res = await fetch(`${base}${path}`, { headers });

@@ -80,7 +80,7 @@ describe('the category lists over REST', () => {
     const activityName = unique('Volunteer rota');
     const activity = await data<{ id: string }>(await send('POST', ACTIVITIES, { name: activityName, legalBasis: 'legitimate_interests', status: 'active', dataSubjectCategories: [key] }), 201);
 
-    const renamed = `${name} and helpers`;
+    const renamed = `${name} and stewards`;
     expect(await data<Entry>(await send('PATCH', `${SUBJECTS}/${id}`, { name: renamed }), 200)).toMatchObject({ id, key, name: renamed, recordCount: 1 });
     expect(await data<{ dataSubjectCategories: string[] }>(await send('GET', `${ACTIVITIES}/${activity.id}`), 200)).toMatchObject({ dataSubjectCategories: [key] });
     const register = await data<{ entries: { id: string; dataSubjectCategories: string }[] }[]>(await send('GET', '/api/v1/data-privacy/register'), 200);
