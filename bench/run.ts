@@ -12,6 +12,7 @@ import { benchDemoData } from './demo-data';
 import { benchAwareness } from './awareness';
 import { benchAssessments } from './assessments';
 import { benchPosture } from './posture';
+import { benchPrivacy } from './privacy';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -32,6 +33,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Demo data', benchDemoData],
   ['Awareness completion', benchAwareness],
   ['Assessments', benchAssessments],
+  ['Article 30 register', benchPrivacy],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -39,7 +39,31 @@ export const processingActivities = pgTable('processing_activities', {
   index('processing_activities_owner_group_idx').on(t.ownerGroupId),
   index('processing_activities_role_idx').on(t.role, t.name),
   index('processing_activities_status_idx').on(t.status),
+  index('processing_activities_subject_categories_idx').using('gin', t.dataSubjectCategories),
+  index('processing_activities_data_categories_idx').using('gin', t.personalDataCategories),
 ]);
+
+/**
+ * The categories of data subjects and of personal data processing activities (and assets' data-map fields) name:
+ * lists an administrator edits under Settings (the name list kit). Records store an entry's `key`, made from its name
+ * when it is added and never changed after, so renaming an entry leaves every record as it was; the migration seeds
+ * the keys of the fixed lists the module used before.
+ */
+export const privacyDataSubjectCategories = pgTable('privacy_data_subject_categories', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  key: text('key').notNull().unique(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export const privacyPersonalDataCategories = pgTable('privacy_personal_data_categories', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  key: text('key').notNull().unique(),
+  name: text('name').notNull().unique(),
+  description: text('description').notNull().default(''),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
 
 /**
  * Data protection impact assessments (GDPR Art. 35), each about one processing activity. `criteria_met` holds the
@@ -154,6 +178,7 @@ export const assetDataMaps = pgTable('asset_data_maps', {
 }, (t) => [
   check('asset_data_maps_country_check', sql`${t.locationCountry} ~ '^[A-Z]{2}$'`),
   check('asset_data_maps_hosting_check', sql`${t.hosting} in ('on_premises', 'private_cloud', 'public_cloud', 'saas')`),
+  index('asset_data_maps_data_categories_idx').using('gin', t.dataCategories),
 ]);
 
 /** The data processing agreement with a third party (Art. 28(3)), kept by data privacy: one row per third party that has one. */

@@ -4,6 +4,7 @@ import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { signedInBrowser } from '../helpers/browser';
+import { articleThirtyRegister, registerCsvChunks } from '../../src/modules/dataPrivacy/register';
 
 const PRIVACY: Permission[] = ['dataPrivacy:read', 'dataPrivacy:create', 'dataPrivacy:update', 'dataPrivacy:delete'];
 const PATH = '/api/v1/data-privacy/processing-activities';
@@ -114,5 +115,22 @@ describe('the Article 30 register', () => {
     expect(rows.find((row) => row.startsWith(`${marker} payroll,`))).toContain('(restricted)');
     const stranger = await signedInBrowser(env, (await makeUser(env, { 'risks:read': 'all' })).email, 'a long enough password');
     expect((await stranger.get('/data-privacy/register')).status).toBe(403);
+  });
+
+  test('the CSV is read page by page: with pages of two activities it holds every entry once, in the register\'s order, header first', async () => {
+    const entries = (await articleThirtyRegister(env.ctx.db, admin)).flatMap((section) => section.entries);
+    const chunks: string[] = [];
+    for await (const chunk of registerCsvChunks(env.ctx.db, admin, 2)) chunks.push(chunk);
+    // The header, then one chunk per page of two (the last may hold one).
+    expect(chunks.length).toBe(1 + Math.ceil(entries.length / 2));
+    expect(chunks[0].startsWith('\uFEFFProcessing activity,Role,')).toBe(true);
+    const lines = chunks.slice(1).join('').split('\r\n').filter(Boolean);
+    expect(lines).toHaveLength(entries.length);
+    // Each row starts with its activity's name as the CSV writes it (quoted and formula-guarded where needed).
+    const written = (name: string) => (/^[=+\-@\t\r]/.test(name) ? `'${name}` : name);
+    lines.forEach((line, i) => {
+      const name = written(entries[i].name);
+      expect(line.startsWith(/[",;\r\n]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name), `row ${i}`).toBe(true);
+    });
   });
 });

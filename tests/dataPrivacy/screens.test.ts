@@ -101,5 +101,5 @@ describe.skipIf(!chromiumAvailable)('processing activities in the browser', () =
     await expectAccessible(page, 'the printable register');
     await screenshots(page, 'article-30-register-print');
     await page.context().close();
-  }, 120_000);
+  }, 300_000);
 });

@@ -19,14 +19,20 @@ let token: string;
 let transferId: string;
 let tiaId: string;
 let assetId: string;
+let noPrivacyToken: string;
+/** Words found only in this file's transfer (its notes) and TIA (the laws assessed), so a search hits nothing else. */
+let transferWord: string;
+let lawWord: string;
+
+type Hit = { kind: string; id: string; title: string };
 
 const READS: Permission[] = ['dataPrivacy:read', 'thirdParties:read', 'assets:read'];
 
 async function setPrivacy(includePrivacy: boolean) {
   await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...DEFAULT_ASSISTANT_SETTINGS, enabled: true, includePrivacy }));
 }
-async function connect(): Promise<Client> {
-  const client = await connectMcp(endpoint, token);
+async function connect(as = token): Promise<Client> {
+  const client = await connectMcp(endpoint, as);
   clients.push(client);
   return client;
 }
@@ -42,17 +48,21 @@ beforeAll(async () => {
     expect(res.status, await res.clone().text()).toBe(status);
     return ((await res.json()) as { data: { id: string } }).data;
   };
+  transferWord = unique('Payslips').replace(/[^A-Za-z0-9]/g, '');
+  lawWord = unique('Surveillance').replace(/[^A-Za-z0-9]/g, '');
   const vendor = (await send('POST', '/api/v1/third-parties', { name: unique('Payroll bureau') }, 201)).id;
   const activity = (await send('POST', '/api/v1/data-privacy/processing-activities', { name: unique('Payroll'), legalBasis: 'contract' }, 201)).id;
   tiaId = (await send('POST', `/api/v1/third-parties/${vendor}/transfer-impact-assessments`, {
-    name: unique('India transfers'), lawsAssessed: 'IT Act 2000', riskFound: 'low', conclusion: 'proceed', assessedOn: '2026-03-01',
+    name: unique('India transfers'), lawsAssessed: `IT Act 2000; ${lawWord} interception rules`, riskFound: 'low', conclusion: 'proceed', assessedOn: '2026-03-01',
   }, 201)).id;
   transferId = (await send('POST', '/api/v1/data-privacy/transfers', {
     name: unique('Payroll data'), processingActivityId: activity, destinationCountry: 'IN', recipientThirdPartyId: vendor, safeguard: 'bcrs', transferImpactAssessmentId: tiaId,
+    notes: `Monthly ${transferWord} salary files`,
   }, 201)).id;
   assetId = (await send('POST', '/api/v1/assets', { name: unique('HR system') }, 201)).id;
   await send('PUT', `/api/v1/assets/${assetId}/data-map`, { personalDataHeld: true, dataCategories: ['health_data'], locationCountry: 'DE' }, 200);
   token = await makeToken(env, admin, READS);
+  noPrivacyToken = await makeToken(env, admin, READS.filter((p) => p !== 'dataPrivacy:read'));
 });
 
 afterAll(async () => {
@@ -81,5 +91,36 @@ describe('transfers, TIAs and data-map fields on the assistant endpoint', () => 
       .toMatchObject({ id: transferId, destinationCountry: 'IN', destinationCountryName: 'India', safeguard: 'bcrs', transferImpactAssessmentId: tiaId });
     expect(toolData(await callTool(client, 'get_record', { recordType: 'transferImpactAssessment', id: tiaId })))
       .toMatchObject({ id: tiaId, riskFound: 'low', conclusion: 'proceed' });
+  });
+
+  test('while off, search finds neither a transfer nor a TIA, even asked for by kind, with dataPrivacy:read', async () => {
+    await setPrivacy(false);
+    const client = await connect();
+    expect(toolData<Hit[]>(await callTool(client, 'search', { q: transferWord }))).toEqual([]);
+    expect(toolData<Hit[]>(await callTool(client, 'search', { q: lawWord }))).toEqual([]);
+    expect(toolData<Hit[]>(await callTool(client, 'search', { q: transferWord, kinds: 'transfer' }))).toEqual([]);
+  });
+
+  test('while on, search finds a transfer by its notes and a TIA by the laws assessed, for tokens with dataPrivacy:read only', async () => {
+    await setPrivacy(true);
+    const client = await connect();
+    expect(toolData<Hit[]>(await callTool(client, 'search', { q: transferWord }))).toEqual([expect.objectContaining({ kind: 'transfer', id: transferId })]);
+    expect(toolData<Hit[]>(await callTool(client, 'search', { q: lawWord }))).toEqual([expect.objectContaining({ kind: 'transferImpactAssessment', id: tiaId })]);
+    const without = await connect(noPrivacyToken);
+    expect(toolData<Hit[]>(await callTool(without, 'search', { q: transferWord }))).toEqual([]);
+    expect(toolData<Hit[]>(await callTool(without, 'search', { q: lawWord }))).toEqual([]);
+  });
+
+  test('REST search finds them with dataPrivacy:read whatever the assistant setting, and never without it', async () => {
+    await setPrivacy(false);
+    const found = async (as: string, q: string) => {
+      const res = await env.request(`/api/v1/search?q=${encodeURIComponent(q)}`, bearer(as));
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as { data: Hit[] }).data.map((h) => `${h.kind} ${h.id}`);
+    };
+    expect(await found(token, transferWord)).toEqual([`transfer ${transferId}`]);
+    expect(await found(token, lawWord)).toEqual([`transferImpactAssessment ${tiaId}`]);
+    expect(await found(noPrivacyToken, transferWord)).toEqual([]);
+    expect(await found(noPrivacyToken, lawWord)).toEqual([]);
   });
 });

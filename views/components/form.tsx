@@ -53,11 +53,13 @@ export interface FieldProps {
   max?: number;
   /** Replaces the input (a select, for example); the label still points at `name`. */
   children?: JSX.Element;
+  /** The input's id where one page holds two forms with the same field names (`f-<name>` otherwise). */
+  id?: string;
 }
 
 /** A labelled input with its hint and inline error, linked by aria-describedby so screen readers announce both. */
 export function Field(props: FieldProps): JSX.Element {
-  const id = `f-${props.name}`;
+  const id = props.id ?? `f-${props.name}`;
   const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id, name: props.name, required: props.required, 'aria-invalid': props.error ? 'true' : undefined, 'aria-describedby': describedBy,

@@ -15,8 +15,7 @@ import { getAssetDataMap, getThirdPartyDpa, putAssetDataMap, putThirdPartyDpa } 
 import { getRecord } from '../../platform/records/records';
 import { withExample } from '../../platform/http/schema-helpers';
 import { recordApi } from '../../platform/records/record-api';
-import { toCsv } from '../../platform/csv/write';
-import { articleThirtyRegister, registerCsvRows } from './register';
+import { articleThirtyRegister, registerCsvResponse } from './register';
 import { createRiskFromDpia, dpiaKind, reopenDpia, signOffDpia } from './dpia-service';
 import {
   AssetDataMapInput, AssetDataMapView, BreachEntryView, ThirdPartyDpaInput, ThirdPartyDpaView, ThirdPartyTiaParams, TiaCreate, tiaExamples, TiaListQuery, TiaUpdate, TiaView, TransferCreate, transferExamples, TransferListQuery, TransferUpdate, TransferView,
@@ -56,12 +55,7 @@ export const registerApi = (ctx: AppContext) =>
         summary: 'Personal-data breaches: the incidents recorded as breaches that you may read (needs incidents:read too; its level decides which), each with the 72-hour clock from awareness to notification of the authority',
       },
     })
-    .get('/register/csv', async ({ actor, set }) => {
-      const sections = await articleThirtyRegister(ctx.db, actor);
-      set.headers['content-type'] = 'text/csv; charset=utf-8';
-      set.headers['content-disposition'] = `attachment; filename="${registerFileName()}"`;
-      return toCsv(registerCsvRows(sections));
-    }, {
+    .get('/register/csv', ({ actor }) => registerCsvResponse(ctx.db, actor, registerFileName()), {
       scope: 'dataPrivacy:read',
       detail: {
         tags: [TAG], summary: 'The Article 30 register as CSV (UTF-8 with BOM, formula-guarded cells, one row per processing activity, controller entries first)',

@@ -11,6 +11,7 @@ import { getAssetDataMap, getThirdPartyDpa, putAssetDataMap, putThirdPartyDpa } 
 import { AssetPrivacySection, ThirdPartyDpaSection, type FormState } from './data-map-views';
 import { AssetDataMapInput, ThirdPartyDpaInput } from './schema';
 import { thirdPartyTias } from './transfer-pages';
+import { categoryChoices, personalDataCategoryList } from './categories';
 
 /** Whether the viewer may change the data privacy fields of a host record they read (dataPrivacy:update at its level). */
 const mayUpdate = (viewer: Actor, owned: { ownerId: string | null; ownerGroupId: string | null }) => canTouch(viewer, 'dataPrivacy:update', owned);
@@ -25,7 +26,8 @@ export async function assetPrivacySection(app: AppContext, assetId: string, view
   if (levelOf(viewer, 'dataPrivacy:read') === null) return null;
   const read = await attempt(() => getAssetDataMap(app.db, viewer, assetId));
   if (!read.ok) return null;
-  return <AssetPrivacySection view={read.value} csrfToken={csrfToken} canUpdate={mayUpdate(viewer, await ownedOf(app, 'asset', assetId))} />;
+  const [owned, choices] = await Promise.all([ownedOf(app, 'asset', assetId), categoryChoices(app.db, personalDataCategoryList)]);
+  return <AssetPrivacySection view={read.value} categoryChoices={choices} csrfToken={csrfToken} canUpdate={mayUpdate(viewer, owned)} />;
 }
 
 /** The DPA section of a third party's page: shown to readers of data privacy at the third party's level, hidden otherwise. */
@@ -71,7 +73,8 @@ export const dataMapPages = (app: AppContext) =>
         <>
           <p><a href={back}>← Back to the asset</a></p>
           {current.ok
-            ? <AssetPrivacySection view={current.value} csrfToken={csrfToken} canUpdate open state={refusedState(values, result.error.problems, result.error.message)} />
+            ? <AssetPrivacySection view={current.value} categoryChoices={await categoryChoices(app.db, personalDataCategoryList)} csrfToken={csrfToken} canUpdate open
+                state={refusedState(values, result.error.problems, result.error.message)} />
             : <div class="flash flash-error" role="alert" safe>{result.error.message}</div>}
         </>);
     }, { page: 'dataPrivacy:update' })

@@ -7,6 +7,7 @@ import { requireOnRecord, requirePermission, type Actor } from '../../platform/p
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import { countryName, isCountryCode } from './countries';
 import type { AssetDataMapInput, AssetDataMapView, ThirdPartyDpaInput, ThirdPartyDpaView } from './schema';
+import { categoryProblems, personalDataCategoryList } from './categories';
 
 /**
  * Data-map fields on assets and DPA fields on third parties: stored by data privacy in tables keyed by the asset or
@@ -66,12 +67,14 @@ export async function putAssetDataMap(tx: DbOrTx, actor: Actor, assetId: string,
   const problems: FieldProblem[] = [];
   if (input.locationCountry && !isCountryCode(input.locationCountry)) problems.push({ field: 'locationCountry', message: `${input.locationCountry} is not an ISO 3166-1 alpha-2 country code` });
   if (!input.personalDataHeld && (input.dataCategories ?? []).length) problems.push({ field: 'dataCategories', message: 'must be empty unless the asset holds personal data' });
+  const [before] = await tx.select().from(assetDataMaps).where(eq(assetDataMaps.assetId, assetId)).for('update');
+  // The categories of personal data of Settings › Privacy categories; values the asset already held are kept as they are.
+  problems.push(...await categoryProblems(tx, personalDataCategoryList, 'dataCategories', input.dataCategories, before?.dataCategories));
   if (problems.length) throw invalid(problems);
   const values = {
     personalDataHeld: input.personalDataHeld, dataCategories: input.dataCategories ?? [], locationCountry: input.locationCountry ?? null,
     retention: (input.retention ?? '').trim(), hosting: input.hosting ?? null,
   };
-  const [before] = await tx.select().from(assetDataMaps).where(eq(assetDataMaps.assetId, assetId)).for('update');
   const [after] = await tx.insert(assetDataMaps).values({ assetId, ...values })
     .onConflictDoUpdate({ target: assetDataMaps.assetId, set: { ...values, updatedAt: new Date() } }).returning();
   await recordChange(tx, actor, { module: 'dataPrivacy', recordType: 'assetDataMap', recordId: assetId, action: before ? 'update' : 'create', before: fieldsOf(before), after: fieldsOf(after) });

@@ -2,7 +2,7 @@ import { CsrfField, Field, Select, type FieldErrors } from '../../../views/compo
 import { FormError } from '../../../views/components/flash';
 import { valueLabel } from '../../platform/core/value-labels';
 import { countryChoices } from './countries';
-import { HOSTING_KINDS, PERSONAL_DATA_CATEGORIES, type AssetDataMapView, type ThirdPartyDpaView } from './schema';
+import { HOSTING_KINDS, type AssetDataMapView, type ThirdPartyDpaView } from './schema';
 
 export interface FormState {
   /** What was sent, kept on a refused form (by field; lists as arrays). */
@@ -26,17 +26,23 @@ const list = (state: FormState, name: string, stored: readonly string[]) => {
 };
 
 /** The asset's data-map fields (data privacy's section on the asset page), with their form to those who may change them. */
-export function AssetPrivacySection({ view, csrfToken, canUpdate, state = {}, open = false }: {
-  view: AssetDataMapView; csrfToken: string; canUpdate: boolean; state?: FormState; open?: boolean;
+export function AssetPrivacySection({ view, categoryChoices, csrfToken, canUpdate, state = {}, open = false }: {
+  view: AssetDataMapView;
+  /** The categories of personal data of Settings › Privacy categories: keys and names. */
+  categoryChoices: readonly { value: string; label: string }[];
+  csrfToken: string; canUpdate: boolean; state?: FormState; open?: boolean;
 }): JSX.Element {
   const held = state.values ? state.values.personalDataHeld === 'yes' : view.personalDataHeld;
   const categories = list(state, 'dataCategories', view.dataCategories);
+  const nameOf = (key: string) => categoryChoices.find((c) => c.value === key)?.label ?? valueLabel(key);
+  // A value the asset holds stays offered (and ticked) even if the list no longer has it, so saving never drops it.
+  const offered = [...categoryChoices, ...view.dataCategories.filter((key) => !categoryChoices.some((c) => c.value === key)).map((key) => ({ value: key, label: nameOf(key) }))];
   return (
     <section class="card" aria-labelledby="asset-privacy">
       <h2 id="asset-privacy">Privacy</h2>
       <dl class="details">
         <dt>Personal data held</dt><dd>{view.personalDataHeld ? 'Yes' : 'No'}</dd>
-        <dt>Data categories</dt><dd safe>{view.dataCategories.map(valueLabel).join(', ') || '—'}</dd>
+        <dt>Data categories</dt><dd safe>{view.dataCategories.map(nameOf).join(', ') || '—'}</dd>
         <dt>Location country</dt><dd safe>{view.locationCountryName || '—'}</dd>
         <dt>Retention</dt><dd safe>{view.retention || '—'}</dd>
         <dt>Hosting</dt><dd safe>{hostingLabel(view.hosting)}</dd>
@@ -54,8 +60,8 @@ export function AssetPrivacySection({ view, csrfToken, canUpdate, state = {}, op
               <legend>Data categories</legend>
               {state.errors?.dataCategories && <span class="error" role="alert" safe>{state.errors.dataCategories}</span>}
               <div class="checks">
-                {PERSONAL_DATA_CATEGORIES.map((c) => (
-                  <label><input type="checkbox" name="dataCategories" value={c} checked={categories.includes(c)} /> <span safe>{valueLabel(c)}</span></label>
+                {offered.map((c) => (
+                  <label><input type="checkbox" name="dataCategories" value={c.value} checked={categories.includes(c.value)} /> <span safe>{c.label}</span></label>
                 ))}
               </div>
             </fieldset>

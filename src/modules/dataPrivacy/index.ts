@@ -1,4 +1,4 @@
-import { dpias, privacyQuestionnaires, processingActivities } from '../../../db/schema';
+import { dpias, privacyQuestionnaires, privacyTransfers, processingActivities, transferImpactAssessments } from '../../../db/schema';
 import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { permissionArea } from '../../platform/permissions/permissions';
 import { kindEvents, ownedRecordEvents } from '../../platform/notifications/declarations';
@@ -15,6 +15,7 @@ import { questionnairePages } from './questionnaire-pages';
 import {
   getQuestionnaire, MY_QUESTIONNAIRES_PATH, QUESTIONNAIRE_PATH, QUESTIONNAIRE_TYPE, questionnaireDueDates, questionnairesWaitingOn,
 } from './questionnaire-service';
+import { CATEGORY_SETTINGS_PATH, categoryApis, categoryPages } from './category-pages';
 
 /** Data privacy: records of processing (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35) (docs/data-privacy.md). */
 export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
@@ -28,6 +29,8 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   plugins: (ctx) => [
     processingActivitiesApi(ctx), registerApi(ctx), dpiasApi(ctx), transfersApi(ctx), tiasApi(ctx), dataMapApi(ctx), dataMapPages(ctx),
     processingActivityPages(ctx), registerPages(ctx), dpiaPages(ctx), transferPages(ctx), tiaPages(ctx), questionnairesApi(ctx), questionnairePages(ctx),
+    // The category lists of Settings › Privacy categories (REST and screen).
+    ...categoryApis(ctx), categoryPages(ctx),
   ],
   nav: [
     { group: 'Privacy', key: 'processing-activities', href: PATH, label: 'Processing activities', needs: 'dataPrivacy:read' },
@@ -40,6 +43,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     // The person asked holds no data privacy right: their questionnaires are listed for every signed-in person. The
     // screen is "My privacy questionnaires"; the entry is shorter so it stays on one line at desktop width.
     { group: 'Overview', key: 'my-privacy-questionnaires', href: MY_QUESTIONNAIRES_PATH, label: 'My questionnaires' },
+    { group: 'Settings', key: 'privacy-categories', href: CATEGORY_SETTINGS_PATH, label: 'Privacy categories', needs: 'settings:read' },
   ],
   customFields: true,
   countedTables: ['processing_activities', 'dpias', 'privacy_transfers', 'transfer_impact_assessments'],
@@ -51,8 +55,10 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     evidence: true, search: { body: dpias.description }, read: true,
   }), registerType(transferKind, {
     kind: 'transfer', plural: 'Transfers', href: (id) => `${TRANSFER_PATH}/${id}`, evidence: true, read: true,
+    search: { body: privacyTransfers.notes },
   }), registerType(tiaKind, {
     kind: 'transferImpactAssessment', plural: 'Transfer impact assessments', href: (id) => `${TIA_PATH}/${id}`, evidence: true, read: true,
+    search: { body: transferImpactAssessments.lawsAssessed },
   }), {
     // Declared without a register kind: the person asked reads it without the module's right, which the kit does not know.
     kind: QUESTIONNAIRE_TYPE, label: 'Privacy questionnaire', plural: 'Privacy questionnaires', module: 'dataPrivacy',

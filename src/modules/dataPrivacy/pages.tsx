@@ -5,15 +5,15 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
 import { readableChoices, recordType } from '../../platform/records/record-types';
 import { valueLabel } from '../../platform/core/value-labels';
-import { toCsv } from '../../platform/csv/write';
 import type { Actor } from '../../platform/permissions/permissions';
 import { registerFileName } from './api';
-import { articleThirtyRegister, registerCsvRows } from './register';
+import { articleThirtyRegister, registerCsvResponse } from './register';
 import {
-  DATA_SUBJECT_CATEGORIES, LEGAL_BASES, PERSONAL_DATA_CATEGORIES, PROCESSING_ROLES, PROCESSING_STATUSES, ProcessingActivityCreate, ProcessingActivityUpdate,
+  LEGAL_BASES, PROCESSING_ROLES, PROCESSING_STATUSES, ProcessingActivityCreate, ProcessingActivityUpdate,
   SPECIAL_CATEGORY_CONDITIONS,
 } from './schema';
 import { LINKED_TYPES, processingActivityKind } from './service';
+import { categoryChoices, dataSubjectCategoryList, personalDataCategoryList } from './categories';
 import { RegisterPrint, RegisterScreen } from './views';
 import { activityTransfers } from './transfer-pages';
 import { listQuestionnaires } from './questionnaire-service';
@@ -58,9 +58,10 @@ export const processingActivityPages = (app: AppContext) => {
       { name: 'status', label: 'Status', kind: 'select', options: PROCESSING_STATUSES, hint: 'Blank gives draft' },
       { name: 'purposes', label: 'Purposes', kind: 'textarea' },
       { name: 'legalBasis', label: 'Legal basis (Art. 6)', kind: 'select', options: LEGAL_BASES, required: true },
-      { name: 'dataSubjectCategories', label: 'Categories of data subjects', kind: 'checkboxes', options: DATA_SUBJECT_CATEGORIES },
-      { name: 'personalDataCategories', label: 'Categories of personal data', kind: 'checkboxes', options: PERSONAL_DATA_CATEGORIES,
-        hint: 'Racial or ethnic origin through sex life or sexual orientation are special categories (Art. 9(1)): they need the condition below' },
+      // The lists administrators keep in Settings › Privacy categories, read per request so a new entry shows at once.
+      { name: 'dataSubjectCategories', label: 'Categories of data subjects', kind: 'checkboxes', options: () => categoryChoices(app.db, dataSubjectCategoryList) },
+      { name: 'personalDataCategories', label: 'Categories of personal data', kind: 'checkboxes', options: () => categoryChoices(app.db, personalDataCategoryList),
+        hint: 'Racial or ethnic origin, political opinions, religious or philosophical beliefs, trade union membership, genetic, biometric and health data and sex life or sexual orientation are special categories (Art. 9(1)): they need the condition below' },
       { name: 'specialCategoryCondition', label: 'Art. 9 condition', kind: 'select', options: SPECIAL_CATEGORY_CONDITIONS,
         hint: 'Required when special categories are processed; blank otherwise' },
       { name: 'recipients', label: 'Recipients', kind: 'textarea', hint: 'Categories of recipients, including those in third countries' },
@@ -231,9 +232,4 @@ export const registerPages = (app: AppContext) =>
     }, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register/print', async ({ viewer }) =>
       <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date().toISOString().slice(0, 10)} />, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register.csv', async ({ viewer, set }) => {
-      const sections = await articleThirtyRegister(app.db, viewer);
-      set.headers['content-type'] = 'text/csv; charset=utf-8';
-      set.headers['content-disposition'] = `attachment; filename="${registerFileName()}"`;
-      return toCsv(registerCsvRows(sections));
-    }, { page: 'dataPrivacy:read' });
+    .get('/data-privacy/register.csv', ({ viewer }) => registerCsvResponse(app.db, viewer, registerFileName()), { page: 'dataPrivacy:read' });

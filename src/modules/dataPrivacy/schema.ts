@@ -17,23 +17,19 @@ export const SPECIAL_CATEGORY_CONDITIONS = [
   'legal_claims', 'substantial_public_interest', 'health_or_social_care', 'public_health', 'archiving_research_statistics',
 ] as const;
 
-/** Categories of data subjects (fixed list; docs/data-privacy.md). */
-export const DATA_SUBJECT_CATEGORIES = [
-  'employees', 'job_applicants', 'contractors', 'customers', 'prospects', 'supplier_contacts', 'website_visitors',
-  'patients', 'students', 'children', 'members', 'citizens',
-] as const;
-
 /** The special categories of Art. 9(1): processing any of them needs an Art. 9(2) condition. */
 export const SPECIAL_DATA_CATEGORIES = [
   'racial_or_ethnic_origin', 'political_opinions', 'religious_or_philosophical_beliefs', 'trade_union_membership',
   'genetic_data', 'biometric_data', 'health_data', 'sex_life_or_sexual_orientation',
 ] as const;
 
-/** Categories of personal data (fixed list): the ordinary ones, then the special categories of Art. 9(1). */
-export const PERSONAL_DATA_CATEGORIES = [
-  'identification', 'contact_details', 'financial', 'employment', 'education', 'location', 'online_identifiers',
-  'communications', 'images_and_recordings', ...SPECIAL_DATA_CATEGORIES,
-] as const;
+/**
+ * Categories of data subjects and of personal data are the keys of the lists in Settings › Privacy categories
+ * (categories.tsx): the schema takes any key, the service refuses one not in the list naming the field.
+ */
+const MAX_CATEGORIES = 100;
+const categoryKeys = (description: string) =>
+  t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_CATEGORIES, uniqueItems: true, description });
 
 export const isSpecialCategory = (category: string) => (SPECIAL_DATA_CATEGORIES as readonly string[]).includes(category);
 
@@ -46,8 +42,8 @@ const processingFields = {
   specialCategoryCondition: t.Optional(t.Union([stringEnum(SPECIAL_CATEGORY_CONDITIONS), t.Null()], {
     description: 'The Art. 9(2) condition; required when a special category of personal data is processed, blank otherwise',
   })),
-  dataSubjectCategories: t.Optional(t.Array(stringEnum(DATA_SUBJECT_CATEGORIES), { maxItems: DATA_SUBJECT_CATEGORIES.length, uniqueItems: true })),
-  personalDataCategories: t.Optional(t.Array(stringEnum(PERSONAL_DATA_CATEGORIES), { maxItems: PERSONAL_DATA_CATEGORIES.length, uniqueItems: true })),
+  dataSubjectCategories: t.Optional(categoryKeys('Keys of the categories of data subjects (GET /api/v1/data-privacy/data-subject-categories); one not in the list is a 400 naming the field')),
+  personalDataCategories: t.Optional(categoryKeys('Keys of the categories of personal data (GET /api/v1/data-privacy/personal-data-categories); one not in the list is a 400 naming the field')),
   recipients: t.Optional(t.String({ maxLength: 20_000, description: 'Categories of recipients, including those in third countries' })),
   retention: t.Optional(t.String({ maxLength: 5_000, description: 'Time limits for erasure of the categories of data' })),
   systemAssetIds: t.Optional(t.Array(Uuid, { maxItems: 200, uniqueItems: true, description: 'Assets (systems) the processing runs on; each must be an asset you may read' })),
@@ -334,7 +330,7 @@ const CountryCode = t.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 a
 /** The data-map fields of an asset, kept by data privacy: the whole set is written at once (PUT). */
 export const AssetDataMapInput = t.Object({
   personalDataHeld: t.Boolean({ description: 'Whether the asset holds personal data' }),
-  dataCategories: t.Optional(t.Array(stringEnum(PERSONAL_DATA_CATEGORIES), { maxItems: PERSONAL_DATA_CATEGORIES.length, uniqueItems: true, description: 'Categories of personal data held (the processing activities\' list)' })),
+  dataCategories: t.Optional(categoryKeys('Keys of the categories of personal data held (the processing activities\' list, GET /api/v1/data-privacy/personal-data-categories); one not in the list is a 400 naming the field')),
   locationCountry: t.Optional(t.Union([CountryCode, t.Null()], { description: 'Where the data is stored' })),
   retention: t.Optional(t.String({ maxLength: 5_000, description: 'How long the data is kept' })),
   hosting: t.Optional(t.Union([stringEnum(HOSTING_KINDS), t.Null()], { description: 'on_premises, private_cloud, public_cloud or saas' })),

@@ -7,6 +7,7 @@ import { recordType, requireTypedRecord } from '../../platform/records/record-ty
 import { referencedBy, type RecordKind } from '../../platform/records/records';
 import { valueLabel } from '../../platform/core/value-labels';
 import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
+import { categoryProblems, dataSubjectCategoryList, personalDataCategoryList } from './categories';
 
 /** The record types a processing activity links to, by field: declared by the assets and third-parties modules. */
 export const LINKED_TYPES = { systemAssetIds: 'asset', processorThirdPartyIds: 'thirdParty' } as const;
@@ -61,6 +62,11 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
     if (!special.length && candidate.specialCategoryCondition) {
       problems.push({ field: 'specialCategoryCondition', message: 'must be blank unless a special category of personal data (Art. 9(1)) is processed' });
     }
+    // Categories come from the lists in Settings: a value added that is not in its list is refused naming the field.
+    problems.push(
+      ...await categoryProblems(db, dataSubjectCategoryList, 'dataSubjectCategories', candidate.dataSubjectCategories, before?.dataSubjectCategories),
+      ...await categoryProblems(db, personalDataCategoryList, 'personalDataCategories', candidate.personalDataCategories, before?.personalDataCategories),
+    );
     if (problems.length) return problems;
     await requireReadableLinks(db, actor, candidate, before);
     return problems;

@@ -27,6 +27,8 @@ export interface NameListScreenOptions {
   noun: string;
   /** Shown when the list is empty. */
   empty: string;
+  /** Where one screen shows two lists: the add form's input ids start with it, so no id is repeated on the page. */
+  idPrefix?: string;
   /**
    * The screen around the section. Given `page`, the kit serves GET `path` as a Settings page of its own (opened with
    * settings:read); otherwise the module serves it and gives `render`, which the kit calls to show a refusal.
@@ -75,8 +77,8 @@ export function NameListSection<C extends string>(props: SectionProps<C>): JSX.E
     [`${options.anchor}-created`]: `${noun} added.`, [`${options.anchor}-updated`]: `${noun} renamed.`, [`${options.anchor}-deleted`]: `${noun} deleted.`,
   };
   return (
-    <section id={options.anchor}>
-      <h2 safe>{options.heading}</h2>
+    <section id={options.anchor} aria-labelledby={`${options.anchor}-heading`}>
+      <h2 id={`${options.anchor}-heading`} safe>{options.heading}</h2>
       <Flash kind="success" message={state.done ? done[state.done] : undefined} />
       <Flash kind="error" message={state.error} />
       <DataTable<NameListView<C>>
@@ -113,8 +115,10 @@ export function NameListSection<C extends string>(props: SectionProps<C>): JSX.E
       {props.canCreate && (
         <form method="post" action={action} class="card">
           <CsrfField token={csrfToken} />
-          <Field label={`New ${options.noun}`} name="name" value={form.name} error={errors.name} required maxlength={NAME_MAX_LENGTH} />
-          <Field label="Description" name="description" value={form.description} error={errors.description} maxlength={DESCRIPTION_MAX_LENGTH} />
+          <Field label={`New ${options.noun}`} name="name" value={form.name} error={errors.name} required maxlength={NAME_MAX_LENGTH}
+            id={options.idPrefix ? `${options.idPrefix}-name` : undefined} />
+          <Field label="Description" name="description" value={form.description} error={errors.description} maxlength={DESCRIPTION_MAX_LENGTH}
+            id={options.idPrefix ? `${options.idPrefix}-description` : undefined} />
           <button type="submit" safe>{`Add ${options.noun}`}</button>
         </form>
       )}
