@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, date, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, date, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { assets, businessUnits } from './assets';
 import { groups, users } from './platform';
 
@@ -98,4 +98,31 @@ export const riskOpenDayDeltas = pgTable('risk_open_day_deltas', {
   delta: integer('delta').notNull(),
 }, (t) => [
   primaryKey({ name: 'risk_open_day_deltas_pk', columns: [t.day, t.inherentLikelihood, t.inherentImpact, t.residualLikelihood, t.residualImpact] }),
+]);
+
+/**
+ * Open risks counted per owner, owner group and ratings, kept by the database (migration 0051, statement triggers on
+ * `risks`), never written by a service: the Dashboard's heat map and bands read these counts, filtered by the viewer's
+ * own/all level on the owner columns, instead of counting every risk (docs/dashboard.md, Cost).
+ */
+export const riskOpenCells = pgTable('risk_open_cells', {
+  ownerId: uuid('owner_id'),
+  ownerGroupId: uuid('owner_group_id'),
+  inherentLikelihood: integer('inherent_likelihood').notNull(),
+  inherentImpact: integer('inherent_impact').notNull(),
+  residualLikelihood: integer('residual_likelihood'),
+  residualImpact: integer('residual_impact'),
+  n: integer('n').notNull(),
+}, (t) => [
+  unique('risk_open_cells_key').on(t.ownerId, t.ownerGroupId, t.inherentLikelihood, t.inherentImpact, t.residualLikelihood, t.residualImpact).nullsNotDistinct(),
+]);
+
+/** Open risks counted per owner, owner group and the day their next review falls due, kept like riskOpenCells. */
+export const riskReviewDueDays = pgTable('risk_review_due_days', {
+  ownerId: uuid('owner_id'),
+  ownerGroupId: uuid('owner_group_id'),
+  dueOn: date('due_on', { mode: 'string' }).notNull(),
+  n: integer('n').notNull(),
+}, (t) => [
+  unique('risk_review_due_days_key').on(t.ownerId, t.ownerGroupId, t.dueOn).nullsNotDistinct(),
 ]);
