@@ -29,9 +29,15 @@ CREATE TABLE "risk_open_day_deltas" (
 	CONSTRAINT "risk_open_day_deltas_pk" PRIMARY KEY("day","inherent_likelihood","inherent_impact","residual_likelihood","residual_impact")
 );
 --> statement-breakpoint
--- The spans of the risks named in `changed` (a table of record ids) again from their whole History: the same method as
--- before (a field's value is the `after` of the last entry so far that set it; ties of one time ordered by id), and the
--- day deltas moved by the difference between the spans removed and those made.
+-- A rating as History wrote it: a number, or nothing. Anything else reads as no rating, so an unexpected entry can never
+-- make the write that adds it fail in the trigger below.
+CREATE OR REPLACE FUNCTION grc_history_level(v jsonb) RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN (v #>> '{}')::numeric::integer END
+$$;
+--> statement-breakpoint
+-- The spans of every risk whose History the statement added to (`added`, its new rows), made again from that risk's
+-- whole History by the same method as before (a field's value is the `after` of the last entry so far that set it; ties
+-- of one time ordered by id), and the day deltas moved by the difference between the spans removed and those made.
 CREATE OR REPLACE FUNCTION grc_risk_open_spans_rebuild() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM added WHERE record_type = 'risk') THEN
@@ -48,10 +54,10 @@ BEGIN
   ev AS (
     SELECT h.record_id, h.at, h.id,
       h.changes ? 'status' AS hs, h.changes -> 'status' ->> 'after' AS s,
-      h.changes ? 'inherentLikelihood' AS hil, (h.changes -> 'inherentLikelihood' ->> 'after')::int AS il,
-      h.changes ? 'inherentImpact' AS hii, (h.changes -> 'inherentImpact' ->> 'after')::int AS ii,
-      h.changes ? 'residualLikelihood' AS hrl, (h.changes -> 'residualLikelihood' ->> 'after')::int AS rl,
-      h.changes ? 'residualImpact' AS hri, (h.changes -> 'residualImpact' ->> 'after')::int AS ri
+      h.changes ? 'inherentLikelihood' AS hil, grc_history_level(h.changes -> 'inherentLikelihood' -> 'after') AS il,
+      h.changes ? 'inherentImpact' AS hii, grc_history_level(h.changes -> 'inherentImpact' -> 'after') AS ii,
+      h.changes ? 'residualLikelihood' AS hrl, grc_history_level(h.changes -> 'residualLikelihood' -> 'after') AS rl,
+      h.changes ? 'residualImpact' AS hri, grc_history_level(h.changes -> 'residualImpact' -> 'after') AS ri
     FROM history h
     WHERE h.record_type = 'risk' AND h.record_id IN (SELECT record_id FROM ids)
       AND h.changes ?| '{status,inherentLikelihood,inherentImpact,residualLikelihood,residualImpact}'::text[]
@@ -98,10 +104,10 @@ SELECT record_id, at, next_at, il, ii, rl, ri FROM (
   FROM (
     SELECT h.record_id, h.at, h.id,
       h.changes ? 'status' AS hs, h.changes -> 'status' ->> 'after' AS s,
-      h.changes ? 'inherentLikelihood' AS hil, (h.changes -> 'inherentLikelihood' ->> 'after')::int AS il,
-      h.changes ? 'inherentImpact' AS hii, (h.changes -> 'inherentImpact' ->> 'after')::int AS ii,
-      h.changes ? 'residualLikelihood' AS hrl, (h.changes -> 'residualLikelihood' ->> 'after')::int AS rl,
-      h.changes ? 'residualImpact' AS hri, (h.changes -> 'residualImpact' ->> 'after')::int AS ri
+      h.changes ? 'inherentLikelihood' AS hil, grc_history_level(h.changes -> 'inherentLikelihood' -> 'after') AS il,
+      h.changes ? 'inherentImpact' AS hii, grc_history_level(h.changes -> 'inherentImpact' -> 'after') AS ii,
+      h.changes ? 'residualLikelihood' AS hrl, grc_history_level(h.changes -> 'residualLikelihood' -> 'after') AS rl,
+      h.changes ? 'residualImpact' AS hri, grc_history_level(h.changes -> 'residualImpact' -> 'after') AS ri
     FROM history h
     WHERE h.record_type = 'risk' AND h.changes ?| '{status,inherentLikelihood,inherentImpact,residualLikelihood,residualImpact}'::text[]
   ) ev WINDOW w AS (PARTITION BY record_id ORDER BY at, id)
