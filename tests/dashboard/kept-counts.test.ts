@@ -10,6 +10,10 @@ import { createRecord, deleteRecord, updateRecord } from '../../src/platform/rec
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique, type TestUser } from '../helpers/factories';
+import { createException } from '../../src/modules/exceptions/service';
+import { riskParent } from '../../src/modules/exceptions/parents';
+import { daysAfter } from '../../src/platform/dashboard/due-soon';
+import { todayIso } from '../../src/platform/core/dates';
 
 // The Dashboard reads counts the database keeps as risks and controls change (migration 0051): open risks per owner and
 // ratings, next reviews and next tests per owner and day. Whatever the writes, the kept counts must equal a count of
@@ -94,5 +98,23 @@ describe('the counts the Dashboard reads are kept exact by every write', () => {
     expect(tests.items[0].due).toBe('2025-09-01');
     await env.ctx.db.transaction((tx) => updateRecord(tx, controlKind, admin, never.id, { testFrequencyMonths: null }));
     for (const pair of await keptAndCounted()) expect(pair.kept).toEqual(pair.counted);
+  });
+
+  // At level all the statement reads the exceptions alone (every exception has its parent); at level own it joins the
+  // parents, whose owners count too.
+  test('risk exceptions expiring: every one at level all, those on the reader\'s risks at level own', async () => {
+    const today = todayIso();
+    const hers = await makeRisk(env, admin, { title: unique('Excepted A'), ownerId: alice.id });
+    const his = await makeRisk(env, admin, { title: unique('Excepted B'), ownerId: bob.id });
+    const title = unique('Her exception');
+    await env.ctx.db.transaction((tx) => createException(tx, riskParent, admin, { parentId: hers, title, description: 'Until the upgrade', expiresAt: daysAfter(today, 10) }));
+    await env.ctx.db.transaction((tx) => createException(tx, riskParent, admin, { parentId: his, title: unique('His exception'), description: 'Until the move', expiresAt: daysAfter(today, 12) }));
+    const kind = async (viewer: Actor) => (await dueSoon(env.ctx.db, viewer, today)).find((r) => r.kind.key === 'riskExceptionsExpiring')!;
+    const [{ n }] = await selectRows<{ n: number }>(env.ctx.db, sql`select count(*)::int as n from exceptions
+      where parent_type = 'risk' and status in ('requested', 'approved') and expires_at <= ${daysAfter(today, 30)}::date`);
+    const all = await kind(admin);
+    expect(all.overdue + all.soon).toBe(n);
+    const own = await kind(await alice.actor());
+    expect([own.overdue, own.soon, own.items.map((i) => i.title)]).toEqual([0, 1, [title]]);
   });
 });
