@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, date, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, date, index, integer, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { groups, users } from './platform';
 
 export const controls = pgTable('controls', {
@@ -36,4 +36,18 @@ export const controlTests = pgTable('control_tests', {
 }, (t) => [
   check('control_tests_result_check', sql`${t.result} in ('pass', 'fail', 'partial')`),
   index('control_tests_control_idx').on(t.controlId, t.testedOn),
+]);
+
+/**
+ * Scheduled controls (not retired, with a test frequency) counted per owner, owner group and the day their next test
+ * falls due (null: never tested, due today), kept by the database (migration 0050, statement triggers on `controls`),
+ * never written by a service: the Dashboard counts what is due from it (docs/dashboard.md, Cost).
+ */
+export const controlTestDueDays = pgTable('control_test_due_days', {
+  ownerId: uuid('owner_id'),
+  ownerGroupId: uuid('owner_group_id'),
+  dueOn: date('due_on', { mode: 'string' }),
+  n: integer('n').notNull(),
+}, (t) => [
+  unique('control_test_due_days_key').on(t.ownerId, t.ownerGroupId, t.dueOn).nullsNotDistinct(),
 ]);

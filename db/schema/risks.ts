@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, date, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { assets, businessUnits } from './assets';
 import { groups, users } from './platform';
 
@@ -66,4 +66,63 @@ export const risks = pgTable('risks', {
   index('risks_classification_idx').on(t.classificationId),
   index('risks_asset_idx').on(t.assetId),
   index('risks_business_unit_idx').on(t.businessUnitId),
+]);
+
+/**
+ * Derived from History by the database (migration 0050, trigger `history_risk_open_spans`), never written by a service:
+ * each stretch of time a risk was open with its ratings then, `toAt` null while History shows no later change. Posture
+ * at a past date reads it for a reader at level own (docs/dashboard.md).
+ */
+export const riskOpenSpans = pgTable('risk_open_spans', {
+  riskId: text('risk_id').notNull(),
+  fromAt: timestamp('from_at', { withTimezone: true, mode: 'date' }).notNull(),
+  toAt: timestamp('to_at', { withTimezone: true, mode: 'date' }),
+  inherentLikelihood: integer('inherent_likelihood'),
+  inherentImpact: integer('inherent_impact'),
+  residualLikelihood: integer('residual_likelihood'),
+  residualImpact: integer('residual_impact'),
+}, (t) => [
+  index('risk_open_spans_risk_idx').on(t.riskId),
+]);
+
+/**
+ * The open spans summed per UTC day and ratings (+1 where a span starts, -1 where it ends; a rating not set is 0), kept
+ * by the same trigger: open risks per band at a day's end are the sums up to it, for a reader at level all.
+ */
+export const riskOpenDayDeltas = pgTable('risk_open_day_deltas', {
+  day: date('day', { mode: 'string' }).notNull(),
+  inherentLikelihood: integer('inherent_likelihood').notNull(),
+  inherentImpact: integer('inherent_impact').notNull(),
+  residualLikelihood: integer('residual_likelihood').notNull(),
+  residualImpact: integer('residual_impact').notNull(),
+  delta: integer('delta').notNull(),
+}, (t) => [
+  primaryKey({ name: 'risk_open_day_deltas_pk', columns: [t.day, t.inherentLikelihood, t.inherentImpact, t.residualLikelihood, t.residualImpact] }),
+]);
+
+/**
+ * Open risks counted per owner, owner group and ratings, kept by the database (migration 0050, statement triggers on
+ * `risks`), never written by a service: the Dashboard's heat map and bands read these counts, filtered by the viewer's
+ * own/all level on the owner columns, instead of counting every risk (docs/dashboard.md, Cost).
+ */
+export const riskOpenCells = pgTable('risk_open_cells', {
+  ownerId: uuid('owner_id'),
+  ownerGroupId: uuid('owner_group_id'),
+  inherentLikelihood: integer('inherent_likelihood').notNull(),
+  inherentImpact: integer('inherent_impact').notNull(),
+  residualLikelihood: integer('residual_likelihood'),
+  residualImpact: integer('residual_impact'),
+  n: integer('n').notNull(),
+}, (t) => [
+  unique('risk_open_cells_key').on(t.ownerId, t.ownerGroupId, t.inherentLikelihood, t.inherentImpact, t.residualLikelihood, t.residualImpact).nullsNotDistinct(),
+]);
+
+/** Open risks counted per owner, owner group and the day their next review falls due, kept like riskOpenCells. */
+export const riskReviewDueDays = pgTable('risk_review_due_days', {
+  ownerId: uuid('owner_id'),
+  ownerGroupId: uuid('owner_group_id'),
+  dueOn: date('due_on', { mode: 'string' }).notNull(),
+  n: integer('n').notNull(),
+}, (t) => [
+  unique('risk_review_due_days_key').on(t.ownerId, t.ownerGroupId, t.dueOn).nullsNotDistinct(),
 ]);

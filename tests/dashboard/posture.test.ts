@@ -82,6 +82,26 @@ describe('open risks per band as they stood at a past date', () => {
     const [today] = await riskBandsAt(env.ctx.db, admin, [new Date().toISOString().slice(0, 10)]);
     expect(bands(today)).toEqual({ Low: [0, 0], Medium: [0, 1], High: [1, 0], Critical: [0, 0] });
   });
+
+  // The counts come from what the database derives as History is written (migration 0050), rebuilt per risk from its
+  // whole History: an entry written later with an earlier time (a loader's past) must land at its time, for the day
+  // sums read at level all and the spans read at level own alike.
+  test('a change written after later ones, with an earlier time, counts from its own time', async () => {
+    const late = await makeRisk(env, at('2026-07-01T09:00:00Z'), { title: 'Late rating', ownerId: reader.id, inherentLikelihood: 1, inherentImpact: 1 });
+    await env.ctx.db.transaction((tx) => updateRisk(tx, at('2026-07-20T09:00:00Z'), late, { status: 'closed' }));
+    // Written now, dated between the two: the risk was open and got a residual rating of 1 × 1 (Low) on 10 July.
+    await env.ctx.db.transaction((tx) => updateRisk(tx, at('2026-07-10T09:00:00Z'), late, { residualLikelihood: 1, residualImpact: 1 }));
+    const days = ['2026-06-30', '2026-07-05', '2026-07-15', '2026-07-20'];
+    // Both readers see the same before: the supplier outage (the reader's) is the only other risk open in June.
+    const mine = { Low: [0, 0], Medium: [0, 1], High: [1, 0], Critical: [0, 0] };
+    for (const viewer of [admin, await reader.actor()]) {
+      const [before, open, rated, closed] = (await riskBandsAt(env.ctx.db, viewer, days)).map(bands);
+      expect(before).toEqual(mine);
+      expect(open).toEqual({ ...mine, Low: [1, 0] });
+      expect(rated).toEqual({ ...mine, Low: [1, 1] });
+      expect(closed).toEqual(mine);
+    }
+  });
 });
 
 describe('a package\'s compliance score as it stood at a past date', () => {

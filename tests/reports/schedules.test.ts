@@ -153,7 +153,8 @@ describe('the Report Center takes the declared filters', () => {
     const bad = await get('/reports/riskRegister?residualBand=Purple');
     const refused = await bad.text();
     expect(bad.status).toBe(400);
-    expect(refused).toContain('residualBand: &quot;Purple&quot; is not one of the choices of Residual band');
+    // Refused on the report's own page, the value typed kept in its field and the problem linked to it.
+    expect(refused).toContain('<a href="#filter-residualBand">&quot;Purple&quot; is not one of the choices of Residual band</a>');
     expect(refused).toContain('<nav class="sidenav"');
   });
 });

@@ -8,6 +8,8 @@ export interface FilterSelect {
   selected: string;
   /** The first option, meaning "no filter": 'Any', 'Anyone'. */
   any?: string;
+  /** A day (a date input, YYYY-MM-DD) instead of a select: one end of a date range. */
+  type?: 'date';
 }
 
 export interface FilterBarProps {
@@ -24,6 +26,11 @@ export interface FilterBarProps {
   keep?: Record<string, string>;
   /** Shown when a filter is set: a link back to the unfiltered list. */
   filtered: boolean;
+  /**
+   * A plain GET form, applied by its button: where a refused filter answers a page of its own (400, the values kept)
+   * that htmx would not swap in, so the person would see nothing happen (the Report Center's printable reports).
+   */
+  plain?: boolean;
 }
 
 /**
@@ -34,8 +41,10 @@ export function FilterBar(p: FilterBarProps): JSX.Element {
   const id = (name: string) => `filter-${name}`;
   return (
     <form method="get" action={p.action} class="filter-bar card" role="search" aria-label={p.label}
-      hx-get={p.action} hx-target={p.target} hx-select={p.target} hx-swap="outerHTML" hx-push-url="true"
-      hx-trigger={`change, input changed delay:400ms from:#${id('q')}, submit`}>
+      {...(p.plain ? {} : {
+        'hx-get': p.action, 'hx-target': p.target, 'hx-select': p.target, 'hx-swap': 'outerHTML', 'hx-push-url': 'true',
+        'hx-trigger': `change, input changed delay:400ms from:#${id('q')}, submit`,
+      })}>
       {p.search && (
         <div class="field">
           <label for={id('q')} safe>{p.search.label}</label>
@@ -45,7 +54,9 @@ export function FilterBar(p: FilterBarProps): JSX.Element {
       {p.filters.map((f) => (
         <div class="field">
           <label for={id(f.name)} safe>{f.label}</label>
-          <Select id={id(f.name)} name={f.name} selected={f.selected} options={[{ value: '', label: f.any ?? 'Any' }, ...f.options]} />
+          {f.type === 'date'
+            ? <input type="date" id={id(f.name)} name={f.name} value={f.selected} />
+            : <Select id={id(f.name)} name={f.name} selected={f.selected} options={[{ value: '', label: f.any ?? 'Any' }, ...f.options]} />}
         </div>
       ))}
       {Object.entries(p.keep ?? {}).filter(([, value]) => value !== '').map(([name, value]) => <input type="hidden" name={name} value={value} />)}

@@ -7,7 +7,7 @@ import { auditsApi } from './api';
 import { findingImport } from './import';
 import { auditPages } from './pages';
 import { auditDueDates, auditEvents } from './notifications';
-import { registerReport } from '../../platform/reports/declarations';
+import { dateRangeFilters, inDateRange, registerReport } from '../../platform/reports/declarations';
 import { FINDING_STATUSES } from './schema';
 import { findingColumns } from './pages';
 
@@ -37,5 +37,8 @@ export const manifest: ModuleManifest<'audits'> = defineModule({
   reports: [registerReport(findingKind, {
     key: 'auditFindings', title: 'Audit findings', listHref: '/audits/findings', columns: findingColumns, params: { sort: 'deadline' }, statuses: FINDING_STATUSES,
     description: 'Every audit finding you may read: its status, deadline and owner.',
+    // Beside status and owner group: the deadline as a range (a finding without one is outside any range).
+    filters: async () => dateRangeFilters('deadline', 'Deadline'),
+    tests: { deadline: (row, chosen) => inDateRange(chosen, 'deadline', row.deadline) },
   })],
 });

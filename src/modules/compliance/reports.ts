@@ -1,6 +1,9 @@
 import type { DbOrTx } from '../../../db/client';
 import type { Actor } from '../../platform/permissions/permissions';
-import { erased, REPORT_LIMIT, type ReportDeclaration } from '../../platform/reports/declarations';
+import {
+  chosenOf, dateRangeFilters, erased, inDateRange, ownerGroupFilter, REPORT_LIMIT, yesNoFilter, type ReportDeclaration, type ReportFilters,
+} from '../../platform/reports/declarations';
+import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './schema';
 import { readable } from '../../platform/record-screens/record-views';
 import { packageScores } from './analyses-service';
 import { listPackages } from './packages-service';
@@ -10,11 +13,11 @@ import type { PackageScore, PackageView, PoamItem } from './schema';
 type PackageRow = { pkg: PackageView; score: PackageScore | undefined };
 
 /** The packages the viewer may read, as the Packages list reads them, with their scores in one query (as the Dashboard's). */
-async function packageRows(db: DbOrTx, viewer: Actor) {
+async function packageRows(db: DbOrTx, viewer: Actor, chosen: ReportFilters) {
   const packages: PackageView[] = [];
   let total = 0;
   for (let page = 1; packages.length < REPORT_LIMIT; page++) {
-    const chunk = await listPackages(db, viewer, { page, pageSize: 200, sort: 'name' });
+    const chunk = await listPackages(db, viewer, { page, pageSize: 200, sort: 'name', ownerGroupId: chosen.ownerGroupId });
     packages.push(...chunk.rows);
     total = chunk.total;
     if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
@@ -41,7 +44,8 @@ const complianceStatus: ReportDeclaration<PackageRow> = {
     { header: 'Compliant (of applicable)', value: (r) => pct(r.score?.requirements.percentCompliant) },
     { header: 'Statement of Applicability', value: (r) => `/compliance/packages/${r.pkg.id}/soa` },
   ],
-  rows: (ctx, viewer) => packageRows(ctx.db, viewer),
+  filters: async (ctx) => [await ownerGroupFilter(ctx.db)],
+  rows: (ctx, viewer, chosen) => packageRows(ctx.db, viewer, chosen),
 };
 
 const poam: ReportDeclaration<PoamItem> = {
@@ -58,8 +62,20 @@ const poam: ReportDeclaration<PoamItem> = {
     { header: 'Overdue', value: (i) => (i.overdue ? 'Yes' : 'No') },
     { header: 'Owner', value: (i) => i.owner },
   ],
-  rows: async (ctx, viewer) => {
-    const items = await poamItems(ctx.db, viewer, {});
+  // The POA&M list's filters (source, severity, status, overdue), as its query, and the due date as a range.
+  filters: async () => [
+    { name: 'source', label: 'Source', options: POAM_SOURCES.map((s) => ({ value: s, label: readable(s) })) },
+    { name: 'severity', label: 'Severity', options: POAM_SEVERITIES.map((s) => ({ value: s, label: readable(s) })) },
+    { name: 'status', label: 'Status', options: POAM_STATUSES.map((s) => ({ value: s, label: readable(s) })) },
+    yesNoFilter('overdue', 'Overdue'),
+    ...dateRangeFilters('dueDate', 'Due'),
+  ],
+  rows: async (ctx, viewer, chosen) => {
+    const query: Omit<PoamQuery, 'page' | 'pageSize'> = {
+      source: chosenOf(POAM_SOURCES, chosen.source), severity: chosenOf(POAM_SEVERITIES, chosen.severity),
+      status: chosenOf(POAM_STATUSES, chosen.status), overdue: chosenOf(['true', 'false'] as const, chosen.overdue),
+    };
+    const items = (await poamItems(ctx.db, viewer, query)).filter((i) => inDateRange(chosen, 'dueDate', i.dueDate));
     return { rows: items.slice(0, REPORT_LIMIT), truncated: items.length > REPORT_LIMIT };
   },
 };

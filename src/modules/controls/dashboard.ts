@@ -1,5 +1,5 @@
 import { and, ne, sql } from 'drizzle-orm';
-import { controls } from '../../../db/schema';
+import { controlTestDueDays, controls } from '../../../db/schema';
 import type { DueSoonKind } from '../../platform/dashboard/declarations';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { todayIso } from '../../platform/core/dates';
@@ -20,4 +20,23 @@ export const controlDueSoon: DueSoonKind[] = [{
     from ${controls}
     where (${NEXT_TEST_DUE} <= ${until} or ${NEXT_TEST_DUE} is null) and ${controls.testFrequencyMonths} is not null
       and ${and(ne(controls.status, 'retired'), ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId))}`,
+  // The first few: the tested ones in the order of controls_test_due_name_idx (migration 0050), each part cut at n, then
+  // the never tested (due today). One select with coalesce() in its order would sort every due control first.
+  first: (actor, today, until, n) => {
+    const scheduled = and(sql`${controls.testFrequencyMonths} is not null`, ne(controls.status, 'retired'),
+      ownershipCondition(actor, 'controls:read', controls.ownerId, controls.ownerGroupId));
+    return sql`(select ${controls.id}::text as record_id, ${controls.name} as title, ${NEXT_TEST_DUE} as due_on from ${controls}
+        where ${NEXT_TEST_DUE} <= ${until} and ${scheduled} order by ${NEXT_TEST_DUE}, ${controls.name}, ${controls.id}::text limit ${n})
+      union all
+      (select ${controls.id}::text, ${controls.name}, ${today} from ${controls}
+        where ${NEXT_TEST_DUE} is null and ${scheduled} order by ${controls.name}, ${controls.id}::text limit ${n})`;
+  },
+  // Counted from the scheduled controls' test days the database keeps per owner (migration 0050), null being due today.
+  counts: (actor, today, until) => {
+    const d = controlTestDueDays;
+    const due = sql`coalesce(${d.dueOn}, ${today})`;
+    return sql`select coalesce(sum(${d.n}) filter (where ${due} < ${today}), 0)::int as overdue,
+        coalesce(sum(${d.n}) filter (where ${due} >= ${today}), 0)::int as soon
+      from ${d} where ${and(sql`${due} <= ${until}`, ownershipCondition(actor, 'controls:read', d.ownerId, d.ownerGroupId))}`;
+  },
 }];

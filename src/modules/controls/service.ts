@@ -4,7 +4,8 @@ import { analysisControls, auditFindings, controlTests, controls, treatmentContr
 import { invalidField } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
 import { exists, getRecord, listRecords, loadForAction, referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
-import { readAllRecords } from '../../platform/reports/declarations';
+import { readAllRecords, REPORT_LIMIT } from '../../platform/reports/declarations';
+import type { ListParams } from '../../platform/records/records';
 import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
 import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
@@ -73,8 +74,10 @@ export async function controlTestsDue(db: DbOrTx, actor: Actor, today = todayIso
 }
 
 /** The latest test of each of the controls the actor may read (the control test status report), in one query. */
-export async function controlTestStatus(db: DbOrTx, actor: Actor): Promise<{ rows: ControlTestStatus[]; truncated: boolean }> {
-  const { rows: listed, truncated } = await readAllRecords(db, controlKind, actor, { sort: 'name' });
+export async function controlTestStatus(
+  db: DbOrTx, actor: Actor, params: ListParams = {}, limit = REPORT_LIMIT,
+): Promise<{ rows: ControlTestStatus[]; truncated: boolean }> {
+  const { rows: listed, truncated } = await readAllRecords(db, controlKind, actor, { sort: 'name', ...params }, limit);
   const ids = listed.map((c) => c.id);
   const latest = ids.length
     ? await db.selectDistinctOn([controlTests.controlId], { controlId: controlTests.controlId, testedOn: controlTests.testedOn, result: controlTests.result })

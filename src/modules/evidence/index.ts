@@ -8,7 +8,9 @@ import { fileTooLarge, maxFileBytes } from './files';
 import { evidencePages, evidenceSection } from './pages';
 import { evidenceReminders } from './service';
 import { evidenceDueDates, evidenceEvents } from './notifications';
-import { registerReport } from '../../platform/reports/declarations';
+import { dateRangeFilters, inDateRange, registerReport, yesNoFilter } from '../../platform/reports/declarations';
+import { EVIDENCE_KINDS, EVIDENCE_STATUSES } from './schema';
+import { valueLabel } from '../../platform/core/value-labels';
 import { evidenceColumns } from './pages';
 import { evidenceKind } from './service';
 
@@ -43,6 +45,14 @@ export const manifest: ModuleManifest<'evidence'> = defineModule({
   reports: [registerReport(evidenceKind, {
     key: 'evidenceStatus', title: 'Evidence status', listHref: '/evidence', columns: evidenceColumns, params: { sort: 'validUntil' },
     description: 'Every piece of evidence you may read: its kind, status (current, expiring, expired), validity, files and whether it is locked.',
+    // The Evidence list's filters (status, kind, locked, owner group), and the validity's end as a range.
+    statuses: EVIDENCE_STATUSES,
+    filters: async () => [
+      { name: 'kind', label: 'Kind', options: EVIDENCE_KINDS.map((k) => ({ value: k, label: valueLabel(k) })) },
+      yesNoFilter('locked', 'Locked'),
+      ...dateRangeFilters('validUntil', 'Valid until'),
+    ],
+    tests: { validUntil: (row, chosen) => inDateRange(chosen, 'validUntil', row.validUntil) },
   })],
 });
 

@@ -1,22 +1,35 @@
 import type { DbOrTx } from '../../../db/client';
 import type { Actor, Permission } from '../../platform/permissions/permissions';
-import { erased, REPORT_LIMIT, type ReportDeclaration } from '../../platform/reports/declarations';
+import {
+  chosenOf, dateRangeFilters, erased, inDateRange, ownerGroupFilter, REPORT_LIMIT, splitFilters, yesNoFilter, type ReportDeclaration, type ReportFilters,
+} from '../../platform/reports/declarations';
+import { EXCEPTION_STATUSES, type ExceptionListQuery } from './schema';
 import { readable } from '../../platform/record-screens/record-views';
 import { EXCEPTION_PARENTS, type ExceptionParent } from './parents';
 import type { ExceptionView } from './schema';
 import { listExceptions } from './service';
 
-/** Every exception of one kind of parent the actor may read, as GET /api/v1/<parent>-exceptions pages them, by expiry. */
-async function exceptionRows(db: DbOrTx, parent: ExceptionParent, actor: Actor) {
+/**
+ * Every exception of one kind of parent the actor may read, as GET /api/v1/<parent>-exceptions pages them, by expiry:
+ * status, expired and owner group are the list's own query; the expiry range is tested page by page, before the limit.
+ */
+async function exceptionRows(db: DbOrTx, parent: ExceptionParent, actor: Actor, chosen: ReportFilters) {
+  const { params, rest } = splitFilters(chosen, ['expiresAt']);
+  const query: ExceptionListQuery = {
+    sort: 'expiresAt',
+    status: chosenOf(EXCEPTION_STATUSES, params.status),
+    expired: chosenOf(['true', 'false'] as const, params.expired),
+    ownerGroupId: params.ownerGroupId,
+  };
   const rows: ExceptionView[] = [];
-  let total = 0;
-  for (let page = 1; rows.length < REPORT_LIMIT; page++) {
-    const chunk = await listExceptions(db, parent, actor, { page, pageSize: 200, sort: 'expiresAt' });
-    rows.push(...chunk.rows);
-    total = chunk.total;
-    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+  let more = false;
+  for (let page = 1; rows.length <= REPORT_LIMIT; page++) {
+    const chunk = await listExceptions(db, parent, actor, { ...query, page, pageSize: 200 });
+    rows.push(...chunk.rows.filter((e) => inDateRange(rest, 'expiresAt', e.expiresAt)));
+    more = chunk.rows.length === 200 && page * 200 < chunk.total;
+    if (!more) break;
   }
-  return { rows: rows.slice(0, REPORT_LIMIT), truncated: total > REPORT_LIMIT };
+  return { rows: rows.slice(0, REPORT_LIMIT), truncated: rows.length > REPORT_LIMIT || (rows.length === REPORT_LIMIT && more) };
 }
 
 /** One exceptions register per kind of parent (risks, policies, requirements), each to readers of the parent's module. */
@@ -34,7 +47,14 @@ const registerOf = (parent: ExceptionParent): ReportDeclaration<ExceptionView> =
     { header: 'Decision note', value: (e) => e.decisionNote },
     { header: 'Owner', value: (e) => e.owner?.name ?? e.ownerGroup?.name },
   ],
-  rows: (ctx, viewer) => exceptionRows(ctx.db, parent, viewer),
+  // The exceptions list's filters (status, expired, owner group) and the expiry as a range.
+  filters: async (ctx) => [
+    { name: 'status', label: 'Status', options: EXCEPTION_STATUSES.map((s) => ({ value: s, label: readable(s) })) },
+    yesNoFilter('expired', 'Expired'),
+    await ownerGroupFilter(ctx.db),
+    ...dateRangeFilters('expiresAt', 'Expires'),
+  ],
+  rows: (ctx, viewer, chosen) => exceptionRows(ctx.db, parent, viewer, chosen),
 });
 
 export const exceptionReports = EXCEPTION_PARENTS.map((p) => erased(registerOf(p)));

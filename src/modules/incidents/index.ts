@@ -9,7 +9,7 @@ import { incidentImport } from './import';
 import { incidentPages } from './pages';
 import { incidentSections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
-import { registerReport } from '../../platform/reports/declarations';
+import { dateRangeFilters, inDateRange, registerReport } from '../../platform/reports/declarations';
 import { INCIDENT_STATUSES } from './schema';
 import { incidentColumns } from './pages';
 
@@ -40,5 +40,8 @@ export const manifest: ModuleManifest<'incidents'> = defineModule({
   reports: [registerReport(incidentKind, {
     key: 'incidents', title: 'Incidents', listHref: '/incidents', columns: incidentColumns, params: { sort: 'openedAt' }, statuses: INCIDENT_STATUSES,
     description: 'Every incident you may read: when it was opened, its status and owner.',
+    // Beside status and owner group: the day it was opened, as a range (a quarter's incidents for the committee).
+    filters: async () => dateRangeFilters('openedAt', 'Opened'),
+    tests: { openedAt: (row, chosen) => inDateRange(chosen, 'openedAt', row.openedAt) },
   })],
 });

@@ -1,6 +1,6 @@
 import { eq, min, sql } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
-import { history, risks } from '../../../db/schema';
+import { history, riskOpenDayDeltas, riskOpenSpans, risks } from '../../../db/schema';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { dayEnd, type PostureKind } from '../../platform/dashboard/posture';
@@ -10,54 +10,45 @@ import { loadRiskLookups } from './service';
 /**
  * Open risks per band as they stood at the end of past days, from History (docs/dashboard.md, "Posture at a past
  * date"). A risk's status and ratings at a moment are the `after` of the last History entry that changed each of them
- * before the moment (creation sets them all, deletion sets them to nothing). The scores and bands are today's scale:
- * the configuration of the past is not replayed.
+ * before the moment (creation sets them all, deletion sets them to nothing). The database keeps that reading of History
+ * as History is written (migration 0050), so a trend reads spans and day sums, not every change. The scores and bands
+ * are today's scale: the configuration of the past is not replayed.
  */
-
-/** The fields a risk's place on the map depends on, as History names them. */
-const FIELDS = ['status', 'inherentLikelihood', 'inherentImpact', 'residualLikelihood', 'residualImpact'] as const;
 
 type Row = { bucket: number; il: number | null; ii: number | null; rl: number | null; ri: number | null; delta: number };
 
 /**
- * The statement: one read of the risks' History up to the last day's end, in the order of history_record_idx (type,
- * record, time, id), so the one window over each risk needs no sort. Each entry's fields are carried forward (a
- * field's value is the `after` of the last entry so far that set it), giving the risk's state from each entry on. Each
- * open state adds one to its ratings' count from its entry and takes it away at the risk's next entry; the changes are
- * summed per day bucket (`width_bucket` over the sorted day ends) and per ratings, and the caller adds the buckets up.
- * At level own, the risks the viewer (or their groups) own today.
+ * The statement, over what the database derives from History as it is written (migration 0050): each risk's open spans
+ * (from the last entry that set each of its status and four ratings, as History says) and their sums per UTC day and
+ * ratings. At level all it reads the day sums up to the last day asked: (days x ratings) rows, whatever the number of
+ * risks. At level own it reads the spans of the risks the viewer (or their groups) own today: +1 where a span starts,
+ * -1 where it ends. Either way the changes are summed per day bucket (`width_bucket` over the sorted day ends) and per
+ * ratings, and the caller adds the buckets up. A rating not set reads as null.
  */
 export function riskBandsAtQuery(actor: Actor, days: readonly string[]) {
   requirePermission(actor, 'risks:read');
   const visible = ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId);
   const ends = days.map((d) => dayEnd(d).toISOString()).sort();
   const last = ends[ends.length - 1];
-  const fields = `{${FIELDS.join(',')}}`;
-  const set = (key: string) => sql.raw(`h.changes ? '${key}'`);
-  const after = (key: string) => sql.raw(`h.changes -> '${key}' ->> 'after'`);
-  // The value set by the last entry so far that set the field: the n-th of the values set, n their count so far.
-  const carried = (value: string, flag: string) => sql.raw(`(array_agg(${value}) filter (where ${flag}) over w)[count(*) filter (where ${flag}) over w]`);
+  const buckets = `{${ends.join(',')}}`;
+  if (!visible) {
+    // A day's sums are of changes on that UTC day: its 00:00 falls in the same bucket as every moment of it.
+    const startOfDay = sql`(${riskOpenDayDeltas.day}::timestamp at time zone 'UTC')`;
+    return sql`
+      select width_bucket(${startOfDay}, ${buckets}::timestamptz[]) as bucket,
+        nullif(${riskOpenDayDeltas.inherentLikelihood}, 0) as il, nullif(${riskOpenDayDeltas.inherentImpact}, 0) as ii,
+        nullif(${riskOpenDayDeltas.residualLikelihood}, 0) as rl, nullif(${riskOpenDayDeltas.residualImpact}, 0) as ri,
+        sum(${riskOpenDayDeltas.delta})::int as delta
+      from ${riskOpenDayDeltas}
+      where ${startOfDay} < ${last}::timestamptz
+      group by 1, 2, 3, 4, 5`;
+  }
   return sql`
-    with ev as (
-      select h.record_id, h.at, h.id,
-        ${set('status')} as hs, ${after('status')} as s,
-        ${set('inherentLikelihood')} as hil, (${after('inherentLikelihood')})::int as il,
-        ${set('inherentImpact')} as hii, (${after('inherentImpact')})::int as ii,
-        ${set('residualLikelihood')} as hrl, (${after('residualLikelihood')})::int as rl,
-        ${set('residualImpact')} as hri, (${after('residualImpact')})::int as ri
-      from ${history} h
-      where h.record_type = 'risk' and h.at < ${last}::timestamptz and h.changes ?| ${fields}::text[]
-        ${visible ? sql`and h.record_id in (select ${risks.id}::text from ${risks} where ${visible})` : sql``}
-    ),
-    st as (
-      select at, lead(at) over w as next_at, ${carried('s', 'hs')} as s, ${carried('il', 'hil')} as il, ${carried('ii', 'hii')} as ii,
-        ${carried('rl', 'hrl')} as rl, ${carried('ri', 'hri')} as ri
-      from ev window w as (partition by record_id order by at, id)
-    )
-    select width_bucket(x.at, ${`{${ends.join(',')}}`}::timestamptz[]) as bucket, il, ii, rl, ri, sum(x.d)::int as delta
-    from st cross join lateral (values (st.at, 1), (st.next_at, -1)) x(at, d)
-    where st.s = 'open' and x.at < ${last}::timestamptz
-    group by 1, il, ii, rl, ri`;
+    select width_bucket(x.at, ${buckets}::timestamptz[]) as bucket,
+      s.inherent_likelihood as il, s.inherent_impact as ii, s.residual_likelihood as rl, s.residual_impact as ri, sum(x.d)::int as delta
+    from ${riskOpenSpans} s cross join lateral (values (s.from_at, 1), (s.to_at, -1)) x(at, d)
+    where x.at < ${last}::timestamptz and s.risk_id in (select ${risks.id}::text from ${risks} where ${visible})
+    group by 1, 2, 3, 4, 5`;
 }
 
 export interface BandCounts {

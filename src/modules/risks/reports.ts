@@ -1,9 +1,9 @@
-import { erased, readAllRecords, registerReport, REPORT_LIMIT, type ReportDeclaration } from '../../platform/reports/declarations';
+import { dateRangeFilters, erased, inDateRange, readAllRecords, registerReport, REPORT_LIMIT, type ReportDeclaration, type ReportFilters } from '../../platform/reports/declarations';
 import { readable } from '../../platform/record-screens/record-views';
 import { riskColumns } from './pages';
 import { riskKind } from './service';
 import { listAllTreatments } from './treatments-service';
-import { RISK_STATUSES, type TreatmentView } from './schema';
+import { RISK_STATUSES, TREATMENT_STATUSES, TREATMENT_TYPES, type TreatmentView } from './schema';
 import { classificationOptions, getRiskScale } from './settings-service';
 
 type Level = { value: number; name: string } | null;
@@ -11,22 +11,30 @@ const levelText = (l: Level) => (l ? `${l.value} – ${l.name}` : '');
 
 type TreatmentRow = TreatmentView & { riskTitle: string };
 
-/** Every treatment of the risks the viewer may read, read as GET /api/v1/risks/treatments pages them, with its risk's title. */
-async function treatmentRows(db: Parameters<typeof listAllTreatments>[0], viewer: Parameters<typeof listAllTreatments>[1]) {
+/** Whether a treatment is among the chosen: its status, type and due date (a treatment without one is outside any range). */
+const chosenTreatment = (chosen: ReportFilters) => (t: TreatmentView) =>
+  (!chosen.status || t.status === chosen.status) && (!chosen.type || t.type === chosen.type) && inDateRange(chosen, 'dueOn', t.dueOn);
+
+/**
+ * Every treatment of the risks the viewer may read, read as GET /api/v1/risks/treatments pages them, with its risk's
+ * title; narrowed by the chosen filters page by page, before the report's limit.
+ */
+async function treatmentRows(db: Parameters<typeof listAllTreatments>[0], viewer: Parameters<typeof listAllTreatments>[1], chosen: ReportFilters) {
   const treatments: TreatmentView[] = [];
-  let total = 0;
-  for (let page = 1; treatments.length < REPORT_LIMIT; page++) {
+  const keep = chosenTreatment(chosen);
+  let more = false;
+  for (let page = 1; treatments.length <= REPORT_LIMIT; page++) {
     const chunk = await listAllTreatments(db, viewer, { page, pageSize: 200 });
-    treatments.push(...chunk.rows);
-    total = chunk.total;
-    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+    treatments.push(...chunk.rows.filter(keep));
+    more = chunk.rows.length === 200 && page * 200 < chunk.total;
+    if (!more) break;
   }
   // The treatments are of risks the viewer may read (listAllTreatments joins on the risk's ownership), so each title is readable.
   const risks = await readAllRecords(db, riskKind, viewer, {}, Number.MAX_SAFE_INTEGER);
   const titles = new Map(risks.rows.map((r) => [r.id, r.title]));
   const rows: TreatmentRow[] = treatments.slice(0, REPORT_LIMIT).map((t) => ({ ...t, riskTitle: titles.get(t.riskId) ?? '' }))
     .sort((a, b) => a.riskTitle.localeCompare(b.riskTitle) || (a.dueOn ?? '9999-12-31').localeCompare(b.dueOn ?? '9999-12-31'));
-  return { rows, truncated: total > REPORT_LIMIT };
+  return { rows, truncated: treatments.length > REPORT_LIMIT || (treatments.length === REPORT_LIMIT && more) };
 }
 
 const treatmentPlan: ReportDeclaration<TreatmentRow> = {
@@ -42,7 +50,12 @@ const treatmentPlan: ReportDeclaration<TreatmentRow> = {
     { header: 'Target residual impact', value: (t) => levelText(t.residualImpact) },
     { header: 'Controls', value: (t) => t.controls.map((c) => c.name).join('; ') },
   ],
-  rows: (ctx, viewer) => treatmentRows(ctx.db, viewer),
+  filters: async () => [
+    { name: 'status', label: 'Status', options: TREATMENT_STATUSES.map((s) => ({ value: s, label: readable(s) })) },
+    { name: 'type', label: 'Type', options: TREATMENT_TYPES.map((s) => ({ value: s, label: readable(s) })) },
+    ...dateRangeFilters('dueOn', 'Due'),
+  ],
+  rows: (ctx, viewer, chosen) => treatmentRows(ctx.db, viewer, chosen),
 };
 
 /** The risk module's reports: the register with inherent and residual ratings, and the treatment plan. */

@@ -1,4 +1,5 @@
-import { erased, type ReportDeclaration } from '../../platform/reports/declarations';
+import { erased, ownerGroupFilter, type ReportDeclaration } from '../../platform/reports/declarations';
+import { THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES } from './schema';
 import { readable } from '../../platform/record-screens/record-views';
 import { thirdPartiesWithRisks, type ThirdPartyWithRisks } from './service';
 
@@ -14,7 +15,13 @@ const withRisks: ReportDeclaration<ThirdPartyWithRisks> = {
     { header: 'Linked risks', value: (r) => r.risks.length },
     { header: 'Risks', value: (r) => r.risks.join('; ') },
   ],
-  rows: (ctx, viewer) => thirdPartiesWithRisks(ctx.db, viewer),
+  // The Third parties list's filters, as its query.
+  filters: async (ctx) => [
+    { name: 'status', label: 'Status', options: THIRD_PARTY_STATUSES.map((s) => ({ value: s, label: readable(s) })) },
+    { name: 'type', label: 'Type', options: THIRD_PARTY_TYPES.map((s) => ({ value: s, label: readable(s) })) },
+    await ownerGroupFilter(ctx.db),
+  ],
+  rows: (ctx, viewer, chosen) => thirdPartiesWithRisks(ctx.db, viewer, chosen),
 };
 
 export const thirdPartyReports = [erased(withRisks)];

@@ -7,7 +7,7 @@ import { ownershipCondition } from '../../platform/permissions/ownership';
 import type { Actor } from '../../platform/permissions/permissions';
 import { nameAsSeen, requireLinked } from '../../platform/records/links';
 import { readAllRecords } from '../../platform/reports/declarations';
-import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import { getRecord, loadForAction, referencedBy, type ListParams, type RecordKind } from '../../platform/records/records';
 import { riskLinkTarget } from '../risks/service';
 import type {
   ContactCreate, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, SubProcessorCreate, SubProcessorView, ThirdPartyCreate, ThirdPartyView,
@@ -214,8 +214,8 @@ export async function removeSubProcessor(tx: DbOrTx, actor: Actor, thirdPartyId:
  * The third parties the actor may read, each with the titles of its linked risks as the actor may see them: a risk
  * they may not read is named "(restricted)", so the report shows that a risk is linked without naming it.
  */
-export async function thirdPartiesWithRisks(db: DbOrTx, actor: Actor): Promise<{ rows: ThirdPartyWithRisks[]; truncated: boolean }> {
-  const { rows: parties, truncated } = await readAllRecords(db, thirdPartyKind, actor, { sort: 'name' });
+export async function thirdPartiesWithRisks(db: DbOrTx, actor: Actor, params: ListParams = {}): Promise<{ rows: ThirdPartyWithRisks[]; truncated: boolean }> {
+  const { rows: parties, truncated } = await readAllRecords(db, thirdPartyKind, actor, { sort: 'name', ...params });
   const ids = parties.map((p) => p.id);
   const links = ids.length
     ? await db.select({ thirdPartyId: thirdPartyRisks.thirdPartyId, title: risks.title, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId })

@@ -55,6 +55,17 @@ export interface DueSoonKind {
   /** The screen of one listed record. */
   itemHref(id: string): string;
   query(actor: Actor, until: SQL): SQL;
+  /**
+   * Optional: ONE select of `overdue` and `soon` (int) over counts the module keeps (per owner and day), for kinds with
+   * thousands of records due, where counting `query`'s rows would cost the page. Without it the platform counts them.
+   */
+  counts?(actor: Actor, today: SQL, until: SQL): SQL;
+  /**
+   * Optional, with `counts`: a select of the first `n` rows of `query` in the order (due_on, title, record_id), or of a
+   * few more from which the platform takes them; for a kind whose `query` no index can read in that order (a date
+   * computed from two columns), written as parts each read from an index in order and cut at `n`.
+   */
+  first?(actor: Actor, today: SQL, until: SQL, n: number): SQL;
 }
 
 let widgets: readonly DashboardWidget[] = [];

@@ -139,11 +139,14 @@ export function ScheduleFilters({ filters, values, errors }: { filters: ReportFi
     <fieldset class="field" id="schedule-filters">
       <legend>Filters</legend>
       {filters.length === 0 ? <p class="muted">This report has no filters: each recipient receives every row they may read.</p> : ''}
-      {filters.map((f) => (
-        <Field label={f.label} name={`filter.${f.name}`} error={errors[`filter.${f.name}`]}>
-          <Select name={`filter.${f.name}`} options={[{ value: '', label: 'Any' }, ...f.options]} selected={values[f.name] ?? ''} />
-        </Field>
-      ))}
+      {filters.map((f) => f.kind === 'date'
+        // A fixed day: each run sends the rows of the same range (docs/reports.md).
+        ? <Field label={f.label} name={`filter.${f.name}`} type="date" value={values[f.name] ?? ''} error={errors[`filter.${f.name}`]} />
+        : (
+          <Field label={f.label} name={`filter.${f.name}`} error={errors[`filter.${f.name}`]}>
+            <Select name={`filter.${f.name}`} options={[{ value: '', label: 'Any' }, ...f.options]} selected={values[f.name] ?? ''} />
+          </Field>
+        ))}
     </fieldset>
   );
 }

@@ -4,6 +4,8 @@ import { listRecords, type ListParams, type OwnedTable, type RecordKind } from '
 import type { DbOrTx } from '../../../db/client';
 import { invalid } from '../core/errors';
 import { valueLabel as readable } from '../core/value-labels';
+import { isRealDate } from '../core/dates';
+import { platformService } from '../http/installed';
 
 /**
  * What modules declare in their manifests for the Report Center (`/reports`, screens only): each report names its
@@ -25,11 +27,17 @@ export interface ReportRows<R> {
   truncated: boolean;
 }
 
-/** A filter of a report, as the report's list screen offers it: a name, its label and the values it may take. */
+/**
+ * A filter of a report, as the report's list screen offers it: a name, its label and the values it may take; or, with
+ * `kind: 'date'`, a day (YYYY-MM-DD) bounding a date range, `notBefore` naming the range's other end.
+ */
 export interface ReportFilter {
   name: string;
   label: string;
   options: { value: string; label: string }[];
+  kind?: 'choice' | 'date';
+  /** For the end of a date range: the filter holding its start, which it may not precede. */
+  notBefore?: string;
 }
 
 /** The chosen filters of a report, by name; only chosen ones. */
@@ -57,20 +65,65 @@ export const REPORT_LIMIT = 5_000;
 
 /**
  * Every record of a register kind the actor may read (their own/all level applies), read a page of 200 at a time as the
- * list's CSV export reads them, at most `limit`.
+ * list's CSV export reads them, at most `limit`. `keep` narrows the rows by what the list cannot filter (a date range):
+ * applied page by page before the limit, so a narrowed report is never cut short by rows it leaves out.
  */
 export async function readAllRecords<T extends OwnedTable, V>(
-  db: DbOrTx, kind: RecordKind<T, Record<string, unknown>, V>, actor: Actor, params: ListParams = {}, limit = REPORT_LIMIT,
+  db: DbOrTx, kind: RecordKind<T, Record<string, unknown>, V>, actor: Actor, params: ListParams = {}, limit = REPORT_LIMIT, keep?: (row: V) => boolean,
 ): Promise<ReportRows<V>> {
   const rows: V[] = [];
   let total = 0;
+  let more = false;
   for (let page = 1; rows.length < limit; page++) {
     const chunk = await listRecords(db, kind, actor, { ...params, page, pageSize: 200 });
-    rows.push(...chunk.rows);
+    rows.push(...(keep ? chunk.rows.filter(keep) : chunk.rows));
     total = chunk.total;
-    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+    more = chunk.rows.length === 200 && page * 200 < chunk.total;
+    if (!more) break;
   }
-  return { rows: rows.slice(0, limit), truncated: total > limit };
+  return { rows: rows.slice(0, limit), truncated: keep ? rows.length > limit || (rows.length >= limit && more) : total > limit };
+}
+
+/* ---------- Filters every report can offer ---------- */
+
+/** Owner group: every group of the organisation (the list screens' owner group filter offers the same). */
+export async function ownerGroupFilter(db: DbOrTx): Promise<ReportFilter> {
+  const groups = await platformService('listGroups')(db);
+  return { name: 'ownerGroupId', label: 'Owner group', options: groups.map((g) => ({ value: g.id, label: g.name })) };
+}
+
+/** A date range as two filters, `<name>From` and `<name>To` ("Due from", "Due to"), both days included. */
+export const dateRangeFilters = (name: string, label: string): ReportFilter[] => [
+  { name: `${name}From`, label: `${label} from`, options: [], kind: 'date' },
+  { name: `${name}To`, label: `${label} to`, options: [], kind: 'date', notBefore: `${name}From` },
+];
+
+/** Whether `day` (YYYY-MM-DD, or none) falls in the chosen range `<name>From`..`<name>To`; a day-less row is outside any range. */
+export function inDateRange(chosen: ReportFilters, name: string, day: string | null | undefined): boolean {
+  const from = chosen[`${name}From`];
+  const to = chosen[`${name}To`];
+  if (!from && !to) return true;
+  if (!day) return false;
+  const d = day.slice(0, 10);
+  return (!from || d >= from) && (!to || d <= to);
+}
+
+/** A chosen value as one of a filter's typed choices (checkFilters has checked it against them), without a cast. */
+export const chosenOf = <T extends string>(choices: readonly T[], value: string | undefined): T | undefined => choices.find((c) => c === value);
+
+/** Yes / No, for a flag the rows carry (overdue, expired, locked). */
+export const yesNoFilter = (name: string, label: string): ReportFilter =>
+  ({ name, label, options: [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }] });
+
+/**
+ * The chosen filters split: those the list reads as its own query parameters, and those tested on the rows (named by
+ * a prefix in `tested`: 'validUntil' takes validUntilFrom and validUntilTo).
+ */
+export function splitFilters(chosen: ReportFilters, tested: readonly string[]): { params: ReportFilters; rest: ReportFilters } {
+  const params: ReportFilters = {};
+  const rest: ReportFilters = {};
+  for (const [name, value] of Object.entries(chosen)) (tested.some((t) => name.startsWith(t)) ? rest : params)[name] = value;
+  return { params, rest };
 }
 
 /** A report of a register kit list: its rows as the list reads them, its columns those of the list's CSV export. */
@@ -81,17 +134,29 @@ export function registerReport<T extends OwnedTable, V>(
     params?: ListParams;
     /** The register's statuses: the report is filtered by status as its list is (its other filters: `filters`). */
     statuses?: readonly string[];
+    /**
+     * Filters the list cannot apply as a query parameter (a date range), by the prefix of their names ('validUntil'
+     * for validUntilFrom and validUntilTo), each a test of a row against the chosen values; declared in `filters` like
+     * the others, applied before the report's limit.
+     */
+    tests?: Record<string, (row: V, chosen: ReportFilters) => boolean>;
   },
 ): InstalledReport {
-  const { params, columns, statuses, filters, ...rest } = declared;
+  const { params, columns, statuses, filters, tests = {}, ...rest } = declared;
   const statusFilter: ReportFilter[] = statuses ? [{ name: 'status', label: 'Status', options: statuses.map((s) => ({ value: s, label: readable(s) })) }] : [];
   return erased({
     ...rest,
-    filters: async (ctx, viewer) => [...statusFilter, ...(filters ? await filters(ctx, viewer) : [])],
+    // Every register has owners: the owner group filter comes with each, as on its list.
+    filters: async (ctx, viewer) => [...statusFilter, await ownerGroupFilter(ctx.db), ...(filters ? await filters(ctx, viewer) : [])],
     needs: `${kind.module}:read` as Permission,
     columns: columns.filter((c) => c.only !== 'screen').map((c) => ({ header: c.header, value: c.value })),
-    // The chosen filters are the list's own query parameters (status, classificationId, …), read by listRecords.
-    rows: (ctx, viewer, filters) => readAllRecords(ctx.db, kind, viewer, { ...params, ...filters }),
+    // The chosen filters are the list's own query parameters (status, ownerGroupId, classificationId, …), read by
+    // listRecords; the rest are tested on the rows.
+    rows: (ctx, viewer, chosen) => {
+      const { params: listed, rest: tested } = splitFilters(chosen, Object.keys(tests));
+      const keep = Object.keys(tested).length ? (row: V) => Object.values(tests).every((test) => test(row, tested)) : undefined;
+      return readAllRecords(ctx.db, kind, viewer, { ...params, ...listed }, REPORT_LIMIT, keep);
+    },
   });
 }
 
@@ -144,11 +209,23 @@ export async function checkFilters(ctx: AppContext, viewer: Actor, report: Insta
     if (value === undefined || value === null || value === '') continue;
     const filter = offered.find((f) => f.name === name);
     if (!filter) { problems.push({ field: name, message: `${report.title} has no filter "${name}"` }); continue; }
+    if (filter.kind === 'date') {
+      if (typeof value !== 'string' || !isRealDate(value.trim())) problems.push({ field: name, message: `${filter.label}: enter a real date, such as 2026-03-31` });
+      else chosen[name] = value.trim();
+      continue;
+    }
     if (typeof value !== 'string' || !filter.options.some((o) => o.value === value)) {
       problems.push({ field: name, message: `"${String(value)}" is not one of the choices of ${filter.label}` });
       continue;
     }
     chosen[name] = value;
+  }
+  for (const filter of offered) {
+    const start = filter.notBefore ? chosen[filter.notBefore] : undefined;
+    if (start && chosen[filter.name] && chosen[filter.name] < start) {
+      const label = offered.find((f) => f.name === filter.notBefore)?.label ?? filter.notBefore;
+      problems.push({ field: filter.name, message: `${filter.label} must not be before ${label} (${start})` });
+    }
   }
   if (problems.length) throw invalid(problems);
   return chosen;

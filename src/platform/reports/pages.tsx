@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../http/context';
 import { renderScreen } from '../http/screen';
 import { screenAuth } from '../http/screen-auth';
-import { notFound } from '../core/errors';
+import { AppError, notFound } from '../core/errors';
 import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import { toCsv } from '../csv/write';
 import { checkFilters, describeFilters, installedReports, REPORT_LIMIT, type InstalledReport } from './declarations';
@@ -31,16 +31,32 @@ export const reportPages = (ctx: AppContext) =>
     .get('/reports', ({ viewer, csrfToken, headers }) =>
       renderScreen(headers, { title: 'Reports', viewer, csrfToken, active: 'reports' }, <ReportList reports={readableReports(viewer).map(entryOf)} schedules={levelOf(viewer, 'settings:read') !== null} />),
     { page: true })
-    .get('/reports/:key', async ({ viewer, csrfToken, headers, params, query }) => {
+    .get('/reports/:key', async ({ viewer, csrfToken, headers, params, query, set }) => {
       const declared = reportFor(viewer, params.key);
-      // The report's declared filters as query parameters; a filter or value it does not have is refused (400 in the app shell).
-      const chosen = await checkFilters(ctx, viewer, declared, query);
+      const offered = await declared.filtersFor(ctx, viewer);
+      const bar = (selected: Record<string, unknown>) => offered.map((f) => ({
+        name: f.name, label: f.label, options: f.options, type: f.kind === 'date' ? 'date' as const : undefined,
+        selected: typeof selected[f.name] === 'string' ? String(selected[f.name]) : '',
+      }));
+      const shell = { title: declared.title, viewer, csrfToken, active: 'reports' };
+      // The report's declared filters as query parameters. A filter or value it does not have is refused with 400, on
+      // the report's own page with what was typed kept and each problem linked to its field; never dropped.
+      let chosen;
+      try {
+        chosen = await checkFilters(ctx, viewer, declared, query);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'INVALID') throw error;
+        set.status = 400;
+        return renderScreen(headers, shell,
+          <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={[]} truncated={false}
+            madeAt={new Date().toISOString()} madeFor={viewer.email ?? 'you'} limit={REPORT_LIMIT} filters={bar(query)}
+            problems={error.problems.map((p) => ({ field: p.field, message: p.message }))} />);
+      }
       const { cells, truncated } = await declared.table(ctx, viewer, chosen);
-      return renderScreen(headers, { title: declared.title, viewer, csrfToken, active: 'reports' },
+      return renderScreen(headers, shell,
         <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={cells}
-          truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? "you"} limit={REPORT_LIMIT}
-          filters={(await declared.filtersFor(ctx, viewer)).map((f) => ({ ...f, selected: chosen[f.name] ?? '' }))}
-          filtered={await describeFilters(ctx, viewer, declared, chosen)} query={new URLSearchParams(chosen).toString()} />);
+          truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? 'you'} limit={REPORT_LIMIT}
+          filters={bar(chosen)} filtered={await describeFilters(ctx, viewer, declared, chosen)} query={new URLSearchParams(chosen).toString()} />);
     }, { page: true })
     .get('/reports/:key/csv', async ({ viewer, params, set, query }) => {
       const declared = reportFor(viewer, params.key);

@@ -51,6 +51,8 @@ export function PrintableReport(p: {
   entry: ReportEntry; headers: string[]; rows: ReportCell[][]; truncated: boolean; madeAt: string; madeFor: string; limit: number;
   /** The report's filters with the chosen values, the chosen ones in words, and as a query for the CSV link. */
   filters?: FilterSelect[]; filtered?: string; query?: string;
+  /** Filters refused (400): shown above the bar, each linked to its field; the report's rows are not read. */
+  problems?: { field: string; message: string }[];
 }): JSX.Element {
   const csv = `/reports/${p.entry.key}/csv${p.query ? `?${p.query}` : ''}`;
   return (
@@ -62,18 +64,31 @@ export function PrintableReport(p: {
         {p.entry.listHref ? <>{' · '}<a href={p.entry.listHref}>On screen with filters</a></> : ''}
         {' · '}Print with your browser (A4 or Letter): the menus are left out of the printout.
       </p>
-      <p class="muted">
-        <span safe>{`${p.entry.description} Made `}</span><When value={p.madeAt} local />
-        <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
-      </p>
+      {p.problems?.length ? <p class="muted" safe>{p.entry.description}</p> : (
+        <p class="muted">
+          <span safe>{`${p.entry.description} Made `}</span><When value={p.madeAt} local />
+          <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
+        </p>
+      )}
+      {p.problems?.length ? (
+        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
+          <h2 id="error-summary-title">The report cannot be filtered that way</h2>
+          <ul>{p.problems.map((problem) => (
+            <li>{p.filters?.some((f) => f.name === problem.field)
+              ? <a href={`#filter-${problem.field}`} safe>{problem.message}</a>
+              : <span safe>{`${problem.field}: ${problem.message}`}</span>}</li>
+          ))}</ul>
+        </div>
+      ) : ''}
       {p.filters?.length ? (
         <div class="no-print">
-          <FilterBar action={`/reports/${p.entry.key}`} label={`Filter ${p.entry.title}`} target="#report-document" filters={p.filters} filtered={Boolean(p.filtered)} />
+          <FilterBar action={`/reports/${p.entry.key}`} label={`Filter ${p.entry.title}`} target="#report-document" filters={p.filters} filtered={Boolean(p.filtered || p.problems?.length)} plain />
         </div>
       ) : ''}
       {p.filtered ? <p safe>{`Filtered by ${p.filtered}.`}</p> : ''}
       {p.truncated ? <p role="status" safe>{`Only the first ${p.limit.toLocaleString('en')} rows are shown; the register holds more.`}</p> : ''}
-      {p.rows.length === 0
+      {p.problems?.length ? ''
+        : p.rows.length === 0
         ? <p class="muted">Nothing you may read is in this report.</p>
         : (
           <div class="table-wrap">
