@@ -86,7 +86,7 @@ export async function benchPosture(): Promise<Record<string, string>> {
     await measure(`one package's score at ${DAY}`, () => packageScoreAt(ctx.db, admin, packageId, DAY), driver(packageScoresAtQuery(admin, [packageId], [DAY], true)), 'p50 < 200 ms');
     await measure('its twelve month ends (the trend)', () => packageScoresAt(ctx.db, admin, [packageId], days), driver(packageScoresAtQuery(admin, [packageId], days, true)));
     for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(48)} ${v}`);
-    // Read from the spans and day sums the database derives from History as it is written (migration 0051).
+    // Read from the spans and day sums the database derives from History as it is written (migration 0050).
     const [{ spans, sums }] = await ctx.database.raw<{ spans: number; sums: number }>(
       'select (select count(*) from risk_open_spans)::int as spans, (select count(*) from risk_open_day_deltas)::int as sums');
     figures['  kept from History'] = `${spans.toLocaleString('en')} open spans, ${sums.toLocaleString('en')} day sums`;
