@@ -122,7 +122,7 @@ describe('account review screens', () => {
     expect(await applied.text()).toContain('Imported: 2 added');
     const after = await (await admin.get(`/account-reviews/${id}`)).text();
     expect(after).toContain('ivan');
-    expect(after).toContain('1 pending · 1 keep');
+    expect(after).toContain('1 pending · 1 to keep');
 
     // Download current records gives the items back in the import format, with their ids, ready to edit and import
     // (the decision by its label, which the import reads back).

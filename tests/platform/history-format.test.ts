@@ -155,8 +155,11 @@ describe("History of a risk", () => {
     expect(table).toContain('<span class="muted">Risk treatment</span>');
     expect(table).toMatch(new RegExp(`<a href="/risks/${riskId}/treatments/[0-9a-f-]{36}">${treatment}</a><br/><span class="muted">Risk treatment</span>`));
     expect(table).toContain('<strong>Type</strong>: <span>—</span> → <span>Transfer</span>');
-    expect(table).toContain('<span class="muted">Risk review</span>');
+    // A review has no title: it reads as a risk review, never by its id.
+    expect(table).toMatch(/<td><span>—<\/span><br\/><span class="muted">Risk review<\/span><\/td>/);
     expect(table).toContain('<strong>Outcome</strong>: <span>—</span> → <span>No change</span>');
+    // The reviewer (the caller, by default) is named, never shown as an id.
+    expect(table).toMatch(/<strong>Reviewer<\/strong>: <span>—<\/span> → <span>[^<0-9a-f-][^<]*<\/span>/);
     expect(table).toContain(`>${exception}</a><br/><span class="muted">Risk exception</span>`);
     // The risk's own entry stays "This record".
     expect(table).toContain('<span class="muted">This record</span>');

@@ -43,7 +43,7 @@ export function ItemsSection(p: ItemsSectionProps): JSX.Element {
   return (
     <section id={target}>
       <h2>Accounts to review</h2>
-      <p class="muted" safe>{`${counts.pending} pending · ${counts.keep} keep · ${counts.revoke} revoke · ${counts.modify} modify`}</p>
+      <p class="muted" safe>{`${counts.pending} pending · ${counts.keep} to keep · ${counts.revoke} to revoke · ${counts.modify} to modify`}</p>
       {p.closed && <p class="muted">This program is closed: decisions and new items are refused until it is reopened.</p>}
       {p.importControl}
       <DataTable

@@ -184,9 +184,12 @@ function enumColumns(recordType: string): Set<string> {
 
 type Role = { person: true } | { group: true } | { link: RecordTypeDeclaration } | null;
 
+/** Fields every module names for the person in a role (a review's reviewer, a requirement's assessor), parts included. */
+const PERSON_ROLES = /^(reviewer|assessor|approver|assignee)Id$/;
+
 /** What a field holds, by the manifests: people, groups, a linked record of a declared type (`<kind>Id`, `<kind>Ids`). */
 function roleOf(d: HistoryDescription | undefined, field: string): Role {
-  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || d?.people?.includes(field)) return { person: true };
+  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || PERSON_ROLES.test(field) || d?.people?.includes(field)) return { person: true };
   if (field === 'ownerGroupId' || d?.groups?.includes(field)) return { group: true };
   const kind = d?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
   const type = kind ? findRecordType(kind) : undefined;
@@ -362,8 +365,9 @@ function shownRecord(
   part: { live: boolean; href: string | null } | null,
 ): ShownRecord {
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
-  // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is.
-  if (!declared && !d) return { label, title: e.recordId || NOTHING, href: null, readable: true };
+  // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is; a part of
+  // the record shown (a risk's review) has no title of its own: its label and changes say what it is, never its id.
+  if (!declared && !d) return { label, title: part ? NOTHING : e.recordId || NOTHING, href: part?.live ? part.href : null, readable: true };
   const module = declared?.module ?? d!.module;
   const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
   const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
