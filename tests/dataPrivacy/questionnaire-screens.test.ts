@@ -128,7 +128,7 @@ describe.skipIf(!chromiumAvailable)('Data Liaison questionnaires in the browser'
     await expectAccessible(officer, 'the closed questionnaire');
 
     // The processing activity holds the accepted value, and its History says who changed it.
-    await officer.getByRole('link', { name: activityName }).click();
+    await officer.locator('dl').getByRole('link', { name: activityName }).click();
     await officer.waitForURL(new RegExp(`/data-privacy/processing-activities/${activityId}$`));
     expect(await officer.locator('main').textContent()).toContain('Two years after the last opened newsletter');
     expect(await officer.getByRole('region', { name: 'Liaison questionnaires' }).textContent()).toContain(`${title} (to ${ownerName}; closed)`);
