@@ -13,7 +13,8 @@ export function fieldErrors(problems: readonly { field: string; message: string 
 /** One problem of a refused form as its error summary lists it: the message and where it links (the field's input). */
 export interface SummaryProblem {
   message: string;
-  href: string;
+  /** The field the problem is about; a problem with no field on the form is listed without a link. */
+  href?: string;
 }
 
 /** A refused form's field errors as summary problems, each linking to its field's input (`f-<name>`, as Field names it). */
@@ -32,7 +33,7 @@ export function ErrorSummary({ problems, title = 'There is a problem', id = 'err
   return (
     <div class="error-summary" role="alert" aria-labelledby={`${id}-title`} id={id}>
       <h2 id={`${id}-title`} safe>{title}</h2>
-      <ul>{problems.map((p) => <li><a href={p.href} safe>{p.message}</a></li>)}</ul>
+      <ul>{problems.map((p) => <li>{p.href ? <a href={p.href} safe>{p.message}</a> : <span safe>{p.message}</span>}</li>)}</ul>
     </div>
   );
 }

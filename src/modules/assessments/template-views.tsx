@@ -1,4 +1,4 @@
-import { CsrfField, Field } from '../../../views/components/form';
+import { CsrfField, ErrorSummary, Field } from '../../../views/components/form';
 import { Flash } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
 import { HistoryTable } from '../../platform/record-screens/record-views';
@@ -111,12 +111,8 @@ export function TemplateEditor(p: TemplateEditorProps): JSX.Element {
       <CsrfField token={p.csrfToken} />
       {p.version ? <input type="hidden" name="expectedVersion" value={String(p.version)} /> : ''}
       {p.error ? <Flash kind="error" message={p.error} /> : ''}
-      {problems.length ? (
-        <div class="error-summary" role="alert" aria-labelledby="template-error-title">
-          <h2 id="template-error-title">{p.version ? 'Nothing was published' : 'The template was not created'}</h2>
-          <ul>{problems.map((x) => <li><a href={`#f-${x.field}`} safe>{`${FIELD_LABELS[x.field]}: ${x.message}`}</a></li>)}</ul>
-        </div>
-      ) : ''}
+      <ErrorSummary id="template-error" title={p.version ? 'Nothing was published' : 'The template was not created'}
+        problems={problems.map((x) => ({ message: `${FIELD_LABELS[x.field]}: ${x.message}`, href: `#f-${x.field}` }))} />
       <Field label="Title" name="title" value={p.values.title} error={first('title')} required maxlength={300} />
       <Field label="Description" name="description" type="textarea" value={p.values.description} error={first('description')} maxlength={5000}
         hint="Shown on the template's page; respondents see the questionnaire's title and the sections" />

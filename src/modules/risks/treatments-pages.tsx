@@ -201,26 +201,31 @@ export const riskTreatmentPages = (ctx: AppContext) => {
   const back = (riskId: string, done: string, anchor: string) => `/risks/${riskId}/treatments?done=${done}#${anchor}`;
   const text = (body: Body, names: string[]) => Object.fromEntries(names.map((n) => [n, formText(body, n)]));
 
-  /** The controls an edit form's picker offers: the first CONTROL_CHOICES by name and the ones chosen; null without controls:read. */
-  const controlChoices = async (viewer: Actor, chosenIds: readonly string[]) => {
+  /**
+   * The controls an edit form's picker offers: the first CONTROL_CHOICES by name (of those matching the search) and the
+   * ones chosen, with how many match; null without controls:read.
+   */
+  const controlChoices = async (viewer: Actor, chosenIds: readonly string[], search: string) => {
     if (!levelOf(viewer, 'controls:read')) return null;
-    const listed = (await listRecords(ctx.db, controlKind, viewer, { pageSize: CONTROL_CHOICES, sort: 'name' })).rows.map((c) => ({ id: c.id, name: c.name }));
+    const page = await listRecords(ctx.db, controlKind, viewer, { pageSize: CONTROL_CHOICES, sort: 'name', ...(search ? { q: search } : {}) });
+    const listed = page.rows.map((c) => ({ id: c.id, name: c.name }));
     const missing = chosenIds.filter((id) => isUuid(id) && !listed.some((c) => c.id === id)).slice(0, CONTROL_CHOICES);
     const chosen = await Promise.all(missing.map((id) => getRecord(ctx.db, controlKind, viewer, id).then((c) => ({ id: c.id, name: c.name }), () => null)));
-    return [...chosen.filter((c) => c !== null), ...listed];
+    return { rows: [...chosen.filter((c) => c !== null), ...listed], total: page.total };
   };
   const treatmentScreen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, riskId: string, treatmentId: string,
-    extra: Pick<TreatmentPageProps, 'done' | 'refused'> = {}) => {
+    extra: Pick<TreatmentPageProps, 'done' | 'refused'> = {}, controlSearch = '') => {
     const [risk, treatment] = await Promise.all([getRisk(ctx.db, viewer, riskId), getTreatment(ctx.db, viewer, riskId, treatmentId)]);
     const canUpdate = canTouch(viewer, 'risks:update', { ownerId: risk.owner?.id ?? null, ownerGroupId: risk.ownerGroup?.id ?? null });
     const [scale, controls, stored] = await Promise.all([
       getRiskScale(ctx.db, viewer),
-      canUpdate ? controlChoices(viewer, extra.refused?.controlIds ?? treatment.controls.map((c) => c.id)) : null,
+      canUpdate ? controlChoices(viewer, extra.refused?.controlIds ?? treatment.controls.map((c) => c.id), controlSearch) : null,
       historyWithParts(ctx.db, 'riskTreatment', treatment.id),
     ]);
     const history = await describeHistory(ctx.db, viewer, stored, { own: { recordType: 'riskTreatment', recordId: treatment.id } });
     return renderScreen(headers, { title: `Treatment: ${treatment.title}`, viewer, csrfToken, active: 'risks' },
-      <TreatmentPage risk={risk} treatment={treatment} csrfToken={csrfToken} scale={scale} controls={controls} history={history} canUpdate={canUpdate} {...extra} />);
+      <TreatmentPage risk={risk} treatment={treatment} csrfToken={csrfToken} scale={scale} controls={controls?.rows ?? null}
+        controlTotal={controls?.total ?? 0} controlSearch={controlSearch} controlChoices={CONTROL_CHOICES} history={history} canUpdate={canUpdate} {...extra} />);
   };
 
   return new Elysia({ name: 'module:risks:treatment-pages' })
@@ -241,7 +246,7 @@ export const riskTreatmentPages = (ctx: AppContext) => {
       return screen(viewer, csrfToken, headers, params.id, { refusal: { ...refusalOf('treatment', values, result.error), controlIds: input.controlIds } });
     }, { page: 'risks:update' })
     .get('/risks/:id/treatments/:treatmentId', ({ viewer, csrfToken, headers, params, query }) =>
-      treatmentScreen(viewer, csrfToken, headers, params.id, params.treatmentId, { done: query.done }), { page: 'risks:read' })
+      treatmentScreen(viewer, csrfToken, headers, params.id, params.treatmentId, { done: query.done }, (query.controls ?? '').trim().slice(0, 200)), { page: 'risks:read' })
     .post('/risks/:id/treatments/:treatmentId', async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const values = treatmentValuesOf((name) => formText(body, name));
       const controlIds = formList(body, 'controlIds');

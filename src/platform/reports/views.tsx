@@ -2,6 +2,7 @@ import type { ReportCell } from './declarations';
 import { When } from '../../../views/components/table';
 import { BrandMark } from '../../../views/layout';
 import { FilterBar, type FilterSelect } from '../../../views/components/filter-bar';
+import { ErrorSummary } from '../../../views/components/form';
 
 export interface ReportEntry {
   key: string;
@@ -70,16 +71,8 @@ export function PrintableReport(p: {
           <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
         </p>
       )}
-      {p.problems?.length ? (
-        <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
-          <h2 id="error-summary-title">The report cannot be filtered that way</h2>
-          <ul>{p.problems.map((problem) => (
-            <li>{p.filters?.some((f) => f.name === problem.field)
-              ? <a href={`#filter-${problem.field}`} safe>{problem.message}</a>
-              : <span safe>{`${problem.field}: ${problem.message}`}</span>}</li>
-          ))}</ul>
-        </div>
-      ) : ''}
+      <ErrorSummary title="The report cannot be filtered that way" problems={(p.problems ?? []).map((problem) => (p.filters?.some((f) => f.name === problem.field)
+        ? { message: problem.message, href: `#filter-${problem.field}` } : { message: `${problem.field}: ${problem.message}` }))} />
       {p.filters?.length ? (
         <div class="no-print">
           <FilterBar action={`/reports/${p.entry.key}`} label={`Filter ${p.entry.title}`} target="#report-document" filters={p.filters} filtered={Boolean(p.filtered || p.problems?.length)} plain />

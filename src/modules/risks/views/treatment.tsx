@@ -72,6 +72,10 @@ export interface TreatmentPageProps {
   csrfToken: string;
   scale: RiskScaleView;
   controls: { id: string; name: string }[] | null;
+  /** How many controls match the control search, the search, and how many the picker lists at most. */
+  controlTotal: number;
+  controlSearch: string;
+  controlChoices: number;
   history: ShownEntry[];
   canUpdate: boolean;
   done?: string;
@@ -100,6 +104,14 @@ export function TreatmentPage(p: TreatmentPageProps): JSX.Element {
         <dd>{t.controls.length ? <span class="tags">{t.controls.map((c) => <a class="tag" href={`/controls/${c.id}`} safe>{c.name}</a>)}</span> : '—'}</dd>
         <dt>Description</dt><dd class="prewrap" safe>{t.description || '—'}</dd>
       </dl>
+      {p.canUpdate && p.controls && (p.controlTotal > p.controlChoices || p.controlSearch) && (
+        // A plain GET form before the edit form (forms do not nest): it narrows the control picker of the form below.
+        <form method="get" action={`${base}/${t.id}#edit-treatment`} class="card" role="search" aria-label="Find controls for the treatment">
+          <Field label="Find controls" name="controls" value={p.controlSearch} maxlength={200}
+            hint={`The picker lists ${p.controls.length} of ${p.controlTotal} matching controls by name; search to narrow it.`} />
+          <button type="submit" class="secondary">Find</button>
+        </form>
+      )}
       {p.canUpdate && (
         <form method="post" action={`${base}/${t.id}`} class="card" id="edit-treatment">
           <h2>Edit the treatment</h2>
