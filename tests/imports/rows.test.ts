@@ -115,6 +115,15 @@ describe('cells of an update row', () => {
     expect(await riskByTitle(env, title)).toMatchObject({ reviewFrequencyMonths: 12, status: 'open' });
   });
 
+  test('an id with spaces around it, or in capitals, still names the record to update', async () => {
+    const title = unique('Spaced id');
+    await makeRisk(env, admin, { title });
+    const { id } = await riskByTitle(env, title);
+    const checked = await postCsv(env, token, 'risks', `id,title\n  ${id} ,${title} renamed\n${id.toUpperCase()}, ${title} again\n`, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] });
+    expect(rowAt(checked.data, 3).errors).toEqual([{ column: 'id', message: 'the same id is on line 2' }]);
+  });
+
   test('a good update row lists each changed column old -> new; cells that match the record are no change', async () => {
     const title = unique('Updated risk');
     await makeRisk(env, admin, { title });
