@@ -26,7 +26,7 @@ export const targets = {
   },
   'csv-engine': {
     file: 'src/platform/csv/engine.ts',
-    booted: ['tests/imports/rows.test.ts', 'tests/imports/rules.test.ts', 'tests/imports/files.test.ts', 'tests/imports/access.test.ts'],
+    booted: ['tests/imports/rows.test.ts', 'tests/imports/run-states.test.ts', 'tests/imports/rules.test.ts', 'tests/imports/files.test.ts', 'tests/imports/access.test.ts'],
   },
   'csv-parse': {
     file: 'src/platform/csv/parse.ts',

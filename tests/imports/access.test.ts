@@ -23,9 +23,10 @@ async function makeControl(name = unique('Control')) {
 describe('Permissions', () => {
   test('a token without create or update on the module is refused (403)', async () => {
     const reader = await makeToken(env, await adminActor(env), ['controls:read']);
-    const res = await postCsv(env, reader, 'controls', 'name\nX\n', 'check');
-    expect(res.status).toBe(403);
-    expect(res.error).toBe('forbidden');
+    // Why, not only the status: the token has neither right an import needs.
+    expect(await refusalOf(env, () => env.request('/api/v1/controls/import?mode=check', {
+      method: 'POST', body: 'name\nX\n', headers: { authorization: `Bearer ${reader}`, 'content-type': 'text/csv' },
+    }))).toEqual(refusedWith(403, 'forbidden', "controls:create or controls:update missing (token scope and creator's right)"));
   });
 
   test('update alone cannot create; own level applies per row', async () => {

@@ -1,11 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { selectRows } from '../../db/client';
-import { controls } from '../../db/schema';
-import { controlKind } from '../../src/modules/controls/service';
-import { CHUNK_ROWS, keepOnlyWhenImported, type ImportResult } from '../../src/platform/csv/engine';
-import type { Actor } from '../../src/platform/permissions/permissions';
-import { createRecord, createRecords, loadOwnerLookup } from '../../src/platform/records/records';
+import { CHUNK_ROWS } from '../../src/platform/csv/engine';
 import { verifyAuditLog } from '../../src/platform/audit/audit-verify';
 import { PipelinedWrites } from '../../src/platform/core/pipelined-writes';
 import { testEnv, type TestEnv } from '../helpers/app';
@@ -84,44 +80,6 @@ describe('Answers of large files', () => {
     expect(errors.data.counts).toEqual({ create: 2, update: 0, unchanged: 0, error: 2 });
     expect(errors.data.total).toBe(2);
     expect(errors.data.rows.map((r) => [r.line, r.outcome])).toEqual([[3, 'error'], [5, 'error']]);
-  });
-});
-
-describe('Check file is a rehearsal', () => {
-  const checked = (fileName: string): ImportResult => ({
-    outcome: 'checked', fileName, counts: { create: 1, update: 0, unchanged: 0, error: 0 }, rows: [{ line: 2, outcome: 'create' }],
-  });
-  const importer = async (): Promise<Actor> => ({ ...(await adminActor(env)), via: 'import', source: 'CSV import of rehearsal.csv' });
-
-  test('a check writes its records in the rolled-back transaction but no Audit Log or History entries', async () => {
-    const name = unique('Rehearsed');
-    const seen: { records: number; history: number; audit: number } = { records: -1, history: -1, audit: -1 };
-    await keepOnlyWhenImported(env.ctx.db, await importer(), 'check', 'rehearsal.csv', { module: 'controls', recordType: null, recordId: null }, async (tx, actor) => {
-      const [outcome] = await createRecords(tx, controlKind, actor, [{ name, description: '' }], { owners: await loadOwnerLookup(tx) });
-      expect(outcome.ok).toBe(true);
-      const count = async (query: ReturnType<typeof sql>) => (await selectRows<{ n: number }>(tx, query))[0].n;
-      seen.records = await count(sql`select count(*)::int as n from controls where name = ${name}`);
-      seen.history = await count(sql`select count(*)::int as n from history where source = 'CSV import of rehearsal.csv'`);
-      seen.audit = await count(sql`select count(*)::int as n from audit_log where details->>'source' = 'CSV import of rehearsal.csv'`);
-      return checked('rehearsal.csv');
-    });
-    expect(seen).toEqual({ records: 1, history: 0, audit: 0 });
-    expect(await env.ctx.db.$count(controls, sql`name = ${name}`)).toBe(0);
-  });
-
-  // PGlite is one connection: another writer cannot run while the check's transaction is open.
-  test.skipIf(!process.env.DATABASE_URL)('a check does not hold back other writers while its transaction is open (PostgreSQL)', async () => {
-    const admin = await adminActor(env);
-    const other = unique('Written during a check');
-    // The other write appends to the audit chain on another connection and is awaited inside the check: were the
-    // check holding the chain lock, this would wait for the check, which waits for it.
-    await keepOnlyWhenImported(env.ctx.db, await importer(), 'check', 'rehearsal.csv', { module: 'controls', recordType: null, recordId: null }, async (tx, actor) => {
-      await createRecords(tx, controlKind, actor, [{ name: unique('Rehearsed'), description: '' }], { owners: await loadOwnerLookup(tx) });
-      await env.ctx.db.transaction((otherTx) => createRecord(otherTx, controlKind, admin, { name: other, description: '' }));
-      return checked('rehearsal.csv');
-    });
-    expect(await env.ctx.db.$count(controls, sql`name = ${other}`)).toBe(1);
-    expect((await verifyAuditLog(env.ctx.db)).ok).toBe(true);
   });
 });
 

@@ -23,6 +23,17 @@ describe('the bytes of an upload', () => {
     expect(openCsv('\uFEFFname\nx').header).toEqual(['name']);
   });
 
+  test('only a byte order mark at the very start is dropped: a quoted first column name stays a name, a mark inside a cell is kept', () => {
+    expect(openCsv(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('"name","description"\nx,y')])).header).toEqual(['name', 'description']);
+    expect(openCsv('\uFEFF"name"\nx\n').header).toEqual(['name']);
+    expect(parseCsv('name\nzero\uFEFFwidth\n').rows).toEqual([{ line: 2, cells: ['zero\uFEFFwidth'] }]);
+  });
+
+  test('a file whose lines hold only empty quoted cells is refused as empty, like a blank one', () => {
+    expect(refusalOf(() => openCsv('""\n" "\n'))).toBe('The file is empty.');
+    expect(refusalOf(() => openCsv(bytes('"",""\n')))).toBe('The file is empty.');
+  });
+
   test('an empty file, a file of only blank space, and no bytes at all are refused as empty', () => {
     expect(refusalOf(() => decodeCsv(new Uint8Array()))).toBe('The file is empty.');
     expect(refusalOf(() => openCsv(bytes(' \r\n \n')))).toBe('The file is empty.');

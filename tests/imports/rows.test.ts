@@ -115,6 +115,25 @@ describe('cells of an update row', () => {
     expect(await riskByTitle(env, title)).toMatchObject({ reviewFrequencyMonths: 12, status: 'open' });
   });
 
+  test('an id with spaces around it, or in capitals, still names the record to update', async () => {
+    const title = unique('Spaced id');
+    await makeRisk(env, admin, { title });
+    const { id } = await riskByTitle(env, title);
+    const checked = await postCsv(env, token, 'risks', `id,title\n  ${id} ,${title} renamed\n${id.toUpperCase()}, ${title} again\n`, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] });
+    expect(rowAt(checked.data, 3).errors).toEqual([{ column: 'id', message: 'the same id is on line 2' }]);
+  });
+
+  test('a cell of only spaces is blank: on create a required one is missing, on update it clears the column', async () => {
+    const created = await postCsv(env, token, 'risks', `${RISK_HEADER}\n   ,Operational,3,4\n`, 'check');
+    expect(rowAt(created.data, 2).errors).toEqual([{ column: 'title', message: 'is required' }]);
+    const title = unique('Spaces clear');
+    await makeRisk(env, admin, { title, description: 'Said something' });
+    const { id } = await riskByTitle(env, title);
+    const updated = await postCsv(env, token, 'risks', `id,description\n${id},   \n`, 'check');
+    expect(rowAt(updated.data, 2)).toEqual({ line: 2, outcome: 'update', id, changes: [{ column: 'description', old: 'Said something', new: '' }] });
+  });
+
   test('a good update row lists each changed column old -> new; cells that match the record are no change', async () => {
     const title = unique('Updated risk');
     await makeRisk(env, admin, { title });

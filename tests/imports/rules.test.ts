@@ -94,8 +94,9 @@ describe('Row rules', () => {
       { column: 'review_frequency_months', old: '12', new: '6' },
     ]));
     expect(update.changes).toHaveLength(4);
-    expect(rowAt(checked.data, 3).errors?.[0].message).toContain('no risk with id');
-    expect(rowAt(checked.data, 4).errors?.[0].message).toBe('the same id is on line 2');
+    // Both are problems of the id cell: the screen marks that column.
+    expect(rowAt(checked.data, 3).errors?.[0]).toEqual({ column: 'id', message: 'no risk with id 00000000-0000-4000-8000-000000000000' });
+    expect(rowAt(checked.data, 4).errors?.[0]).toEqual({ column: 'id', message: 'the same id is on line 2' });
     expect(rowAt(checked.data, 5).outcome).toBe('error');
   });
 

@@ -124,7 +124,8 @@ describe('Audit Log chain: every single mutation is reported at exactly the firs
     const chain = randomChain(randomSource(1), CHAIN_LENGTH);
     const result = verifyEntries(chain);
     const head = chain[chain.length - 1];
-    expect(result).toEqual({ ok: true, count: CHAIN_LENGTH, head: { seq: head.seq, hash: head.hash }, checkpoint: `${head.seq}:${head.hash}` });
+    // Strictly: an intact log that starts at entry 1 carries no prunedThrough at all, not one left undefined.
+    expect(result).toStrictEqual({ ok: true, count: CHAIN_LENGTH, head: { seq: head.seq, hash: head.hash }, checkpoint: `${head.seq}:${head.hash}` });
     expect(verifyEntries(chain, { since: `${chain[40].seq}:${chain[40].hash}` }).since).toEqual({ checkpoint: `41:${chain[40].hash}`, extended: true });
     expect(verifyEntries([])).toEqual({ ok: true, count: 0, head: null, checkpoint: null });
   });
@@ -402,6 +403,36 @@ describe('Audit Log chain: why a break is reported', () => {
     const result = verifyEntries([...chain.slice(10, 13), chain[4], ...chain.slice(13)]);
     expect(result.prunedThrough).toBe(10);
     expect(result.firstBad).toEqual({ seq: 14, reason: 'expected entry 14 but found entry 5 (inserted, duplicated or out of order)' });
+  });
+
+  test('a gap right after a pruned start is a missing entry, not an entry moved to the front', () => {
+    const chain = randomChain(randomSource(32), 20);
+    const result = verifyEntries([chain[10], ...chain.slice(12)]);
+    expect(result.prunedThrough).toBe(10);
+    expect(result.firstBad).toEqual({ seq: 12, reason: 'entry 12 is missing (the next stored entry is 13)' });
+  });
+
+  test('a pruned log that also lost entries at its end says the end is missing, not that the checkpoint was pruned', () => {
+    const chain = randomChain(randomSource(33), 20);
+    const checkpoint = `${chain[17].seq}:${chain[17].hash}`;
+    expect(verifyEntries(chain.slice(10, 15), { since: checkpoint })).toMatchObject({
+      ok: false, prunedThrough: 10,
+      since: { checkpoint, extended: false, reason: "the log ends at entry 15, before the checkpoint's entry 18: entries were removed from the end" },
+    });
+  });
+
+  test('a checkpoint in the pruned part is reported as pruned even when the chain breaks after it', () => {
+    const chain = randomChain(randomSource(34), 20);
+    const broken = chain.slice(10);
+    broken[4] = { ...broken[4], action: 'forged' };
+    const checkpoint = `${chain[3].seq}:${chain[3].hash}`;
+    expect(verifyEntries(broken, { since: checkpoint })).toMatchObject({
+      ok: false, prunedThrough: 10, firstBad: { seq: 15, reason: 'content does not match its hash (the entry was edited)' },
+      since: {
+        checkpoint, extended: false,
+        reason: 'entry 4 was pruned (the log now starts at entry 11); it can no longer be checked: verify against a checkpoint taken after the pruning',
+      },
+    });
   });
 
   test('an entry out of order is named with the entry found instead', () => {

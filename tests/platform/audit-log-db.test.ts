@@ -166,6 +166,10 @@ describe('Audit Log appends', () => {
     await emptyLog();
   }, SLOW);
 
+  test('an empty log verifies: nothing read, no head and no checkpoint to keep', async () => {
+    expect(await verifyAuditLog(database.db)).toEqual({ ok: true, count: 0, head: null, checkpoint: null });
+  });
+
   test('the first entry of an empty log is entry 1 after the genesis hash, stored exactly as it was hashed', async () => {
     const [entry] = await database.db.transaction((tx) => appendAudit(tx, systemActor('cli'), [{ module: 'settings', action: 'update' }]));
     expect(entry).toMatchObject({
