@@ -57,7 +57,7 @@ describe('account review screens', () => {
     const decided = await admin.post(`/account-reviews/${id}/items/${itemId}/decision`, { decision: 'revoke' });
     expect(decided.status, await decided.clone().text()).toBe(303);
     const page = await (await admin.get(`/account-reviews/${id}`)).text();
-    expect(page).toContain('1 revoke');
+    expect(page).toContain('1 to revoke');
     expect(page).toMatch(/<span>revoke<\/span>/);
     const { listHistory } = await import('../../src/platform/audit/history');
     const history = await listHistory(env.ctx.db, 'accountReviewItem', itemId);
