@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright';
+import type { BrowserContext, Page } from 'playwright';
 
 /** The impacts a page may not have (WCAG 2.1 AA rules and axe's best practices, landmarks included). */
 const BLOCKING = new Set(['critical', 'serious', 'moderate']);
@@ -34,4 +34,30 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(screenshotDir, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize(before);
+}
+
+/**
+ * Opens each address in a fresh tab of `context` and collects what axe finds, by address (addresses without findings
+ * left out); every page must also answer 200 and have its header, nav and main landmarks.
+ */
+export async function auditPages(context: BrowserContext, base: string, paths: readonly string[]): Promise<Record<string, string[]>> {
+  const found: Record<string, string[]> = {};
+  for (const path of paths) {
+    // A fresh tab per page: one tab kept through dozens of axe runs grew until Chromium's renderer gave up.
+    const page = await context.newPage();
+    const started = Date.now();
+    try {
+      const res = await page.goto(`${base}${path}`);
+      const problems = (await axeViolations(page)).map((v) => `${v.rule} (${v.impact}): ${v.targets.join(' | ')}`);
+      if (res?.status() !== 200) problems.push(`answered ${res?.status()}`);
+      for (const landmark of ['header', 'nav', 'main']) {
+        if ((await page.locator(landmark).count()) === 0) problems.push(`no <${landmark}> landmark`);
+      }
+      if (problems.length) found[path] = problems;
+    } finally {
+      await page.close();
+    }
+    if (process.env.AXE_TIMINGS) console.log(`${path}: ${Date.now() - started} ms`);
+  }
+  return found;
 }
