@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright';
-import { createApp } from '../../src/app';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import type { BrowserContext } from 'playwright';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
+import { useBrowserApp } from '../helpers/browser-app';
 import { auditPages, axeViolations, screenshots } from '../helpers/axe';
-import { chromiumAvailable, launchChromium, openPage } from '../helpers/chromium';
+import { chromiumAvailable, openPage } from '../helpers/chromium';
 import { unique } from '../helpers/factories';
 
 /**
@@ -15,30 +15,15 @@ import { unique } from '../helpers/factories';
  * (The registers: accessibility.test.ts; a file each, so the two run side by side in the suite's shards.)
  */
 
-if (!chromiumAvailable) console.warn('e2e/accessibility-settings: skipped, /usr/bin/chromium is not installed (apt-get install -y chromium)');
-
-let env: TestEnv;
-let browser: Browser;
-let server: ReturnType<ReturnType<typeof createApp>['listen']>;
-let base: string;
+const app = useBrowserApp('accessibility-settings');
 let context: BrowserContext;
 
 beforeAll(async () => {
   if (!chromiumAvailable) return;
-  env = await testEnv();
-  server = createApp(env.ctx).listen({ port: 0, hostname: '127.0.0.1' });
-  base = `http://127.0.0.1:${server.server?.port}`;
-  browser = await launchChromium();
-  context = (await openPage(browser, base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).context();
+  context = (await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).context();
 }, 120_000);
 
-afterAll(async () => {
-  if (!chromiumAvailable) return;
-  await browser?.close();
-  await server?.stop();
-});
-
-const audit = (paths: string[]) => auditPages(context, base, paths);
+const audit = (paths: string[]) => auditPages(context, app.base, paths);
 const SETTINGS_PARTS = 4;
 
 describe.skipIf(!chromiumAvailable)('accessibility of the Settings pages (axe-core)', () => {
@@ -48,7 +33,7 @@ describe.skipIf(!chromiumAvailable)('accessibility of the Settings pages (axe-co
   test('the Settings navigation lists every Settings page', async () => {
     const tab = await context.newPage();
     try {
-      await tab.goto(`${base}/settings`);
+      await tab.goto(`${app.base}/settings`);
       const links = await tab.locator('nav.sidenav section').filter({ hasText: 'Settings' }).locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
       expect(links.length).toBeGreaterThan(10);
       settingsPages = ['/settings', ...links, '/settings/password', '/settings/two-factor'];
@@ -74,7 +59,7 @@ describe.skipIf(!chromiumAvailable)('compliance package import in the browser', 
     const csvName = unique('Browser package CSV');
     const csvFile = join(folder, 'custom.csv');
     writeFileSync(csvFile, 'code,name,description,parent_code,kind\nA,Access,,,heading\nA.1,Accounts,"Manage accounts",A,\nA.2,Guidance,,A,additional\n');
-    await page.goto(`${base}/compliance/packages/import`);
+    await page.goto(`${app.base}/compliance/packages/import`);
     await page.getByLabel('Package file (CSV or JSON)').setInputFiles(csvFile);
     await page.getByLabel('Package name').fill(csvName);
     await page.getByRole('button', { name: 'Preview' }).click();
@@ -89,7 +74,7 @@ describe.skipIf(!chromiumAvailable)('compliance package import in the browser', 
     const jsonName = unique('Browser package JSON');
     const jsonFile = join(folder, 'custom.json');
     writeFileSync(jsonFile, JSON.stringify({ name: jsonName, standard: 'Own', version: '1', description: '', items: [{ code: 'R1', name: 'Rule one' }] }));
-    await page.goto(`${base}/compliance/packages/import`);
+    await page.goto(`${app.base}/compliance/packages/import`);
     await page.getByLabel('Package file (CSV or JSON)').setInputFiles(jsonFile);
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('button', { name: 'Commit import' }).click();
