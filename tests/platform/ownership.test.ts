@@ -162,6 +162,19 @@ describe('owners on a single create or update', () => {
     expect(((await onUpdate.json()) as { error: string }).error).toBe('ownerId: must be an active user');
   });
 
+  test('a record whose owner has left is still edited while its owner is kept; handing it to them again is not asked', async () => {
+    const leaver = await makeUser(env, {});
+    const token = await makeToken(env, admin, ['risks:read', 'risks:create', 'risks:update']);
+    const body = { title: unique('Owned by someone leaving'), classificationId: (await storedTheirs()).classificationId, inherentLikelihood: 2, inherentImpact: 2, ownerId: leaver.id };
+    const { id } = await dataOf<{ id: string }>(await send(token, 'POST', '/api/v1/risks', body));
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), leaver.id, 'deactivated'));
+    const renamed = await send(token, 'PATCH', `/api/v1/risks/${id}`, { title: `${body.title} (renamed)` });
+    expect(renamed.status, await renamed.clone().text()).toBe(200);
+    expect(await dataOf<{ title: string; owner: { id: string } | null }>(renamed)).toMatchObject({ title: `${body.title} (renamed)`, owner: { id: leaver.id } });
+    // Naming the same owner again is keeping them, not handing the record over.
+    expect((await send(token, 'PATCH', `/api/v1/risks/${id}`, { ownerId: leaver.id, status: 'open' })).status).toBe(200);
+  });
+
   test('an unknown owner group is refused with 400 naming the field, before the database would', async () => {
     const createToken = await makeToken(env, admin, ['risks:read', 'risks:create', 'risks:update']);
     const unknownGroup = crypto.randomUUID();

@@ -345,7 +345,12 @@ const ownerOf = (candidate: Values) => ({ ownerId: (candidate.ownerId as string 
 async function validated<T extends OwnedTable, Input extends Values>(
   db: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
 ): Promise<Values> {
-  const problems = [...(await ownerProblems(db, ownerOf(candidate))), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
+  // Only an owner being set is checked: a record whose owner has left can still be edited (a status, a title) while the
+  // owner is kept; handing it to a deactivated account is refused.
+  const owner = ownerOf(candidate);
+  const kept = before ? ownerOf(before) : null;
+  const changed = { ownerId: owner.ownerId === kept?.ownerId ? null : owner.ownerId, ownerGroupId: owner.ownerGroupId === kept?.ownerGroupId ? null : owner.ownerGroupId };
+  const problems = [...(await ownerProblems(db, changed)), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
   if (problems.length) throw invalid(problems);
   return kind.toColumns ? kind.toColumns(candidate, before, db) : { ...candidate };
 }
