@@ -41,7 +41,8 @@ export async function recordProcessingActivityReview(
   const reviewedOn = input.reviewedOn ?? today;
   const notes = (input.notes ?? '').trim();
   const problems: FieldProblem[] = [...dateProblems('reviewedOn', reviewedOn), ...dateProblems('nextReviewOn', input.nextReviewOn)];
-  if (!problems.length && reviewedOn > today) problems.push({ field: 'reviewedOn', message: 'must not be in the future' });
+  // Not in the future anywhere: a reviewer in UTC+14 may already be on the next day.
+  if (!problems.length && reviewedOn > todayIso(new Date(now.getTime() + 14 * 3_600_000))) problems.push({ field: 'reviewedOn', message: 'must not be in the future' });
   const nextReviewOn = input.nextReviewOn === undefined ? addMonths(reviewedOn, DEFAULT_REVIEW_MONTHS) : input.nextReviewOn;
   if (!problems.length && nextReviewOn && nextReviewOn <= reviewedOn) problems.push({ field: 'nextReviewOn', message: `must be after the review day (${reviewedOn})` });
   if (input.outcome === 'changes_needed' && !notes) problems.push({ field: 'notes', message: 'say which changes are needed' });
