@@ -55,9 +55,14 @@ describe.skipIf(!chromiumAvailable)('measures, reviews and labels of a processin
     const row = reviews.getByRole('row', { name: /Retention to be shortened/ });
     expect(await row.textContent()).toContain('Changes needed');
     expect(await reviews.textContent()).toContain('Next review on 2027-06-01');
-    // History shows the review and the next review day it set.
-    const main = (await page.locator('main').textContent()) ?? '';
-    expect(main).toContain('Processing activity review');
+    // History names the controls and labels (never their ids) and shows the review and the next review day it set.
+    const historyText = (await page.locator('#record-history').textContent()) ?? '';
+    expect(historyText).toContain(controlName);
+    expect(historyText).toContain(labelName);
+    expect(historyText).not.toContain(controlId);
+    expect(historyText).not.toContain(labelId);
+    expect(historyText).toContain('Processing activity review');
+    expect(historyText).toContain('Changes needed');
     await expectAccessible(page, 'the processing activity page with its review');
 
     // The control's page: the processing activities naming it.
