@@ -3024,6 +3024,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data-privacy/processing-activities/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A processing activity's periodic reviews, newest first, and its next review day
+         * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
+         */
+        get: operations["getDataPrivacyProcessingActivitiesByIdReviews"];
+        put?: never;
+        /**
+         * Record a periodic review of a processing activity (dataPrivacy:review): day, reviewer, outcome (changes_needed with notes) and the next review day, set on the activity (a year on when left out)
+         * @description Needs scope `dataPrivacy:review` on the token, and the token's creator must hold that right.
+         */
+        post: operations["postDataPrivacyProcessingActivitiesByIdReviews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/data-privacy/register": {
         parameters: {
             query?: never;
@@ -30794,6 +30818,8 @@ export interface operations {
                 ownerId?: string;
                 ownerGroupId?: string;
                 role?: "controller" | "processor";
+                controlId?: string;
+                label?: string;
             };
             header?: never;
             path?: never;
@@ -30829,6 +30855,13 @@ export interface operations {
                                 processorThirdPartyIds: string[];
                                 jointControllers: string;
                                 securityMeasures: string;
+                                /** @description Controls: the technical and organisational measures (Art. 32) */
+                                controlIds: string[];
+                                nextReviewOn: string | null;
+                                /** @description Labels (Settings › Labels) */
+                                labelIds: string[];
+                                /** @description The labels by name, in name order */
+                                labels: string[];
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -30960,6 +30993,15 @@ export interface operations {
                     jointControllers?: string;
                     /** @description A general description of the technical and organisational security measures (Art. 32(1)) */
                     securityMeasures?: string;
+                    /** @description The technical and organisational measures (Art. 32) as controls; each must be a control you may read (needs controls:read) */
+                    controlIds?: string[];
+                    /**
+                     * Format: date
+                     * @description When the record is next to be reviewed (YYYY-MM-DD); the owner is reminded. A review recorded sets it
+                     */
+                    nextReviewOn?: string | null;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -31112,6 +31154,13 @@ export interface operations {
                             processorThirdPartyIds: string[];
                             jointControllers: string;
                             securityMeasures: string;
+                            /** @description Controls: the technical and organisational measures (Art. 32) */
+                            controlIds: string[];
+                            nextReviewOn: string | null;
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -31342,6 +31391,15 @@ export interface operations {
                     jointControllers?: string;
                     /** @description A general description of the technical and organisational security measures (Art. 32(1)) */
                     securityMeasures?: string;
+                    /** @description The technical and organisational measures (Art. 32) as controls; each must be a control you may read (needs controls:read) */
+                    controlIds?: string[];
+                    /**
+                     * Format: date
+                     * @description When the record is next to be reviewed (YYYY-MM-DD); the owner is reminded. A review recorded sets it
+                     */
+                    nextReviewOn?: string | null;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -31387,6 +31445,13 @@ export interface operations {
                             processorThirdPartyIds: string[];
                             jointControllers: string;
                             securityMeasures: string;
+                            /** @description Controls: the technical and organisational measures (Art. 32) */
+                            controlIds: string[];
+                            nextReviewOn: string | null;
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -31592,6 +31657,247 @@ export interface operations {
             };
         };
     };
+    getDataPrivacyProcessingActivitiesByIdReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The next review set on the processing activity */
+                            nextReviewOn: string | null;
+                            /** @description The next review day has passed */
+                            overdue: boolean;
+                            /** @description Newest first */
+                            reviews: {
+                                id: string;
+                                processingActivityId: string;
+                                reviewedOn: string;
+                                reviewer: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                /** @enum {string} */
+                                outcome: "no_change" | "changes_needed";
+                                notes: string;
+                                nextReviewOn: string | null;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postDataPrivacyProcessingActivitiesByIdReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The day of the review (YYYY-MM-DD); today when left out
+                     */
+                    reviewedOn?: string;
+                    /**
+                     * @description no_change, or changes_needed (with notes saying what)
+                     * @enum {string}
+                     */
+                    outcome: "no_change" | "changes_needed";
+                    /** @description Required when changes are needed */
+                    notes?: string;
+                    /**
+                     * Format: uuid
+                     * @description An active user; you when left out
+                     */
+                    reviewerId?: string | null;
+                    /**
+                     * Format: date
+                     * @description The next review (YYYY-MM-DD), after the review day; set on the processing activity
+                     */
+                    nextReviewOn?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token's scopes or its creator's rights lack the module and right needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record, or one (or a linked record) the token cannot read: the two answer alike */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's current state (a unique value, a record still referenced) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many refused requests from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure of the service, logged under the request id it answers in X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not reachable; nothing of the request was kept; Retry-After says when to try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getDataPrivacyRegister: {
         parameters: {
             query?: never;
@@ -31630,6 +31936,8 @@ export interface operations {
                                 processors: string;
                                 jointControllers: string;
                                 securityMeasures: string;
+                                /** @description The technical and organisational measures as controls: names separated by "; ", "(restricted)" where you may not read the control */
+                                controls: string;
                                 owner: string;
                             }[];
                         }[];
@@ -31848,6 +32156,7 @@ export interface operations {
                 ownerId?: string;
                 ownerGroupId?: string;
                 processingActivityId?: string;
+                label?: string;
             };
             header?: never;
             path?: never;
@@ -31892,6 +32201,10 @@ export interface operations {
                                 signedOffAt: string | null;
                                 /** @description Risks written from this DPIA */
                                 riskIds: string[];
+                                /** @description Labels (Settings › Labels) */
+                                labelIds: string[];
+                                /** @description The labels by name, in name order */
+                                labels: string[];
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -32016,6 +32329,8 @@ export interface operations {
                     residualJudgement?: string;
                     /** @description The advice of the data protection officer (Art. 35(2)) */
                     dpoAdvice?: string;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -32177,6 +32492,10 @@ export interface operations {
                             signedOffAt: string | null;
                             /** @description Risks written from this DPIA */
                             riskIds: string[];
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -32400,6 +32719,8 @@ export interface operations {
                     residualJudgement?: string;
                     /** @description The advice of the data protection officer (Art. 35(2)) */
                     dpoAdvice?: string;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -32454,6 +32775,10 @@ export interface operations {
                             signedOffAt: string | null;
                             /** @description Risks written from this DPIA */
                             riskIds: string[];
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -32706,6 +33031,10 @@ export interface operations {
                             signedOffAt: string | null;
                             /** @description Risks written from this DPIA */
                             riskIds: string[];
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -32848,6 +33177,10 @@ export interface operations {
                             signedOffAt: string | null;
                             /** @description Risks written from this DPIA */
                             riskIds: string[];
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -33079,6 +33412,7 @@ export interface operations {
                 ownerGroupId?: string;
                 processingActivityId?: string;
                 recipientThirdPartyId?: string;
+                label?: string;
             };
             header?: never;
             path?: never;
@@ -33109,6 +33443,10 @@ export interface operations {
                                 derogation: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
                                 transferImpactAssessmentId: string | null;
                                 notes: string;
+                                /** @description Labels (Settings › Labels) */
+                                labelIds: string[];
+                                /** @description The labels by name, in name order */
+                                labels: string[];
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -33228,6 +33566,8 @@ export interface operations {
                      */
                     transferImpactAssessmentId?: string | null;
                     notes?: string;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -33371,6 +33711,10 @@ export interface operations {
                             derogation: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
                             transferImpactAssessmentId: string | null;
                             notes: string;
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -33589,6 +33933,8 @@ export interface operations {
                      */
                     transferImpactAssessmentId?: string | null;
                     notes?: string;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -33625,6 +33971,10 @@ export interface operations {
                             derogation: "explicit_consent" | "contract_with_data_subject" | "contract_in_data_subject_interest" | "important_public_interest" | "legal_claims" | "vital_interests" | "public_register" | "compelling_legitimate_interests" | null;
                             transferImpactAssessmentId: string | null;
                             notes: string;
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -33835,6 +34185,7 @@ export interface operations {
                 q?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
+                label?: string;
             };
             header?: never;
             path: {
@@ -33864,6 +34215,10 @@ export interface operations {
                                 conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
                                 assessedOn: string;
                                 nextReviewOn: string | null;
+                                /** @description Labels (Settings › Labels) */
+                                labelIds: string[];
+                                /** @description The labels by name, in name order */
+                                labels: string[];
                                 ownerId: string | null;
                                 ownerGroupId: string | null;
                                 owner: {
@@ -33988,6 +34343,8 @@ export interface operations {
                      * @description The next review (YYYY-MM-DD), after the assessment date; reminded to the owner
                      */
                     nextReviewOn?: string | null;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -34129,6 +34486,10 @@ export interface operations {
                             conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
                             assessedOn: string;
                             nextReviewOn: string | null;
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {
@@ -34343,6 +34704,8 @@ export interface operations {
                      * @description The next review (YYYY-MM-DD), after the assessment date; reminded to the owner
                      */
                     nextReviewOn?: string | null;
+                    /** @description Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds */
+                    labelIds?: string[];
                     /**
                      * Format: uuid
                      * @description An active user; defaults to the creator when owner and group are both left out
@@ -34376,6 +34739,10 @@ export interface operations {
                             conclusion: "proceed" | "proceed_with_measures" | "do_not_proceed";
                             assessedOn: string;
                             nextReviewOn: string | null;
+                            /** @description Labels (Settings › Labels) */
+                            labelIds: string[];
+                            /** @description The labels by name, in name order */
+                            labels: string[];
                             ownerId: string | null;
                             ownerGroupId: string | null;
                             owner: {

@@ -26,6 +26,12 @@ export const processingActivities = pgTable('processing_activities', {
   processorThirdPartyIds: uuid('processor_third_party_ids').array().notNull().default(sql`'{}'::uuid[]`),
   jointControllers: text('joint_controllers').notNull().default(''),
   securityMeasures: text('security_measures').notNull().default(''),
+  /** The technical and organisational measures (Art. 32) as controls: checked like the other links (migration 0051). */
+  controlIds: uuid('control_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  /** Labels of Settings › Labels. */
+  labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  /** When the record is next to be reviewed; a review recorded (processing_activity_reviews) sets it. */
+  nextReviewOn: date('next_review_on', { mode: 'string' }),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -41,6 +47,28 @@ export const processingActivities = pgTable('processing_activities', {
   index('processing_activities_status_idx').on(t.status),
   index('processing_activities_subject_categories_idx').using('gin', t.dataSubjectCategories),
   index('processing_activities_data_categories_idx').using('gin', t.personalDataCategories),
+  index('processing_activities_control_ids_idx').using('gin', t.controlIds),
+  index('processing_activities_label_ids_idx').using('gin', t.labelIds),
+  index('processing_activities_next_review_idx').on(t.nextReviewOn),
+]);
+
+/**
+ * Periodic reviews of a processing activity, decided with dataPrivacy:review: the day, the reviewer, the outcome (no
+ * change, or changes needed with a note) and the next review day it set on the activity.
+ */
+export const processingActivityReviews = pgTable('processing_activity_reviews', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  processingActivityId: uuid('processing_activity_id').notNull().references(() => processingActivities.id, { onDelete: 'cascade' }),
+  reviewedOn: date('reviewed_on', { mode: 'string' }).notNull(),
+  reviewerId: uuid('reviewer_id').references(() => users.id),
+  outcome: text('outcome', { enum: ['no_change', 'changes_needed'] }).notNull(),
+  notes: text('notes').notNull().default(''),
+  nextReviewOn: date('next_review_on', { mode: 'string' }),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+}, (t) => [
+  check('processing_activity_reviews_outcome_check', sql`${t.outcome} in ('no_change', 'changes_needed')`),
+  check('processing_activity_reviews_next_check', sql`${t.nextReviewOn} is null or ${t.nextReviewOn} > ${t.reviewedOn}`),
+  index('processing_activity_reviews_activity_idx').on(t.processingActivityId, t.reviewedOn),
 ]);
 
 /**
@@ -89,6 +117,7 @@ export const dpias = pgTable('dpias', {
   signedOffById: uuid('signed_off_by_id').references(() => users.id),
   signedOffAt: timestamp('signed_off_at', { withTimezone: true, mode: 'date' }),
   riskIds: uuid('risk_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -102,6 +131,7 @@ export const dpias = pgTable('dpias', {
   index('dpias_owner_group_idx').on(t.ownerGroupId),
   index('dpias_processing_activity_idx').on(t.processingActivityId),
   index('dpias_status_idx').on(t.status),
+  index('dpias_label_ids_idx').using('gin', t.labelIds),
 ]);
 
 /**
@@ -118,6 +148,7 @@ export const transferImpactAssessments = pgTable('transfer_impact_assessments', 
   conclusion: text('conclusion', { enum: ['proceed', 'proceed_with_measures', 'do_not_proceed'] }).notNull(),
   assessedOn: date('assessed_on', { mode: 'string' }).notNull(),
   nextReviewOn: date('next_review_on', { mode: 'string' }),
+  labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -131,6 +162,7 @@ export const transferImpactAssessments = pgTable('transfer_impact_assessments', 
   index('transfer_impact_assessments_owner_group_idx').on(t.ownerGroupId),
   index('transfer_impact_assessments_third_party_idx').on(t.thirdPartyId),
   index('transfer_impact_assessments_next_review_idx').on(t.nextReviewOn),
+  index('transfer_impact_assessments_label_ids_idx').using('gin', t.labelIds),
 ]);
 
 /**
@@ -149,6 +181,7 @@ export const privacyTransfers = pgTable('privacy_transfers', {
   derogation: text('derogation'),
   transferImpactAssessmentId: uuid('transfer_impact_assessment_id').references(() => transferImpactAssessments.id),
   notes: text('notes').notNull().default(''),
+  labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
   ownerId: uuid('owner_id').references(() => users.id),
   ownerGroupId: uuid('owner_group_id').references(() => groups.id),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -164,6 +197,7 @@ export const privacyTransfers = pgTable('privacy_transfers', {
   index('privacy_transfers_activity_idx').on(t.processingActivityId),
   index('privacy_transfers_recipient_idx').on(t.recipientThirdPartyId),
   index('privacy_transfers_tia_idx').on(t.transferImpactAssessmentId),
+  index('privacy_transfers_label_ids_idx').using('gin', t.labelIds),
 ]);
 
 /** Data-map fields of an asset, kept by data privacy (one row per asset that has them; docs/data-privacy.md). */

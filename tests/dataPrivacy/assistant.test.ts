@@ -22,7 +22,7 @@ let noPrivacyToken: string;
 let dpiaMarker: string;
 let dpiaId: string;
 
-const READS: Permission[] = ['dataPrivacy:read', 'risks:read', 'evidence:read', 'evidence:create', 'evidence:update'];
+const READS: Permission[] = ['dataPrivacy:read', 'risks:read', 'evidence:read', 'evidence:create', 'evidence:update', 'controls:read'];
 
 async function setPrivacy(includePrivacy: boolean) {
   await env.ctx.db.transaction((tx) => saveAssistantSettings(tx, admin, { ...DEFAULT_ASSISTANT_SETTINGS, enabled: true, includePrivacy }));
@@ -141,5 +141,36 @@ describe('processing activities and the assistant setting "Include privacy recor
     expect(toolData(await callTool(on, 'get_record', { recordType: 'dpia', id: dpiaId }))).toMatchObject({ id: dpiaId, required: true });
     const without = await connect(noPrivacyToken);
     expect(toolData<Hit[]>(await callTool(without, 'search', { q: dpiaMarker }))).toEqual([]);
+  });
+
+  test('controls named as measures, labels and reviews follow the switch: while off a control says nothing of the activities naming it', async () => {
+    const writer = await makeToken(env, admin, ['dataPrivacy:read', 'dataPrivacy:update', 'dataPrivacy:review', 'controls:read', 'controls:create', 'settings:create']);
+    const send = (method: string, path: string, body: unknown) => env.request(path, bearer(writer, { method, body: JSON.stringify(body) }));
+    const created = async (res: Response) => {
+      expect(res.status, await res.clone().text()).toBe(201);
+      return ((await res.json()) as { data: { id: string } }).data.id;
+    };
+    const controlName = unique('Key management').replace(/[^A-Za-z0-9]/g, '');
+    const controlId = await created(await send('POST', '/api/v1/controls', { name: controlName }));
+    const labelName = unique('Customer data');
+    const labelId = await created(await send('POST', '/api/v1/labels', { name: labelName }));
+    const changed = await send('PATCH', `/api/v1/data-privacy/processing-activities/${activityId}`, { controlIds: [controlId], labelIds: [labelId] });
+    expect(changed.status, await changed.clone().text()).toBe(200);
+    await created(await send('POST', `/api/v1/data-privacy/processing-activities/${activityId}/reviews`, { outcome: 'changes_needed', notes: `${marker} retention too long` }));
+
+    await setPrivacy(false);
+    const off = await connect(privacyToken);
+    const control = await callTool(off, 'get_record', { recordType: 'control', id: controlId });
+    expect(control.isError, control.content[0]?.text).toBeFalsy();
+    expect(JSON.stringify(control)).not.toContain(marker);
+    expect(JSON.stringify(control)).not.toContain(activityId);
+    expect(JSON.stringify(toolData(await callTool(off, 'search', { q: controlName })))).not.toContain(activityId);
+    for (const q of [labelName, 'retention too long']) expect(JSON.stringify(toolData(await callTool(off, 'search', { q })))).not.toContain(marker);
+    expect(JSON.stringify(toolData(await callTool(off, 'my_open_items', {})))).not.toContain(marker);
+
+    await setPrivacy(true);
+    const on = await connect(privacyToken);
+    const record = toolData<Record<string, unknown>>(await callTool(on, 'get_record', { recordType: 'processingActivity', id: activityId }));
+    expect(record).toMatchObject({ controlIds: [controlId], labelIds: [labelId], labels: [labelName], nextReviewOn: expect.any(String) });
   });
 });

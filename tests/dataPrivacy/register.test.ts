@@ -76,7 +76,8 @@ describe('the Article 30 register', () => {
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = new TextDecoder().decode(bytes); // the decoder drops the BOM
     expect(text.split('\r\n')[0]).toBe('Processing activity,Role,Status,Purposes,Legal basis (Art. 6),Art. 9 condition,Categories of data subjects,'
-      + 'Categories of personal data,Recipients,Retention,Systems,Processors,Joint controllers,Technical and organisational measures,Owner');
+      + 'Categories of personal data,Recipients,Retention,Systems,Processors,Joint controllers,Technical and organisational measures,'
+      + 'Technical and organisational measures (controls),Owner');
     const rows = csvRows(text);
     const payroll = rows.find((row) => row.startsWith(`${marker} payroll,`))!;
     expect(payroll).toContain(`,10 years,${assetName},(restricted),`);

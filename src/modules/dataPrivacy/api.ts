@@ -20,9 +20,10 @@ import { createRiskFromDpia, dpiaKind, reopenDpia, signOffDpia } from './dpia-se
 import {
   AssetDataMapInput, AssetDataMapView, BreachEntryView, ThirdPartyDpaInput, ThirdPartyDpaView, ThirdPartyTiaParams, TiaCreate, tiaExamples, TiaListQuery, TiaUpdate, TiaView, TransferCreate, transferExamples, TransferListQuery, TransferUpdate, TransferView,
   DpiaCreate, dpiaExamples, DpiaListQuery, DpiaRiskCreate, DpiaUpdate, DpiaView,
-  ProcessingActivityCreate, processingActivityExamples, ProcessingActivityListQuery, ProcessingActivityUpdate, ProcessingActivityView, RegisterSectionView,
+  ProcessingActivityCreate, processingActivityExamples, ProcessingActivityReviewCreate, ProcessingActivityReviews, ProcessingActivityListQuery, ProcessingActivityUpdate, ProcessingActivityView, RegisterSectionView,
 } from './schema';
 import { processingActivityKind } from './service';
+import { listProcessingActivityReviews, recordProcessingActivityReview } from './review-service';
 
 export const TAG = 'Data privacy';
 
@@ -38,7 +39,24 @@ export const processingActivitiesApi = (ctx: AppContext) =>
       list: 'List records of processing (GDPR Art. 30; own level: only those you or your groups own)',
       create: 'Record a processing activity (a legal basis of Art. 6; an Art. 9 condition when special categories are processed)',
     },
-  });
+  })
+    .get('/:id/reviews', async ({ actor, params }) => ({ data: await listProcessingActivityReviews(ctx.db, actor, params.id) }), {
+      scope: 'dataPrivacy:read', params: IdParam, response: Data(ProcessingActivityReviews),
+      detail: { tags: [TAG], summary: "A processing activity's periodic reviews, newest first, and its next review day" },
+    })
+    .post('/:id/reviews', async ({ actor, params, body, set }) => {
+      const created = await runWrite(ctx, (tx) => recordProcessingActivityReview(tx, actor, params.id, body));
+      set.status = 201;
+      return { data: created };
+    }, {
+      scope: 'dataPrivacy:review', params: IdParam,
+      body: withExample(ProcessingActivityReviewCreate, { reviewedOn: '2026-11-20', outcome: 'changes_needed', notes: 'Retention to be shortened to 7 years', nextReviewOn: '2027-11-20' }),
+      response: { 201: Created },
+      detail: {
+        tags: [TAG],
+        summary: 'Record a periodic review of a processing activity (dataPrivacy:review): day, reviewer, outcome (changes_needed with notes) and the next review day, set on the activity (a year on when left out)',
+      },
+    });
 
 /** The Article 30 register: JSON grouped by role, and the CSV download, each filtered by the reader's level. */
 export const registerApi = (ctx: AppContext) =>

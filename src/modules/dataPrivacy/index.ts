@@ -1,4 +1,4 @@
-import { dpias, privacyQuestionnaires, privacyTransfers, processingActivities, transferImpactAssessments } from '../../../db/schema';
+import { dpias, privacyQuestionnaires, privacyTransfers, processingActivities, processingActivityReviews, transferImpactAssessments } from '../../../db/schema';
 import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { permissionArea } from '../../platform/permissions/permissions';
 import { kindEvents, ownedRecordEvents } from '../../platform/notifications/declarations';
@@ -10,6 +10,10 @@ import { TIA_PATH, tiaDueDates, tiaKind, TRANSFER_PATH, transferKind } from './t
 import { dpiaKind } from './dpia-service';
 import { DPIA_PATH, dpiaPages, PATH, processingActivityPages, registerPages } from './pages';
 import { processingActivityKind } from './service';
+import {
+  processingActivityDueSoon, processingActivityReviewDueDates, processingActivityReviewEvents, REVIEW_TYPE,
+} from './review-service';
+import { controlProcessingActivities } from './control-links';
 import { questionnairesApi } from './questionnaire-api';
 import { questionnairePages } from './questionnaire-pages';
 import {
@@ -50,6 +54,8 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   recordTypes: [registerType(processingActivityKind, {
     kind: 'processingActivity', plural: 'Processing activities', href: (id) => `${PATH}/${id}`,
     evidence: true, search: { body: processingActivities.purposes }, read: true,
+    // Its periodic reviews are shown in its History.
+    historyParts: [{ historyType: REVIEW_TYPE, table: processingActivityReviews, id: processingActivityReviews.id, parentId: processingActivityReviews.processingActivityId }],
   }), registerType(dpiaKind, {
     kind: 'dpia', plural: 'DPIAs', href: (id) => `${DPIA_PATH}/${id}`,
     evidence: true, search: { body: dpias.description }, read: true,
@@ -73,11 +79,14 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   // Data privacy's sections on other records' pages, to data privacy readers only: an asset's data-map fields; a third
   // party's DPA fields and transfer impact assessments.
   sections: (type) => {
+    // A control's page lists the processing activities naming it among their technical and organisational measures.
+    if (type.kind === 'control') return (ctx, id, viewer) => controlProcessingActivities(ctx, id, viewer);
     if (type.kind === 'asset') return (ctx, id, viewer, csrfToken) => assetPrivacySection(ctx, id, viewer, csrfToken);
     if (type.kind !== 'thirdParty') return null;
     return (ctx, id, viewer, csrfToken) => thirdPartyPrivacySections(ctx, id, viewer, csrfToken);
   },
-  dueDates: [...tiaDueDates, ...questionnaireDueDates],
+  dueDates: [...tiaDueDates, ...questionnaireDueDates, ...processingActivityReviewDueDates],
+  dueSoon: processingActivityDueSoon,
   // The specification leaves data-map and DPA fields out of CSV import: the asset and third-party imports refuse them by name.
   importRefusals: [
     { area: 'assets', columns: ['personal_data_held', 'data_categories', 'location_country', 'location', 'retention', 'hosting'],
@@ -85,7 +94,9 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     { area: 'third-parties', columns: ['dpa_signed_on', 'dpa_version', 'sub_processor_locations', 'sub_processor_countries'],
       reason: 'DPA fields are privacy records kept by Data privacy, never imported; set them in the third party\'s Privacy section (dataPrivacy:update)' },
   ],
-  events: [kindEvents(processingActivityKind), kindEvents(dpiaKind), kindEvents(transferKind), kindEvents(tiaKind), ownedRecordEvents({
+  events: [kindEvents(processingActivityKind, {
+    activities: [{ key: 'review', label: 'Review recorded', recordType: REVIEW_TYPE, parentField: 'processingActivityId' }],
+  }), processingActivityReviewEvents, kindEvents(dpiaKind), kindEvents(transferKind), kindEvents(tiaKind), ownedRecordEvents({
     recordType: QUESTIONNAIRE_TYPE, label: 'Privacy questionnaire', module: 'dataPrivacy', table: privacyQuestionnaires,
     titleColumn: privacyQuestionnaires.title, statusColumn: privacyQuestionnaires.status,
     labels: { recipientId: 'Person asked', fields: 'Fields asked about', dueOn: 'Answers due on', ownerId: 'Sent by', answeredAt: 'Answered at' },

@@ -31,6 +31,13 @@ import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
 import { fieldErrors } from '../../../views/components/form';
 import { formText, schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
+import { labelScreens } from './labels';
+import { listProcessingActivityReviews, recordProcessingActivityReview } from './review-service';
+import { ActivityReviews, type ReviewFormState } from './review-views';
+import { ProcessingActivityReviewCreate, type ProcessingActivityReviewCreate as ProcessingActivityReviewInput } from './schema';
+import { getRecord } from '../../platform/records/records';
+import { todayIso } from '../../platform/core/dates';
+import type { Owned } from '../../platform/permissions/permissions';
 import { DPIA_CRITERIA, DPIA_OVERRIDES, DPIA_STATUSES, DpiaCreate, DpiaRiskCreate, DpiaUpdate, RESIDUAL_RISKS, type DpiaRiskCreate as DpiaRiskInput } from './schema';
 
 export const PATH = '/data-privacy/processing-activities';
@@ -38,9 +45,27 @@ export const PATH = '/data-privacy/processing-activities';
 /** Fields holding one stored key each. */
 const LABELLED = new Set(['role', 'status', 'legalBasis', 'specialCategoryCondition']);
 
+/** The active people a review may name as its reviewer, by name; the viewer first. */
+async function reviewerChoices(app: AppContext, viewer: Actor) {
+  const users = (await platformService('listUsers')(app.db)).filter((u) => u.status === 'active');
+  const me = users.filter((u) => u.id === viewer.userId);
+  return [...me, ...users.filter((u) => u.id !== viewer.userId)].map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }));
+}
+
+/** The periodic reviews section of a processing activity's page, with the form to those who may review it. */
+async function activityReviews(app: AppContext, view: Owned & { id: string }, viewer: Actor, csrfToken: string, formState?: ReviewFormState) {
+  const mayReview = canTouch(viewer, 'dataPrivacy:review', view);
+  const [reviews, reviewers] = await Promise.all([
+    listProcessingActivityReviews(app.db, viewer, view.id), mayReview ? reviewerChoices(app, viewer) : null,
+  ]);
+  const state = formState ?? { values: { reviewedOn: todayIso(), reviewerId: viewer.userId ?? '' } };
+  return <ActivityReviews activityId={view.id} reviews={reviews} csrfToken={csrfToken} reviewers={reviewers} formState={state} />;
+}
+
 export const processingActivityPages = (app: AppContext) => {
   /** The records of a linked type the viewer may pick (read right and level). */
   const readable = (kind: string) => (viewer: Actor) => readableChoices(app.db, viewer, recordType(kind));
+  const labels = labelScreens(app.db);
   return recordPages(app, processingActivityKind, {
     path: PATH,
     title: 'Processing activities',
@@ -50,7 +75,7 @@ export const processingActivityPages = (app: AppContext) => {
     Update: ProcessingActivityUpdate,
     statuses: PROCESSING_STATUSES,
     searchLabel: 'Search names',
-    filters: [{ name: 'role', label: 'Role', options: PROCESSING_ROLES.map((value) => ({ value, label: valueLabel(value) })) }],
+    filters: async () => [{ name: 'role', label: 'Role', options: PROCESSING_ROLES.map((value) => ({ value, label: valueLabel(value) })) }, await labels.filter()],
     listActions: () => <a class="button secondary" href="/data-privacy/register">Article 30 register</a>,
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
@@ -70,6 +95,10 @@ export const processingActivityPages = (app: AppContext) => {
       { name: 'processorThirdPartyIds', label: 'Processors', kind: 'checkboxes', options: readable(LINKED_TYPES.processorThirdPartyIds), hint: 'Third parties you may read' },
       { name: 'jointControllers', label: 'Joint controllers', kind: 'textarea' },
       { name: 'securityMeasures', label: 'Technical and organisational measures', kind: 'textarea' },
+      { name: 'controlIds', label: 'Technical and organisational measures (controls)', kind: 'checkboxes', options: readable(LINKED_TYPES.controlIds),
+        hint: 'Controls you may read (Art. 32)' },
+      { name: 'nextReviewOn', label: 'Next review on', kind: 'date', hint: 'The owner is reminded; recording a review sets it' },
+      labels.field,
       ...OWNER_FIELDS,
     ],
     columns: [
@@ -77,19 +106,23 @@ export const processingActivityPages = (app: AppContext) => {
       { header: 'Role', value: (p) => valueLabel(p.role), sort: 'role' },
       { header: 'Legal basis', value: (p) => valueLabel(p.legalBasis), sort: 'legalBasis' },
       { header: 'Status', value: (p) => valueLabel(p.status), sort: 'status' },
+      { header: 'Next review', value: (p) => String(p.nextReviewOn ?? '') },
+      labels.column(),
       ownerColumn(),
     ],
     messages: { created: 'Processing activity recorded.' },
     // The DPIAs assessing the activity and its transfers outside the EEA, as the viewer may read them, with links to start one.
-    sections: async (view, viewer) => {
-      const [page, transfers, questionnaires] = await Promise.all([
+    sections: async (view, viewer, csrfToken) => {
+      const [page, transfers, questionnaires, reviews] = await Promise.all([
         listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' }),
         activityTransfers(app, view.id, viewer),
         listQuestionnaires(app.db, viewer, { processingActivityId: view.id, pageSize: 50 }),
+        activityReviews(app, view as Owned & { id: string }, viewer, csrfToken),
       ]);
       const canCreate = levelOf(viewer, 'dataPrivacy:create') !== null;
       return (
         <>
+          {reviews}
           <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={canCreate} />{transfers}
           <ActivityQuestionnaires activityId={view.id} items={questionnaires.rows} canCreate={canCreate} />
         </>
@@ -97,7 +130,34 @@ export const processingActivityPages = (app: AppContext) => {
     },
     // History names stored keys by their labels ("legal_obligation" reads "Legal obligation").
     historyNames: async () => (field, value) => (LABELLED.has(field) && typeof value === 'string' ? valueLabel(value) : undefined),
-  });
+  })
+    // Recording a review: back to the activity's reviews when done; refused, the form again inside the app with what was sent.
+    .post(`${PATH}/:id/reviews`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
+      const typed = Object.fromEntries(['reviewedOn', 'reviewerId', 'outcome', 'notes', 'nextReviewOn'].map((n) => [n, formText(body, n).trim()]));
+      const input: Record<string, unknown> = {
+        outcome: typed.outcome, notes: typed.notes,
+        ...(typed.reviewedOn ? { reviewedOn: typed.reviewedOn } : {}), ...(typed.reviewerId ? { reviewerId: typed.reviewerId } : {}),
+        ...(typed.nextReviewOn ? { nextReviewOn: typed.nextReviewOn } : {}),
+      };
+      const result = await attempt(() => {
+        const problems = schemaProblems(ProcessingActivityReviewCreate, input);
+        if (problems.length) throw invalid(problems);
+        return runWrite(app, (tx) => recordProcessingActivityReview(tx, viewer, params.id, input as ProcessingActivityReviewInput));
+      });
+      if (result.ok) return redirect(`${PATH}/${params.id}?done=updated#reviews`, 303);
+      set.status = result.error.status;
+      const back = <p><a href={`${PATH}/${params.id}`}>← Back to the processing activity</a></p>;
+      // A refusal that is not about the form (no such activity, no review right) is said plainly, without the form.
+      if (!result.error.problems.length) {
+        return renderScreen(headers, { title: 'Review not recorded', viewer, csrfToken, active: 'processing-activities' },
+          <><div class="flash flash-error" role="alert" safe>{result.error.message}</div>{back}</>);
+      }
+      const view = await getRecord(app.db, processingActivityKind, viewer, params.id);
+      return renderScreen(headers, { title: `Review of ${view.name}`, viewer, csrfToken, active: 'processing-activities' },
+        <>{back}{await activityReviews(app, view, viewer, csrfToken, {
+          values: typed, errors: fieldErrors(result.error.problems), error: 'Please correct the fields marked below.',
+        })}</>);
+    }, { page: 'dataPrivacy:review' });
 };
 
 export const DPIA_PATH = '/data-privacy/dpias';
@@ -106,6 +166,7 @@ const DPIA_LABELLED = new Set(['requiredOverride', 'residualRisk', 'status']);
 /** DPIAs (GDPR Art. 35) on the register kit, with the decision, sign-off and reopening, and the risks written from them. */
 export const dpiaPages = (app: AppContext) => {
   const back = (id: string) => `${DPIA_PATH}/${id}`;
+  const labels = labelScreens(app.db);
   /** Sign-off and reopening from the DPIA's page: back to it when done, the refusal inside the app otherwise. */
   const reviewAction = async (action: typeof signOffDpia, failed: string, viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string) => {
     const result = await attempt(() => runWrite(app, (tx) => action(tx, viewer, id)));
@@ -125,6 +186,7 @@ export const dpiaPages = (app: AppContext) => {
     Update: DpiaUpdate,
     statuses: DPIA_STATUSES,
     searchLabel: 'Search names',
+    filters: async () => [await labels.filter()],
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
       { name: 'processingActivityId', label: 'Processing activity', kind: 'reference', required: true, link: processingActivityKind,
@@ -141,12 +203,14 @@ export const dpiaPages = (app: AppContext) => {
       { name: 'residualRisk', label: 'Residual risk', kind: 'select', options: RESIDUAL_RISKS },
       { name: 'residualJudgement', label: 'Residual judgement', kind: 'textarea' },
       { name: 'dpoAdvice', label: 'DPO advice', kind: 'textarea' },
+      labels.field,
       ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (d) => d.name, link: true, sort: 'name' },
       { header: 'Required', value: (d) => (d.required ? 'Yes' : 'No') },
       { header: 'Status', value: (d) => valueLabel(d.status), sort: 'status' },
+      labels.column(),
       ownerColumn(),
     ],
     messages: { created: 'DPIA recorded.' },

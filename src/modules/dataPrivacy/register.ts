@@ -27,6 +27,8 @@ export interface RegisterEntry {
   processors: string;
   jointControllers: string;
   securityMeasures: string;
+  /** The technical and organisational measures as controls (Art. 32), named as the reader may see them. */
+  controls: string;
   owner: string;
 }
 
@@ -55,7 +57,7 @@ export interface RegisterKey {
  * gone since. Set-based: one hash join of every link of the page with the linked table, grouped by activity. (A
  * lookup per link inside each row is estimated so dear that PostgreSQL compiles the statement with JIT first: 5 s
  * before the first row; naming the links in the service afterwards cost more than the statement itself, in mapping
- * 40,000 ids.) Assets and third parties live in one table each (no `join` in their declarations).
+ * 40,000 ids.) Assets, third parties and controls live in one table each (no `join` in their declarations).
  */
 function linkedNames(actor: Actor, type: RecordTypeDeclaration, column: string): SQL {
   const read = readPermission(type);
@@ -87,15 +89,16 @@ export function registerStatement(actor: Actor, ids?: readonly string[]): SQL {
     subjects as materialized (${categoryNames(privacyDataSubjectCategories, a.dataSubjectCategories.name)}),
     categories as materialized (${categoryNames(privacyPersonalDataCategories, a.personalDataCategories.name)}),
     systems as materialized (${linkedNames(actor, recordType(LINKED_TYPES.systemAssetIds), a.systemAssetIds.name)}),
-    processors as materialized (${linkedNames(actor, recordType(LINKED_TYPES.processorThirdPartyIds), a.processorThirdPartyIds.name)})
+    processors as materialized (${linkedNames(actor, recordType(LINKED_TYPES.processorThirdPartyIds), a.processorThirdPartyIds.name)}),
+    measures as materialized (${linkedNames(actor, recordType(LINKED_TYPES.controlIds), a.controlIds.name)})
     select page.id::text as id, page.name, page.role, page.status, page.purposes, page.legal_basis as "legalBasis",
       page.special_category_condition as "specialCategoryCondition", coalesce(subjects.names, '') as "dataSubjectCategories",
       coalesce(categories.names, '') as "personalDataCategories", page.recipients, page.retention, coalesce(systems.names, '') as systems,
       coalesce(processors.names, '') as processors, page.joint_controllers as "jointControllers", page.security_measures as "securityMeasures",
-      coalesce(${users.name}, ${groups.name}, '') as owner
+      coalesce(measures.names, '') as controls, coalesce(${users.name}, ${groups.name}, '') as owner
     from page
       left join subjects on subjects.id = page.id left join categories on categories.id = page.id
-      left join systems on systems.id = page.id left join processors on processors.id = page.id
+      left join systems on systems.id = page.id left join processors on processors.id = page.id left join measures on measures.id = page.id
       left join ${users} on ${users.id} = page.owner_id left join ${groups} on ${groups.id} = page.owner_group_id
     order by page.role, page.name, page.id`;
 }
@@ -156,6 +159,7 @@ export const REGISTER_COLUMNS: readonly { key: keyof RegisterEntry; header: stri
   { key: 'processors', header: 'Processors' },
   { key: 'jointControllers', header: 'Joint controllers' },
   { key: 'securityMeasures', header: 'Technical and organisational measures' },
+  { key: 'controls', header: 'Technical and organisational measures (controls)' },
   { key: 'owner', header: 'Owner' },
 ];
 

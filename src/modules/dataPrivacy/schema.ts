@@ -33,6 +33,17 @@ const categoryKeys = (description: string) =>
 
 export const isSpecialCategory = (category: string) => (SPECIAL_DATA_CATEGORIES as readonly string[]).includes(category);
 
+/** Labels of Settings › Labels on a privacy record (processing activities, DPIAs, transfers, TIAs). */
+const labelIdsField = t.Optional(t.Array(Uuid, {
+  maxItems: 50, uniqueItems: true, description: 'Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds',
+}));
+const labelViews = {
+  labelIds: t.Array(t.String(), { description: 'Labels (Settings › Labels)' }),
+  labels: t.Array(t.String(), { description: 'The labels by name, in name order' }),
+};
+const labelFilter = { label: t.Optional(t.String({ format: 'uuid', description: 'Only the records carrying this label' })) };
+const ReviewDate = (description: string) => t.String({ format: 'date', description });
+
 const processingFields = {
   name: t.String({ minLength: 1, maxLength: 300, description: 'The name of the processing activity' }),
   role: t.Optional(stringEnum(PROCESSING_ROLES, { description: 'controller (Art. 30(1)) or processor (Art. 30(2)); blank gives controller' })),
@@ -50,6 +61,11 @@ const processingFields = {
   processorThirdPartyIds: t.Optional(t.Array(Uuid, { maxItems: 200, uniqueItems: true, description: 'Third parties processing on your behalf; each must be a third party you may read' })),
   jointControllers: t.Optional(t.String({ maxLength: 5_000, description: 'Joint controllers and their contact details' })),
   securityMeasures: t.Optional(t.String({ maxLength: 20_000, description: 'A general description of the technical and organisational security measures (Art. 32(1))' })),
+  controlIds: t.Optional(t.Array(Uuid, {
+    maxItems: 500, uniqueItems: true, description: 'The technical and organisational measures (Art. 32) as controls; each must be a control you may read (needs controls:read)',
+  })),
+  nextReviewOn: t.Optional(t.Union([ReviewDate('When the record is next to be reviewed (YYYY-MM-DD); the owner is reminded. A review recorded sets it'), t.Null()])),
+  labelIds: labelIdsField,
 };
 export const { Create: ProcessingActivityCreate, Update: ProcessingActivityUpdate } = recordInputs(processingFields, { customFields: true });
 export type ProcessingActivityCreate = Static<typeof ProcessingActivityCreate>;
@@ -70,13 +86,49 @@ export const ProcessingActivityView = recordView({
   processorThirdPartyIds: t.Array(t.String()),
   jointControllers: t.String(),
   securityMeasures: t.String(),
+  controlIds: t.Array(t.String(), { description: 'Controls: the technical and organisational measures (Art. 32)' }),
+  nextReviewOn: t.Union([t.String(), t.Null()]),
+  ...labelViews,
 }, { customFields: true });
 export type ProcessingActivityView = Static<typeof ProcessingActivityView>;
 
 export const PROCESSING_SORTS = ['name', 'role', 'status', 'legalBasis', 'createdAt', 'updatedAt'] as const;
 export const ProcessingActivityListQuery = recordListQuery(PROCESSING_SORTS, PROCESSING_STATUSES, {
   role: t.Optional(stringEnum(PROCESSING_ROLES)),
+  controlId: t.Optional(t.String({ format: 'uuid', description: 'Only the processing activities linking this control' })),
+  ...labelFilter,
 });
+
+/** Outcomes of a periodic review of a processing activity. */
+export const REVIEW_OUTCOMES = ['no_change', 'changes_needed'] as const;
+
+export const ProcessingActivityReviewCreate = t.Object({
+  reviewedOn: t.Optional(ReviewDate('The day of the review (YYYY-MM-DD); today when left out')),
+  outcome: stringEnum(REVIEW_OUTCOMES, { description: 'no_change, or changes_needed (with notes saying what)' }),
+  notes: t.Optional(t.String({ maxLength: 20_000, description: 'Required when changes are needed' })),
+  reviewerId: t.Optional(t.Union([Uuid, t.Null()], { description: 'An active user; you when left out' })),
+  nextReviewOn: t.Optional(t.Union([ReviewDate('The next review (YYYY-MM-DD), after the review day; set on the processing activity'), t.Null()])),
+}, { additionalProperties: false });
+export type ProcessingActivityReviewCreate = Static<typeof ProcessingActivityReviewCreate>;
+
+export const ProcessingActivityReviewView = t.Object({
+  id: t.String(),
+  processingActivityId: t.String(),
+  reviewedOn: t.String(),
+  reviewer: t.Union([t.Object({ id: t.String(), name: t.String() }), t.Null()]),
+  outcome: stringEnum(REVIEW_OUTCOMES),
+  notes: t.String(),
+  nextReviewOn: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+});
+export type ProcessingActivityReviewView = Static<typeof ProcessingActivityReviewView>;
+
+export const ProcessingActivityReviews = t.Object({
+  nextReviewOn: t.Union([t.String(), t.Null()], { description: 'The next review set on the processing activity' }),
+  overdue: t.Boolean({ description: 'The next review day has passed' }),
+  reviews: t.Array(ProcessingActivityReviewView, { description: 'Newest first' }),
+});
+export type ProcessingActivityReviews = Static<typeof ProcessingActivityReviews>;
 
 /** Examples the OpenAPI document shows for the create body and a listed row. */
 export const processingActivityExamples = {
@@ -87,6 +139,7 @@ export const processingActivityExamples = {
     recipients: 'Tax authority; pension fund', retention: '10 years after the end of employment',
     systemAssetIds: ['3f2a9c1e-7b4d-4e6a-9c2f-1d8e5b7a3c40'], processorThirdPartyIds: ['6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62'],
     jointControllers: '', securityMeasures: 'Encryption at rest; access limited to the payroll team; quarterly access reviews',
+    controlIds: ['4b8d2e6f-1a3c-4e7b-9d5f-2c8a6e1b3d70'], nextReviewOn: '2027-03-01', labelIds: [],
   } satisfies ProcessingActivityCreate,
   row: {
     id: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13', name: 'Payroll', role: 'controller', status: 'active',
@@ -95,7 +148,8 @@ export const processingActivityExamples = {
     personalDataCategories: ['identification', 'financial', 'health_data'], recipients: 'Tax authority; pension fund',
     retention: '10 years after the end of employment', systemAssetIds: ['3f2a9c1e-7b4d-4e6a-9c2f-1d8e5b7a3c40'],
     processorThirdPartyIds: ['6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62'], jointControllers: '',
-    securityMeasures: 'Encryption at rest; access limited to the payroll team; quarterly access reviews', ...exampleOwnership, customFields: {},
+    securityMeasures: 'Encryption at rest; access limited to the payroll team; quarterly access reviews',
+    controlIds: ['4b8d2e6f-1a3c-4e7b-9d5f-2c8a6e1b3d70'], nextReviewOn: '2027-03-01', labelIds: [], labels: [], ...exampleOwnership, customFields: {},
   } satisfies ProcessingActivityView,
 };
 
@@ -104,7 +158,9 @@ const RegisterEntryView = t.Object({
   specialCategoryCondition: t.String(), dataSubjectCategories: t.String(), personalDataCategories: t.String(), recipients: t.String(),
   retention: t.String(), systems: t.String({ description: 'Names separated by "; ", "(restricted)" where you may not read the asset' }),
   processors: t.String({ description: 'Names separated by "; ", "(restricted)" where you may not read the third party' }),
-  jointControllers: t.String(), securityMeasures: t.String(), owner: t.String(),
+  jointControllers: t.String(), securityMeasures: t.String(),
+  controls: t.String({ description: 'The technical and organisational measures as controls: names separated by "; ", "(restricted)" where you may not read the control' }),
+  owner: t.String(),
 });
 /** One role's part of the Article 30 register. */
 export const RegisterSectionView = t.Object({ role: stringEnum(PROCESSING_ROLES), heading: t.String(), entries: t.Array(RegisterEntryView) });
@@ -141,6 +197,7 @@ const dpiaFields = {
   residualRisk: t.Optional(t.Union([stringEnum(RESIDUAL_RISKS), t.Null()], { description: 'The residual risk after the measures: low, medium or high (high calls for prior consultation, Art. 36)' })),
   residualJudgement: t.Optional(t.String({ maxLength: 20_000, description: 'The judgement of the residual risk' })),
   dpoAdvice: t.Optional(t.String({ maxLength: 20_000, description: 'The advice of the data protection officer (Art. 35(2))' })),
+  labelIds: labelIdsField,
 };
 export const { Create: DpiaCreate, Update: DpiaUpdate } = recordInputs(dpiaFields, { customFields: true });
 export type DpiaCreate = Static<typeof DpiaCreate>;
@@ -165,12 +222,14 @@ export const DpiaView = recordView({
   signedOffById: t.Union([t.String(), t.Null()]),
   signedOffAt: t.Union([t.String(), t.Null()]),
   riskIds: t.Array(t.String(), { description: 'Risks written from this DPIA' }),
+  ...labelViews,
 }, { customFields: true });
 export type DpiaView = Static<typeof DpiaView>;
 
 export const DPIA_SORTS = ['name', 'status', 'createdAt', 'updatedAt'] as const;
 export const DpiaListQuery = recordListQuery(DPIA_SORTS, DPIA_STATUSES, {
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the DPIAs of this processing activity' })),
+  ...labelFilter,
 });
 
 /** "Create a risk from this DPIA": the risk's rating; its title and description default to the DPIA's. */
@@ -189,7 +248,7 @@ export const dpiaExamples = {
     criteriaMet: ['evaluation_or_scoring', 'large_scale'], requiredOverride: null, overrideReason: '',
     description: 'Scoring customers by purchase history to tailor offers', necessityAndProportionality: 'Only purchase data; opt-out at any time',
     risksToDataSubjects: 'Unfair exclusion from offers; inferences about health from purchases', measures: 'No health-related product categories in the model',
-    residualRisk: 'low', residualJudgement: 'Acceptable after the measures', dpoAdvice: 'Proceed; review in a year',
+    residualRisk: 'low', residualJudgement: 'Acceptable after the measures', dpoAdvice: 'Proceed; review in a year', labelIds: [],
   } satisfies DpiaCreate,
   row: {
     id: '2b7e4c1a-9d3f-4e8b-a6c2-5f1d7e9b3a20', name: 'Loyalty programme profiling', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13',
@@ -197,7 +256,7 @@ export const dpiaExamples = {
     description: 'Scoring customers by purchase history to tailor offers', necessityAndProportionality: 'Only purchase data; opt-out at any time',
     risksToDataSubjects: 'Unfair exclusion from offers; inferences about health from purchases', measures: 'No health-related product categories in the model',
     residualRisk: 'low', residualJudgement: 'Acceptable after the measures', dpoAdvice: 'Proceed; review in a year',
-    status: 'signed_off', signedOffById: '5d2f8a1c-3e7b-4c9d-a1f6-8b2e4d7c9a31', signedOffAt: '2026-03-02T10:15:00.000Z', riskIds: [],
+    status: 'signed_off', signedOffById: '5d2f8a1c-3e7b-4c9d-a1f6-8b2e4d7c9a31', signedOffAt: '2026-03-02T10:15:00.000Z', riskIds: [], labelIds: [], labels: [],
     ...exampleOwnership, customFields: {},
   } satisfies DpiaView,
 };
@@ -231,6 +290,7 @@ const transferFields = {
     description: 'The transfer impact assessment relied on: one kept on the recipient third party',
   })),
   notes: t.Optional(t.String({ maxLength: 20_000 })),
+  labelIds: labelIdsField,
 };
 export const { Create: TransferCreate, Update: TransferUpdate } = recordInputs(transferFields);
 export type TransferCreate = Static<typeof TransferCreate>;
@@ -247,6 +307,7 @@ export const TransferView = recordView({
   derogation: t.Union([stringEnum(TRANSFER_DEROGATIONS), t.Null()]),
   transferImpactAssessmentId: t.Union([t.String(), t.Null()]),
   notes: t.String(),
+  ...labelViews,
 });
 export type TransferView = Static<typeof TransferView>;
 
@@ -254,18 +315,19 @@ export const TRANSFER_SORTS = ['name', 'destinationCountry', 'safeguard', 'creat
 export const TransferListQuery = recordListQuery(TRANSFER_SORTS, null, {
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers of this processing activity' })),
   recipientThirdPartyId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers to this third party' })),
+  ...labelFilter,
 });
 
 export const transferExamples = {
   create: {
     name: 'Payroll data to the payroll provider', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13', destinationCountry: 'IN',
     recipientThirdPartyId: '6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62', safeguard: 'sccs', sccModule: 2, derogation: null,
-    transferImpactAssessmentId: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', notes: '',
+    transferImpactAssessmentId: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', notes: '', labelIds: [],
   } satisfies TransferCreate,
   row: {
     id: '7d3a1c9e-2b5f-4e8d-a7c3-1f9b5d2e8a46', name: 'Payroll data to the payroll provider', processingActivityId: '9a4e2c7d-1f3b-4d8a-b6e5-0c2f7a9d4e13',
     destinationCountry: 'IN', destinationCountryName: 'India', recipientThirdPartyId: '6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62', safeguard: 'sccs',
-    sccModule: 2, derogation: null, transferImpactAssessmentId: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', notes: '', ...exampleOwnership,
+    sccModule: 2, derogation: null, transferImpactAssessmentId: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', notes: '', labelIds: [], labels: [], ...exampleOwnership,
   } satisfies TransferView,
 };
 
@@ -281,6 +343,7 @@ const tiaFields = {
   conclusion: stringEnum(TIA_CONCLUSIONS, { description: 'proceed, proceed_with_measures or do_not_proceed' }),
   assessedOn: IsoDate('The date of the assessment (YYYY-MM-DD)'),
   nextReviewOn: t.Optional(t.Union([IsoDate('The next review (YYYY-MM-DD), after the assessment date; reminded to the owner'), t.Null()])),
+  labelIds: labelIdsField,
 };
 /** A TIA as the screens write it: the third party it is kept on is one of its fields. */
 export const { Create: TiaRecordCreate, Update: TiaRecordUpdate } = recordInputs({
@@ -301,11 +364,12 @@ export const TiaView = recordView({
   conclusion: stringEnum(TIA_CONCLUSIONS),
   assessedOn: t.String(),
   nextReviewOn: t.Union([t.String(), t.Null()]),
+  ...labelViews,
 });
 export type TiaView = Static<typeof TiaView>;
 
 export const TIA_SORTS = ['name', 'assessedOn', 'nextReviewOn', 'createdAt', 'updatedAt'] as const;
-export const TiaListQuery = recordListQuery(TIA_SORTS, null);
+export const TiaListQuery = recordListQuery(TIA_SORTS, null, labelFilter);
 export const ThirdPartyTiaParams = t.Object({ id: t.String({ format: 'uuid' }), tiaId: t.String({ format: 'uuid' }) });
 
 export const tiaExamples = {
@@ -318,7 +382,7 @@ export const tiaExamples = {
     id: '1e7c3a9d-5b2f-4d8e-a6c1-9f3b7d2e5a84', name: 'India transfers 2026', thirdPartyId: '6c1d8e2f-4a7b-4c9e-8d3f-2b5a7e9c1d62',
     lawsAssessed: 'Information Technology Act 2000 and its interception rules; Digital Personal Data Protection Act 2023', riskFound: 'medium',
     supplementaryMeasures: 'Encryption in transit and at rest with keys held in the EU', conclusion: 'proceed_with_measures',
-    assessedOn: '2026-03-01', nextReviewOn: '2027-03-01', ...exampleOwnership,
+    assessedOn: '2026-03-01', nextReviewOn: '2027-03-01', labelIds: [], labels: [], ...exampleOwnership,
   } satisfies TiaView,
 };
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { dpias, privacyQuestionnaires, privacyTransfers, processingActivities } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/core/errors';
@@ -7,17 +7,22 @@ import { recordType, requireTypedRecord } from '../../platform/records/record-ty
 import { referencedBy, type RecordKind } from '../../platform/records/records';
 import { valueLabel } from '../../platform/core/value-labels';
 import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
+import { labelFilter, labelNamesSql, labelProblems } from './labels';
+import { isUuid } from '../../platform/core/uuid';
 import { categoryProblems, dataSubjectCategoryList, personalDataCategoryList } from './categories';
 
-/** The record types a processing activity links to, by field: declared by the assets and third-parties modules. */
-export const LINKED_TYPES = { systemAssetIds: 'asset', processorThirdPartyIds: 'thirdParty' } as const;
+/**
+ * The record types a processing activity links to, by field: declared by the assets, third-parties and controls
+ * modules (the controls are its technical and organisational measures, Art. 32).
+ */
+export const LINKED_TYPES = { systemAssetIds: 'asset', processorThirdPartyIds: 'thirdParty', controlIds: 'control' } as const;
 
 /**
  * Every link a write adds must name a record the actor may read (spec Bearer rule 4): the linked module's read right
  * (403 without) and a readable record (404 otherwise, the same as a missing one, the reason in the Audit Log). Links
  * kept as they were are not judged again, so editing a record never fails on a link someone else made.
  */
-async function requireReadableLinks(db: DbOrTx, actor: Actor, candidate: ProcessingActivityCreate, before: { systemAssetIds: string[]; processorThirdPartyIds: string[] } | null) {
+async function requireReadableLinks(db: DbOrTx, actor: Actor, candidate: ProcessingActivityCreate, before: Record<keyof typeof LINKED_TYPES, string[]> | null) {
   for (const [field, kind] of Object.entries(LINKED_TYPES) as [keyof typeof LINKED_TYPES, string][]) {
     const kept = new Set(before?.[field] ?? []);
     for (const id of candidate[field] ?? []) {
@@ -35,6 +40,7 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   table: processingActivities,
   titleColumn: processingActivities.name,
   statusColumn: processingActivities.status,
+  computed: { labels: labelNamesSql(processingActivities.labelIds) },
   sortable: {
     name: processingActivities.name, role: processingActivities.role, status: processingActivities.status, legalBasis: processingActivities.legalBasis,
     createdAt: processingActivities.createdAt, updatedAt: processingActivities.updatedAt,
@@ -42,9 +48,13 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   defaults: {
     role: 'controller', status: 'draft', purposes: '', specialCategoryCondition: null, dataSubjectCategories: [], personalDataCategories: [],
     recipients: '', retention: '', systemAssetIds: [], processorThirdPartyIds: [], jointControllers: '', securityMeasures: '',
+    controlIds: [], nextReviewOn: null, labelIds: [],
   },
   filters: {
     role: (value) => ((PROCESSING_ROLES as readonly string[]).includes(value) ? eq(processingActivities.role, value as 'controller') : undefined),
+    // The activities whose measures include a control (the control's page lists them).
+    controlId: (value) => (isUuid(value) ? sql`${value}::uuid = any(${processingActivities.controlIds})` : sql`false`),
+    label: labelFilter(processingActivities.labelIds),
   },
   // Its DPIAs assess it, its transfers are part of it and questionnaires ask about it: deleting it while any do is a 409 naming them.
   references: [
@@ -66,6 +76,7 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
     problems.push(
       ...await categoryProblems(db, dataSubjectCategoryList, 'dataSubjectCategories', candidate.dataSubjectCategories, before?.dataSubjectCategories),
       ...await categoryProblems(db, personalDataCategoryList, 'personalDataCategories', candidate.personalDataCategories, before?.personalDataCategories),
+      ...await labelProblems(db, candidate.labelIds, before?.labelIds),
     );
     if (problems.length) return problems;
     await requireReadableLinks(db, actor, candidate, before);

@@ -12,6 +12,7 @@ import {
 import { safeguardText, TIA_PATH, tiaKind, TRANSFER_PATH, transferKind } from './transfer-service';
 import { processingActivityKind } from './service';
 import { ActivityTransfers, ThirdPartyTias, type SeenLink } from './transfer-views';
+import { labelScreens } from './labels';
 
 /** The third party a transfer or TIA names, for the screens' pickers and record pages (its table, not its module). */
 const thirdPartyLink = { module: 'thirdParties', label: 'Third party', table: thirdParties, titleColumn: thirdParties.name } as const;
@@ -33,7 +34,9 @@ const destinations = async () => countryChoices((code) => !EEA_COUNTRIES.has(cod
 const readable = (app: AppContext, kind: string) => (viewer: Actor) => readableChoices(app.db, viewer, recordType(kind));
 
 /** Transfers outside the EEA on the register kit: list, record page, new (from a processing activity's page) and edit. */
-export const transferPages = (app: AppContext) => recordPages(app, transferKind, {
+export const transferPages = (app: AppContext) => {
+  const labels = labelScreens(app.db);
+  return recordPages(app, transferKind, {
   path: TRANSFER_PATH,
   title: 'Transfers outside the EEA',
   singular: 'Transfer',
@@ -41,6 +44,7 @@ export const transferPages = (app: AppContext) => recordPages(app, transferKind,
   Create: TransferCreate,
   Update: TransferUpdate,
   searchLabel: 'Search names',
+  filters: async () => [await labels.filter()],
   fields: [
     { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300, hint: 'What is transferred, to whom' },
     { name: 'processingActivityId', label: 'Processing activity', kind: 'reference', required: true,
@@ -55,12 +59,14 @@ export const transferPages = (app: AppContext) => recordPages(app, transferKind,
     { name: 'transferImpactAssessmentId', label: 'Transfer impact assessment', kind: 'reference', options: readable(app, 'transferImpactAssessment'),
       hint: 'One kept on the recipient' },
     { name: 'notes', label: 'Notes', kind: 'textarea' },
+    labels.field,
     ...OWNER_FIELDS,
   ],
   columns: [
     { header: 'Name', value: (tr) => tr.name, link: true, sort: 'name' },
     { header: 'Destination', value: (tr) => countryName(tr.destinationCountry), sort: 'destinationCountry' },
     { header: 'Safeguard', value: (tr) => safeguardText(tr), sort: 'safeguard' },
+    labels.column(),
     ownerColumn(),
   ],
   messages: { created: 'Transfer recorded.' },
@@ -71,10 +77,13 @@ export const transferPages = (app: AppContext) => recordPages(app, transferKind,
     if (field === 'sccModule' && typeof value === 'number') return SCC_MODULE_LABELS[value];
     return undefined;
   },
-});
+  });
+};
 
 /** Transfer impact assessments on the register kit: record page, new (from a third party's page) and edit. */
-export const tiaPages = (app: AppContext) => recordPages(app, tiaKind, {
+export const tiaPages = (app: AppContext) => {
+  const labels = labelScreens(app.db);
+  return recordPages(app, tiaKind, {
   path: TIA_PATH,
   title: 'Transfer impact assessments',
   singular: 'Transfer impact assessment',
@@ -82,6 +91,7 @@ export const tiaPages = (app: AppContext) => recordPages(app, tiaKind, {
   Create: TiaRecordCreate,
   Update: TiaRecordUpdate,
   searchLabel: 'Search names',
+  filters: async () => [await labels.filter()],
   fields: [
     { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
     { name: 'thirdPartyId', label: 'Third party', kind: 'reference', required: true, link: thirdPartyLink, options: readable(app, 'thirdParty'),
@@ -92,6 +102,7 @@ export const tiaPages = (app: AppContext) => recordPages(app, tiaKind, {
     { name: 'conclusion', label: 'Conclusion', kind: 'select', required: true, options: TIA_CONCLUSIONS },
     { name: 'assessedOn', label: 'Assessed on', kind: 'date', required: true },
     { name: 'nextReviewOn', label: 'Next review', kind: 'date', hint: 'After the assessment date; the owner is reminded' },
+    labels.field,
     ...OWNER_FIELDS,
   ],
   columns: [
@@ -100,10 +111,12 @@ export const tiaPages = (app: AppContext) => recordPages(app, tiaKind, {
     { header: 'Conclusion', value: (tia) => valueLabel(tia.conclusion) },
     { header: 'Assessed on', value: (tia) => tia.assessedOn, sort: 'assessedOn' },
     { header: 'Next review', value: (tia) => tia.nextReviewOn ?? '', sort: 'nextReviewOn' },
+    labels.column(),
     ownerColumn(),
   ],
   messages: { created: 'Transfer impact assessment recorded.' },
-});
+  });
+};
 
 /** The transfers section of a processing activity's page, as the viewer may read them. */
 export async function activityTransfers(app: AppContext, activityId: string, viewer: Actor): Promise<JSX.Element> {

@@ -7,8 +7,9 @@ import { milestoneReached, type DueDateKind } from '../../platform/notifications
 import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import { referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
+import { labelFilter, labelNamesSql, labelProblems, withLabels } from './labels';
 import { ADEQUATE_COUNTRIES, countryName, EEA_COUNTRIES, isCountryCode } from './countries';
-import type { TiaRecordCreate, TransferCreate, TransferView } from './schema';
+import type { TiaRecordCreate, TiaView, TransferCreate, TransferView } from './schema';
 
 export const TRANSFER_PATH = '/data-privacy/transfers';
 export const TIA_PATH = '/data-privacy/transfer-impact-assessments';
@@ -34,7 +35,7 @@ function safeguardProblems(c: TransferCreate): FieldProblem[] {
 }
 
 const transferView = (record: RecordView<typeof privacyTransfers>): TransferView =>
-  ({ ...record, derogation: record.derogation as TransferView['derogation'], destinationCountryName: countryName(record.destinationCountry) });
+  ({ ...withLabels(record), derogation: record.derogation as TransferView['derogation'], destinationCountryName: countryName(record.destinationCountry) });
 
 /**
  * Transfers outside the EEA (GDPR Chapter V), each of one processing activity: the register kit writes them with
@@ -47,21 +48,23 @@ export const transferKind: RecordKind<typeof privacyTransfers, TransferCreate, T
   label: 'Transfer',
   table: privacyTransfers,
   titleColumn: privacyTransfers.name,
+  computed: { labels: labelNamesSql(privacyTransfers.labelIds) },
   sortable: {
     name: privacyTransfers.name, destinationCountry: privacyTransfers.destinationCountry, safeguard: privacyTransfers.safeguard,
     createdAt: privacyTransfers.createdAt, updatedAt: privacyTransfers.updatedAt,
   },
-  defaults: { sccModule: null, derogation: null, transferImpactAssessmentId: null, notes: '' },
+  defaults: { sccModule: null, derogation: null, transferImpactAssessmentId: null, notes: '', labelIds: [] },
   filters: {
     processingActivityId: (value) => eq(privacyTransfers.processingActivityId, value),
     recipientThirdPartyId: (value) => eq(privacyTransfers.recipientThirdPartyId, value),
+    label: labelFilter(privacyTransfers.labelIds),
   },
   present: async () => ({ view: transferView }),
   toColumns: (c) => ({ ...c, name: c.name.trim(), notes: (c.notes ?? '').trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];
     if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
-    problems.push(...destinationProblems(candidate.destinationCountry), ...safeguardProblems(candidate));
+    problems.push(...destinationProblems(candidate.destinationCountry), ...safeguardProblems(candidate), ...await labelProblems(db, candidate.labelIds, before?.labelIds));
     if (problems.length) return problems;
     if (candidate.processingActivityId !== before?.processingActivityId) {
       await requireTypedRecord(db, actor, recordType('processingActivity'), candidate.processingActivityId, 'processingActivityId');
@@ -81,18 +84,20 @@ export const transferKind: RecordKind<typeof privacyTransfers, TransferCreate, T
 };
 
 /** Transfer impact assessments, kept on a third party: the register kit writes them with the Audit Log and History. */
-export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCreate> = {
+export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCreate, TiaView> = {
   module: 'dataPrivacy',
   recordType: 'transferImpactAssessment',
   label: 'Transfer impact assessment',
   table: transferImpactAssessments,
   titleColumn: transferImpactAssessments.name,
+  computed: { labels: labelNamesSql(transferImpactAssessments.labelIds) },
   sortable: {
     name: transferImpactAssessments.name, assessedOn: transferImpactAssessments.assessedOn, nextReviewOn: transferImpactAssessments.nextReviewOn,
     createdAt: transferImpactAssessments.createdAt, updatedAt: transferImpactAssessments.updatedAt,
   },
-  defaults: { supplementaryMeasures: '', nextReviewOn: null },
-  filters: { thirdPartyId: (value) => eq(transferImpactAssessments.thirdPartyId, value) },
+  defaults: { supplementaryMeasures: '', nextReviewOn: null, labelIds: [] },
+  present: async () => ({ view: (record) => withLabels(record) as TiaView }),
+  filters: { thirdPartyId: (value) => eq(transferImpactAssessments.thirdPartyId, value), label: labelFilter(transferImpactAssessments.labelIds) },
   // Transfers relying on it: deleting it while any do is a 409 naming them.
   references: [referencedBy('transfers', privacyTransfers, privacyTransfers.transferImpactAssessmentId)],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
@@ -106,6 +111,7 @@ export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCrea
     if (candidate.conclusion === 'proceed_with_measures' && !(candidate.supplementaryMeasures ?? '').trim()) {
       problems.push({ field: 'supplementaryMeasures', message: 'name the supplementary measures the conclusion relies on' });
     }
+    problems.push(...await labelProblems(db, candidate.labelIds, before?.labelIds));
     if (before && candidate.thirdPartyId !== before.thirdPartyId) {
       problems.push({ field: 'thirdPartyId', message: 'a transfer impact assessment stays on the third party it was made for' });
     }

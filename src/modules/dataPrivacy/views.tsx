@@ -45,7 +45,7 @@ export function RegisterScreen({ sections }: { sections: readonly RegisterSectio
     <>
       <p class="muted">
         The records of processing activities under GDPR Article 30 that you may read, grouped by role; retired activities are left out.
-        Systems and processors you may not read show as (restricted).
+        Systems, processors and controls you may not read show as (restricted).
       </p>
       {total === 0
         ? <p>No processing activities yet. <a href="/data-privacy/processing-activities/new">New processing activity</a></p>
