@@ -45,7 +45,7 @@ export async function benchReminderSweep(): Promise<Record<string, string>> {
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
     const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
-    const collect = await timeIt(() => ctx.db.transaction((tx) => collectDay(tx, day)));
+    const collect = await timeIt(() => ctx.db.transaction((tx) => collectDay(ctx, tx, day)));
     const queue = await timeIt(() => sendDigests(ctx));
     clearInterval(sampler);
     Bun.gc(true);

@@ -78,7 +78,7 @@ const digestsFor = async (day: string) =>
     .then((rows) => rows.filter((r) => r.subject.startsWith(`Reminders for ${day}`)));
 
 async function sweep(day: string) {
-  const collected = await env.ctx.db.transaction((tx) => collectDay(tx, day));
+  const collected = await env.ctx.db.transaction((tx) => collectDay(env.ctx, tx, day));
   await sendDigests(env.ctx);
   await env.ctx.mailer.deliverOutbox();
   return collected;
@@ -137,7 +137,7 @@ describe('the daily reminder sweep', () => {
 
   test('a sweep stopped between digests goes on where it stopped: those queued are not queued again', async () => {
     const day = addDays(DAY, 20);
-    await env.ctx.db.transaction((tx) => collectDay(tx, day));
+    await env.ctx.db.transaction((tx) => collectDay(env.ctx, tx, day));
     const ledger = await env.ctx.db.select().from(reminderDigests).where(eq(reminderDigests.day, day));
     expect(ledger.length).toBeGreaterThanOrEqual(2);
     // As if the process died after queuing the owner's digest: its ledger row names its outbox row.
@@ -154,10 +154,10 @@ describe('the daily reminder sweep', () => {
     const settings = await notificationSettings(env.ctx.db);
     await env.ctx.db.transaction((tx) => saveNotificationSettings(tx, admin, { ...settings, reminderHour: 0, paused: true }));
     const at = new Date(`${addDays(DAY, 40)}T12:00:00Z`);
-    expect(await env.ctx.db.transaction((tx) => claimDueDay(tx, at))).toBe(false);
+    expect(await env.ctx.db.transaction((tx) => claimDueDay(env.ctx, tx, at))).toBe(false);
     expect(await env.ctx.db.select().from(reminderRuns).where(eq(reminderRuns.day, addDays(DAY, 40)))).toHaveLength(0);
     await env.ctx.db.transaction((tx) => saveNotificationSettings(tx, admin, { ...settings, reminderHour: 0, paused: false }));
-    expect(await env.ctx.db.transaction((tx) => claimDueDay(tx, at))).toBe(true);
+    expect(await env.ctx.db.transaction((tx) => claimDueDay(env.ctx, tx, at))).toBe(true);
     await sendDigests(env.ctx);
     const actions = (await env.ctx.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.recordId, 'notifications'))).map((e) => e.action);
     expect(actions).toContain('reminders.pause');
