@@ -51,16 +51,16 @@ export function dueItemsOf(kinds: readonly DueDateKind[], window: ReminderWindow
   // two hashes; no join follows, so the items go straight to the sort. (Owners are the active people joined back to
   // users, so the planner knows there is one row per person and hashes them.)
   const items = sql`with rights as materialized (
-      select u.id, coalesce(p.digests, true) as receives, coalesce(r.rights, '{}') || ''::text as rights
+      select u.id, array[u.id] as self, coalesce(p.digests, true) as receives, coalesce(r.rights, '{}') || ''::text as rights
       from ${users} u left join mail_preferences p on p.user_id = u.id
         left join (select rm.user_id, array_agg(distinct rp.permission) as rights from group_members rm
             join group_roles gr on gr.group_id = rm.group_id join role_permissions rp on rp.role_id = gr.role_id group by rm.user_id) r
           on r.user_id = u.id
       where u.status = 'active')
-    select unnest(case when o.id is not null then case when o.receives and due.permission = any(o.rights) then array[o.id] end else g.members end) as user_id,
+    select unnest(case when o.id is not null then case when o.receives and due.permission = any(o.rights) then o.self end else g.members end) as user_id,
       due.kind, due.record_id, due.title, due.due_on, due.note
     from (${due}) due
-      left join (select u.id, r.receives, r.rights from ${users} u join rights r on r.id = u.id) o on o.id = due.owner_id
+      left join (select u.id, r.self, r.receives, r.rights from ${users} u join rights r on r.id = u.id) o on o.id = due.owner_id
       left join (select gm.group_id, k.permission, array_agg(gm.user_id) as members
           from group_members gm join rights r on r.id = gm.user_id and r.receives
             join unnest(${sql.param(permissions)}::text[]) k(permission) on k.permission = any(r.rights)
