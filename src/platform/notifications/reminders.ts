@@ -103,7 +103,7 @@ export async function dueDay(db: DbOrTx, now = new Date()): Promise<string | nul
  * (pglz took as long as rendering them), a compression the outbox keeps when they are copied there.
  */
 async function renderingSettings(tx: Tx, { writing }: { writing: boolean }): Promise<void> {
-  await tx.execute(sql`set local datestyle = 'ISO, YMD'`);
+  await tx.execute(sql`set local datestyle = 'ISO'`);
   await tx.execute(sql`set local jit = off`);
   if (!writing) return;
   await tx.execute(sql`set local work_mem = '64MB'`);
