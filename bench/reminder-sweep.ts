@@ -21,8 +21,9 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 /**
  * The daily reminder sweep over 100,000 risks, 100,000 controls with tests, 10,000 exceptions and 20,000 evidence
- * records owned by 2,000 people: collecting every person's reminders (one statement per kind) and queuing every digest,
- * next to the floor of the kinds' own SELECTs run alone (their rows fetched) in the same run; RSS before and after.
+ * records owned by 2,000 people: collecting every person's digest (one statement over every kind, rendering into the
+ * ledger) and queuing every digest, next to the floor of the kinds' own SELECTs run alone (their rows fetched) in the
+ * same run; RSS before and after.
  * Then a screen change (a project edited through its form) with 20 matching rules against the same change with none.
  */
 export async function benchReminderSweep(): Promise<Record<string, string>> {
@@ -45,7 +46,7 @@ export async function benchReminderSweep(): Promise<Record<string, string>> {
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
     const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
-    const collect = await timeIt(() => ctx.db.transaction((tx) => collectDay(tx, day)));
+    const collect = await timeIt(() => ctx.db.transaction((tx) => collectDay(ctx, tx, day)));
     const queue = await timeIt(() => sendDigests(ctx));
     clearInterval(sampler);
     Bun.gc(true);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, date, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from './platform';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -63,24 +63,17 @@ export const reminderRuns = pgTable('reminder_runs', {
   items: integer('items').notNull().default(0),
 });
 
-/** What one person is reminded of on a day, per kind: the count and the first items (the digest lists at most a page). */
-export const reminderLists = pgTable('reminder_lists', {
-  day: date('day', { mode: 'string' }).notNull(),
-  userId: uuid('user_id').notNull(),
-  kind: text('kind').notNull(),
-  total: integer('total').notNull(),
-  items: jsonb('items').notNull(),
-}, (t) => [primaryKey({ columns: [t.day, t.userId, t.kind] })]);
-
 /**
- * The ledger of digests: one row per person and day, made when the day is collected; `outbox_id` is set in the same
- * transaction as the digest's outbox row. A row without it is still to send, so a crash mid-sweep resumes where it was
- * and no person gets a day twice.
+ * The ledger of digests: one row per person and day, made when the day is collected with the mail's subject and text;
+ * `outbox_id` is set in the same transaction as the digest's outbox row (the text then leaves the ledger). A row without
+ * it is still to send, so a crash mid-sweep resumes where it was and no person gets a day twice.
  */
 export const reminderDigests = pgTable('reminder_digests', {
   day: date('day', { mode: 'string' }).notNull(),
   userId: uuid('user_id').notNull(),
   items: integer('items').notNull(),
+  subject: text('subject'),
+  body: text('body'),
   outboxId: bigint('outbox_id', { mode: 'number' }),
   queuedAt: timestamp('queued_at', { withTimezone: true, mode: 'date' }),
 }, (t) => [

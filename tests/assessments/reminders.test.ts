@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe('overdue questionnaires in the daily digest', () => {
   test('the sender is reminded of each one past its due date and not submitted, with to whom it went, where it stands and a link', async () => {
-    expect(await env.ctx.db.transaction((tx) => collectDay(tx, DAY))).toBe(true);
+    expect(await env.ctx.db.transaction((tx) => collectDay(env.ctx, tx, DAY))).toBe(true);
     await sendDigests(env.ctx);
     // A delivery pass started by the invitations' writes may still run: the digest goes out with the next one.
     await env.ctx.mailer.deliverOutbox();

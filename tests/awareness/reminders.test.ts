@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe('training in the daily digest', () => {
   test('a person is reminded of their own training a week before its end and once overdue, with a link to take it, without any right', async () => {
-    expect(await env.ctx.db.transaction((tx) => collectDay(tx, DAY))).toBe(true);
+    expect(await env.ctx.db.transaction((tx) => collectDay(env.ctx, tx, DAY))).toBe(true);
     await sendDigests(env.ctx);
     await env.ctx.mailer.deliverOutbox();
     const mail = await smtp.waitFor((m) => m.to.includes(learner.email) && m.subject.startsWith(`Reminders for ${DAY}`));

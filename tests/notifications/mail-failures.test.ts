@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq, inArray } from 'drizzle-orm';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { outbox, reminderDigests, reminderLists, reminderRuns } from '../../db/schema';
+import { outbox, reminderDigests, reminderRuns } from '../../db/schema';
 import { controlKind } from '../../src/modules/controls/service';
 import { MAX_ATTEMPTS } from '../../src/platform/mail/mail';
 import { queueMail } from '../../src/platform/mail/mail';
@@ -121,7 +121,6 @@ describe('mail when the SMTP server fails', () => {
       // Each case sweeps today afresh (a real database never forgets a day).
       const today = new Date().toISOString().slice(0, 10);
       await env.ctx.db.delete(reminderDigests).where(eq(reminderDigests.day, today));
-      await env.ctx.db.delete(reminderLists).where(eq(reminderLists.day, today));
       await env.ctx.db.delete(reminderRuns).where(eq(reminderRuns.day, today));
       expect(await sweepOnce(env.ctx)).toBe(true);
       const digests = (await env.ctx.db.select().from(outbox).where(eq(outbox.kind, 'digest'))).filter((m) => m.recipients.includes(person.email));

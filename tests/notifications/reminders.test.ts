@@ -10,7 +10,8 @@ import { createException } from '../../src/modules/exceptions/service';
 import { createTreatment } from '../../src/modules/risks/treatments-service';
 import { claimDueDay, collectDay, previewDigest, previewNextSweep, sendDigests } from '../../src/platform/notifications/reminders';
 import { notificationSettings, saveMailPreferences, saveNotificationSettings } from '../../src/platform/notifications/settings';
-import type { Actor } from '../../src/platform/permissions/permissions';
+import { addGroupMember, createGroup } from '../../src/modules/people/service';
+import { systemActor, type Actor } from '../../src/platform/permissions/permissions';
 import { createRecord } from '../../src/platform/records/records';
 import { startTestEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeUser, unique, type TestUser } from '../helpers/factories';
@@ -78,7 +79,7 @@ const digestsFor = async (day: string) =>
     .then((rows) => rows.filter((r) => r.subject.startsWith(`Reminders for ${day}`)));
 
 async function sweep(day: string) {
-  const collected = await env.ctx.db.transaction((tx) => collectDay(tx, day));
+  const collected = await env.ctx.db.transaction((tx) => collectDay(env.ctx, tx, day));
   await sendDigests(env.ctx);
   await env.ctx.mailer.deliverOutbox();
   return collected;
@@ -137,7 +138,7 @@ describe('the daily reminder sweep', () => {
 
   test('a sweep stopped between digests goes on where it stopped: those queued are not queued again', async () => {
     const day = addDays(DAY, 20);
-    await env.ctx.db.transaction((tx) => collectDay(tx, day));
+    await env.ctx.db.transaction((tx) => collectDay(env.ctx, tx, day));
     const ledger = await env.ctx.db.select().from(reminderDigests).where(eq(reminderDigests.day, day));
     expect(ledger.length).toBeGreaterThanOrEqual(2);
     // As if the process died after queuing the owner's digest: its ledger row names its outbox row.
@@ -154,10 +155,10 @@ describe('the daily reminder sweep', () => {
     const settings = await notificationSettings(env.ctx.db);
     await env.ctx.db.transaction((tx) => saveNotificationSettings(tx, admin, { ...settings, reminderHour: 0, paused: true }));
     const at = new Date(`${addDays(DAY, 40)}T12:00:00Z`);
-    expect(await env.ctx.db.transaction((tx) => claimDueDay(tx, at))).toBe(false);
+    expect(await env.ctx.db.transaction((tx) => claimDueDay(env.ctx, tx, at))).toBe(false);
     expect(await env.ctx.db.select().from(reminderRuns).where(eq(reminderRuns.day, addDays(DAY, 40)))).toHaveLength(0);
     await env.ctx.db.transaction((tx) => saveNotificationSettings(tx, admin, { ...settings, reminderHour: 0, paused: false }));
-    expect(await env.ctx.db.transaction((tx) => claimDueDay(tx, at))).toBe(true);
+    expect(await env.ctx.db.transaction((tx) => claimDueDay(env.ctx, tx, at))).toBe(true);
     await sendDigests(env.ctx);
     const actions = (await env.ctx.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.recordId, 'notifications'))).map((e) => e.action);
     expect(actions).toContain('reminders.pause');
@@ -175,5 +176,27 @@ describe('the daily reminder sweep', () => {
     expect(digest?.email).toBe(owner.email);
     expect(digest?.body).toContain('Vendor lock-in');
     expect((await env.ctx.db.select().from(reminderRuns)).length).toBe(runs);
+  }, 180_000);
+
+  test('a group-owned record reminds only the members who may read it and get digests; an active owner who may not read it keeps it from the group', async () => {
+    const day = addDays(DAY, 60);
+    const system = systemActor();
+    const { id: groupId } = await env.ctx.db.transaction((tx) => createGroup(tx, system, { name: unique('Risk owners') }));
+    const reader = await makeUser(env, { 'risks:read': 'own' }, unique('rita.reader'));
+    const nonReader = await makeUser(env, { 'controls:read': 'own' }, unique('nico.nonreader'));
+    const optedOut = await makeUser(env, { 'risks:read': 'own' }, unique('otto.optedout'));
+    await optedOut.actor().then((a) => env.ctx.db.transaction((tx) => saveMailPreferences(tx, a, { digests: false, ruleMails: true })));
+    await env.ctx.db.transaction(async (tx) => {
+      for (const person of [reader, nonReader, optedOut]) await addGroupMember(tx, system, groupId, person.id);
+    });
+    await makeRisk(env, admin, { title: 'Risk of the owners group', ownerId: null, ownerGroupId: groupId });
+    await makeRisk(env, admin, { title: 'Risk whose owner may not read it', ownerId: unreadable.id, ownerGroupId: groupId });
+    await sweep(day);
+    const digests = await digestsFor(day);
+    const toReader = digests.filter((d) => d.to.includes(reader.email));
+    expect(toReader).toHaveLength(1);
+    expect(toReader[0].body).toContain('Risk of the owners group');
+    expect(toReader[0].body).not.toContain('Risk whose owner may not read it');
+    expect(digests.filter((d) => d.to.includes(nonReader.email) || d.to.includes(optedOut.email) || d.to.includes(unreadable.email))).toHaveLength(0);
   }, 180_000);
 });

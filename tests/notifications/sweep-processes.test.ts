@@ -99,7 +99,7 @@ describe.skipIf(!base)('the reminder sweep in several server processes on one Po
     connections.push(sql);
     // The day collected as a sweep would, so the test can hold one person's digest back while a process sends.
     const ctx = await boot(readConfig({ DATABASE_URL: seeded.url, ADMIN_EMAIL, ADMIN_PASSWORD, LOG_LEVEL: 'error' }));
-    await ctx.db.transaction((tx) => collectDay(tx, seeded.today));
+    await ctx.db.transaction((tx) => collectDay(ctx, tx, seeded.today));
     await ctx.close();
     const heldBack = [...seeded.ids].sort()[PEOPLE / 2];
     const reserved = await sql.reserve();

@@ -43,7 +43,7 @@ export async function sweepOnce(ctx: AppContext, intervalMs = 0): Promise<boolea
     await summarizeEndedRefusals(tx);
     await compactRowCounts(tx);
     for (const module of installedModules()) await module.sweep?.(tx);
-    const reminders = await claimDueDay(tx);
+    const reminders = await claimDueDay(ctx, tx);
     // Scheduled reports due at the notifications hour: claimed and queued under this lock (docs/reports.md).
     await sendDueReports(ctx, tx);
     return { reminders };

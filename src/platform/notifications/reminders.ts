@@ -1,6 +1,6 @@
 import { asc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx, type Tx } from '../../../db/client';
-import { outbox, reminderDigests, reminderLists, reminderRuns, users } from '../../../db/schema';
+import { outbox, reminderDigests, reminderRuns, users } from '../../../db/schema';
 import { appendAudit } from '../audit/audit';
 import type { AppContext } from '../http/context';
 import { log } from '../core/log';
@@ -14,23 +14,16 @@ import { dayAndHourIn, mailLink } from './wording';
 
 /**
  * The daily reminder sweep. Once a day, at the configured hour in the configured time zone, one instance claims the
- * day under the background sweep's advisory lock and collects, with ONE statement per kind of due date, every person's
- * reminders grouped per kind (reminder_lists), and the ledger row of each person's digest (reminder_digests). Digests
- * are then queued in batches, one statement each: it locks the batch's ledger rows (SKIP LOCKED, so instances share the
- * work), renders the digests in the database (digestsOf), queues one
- * outbox mail per person and marks the rows in the same transaction. A crash leaves the unmarked rows for the next
- * sweep; nobody gets a day twice. Only a page of items per kind is kept per person (DIGEST_ITEMS), the count of all.
+ * day under the background sweep's advisory lock and, in ONE statement over every kind of due date, renders each
+ * person's digest in the database (digestsOf) into the day's ledger (reminder_digests: one row per person, with the
+ * mail's subject and text). Digests are then queued in batches, one statement each: it locks the batch's ledger rows
+ * (SKIP LOCKED, so instances share the work), copies their mails into the outbox and marks the rows in the same
+ * transaction. A crash leaves the unmarked rows for the next sweep; nobody gets a day twice. Only a page of items per
+ * kind is listed per person (DIGEST_ITEMS), with the count of all. No mail text passes through this process.
  */
 
 /** Items listed per kind in a digest; the rest are counted, with a link to the register. */
 export const DIGEST_ITEMS = 20;
-
-export interface DigestItem {
-  id: string;
-  title: string;
-  due: string;
-  note: string | null;
-}
 
 const windowOf = (day: string, since: string | null, sinceAt: Date | null): ReminderWindow => ({
   today: sql`${day}::date`,
@@ -38,28 +31,58 @@ const windowOf = (day: string, since: string | null, sinceAt: Date | null): Remi
   sinceAt: sql`${sinceAt ? sinceAt.toISOString() : null}::timestamptz`,
 });
 
+/** A whole number as an SQL literal (a kind's position: a parameter there would be typed text). */
+const int = (n: number) => sql.raw(String(Math.trunc(n)));
+
 /**
- * A kind's statement: its records due, each for its recipient (the owner while active, else the owner group's members),
- * kept to people who are active, hold the kind's read right and have not turned digests off; grouped per person with
- * the count and the first DIGEST_ITEMS items by date.
+ * Every kind's due items, each for its recipient: `user_id`, `kind` (the kind's position in `kinds`, from 1),
+ * `record_id`, `title`, `due_on`, `note`. The recipient is the record's owner while active, else each active member of
+ * its owner group; kept to people who hold the kind's read right (a `personal` kind needs none) and have not turned
+ * digests off. One pass over every kind's items; `only` keeps one person (the preview).
+ */
+export function dueItemsOf(kinds: readonly DueDateKind[], window: ReminderWindow, only?: string): SQL {
+  // A personal kind needs no right: '' stands for that.
+  const permissionOf = (kind: DueDateKind) => (kind.personal ? '' : `${kind.module}:read`);
+  const permissions = [...new Set(kinds.map(permissionOf))];
+  const due = sql.join(kinds.map((kind, i) => sql`select ${int(i + 1)} as kind, ${permissionOf(kind)}::text as permission,
+      k.record_id, k.title, k.due_on, k.owner_id, k.owner_group_id, k.note from (${kind.query(window)}) k`), sql` union all `);
+  // Owners and groups are resolved against two small sets made once: the active people, whether they get digests and
+  // the rights their groups give them; per group and right, the members who get digests and hold it. Each item meets
+  // two hashes; no join follows, so the items go straight to the sort. (Owners are the active people joined back to
+  // users, so the planner knows there is one row per person and hashes them.)
+  const items = sql`with rights as materialized (
+      select u.id, array[u.id] as self, coalesce(p.digests, true) as receives, coalesce(r.rights, '{}') || ''::text as rights
+      from ${users} u left join mail_preferences p on p.user_id = u.id
+        left join (select rm.user_id, array_agg(distinct rp.permission) as rights from group_members rm
+            join group_roles gr on gr.group_id = rm.group_id join role_permissions rp on rp.role_id = gr.role_id group by rm.user_id) r
+          on r.user_id = u.id
+      where u.status = 'active')
+    select unnest(case when o.id is not null then case when o.receives and due.permission = any(o.rights) then o.self end else g.members end) as user_id,
+      due.kind, due.record_id, due.title, due.due_on, due.note
+    from (${due}) due
+      left join (select u.id, r.self, r.receives, r.rights from ${users} u join rights r on r.id = u.id) o on o.id = due.owner_id
+      left join (select gm.group_id, k.permission, array_agg(gm.user_id) as members
+          from group_members gm join rights r on r.id = gm.user_id and r.receives
+            join unnest(${sql.param(permissions)}::text[]) k(permission) on k.permission = any(r.rights)
+          group by gm.group_id, k.permission) g on g.group_id = due.owner_group_id and g.permission = due.permission`;
+  return only ? sql`select * from (${items}) i where i.user_id = ${only}::uuid` : items;
+}
+
+/**
+ * Items due the same day are listed by title in code-point order: the sort of every item by person, kind, date and
+ * title then compares titles byte by byte instead of through the database's collation (a tenth of the sweep's sort).
+ */
+const byTitle = sql`i.title collate "C"`;
+
+/**
+ * One kind's reminders grouped per person: `user_id`, `kind` (its key), `total` and the first DIGEST_ITEMS `items` by
+ * date (id, title, due, note), as the digest lists them.
  */
 export function remindersOf(kind: DueDateKind, window: ReminderWindow): SQL {
-  const permission = `${kind.module}:read`;
-  return sql`with due as (${kind.query(window)}),
-    recipients as (
-      select o.id as user_id, due.* from due join users o on o.id = due.owner_id and o.status = 'active'
-      union all
-      select gm.user_id, due.* from due join group_members gm on gm.group_id = due.owner_group_id
-        where not exists (select 1 from users o where o.id = due.owner_id and o.status = 'active')
-    )
-    select r.user_id, ${kind.key}::text as kind, count(*)::int as total,
-      jsonb_agg(jsonb_build_object('id', r.record_id, 'title', r.title, 'due', r.due_on, 'note', r.note) order by r.due_on, r.title)
-        filter (where r.n <= ${sql.raw(String(DIGEST_ITEMS))}) as items
-    from (select r.*, row_number() over (partition by r.user_id order by r.due_on, r.title) as n
-      from recipients r join users u on u.id = r.user_id and u.status = 'active'
-      where ${kind.personal ? sql`true` : sql`r.user_id in (select gm.user_id from group_members gm join group_roles gr on gr.group_id = gm.group_id
-          join role_permissions rp on rp.role_id = gr.role_id where rp.permission = ${permission})`}
-        and r.user_id not in (select p.user_id from mail_preferences p where not p.digests)) r
+  return sql`select r.user_id, ${kind.key}::text as kind, count(*)::int as total,
+      jsonb_agg(jsonb_build_object('id', r.record_id, 'title', r.title, 'due', r.due_on, 'note', r.note) order by r.n)
+        filter (where r.n <= ${int(DIGEST_ITEMS)}) as items
+    from (select i.*, row_number() over (partition by i.user_id order by i.due_on, ${byTitle}) as n from (${dueItemsOf([kind], window)}) i) r
     group by r.user_id`;
 }
 
@@ -72,98 +95,117 @@ export async function dueDay(db: DbOrTx, now = new Date()): Promise<string | nul
 }
 
 /**
- * Claims `day` and collects its reminders, in the caller's transaction (the sweep's, under its lock). Answers false when
- * the day was claimed before (by any instance).
+ * The settings digestsOf runs under, for this transaction only. Dates are written as ISO text (YYYY-MM-DD) whatever the
+ * server's DateStyle. The planner cannot tell how many people an item goes to, so the statement looks costly enough to
+ * compile, and compiling took longer than running it (seconds): it runs interpreted. When writing the day's digests:
+ * every due item is sorted once by person, kind, date and title, which with the default 4 MB spills to disk at 100,000
+ * items, so the sort gets the memory to stay in RAM; and the mails are compressed with lz4 where the server has it
+ * (pglz took as long as rendering them), a compression the outbox keeps when they are copied there.
  */
-export async function collectDay(tx: Tx, day: string): Promise<boolean> {
+async function renderingSettings(tx: Tx, { writing }: { writing: boolean }): Promise<void> {
+  await tx.execute(sql`set local datestyle = 'ISO'`);
+  await tx.execute(sql`set local jit = off`);
+  if (!writing) return;
+  await tx.execute(sql`set local work_mem = '64MB'`);
+  const [lz4] = await selectRows<{ available: boolean }>(tx, sql`select 'lz4' = any(enumvals) as available from pg_settings where name = 'default_toast_compression'`);
+  if (lz4?.available) await tx.execute(sql`set local default_toast_compression = 'lz4'`);
+}
+
+/**
+ * Claims `day` and renders its digests into the ledger, in the caller's transaction (the sweep's, under its lock).
+ * Answers false when the day was claimed before (by any instance).
+ */
+export async function collectDay(ctx: AppContext, tx: Tx, day: string): Promise<boolean> {
   const [previous] = await tx.select({ day: reminderRuns.day, startedAt: reminderRuns.startedAt }).from(reminderRuns)
     .where(lt(reminderRuns.day, day)).orderBy(sql`${reminderRuns.day} desc`).limit(1);
   const claimed = await tx.insert(reminderRuns).values({ day, since: previous?.day ?? null, sinceAt: previous?.startedAt ?? null })
     .onConflictDoNothing().returning({ day: reminderRuns.day });
   if (claimed.length === 0) return false;
-  // Each kind sorts all its due items by person, date and title: with the default 4 MB they spill to disk at 100,000
-  // items; this transaction alone gets the memory to keep them in RAM.
-  await tx.execute(sql`set local work_mem = '64MB'`);
+  if (dueDateKinds().length === 0) return true;
+  await renderingSettings(tx, { writing: true });
+  await refreshShownBrand(tx, 0);
   const window = windowOf(day, previous?.day ?? null, previous?.startedAt ?? null);
-  for (const kind of dueDateKinds()) {
-    await tx.execute(sql`insert into ${reminderLists} (day, user_id, kind, total, items)
-      select ${day}::date, user_id, kind, total, items from (${remindersOf(kind, window)}) lists`);
-  }
   const [counts] = await selectRows<{ recipients: number; items: number }>(tx, sql`with ledger as (
-      insert into ${reminderDigests} (day, user_id, items)
-      select day, user_id, sum(total)::int from ${reminderLists} where day = ${day}::date group by day, user_id
+      insert into ${reminderDigests} (day, user_id, items, subject, body)
+      select ${day}::date, user_id, items, subject, body from (${digestsOf(ctx, day, window)}) d
       returning items)
     select count(*)::int as recipients, coalesce(sum(items), 0)::int as items from ledger`);
   await tx.update(reminderRuns).set({ recipients: counts.recipients, items: counts.items }).where(eq(reminderRuns.day, day));
   return true;
 }
 
-/** People queued per transaction: the digests are rendered and queued in the database, so a batch holds no mail here. */
+/** People queued per transaction: their mails are copied from the ledger to the outbox in the database. */
 const SEND_BATCH = 250;
 
 /** Stands for a record's id in a kind's link while the links are made in SQL. */
 const RECORD_ID = '__record_id__';
 
+/** A value per kind, chosen by a column holding the kind's position (dueItemsOf's `kind`). */
+const perKind = (kinds: readonly DueDateKind[], column: SQL, value: (kind: DueDateKind) => string): SQL =>
+  sql`(case ${column} ${sql.join(kinds.map((kind, i) => sql`when ${int(i + 1)} then ${value(kind)}::text`), sql` `)} end)`;
+
 /**
- * Renders digests in one SQL pass: `people` (user_id, name, email) and their `lists` (user_id, kind, total, items as
- * kept in reminder_lists) become one row per person (user_id, email, subject, body, lists: how many kinds), so the
- * mail text never travels to this process and back. Everything due or overdue, grouped by kind in declaration order,
- * each item with its link; "… and N more" past the listed items.
+ * Renders digests in one SQL pass over every kind's due items (dueItemsOf): one row per person with anything due or
+ * overdue (user_id, email, items: how many in all, subject, body). Items grouped by kind in declaration order, the
+ * first DIGEST_ITEMS of each by date (then title) with their links, "… and N more" past them. The items are ranked in
+ * one sort and only the listed ones are rendered, with string concatenation; the mail text never travels to this
+ * process. Kind labels, links and date wording come from the manifests' declarations.
  */
-export function digestsOf(ctx: AppContext, day: string, people: SQL, lists: SQL): SQL {
+export function digestsOf(ctx: AppContext, day: string, window: ReminderWindow, only?: string): SQL {
   const kinds = dueDateKinds();
   const links = kinds.map((kind) => {
-    const link = mailLink(ctx.config, kind.href(RECORD_ID));
-    if (link.split(RECORD_ID).length !== 2) throw new Error(`the link of reminder kind ${kind.key} must contain the record's id once`);
-    return link;
+    const parts = mailLink(ctx.config, kind.href(RECORD_ID)).split(RECORD_ID);
+    if (parts.length !== 2) throw new Error(`the link of reminder kind ${kind.key} must contain the record's id once`);
+    return parts;
   });
-  const param = (values: unknown[], type: string) => sql`${sql.param(values)}::${sql.raw(type)}[]`;
+  // The organisation's name from Settings › Branding (mails are plain text: no logo or colour). One piece, so each long
+  // digest is copied once more after its items, not once per piece.
+  const footer = `You receive this daily digest because these records are yours. Turn digests off for yourself at ${mailLink(ctx.config, '/settings/my-notifications')}.\n\n— ${shownBrand().name}`;
+  const listed = int(DIGEST_ITEMS);
   const days = (n: SQL) => sql`${n} || case when ${n} = 1 then ' day' else ' days' end`;
-  const diff = sql`((i.item->>'due')::date - ${day}::date)`;
-  const due = sql`(i.item->>'due')`;
-  const words = sql`case when k.date_word = 'expires' then
+  const diff = sql`(r.due_on - ${day}::date)`;
+  // The date as ISO text (renderingSettings); each piece below is evaluated only for the items listed.
+  const due = sql`r.due_on::text`;
+  const expiring = kinds.flatMap((kind, i) => (kind.dateWord === 'expires' ? [int(i + 1)] : []));
+  const words = sql`case when ${expiring.length > 0 ? sql`r.kind in (${sql.join(expiring, sql`, `)})` : sql`false`} then
       case when ${diff} > 0 then 'expires ' || ${due} || ' (in ' || ${days(diff)} || ')' when ${diff} = 0 then 'expires today (' || ${due} || ')' else 'expired ' || ${due} end
     else
       case when ${diff} > 0 then 'due ' || ${due} when ${diff} = 0 then 'due today (' || ${due} || ')' else 'due ' || ${due} || ' (' || ${days(sql`-${diff}`)} || ' overdue)' end
     end`;
-  return sql`with people as (${people}), lists as (${lists}),
-    kinds as (select * from unnest(${param(kinds.map((k) => k.key), 'text')}, ${param(kinds.map((k) => k.label), 'text')},
-        ${param(links, 'text')}, ${param(kinds.map((k) => k.dateWord), 'text')}) with ordinality k(key, label, link, date_word, position)),
+  const suffix = links.some(([, after]) => after !== '') ? sql` || ${perKind(kinds, sql`r.kind`, (k) => links[kinds.indexOf(k)][1])}` : sql``;
+  const line = sql`'  - ' || coalesce(r.title, '') || ': ' || ${words}
+    || case when r.note <> '' then '; ' || r.note else '' end
+    || E'\n    ' || ${perKind(kinds, sql`r.kind`, (k) => links[kinds.indexOf(k)][0])} || r.record_id${suffix} || E'\n'`;
+  return sql`with ranked as (
+      select i.*, row_number() over (partition by i.user_id, i.kind order by i.due_on, ${byTitle}) as n from (${dueItemsOf(kinds, window, only)}) i),
     blocks as (
-      select l.user_id, k.position, k.label || ' (' || l.total || ')' || E'\\n'
-        || coalesce((select string_agg('  - ' || coalesce(i.item->>'title', '') || ': ' || ${words}
-              || case when coalesce(i.item->>'note', '') <> '' then '; ' || (i.item->>'note') else '' end
-              || E'\\n    ' || replace(k.link, ${RECORD_ID}, i.item->>'id') || E'\\n', '' order by i.n)
-            from jsonb_array_elements(l.items) with ordinality i(item, n)), '')
-        || case when l.total > jsonb_array_length(l.items) then '  … and ' || (l.total - jsonb_array_length(l.items)) || E' more.\\n' else '' end
-        || E'\\n' as text
-      from lists l join kinds k on k.key = l.kind),
-    totals as (select user_id, sum(total)::int as total, count(*)::int as lists from lists group by user_id)
-    select p.user_id, p.email, coalesce(t.lists, 0) as lists,
-      'Reminders for ' || ${day} || ': ' || coalesce(t.total, 0) || case when coalesce(t.total, 0) = 1 then ' item' else ' items' end || ' due or overdue' as subject,
-      'Hello ' || p.name || E',\\n\\n' || coalesce(t.total, 0) || case when coalesce(t.total, 0) = 1 then ' item needs' else ' items need' end
-        || ' your attention on ' || ${day} || E'.\\n\\n'
-        || coalesce((select string_agg(b.text, '' order by b.position) from blocks b where b.user_id = p.user_id), '')
-        || 'You receive this daily digest because these records are yours. Turn digests off for yourself at '
-        || ${mailLink(ctx.config, '/settings/my-notifications')} || '.'
-        -- The organisation's name from Settings › Branding (mails are plain text: no logo or colour).
-        || E'\n\n— ' || ${shownBrand().name} as body
-    from people p left join totals t on t.user_id = p.user_id`;
+      select r.user_id, r.kind, count(*)::int as total, string_agg(${line}, '' order by r.n) filter (where r.n <= ${listed}) as lines
+      from ranked r group by r.user_id, r.kind),
+    digests as (
+      select b.user_id, sum(b.total)::int as items,
+        string_agg(${perKind(kinds, sql`b.kind`, (k) => k.label)} || ' (' || b.total || E')\\n' || b.lines
+          || case when b.total > ${listed} then '  … and ' || (b.total - ${listed}) || E' more.\\n' else '' end || E'\\n', '' order by b.kind) as text
+      from blocks b group by b.user_id)
+    select d.user_id, u.email, d.items,
+      'Reminders for ' || ${day} || ': ' || d.items || case when d.items = 1 then ' item' else ' items' end || ' due or overdue' as subject,
+      ('Hello ' || u.name || E',\\n\\n' || d.items || case when d.items = 1 then ' item needs' else ' items need' end
+        || ' your attention on ' || ${day} || E'.\\n\\n') || d.text || ${footer}::text as body
+    from digests d join ${users} u on u.id = d.user_id`;
 }
 
 /**
  * Queues the digests of one batch of people still waiting for `day`'s, in one statement: lock their ledger rows (SKIP
- * LOCKED), render their digests, insert them into the outbox and mark the rows. Answers how many (0: none left unlocked).
+ * LOCKED), copy their mails into the outbox and mark the rows (the text is dropped from the ledger, the outbox keeps
+ * it). Answers how many (0: none left unlocked).
  */
 async function queueBatch(ctx: AppContext, day: string): Promise<number> {
-  const people = sql`select d.user_id, u.name, u.email from ${reminderDigests} d join ${users} u on u.id = d.user_id
-    where d.day = ${day}::date and d.outbox_id is null order by d.user_id limit ${SEND_BATCH} for update of d skip locked`;
-  const lists = sql`select l.user_id, l.kind, l.total, l.items from ${reminderLists} l
-    where l.day = ${day}::date and l.user_id in (select user_id from people)`;
-  const [done] = await selectRows<{ queued: number }>(ctx.db, sql`with mails as materialized (
-      select nextval(pg_get_serial_sequence('outbox', 'id')) as id, m.* from (${digestsOf(ctx, day, people, lists)}) m),
+  const [done] = await selectRows<{ queued: number }>(ctx.db, sql`with batch as (
+      select d.user_id, d.subject, d.body from ${reminderDigests} d
+      where d.day = ${day}::date and d.outbox_id is null order by d.user_id limit ${SEND_BATCH} for update of d skip locked),
+    mails as materialized (
+      select nextval(pg_get_serial_sequence('outbox', 'id')) as id, b.user_id, u.email, b.subject, b.body from batch b join ${users} u on u.id = b.user_id),
     queued as (insert into ${outbox} (id, kind, recipients, subject, body) select id, 'digest', array[email], subject, body from mails),
-    marked as (update ${reminderDigests} d set outbox_id = m.id, queued_at = now() from mails m
+    marked as (update ${reminderDigests} d set outbox_id = m.id, queued_at = now(), subject = null, body = null from mails m
       where d.day = ${day}::date and d.user_id = m.user_id returning 1)
     select count(*)::int as queued from marked`);
   return done.queued;
@@ -177,7 +219,6 @@ export function sendDigests(ctx: AppContext): Promise<number> {
   let running = sending.get(ctx);
   if (!running) {
     running = (async () => {
-      await refreshShownBrand(ctx.db, 0);
       let queued = 0;
       const open = await ctx.db.select({ day: reminderRuns.day }).from(reminderRuns).where(isNull(reminderRuns.finishedAt)).orderBy(asc(reminderRuns.day));
       for (const { day } of open) {
@@ -191,7 +232,7 @@ export function sendDigests(ctx: AppContext): Promise<number> {
   return running;
 }
 
-/** A day whose every digest is queued is finished: audited once, and its lists dropped (the outbox keeps the mails). */
+/** A day whose every digest is queued is finished: audited once (the outbox keeps the mails). */
 async function finishDay(ctx: AppContext, day: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const finished = await selectRows<{ recipients: number; items: number }>(tx, sql`update ${reminderRuns} set finished_at = now()
@@ -199,18 +240,17 @@ async function finishDay(ctx: AppContext, day: string): Promise<void> {
         and not exists (select 1 from ${reminderDigests} where day = ${day}::date and outbox_id is null)
       returning recipients, items`);
     if (finished.length === 0) return;
-    await tx.delete(reminderLists).where(eq(reminderLists.day, day));
     await appendAudit(tx, systemActor(), [{ module: 'notifications', action: 'reminders.sent', details: { day, digests: finished[0].recipients, items: finished[0].items } }]);
   });
 }
 
 /**
- * The sweep's part: claims and collects the due day when its hour has come (inside the sweep's locked transaction),
- * answering whether there is sending to do.
+ * The sweep's part: claims the due day and renders its digests when its hour has come (inside the sweep's locked
+ * transaction), answering whether there is sending to do.
  */
-export async function claimDueDay(tx: Tx, now = new Date()): Promise<boolean> {
+export async function claimDueDay(ctx: AppContext, tx: Tx, now = new Date()): Promise<boolean> {
   const day = await dueDay(tx, now);
-  const collected = day ? await collectDay(tx, day) : false;
+  const collected = day ? await collectDay(ctx, tx, day) : false;
   if (collected) log.info('reminders collected', { day });
   const [open] = await tx.select({ day: reminderRuns.day }).from(reminderRuns).where(isNull(reminderRuns.finishedAt)).limit(1);
   return collected || open !== undefined;
@@ -243,11 +283,14 @@ export async function previewNextSweep(db: DbOrTx, page: { offset: number; limit
   const next = await nextSweep(db, now);
   const window = windowOf(next.day, next.since, next.sinceAt);
   const kinds = dueDateKinds();
-  const lists = sql.join(kinds.map((kind) => sql`(${remindersOf(kind, window)})`), sql` union all `);
-  const rows = kinds.length === 0 ? [] : await selectRows<PreviewRow & { people: number }>(db, sql`with lists as (${lists}),
+  const rows = kinds.length === 0 ? [] : await db.transaction(async (tx) => {
+    await renderingSettings(tx, { writing: false });
+    return selectRows<PreviewRow & { people: number }>(tx, sql`with lists as (
+        select i.user_id, ${perKind(kinds, sql`i.kind`, (k) => k.key)} as kind, count(*)::int as total from (${dueItemsOf(kinds, window)}) i group by i.user_id, i.kind),
       people as (select user_id, jsonb_object_agg(kind, total) as kinds, sum(total)::int as total from lists group by user_id)
     select p.user_id as "userId", u.name, u.email, p.kinds, p.total, count(*) over ()::int as people
-    from people p join ${users} u on u.id = p.user_id order by u.name, u.id offset ${page.offset} limit ${page.limit}`);
+      from people p join ${users} u on u.id = p.user_id order by u.name, u.id offset ${page.offset} limit ${page.limit}`);
+  });
   return { ...next, kinds, rows, people: rows[0]?.people ?? 0 };
 }
 
@@ -255,13 +298,12 @@ export async function previewNextSweep(db: DbOrTx, page: { offset: number; limit
 export async function previewDigest(ctx: AppContext, userId: string, now = new Date()) {
   const next = await nextSweep(ctx.db, now);
   const window = windowOf(next.day, next.since, next.sinceAt);
-  const kinds = dueDateKinds();
-  if (kinds.length === 0) return null;
-  const people = sql`select id as user_id, name, email from ${users} where id = ${userId}::uuid`;
-  const lists = sql`select * from (${sql.join(kinds.map((kind) => sql`(${remindersOf(kind, window)})`), sql` union all `)}) lists where user_id = ${userId}::uuid`;
-  const [digest] = await selectRows<{ email: string; lists: number; subject: string; body: string }>(ctx.db, digestsOf(ctx, next.day, people, lists));
-  if (!digest || digest.lists === 0) return null;
-  return { day: next.day, email: digest.email, subject: digest.subject, body: digest.body };
+  if (dueDateKinds().length === 0) return null;
+  const [digest] = await ctx.db.transaction(async (tx) => {
+    await renderingSettings(tx, { writing: false });
+    return selectRows<{ email: string; subject: string; body: string }>(tx, digestsOf(ctx, next.day, window, userId));
+  });
+  return digest ? { day: next.day, email: digest.email, subject: digest.subject, body: digest.body } : null;
 }
 
 /** Past sweeps, newest first, for Settings › Notifications. */
