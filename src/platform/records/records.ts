@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { flatStatement, selectFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
+import { flatStatement, selectFlat, streamFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import { customFieldValues, groups, users } from '../../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -298,6 +298,30 @@ export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: Rec
   return { rows: views, total, page, pageSize };
 }
 
+
+/**
+ * Every record of a list the actor may read (their own/all level, the list's filters and sort, as listRecords reads a
+ * page), `pageSize` at a time: the list's one statement read through a cursor (streamFlat), with no count and no
+ * OFFSET, so a report or an export of the whole register reads each row once and holds one page at a time.
+ */
+export async function* streamRecords<T extends OwnedTable, V>(
+  db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams, pageSize = 1000,
+): AsyncGenerator<V[]> {
+  const problems = (await kind.filterProblems?.(db, query)) ?? [];
+  if (problems.length) throw invalid(problems);
+  const where = listCondition(kind, actor, query);
+  const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
+  const present = await presenter(db, kind);
+  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
+  const build = () => selectPageViews(db, kind).where(where).orderBy(...listOrder(kind, sort));
+  for await (const rows of streamFlat<Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null }>(db, pageFields(kind), build, pageSize)) {
+    yield rows.map((r) => {
+      const view = viewOf<T>(r, columns, r);
+      if (kind.customFields) view.customFields = r.customFields ?? {};
+      return present.view(view);
+    });
+  }
+}
 
 async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<JoinedRow | undefined> {
   if (!isUuid(id)) return undefined;
