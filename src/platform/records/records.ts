@@ -165,19 +165,28 @@ function pageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) 
   return fields;
 }
 
-function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) {
+/** The page fields without the custom fields (a report's columns name none): built once per kind. */
+const plainFieldsOfKind = new WeakMap<object, ReturnType<typeof buildPageFields>>();
+
+function plainPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) {
+  let fields = plainFieldsOfKind.get(kind);
+  if (!fields) plainFieldsOfKind.set(kind, (fields = buildPageFields(kind, false)));
+  return fields;
+}
+
+function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>, withCustomFields = true) {
   const table = kind.table as OwnedTable;
-  const customFields: Record<string, SQL> = kind.customFields && isCustomFieldModule(kind.module)
+  const customFields: Record<string, SQL> = withCustomFields && kind.customFields && isCustomFieldModule(kind.module)
     ? { customFields: customFieldsColumn(kind.module, table.id) } : {};
   return withIsoTimestamps({
     ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed, ...customFields,
   });
 }
 
-function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>) {
+function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, fields: ReturnType<typeof buildPageFields> = pageFields(kind)) {
   const table = kind.table as OwnedTable;
   return db
-    .select(pageFields(kind))
+    .select(fields)
     .from(table)
     .leftJoin(users, eq(users.id, table.ownerId))
     .leftJoin(groups, eq(groups.id, table.ownerGroupId));
@@ -305,19 +314,22 @@ export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: Rec
  * OFFSET, so a report or an export of the whole register reads each row once and holds one page at a time.
  */
 export async function* streamRecords<T extends OwnedTable, V>(
-  db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams, pageSize = 1000,
+  db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams, options: { pageSize?: number; customFields?: boolean } = {},
 ): AsyncGenerator<V[]> {
+  const { pageSize = 2000, customFields = true } = options;
   const problems = (await kind.filterProblems?.(db, query)) ?? [];
   if (problems.length) throw invalid(problems);
   const where = listCondition(kind, actor, query);
   const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
   const present = await presenter(db, kind);
   const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
-  const build = () => selectPageViews(db, kind).where(where).orderBy(...listOrder(kind, sort));
-  for await (const rows of streamFlat<Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null }>(db, pageFields(kind), build, pageSize)) {
+  // Without the custom fields where the reader shows none: each is a lookup per row.
+  const fields = customFields ? pageFields(kind) : plainPageFields(kind);
+  const build = () => selectPageViews(db, kind, fields).where(where).orderBy(...listOrder(kind, sort));
+  for await (const rows of streamFlat<Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null }>(db, fields, build, pageSize)) {
     yield rows.map((r) => {
       const view = viewOf<T>(r, columns, r);
-      if (kind.customFields) view.customFields = r.customFields ?? {};
+      if (kind.customFields && customFields) view.customFields = r.customFields ?? {};
       return present.view(view);
     });
   }

@@ -71,8 +71,9 @@ export const PRINTABLE_LIMIT = 5_000;
  */
 export async function* recordPages<T extends OwnedTable, V>(
   db: DbOrTx, kind: RecordKind<T, Record<string, unknown>, V>, actor: Actor, params: ListParams = {}, keep?: (row: V) => boolean,
+  customFields = true,
 ): AsyncGenerator<V[]> {
-  for await (const page of streamRecords(db, kind, actor, params)) {
+  for await (const page of streamRecords(db, kind, actor, params, { customFields })) {
     const kept = keep ? page.filter(keep) : page;
     if (kept.length) yield kept;
   }
@@ -170,7 +171,8 @@ export function registerReport<T extends OwnedTable, V>(
     pages: (ctx, viewer, chosen) => {
       const { params: listed, rest: tested } = splitFilters(chosen, Object.keys(tests));
       const keep = Object.keys(tested).length ? (row: V) => Object.values(tests).every((test) => test(row, tested)) : undefined;
-      return recordPages(ctx.db, kind, viewer, { ...params, ...listed }, keep);
+      // A report's columns are the list's, which show no custom field: left out of the read.
+      return recordPages(ctx.db, kind, viewer, { ...params, ...listed }, keep, false);
     },
   });
 }
