@@ -47,7 +47,7 @@ export function ReportList({ reports, schedules }: { reports: ReportEntry[]; sch
   );
 }
 
-/** One report as a printable document: its title, when and for whom it was made, and every row the viewer may read. */
+/** One report as a printable document: its title, when and for whom it was made, how many rows the viewer may read and the first of them. */
 export function PrintableReport(p: {
   entry: ReportEntry; headers: string[];
   /** The first rows (at most PRINTABLE_LIMIT), and how many the report holds for this viewer: the CSV has them all. */
