@@ -13,6 +13,7 @@ import { benchAwareness } from './awareness';
 import { benchAssessments } from './assessments';
 import { benchPosture } from './posture';
 import { benchPrivacy } from './privacy';
+import { benchReportCsv } from './report-csv';
 
 /** `bun run bench`: prints each figure next to its floor, measured in the same run, on DATABASE_URL or PGlite. */
 const database = process.env.DATABASE_URL ? `PostgreSQL (${new URL(process.env.DATABASE_URL).host})` : 'PGlite (in memory)';
@@ -34,6 +35,7 @@ const suites: [string, () => Promise<Record<string, string>>][] = [
   ['Awareness completion', benchAwareness],
   ['Assessments', benchAssessments],
   ['Article 30 register', benchPrivacy],
+  ['Risk register report CSV', benchReportCsv],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -4,7 +4,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
+import { PgDialect, PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { Column, is, SQL, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { mkdirSync } from 'node:fs';
@@ -141,9 +141,16 @@ export function selectFlat<T>(db: DbOrTx, fields: Record<string, FlatField>, que
 
 /** selectFlat's statement, to keep and run again: values given as `sql.placeholder(name)` are passed to `execute`. */
 export function flatStatement<T>(db: DbOrTx, fields: Record<string, FlatField>, query: { getSQL(): SQL }) {
+  const toObjects = flatMapper<T>(fields);
+  const statement = db._.session.prepareQuery(dialect.sqlToQuery(query.getSQL()), undefined, 'flat', true, toObjects);
+  return { execute: (values: Record<string, unknown> = {}) => statement.execute(values) as Promise<T[]> };
+}
+
+/** The rows of a flat selection as objects: one decoder per field, chosen once, values taken by position. */
+function flatMapper<T>(fields: Record<string, FlatField>): (rows: unknown[][]) => T[] {
   const keys = Object.keys(fields);
   const decoders = keys.map((key) => decoderOf(fields[key]));
-  const toObjects = (rows: unknown[][]) => rows.map((values) => {
+  return (rows) => rows.map((values) => {
     const row: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i += 1) {
       const value = values[i];
@@ -151,8 +158,48 @@ export function flatStatement<T>(db: DbOrTx, fields: Record<string, FlatField>, 
     }
     return row as T;
   });
-  const statement = db._.session.prepareQuery(dialect.sqlToQuery(query.getSQL()), undefined, 'flat', true, toObjects);
-  return { execute: (values: Record<string, unknown> = {}) => statement.execute(values) as Promise<T[]> };
+}
+
+/** A select that can be cut into pages (a Drizzle select builder): built afresh for each page where one is needed. */
+export interface PageableSelect {
+  getSQL(): SQL;
+  limit(limit: number): { offset(offset: number): { getSQL(): SQL } };
+}
+
+/**
+ * postgres.js's pool under a Drizzle handle; none under PGlite, nor in a transaction: its one connection, busy with the
+ * cursor, would queue the reader's other statements (names, latest tests) behind it until the cursor ends, which it
+ * never would.
+ */
+function cursorClient(db: DbOrTx): postgres.Sql | undefined {
+  if (is(db, PgTransaction)) return undefined;
+  const client = (db._.session as unknown as { client?: unknown }).client;
+  return typeof (client as { unsafe?: unknown } | undefined)?.unsafe === 'function' ? (client as postgres.Sql) : undefined;
+}
+
+/**
+ * Every row of a select of a FLAT field map (as selectFlat maps them), `pageSize` rows at a time, so a reader of a
+ * whole register holds one page at a time. On PostgreSQL one statement read through a cursor (postgres.js sends
+ * Execute with a row limit on one connection): the register is planned and scanned once, whatever its size, where
+ * LIMIT/OFFSET pages would sort and skip ever more rows (quadratic in the register's size). In a transaction, and on
+ * PGlite (in this process, no such protocol cursor), each page is the statement with LIMIT and OFFSET.
+ */
+export async function* streamFlat<T>(db: DbOrTx, fields: Record<string, FlatField>, build: () => PageableSelect, pageSize = 1000): AsyncGenerator<T[]> {
+  const toObjects = flatMapper<T>(fields);
+  const client = cursorClient(db);
+  if (client) {
+    const query = dialect.sqlToQuery(build().getSQL());
+    for await (const rows of client.unsafe(query.sql, query.params as postgres.ParameterOrJSON<never>[]).values().cursor(pageSize)) {
+      yield toObjects(rows as unknown as unknown[][]);
+    }
+    return;
+  }
+  for (let offset = 0; ; offset += pageSize) {
+    const query = dialect.sqlToQuery(build().limit(pageSize).offset(offset).getSQL());
+    const rows = (await db._.session.prepareQuery(query, undefined, undefined, true, toObjects as (rows: unknown[][]) => unknown).execute()) as T[];
+    if (rows.length) yield rows;
+    if (rows.length < pageSize) return;
+  }
 }
 
 /**

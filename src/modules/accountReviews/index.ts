@@ -11,6 +11,7 @@ import { permissionArea } from '../../platform/permissions/permissions';
 import { registerType } from '../../platform/records/record-types';
 import { programKind } from './service';
 import { accountReviewDueDates, accountReviewEvents } from './notifications';
+import { accountReviewReports } from './reports';
 
 export const manifest: ModuleManifest<'accountReviews'> = defineModule({
   name: 'accountReviews',
@@ -24,4 +25,5 @@ export const manifest: ModuleManifest<'accountReviews'> = defineModule({
   recordTypes: [registerType(programKind, { kind: 'accountReviewProgram', plural: 'Account review programs', href: (id) => `/account-reviews/${id}` })],
   events: accountReviewEvents,
   dueDates: accountReviewDueDates,
+  reports: accountReviewReports,
 });

@@ -7,7 +7,8 @@ import { listHistory, recordChange, type HistoryView } from '../../platform/audi
 import { paging, type Page } from '../../platform/http/paging';
 import type { Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
-import type { ItemCreate, ItemDecision, ItemListQuery, ItemView, ProgramCreate } from './schema';
+import type { Decision, ItemCreate, ItemDecision, ItemListQuery, ItemView, ProgramCreate } from './schema';
+import { ownershipCondition } from '../../platform/permissions/ownership';
 import { isRealDate } from '../../platform/core/dates';
 
 const MODULE = 'accountReviews';
@@ -236,4 +237,80 @@ export async function itemHistory(db: DbOrTx, actor: Actor, programId: string, i
   await getRecord(db, programKind, actor, programId);
   await loadItem(db, programId, itemId);
   return listHistory(db, ITEM_RECORD_TYPE, itemId);
+}
+
+/** One reviewed account as the account review results report shows it: the program, the account and the decision. */
+export interface ReviewResult {
+  program: string;
+  programStatus: 'open' | 'closed';
+  programDueOn: string | null;
+  system: string;
+  account: string;
+  owner: string | null;
+  decision: Decision | null;
+  reviewer: string | null;
+  /** When the decision was recorded, as ISO-8601 text. */
+  reviewedAt: string | null;
+  notes: string;
+}
+
+/** What the results may be narrowed to (the Report Center's filters). */
+export interface ReviewResultNarrowing {
+  programId?: string;
+  programStatus?: 'open' | 'closed';
+  decision?: Decision | 'pending';
+  ownerGroupId?: string;
+  /** Decided on or after / on or before this day (YYYY-MM-DD, UTC), both included. */
+  reviewedFrom?: string;
+  reviewedTo?: string;
+}
+
+/** The review programs the actor may read (own level: those they or their groups own), by name: the report's program filter. */
+export async function readablePrograms(db: DbOrTx, actor: Actor): Promise<{ id: string; name: string }[]> {
+  const p = accountReviewPrograms;
+  return db.select({ id: p.id, name: p.name }).from(p)
+    .where(ownershipCondition(actor, 'accountReviews:read', p.ownerId, p.ownerGroupId)).orderBy(asc(p.name), asc(p.id));
+}
+
+/**
+ * Every item of every review program the actor may read (accountReviews:read; own level: the programs they or their
+ * groups own), by program, system and account, a page at a time: each page one statement with the program and the
+ * people named by joins, the next page after the last row's key (no OFFSET), so a results report of any size is read
+ * once with memory flat.
+ */
+export async function* reviewResultPages(db: DbOrTx, actor: Actor, narrow: ReviewResultNarrowing = {}, pageSize = 1000): AsyncGenerator<ReviewResult[]> {
+  const p = accountReviewPrograms;
+  const i = accountReviewItems;
+  const reviewedDay = sql`(${i.reviewedAt} at time zone 'UTC')::date`;
+  const where = and(
+    ownershipCondition(actor, 'accountReviews:read', p.ownerId, p.ownerGroupId),
+    narrow.programId ? eq(p.id, narrow.programId) : undefined,
+    narrow.programStatus ? eq(p.status, narrow.programStatus) : undefined,
+    narrow.ownerGroupId ? eq(p.ownerGroupId, narrow.ownerGroupId) : undefined,
+    narrow.decision === 'pending' ? isNull(i.decision) : narrow.decision ? eq(i.decision, narrow.decision) : undefined,
+    narrow.reviewedFrom ? sql`${reviewedDay} >= ${narrow.reviewedFrom}::date` : undefined,
+    narrow.reviewedTo ? sql`${reviewedDay} <= ${narrow.reviewedTo}::date` : undefined,
+  );
+  let after: { program: string; programId: string; system: string; account: string; id: string } | undefined;
+  for (;;) {
+    const next = after
+      ? sql`(${p.name}, ${p.id}, ${i.system}, ${i.account}, ${i.id}) > (${after.program}, ${after.programId}::uuid, ${after.system}, ${after.account}, ${after.id}::uuid)`
+      : undefined;
+    const rows = await db.select({
+      id: i.id, programId: p.id, program: p.name, programStatus: p.status, programDueOn: p.dueOn, system: i.system, account: i.account,
+      owner: owners.name, decision: i.decision, reviewer: reviewers.name,
+      reviewedAt: sql<string | null>`to_char(${i.reviewedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`, notes: i.notes,
+    }).from(i)
+      .innerJoin(p, eq(p.id, i.programId))
+      .leftJoin(owners, eq(owners.id, i.ownerId))
+      .leftJoin(reviewers, eq(reviewers.id, i.reviewerId))
+      .where(and(where, next))
+      .orderBy(asc(p.name), asc(p.id), asc(i.system), asc(i.account), asc(i.id))
+      .limit(pageSize);
+    if (rows.length === 0) return;
+    yield rows.map(({ id: _id, programId: _programId, ...result }) => result);
+    if (rows.length < pageSize) return;
+    const last = rows[rows.length - 1];
+    after = { program: last.program, programId: last.programId, system: last.system, account: last.account, id: last.id };
+  }
 }

@@ -1,7 +1,7 @@
 import type { DbOrTx } from '../../../db/client';
 import type { Actor } from '../../platform/permissions/permissions';
 import {
-  chosenOf, dateRangeFilters, erased, inDateRange, ownerGroupFilter, REPORT_LIMIT, yesNoFilter, type ReportDeclaration, type ReportFilters,
+  chosenOf, dateRangeFilters, erased, inDateRange, inPages, ownerGroupFilter, yesNoFilter, type ReportDeclaration, type ReportFilters,
 } from '../../platform/reports/declarations';
 import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './schema';
 import { readable } from '../../platform/record-screens/record-views';
@@ -12,18 +12,14 @@ import type { PackageScore, PackageView, PoamItem } from './schema';
 
 type PackageRow = { pkg: PackageView; score: PackageScore | undefined };
 
-/** The packages the viewer may read, as the Packages list reads them, with their scores in one query (as the Dashboard's). */
-async function packageRows(db: DbOrTx, viewer: Actor, chosen: ReportFilters) {
-  const packages: PackageView[] = [];
-  let total = 0;
-  for (let page = 1; packages.length < REPORT_LIMIT; page++) {
+/** The packages the viewer may read, as the Packages list reads them, a page at a time with its scores in one query (as the Dashboard's). */
+async function* packageRows(db: DbOrTx, viewer: Actor, chosen: ReportFilters): AsyncGenerator<PackageRow[]> {
+  for (let page = 1; ; page++) {
     const chunk = await listPackages(db, viewer, { page, pageSize: 200, sort: 'name', ownerGroupId: chosen.ownerGroupId });
-    packages.push(...chunk.rows);
-    total = chunk.total;
-    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
+    const scores = await packageScores(db, viewer, chunk.rows.map((p) => p.id));
+    if (chunk.rows.length) yield chunk.rows.map((pkg): PackageRow => ({ pkg, score: scores.get(pkg.id) }));
+    if (chunk.rows.length < 200 || page * 200 >= chunk.total) return;
   }
-  const scores = await packageScores(db, viewer, packages.map((p) => p.id));
-  return { rows: packages.map((pkg): PackageRow => ({ pkg, score: scores.get(pkg.id) })), truncated: total > REPORT_LIMIT };
 }
 
 const pct = (n: number | null | undefined) => (n === null || n === undefined ? '' : `${n}%`);
@@ -45,7 +41,7 @@ const complianceStatus: ReportDeclaration<PackageRow> = {
     { header: 'Statement of Applicability', value: (r) => `/compliance/packages/${r.pkg.id}/soa` },
   ],
   filters: async (ctx) => [await ownerGroupFilter(ctx.db)],
-  rows: (ctx, viewer, chosen) => packageRows(ctx.db, viewer, chosen),
+  pages: (ctx, viewer, chosen) => packageRows(ctx.db, viewer, chosen),
 };
 
 const poam: ReportDeclaration<PoamItem> = {
@@ -70,13 +66,14 @@ const poam: ReportDeclaration<PoamItem> = {
     yesNoFilter('overdue', 'Overdue'),
     ...dateRangeFilters('dueDate', 'Due'),
   ],
-  rows: async (ctx, viewer, chosen) => {
+  // The POA&M is gathered from three registers and sorted, overdue first, before its first row: read whole, given in pages.
+  pages: async function* (ctx, viewer, chosen) {
     const query: Omit<PoamQuery, 'page' | 'pageSize'> = {
       source: chosenOf(POAM_SOURCES, chosen.source), severity: chosenOf(POAM_SEVERITIES, chosen.severity),
       status: chosenOf(POAM_STATUSES, chosen.status), overdue: chosenOf(['true', 'false'] as const, chosen.overdue),
     };
     const items = (await poamItems(ctx.db, viewer, query)).filter((i) => inDateRange(chosen, 'dueDate', i.dueDate));
-    return { rows: items.slice(0, REPORT_LIMIT), truncated: items.length > REPORT_LIMIT };
+    yield* inPages(items);
   },
 };
 

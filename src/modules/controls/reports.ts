@@ -1,5 +1,5 @@
 import {
-  dateRangeFilters, erased, inDateRange, ownerGroupFilter, REPORT_LIMIT, splitFilters, yesNoFilter, type ReportDeclaration, type ReportFilters,
+  dateRangeFilters, erased, inDateRange, ownerGroupFilter, splitFilters, yesNoFilter, type ReportDeclaration, type ReportFilters,
 } from '../../platform/reports/declarations';
 import type { DbOrTx } from '../../../db/client';
 import type { Actor } from '../../platform/permissions/permissions';
@@ -15,14 +15,14 @@ const chosenStatus = (chosen: ReportFilters) => (r: ControlTestStatus) =>
   && (!chosen.overdue || String(r.overdue) === chosen.overdue)
   && inDateRange(chosen, 'nextTestDue', r.nextTestDue);
 
-async function statusRows(db: DbOrTx, viewer: Actor, chosen: ReportFilters) {
+/** The list's query narrows the controls; the rest is tested on each page, the latest tests read with it. */
+async function* statusRows(db: DbOrTx, viewer: Actor, chosen: ReportFilters): AsyncGenerator<ControlTestStatus[]> {
   const { params, rest } = splitFilters(chosen, TESTED);
-  if (!Object.keys(rest).length) return controlTestStatus(db, viewer, params);
-  // The result and dates are known once each control's last test is read: read every control the list gives, then narrow,
-  // so the report's limit counts the rows it holds.
-  const all = await controlTestStatus(db, viewer, params, Number.MAX_SAFE_INTEGER);
-  const rows = all.rows.filter(chosenStatus(rest));
-  return { rows: rows.slice(0, REPORT_LIMIT), truncated: rows.length > REPORT_LIMIT };
+  const keep = chosenStatus(rest);
+  for await (const page of controlTestStatus(db, viewer, params)) {
+    const kept = page.filter(keep);
+    if (kept.length) yield kept;
+  }
 }
 
 const testStatus: ReportDeclaration<ControlTestStatus> = {
@@ -47,7 +47,7 @@ const testStatus: ReportDeclaration<ControlTestStatus> = {
     yesNoFilter('overdue', 'Overdue'),
     ...dateRangeFilters('nextTestDue', 'Next test due'),
   ],
-  rows: (ctx, viewer, chosen) => statusRows(ctx.db, viewer, chosen),
+  pages: (ctx, viewer, chosen) => statusRows(ctx.db, viewer, chosen),
 };
 
 export const controlReports = [erased(testStatus)];

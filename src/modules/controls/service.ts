@@ -4,7 +4,7 @@ import { analysisControls, auditFindings, controlTests, controls, treatmentContr
 import { invalidField } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
 import { exists, getRecord, listRecords, loadForAction, referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
-import { readAllRecords, REPORT_LIMIT } from '../../platform/reports/declarations';
+import { recordPages } from '../../platform/reports/declarations';
 import type { ListParams } from '../../platform/records/records';
 import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
@@ -73,28 +73,24 @@ export async function controlTestsDue(db: DbOrTx, actor: Actor, today = todayIso
   return due.filter((c) => c !== null);
 }
 
-/** The latest test of each of the controls the actor may read (the control test status report), in one query. */
-export async function controlTestStatus(
-  db: DbOrTx, actor: Actor, params: ListParams = {}, limit = REPORT_LIMIT,
-): Promise<{ rows: ControlTestStatus[]; truncated: boolean }> {
-  const { rows: listed, truncated } = await readAllRecords(db, controlKind, actor, { sort: 'name', ...params }, limit);
-  const ids = listed.map((c) => c.id);
-  const latest = ids.length
-    ? await db.selectDistinctOn([controlTests.controlId], { controlId: controlTests.controlId, testedOn: controlTests.testedOn, result: controlTests.result })
-      .from(controlTests).where(inArray(controlTests.controlId, ids))
-      .orderBy(controlTests.controlId, desc(controlTests.testedOn), desc(controlTests.createdAt))
-    : [];
-  const byControl = new Map(latest.map((t) => [t.controlId, t]));
+/**
+ * The controls the actor may read with the latest test of each (the control test status report), a page at a time:
+ * one query for the latest tests of each page's controls.
+ */
+export async function* controlTestStatus(db: DbOrTx, actor: Actor, params: ListParams = {}): AsyncGenerator<ControlTestStatus[]> {
   const today = todayIso();
-  return {
-    truncated,
-    rows: listed.map((c) => {
+  for await (const listed of recordPages(db, controlKind, actor, { sort: 'name', ...params })) {
+    const latest = await db.selectDistinctOn([controlTests.controlId], { controlId: controlTests.controlId, testedOn: controlTests.testedOn, result: controlTests.result })
+      .from(controlTests).where(inArray(controlTests.controlId, listed.map((c) => c.id)))
+      .orderBy(controlTests.controlId, desc(controlTests.testedOn), desc(controlTests.createdAt));
+    const byControl = new Map(latest.map((t) => [t.controlId, t]));
+    yield listed.map((c) => {
       const last = byControl.get(c.id) ?? null;
       const frequency = c.testFrequencyMonths;
       const nextTestDue = frequency ? (last ? addMonths(last.testedOn, frequency) : today) : null;
       return { control: c, lastTestedOn: last?.testedOn ?? null, lastResult: last?.result ?? null, nextTestDue, overdue: nextTestDue !== null && nextTestDue < today };
-    }),
-  };
+    });
+  }
 }
 
 export interface ControlTestStatus {

@@ -20,6 +20,7 @@ import {
   getQuestionnaire, MY_QUESTIONNAIRES_PATH, QUESTIONNAIRE_PATH, QUESTIONNAIRE_TYPE, questionnaireDueDates, questionnairesWaitingOn,
 } from './questionnaire-service';
 import { CATEGORY_SETTINGS_PATH, categoryApis, categoryPages } from './category-pages';
+import { dataPrivacyReports } from './reports';
 
 /** Data privacy: records of processing (GDPR Art. 30), the Article 30 register and DPIAs (Art. 35) (docs/data-privacy.md). */
 export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
@@ -87,6 +88,8 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   },
   dueDates: [...tiaDueDates, ...questionnaireDueDates, ...processingActivityReviewDueDates],
   dueSoon: processingActivityDueSoon,
+  // The Article 30 register in the Report Center (its own page and CSV stay at /data-privacy/register).
+  reports: dataPrivacyReports,
   // The specification leaves data-map and DPA fields out of CSV import: the asset and third-party imports refuse them by name.
   importRefusals: [
     { area: 'assets', columns: ['personal_data_held', 'data_categories', 'location_country', 'location', 'retention', 'hosting'],

@@ -1,4 +1,4 @@
-import { and, asc, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { groups, privacyDataSubjectCategories, privacyPersonalDataCategories, processingActivities, users } from '../../../db/schema';
 import { ownershipCondition } from '../../platform/permissions/ownership';
@@ -8,7 +8,7 @@ import { RESTRICTED_NAME } from '../../platform/records/links';
 import { valueLabel } from '../../platform/core/value-labels';
 import { csvLine } from '../../platform/csv/write';
 import { LINKED_TYPES } from './service';
-import { PROCESSING_ROLES } from './schema';
+import { LEGAL_BASES, PROCESSING_ROLES, PROCESSING_STATUSES } from './schema';
 
 /** One processing activity as the Article 30 register shows it: labels, not keys; linked records named as the reader may see them. */
 export interface RegisterEntry {
@@ -113,12 +113,26 @@ const registerRows = (db: DbOrTx, actor: Actor, ids?: readonly string[]) => sele
  * that names it: with the keyset condition inside, PostgreSQL expected one row and joined the names once per activity
  * (5.8 s for a page of 500); a list of ids it estimates right.
  */
-async function registerPageIds(db: DbOrTx, actor: Actor, after: RegisterKey | undefined, limit: number): Promise<RegisterKey[]> {
+async function registerPageIds(db: DbOrTx, actor: Actor, after: RegisterKey | undefined, limit: number, narrow: RegisterNarrowing = {}): Promise<RegisterKey[]> {
   const a = processingActivities;
   const readable = ownershipCondition(actor, 'dataPrivacy:read', a.ownerId, a.ownerGroupId);
   const next = after ? sql`(${a.role}, ${a.name}, ${a.id}) > (${after.role}, ${after.name}, ${after.id}::uuid)` : undefined;
   return db.select({ id: a.id, role: a.role, name: a.name }).from(a)
-    .where(and(readable, sql`${a.status} <> 'retired'`, next)).orderBy(asc(a.role), asc(a.name), asc(a.id)).limit(limit);
+    .where(and(
+      readable, sql`${a.status} <> 'retired'`, next,
+      narrow.role ? eq(a.role, narrow.role) : undefined,
+      narrow.status ? eq(a.status, narrow.status) : undefined,
+      narrow.legalBasis ? eq(a.legalBasis, narrow.legalBasis) : undefined,
+      narrow.ownerGroupId ? eq(a.ownerGroupId, narrow.ownerGroupId) : undefined,
+    )).orderBy(asc(a.role), asc(a.name), asc(a.id)).limit(limit);
+}
+
+/** What the register may be narrowed to (the Report Center's filters): each a stored key. */
+export interface RegisterNarrowing {
+  role?: (typeof PROCESSING_ROLES)[number];
+  status?: (typeof PROCESSING_STATUSES)[number];
+  legalBasis?: (typeof LEGAL_BASES)[number];
+  ownerGroupId?: string;
 }
 
 /** Labels for the stored keys; everything else the statement already words. */
@@ -167,22 +181,28 @@ export const REGISTER_COLUMNS: readonly { key: keyof RegisterEntry; header: stri
 export const REGISTER_CSV_PAGE = 500;
 
 /**
+ * The register's entries, a page at a time in register order (controllers first), each page named by the register's
+ * one statement: what the CSV download and the Report Center's Article 30 report read, narrowed by `narrow`.
+ */
+export async function* registerEntryPages(db: DbOrTx, actor: Actor, narrow: RegisterNarrowing = {}, pageSize = REGISTER_CSV_PAGE): AsyncGenerator<RegisterEntry[]> {
+  let after: RegisterKey | undefined;
+  for (;;) {
+    const keys = await registerPageIds(db, actor, after, pageSize, narrow);
+    if (keys.length === 0) return;
+    yield (await registerRows(db, actor, keys.map((k) => k.id))).map(entryOf);
+    if (keys.length < pageSize) return;
+    after = keys[keys.length - 1];
+  }
+}
+
+/**
  * The register as CSV text, page by page (UTF-8 byte order mark first, CRLF line ends, cells a spreadsheet would run
  * as formulas guarded, as toCsv writes them), controllers first; each page read when the previous one is sent.
  */
 export async function* registerCsvChunks(db: DbOrTx, actor: Actor, pageSize = REGISTER_CSV_PAGE): AsyncGenerator<string> {
   yield `\uFEFF${csvLine(REGISTER_COLUMNS.map((c) => c.header))}\r\n`;
-  let after: RegisterKey | undefined;
-  for (;;) {
-    const keys = await registerPageIds(db, actor, after, pageSize);
-    if (keys.length === 0) return;
-    const rows = await registerRows(db, actor, keys.map((k) => k.id));
-    yield rows.map((row) => {
-      const entry = entryOf(row);
-      return `${csvLine(REGISTER_COLUMNS.map((c) => entry[c.key]))}\r\n`;
-    }).join('');
-    if (keys.length < pageSize) return;
-    after = keys[keys.length - 1];
+  for await (const entries of registerEntryPages(db, actor, {}, pageSize)) {
+    yield entries.map((entry) => `${csvLine(REGISTER_COLUMNS.map((c) => entry[c.key]))}\r\n`).join('');
   }
 }
 

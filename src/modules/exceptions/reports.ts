@@ -1,7 +1,7 @@
 import type { DbOrTx } from '../../../db/client';
 import type { Actor, Permission } from '../../platform/permissions/permissions';
 import {
-  chosenOf, dateRangeFilters, erased, inDateRange, ownerGroupFilter, REPORT_LIMIT, splitFilters, yesNoFilter, type ReportDeclaration, type ReportFilters,
+  chosenOf, dateRangeFilters, erased, inDateRange, ownerGroupFilter, splitFilters, yesNoFilter, type ReportDeclaration, type ReportFilters,
 } from '../../platform/reports/declarations';
 import { EXCEPTION_STATUSES, type ExceptionListQuery } from './schema';
 import { readable } from '../../platform/record-screens/record-views';
@@ -11,9 +11,9 @@ import { listExceptions } from './service';
 
 /**
  * Every exception of one kind of parent the actor may read, as GET /api/v1/<parent>-exceptions pages them, by expiry:
- * status, expired and owner group are the list's own query; the expiry range is tested page by page, before the limit.
+ * status, expired and owner group are the list's own query; the expiry range is tested on each page.
  */
-async function exceptionRows(db: DbOrTx, parent: ExceptionParent, actor: Actor, chosen: ReportFilters) {
+async function* exceptionRows(db: DbOrTx, parent: ExceptionParent, actor: Actor, chosen: ReportFilters): AsyncGenerator<ExceptionView[]> {
   const { params, rest } = splitFilters(chosen, ['expiresAt']);
   const query: ExceptionListQuery = {
     sort: 'expiresAt',
@@ -21,15 +21,12 @@ async function exceptionRows(db: DbOrTx, parent: ExceptionParent, actor: Actor, 
     expired: chosenOf(['true', 'false'] as const, params.expired),
     ownerGroupId: params.ownerGroupId,
   };
-  const rows: ExceptionView[] = [];
-  let more = false;
-  for (let page = 1; rows.length <= REPORT_LIMIT; page++) {
+  for (let page = 1; ; page++) {
     const chunk = await listExceptions(db, parent, actor, { ...query, page, pageSize: 200 });
-    rows.push(...chunk.rows.filter((e) => inDateRange(rest, 'expiresAt', e.expiresAt)));
-    more = chunk.rows.length === 200 && page * 200 < chunk.total;
-    if (!more) break;
+    const kept = chunk.rows.filter((e) => inDateRange(rest, 'expiresAt', e.expiresAt));
+    if (kept.length) yield kept;
+    if (chunk.rows.length < 200 || page * 200 >= chunk.total) return;
   }
-  return { rows: rows.slice(0, REPORT_LIMIT), truncated: rows.length > REPORT_LIMIT || (rows.length === REPORT_LIMIT && more) };
 }
 
 /** One exceptions register per kind of parent (risks, policies, requirements), each to readers of the parent's module. */
@@ -54,7 +51,7 @@ const registerOf = (parent: ExceptionParent): ReportDeclaration<ExceptionView> =
     await ownerGroupFilter(ctx.db),
     ...dateRangeFilters('expiresAt', 'Expires'),
   ],
-  rows: (ctx, viewer, chosen) => exceptionRows(ctx.db, parent, viewer, chosen),
+  pages: (ctx, viewer, chosen) => exceptionRows(ctx.db, parent, viewer, chosen),
 });
 
 export const exceptionReports = EXCEPTION_PARENTS.map((p) => erased(registerOf(p)));

@@ -1,4 +1,4 @@
-import { dateRangeFilters, erased, inDateRange, readAllRecords, registerReport, REPORT_LIMIT, type ReportDeclaration, type ReportFilters } from '../../platform/reports/declarations';
+import { dateRangeFilters, erased, inDateRange, inPages, recordPages, registerReport, type ReportDeclaration, type ReportFilters } from '../../platform/reports/declarations';
 import { readable } from '../../platform/record-screens/record-views';
 import { riskColumns } from './pages';
 import { riskKind } from './service';
@@ -17,24 +17,23 @@ const chosenTreatment = (chosen: ReportFilters) => (t: TreatmentView) =>
 
 /**
  * Every treatment of the risks the viewer may read, read as GET /api/v1/risks/treatments pages them, with its risk's
- * title; narrowed by the chosen filters page by page, before the report's limit.
+ * title, narrowed by the chosen filters page by page; sorted by risk title and due date, so read whole before the
+ * first row is written (the titles come from one pass over the risks, a page at a time).
  */
 async function treatmentRows(db: Parameters<typeof listAllTreatments>[0], viewer: Parameters<typeof listAllTreatments>[1], chosen: ReportFilters) {
   const treatments: TreatmentView[] = [];
   const keep = chosenTreatment(chosen);
-  let more = false;
-  for (let page = 1; treatments.length <= REPORT_LIMIT; page++) {
+  for (let page = 1; ; page++) {
     const chunk = await listAllTreatments(db, viewer, { page, pageSize: 200 });
     treatments.push(...chunk.rows.filter(keep));
-    more = chunk.rows.length === 200 && page * 200 < chunk.total;
-    if (!more) break;
+    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
   }
   // The treatments are of risks the viewer may read (listAllTreatments joins on the risk's ownership), so each title is readable.
-  const risks = await readAllRecords(db, riskKind, viewer, {}, Number.MAX_SAFE_INTEGER);
-  const titles = new Map(risks.rows.map((r) => [r.id, r.title]));
-  const rows: TreatmentRow[] = treatments.slice(0, REPORT_LIMIT).map((t) => ({ ...t, riskTitle: titles.get(t.riskId) ?? '' }))
+  const wanted = new Set(treatments.map((t) => t.riskId));
+  const titles = new Map<string, string>();
+  if (wanted.size) for await (const risks of recordPages(db, riskKind, viewer)) for (const r of risks) if (wanted.has(r.id)) titles.set(r.id, r.title);
+  return treatments.map((t): TreatmentRow => ({ ...t, riskTitle: titles.get(t.riskId) ?? '' }))
     .sort((a, b) => a.riskTitle.localeCompare(b.riskTitle) || (a.dueOn ?? '9999-12-31').localeCompare(b.dueOn ?? '9999-12-31'));
-  return { rows, truncated: treatments.length > REPORT_LIMIT || (treatments.length === REPORT_LIMIT && more) };
 }
 
 const treatmentPlan: ReportDeclaration<TreatmentRow> = {
@@ -55,7 +54,7 @@ const treatmentPlan: ReportDeclaration<TreatmentRow> = {
     { name: 'type', label: 'Type', options: TREATMENT_TYPES.map((s) => ({ value: s, label: readable(s) })) },
     ...dateRangeFilters('dueOn', 'Due'),
   ],
-  rows: (ctx, viewer, chosen) => treatmentRows(ctx.db, viewer, chosen),
+  pages: async function* (ctx, viewer, chosen) { yield* inPages(await treatmentRows(ctx.db, viewer, chosen)); },
 };
 
 /** The risk module's reports: the register with inherent and residual ratings, and the treatment plan. */

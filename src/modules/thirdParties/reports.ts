@@ -21,7 +21,7 @@ const withRisks: ReportDeclaration<ThirdPartyWithRisks> = {
     { name: 'type', label: 'Type', options: THIRD_PARTY_TYPES.map((s) => ({ value: s, label: readable(s) })) },
     await ownerGroupFilter(ctx.db),
   ],
-  rows: (ctx, viewer, chosen) => thirdPartiesWithRisks(ctx.db, viewer, chosen),
+  pages: (ctx, viewer, chosen) => thirdPartiesWithRisks(ctx.db, viewer, chosen),
 };
 
 export const thirdPartyReports = [erased(withRisks)];

@@ -6,7 +6,7 @@ import { recordChange } from '../../platform/audit/history';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import type { Actor } from '../../platform/permissions/permissions';
 import { nameAsSeen, requireLinked } from '../../platform/records/links';
-import { readAllRecords } from '../../platform/reports/declarations';
+import { recordPages } from '../../platform/reports/declarations';
 import { getRecord, loadForAction, referencedBy, type ListParams, type RecordKind } from '../../platform/records/records';
 import { riskLinkTarget } from '../risks/service';
 import type {
@@ -214,17 +214,15 @@ export async function removeSubProcessor(tx: DbOrTx, actor: Actor, thirdPartyId:
  * The third parties the actor may read, each with the titles of its linked risks as the actor may see them: a risk
  * they may not read is named "(restricted)", so the report shows that a risk is linked without naming it.
  */
-export async function thirdPartiesWithRisks(db: DbOrTx, actor: Actor, params: ListParams = {}): Promise<{ rows: ThirdPartyWithRisks[]; truncated: boolean }> {
-  const { rows: parties, truncated } = await readAllRecords(db, thirdPartyKind, actor, { sort: 'name', ...params });
-  const ids = parties.map((p) => p.id);
-  const links = ids.length
-    ? await db.select({ thirdPartyId: thirdPartyRisks.thirdPartyId, title: risks.title, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId })
+export async function* thirdPartiesWithRisks(db: DbOrTx, actor: Actor, params: ListParams = {}): AsyncGenerator<ThirdPartyWithRisks[]> {
+  for await (const parties of recordPages(db, thirdPartyKind, actor, { sort: 'name', ...params })) {
+    const links = await db.select({ thirdPartyId: thirdPartyRisks.thirdPartyId, title: risks.title, ownerId: risks.ownerId, ownerGroupId: risks.ownerGroupId })
       .from(thirdPartyRisks).innerJoin(risks, eq(risks.id, thirdPartyRisks.riskId))
-      .where(inArray(thirdPartyRisks.thirdPartyId, ids)).orderBy(asc(risks.title), asc(risks.id))
-    : [];
-  const named = new Map<string, string[]>();
-  for (const l of links) named.set(l.thirdPartyId, [...(named.get(l.thirdPartyId) ?? []), nameAsSeen(actor, 'risks', l, l.title)]);
-  return { truncated, rows: parties.map((party) => ({ party: party as ThirdPartyView, risks: named.get(party.id) ?? [] })) };
+      .where(inArray(thirdPartyRisks.thirdPartyId, parties.map((p) => p.id))).orderBy(asc(risks.title), asc(risks.id));
+    const named = new Map<string, string[]>();
+    for (const l of links) named.set(l.thirdPartyId, [...(named.get(l.thirdPartyId) ?? []), nameAsSeen(actor, 'risks', l, l.title)]);
+    yield parties.map((party) => ({ party: party as ThirdPartyView, risks: named.get(party.id) ?? [] }));
+  }
 }
 
 export interface ThirdPartyWithRisks {

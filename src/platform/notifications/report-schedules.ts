@@ -259,13 +259,17 @@ async function sendOne(ctx: AppContext, tx: Tx, schedule: ReportSchedule, period
   const local: AppContext = { ...ctx, db: tx };
   const mails = [];
   for (const reader of report ? readers : []) {
-    const { cells, truncated } = await report!.table(local, reader.actor!, schedule.filters);
+    // The mail carries at most the printable page's rows (PRINTABLE_LIMIT): a file kept in the outbox, not streamed.
+    const { cells, total } = await report!.table(local, reader.actor!, schedule.filters);
+    const truncated = total > cells.length;
     const filters = await describeFilters(local, reader.actor!, report!, schedule.filters);
     const body = [
       `Hello ${reader.name},`, '',
       `${report!.title}: ${report!.description}`,
       filters ? `Filtered by ${filters}.` : 'Not filtered.',
-      `${plural(cells.length, 'row')} you may read, as of ${period}, in the attached CSV${truncated ? ' (the first rows only: the register holds more)' : ''}.`,
+      truncated
+        ? `${plural(total, 'row')} you may read, as of ${period}; the attached CSV holds the first ${cells.length.toLocaleString('en')} (the report's CSV on screen holds them all).`
+        : `${plural(cells.length, 'row')} you may read, as of ${period}, in the attached CSV.`,
       `On screen: ${mailLink(ctx.config, `/reports/${report!.key}`)}`, '',
       `You receive this because the scheduled report "${schedule.name}" names you or one of your groups.`,
       `— ${brand.name}`,

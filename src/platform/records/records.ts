@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { flatStatement, selectFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
+import { flatStatement, selectFlat, streamFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import { customFieldValues, groups, users } from '../../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -165,19 +165,28 @@ function pageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) 
   return fields;
 }
 
-function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) {
+/** The page fields without the custom fields (a report's columns name none): built once per kind. */
+const plainFieldsOfKind = new WeakMap<object, ReturnType<typeof buildPageFields>>();
+
+function plainPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>) {
+  let fields = plainFieldsOfKind.get(kind);
+  if (!fields) plainFieldsOfKind.set(kind, (fields = buildPageFields(kind, false)));
+  return fields;
+}
+
+function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>, withCustomFields = true) {
   const table = kind.table as OwnedTable;
-  const customFields: Record<string, SQL> = kind.customFields && isCustomFieldModule(kind.module)
+  const customFields: Record<string, SQL> = withCustomFields && kind.customFields && isCustomFieldModule(kind.module)
     ? { customFields: customFieldsColumn(kind.module, table.id) } : {};
   return withIsoTimestamps({
     ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed, ...customFields,
   });
 }
 
-function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>) {
+function selectPageViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, fields: ReturnType<typeof buildPageFields> = pageFields(kind)) {
   const table = kind.table as OwnedTable;
   return db
-    .select(pageFields(kind))
+    .select(fields)
     .from(table)
     .leftJoin(users, eq(users.id, table.ownerId))
     .leftJoin(groups, eq(groups.id, table.ownerGroupId));
@@ -298,6 +307,33 @@ export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: Rec
   return { rows: views, total, page, pageSize };
 }
 
+
+/**
+ * Every record of a list the actor may read (their own/all level, the list's filters and sort, as listRecords reads a
+ * page), `pageSize` at a time: the list's one statement read through a cursor (streamFlat), with no count and no
+ * OFFSET, so a report or an export of the whole register reads each row once and holds one page at a time.
+ */
+export async function* streamRecords<T extends OwnedTable, V>(
+  db: DbOrTx, kind: RecordKind<T, Values, V>, actor: Actor, query: ListParams, options: { pageSize?: number; customFields?: boolean } = {},
+): AsyncGenerator<V[]> {
+  const { pageSize = 2000, customFields = true } = options;
+  const problems = (await kind.filterProblems?.(db, query)) ?? [];
+  if (problems.length) throw invalid(problems);
+  const where = listCondition(kind, actor, query);
+  const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
+  const present = await presenter(db, kind);
+  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
+  // Without the custom fields where the reader shows none: each is a lookup per row.
+  const fields = customFields ? pageFields(kind) : plainPageFields(kind);
+  const build = () => selectPageViews(db, kind, fields).where(where).orderBy(...listOrder(kind, sort));
+  for await (const rows of streamFlat<Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null }>(db, fields, build, pageSize)) {
+    yield rows.map((r) => {
+      const view = viewOf<T>(r, columns, r);
+      if (kind.customFields && customFields) view.customFields = r.customFields ?? {};
+      return present.view(view);
+    });
+  }
+}
 
 async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<JoinedRow | undefined> {
   if (!isUuid(id)) return undefined;

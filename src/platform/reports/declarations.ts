@@ -1,11 +1,12 @@
 import type { AppContext } from '../http/context';
 import type { Actor, Permission } from '../permissions/permissions';
-import { listRecords, type ListParams, type OwnedTable, type RecordKind } from '../records/records';
+import { streamRecords, type ListParams, type OwnedTable, type RecordKind } from '../records/records';
 import type { DbOrTx } from '../../../db/client';
 import { invalid } from '../core/errors';
 import { valueLabel as readable } from '../core/value-labels';
 import { isRealDate } from '../core/dates';
 import { platformService } from '../http/installed';
+import { csvLine } from '../csv/write';
 
 /**
  * What modules declare in their manifests for the Report Center (`/reports`, screens only): each report names its
@@ -21,11 +22,8 @@ export interface ReportColumn<R> {
   value(row: R): ReportCell;
 }
 
-/** The rows of one report, as read for one viewer; `truncated` when more rows exist than a report holds. */
-export interface ReportRows<R> {
-  rows: R[];
-  truncated: boolean;
-}
+/** The rows of a report as read for one viewer, a page at a time: every row they may read, narrowed by the chosen filters. */
+export type ReportPages<R> = AsyncIterable<R[]>;
 
 /**
  * A filter of a report, as the report's list screen offers it: a name, its label and the values it may take; or, with
@@ -56,32 +54,50 @@ export interface ReportDeclaration<R = never> {
   columns: readonly ReportColumn<R>[];
   /** The report's filters, read per viewer (choices such as classifications come from the module's settings). */
   filters?(ctx: AppContext, viewer: Actor): Promise<ReportFilter[]>;
-  /** The rows the viewer may read, narrowed by the chosen filters (already checked against `filters`). */
-  rows(ctx: AppContext, viewer: Actor, filters: ReportFilters): Promise<ReportRows<R>>;
+  /**
+   * Every row the viewer may read, narrowed by the chosen filters (already checked against `filters`), a page at a
+   * time: the CSV writes each page as it comes, so it holds every row with memory flat; the printable page keeps the first.
+   */
+  pages(ctx: AppContext, viewer: Actor, filters: ReportFilters): ReportPages<R>;
 }
 
-/** Rows a report holds at most, as a list's CSV export (the specification's limit for downloads of current records). */
-export const REPORT_LIMIT = 5_000;
+/** Rows the printable page (and a scheduled report's mail) shows at most; it says so, and the CSV holds them all. */
+export const PRINTABLE_LIMIT = 5_000;
 
 /**
- * Every record of a register kind the actor may read (their own/all level applies), read a page of 200 at a time as the
- * list's CSV export reads them, at most `limit`. `keep` narrows the rows by what the list cannot filter (a date range):
- * applied page by page before the limit, so a narrowed report is never cut short by rows it leaves out.
+ * Every record of a register kind the actor may read (their own/all level applies), as the list reads them, a page at
+ * a time (streamRecords: one statement through a cursor on PostgreSQL). `keep` narrows each page by what the list
+ * cannot filter (a date range).
  */
-export async function readAllRecords<T extends OwnedTable, V>(
-  db: DbOrTx, kind: RecordKind<T, Record<string, unknown>, V>, actor: Actor, params: ListParams = {}, limit = REPORT_LIMIT, keep?: (row: V) => boolean,
-): Promise<ReportRows<V>> {
-  const rows: V[] = [];
-  let total = 0;
-  let more = false;
-  for (let page = 1; rows.length < limit; page++) {
-    const chunk = await listRecords(db, kind, actor, { ...params, page, pageSize: 200 });
-    rows.push(...(keep ? chunk.rows.filter(keep) : chunk.rows));
-    total = chunk.total;
-    more = chunk.rows.length === 200 && page * 200 < chunk.total;
-    if (!more) break;
+export async function* recordPages<T extends OwnedTable, V>(
+  db: DbOrTx, kind: RecordKind<T, Record<string, unknown>, V>, actor: Actor, params: ListParams = {}, keep?: (row: V) => boolean,
+  customFields = true,
+): AsyncGenerator<V[]> {
+  for await (const page of streamRecords(db, kind, actor, params, { customFields })) {
+    const kept = keep ? page.filter(keep) : page;
+    if (kept.length) yield kept;
   }
-  return { rows: rows.slice(0, limit), truncated: keep ? rows.length > limit || (rows.length >= limit && more) : total > limit };
+}
+
+/** The first `limit` records of a register kind the actor may read (a list's CSV export), and whether more exist. */
+export async function readAllRecords<T extends OwnedTable, V>(
+  db: DbOrTx, kind: RecordKind<T, Record<string, unknown>, V>, actor: Actor, params: ListParams = {}, limit = PRINTABLE_LIMIT,
+): Promise<{ rows: V[]; truncated: boolean }> {
+  const rows: V[] = [];
+  const pages = recordPages(db, kind, actor, params);
+  for await (const page of pages) {
+    rows.push(...page);
+    if (rows.length > limit) {
+      await pages.return(undefined);
+      break;
+    }
+  }
+  return { rows: rows.slice(0, limit), truncated: rows.length > limit };
+}
+
+/** A report's rows read whole by its module (a plan sorted across registers) given as pages, for the CSV to write in turn. */
+export async function* inPages<R>(rows: readonly R[], size = 1000): AsyncGenerator<R[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
 }
 
 /* ---------- Filters every report can offer ---------- */
@@ -129,7 +145,7 @@ export function splitFilters(chosen: ReportFilters, tested: readonly string[]): 
 /** A report of a register kit list: its rows as the list reads them, its columns those of the list's CSV export. */
 export function registerReport<T extends OwnedTable, V>(
   kind: RecordKind<T, Record<string, unknown>, V>,
-  declared: Omit<ReportDeclaration<V>, 'rows' | 'needs' | 'columns'> & {
+  declared: Omit<ReportDeclaration<V>, 'pages' | 'needs' | 'columns'> & {
     columns: readonly (ReportColumn<V> & { only?: 'screen' | 'export' })[];
     params?: ListParams;
     /** The register's statuses: the report is filtered by status as its list is (its other filters: `filters`). */
@@ -151,35 +167,65 @@ export function registerReport<T extends OwnedTable, V>(
     needs: `${kind.module}:read` as Permission,
     columns: columns.filter((c) => c.only !== 'screen').map((c) => ({ header: c.header, value: c.value })),
     // The chosen filters are the list's own query parameters (status, ownerGroupId, classificationId, …), read by
-    // listRecords; the rest are tested on the rows.
-    rows: (ctx, viewer, chosen) => {
+    // streamRecords; the rest are tested on the rows.
+    pages: (ctx, viewer, chosen) => {
       const { params: listed, rest: tested } = splitFilters(chosen, Object.keys(tests));
       const keep = Object.keys(tested).length ? (row: V) => Object.values(tests).every((test) => test(row, tested)) : undefined;
-      return readAllRecords(ctx.db, kind, viewer, { ...params, ...listed }, REPORT_LIMIT, keep);
+      // A report's columns are the list's, which show no custom field: left out of the read.
+      return recordPages(ctx.db, kind, viewer, { ...params, ...listed }, keep, false);
     },
   });
 }
 
 /** A report as the manifest lists it: its row type closed over, so the platform reads only headers and cells. */
-export interface InstalledReport extends Omit<ReportDeclaration, 'columns' | 'rows'> {
+export interface InstalledReport extends Omit<ReportDeclaration, 'columns' | 'pages'> {
   headers: readonly string[];
   /** The report's filters for this viewer (none when the report declares none). */
   filtersFor(ctx: AppContext, viewer: Actor): Promise<ReportFilter[]>;
-  /** The report's cells for one viewer, at their level, narrowed by filters checked with checkFilters. */
-  table(ctx: AppContext, viewer: Actor, filters?: ReportFilters): Promise<{ cells: ReportCell[][]; truncated: boolean }>;
+  /** Every row's cells for one viewer, at their level, narrowed by filters checked with checkFilters, a page at a time. */
+  cellPages(ctx: AppContext, viewer: Actor, filters?: ReportFilters): AsyncGenerator<ReportCell[][]>;
+  /** The first `limit` rows' cells (the printable page) and how many rows the report holds for this viewer. */
+  table(ctx: AppContext, viewer: Actor, filters?: ReportFilters, limit?: number): Promise<{ cells: ReportCell[][]; total: number }>;
 }
 
 /** A typed report made ready for the manifest's list: its columns applied to its rows where both are known. */
-export function erased<R>({ columns, rows, filters, ...entry }: ReportDeclaration<R>): InstalledReport {
+export function erased<R>({ columns, pages, filters, ...entry }: ReportDeclaration<R>): InstalledReport {
+  const values = columns.map((c) => c.value);
+  async function* cellPages(ctx: AppContext, viewer: Actor, chosen: ReportFilters = {}): AsyncGenerator<ReportCell[][]> {
+    for await (const page of pages(ctx, viewer, chosen)) yield page.map((row) => values.map((value) => value(row)));
+  }
   return {
     ...entry,
     headers: columns.map((c) => c.header),
     filtersFor: async (ctx, viewer) => (filters ? filters(ctx, viewer) : []),
-    async table(ctx, viewer, chosen = {}) {
-      const read = await rows(ctx, viewer, chosen);
-      return { cells: read.rows.map((row) => columns.map((c) => c.value(row))), truncated: read.truncated };
+    cellPages,
+    // The rows past the limit are counted as they stream by, not kept: the page says "first N of M".
+    async table(ctx, viewer, chosen = {}, limit = PRINTABLE_LIMIT) {
+      const cells: ReportCell[][] = [];
+      let total = 0;
+      for await (const page of pages(ctx, viewer, chosen)) {
+        total += page.length;
+        for (const row of page) {
+          if (cells.length >= limit) break;
+          cells.push(values.map((value) => value(row)));
+        }
+      }
+      return { cells, total };
     },
   };
+}
+
+/**
+ * A report as CSV text, a page at a time: the byte order mark and the header row, then each page's lines as it is read
+ * (CRLF line ends, cells a spreadsheet would run as formulas guarded, as toCsv writes them).
+ */
+export async function* reportCsvChunks(ctx: AppContext, viewer: Actor, report: InstalledReport, chosen: ReportFilters): AsyncGenerator<string> {
+  yield `\uFEFF${csvLine(report.headers)}\r\n`;
+  for await (const page of report.cellPages(ctx, viewer, chosen)) {
+    let text = '';
+    for (const cells of page) text += `${csvLine(cells)}\r\n`;
+    yield text;
+  }
 }
 
 let reports: readonly InstalledReport[] = [];

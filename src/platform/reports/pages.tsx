@@ -4,8 +4,8 @@ import { renderScreen } from '../http/screen';
 import { screenAuth } from '../http/screen-auth';
 import { AppError, notFound } from '../core/errors';
 import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
-import { toCsv } from '../csv/write';
-import { checkFilters, describeFilters, installedReports, REPORT_LIMIT, type InstalledReport } from './declarations';
+import { streamedCsv } from '../csv/stream';
+import { checkFilters, describeFilters, installedReports, PRINTABLE_LIMIT, reportCsvChunks, type InstalledReport } from './declarations';
 import { PrintableReport, ReportList } from './views';
 
 /** The reports this viewer may read (their right at any level), in module order. */
@@ -48,20 +48,19 @@ export const reportPages = (ctx: AppContext) =>
         if (!(error instanceof AppError) || error.code !== 'INVALID') throw error;
         set.status = 400;
         return renderScreen(headers, shell,
-          <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={[]} truncated={false}
-            madeAt={new Date().toISOString()} madeFor={viewer.email ?? 'you'} limit={REPORT_LIMIT} filters={bar(query)}
+          <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={[]} total={0}
+            madeAt={new Date().toISOString()} madeFor={viewer.email ?? 'you'} filters={bar(query)}
             problems={error.problems.map((p) => ({ field: p.field, message: p.message }))} />);
       }
-      const { cells, truncated } = await declared.table(ctx, viewer, chosen);
+      const { cells, total } = await declared.table(ctx, viewer, chosen, PRINTABLE_LIMIT);
       return renderScreen(headers, shell,
         <PrintableReport entry={entryOf(declared)} headers={[...declared.headers]} rows={cells}
-          truncated={truncated} madeAt={new Date().toISOString()} madeFor={viewer.email ?? 'you'} limit={REPORT_LIMIT}
+          total={total} madeAt={new Date().toISOString()} madeFor={viewer.email ?? 'you'}
           filters={bar(chosen)} filtered={await describeFilters(ctx, viewer, declared, chosen)} query={new URLSearchParams(chosen).toString()} />);
     }, { page: true })
-    .get('/reports/:key/csv', async ({ viewer, params, set, query }) => {
+    // Every row the viewer may read, written page by page as the client takes them (no limit, memory flat).
+    .get('/reports/:key/csv', async ({ viewer, params, query }) => {
       const declared = reportFor(viewer, params.key);
-      const { cells } = await declared.table(ctx, viewer, await checkFilters(ctx, viewer, declared, query));
-      set.headers['content-type'] = 'text/csv; charset=utf-8';
-      set.headers['content-disposition'] = `attachment; filename="${declared.key}-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return toCsv([[...declared.headers], ...cells]);
+      const chosen = await checkFilters(ctx, viewer, declared, query);
+      return streamedCsv(reportCsvChunks(ctx, viewer, declared, chosen), `${declared.key}-${new Date().toISOString().slice(0, 10)}.csv`);
     }, { page: true });

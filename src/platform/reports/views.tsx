@@ -47,9 +47,11 @@ export function ReportList({ reports, schedules }: { reports: ReportEntry[]; sch
   );
 }
 
-/** One report as a printable document: its title, when and for whom it was made, and every row the viewer may read. */
+/** One report as a printable document: its title, when and for whom it was made, how many rows the viewer may read and the first of them. */
 export function PrintableReport(p: {
-  entry: ReportEntry; headers: string[]; rows: ReportCell[][]; truncated: boolean; madeAt: string; madeFor: string; limit: number;
+  entry: ReportEntry; headers: string[];
+  /** The first rows (at most PRINTABLE_LIMIT), and how many the report holds for this viewer: the CSV has them all. */
+  rows: ReportCell[][]; total: number; madeAt: string; madeFor: string;
   /** The report's filters with the chosen values, the chosen ones in words, and as a query for the CSV link. */
   filters?: FilterSelect[]; filtered?: string; query?: string;
   /** Filters refused (400): shown above the bar, each linked to its field; the report's rows are not read. */
@@ -68,7 +70,7 @@ export function PrintableReport(p: {
       {p.problems?.length ? <p class="muted" safe>{p.entry.description}</p> : (
         <p class="muted">
           <span safe>{`${p.entry.description} Made `}</span><When value={p.madeAt} local />
-          <span safe>{` for ${p.madeFor}: ${p.rows.length.toLocaleString('en')} ${p.rows.length === 1 ? 'row' : 'rows'} you may read.`}</span>
+          <span safe>{` for ${p.madeFor}: ${p.total.toLocaleString('en')} ${p.total === 1 ? 'row' : 'rows'} you may read.`}</span>
         </p>
       )}
       <ErrorSummary title="The report cannot be filtered that way" problems={(p.problems ?? []).map((problem) => (p.filters?.some((f) => f.name === problem.field)
@@ -79,7 +81,8 @@ export function PrintableReport(p: {
         </div>
       ) : ''}
       {p.filtered ? <p safe>{`Filtered by ${p.filtered}.`}</p> : ''}
-      {p.truncated ? <p role="status" safe>{`Only the first ${p.limit.toLocaleString('en')} rows are shown; the register holds more.`}</p> : ''}
+      {p.total > p.rows.length
+        ? <p role="status">{`First ${p.rows.length.toLocaleString('en')} of ${p.total.toLocaleString('en')} rows; `}<a href={csv} download="">download the CSV</a> for all.</p> : ''}
       {p.problems?.length ? ''
         : p.rows.length === 0
         ? <p class="muted">Nothing you may read is in this report.</p>
