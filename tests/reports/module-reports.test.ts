@@ -118,7 +118,8 @@ describe('the Article 30 register in the Report Center', () => {
   test('reads as the register does: controllers first, retired left out, a processor the reader may not read "(restricted)", formulas guarded', async () => {
     const lines = await csvLines(await (await session(reader.email, reader.password))('/reports/article30Register/csv'));
     expect(lines[0]).toBe('Processing activity,Role,Status,Purposes,Legal basis (Art. 6),Art. 9 condition,Categories of data subjects,'
-      + 'Categories of personal data,Recipients,Retention,Systems,Processors,Joint controllers,Technical and organisational measures,Owner');
+      + 'Categories of personal data,Recipients,Retention,Systems,Processors,Joint controllers,Technical and organisational measures,'
+      + 'Technical and organisational measures (controls),Owner');
     const ours = mentioning(lines, n.payroll, n.hosting, n.retired);
     expect(ours.map((l) => l.split(',')[0])).toEqual([n.payroll, n.hosting]);
     expect(ours[0]).toContain(`,10 years,${n.asset},(restricted),`);
