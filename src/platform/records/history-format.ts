@@ -187,11 +187,15 @@ type Role = { person: true } | { group: true } | { link: RecordTypeDeclaration }
 /** Fields every module names for the person in a role (a review's reviewer, a requirement's assessor), parts included. */
 const PERSON_ROLES = /^(reviewer|assessor|approver|assignee)Id$/;
 
-/** What a field holds, by the manifests: people, groups, a linked record of a declared type (`<kind>Id`, `<kind>Ids`). */
-function roleOf(d: HistoryDescription | undefined, field: string): Role {
+/**
+ * What a field of a History type's entries holds, by the manifests: people, groups, a linked record of a declared type
+ * (its events' or record-type declaration's `links`, else `<kind>Id`, `<kind>Ids`).
+ */
+function roleOf(recordType: string, field: string): Role {
+  const d = historyDescription(recordType);
   if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || PERSON_ROLES.test(field) || d?.people?.includes(field)) return { person: true };
   if (field === 'ownerGroupId' || d?.groups?.includes(field)) return { group: true };
-  const kind = d?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
+  const kind = d?.links?.[field] ?? findRecordType(recordType)?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
   const type = kind ? findRecordType(kind) : undefined;
   return type ? { link: type } : null;
 }
@@ -226,11 +230,10 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
   for (const e of entries) {
     if (e.actorUserId) people.add(e.actorUserId);
     if (e.tokenId) tokens.add(e.tokenId);
-    const d = historyDescription(e.recordType);
     const declared = findRecordType(e.recordType);
     if (declared && !isOwn(e, wording)) note(declared, [e.recordId]);
     for (const [field, change] of Object.entries(e.changes)) {
-      const role = roleOf(d, field);
+      const role = roleOf(e.recordType, field);
       const ids = [...idsIn(change.before), ...idsIn(change.after)];
       if (!role || ids.length === 0) continue;
       if ('person' in role) ids.forEach((id) => people.add(id));
@@ -266,7 +269,7 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
     if (value === null || value === undefined || value === '') return { text: NOTHING };
     const own = wording.name?.(e.recordType, field, value);
     if (own !== undefined) return { text: own };
-    const role = roleOf(historyDescription(e.recordType), field);
+    const role = roleOf(e.recordType, field);
     if (role && idsIn(value).length) {
       const values = Array.isArray(value) ? value : [value];
       if ('link' in role) {

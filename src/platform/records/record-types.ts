@@ -55,6 +55,11 @@ export interface RecordTypeDeclaration {
    * `kind`, the changes' field holding its id, and the actions.
    */
   historyMentions?: readonly { kind: string; field: string; actions: readonly string[] }[];
+  /**
+   * Fields of its History entries holding the id of a record of another type whose name does not say the kind (a
+   * requirement's `packageId` names a `compliancePackage`): shown by that record's name, as `<kind>Id` fields are.
+   */
+  links?: Readonly<Record<string, string>>;
   /** Its screen; a child's is its parent's. */
   href(id: string, parentId: string | null): string;
   /** Evidence may be linked to it: evidence links, the evidence section on its page, get_record's attachments. */
