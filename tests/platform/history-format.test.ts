@@ -165,3 +165,33 @@ describe("History of a risk", () => {
     expect(table).toContain('<span class="muted">This record</span>');
   });
 });
+
+describe('History of any record: people, groups and typed links by name', () => {
+  test('people and groups in fields of every kind, a link whose type is named beside it, and a record type by its label', async () => {
+    const { describeHistory } = await import('../../src/platform/records/history-format');
+    const { createGroup } = await import('../../src/modules/people/service');
+    const { systemActor } = await import('../../src/platform/permissions/permissions');
+    const viewer = await adminActor(env);
+    const person = await makeUser(env, {});
+    const groupName = unique('Auditors');
+    const group = await env.ctx.db.transaction((tx) => createGroup(tx, systemActor(), { name: groupName }));
+    const controlName = unique('Log review');
+    const control = await post('/api/v1/controls', { name: controlName });
+    const change = (after: unknown) => ({ before: null, after });
+    const [entry] = await describeHistory(env.ctx.db, viewer, [{
+      at: new Date().toISOString(), action: 'create', via: 'screen', source: null, actor: null, actorUserId: null, tokenId: null, auditSeq: null,
+      recordType: 'somethingUndeclared', recordId: crypto.randomUUID(),
+      changes: {
+        userIds: change([person.id]), groupIds: change([group.id]), audienceGroupIds: change([group.id]), testerId: change(person.id),
+        signedOffById: change(person.id), personId: change(person.id), linkedType: change('control'), linkedId: change(control), recordType: change('risk'),
+      },
+    }]);
+    const shown = Object.fromEntries(entry.changes.map((c) => [c.field, c.after.text]));
+    expect(shown).toEqual({
+      userIds: person.email.replace('@test.example', ''), groupIds: groupName, audienceGroupIds: groupName, testerId: person.email.replace('@test.example', ''),
+      signedOffById: person.email.replace('@test.example', ''), personId: person.email.replace('@test.example', ''), linkedType: 'Control', linkedId: controlName,
+      recordType: 'Risk',
+    });
+    expect(entry.changes.find((c) => c.field === 'linkedId')?.after.links).toEqual([{ text: controlName, href: `/controls/${control}` }]);
+  });
+});

@@ -185,18 +185,28 @@ function enumColumns(recordType: string): Set<string> {
 type Role = { person: true } | { group: true } | { link: RecordTypeDeclaration } | null;
 
 /** Fields every module names for the person in a role (a review's reviewer, a requirement's assessor), parts included. */
-const PERSON_ROLES = /^(reviewer|assessor|approver|assignee)Id$/;
+const PERSON_ROLES = /^(reviewer|assessor|approver|assignee|tester|person)Id$/;
+/** People and groups are the platform's: fields naming them by these words hold their ids (`userIds`, `audienceGroupIds`, `signedOffById`). */
+const PEOPLE_FIELD = /^(userIds|[a-z]\w*UserIds|[a-z]\w*ById)$/;
+const GROUPS_FIELD = /^(groupIds?|[a-z]\w*GroupIds?)$/;
+
+/** The declared type a `<name>Type` field of the same change names, for its `<name>Id` (an evidence link's `linkedType`). */
+function typeBeside(changes: FieldChanges | undefined, field: string): RecordTypeDeclaration | undefined {
+  const name = /^(\w+)Id$/.exec(field)?.[1];
+  const kind = name && changes ? changes[`${name}Type`]?.after ?? changes[`${name}Type`]?.before : undefined;
+  return typeof kind === 'string' ? findRecordType(kind) : undefined;
+}
 
 /**
  * What a field of a History type's entries holds, by the manifests: people, groups, a linked record of a declared type
- * (its events' or record-type declaration's `links`, else `<kind>Id`, `<kind>Ids`).
+ * (its events' or record-type declaration's `links`, the kind its `<name>Type` field names, else `<kind>Id`, `<kind>Ids`).
  */
-function roleOf(recordType: string, field: string): Role {
+function roleOf(recordType: string, field: string, changes?: FieldChanges): Role {
   const d = historyDescription(recordType);
-  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || PERSON_ROLES.test(field) || d?.people?.includes(field)) return { person: true };
-  if (field === 'ownerGroupId' || d?.groups?.includes(field)) return { group: true };
+  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || PERSON_ROLES.test(field) || PEOPLE_FIELD.test(field) || d?.people?.includes(field)) return { person: true };
+  if (field === 'ownerGroupId' || GROUPS_FIELD.test(field) || d?.groups?.includes(field)) return { group: true };
   const kind = d?.links?.[field] ?? findRecordType(recordType)?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
-  const type = kind ? findRecordType(kind) : undefined;
+  const type = typeBeside(changes, field) ?? (kind ? findRecordType(kind) : undefined);
   return type ? { link: type } : null;
 }
 
@@ -233,7 +243,7 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
     const declared = findRecordType(e.recordType);
     if (declared && !isOwn(e, wording)) note(declared, [e.recordId]);
     for (const [field, change] of Object.entries(e.changes)) {
-      const role = roleOf(e.recordType, field);
+      const role = roleOf(e.recordType, field, e.changes);
       const ids = [...idsIn(change.before), ...idsIn(change.after)];
       if (!role || ids.length === 0) continue;
       if ('person' in role) ids.forEach((id) => people.add(id));
@@ -269,7 +279,7 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
     if (value === null || value === undefined || value === '') return { text: NOTHING };
     const own = wording.name?.(e.recordType, field, value);
     if (own !== undefined) return { text: own };
-    const role = roleOf(e.recordType, field);
+    const role = roleOf(e.recordType, field, e.changes);
     if (role && idsIn(value).length) {
       const values = Array.isArray(value) ? value : [value];
       if ('link' in role) {
@@ -282,6 +292,8 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       return { text: values.map((v) => (typeof v === 'string' && isUuid(v) ? name(v) : String(v))).join(', ') || NOTHING };
     }
     if (typeof value === 'boolean') return { text: value ? 'Yes' : 'No' };
+    // A field naming a declared record type (an evidence link's linked type, a rule's record type) by the type's label.
+    if (typeof value === 'string' && /(^t|T)ype$/.test(field) && findRecordType(value)) return { text: findRecordType(value)!.label };
     if (typeof value === 'string' && ISO_TIME.test(value)) return { text: utcText(value), at: new Date(value).toISOString() };
     if (typeof value === 'string' && keyed) {
       const d = historyDescription(e.recordType);
