@@ -146,6 +146,7 @@ describe("History of a risk", () => {
     const riskId = await post('/api/v1/risks', { title: unique('Supplier outage'), classificationId: await classificationId(env), inherentLikelihood: 4, inherentImpact: 4 });
     const treatment = unique('Second supplier');
     await post(`/api/v1/risks/${riskId}/treatments`, { type: 'transfer', title: treatment });
+    await post(`/api/v1/risks/${riskId}/treatments`, { type: 'mitigate', title: unique('Spare stock'), residualLikelihood: 2, residualImpact: 3 });
     await post(`/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-05-01', outcome: 'no_change', notes: 'Stable' });
     const exception = unique('Accepted until migration');
     await post('/api/v1/risk-exceptions', { parentId: riskId, title: exception, description: 'Waiting for the contract', expiresAt: '2099-01-01' });
@@ -155,6 +156,9 @@ describe("History of a risk", () => {
     expect(table).toContain('<span class="muted">Risk treatment</span>');
     expect(table).toMatch(new RegExp(`<a href="/risks/${riskId}/treatments/[0-9a-f-]{36}">${treatment}</a><br/><span class="muted">Risk treatment</span>`));
     expect(table).toContain('<strong>Type</strong>: <span>—</span> → <span>Transfer</span>');
+    // A treatment's residual rating reads as the risk's own does: the level with its name.
+    expect(table).toMatch(/<strong>Residual likelihood<\/strong>: <span>—<\/span> → <span>2 [A-Z][a-z]/);
+    expect(table).toMatch(/<strong>Residual impact<\/strong>: <span>—<\/span> → <span>3 [A-Z][a-z]/);
     // A review has no title: it reads as a risk review, never by its id.
     expect(table).toMatch(/<td><span>—<\/span><br\/><span class="muted">Risk review<\/span><\/td>/);
     expect(table).toContain('<strong>Outcome</strong>: <span>—</span> → <span>No change</span>');

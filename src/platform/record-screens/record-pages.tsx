@@ -81,7 +81,8 @@ export interface RecordPagesOptions<V> {
   detailActions?: (view: V) => JSX.Element;
   /**
    * Names History gives stored values, loaded once per page: the kit already names owners, groups and every field with
-   * choices; a register adds its own (risks: levels as "3 Possible"). Answer undefined to leave a value to the kit.
+   * choices; a register adds its own (risks: levels as "3 Possible"), for its parts' fields of the same name too (a
+   * treatment's residual rating). Answer undefined to leave a value to the kit.
    */
   historyNames?: (viewer: Actor) => Promise<(field: string, value: unknown) => string | undefined>;
   /** The flash after a create or a save ('Risk created.'); 'Created.' and 'Saved.' by default. */
@@ -350,9 +351,10 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
         own: { recordType: kind.recordType, recordId: view.id as string },
         label: (type, field) => (type === kind.recordType ? customLabels.get(field) ?? o.fields.find((f) => f.name === field)?.label : undefined),
         name: (type, field, value) => {
-          if (type !== kind.recordType) return undefined;
+          // The register's own names hold for its parts' fields of the same name too (a risk treatment's residual rating).
           const named = own?.(field, value);
           if (named !== undefined) return named;
+          if (type !== kind.recordType) return undefined;
           // A reference the manifests do not declare (a risk's classification): named by the form's choices.
           const spec = o.fields.find((f) => f.name === field);
           // A list field (checkboxes): its values by the choices' labels, restricted where the viewer may not read them.
