@@ -94,7 +94,7 @@ export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCrea
   defaults: { supplementaryMeasures: '', nextReviewOn: null },
   filters: { thirdPartyId: (value) => eq(transferImpactAssessments.thirdPartyId, value) },
   // Transfers relying on it: deleting it while any do is a 409 naming them.
-  references: [referencedBy('transfers', privacyTransfers, privacyTransfers.transferImpactAssessmentId)],
+  references: [referencedBy('transfers', privacyTransfers, privacyTransfers.transferImpactAssessmentId, { kind: 'transfer', id: privacyTransfers.id, one: 'transfer' })],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];
