@@ -77,6 +77,15 @@ describe('Settings › Audit log filters', () => {
 
   test('by action, days and a search in what the entries changed', async () => {
     expect((await screen(`?record=${controlId}&action=update`)).total).toBe(1);
+    // The action as the entries read it, whatever its case: "Changed" is an update, "Created" a create.
+    expect((await screen(`?record=${controlId}&action=Changed`)).total).toBe(1);
+    expect((await screen(`?record=${controlId}&action=created`)).total).toBe(1);
+    expect((await screen(`?actor=${clerk.id}&module=assets&action=Created`)).total).toBe(55);
+    const { actionsNamed } = await import('../../src/platform/records/history-format');
+    expect(actionsNamed('Control linked')).toContain('control.link');
+    expect(actionsNamed('Sub processor added')).toContain('subProcessor.add');
+    expect(actionsNamed('Refused: no permission')).toContain('permission.denied');
+    expect(actionsNamed('Signed in')).toContain('signin');
     expect((await screen(`?record=${controlId}&from=${today()}&to=${today()}`)).total).toBe(2);
     expect((await screen(`?record=${controlId}&from=${dayOffset(1)}`)).total).toBe(0);
     expect((await screen(`?record=${controlId}&to=${dayOffset(-1)}`)).total).toBe(0);

@@ -8,7 +8,7 @@ import { valueLabel } from '../core/value-labels';
 import { moduleLabel } from '../http/installed';
 import { levelOf, type Actor, type Permission } from '../permissions/permissions';
 import { escapeLike } from '../records/records';
-import { describeHistory, fieldWords, utcText, type ShownEntry } from '../records/history-format';
+import { actionsNamed, describeHistory, fieldWords, utcText, type ShownEntry } from '../records/history-format';
 import { installedModules } from './module';
 
 /** What the Audit Log screen filters by; every member optional (the query string's). */
@@ -62,7 +62,8 @@ function conditionOf(viewer: Actor, f: AuditFilter): SQL | undefined {
   return and(
     f.actor ? eq(auditLog.actorUserId, f.actor) : undefined,
     f.module ? eq(auditLog.module, f.module) : undefined,
-    f.action ? eq(auditLog.action, f.action) : undefined,
+    // As stored or by its label ("Changed", "Control linked").
+    f.action ? inArray(auditLog.action, actionsNamed(f.action)) : undefined,
     f.record ? eq(auditLog.recordId, f.record) : undefined,
     f.from ? gte(auditLog.at, `${f.from}T00:00:00.000Z`) : undefined,
     f.to ? lt(auditLog.at, nextDay(f.to)) : undefined,

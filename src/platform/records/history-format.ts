@@ -104,7 +104,7 @@ export interface HistoryWording {
   keyed?(recordType: string, field: string): boolean;
 }
 
-const ACTION_LABELS: Record<string, string> = {
+export const ACTION_LABELS: Readonly<Record<string, string>> = {
   create: 'Created', update: 'Changed', delete: 'Deleted', signin: 'Signed in', signout: 'Signed out', 'permission.denied': 'Refused: no permission',
 };
 /** 'create' reads 'Created'; 'control.link' 'Control linked', 'subProcessor.add' 'Sub processor added'; any other action as words. */
@@ -112,6 +112,21 @@ export function actionLabel(action: string): string {
   const link = /^(\w+)\.(link|unlink|add|remove)$/.exec(action);
   if (link) return `${valueLabel(link[1])} ${({ link: 'linked', unlink: 'unlinked', add: 'added', remove: 'removed' } as Record<string, string>)[link[2]]}`;
   return ACTION_LABELS[action] ?? valueLabel(action.replaceAll('.', ' '));
+}
+
+const VERBS: Record<string, string> = { linked: 'link', unlinked: 'unlink', added: 'add', removed: 'remove' };
+
+/**
+ * The stored actions a person's words for an action name, as the Audit Log's filter reads them: the text as stored
+ * ("update", "control.link"), and the actions it is the label of ("Changed", "Control linked", "Approve").
+ */
+export function actionsNamed(text: string): string[] {
+  const typed = text.trim();
+  const lower = typed.toLowerCase();
+  const byLabel = Object.keys(ACTION_LABELS).filter((action) => actionLabel(action).toLowerCase() === lower);
+  const linked = /^(.+) (linked|unlinked|added|removed)$/.exec(lower);
+  const link = linked ? [`${linked[1].split(' ').map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('')}.${VERBS[linked[2]]}`] : [];
+  return [...new Set([typed, lower, lower.replaceAll(' ', '.'), ...byLabel, ...link])];
 }
 
 /** 'ownerGroupId' reads 'Owner group', 'LockedAt' 'Locked at'. */
