@@ -110,6 +110,16 @@ describe('History of a third party', () => {
     expect(seenByReader).not.toContain(SECRET);
     expect(seenByReader).not.toContain(riskId);
   });
+
+  test('a sub-processor is named and linked as the third party it is, never by its id', async () => {
+    const cloud = await post('/api/v1/third-parties', { name: unique('Cloud') });
+    const dcName = unique('Data centre');
+    const dc = await post('/api/v1/third-parties', { name: dcName });
+    await post(`/api/v1/third-parties/${cloud}/sub-processors`, { thirdPartyId: dc });
+    const table = await historyOf(admin, `/third-parties/${cloud}`);
+    expect(table).toContain(`<strong>Sub processor</strong>: <span>—</span> → <span><a href="/third-parties/${dc}">${dcName}</a></span>`);
+    expect(table).not.toContain(`>${dc}<`);
+  });
 });
 
 describe('History of a requirement', () => {

@@ -194,7 +194,7 @@ export function requireKind(kind: string, types: readonly RecordTypeDeclaration[
  */
 export function registerType<T extends OwnedTable, Input extends Record<string, unknown>, View>(
   recordKind: RecordKind<T, Input, View>,
-  o: Pick<RecordTypeDeclaration, 'kind' | 'plural' | 'evidence' | 'search' | 'openItems' | 'historyParts'> & {
+  o: Pick<RecordTypeDeclaration, 'kind' | 'plural' | 'evidence' | 'search' | 'openItems' | 'historyParts' | 'links'> & {
     href(id: string): string;
     read?: true | RecordTypeDeclaration['read'];
   },
@@ -205,7 +205,7 @@ export function registerType<T extends OwnedTable, Input extends Record<string, 
     ...(recordKind.recordType !== o.kind ? { historyType: recordKind.recordType } : {}),
     table, id: table.id, title: recordKind.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId,
     href: (id) => o.href(id),
-    evidence: o.evidence, search: o.search, openItems: o.openItems, historyParts: o.historyParts,
+    evidence: o.evidence, search: o.search, openItems: o.openItems, historyParts: o.historyParts, links: o.links,
     read: o.read === true ? (ctx, actor, id) => getRecord(ctx.db, recordKind, actor, id) as Promise<object> : o.read,
   };
 }
