@@ -105,6 +105,29 @@ describe('Settings › Audit log filters', () => {
   });
 });
 
+describe('Settings › Audit log: entries read as the screens do', () => {
+  test("an account review decision: the item and its program by name, the decision by its label, in the changes and the details", async () => {
+    const token = await makeToken(env, await adminActor(env), ['accountReviews:read', 'accountReviews:create', 'accountReviews:update']);
+    const programName = unique('Access review');
+    const program = await create(token, '/api/v1/account-reviews', { name: programName });
+    const account = unique('jdoe');
+    const item = await create(token, `/api/v1/account-reviews/${program}/items`, { account, system: 'Payroll' });
+    const decided = await env.request(`/api/v1/account-reviews/${program}/items/${item}`, bearer(token, { method: 'PATCH', body: JSON.stringify({ decision: 'modify' }) }));
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    const { html, total } = await screen(`?record=${item}&action=Changed`);
+    expect(total).toBe(1);
+    expect(html).toContain(`<a href="/account-reviews/items/${item}">${account} on Payroll</a><br/><span class="muted">Account review item</span>`);
+    expect(html).toContain('<strong>Decision</strong>: <span>—</span> → <span>Modify</span>');
+    expect(html).toContain(`<dt>Program</dt><dd>${programName}</dd>`);
+    expect(html).toContain('<dt>Decision</dt><dd>Modify</dd>');
+    expect(html).not.toContain(`>${program}<`);
+    // The item's address leads to its program's items.
+    const to = await admin.get(`/account-reviews/items/${item}`);
+    expect(to.status).toBe(303);
+    expect(to.headers.get('location')).toBe(`/account-reviews/${program}/items`);
+  });
+});
+
 describe('Settings › Audit log download', () => {
   test('the filtered entries as CSV: byte order mark, a header, one row per entry, formula-like cells neutralised', async () => {
     const formula = `=HYPERLINK("http://evil.example","${unique('x')}")`;

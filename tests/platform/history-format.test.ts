@@ -207,5 +207,11 @@ describe('History of any record: people, groups and typed links by name', () => 
       recordType: 'Risk',
     });
     expect(entry.changes.find((c) => c.field === 'linkedId')?.after.links).toEqual([{ text: controlName, href: `/controls/${control}` }]);
+    // A record no module declares (a setting) is named by the name its changes hold, not by its id.
+    const [setting] = await describeHistory(env.ctx.db, viewer, [{
+      at: new Date().toISOString(), action: 'create', via: 'screen', source: null, actor: null, actorUserId: null, tokenId: null, auditSeq: null,
+      recordType: 'reportSchedule', recordId: crypto.randomUUID(), changes: { name: change('Risk register every month') },
+    }]);
+    expect(setting.record?.title).toBe('Risk register every month');
   });
 });

@@ -7,6 +7,7 @@ import { listHistory, recordChange, type HistoryView } from '../../platform/audi
 import { paging, type Page } from '../../platform/http/paging';
 import type { Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import { isUuid } from '../../platform/core/uuid';
 import type { ItemCreate, ItemDecision, ItemListQuery, ItemView, ProgramCreate } from './schema';
 import { isRealDate } from '../../platform/core/dates';
 
@@ -236,4 +237,12 @@ export async function itemHistory(db: DbOrTx, actor: Actor, programId: string, i
   await getRecord(db, programKind, actor, programId);
   await loadItem(db, programId, itemId);
   return listHistory(db, ITEM_RECORD_TYPE, itemId);
+}
+
+/** The program an item belongs to, for the item's address in History and the Audit Log; 404 unless the program may be read. */
+export async function itemProgram(db: DbOrTx, actor: Actor, itemId: string): Promise<string> {
+  const [item] = isUuid(itemId) ? await db.select({ programId: accountReviewItems.programId }).from(accountReviewItems).where(eq(accountReviewItems.id, itemId)) : [];
+  if (!item) throw notFound(`Account review item ${itemId}`);
+  await getRecord(db, programKind, actor, item.programId);
+  return item.programId;
 }

@@ -397,7 +397,11 @@ function shownRecord(
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
   // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is; a part of
   // the record shown (a risk's review) has no title of its own: its label and changes say what it is, never its id.
-  if (!declared && !d) return { label, title: part ? NOTHING : e.recordId || NOTHING, href: part?.live ? part.href : null, readable: true };
+  // Its changes are shown to every reader, so a name they hold (a report schedule's) may name it too.
+  if (!declared && !d) {
+    const named = ['name', 'title'].map((f) => e.changes[f]?.after ?? e.changes[f]?.before).find((v): v is string => typeof v === 'string' && v !== '');
+    return { label, title: part ? named ?? NOTHING : named ?? (e.recordId || NOTHING), href: part?.live ? part.href : null, readable: true };
+  }
   const module = declared?.module ?? d!.module;
   const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
   const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;
