@@ -182,6 +182,8 @@ describe("a requirement's History", () => {
     expect(history).toContain(`<a href="/compliance/items/${items.get('GOV-1')}">GOV-1 Board approves the policy</a>`);
     expect(history).not.toContain(`>${pkg.id}<`);
     expect(history).not.toContain(`>${items.get('GOV-1')}<`);
+    // Fields left blank on the new requirement (its notes) are not listed as "— → —".
+    expect(history).not.toContain('<strong>Notes</strong>');
 
     const toRequirement = await b.get(`/compliance/items/${items.get('GOV-1')}`);
     expect(toRequirement.status).toBe(303);

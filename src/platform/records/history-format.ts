@@ -341,6 +341,8 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       }
       const keyed = isKeyed(field);
       const shown: ShownChange = { field, label: labelOf(field), before: show(e, field, change.before, keyed), after: show(e, field, change.after, keyed) };
+      // Nothing before and nothing after (a blank field of a new record) says nothing: left out.
+      if (shown.before.text === NOTHING && shown.after.text === NOTHING) continue;
       if (isLongText(change.before) || isLongText(change.after)) {
         shown.lines = lineDiff(typeof change.before === 'string' ? change.before : '', typeof change.after === 'string' ? change.after : '');
       }
