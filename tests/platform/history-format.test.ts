@@ -213,5 +213,16 @@ describe('History of any record: people, groups and typed links by name', () => 
       recordType: 'reportSchedule', recordId: crypto.randomUUID(), changes: { name: change('Risk register every month') },
     }]);
     expect(setting.record?.title).toBe('Risk register every month');
+    // The platform's settings records word their keys as their forms do.
+    const [rule, schedule] = await describeHistory(env.ctx.db, viewer, ['notificationRule', 'reportSchedule'].map((recordType) => ({
+      at: new Date().toISOString(), action: 'create', via: 'screen' as const, source: null, actor: null, actorUserId: null, tokenId: null, auditSeq: null,
+      recordType, recordId: crypto.randomUUID(),
+      changes: (recordType === 'notificationRule'
+        ? { name: change('Tell the owner'), event: change('changed'), recordType: change('risk') }
+        : { name: change('Monthly register'), frequency: change('monthly'), reportKey: change('riskRegister') }) as Record<string, { before: unknown; after: unknown }>,
+    })));
+    expect(rule.record?.title).toBe('Tell the owner');
+    expect(Object.fromEntries(rule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Event: 'Changed (any change)', 'Record type': 'Risk' });
+    expect(Object.fromEntries(schedule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Frequency: 'Monthly', Report: expect.stringMatching(/^Risk register/) });
   });
 });
