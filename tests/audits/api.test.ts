@@ -118,7 +118,7 @@ describe('audit findings', () => {
 
     const refused = await send('DELETE', `/api/v1/controls/${controlId}`);
     expect(refused.status).toBe(409);
-    expect(await errorOf(refused)).toContain('1 audit findings');
+    expect(await errorOf(refused)).toContain('1 audit finding');
 
     expect((await patch(`/api/v1/audit-findings/${id}`, { controlId: null })).status).toBe(200);
     expect((await send('DELETE', `/api/v1/controls/${controlId}`)).status).toBe(204);

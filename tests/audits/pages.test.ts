@@ -57,6 +57,6 @@ describe('audit screens', () => {
     await admin.post('/audits/findings', { auditPlanId: planId, title: unique('Finding') });
     const refused = await admin.post(`/audits/${planId}/delete`, {});
     expect(refused.status).toBe(409);
-    expect(await refused.text()).toContain('1 audit findings');
+    expect(await refused.text()).toContain('1 audit finding');
   });
 });

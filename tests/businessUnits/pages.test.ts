@@ -46,10 +46,10 @@ describe('business unit screens', () => {
 
   test('deleting a unit that still has a child is refused naming it', async () => {
     const unit = await createUnit({ name: unique('Holding') });
-    await createUnit({ name: 'Subsidiary', parentId: unit });
+    const child = await createUnit({ name: 'Subsidiary', parentId: unit });
     const res = await admin.post(`/business-units/${unit}/delete`, {});
     expect(res.status).toBe(409);
-    expect(await res.text()).toContain('1 child business units');
+    expect(await res.text()).toContain(`<li><span>1 child business unit:</span> <a href="/business-units/${child}">Subsidiary</a></li>`);
     expect((await admin.get(`/business-units/${unit}`)).status).toBe(200);
   });
 

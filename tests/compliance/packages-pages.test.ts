@@ -239,3 +239,32 @@ describe('compliance package screens', () => {
     expect(res.headers.get('location')).toBe('/sign-in?next=%2Fcompliance%2Fpackages');
   });
 });
+
+describe('the packages list', () => {
+  test('searches names and filters by Owner in the one filter bar, sorts by a header with the sort in the address, and exports what it shows', async () => {
+    const { importPackage } = await import('../../src/modules/compliance/packages-service');
+    const owner = await makeUser(env, { 'compliance:read': 'all', 'compliance:create': 'all' });
+    const marker = unique('Listed framework');
+    for (const suffix of ['b', 'a']) {
+      await env.ctx.db.transaction(async (tx) => importPackage(tx, await owner.actor(), { name: `${marker} ${suffix}`, standard: 'ISO', items: [{ code: 'R1', name: 'One' }] }));
+    }
+    const qs = (o: Record<string, string>) => new URLSearchParams(o).toString();
+    const html = await (await admin.get(`/compliance/packages?${qs({ q: marker, ownerId: owner.id, sort: 'name' })}`)).text();
+    expect(html).toContain('class="filter-bar card"');
+    expect(html).toContain('<label for="filter-ownerId">Owner</label>');
+    expect(html).toContain('2 packages match these filters');
+    expect(html.indexOf(`${marker} a`)).toBeLessThan(html.indexOf(`${marker} b`));
+    expect(html).toContain(`href="/compliance/packages?${qs({ q: marker, ownerId: owner.id, sort: '-name' })}"`);
+    const descending = await (await admin.get(`/compliance/packages?${qs({ q: marker, sort: '-name' })}`)).text();
+    expect(descending.indexOf(`${marker} b`)).toBeLessThan(descending.indexOf(`${marker} a`));
+
+    const exportHref = `/compliance/packages/export.csv?${qs({ q: marker, ownerId: owner.id, sort: 'name' })}`;
+    expect(html).toContain(`href="${exportHref}"`);
+    const csv = await admin.get(exportHref);
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines[0]).toBe('Name,Standard,Version,Headings,Requirements,Additional,Compliance score,Additional items compliant,Owner');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([`${marker} a`, `${marker} b`]);
+    expect(lines[1]).toContain(`,ISO,,0,1,0,0% (0 of 1),—,${owner.email.replace('@test.example', '')}`);
+  });
+});

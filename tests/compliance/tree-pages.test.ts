@@ -168,6 +168,32 @@ describe('analysis screen', () => {
   });
 });
 
+describe("a requirement's History", () => {
+  test('names its package and item as links, not ids; the item link leads to the requirement, a heading to its place in the tree', async () => {
+    const input = small();
+    const pkg = await makePackage(input);
+    const items = new Map((await env.ctx.db.select({ id: complianceItems.id, code: complianceItems.code }).from(complianceItems)
+      .where(eq(complianceItems.packageId, pkg.id))).map((r) => [r.code, r.id]));
+    const res = await b.get(`/compliance/analyses/${pkg.analyses['GOV-1']}`);
+    const html = await res.text();
+    expect(res.status, html).toBe(200);
+    const history = html.slice(html.indexOf('id="requirement-history"'));
+    expect(history).toContain(`<a href="/compliance/packages/${pkg.id}">${input.name}</a>`);
+    expect(history).toContain(`<a href="/compliance/items/${items.get('GOV-1')}">GOV-1 Board approves the policy</a>`);
+    expect(history).not.toContain(`>${pkg.id}<`);
+    expect(history).not.toContain(`>${items.get('GOV-1')}<`);
+    // Fields left blank on the new requirement (its notes) are not listed as "— → —".
+    expect(history).not.toContain('<strong>Notes</strong>');
+
+    const toRequirement = await b.get(`/compliance/items/${items.get('GOV-1')}`);
+    expect(toRequirement.status).toBe(303);
+    expect(toRequirement.headers.get('location')).toBe(`/compliance/analyses/${pkg.analyses['GOV-1']}`);
+    const toHeading = await b.get(`/compliance/items/${items.get('GOV')}`);
+    expect(toHeading.headers.get('location')).toBe(`/compliance/packages/${pkg.id}#section-${items.get('GOV')}`);
+    expect((await b.get(`/compliance/items/${crypto.randomUUID()}`)).status).toBe(404);
+  });
+});
+
 describe('POA&M screen', () => {
   test('lists weaknesses with the filters kept, and downloads them as CSV with formula cells neutralised', async () => {
     const pkg = await makePackage({ ...small(), items: [{ code: '@CMD', name: '=cmd|calc' }] });

@@ -98,4 +98,19 @@ describe('breaches in data privacy\'s views', () => {
     expect(refused).toContain('reading them needs read access to incidents');
     expect(refused).not.toContain(late.title);
   });
+
+  test('the Breaches screen exports what it lists as CSV, in its words; a reader without incidents gets the header alone', async () => {
+    const late = await breach('2026-03-01', ['2026-03-06']);
+    const person = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    expect(await (await person.get('/data-privacy/breaches')).text()).toContain('href="/data-privacy/breaches.csv"');
+    const csv = await person.get('/data-privacy/breaches.csv');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const lines = (await csv.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines[0]).toBe('Incident,Aware on,72-hour deadline,Authority notified on,72-hour clock,Data subjects told on,Approx. subjects,Incident status');
+    expect(lines.find((l) => l.startsWith(`${late.title},`))).toBe(`${late.title},2026-03-01,2026-03-04 00:00 UTC,2026-03-06,Notified late,,1200,Open`);
+    const user = await makeUser(env, { 'dataPrivacy:read': 'all' });
+    const reader = await signedInBrowser(env, user.email, 'a long enough password');
+    expect((await (await reader.get('/data-privacy/breaches.csv')).text()).trim().split('\r\n')).toHaveLength(1);
+  });
 });

@@ -77,7 +77,7 @@ describe('DPIAs over REST', () => {
     expect(page.rows.map((r) => r.id)).toEqual([id]);
     const refused = await send('DELETE', `/api/v1/data-privacy/processing-activities/${other}`);
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { error: string }).error).toContain('1 DPIAs');
+    expect(((await refused.json()) as { error: string }).error).toContain('1 DPIA');
   });
 });
 
@@ -217,7 +217,7 @@ describe('create a risk from this DPIA', () => {
     // The risk is not deleted from under the DPIA.
     const refused = await send('DELETE', `/api/v1/risks/${riskId}`, undefined, await makeToken(env, admin, ['risks:read', 'risks:delete']));
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { error: string }).error).toContain('1 DPIAs');
+    expect(((await refused.json()) as { error: string }).error).toContain('1 DPIA');
   });
 
   test('without risks:create it is refused 403, audited, and nothing is written', async () => {
@@ -278,7 +278,7 @@ describe.skipIf(!chromiumAvailable)('DPIAs in the browser', () => {
     await page.getByRole('button', { name: 'Create DPIA' }).click();
 
     // An override needs its reason: refused inside the app with what was typed kept.
-    await page.getByText('a reason is required when the decision departs from the screening').waitFor();
+    await page.locator('#f-overrideReason-error', { hasText: 'a reason is required when the decision departs from the screening' }).waitFor();
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(name);
     expect(await screening.getByLabel('Evaluation or scoring').isChecked()).toBe(true);
     await page.getByLabel('Decision override', { exact: true }).selectOption('');

@@ -78,4 +78,20 @@ describe.skipIf(!chromiumAvailable)('refused forms in the browser', () => {
     expect(await axeViolations(page)).toEqual([]);
     await screenshots(page, 'question-editor-refused');
   }, 300_000);
+
+  test("a register's form (New risk) refused: the summary names and links each field, inside the app, with what was typed kept", async () => {
+    const page = await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${app.base}/risks/new`);
+    await page.getByLabel('Description').fill('Kept as typed');
+    await page.getByRole('button', { name: 'Create risk' }).click();
+    expect(await summaryOf(page, 'There is a problem')).toEqual([
+      'Title: is required', 'Classification: is required', 'Inherent likelihood: is required', 'Inherent impact: is required',
+    ]);
+    await page.locator('.error-summary').getByRole('link', { name: 'Title: is required' }).click();
+    expect(await page.evaluate(() => location.hash)).toBe('#f-title');
+    expect(await page.getByLabel('Description').inputValue()).toBe('Kept as typed');
+    expect(await page.locator('nav.sidenav').count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshots(page, 'register-form-refused');
+  }, 300_000);
 });

@@ -98,6 +98,10 @@ describe('evidence screens', () => {
     const download = await admin.get(`/evidence/${id}/files/${file.id}`);
     expect(download.headers.get('x-content-sha256')).toBe(sha256('hello'));
     expect(await (await admin.get(`/evidence/${id}`)).text()).toContain(sha256('hello'));
+    // The History names the file by its name, linked to its download, never by its id.
+    const history = (await (await admin.get(`/evidence/${id}`)).text()).split('id="record-history"')[1] ?? '';
+    expect(history).toContain(`<strong>File</strong>: <span>—</span> → <span><a href="/evidence/${id}/files/${file.id}">notes é.txt</a></span>`);
+    expect(history).not.toContain(`>${file.id}<`);
   });
 
   test('lock and unlock buttons: a locked record shows no upload or link forms', async () => {

@@ -48,6 +48,42 @@ describe('risk exceptions screens', () => {
     expect(await expired.text()).not.toContain(`${marker} old`);
   });
 
+  test("the register's filter bar searches, filters by owner, sorts by a header with the sort in the address, and its Export follows them", async () => {
+    const riskId = await makeRisk(env, admin);
+    const marker = unique('Bar exception');
+    const owner = await makeUser(env, { 'risks:read': 'all', 'risks:update': 'all' });
+    await requestException(riskId, `${marker} b`, '2099-05-01');
+    await requestException(riskId, `${marker} a`, '2099-06-01', await owner.actor());
+    await requestException(riskId, `${marker} c`, '2099-04-01', await owner.actor());
+    const page = await browser(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const bar = await (await page.get('/risks/exceptions')).text();
+    expect(bar).toContain('class="filter-bar card"');
+    expect(bar).toContain('<label for="filter-ownerId">Owner</label>');
+    expect(bar).toContain('<label for="filter-q">Search titles</label>');
+
+    const address = `/risks/exceptions?q=${encodeURIComponent(marker)}&ownerId=${owner.id}&sort=title`;
+    const html = await (await page.get(address)).text();
+    expect(html).toContain('2 exceptions match these filters');
+    expect(html.indexOf(`${marker} a`)).toBeLessThan(html.indexOf(`${marker} c`));
+    expect(html).not.toContain(`${marker} b`);
+    // The Title header sorts the other way next, keeping the filters; Expires sorts by expiry.
+    const qs = (o: Record<string, string>) => new URLSearchParams(o).toString();
+    expect(html).toContain(`href="/risks/exceptions?${qs({ q: marker, ownerId: owner.id, sort: '-title' })}"`);
+    const byExpiry = await (await page.get(`/risks/exceptions?q=${encodeURIComponent(marker)}&sort=-expiresAt`)).text();
+    expect(byExpiry.indexOf(`${marker} a`)).toBeLessThan(byExpiry.indexOf(`${marker} b`));
+    expect(byExpiry.indexOf(`${marker} b`)).toBeLessThan(byExpiry.indexOf(`${marker} c`));
+
+    const exportHref = `/risks/exceptions/export.csv?${qs({ q: marker, ownerId: owner.id, sort: 'title' })}`;
+    expect(html).toContain(`href="${exportHref}"`);
+    const csv = await page.get(exportHref);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const lines = (await csv.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines[0]).toBe('Risk,Exception,Status,Expires,Expired,Approver,Decided,Decision note,Owner');
+    expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual([`${marker} a`, `${marker} c`]);
+    expect(lines[1]).toContain(',Requested,2099-06-01,No,');
+  });
+
   test('a reviewer approves from the register; the approver is recorded', async () => {
     const id = await requestException(await makeRisk(env, admin), unique('To approve'), '2099-01-01', await reviewer.actor());
     const page = await browser(ADMIN_EMAIL, ADMIN_PASSWORD);

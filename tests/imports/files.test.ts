@@ -7,6 +7,11 @@ import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
+import { csvTemplate } from '../../src/platform/csv/engine';
+import { MODULES } from '../../src/modules';
+import { itemTemplate } from '../../src/modules/accountReviews/import';
+import { DECISIONS } from '../../src/modules/accountReviews/schema';
+import { valueLabel } from '../../src/platform/core/value-labels';
 
 let env: TestEnv;
 let token: string;
@@ -97,13 +102,44 @@ describe('Writing CSV', () => {
     const template = await res.text();
     const [header, comment] = template.replace(/^\uFEFF/, '').split('\r\n');
     expect(header.startsWith('id,name,description,type,status,owner,owner_group')).toBe(true);
-    expect(comment).toContain('policy, process, technical, physical, other');
+    expect(comment).toContain('Policy, Process, Technical, Physical, Other (blank gives Process)');
+    expect(comment).toContain('Planned, Active, Retired (blank gives Active)');
+    expect(comment).not.toContain('policy, process');
     const name = unique('From template');
     // The template's help row stays in place; the new row fills in only the name (id blank: create).
     const filled = `${template},${name}${','.repeat(header.split(',').length - 2)}\r\n`;
     const applied = await postCsv(env, token, 'controls', filled, 'apply');
     expect(applied.status, applied.text).toBe(200);
     expect(applied.data.counts.create).toBe(1);
+  });
+});
+
+describe("The template's help row", () => {
+  test('names the values of every keyed column of every import type by their labels, as the screens do, never by stored keys', async () => {
+    const templates = [
+      ...await Promise.all(MODULES.flatMap((m) => ('imports' in m ? [...(m.imports ?? [])] : [])).map(async (type) => {
+        const columns = (type.columns as { name: string; values?: readonly string[] }[]).filter((c) => c.values);
+        return { title: type.title, help: parseCsv(await csvTemplate(env.ctx.db, type)).rows[0].cells, keyed: columns };
+      })),
+      { title: 'Account review items', help: parseCsv(itemTemplate()).rows[0].cells, keyed: [{ name: 'decision', values: DECISIONS }] },
+    ];
+    expect(templates.filter((t) => t.keyed.length).length).toBeGreaterThanOrEqual(7);
+    for (const { title, help, keyed } of templates) {
+      // A stored key written as such ("in_progress", "partially_compliant") is never what a person reads.
+      expect(help.filter((cell) => /\b[a-z]+_[a-z_]+\b/.test(cell.replace(/^# /, ''))), title).toEqual([]);
+      for (const { values } of keyed) {
+        expect(help.some((cell) => cell.includes(values!.map(valueLabel).join(', '))), `${title}: ${values!.join(', ')}`).toBe(true);
+      }
+    }
+  });
+
+  test('a help row written by an older template, with stored keys, is still skipped; its labels import as the keys would', async () => {
+    const name = unique('Older template');
+    const csv = `name,type,status\n"# required: text, up to 300 characters","policy, process, technical, physical, other (blank gives process)","planned, active, retired (blank gives active)"\n${name},Technical,Planned\n`;
+    const checked = await postCsv(env, token, 'controls', csv, 'apply');
+    expect(checked.data.counts, checked.text).toEqual({ create: 1, update: 0, unchanged: 0, error: 0 });
+    const [row] = await env.ctx.db.select().from(controls).where(eq(controls.name, name));
+    expect([row.type, row.status]).toEqual(['technical', 'planned']);
   });
 });
 

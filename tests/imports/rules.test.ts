@@ -122,7 +122,7 @@ describe('Row rules', () => {
 
     const title = unique('Levels');
     const risk = await postCsv(env, token, 'risks', `title,classification,inherent_likelihood,inherent_impact,status\n${title},operational,almost_certain,2,In Progress\n`, 'check');
-    expect(rowAt(risk.data, 2).errors).toEqual([{ column: 'status', message: '"In Progress" is not one of: open, closed, archived' }]);
+    expect(rowAt(risk.data, 2).errors).toEqual([{ column: 'status', message: '"In Progress" is not one of: Open, Closed, Archived' }]);
     const ok = await postCsv(env, token, 'risks', `title,classification,inherent_likelihood,inherent_impact,status\n${title},operational,ALMOST CERTAIN,2,CLOSED\n`, 'apply');
     expect(ok.status, ok.text).toBe(200);
     const stored = await riskByTitle(env, title);

@@ -89,10 +89,10 @@ describe('incidents over REST', () => {
 
     const asset = await send('DELETE', `/api/v1/assets/${assetId}`);
     expect(asset.status).toBe(409);
-    expect(await errorOf(asset)).toContain('1 incidents');
+    expect(await errorOf(asset)).toContain('1 incident');
     const thirdParty = await send('DELETE', `/api/v1/third-parties/${thirdPartyId}`);
     expect(thirdParty.status).toBe(409);
-    expect(await errorOf(thirdParty)).toContain('1 incidents');
+    expect(await errorOf(thirdParty)).toContain('1 incident');
   });
 
   test('the list filters by status and searches by title', async () => {

@@ -77,6 +77,15 @@ describe('Settings › Audit log filters', () => {
 
   test('by action, days and a search in what the entries changed', async () => {
     expect((await screen(`?record=${controlId}&action=update`)).total).toBe(1);
+    // The action as the entries read it, whatever its case: "Changed" is an update, "Created" a create.
+    expect((await screen(`?record=${controlId}&action=Changed`)).total).toBe(1);
+    expect((await screen(`?record=${controlId}&action=created`)).total).toBe(1);
+    expect((await screen(`?actor=${clerk.id}&module=assets&action=Created`)).total).toBe(55);
+    const { actionsNamed } = await import('../../src/platform/records/history-format');
+    expect(actionsNamed('Control linked')).toContain('control.link');
+    expect(actionsNamed('Sub processor added')).toContain('subProcessor.add');
+    expect(actionsNamed('Refused: no permission')).toContain('permission.denied');
+    expect(actionsNamed('Signed in')).toContain('signin');
     expect((await screen(`?record=${controlId}&from=${today()}&to=${today()}`)).total).toBe(2);
     expect((await screen(`?record=${controlId}&from=${dayOffset(1)}`)).total).toBe(0);
     expect((await screen(`?record=${controlId}&to=${dayOffset(-1)}`)).total).toBe(0);
@@ -93,6 +102,29 @@ describe('Settings › Audit log filters', () => {
     const backwards = await screen(`?from=${today()}&to=${dayOffset(-2)}`);
     expect(backwards.status).toBe(400);
     expect(backwards.html).toContain('must not be before From');
+  });
+});
+
+describe('Settings › Audit log: entries read as the screens do', () => {
+  test("an account review decision: the item and its program by name, the decision by its label, in the changes and the details", async () => {
+    const token = await makeToken(env, await adminActor(env), ['accountReviews:read', 'accountReviews:create', 'accountReviews:update']);
+    const programName = unique('Access review');
+    const program = await create(token, '/api/v1/account-reviews', { name: programName });
+    const account = unique('jdoe');
+    const item = await create(token, `/api/v1/account-reviews/${program}/items`, { account, system: 'Payroll' });
+    const decided = await env.request(`/api/v1/account-reviews/${program}/items/${item}`, bearer(token, { method: 'PATCH', body: JSON.stringify({ decision: 'modify' }) }));
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    const { html, total } = await screen(`?record=${item}&action=Changed`);
+    expect(total).toBe(1);
+    expect(html).toContain(`<a href="/account-reviews/items/${item}">${account} on Payroll</a><br/><span class="muted">Account review item</span>`);
+    expect(html).toContain('<strong>Decision</strong>: <span>—</span> → <span>Modify</span>');
+    expect(html).toContain(`<dt>Program</dt><dd>${programName}</dd>`);
+    expect(html).toContain('<dt>Decision</dt><dd>Modify</dd>');
+    expect(html).not.toContain(`>${program}<`);
+    // The item's address leads to its program's items.
+    const to = await admin.get(`/account-reviews/items/${item}`);
+    expect(to.status).toBe(303);
+    expect(to.headers.get('location')).toBe(`/account-reviews/${program}/items`);
   });
 });
 

@@ -110,6 +110,16 @@ describe('History of a third party', () => {
     expect(seenByReader).not.toContain(SECRET);
     expect(seenByReader).not.toContain(riskId);
   });
+
+  test('a sub-processor is named and linked as the third party it is, never by its id', async () => {
+    const cloud = await post('/api/v1/third-parties', { name: unique('Cloud') });
+    const dcName = unique('Data centre');
+    const dc = await post('/api/v1/third-parties', { name: dcName });
+    await post(`/api/v1/third-parties/${cloud}/sub-processors`, { thirdPartyId: dc });
+    const table = await historyOf(admin, `/third-parties/${cloud}`);
+    expect(table).toContain(`<strong>Sub processor</strong>: <span>—</span> → <span><a href="/third-parties/${dc}">${dcName}</a></span>`);
+    expect(table).not.toContain(`>${dc}<`);
+  });
 });
 
 describe('History of a requirement', () => {
@@ -146,6 +156,7 @@ describe("History of a risk", () => {
     const riskId = await post('/api/v1/risks', { title: unique('Supplier outage'), classificationId: await classificationId(env), inherentLikelihood: 4, inherentImpact: 4 });
     const treatment = unique('Second supplier');
     await post(`/api/v1/risks/${riskId}/treatments`, { type: 'transfer', title: treatment });
+    await post(`/api/v1/risks/${riskId}/treatments`, { type: 'mitigate', title: unique('Spare stock'), residualLikelihood: 2, residualImpact: 3 });
     await post(`/api/v1/risks/${riskId}/reviews`, { reviewedOn: '2026-05-01', outcome: 'no_change', notes: 'Stable' });
     const exception = unique('Accepted until migration');
     await post('/api/v1/risk-exceptions', { parentId: riskId, title: exception, description: 'Waiting for the contract', expiresAt: '2099-01-01' });
@@ -155,6 +166,9 @@ describe("History of a risk", () => {
     expect(table).toContain('<span class="muted">Risk treatment</span>');
     expect(table).toMatch(new RegExp(`<a href="/risks/${riskId}/treatments/[0-9a-f-]{36}">${treatment}</a><br/><span class="muted">Risk treatment</span>`));
     expect(table).toContain('<strong>Type</strong>: <span>—</span> → <span>Transfer</span>');
+    // A treatment's residual rating reads as the risk's own does: the level with its name.
+    expect(table).toMatch(/<strong>Residual likelihood<\/strong>: <span>—<\/span> → <span>2 [A-Z][a-z]/);
+    expect(table).toMatch(/<strong>Residual impact<\/strong>: <span>—<\/span> → <span>3 [A-Z][a-z]/);
     // A review has no title: it reads as a risk review, never by its id.
     expect(table).toMatch(/<td><span>—<\/span><br\/><span class="muted">Risk review<\/span><\/td>/);
     expect(table).toContain('<strong>Outcome</strong>: <span>—</span> → <span>No change</span>');
@@ -163,5 +177,52 @@ describe("History of a risk", () => {
     expect(table).toContain(`>${exception}</a><br/><span class="muted">Risk exception</span>`);
     // The risk's own entry stays "This record".
     expect(table).toContain('<span class="muted">This record</span>');
+  });
+});
+
+describe('History of any record: people, groups and typed links by name', () => {
+  test('people and groups in fields of every kind, a link whose type is named beside it, and a record type by its label', async () => {
+    const { describeHistory } = await import('../../src/platform/records/history-format');
+    const { createGroup } = await import('../../src/modules/people/service');
+    const { systemActor } = await import('../../src/platform/permissions/permissions');
+    const viewer = await adminActor(env);
+    const person = await makeUser(env, {});
+    const groupName = unique('Auditors');
+    const group = await env.ctx.db.transaction((tx) => createGroup(tx, systemActor(), { name: groupName }));
+    const controlName = unique('Log review');
+    const control = await post('/api/v1/controls', { name: controlName });
+    const change = (after: unknown) => ({ before: null, after });
+    const [entry] = await describeHistory(env.ctx.db, viewer, [{
+      at: new Date().toISOString(), action: 'create', via: 'screen', source: null, actor: null, actorUserId: null, tokenId: null, auditSeq: null,
+      recordType: 'somethingUndeclared', recordId: crypto.randomUUID(),
+      changes: {
+        userIds: change([person.id]), groupIds: change([group.id]), audienceGroupIds: change([group.id]), testerId: change(person.id),
+        signedOffById: change(person.id), personId: change(person.id), linkedType: change('control'), linkedId: change(control), recordType: change('risk'),
+      },
+    }]);
+    const shown = Object.fromEntries(entry.changes.map((c) => [c.field, c.after.text]));
+    expect(shown).toEqual({
+      userIds: person.email.replace('@test.example', ''), groupIds: groupName, audienceGroupIds: groupName, testerId: person.email.replace('@test.example', ''),
+      signedOffById: person.email.replace('@test.example', ''), personId: person.email.replace('@test.example', ''), linkedType: 'Control', linkedId: controlName,
+      recordType: 'Risk',
+    });
+    expect(entry.changes.find((c) => c.field === 'linkedId')?.after.links).toEqual([{ text: controlName, href: `/controls/${control}` }]);
+    // A record no module declares (a setting) is named by the name its changes hold, not by its id.
+    const [setting] = await describeHistory(env.ctx.db, viewer, [{
+      at: new Date().toISOString(), action: 'create', via: 'screen', source: null, actor: null, actorUserId: null, tokenId: null, auditSeq: null,
+      recordType: 'reportSchedule', recordId: crypto.randomUUID(), changes: { name: change('Risk register every month') },
+    }]);
+    expect(setting.record?.title).toBe('Risk register every month');
+    // The platform's settings records word their keys as their forms do.
+    const [rule, schedule] = await describeHistory(env.ctx.db, viewer, ['notificationRule', 'reportSchedule'].map((recordType) => ({
+      at: new Date().toISOString(), action: 'create', via: 'screen' as const, source: null, actor: null, actorUserId: null, tokenId: null, auditSeq: null,
+      recordType, recordId: crypto.randomUUID(),
+      changes: (recordType === 'notificationRule'
+        ? { name: change('Tell the owner'), event: change('changed'), recordType: change('risk') }
+        : { name: change('Monthly register'), frequency: change('monthly'), reportKey: change('riskRegister') }) as Record<string, { before: unknown; after: unknown }>,
+    })));
+    expect(rule.record?.title).toBe('Tell the owner');
+    expect(Object.fromEntries(rule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Event: 'Changed (any change)', 'Record type': 'Risk' });
+    expect(Object.fromEntries(schedule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Frequency: 'Monthly', Report: expect.stringMatching(/^Risk register/) });
   });
 });

@@ -83,16 +83,19 @@ describe('errors inside the app', () => {
 });
 
 describe('deleting a record others refer to', () => {
-  test('the confirmation warns and names what refers to it; the refused delete answers 409 on the same page', async () => {
+  test('the confirmation warns and names what refers to it, linking each record; the refused delete answers 409 on the same page', async () => {
     const controlId = await makeControl(unique('Referenced control'));
     const plan = await admin.post('/audits', { title: unique('Plan') });
     const planId = idFrom(plan.headers.get('location'));
-    const finding = await admin.post('/audits/findings', { auditPlanId: planId, title: unique('Finding'), controlId });
+    const findingTitle = unique('Finding');
+    const finding = await admin.post('/audits/findings', { auditPlanId: planId, title: findingTitle, controlId });
     expect(finding.status, await finding.clone().text()).toBe(303);
+    const findingId = idFrom(finding.headers.get('location'));
 
     const confirm = await (await admin.get(`/controls/${controlId}/delete`)).text();
     expect(confirm).toContain('This cannot be deleted yet: other records still refer to this control');
-    expect(confirm).toContain('<li>1 audit findings</li>');
+    // One finding, by its name and linked to its page.
+    expect(confirm).toContain(`<li><span>1 audit finding:</span> <a href="/audits/findings/${findingId}">${findingTitle}</a></li>`);
     expect(confirm).toContain(`<a href="/controls/${controlId}">open it</a>`);
 
     const refused = await admin.post(`/controls/${controlId}/delete`, {});
@@ -100,6 +103,7 @@ describe('deleting a record others refer to', () => {
     const html = await refused.text();
     expect(html).toContain('<nav class="sidenav"');
     expect(html).toContain('Not deleted: other records still refer to this control');
+    expect(html).toContain(`<a href="/audits/findings/${findingId}">${findingTitle}</a>`);
     expect(html).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} is still referenced/);
   });
 });

@@ -61,7 +61,7 @@ describe('deleting a risk', () => {
 
     const refused = await env.request(`/api/v1/risks/${riskId}`, bearer(token, { method: 'DELETE' }));
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { error: string }).error).toContain('1 third parties linking it');
+    expect(((await refused.json()) as { error: string }).error).toContain('1 third party linking it');
 
     await env.request(`/api/v1/third-parties/${vendorId}/risks/${riskId}`, bearer(token, { method: 'DELETE' }));
     expect((await env.request(`/api/v1/risks/${riskId}`, bearer(token, { method: 'DELETE' }))).status).toBe(204);

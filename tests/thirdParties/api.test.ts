@@ -195,7 +195,7 @@ describe('linked risks', () => {
     await send('POST', `${base(id)}/risks`, { riskId });
     const refused = await send('DELETE', base(id));
     expect(refused.status).toBe(409);
-    expect(await errorOf(refused)).toContain('1 linked risks');
+    expect(await errorOf(refused)).toContain('1 linked risk');
     await send('DELETE', `${base(id)}/risks/${riskId}`);
     expect((await send('DELETE', base(id))).status).toBe(204);
   });
@@ -255,7 +255,7 @@ describe('sub-processors', () => {
     await send('POST', `${base(main)}/sub-processors`, { thirdPartyId: sub });
     const refused = await send('DELETE', base(sub));
     expect(refused.status).toBe(409);
-    expect(await errorOf(refused)).toContain('1 third parties using it as a sub-processor');
+    expect(await errorOf(refused)).toContain('1 third party using it as a sub-processor');
     expect((await send('DELETE', base(main))).status).toBe(204);
     expect((await send('DELETE', base(sub))).status).toBe(204);
   });

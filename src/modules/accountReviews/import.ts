@@ -5,6 +5,7 @@ import {
   cleanFileName, isTemplateHelpRow, keepOnlyWhenImported, mapHeader as engineMapHeader, templateCsv, unguard, type ImportCounts, type ImportFile, type ImportMode, type ImportResult, type RowChange, type RowProblem, type RowResult,
 } from '../../platform/csv/engine';
 import { matchAllowed, writeLabel } from '../../platform/csv/import-type';
+import { valueLabel, valueLabelList } from '../../platform/core/value-labels';
 import { CsvRefusal, parseCsv } from '../../platform/csv/parse';
 import { toCsv } from '../../platform/csv/write';
 import { recordChanges, type RecordChange } from '../../platform/audit/history';
@@ -27,7 +28,7 @@ export const ITEM_COLUMNS = [
   { name: 'account', help: 'account name, up to 300 characters', required: true },
   { name: 'system', help: 'system the account is on, up to 300 characters', required: true },
   { name: 'owner', help: 'e-mail of an active account' },
-  { name: 'decision', help: DECISIONS.join(', ') + ' (blank: pending)' },
+  { name: 'decision', help: `${valueLabelList(DECISIONS)} (blank: Pending)`, values: DECISIONS },
   { name: 'reviewer', help: 'e-mail of an active account; blank with a decision: you' },
   { name: 'reviewed_at', help: 'date YYYY-MM-DD or date and time (ISO 8601); blank with a new decision: now' },
 ] as const;
@@ -161,7 +162,7 @@ function planRow(
       fields.reviewedAt = null;
       return { line, before, fields, problems };
     }
-    const read = matchAllowed(DECISIONS, decisionText);
+    const read = matchAllowed(DECISIONS, decisionText, valueLabel);
     if ('problem' in read) problem('decision', read.problem);
     else fields.decision = read.value as Decision;
   }

@@ -11,7 +11,7 @@ import { canTouch, type Actor } from '../../platform/permissions/permissions';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
 import { getRecord, type RecordView } from '../../platform/records/records';
 import { DECISIONS, ItemCreate, ItemDecision, PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
-import { addItem, decideItem, itemCounts, listItems, newItemProblems, programForItemWrite, programKind } from './service';
+import { addItem, decideItem, itemCounts, itemProgram, listItems, newItemProblems, programForItemWrite, programKind } from './service';
 import { CsvRefusal } from '../../platform/csv/parse';
 import { currentItemsCsv, importReviewItems, itemTemplate } from './import';
 import { ItemImport, ItemsSection, type ItemImportProps, type ItemsSectionProps } from './views';
@@ -58,6 +58,9 @@ export function accountReviewPages(ctx: AppContext) {
     sections: (view, viewer, csrfToken) => section(view, viewer, csrfToken),
   })
     // Paging through the items: the section alone for htmx, else the program's items on a page of their own.
+    // An item's address (History and the Audit Log link items there): its program's list of items.
+    .get('/account-reviews/items/:itemId', async ({ viewer, params, redirect }) => redirect(`/account-reviews/${await itemProgram(ctx.db, viewer, params.itemId)}/items`, 303),
+      { page: 'accountReviews:read' })
     .get('/account-reviews/:id/items', async ({ viewer, csrfToken, headers, params, query }) => {
       const program = await getRecord(ctx.db, programKind, viewer, params.id);
       const content = await section(program, viewer, csrfToken, pageNumber(query.page));

@@ -9,6 +9,7 @@ import type { Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import type { Decision, ItemCreate, ItemDecision, ItemListQuery, ItemView, ProgramCreate } from './schema';
 import { ownershipCondition } from '../../platform/permissions/ownership';
+import { isUuid } from '../../platform/core/uuid';
 import { isRealDate } from '../../platform/core/dates';
 
 const MODULE = 'accountReviews';
@@ -313,4 +314,12 @@ export async function* reviewResultPages(db: DbOrTx, actor: Actor, narrow: Revie
     const last = rows[rows.length - 1];
     after = { program: last.program, programId: last.programId, system: last.system, account: last.account, id: last.id };
   }
+}
+
+/** The program an item belongs to, for the item's address in History and the Audit Log; 404 unless the program may be read. */
+export async function itemProgram(db: DbOrTx, actor: Actor, itemId: string): Promise<string> {
+  const [item] = isUuid(itemId) ? await db.select({ programId: accountReviewItems.programId }).from(accountReviewItems).where(eq(accountReviewItems.id, itemId)) : [];
+  if (!item) throw notFound(`Account review item ${itemId}`);
+  await getRecord(db, programKind, actor, item.programId);
+  return item.programId;
 }

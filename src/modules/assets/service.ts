@@ -26,7 +26,7 @@ export const assetKind: RecordKind<typeof assets, AssetCreate> = {
     return problems;
   },
   references: [
-    referencedBy('risks', risks, risks.assetId),
-    referencedBy('incidents', incidents, incidents.assetId),
+    referencedBy('risks', risks, risks.assetId, { kind: 'risk', id: risks.id, one: 'risk' }),
+    referencedBy('incidents', incidents, incidents.assetId, { kind: 'incident', id: incidents.id, one: 'incident' }),
   ],
 };

@@ -53,7 +53,7 @@ export const findingImport = defineImportType<FindingLookups>({
     { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
     keyedColumn(FINDING_STATUSES, {
-      name: 'status', field: 'status', help: `${FINDING_STATUSES.join(', ')} (only on updates: a new finding is open)`, blankOnUpdate: 'keep',
+      name: 'status', field: 'status', note: '(only on updates: a new finding is Open)', blankOnUpdate: 'keep',
     }),
     { name: 'deadline', field: 'deadline', help: 'date YYYY-MM-DD', blankOnUpdate: 'clear', read: readDate },
     {

@@ -9,7 +9,7 @@ import { readable } from '../../platform/record-screens/record-views';
 import { getRecord, loadForAction, updateRecord } from '../../platform/records/records';
 import { fieldErrors } from '../../../views/components/form';
 import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
-import { completion, lockedTestReason, nextRound, programResultsCsv, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
+import { resultProgram, completion, lockedTestReason, nextRound, programResultsCsv, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
 import { CompletionPage, MyTraining, ProgramActions, QuestionEditor, TrainingPage, type QuestionEditorProps, type TrainingPageProps } from './views';
 import { parseQuestionText, questionText } from './question-text';
 
@@ -103,6 +103,9 @@ export function awarenessPages(ctx: AppContext) {
         programId: program.id, programTitle: program.title, text, problems: problems.map((p) => p.message), locked: await lockedReason(program.id),
       });
     }, { page: 'awareness:update', params: ResultParam })
+    // A result's address (History and the Audit Log link results there): its program's completion page.
+    .get('/awareness/results/:resultId', async ({ viewer, params, redirect }) => redirect(`/awareness/programs/${await resultProgram(ctx.db, viewer, params.resultId)}/completion`, 303),
+      { page: 'awareness:read' })
     .get('/awareness/programs/:id/completion', async ({ viewer, csrfToken, headers, params }) => {
       const program = await getRecord(ctx.db, programKind, viewer, params.id);
       const [c, people] = await Promise.all([completion(ctx.db, viewer, params.id), listResults(ctx.db, viewer, { programId: params.id, pageSize: 200, sort: 'status' })]);

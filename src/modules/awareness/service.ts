@@ -6,6 +6,7 @@ import { listHistory, recordChange, recordChanges, type HistoryView } from '../.
 import { paging, type Page } from '../../platform/http/paging';
 import { levelOf, systemActor, type Actor } from '../../platform/permissions/permissions';
 import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import { isUuid } from '../../platform/core/uuid';
 import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
 import { toCsv } from '../../platform/csv/write';
 import type { CompletionView, ProgramCreate, ResultListQuery, ResultView, Submission, TrainingView } from './schema';
@@ -372,4 +373,12 @@ export async function completion(db: DbOrTx, actor: Actor, programId: string): P
 export async function resultHistory(db: DbOrTx, actor: Actor, id: string): Promise<HistoryView[]> {
   await getResult(db, actor, id);
   return listHistory(db, RESULT_RECORD_TYPE, id);
+}
+
+/** The program a result belongs to, for the result's address in History and the Audit Log; 404 unless the program may be read. */
+export async function resultProgram(db: DbOrTx, actor: Actor, resultId: string): Promise<string> {
+  const [result] = isUuid(resultId) ? await db.select({ programId: awarenessResults.programId }).from(awarenessResults).where(eq(awarenessResults.id, resultId)) : [];
+  if (!result) throw notFound(`Awareness result ${resultId}`);
+  await getRecord(db, programKind, actor, result.programId);
+  return result.programId;
 }

@@ -72,9 +72,9 @@ export const businessUnitKind: RecordKind<typeof businessUnits, BusinessUnitCrea
     return problems;
   },
   references: [
-    referencedBy('child business units', businessUnits, businessUnits.parentId),
-    referencedBy('assets', assets, assets.businessUnitId),
-    referencedBy('risks', risks, risks.businessUnitId),
+    referencedBy('child business units', businessUnits, businessUnits.parentId, { kind: 'businessUnit', id: businessUnits.id, one: 'child business unit' }),
+    referencedBy('assets', assets, assets.businessUnitId, { kind: 'asset', id: assets.id, one: 'asset' }),
+    referencedBy('risks', risks, risks.businessUnitId, { kind: 'risk', id: risks.id, one: 'risk' }),
   ],
 };
 

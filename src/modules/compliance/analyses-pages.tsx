@@ -16,7 +16,7 @@ import { complianceParent } from '../exceptions/parents';
 import { createException, listExceptions } from '../exceptions/service';
 import { ANALYSIS_STATUSES, MAPPING_KIND_NAMES, type AnalysisStatus, type MappingKind } from './schema';
 import {
-  analysisHistoryShown, getAnalysis, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, unlinkRecord, updateAnalysis,
+  analysisHistoryShown, getAnalysis, itemScreen, linkRecord, mappingChoices, MAPPING_KINDS, mayUpdateAnalysis, unlinkRecord, updateAnalysis,
 } from './analyses-service';
 import { isUuid } from '../../platform/core/uuid';
 import { soaCsv, statementOfApplicability } from './soa-service';
@@ -122,6 +122,7 @@ export function analysesPages(ctx: AppContext) {
       if (!row) throw notFound(`Analysis ${params.id}`);
       return <StatusChanged row={row} tree={tree} />;
     }, { page: 'compliance:update' })
+    .get('/compliance/items/:id', async ({ viewer, params, redirect }) => redirect(await itemScreen(ctx.db, viewer, params.id), 303), { page: 'compliance:read' })
     .get('/compliance/analyses/:id', async ({ viewer, csrfToken, headers, params, query }) => {
       if (!isUuid(params.id)) throw notFound(`Analysis ${params.id}`);
       return analysisScreen(viewer, csrfToken, headers, params.id, { done: query.done });

@@ -406,6 +406,20 @@ export async function packageAccess(db: DbOrTx, actor: Actor, packageId: string)
   return { id: pkg.id, name: pkg.name, whole: false, owned };
 }
 
+/**
+ * The screen of a package's item (History links items there): its requirement's page, or for a heading its place in
+ * the package's tree; 404 when the item is missing or its package may not be read.
+ */
+export async function itemScreen(db: DbOrTx, actor: Actor, itemId: string): Promise<string> {
+  const [item] = isUuid(itemId)
+    ? await db.select({ packageId: complianceItems.packageId, analysisId: complianceAnalyses.id }).from(complianceItems)
+      .leftJoin(complianceAnalyses, eq(complianceAnalyses.itemId, complianceItems.id)).where(eq(complianceItems.id, itemId))
+    : [];
+  if (!item) throw notFound(`Item ${itemId}`);
+  await packageAccess(db, actor, item.packageId);
+  return item.analysisId ? `/compliance/analyses/${item.analysisId}` : `/compliance/packages/${item.packageId}#section-${itemId}`;
+}
+
 const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
 
 export function countsOf(byStatus: Map<string, number>): StatusCounts {

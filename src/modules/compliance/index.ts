@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { complianceAnalyses, complianceItems, exceptions } from '../../../db/schema';
+import { complianceAnalyses, complianceItems, compliancePackages, exceptions } from '../../../db/schema';
 import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { permissionArea } from '../../platform/permissions/permissions';
 import { defineTool } from '../../platform/modules/tools';
@@ -13,7 +13,7 @@ import { poamPages } from './poam-pages';
 import { complianceReports } from './reports';
 import { AnalysisListQuery } from './schema';
 import { getAnalysis, listAnalyses, MAPPING_KINDS } from './analyses-service';
-import { ANALYSIS_RECORD_TYPE } from './schema';
+import { ANALYSIS_RECORD_TYPE, ITEM_RECORD_TYPE } from './schema';
 import { packageKind } from './packages-service';
 import { registerType } from '../../platform/records/record-types';
 import { complianceWidgets } from './dashboard-widgets';
@@ -46,12 +46,22 @@ export const manifest: ModuleManifest<'compliance'> = defineModule({
     ownerId: complianceAnalyses.ownerId, ownerGroupId: complianceAnalyses.ownerGroupId,
     join: { table: complianceItems, on: eq(complianceItems.id, complianceAnalyses.itemId) },
     href: (id) => `/compliance/analyses/${id}`, evidence: true,
+    links: { packageId: 'compliancePackage', itemId: ITEM_RECORD_TYPE },
     // A requirement's History shows its exceptions (its mappings are changes of the requirement itself).
     historyParts: [{ historyType: 'complianceException', table: exceptions, id: exceptions.id, parentId: exceptions.complianceAnalysisId }],
     // Its mappings, made from the requirement's side, show in the mapped control's, policy's, risk's or project's History too.
     historyMentions: Object.values(MAPPING_KINDS).map((m) => ({ kind: m.link.recordType, field: m.recordKey, actions: [`${m.action}.link`, `${m.action}.unlink`] })),
     search: { body: sql<string>`${complianceItems.description}`, vector: sql`${complianceItems}.search_vector` },
     read: (ctx, actor, id) => getAnalysis(ctx.db, actor, id),
+  }, {
+    // A package's item (requirement, additional item or heading), as History names it: by code and name, read as its
+    // package is; its screen is its requirement's page (a heading's, its place in the package's tree).
+    kind: ITEM_RECORD_TYPE, label: 'Package item', plural: 'Package items', module: 'compliance',
+    table: complianceItems, id: complianceItems.id, title: sql<string>`(${complianceItems.code} || ' ' || ${complianceItems.name})`,
+    ownerId: compliancePackages.ownerId, ownerGroupId: compliancePackages.ownerGroupId,
+    join: { table: compliancePackages, on: eq(compliancePackages.id, complianceItems.packageId) },
+    href: (id) => `/compliance/items/${id}`,
+    links: { packageId: 'compliancePackage' },
   }],
   assistantTools: () => [defineTool({
     name: 'list_compliance', title: 'List requirements and their status', readOnly: true, input: AnalysisListQuery, needs: { allOf: ['compliance:read'] },

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { ImportButton, importEntries, importTypesUnder } from '../../platform/csv/pages';
 import { attempt, formText } from '../../platform/http/form-input';
 import {
-  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE,
+  ConfirmPackageDelete, IMPORT_PATH, ImportForm, ImportPreview, PACKAGES_PATH, PREVIEW_PATH, PackageList, TOO_LARGE_MESSAGE, packageCsvColumns, type PackageListFilters,
   emptyImportValues,
   type ImportFormValues,
 } from './views/packages';
@@ -13,7 +13,10 @@ import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { parsePackageCsv } from './package-csv';
 import { deletePackage, exportPackage, getPackage, importPackage, listPackages, validatePackage } from './packages-service';
-import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem } from './schema';
+import { ITEM_KINDS, type ItemCounts, type PackageInput, type PackageItem, type PackageProblem, type PackageView } from './schema';
+import { isUuid } from '../../platform/core/uuid';
+import { toCsv } from '../../platform/csv/write';
+import { platformService } from '../../platform/http/installed';
 import { SHIPPED_PACKAGES, importShippedPackage } from './shipped';
 import { exportOscalCatalog, oscalModelOf, readOscal } from './oscal';
 
@@ -94,13 +97,29 @@ const formValues = (body: unknown): ImportFormValues =>
 export const exportFileName = (name: string, suffix = '.json') =>
   `${name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'package'}${suffix}`;
 
+/** Rows of the list's CSV export at most (as the registers' Export). */
+const EXPORT_LIMIT = 5_000;
+const PACKAGE_SORTS = ['name', 'standard', 'version', 'createdAt'].flatMap((s) => [s, `-${s}`]);
+
+/** The list's filters and sort as the address holds them; anything else reads as no filter. */
+function packageFilters(query: Record<string, string | undefined>): PackageListFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200),
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    sort: PACKAGE_SORTS.includes(query.sort ?? '') ? query.sort! : '',
+  };
+}
+
+const listParams = (f: PackageListFilters) => ({ ...(f.q ? { q: f.q } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}) });
+
 /** Compliance › Packages: list with Export and Delete per row, the import dialog (preview, then Commit import), shipped frameworks. */
 export const compliancePackagePages = (ctx: AppContext) =>
   new Elysia({ name: 'pages:compliance-packages' })
     .use(screenAuth(ctx))
     .get(PACKAGES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
-      const packages = await listPackages(ctx.db, viewer, { page });
+      const filters = packageFilters(query);
+      const [packages, users] = await Promise.all([listPackages(ctx.db, viewer, { ...listParams(filters), page }), platformService('listUsers')(ctx.db)]);
       const scores = await packageScores(ctx.db, viewer, packages.rows.map((p) => p.id));
       const canCreate = levelOf(viewer, 'compliance:create') !== null;
       // The Import menu offers the record type first: packages (their own import dialog) or compliance exceptions (CSV).
@@ -108,11 +127,26 @@ export const compliancePackagePages = (ctx: AppContext) =>
       const imports = [...(canCreate ? [{ title: 'Compliance packages', href: IMPORT_PATH }] : []), ...exceptionImports];
       const list = <PackageList page={packages} csrfToken={csrfToken} canCreate={canCreate} importButton={canCreate && exceptionImports.length === 0}
         canDelete={levelOf(viewer, 'compliance:delete') !== null}
-        shipped={SHIPPED_PACKAGES} scores={scores} done={query.done} />;
+        shipped={SHIPPED_PACKAGES} scores={scores} done={query.done} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />;
       // htmx swaps only the list (#packages); the menu stands outside it.
       const withMenu = exceptionImports.length > 0 && headers['hx-request'] !== 'true';
       return renderScreen(headers, shell('Compliance packages', viewer, csrfToken),
         withMenu ? <><p class="actions"><ImportButton entries={imports} /></p>{list}</> : list);
+    }, { page: 'compliance:read' })
+
+    // The list as filtered and sorted on screen, as CSV, at most EXPORT_LIMIT packages.
+    .get(`${PACKAGES_PATH}/export.csv`, async ({ viewer, query, set }) => {
+      const params = listParams(packageFilters(query));
+      const rows: PackageView[] = [];
+      for (let page = 1; rows.length < EXPORT_LIMIT; page++) {
+        const chunk = await listPackages(ctx.db, viewer, { ...params, page, pageSize: 200 });
+        rows.push(...chunk.rows);
+        if (page * 200 >= chunk.total) break;
+      }
+      const scores = await packageScores(ctx.db, viewer, rows.map((p) => p.id));
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="compliance-packages-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([packageCsvColumns.map((c) => c.header), ...rows.slice(0, EXPORT_LIMIT).map((p) => packageCsvColumns.map((c) => c.value(p, scores.get(p.id))))]);
     }, { page: 'compliance:read' })
 
     .get(IMPORT_PATH, ({ viewer, csrfToken, headers }) =>

@@ -13,8 +13,8 @@ export const controlImport = defineImportType({
   columns: [
     { name: 'name', field: 'name', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    keyedColumn(CONTROL_TYPES, { name: 'type', field: 'type', help: `${CONTROL_TYPES.join(', ')} (blank gives process)`, blankOnUpdate: 'keep' }),
-    keyedColumn(CONTROL_STATUSES, { name: 'status', field: 'status', help: `${CONTROL_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep' }),
+    keyedColumn(CONTROL_TYPES, { name: 'type', field: 'type', note: '(blank gives Process)', blankOnUpdate: 'keep' }),
+    keyedColumn(CONTROL_STATUSES, { name: 'status', field: 'status', note: '(blank gives Active)', blankOnUpdate: 'keep' }),
     ownerColumn(),
     ownerGroupColumn(),
   ],

@@ -1,6 +1,6 @@
-import { desc, eq, inArray } from 'drizzle-orm';
+import { desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { analysisControls, auditFindings, controlTests, controls, treatmentControls, users } from '../../../db/schema';
+import { analysisControls, auditFindings, controlTests, controls, riskTreatments, treatmentControls, users } from '../../../db/schema';
 import { invalidField } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
 import { exists, getRecord, listRecords, loadForAction, referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
@@ -21,9 +21,12 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
   filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
   references: [
-    referencedBy('audit findings', auditFindings, auditFindings.controlId),
-    referencedBy('compliance analyses', analysisControls, analysisControls.controlId),
-    referencedBy('risk treatments', treatmentControls, treatmentControls.controlId),
+    referencedBy('audit findings', auditFindings, auditFindings.controlId, { kind: 'auditFinding', id: auditFindings.id, one: 'audit finding' }),
+    referencedBy('requirements', analysisControls, analysisControls.controlId, { kind: 'requirement', id: analysisControls.analysisId, one: 'requirement' }),
+    // A treatment's page is its risk's: the risks are named.
+    referencedBy('risk treatments', treatmentControls, treatmentControls.controlId, {
+      kind: 'risk', id: sql`(select ${riskTreatments.riskId} from ${riskTreatments} where ${riskTreatments.id} = ${treatmentControls.treatmentId})`, one: 'risk treatment',
+    }),
   ],
   customFields: true,
   toColumns: (c) => ({ ...c, name: c.name.trim() }),

@@ -19,7 +19,8 @@ import { activityTransfers } from './transfer-pages';
 import { listQuestionnaires } from './questionnaire-service';
 import { ActivityQuestionnaires } from './questionnaire-views';
 import { breachesAsSeen, mayReadBreaches } from './breaches';
-import { BreachesScreen } from './breach-views';
+import { BREACH_CSV_COLUMNS, BreachesScreen } from './breach-views';
+import { toCsv } from '../../platform/csv/write';
 import { runWrite } from '../../platform/http/context';
 import { attempt } from '../../platform/http/form-input';
 import { platformService } from '../../platform/http/installed';
@@ -293,6 +294,13 @@ export const registerPages = (app: AppContext) =>
       const mayRead = mayReadBreaches(viewer);
       const breaches = mayRead ? await breachesAsSeen(app.db, viewer) : [];
       return renderScreen(headers, { title: 'Personal-data breaches', viewer, csrfToken, active: 'breaches' }, <BreachesScreen breaches={breaches} mayRead={mayRead} />);
+    }, { page: 'dataPrivacy:read' })
+    // The breaches as listed, as CSV (the screen's columns and words).
+    .get('/data-privacy/breaches.csv', async ({ viewer, set }) => {
+      const breaches = mayReadBreaches(viewer) ? await breachesAsSeen(app.db, viewer) : [];
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="personal-data-breaches-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([BREACH_CSV_COLUMNS.map((c) => c.header), ...breaches.map((b) => BREACH_CSV_COLUMNS.map((c) => c.text(b)))]);
     }, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register/print', async ({ viewer }) =>
       <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date().toISOString().slice(0, 10)} />, { page: 'dataPrivacy:read' })

@@ -58,7 +58,8 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   },
   // Its DPIAs assess it, its transfers are part of it and questionnaires ask about it: deleting it while any do is a 409 naming them.
   references: [
-    referencedBy('DPIAs', dpias, dpias.processingActivityId), referencedBy('transfers', privacyTransfers, privacyTransfers.processingActivityId),
+    referencedBy('DPIAs', dpias, dpias.processingActivityId, { kind: 'dpia', id: dpias.id, one: 'DPIA' }),
+    referencedBy('transfers', privacyTransfers, privacyTransfers.processingActivityId, { kind: 'transfer', id: privacyTransfers.id, one: 'transfer' }),
     referencedBy('questionnaires', privacyQuestionnaires, privacyQuestionnaires.processingActivityId),
   ],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),

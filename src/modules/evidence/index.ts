@@ -1,4 +1,5 @@
-import { evidence } from '../../../db/schema';
+import { eq } from 'drizzle-orm';
+import { evidence, evidenceFiles } from '../../../db/schema';
 import { defineModule, type ModuleManifest } from '../../platform/modules/module';
 import { permissionArea } from '../../platform/permissions/permissions';
 import { evidenceApi } from './api';
@@ -31,10 +32,19 @@ export const manifest: ModuleManifest<'evidence'> = defineModule({
     kind: 'evidence', label: 'Evidence', plural: 'Evidence', module: 'evidence',
     table: evidence, id: evidence.id, title: evidence.title, ownerId: evidence.ownerId, ownerGroupId: evidence.ownerGroupId,
     href: (id) => `/evidence/${id}`,
+    // Its History names an uploaded or removed file by its name, linked to its download.
+    links: { fileId: 'evidenceFile' },
     search: { body: evidence.description },
     read: evidenceInFull,
     attaches: { key: 'evidence', to: evidenceProving },
     openItems: { key: 'evidenceExpiring', list: (ctx, actor) => evidenceReminders(ctx.db, { owner: actor }) },
+  }, {
+    // A file of an evidence record (its History is the record's), read as the record is; its screen is its download.
+    kind: 'evidenceFile', label: 'Evidence file', plural: 'Evidence files', module: 'evidence',
+    table: evidenceFiles, id: evidenceFiles.id, title: evidenceFiles.name, ownerId: evidence.ownerId, ownerGroupId: evidence.ownerGroupId,
+    join: { table: evidence, on: eq(evidence.id, evidenceFiles.evidenceId) },
+    parent: { kind: 'evidence', id: evidenceFiles.evidenceId },
+    href: (id, parentId) => `/evidence/${parentId}/files/${id}`,
   }],
   // What proves a record, on the page of every record type evidence can be linked to.
   sections: evidenceSection,

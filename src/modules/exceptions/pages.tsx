@@ -7,29 +7,75 @@ import { fieldErrors } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
 import { renderScreen } from '../../platform/http/screen';
 import { policyParent, riskParent, type ExceptionParent } from './parents';
-import { EXCEPTION_STATUSES } from './schema';
+import { EXCEPTION_SORTS, EXCEPTION_STATUSES, type ExceptionListQuery, type ExceptionView } from './schema';
+import { exceptionColumns } from './reports';
+import { toCsv } from '../../platform/csv/write';
+import { platformService } from '../../platform/http/installed';
+import { isUuid } from '../../platform/core/uuid';
 import { createException, decideException, getException, listExceptions, updateException } from './service';
-import { deciderOf, ExceptionList, ExceptionPage, ExceptionRequestForm, type ExceptionRequestValues } from './views';
+import { deciderOf, ExceptionList, ExceptionPage, ExceptionRequestForm, type ExceptionListFilters, type ExceptionRequestValues } from './views';
 
 type Query = Record<string, string | undefined>;
+
+/** Rows of the list's CSV export at most (as the registers' Export). */
+const EXPORT_LIMIT = 5_000;
+
+const SORTS = EXCEPTION_SORTS.flatMap((s) => [s, `-${s}`]);
+
+/** The list's filters and sort as the address holds them; anything else in a field reads as no filter. */
+function listFilters(query: Query): ExceptionListFilters {
+  const pick = (value: string | undefined, allowed: readonly string[]) => (value !== undefined && allowed.includes(value) ? value : '');
+  return {
+    q: (query.q ?? '').trim().slice(0, 200),
+    status: pick(query.status, EXCEPTION_STATUSES),
+    expired: pick(query.expired, ['true', 'false']),
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    sort: pick(query.sort, SORTS),
+  };
+}
+
+/** The service's query for the list's filters: by expiry unless a header chose another order. */
+const listQuery = (f: ExceptionListFilters): Omit<ExceptionListQuery, 'page' | 'pageSize'> => ({
+  ...(f.q ? { q: f.q } : {}),
+  ...(f.status ? { status: f.status as ExceptionListQuery['status'] } : {}),
+  ...(f.expired ? { expired: f.expired as ExceptionListQuery['expired'] } : {}),
+  ...(f.ownerId ? { ownerId: f.ownerId } : {}),
+  sort: (f.sort || 'expiresAt') as ExceptionListQuery['sort'],
+});
 
 /** The exceptions register of one parent kind: listed with expiry shown and filtered; reviewers decide from the list. */
 export function exceptionPages(ctx: AppContext, parent: ExceptionParent, parentBase: string, navKey: string, options: { requestForm?: boolean } = {}) {
   const base = `${parentBase}/exceptions`;
   const read = `${parent.module}:read` as Permission;
   const screen = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, query: Query, extra: { error?: string } = {}) => {
-    const status = (EXCEPTION_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status as (typeof EXCEPTION_STATUSES)[number] : undefined;
-    const expired = query.expired === 'true' || query.expired === 'false' ? query.expired : undefined;
+    const filters = listFilters(query);
     const page = Math.max(1, Number(/^\d+$/.test(query.page ?? '') ? query.page : 1));
-    const list = await listExceptions(ctx.db, parent, viewer, { page, pageSize: 50, status, expired, sort: 'expiresAt' });
+    const [list, users] = await Promise.all([
+      listExceptions(ctx.db, parent, viewer, { ...listQuery(filters), page, pageSize: 50 }),
+      platformService('listUsers')(ctx.db),
+    ]);
     return renderScreen(headers, { title: `${parent.label} exceptions`, viewer, csrfToken, active: navKey },
       <ExceptionList title={`${parent.label} exceptions`} base={base} parentBase={parentBase} parentLabel={parent.label} csrfToken={csrfToken}
-        {...list} status={status ?? ''} expired={expired ?? ''} canReview={levelOf(viewer, `${parent.module}:review` as Permission) !== null} decider={deciderOf(viewer)}
-        done={query.done} error={extra.error} />);
+        {...list} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))}
+        canReview={levelOf(viewer, `${parent.module}:review` as Permission) !== null} decider={deciderOf(viewer)} done={query.done} error={extra.error} />);
   };
   const plugin = new Elysia({ name: `module:${parent.recordType}:pages` })
     .use(screenAuth(ctx))
     .get(base, ({ viewer, csrfToken, headers, query }) => screen(viewer, csrfToken, headers, query), { page: read })
+    // The list as filtered and sorted on screen, as CSV (the register report's columns), at most EXPORT_LIMIT rows.
+    .get(`${base}/export.csv`, async ({ viewer, query, set }) => {
+      const chosen = listQuery(listFilters(query));
+      const rows: ExceptionView[] = [];
+      for (let page = 1; rows.length < EXPORT_LIMIT; page++) {
+        const chunk = await listExceptions(ctx.db, parent, viewer, { ...chosen, page, pageSize: 200 });
+        rows.push(...chunk.rows);
+        if (page * 200 >= chunk.total) break;
+      }
+      const columns = exceptionColumns(parent);
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="${base.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([columns.map((c) => c.header), ...rows.slice(0, EXPORT_LIMIT).map((e) => columns.map((c) => String(c.value(e) ?? '')))]);
+    }, { page: read })
     .post(`${base}/:id/decision`, async ({ viewer, csrfToken, headers, params, body, redirect, set }) => {
       const decision = formText(body, 'decision') === 'approved' ? 'approved' : 'rejected';
       const decided = { decision, note: formText(body, 'note'), ...(formText(body, 'override') === 'on' ? { override: true } : {}) } as const;

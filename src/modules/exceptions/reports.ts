@@ -29,11 +29,8 @@ async function* exceptionRows(db: DbOrTx, parent: ExceptionParent, actor: Actor,
   }
 }
 
-/** One exceptions register per kind of parent (risks, policies, requirements), each to readers of the parent's module. */
-const registerOf = (parent: ExceptionParent): ReportDeclaration<ExceptionView> => ({
-  key: `${parent.type}Exceptions`, title: `${parent.label} exceptions register`, needs: `${parent.module}:read` as Permission, listHref: parent.path,
-  description: `Every exception of a ${parent.label.toLowerCase()} you may read: its status, expiry, approver and decision.`,
-  columns: [
+/** The register's columns, in its report and in the list's CSV export. */
+export const exceptionColumns = (parent: ExceptionParent): ReportDeclaration<ExceptionView>['columns'] => [
     { header: parent.label, value: (e) => e.parent.title },
     { header: 'Exception', value: (e) => e.title },
     { header: 'Status', value: (e) => readable(e.status) },
@@ -43,7 +40,13 @@ const registerOf = (parent: ExceptionParent): ReportDeclaration<ExceptionView> =
     { header: 'Decided', value: (e) => e.decidedAt?.slice(0, 10) },
     { header: 'Decision note', value: (e) => e.decisionNote },
     { header: 'Owner', value: (e) => e.owner?.name ?? e.ownerGroup?.name },
-  ],
+];
+
+/** One exceptions register per kind of parent (risks, policies, requirements), each to readers of the parent's module. */
+const registerOf = (parent: ExceptionParent): ReportDeclaration<ExceptionView> => ({
+  key: `${parent.type}Exceptions`, title: `${parent.label} exceptions register`, needs: `${parent.module}:read` as Permission, listHref: parent.path,
+  description: `Every exception of a ${parent.label.toLowerCase()} you may read: its status, expiry, approver and decision.`,
+  columns: exceptionColumns(parent),
   // The exceptions list's filters (status, expired, owner group) and the expiry as a range.
   filters: async (ctx) => [
     { name: 'status', label: 'Status', options: EXCEPTION_STATUSES.map((s) => ({ value: s, label: readable(s) })) },

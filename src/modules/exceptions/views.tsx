@@ -1,5 +1,6 @@
 import { Flash, FormError } from '../../../views/components/flash';
-import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
+import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
+import { FilterBar } from '../../../views/components/filter-bar';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Text } from '../../../views/components/table';
 import { holdsEveryRight, type Actor } from '../../platform/permissions/permissions';
@@ -75,44 +76,72 @@ export interface ExceptionListProps {
   total: number;
   page: number;
   pageSize: number;
-  status: string;
-  expired: string;
+  /** The list's filters and sort as the address holds them (kept by paging, sorting and Export). */
+  filters: ExceptionListFilters;
+  owners: Option[];
   canReview: boolean;
   decider: Decider;
   done?: string;
   error?: string;
 }
 
+export interface ExceptionListFilters {
+  q: string;
+  status: string;
+  expired: string;
+  ownerId: string;
+  sort: string;
+}
+
+/** The list's address with its filters, sort and page (and the same for its CSV export). */
+export function exceptionListHref(base: string, f: ExceptionListFilters, extra: { page?: number; sort?: string } = {}, path = base): string {
+  const params = new URLSearchParams(Object.entries({ q: f.q, status: f.status, expired: f.expired, ownerId: f.ownerId, sort: extra.sort ?? f.sort })
+    .filter(([, value]) => value !== ''));
+  if ((extra.page ?? 1) > 1) params.set('page', String(extra.page));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
 const DONE: Record<string, string> = { approved: 'Exception approved.', rejected: 'Exception rejected.' };
 
 export function ExceptionList(p: ExceptionListProps): JSX.Element {
-  const query = new URLSearchParams({ ...(p.status ? { status: p.status } : {}), ...(p.expired ? { expired: p.expired } : {}) }).toString();
+  const f = p.filters;
+  const filtered = Boolean(f.q || f.status || f.expired || f.ownerId);
+  const target = '#exception-results';
+  const count = `${p.total.toLocaleString('en')} exception${p.total === 1 ? '' : 's'}`;
   return (
     <>
       <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
       <FormError message={p.error} />
-      <form method="get" action={p.base} class="actions" id="exception-filters">
-        <label for="f-status">Status</label>
-        <Select name="status" selected={p.status} options={[{ value: '', label: 'Any' }, ...Object.entries(EXCEPTION_STATUS_LABELS).map(([value, label]) => ({ value, label }))]} />
-        <label for="f-expired">Expiry</label>
-        <Select name="expired" selected={p.expired} options={[{ value: '', label: 'Any' }, { value: 'true', label: 'Expired' }, { value: 'false', label: 'Not expired' }]} />
-        <button type="submit">Filter</button>
-      </form>
+      <FilterBar action={p.base} label={`Filter ${p.title.toLowerCase()}`} target={target} filtered={filtered} keep={{ sort: f.sort }}
+        search={{ value: f.q, label: 'Search titles' }}
+        filters={[
+          { name: 'status', label: 'Status', selected: f.status, options: Object.entries(EXCEPTION_STATUS_LABELS).map(([value, label]) => ({ value, label })) },
+          { name: 'expired', label: 'Expiry', selected: f.expired, options: [{ value: 'true', label: 'Expired' }, { value: 'false', label: 'Not expired' }] },
+          { name: 'ownerId', label: 'Owner', selected: f.ownerId, options: p.owners, any: 'Anyone' },
+        ]} />
+      <section id="exception-results" aria-live="polite" aria-label={p.title}>
+        <p class="results-bar">
+          <span class="muted" safe>{filtered ? `${count} match these filters` : count}</span>
+          {p.total > 0 && <a class="button secondary small" href={exceptionListHref(p.base, f, {}, `${p.base}/export.csv`)} download="">Export CSV</a>}
+        </p>
       <DataTable<ExceptionView>
         id="exceptions"
         rows={p.rows}
-        empty="No exceptions match."
+        empty={filtered ? 'No exceptions match these filters.' : 'No exceptions yet.'}
+        sort={{ current: f.sort, href: (sort) => exceptionListHref(p.base, f, { sort }), target }}
         columns={[
-          { header: 'Title', cell: (e) => <a href={`${p.base}/${e.id}`} safe>{e.title}</a> },
+          { header: 'Title', sort: 'title', cell: (e) => <a href={`${p.base}/${e.id}`} safe>{e.title}</a> },
           { header: p.parentLabel, cell: (e) => <a href={`${p.parentBase}/${e.parentId}`} safe>{e.parent.title}</a> },
-          { header: 'Status', cell: (e) => <Text value={EXCEPTION_STATUS_LABELS[e.status] ?? e.status} /> },
-          { header: 'Expires', cell: (e) => <Expiry e={e} /> },
+          { header: 'Status', sort: 'status', cell: (e) => <Text value={EXCEPTION_STATUS_LABELS[e.status] ?? e.status} /> },
+          { header: 'Expires', sort: 'expiresAt', cell: (e) => <Expiry e={e} /> },
           { header: 'Owner', cell: (e) => <Text value={e.owner?.name ?? e.ownerGroup?.name ?? '—'} /> },
           { header: 'Approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
           ...(p.canReview ? [{ header: 'Decision', cell: (e: ExceptionView) => (e.status === 'requested' ? <DecisionButtons e={e} csrfToken={p.csrfToken} base={p.base} decider={p.decider} /> : <Text value={e.decisionNote} />) }] : []),
         ]}
       />
-      <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={(n: number) => `${p.base}?${query}${query ? '&' : ''}page=${n}`} />
+      <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={(n: number) => exceptionListHref(p.base, f, { page: n })} target={target} />
+      </section>
     </>
   );
 }

@@ -65,7 +65,7 @@ export const incidentImport = defineImportType<IncidentLookups>({
     ownerColumn(),
     ownerGroupColumn(),
     keyedColumn(INCIDENT_STATUSES, {
-      name: 'status', field: 'status', help: `${INCIDENT_STATUSES.join(', ')} (blank gives open; closed needs a resolution)`, blankOnUpdate: 'keep',
+      name: 'status', field: 'status', note: '(blank gives Open; Closed needs a resolution)', blankOnUpdate: 'keep',
     }),
     { name: 'resolution', field: 'resolution', help: 'text; required to close', blankOnUpdate: 'clear' },
   ],

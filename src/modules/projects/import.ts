@@ -13,7 +13,7 @@ export const projectImport = defineImportType({
   columns: [
     { name: 'title', field: 'title', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    keyedColumn(PROJECT_STATUSES, { name: 'status', field: 'status', help: `${PROJECT_STATUSES.join(', ')} (blank gives planned)`, blankOnUpdate: 'keep' }),
+    keyedColumn(PROJECT_STATUSES, { name: 'status', field: 'status', note: '(blank gives Planned)', blankOnUpdate: 'keep' }),
     { name: 'deadline', field: 'deadline', help: 'date YYYY-MM-DD', blankOnUpdate: 'clear', read: readDate },
     ownerColumn(),
     ownerGroupColumn(),

@@ -16,7 +16,7 @@ export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
   statusColumn: projects.status,
   sortable: { title: projects.title, status: projects.status, deadline: projects.deadline, createdAt: projects.createdAt, updatedAt: projects.updatedAt },
   defaults: { description: '', status: 'planned', deadline: null },
-  references: [referencedBy('compliance analyses (as remediation)', analysisProjects, analysisProjects.projectId)],
+  references: [referencedBy('requirements (as remediation)', analysisProjects, analysisProjects.projectId, { kind: 'requirement', id: analysisProjects.analysisId, one: 'requirement (as remediation)' })],
   toColumns: (c) => ({ ...c, title: c.title.trim() }),
   async check(_db: DbOrTx, candidate) {
     const problems: FieldProblem[] = [];

@@ -48,7 +48,7 @@ export const riskImport = defineImportType<RiskBatchLookups>({
       name: 'review_frequency_months', field: 'reviewFrequencyMonths', help: 'whole number 1 to 120 (12 when blank on a new record)', blankOnUpdate: 'keep',
       read: (text) => readInteger(text, 1, 120),
     },
-    keyedColumn(RISK_STATUSES, { name: 'status', field: 'status', help: `${RISK_STATUSES.join(', ')} (blank gives open)`, blankOnUpdate: 'keep' }),
+    keyedColumn(RISK_STATUSES, { name: 'status', field: 'status', note: '(blank gives Open)', blankOnUpdate: 'keep' }),
   ],
   // The same lookups riskKind's batch rules read: names in the file resolve against what the importer may read.
   prepare: loadRiskBatchLookups,

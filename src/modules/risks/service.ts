@@ -279,8 +279,8 @@ export const riskKind: RecordKind<typeof risks, RiskCreate, RiskView> = {
   filterProblems: riskFilterProblems,
   // Records of other modules that point at a risk; deleting it while any do is a 409 naming them (never orphaned links).
   references: [
-    referencedBy('compliance analyses', analysisRisks, analysisRisks.riskId),
-    referencedBy('third parties linking it', thirdPartyRisks, thirdPartyRisks.riskId),
+    referencedBy('requirements', analysisRisks, analysisRisks.riskId, { kind: 'requirement', id: analysisRisks.analysisId, one: 'requirement' }),
+    referencedBy('third parties linking it', thirdPartyRisks, thirdPartyRisks.riskId, { kind: 'thirdParty', id: thirdPartyRisks.thirdPartyId, one: 'third party linking it' }),
     referencedBy('exceptions', exceptions, exceptions.riskId),
     // Risks written from a DPIA ("Create a risk from this DPIA") are listed in the DPIA's risk_ids.
     { label: 'DPIAs', count: async (db, id) => (await db.select({ n: sql<number>`count(*)::int` }).from(dpias).where(sql`${id}::uuid = any(${dpias.riskIds})`))[0]?.n ?? 0 },

@@ -13,8 +13,8 @@ export const thirdPartyImport = defineImportType({
   columns: [
     { name: 'name', field: 'name', required: true, help: 'text, up to 300 characters' },
     { name: 'description', field: 'description', help: 'text' },
-    keyedColumn(THIRD_PARTY_TYPES, { name: 'type', field: 'type', help: `${THIRD_PARTY_TYPES.join(', ')} (blank gives vendor)`, blankOnUpdate: 'keep' }),
-    keyedColumn(THIRD_PARTY_STATUSES, { name: 'status', field: 'status', help: `${THIRD_PARTY_STATUSES.join(', ')} (blank gives active)`, blankOnUpdate: 'keep' }),
+    keyedColumn(THIRD_PARTY_TYPES, { name: 'type', field: 'type', note: '(blank gives Vendor)', blankOnUpdate: 'keep' }),
+    keyedColumn(THIRD_PARTY_STATUSES, { name: 'status', field: 'status', note: '(blank gives Active)', blankOnUpdate: 'keep' }),
     { name: 'website', field: 'website', help: 'an http or https address, e.g. https://example.com', blankOnUpdate: 'clear' },
     ownerColumn(),
     ownerGroupColumn(),

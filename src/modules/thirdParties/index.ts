@@ -16,7 +16,10 @@ export const manifest: ModuleManifest<'thirdParties'> = defineModule({
   apiTags: {
     'Third parties': 'Vendors, partners and customers with contacts, linked risks and sub-processors (docs/third-parties.md).',
   },
-  recordTypes: [registerType(thirdPartyKind, { kind: 'thirdParty', plural: 'Third parties', href: (id) => `/third-parties/${id}`, evidence: true, search: { body: thirdParties.description }, read: true })],
+  recordTypes: [registerType(thirdPartyKind, { kind: 'thirdParty', plural: 'Third parties', href: (id) => `/third-parties/${id}`, evidence: true, search: { body: thirdParties.description }, read: true,
+    // A sub-processor is another third party.
+    links: { subProcessorId: 'thirdParty' },
+  })],
   permissions: permissionArea('thirdParties'),
   plugins: (ctx) => [thirdPartiesApi(ctx), thirdPartyPages(ctx)],
   imports: [thirdPartyImport],

@@ -55,9 +55,11 @@ export const thirdPartyKind: RecordKind<typeof thirdParties, ThirdPartyCreate> =
     return problems;
   },
   references: [
-    referencedBy('linked risks', thirdPartyRisks, thirdPartyRisks.thirdPartyId),
-    referencedBy('third parties using it as a sub-processor', thirdPartySubProcessors, thirdPartySubProcessors.subProcessorId),
-    referencedBy('incidents', incidents, incidents.thirdPartyId),
+    referencedBy('linked risks', thirdPartyRisks, thirdPartyRisks.thirdPartyId, { kind: 'risk', id: thirdPartyRisks.riskId, one: 'linked risk' }),
+    referencedBy('third parties using it as a sub-processor', thirdPartySubProcessors, thirdPartySubProcessors.subProcessorId, {
+      kind: 'thirdParty', id: thirdPartySubProcessors.thirdPartyId, one: 'third party using it as a sub-processor',
+    }),
+    referencedBy('incidents', incidents, incidents.thirdPartyId, { kind: 'incident', id: incidents.id, one: 'incident' }),
   ],
   // A getter: the sub-processor link names a record of this very kind.
   get historyLinks() {

@@ -28,5 +28,8 @@ const LABELS: Record<string, string> = {
 export const valueLabel = (value: string): string =>
   LABELS[value] ?? value.replaceAll('_', ' ').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`).replace(/^./, (c) => c.toUpperCase());
 
+/** Stored values listed by their labels, as a template's help row or a hint names them: "Planned, In progress, Completed". */
+export const valueLabelList = (values: readonly string[]): string => values.map(valueLabel).join(', ');
+
 /** Options of a select of stored values, labelled. */
 export const valueOptions = (values: readonly string[]) => values.map((value) => ({ value, label: valueLabel(value) }));

@@ -20,6 +20,7 @@ import { CsvRefusal, openCsv, type CsvRow } from './parse';
 import { toCsv } from './write';
 import { isUuid } from '../core/uuid';
 import { isRealDate } from '../core/dates';
+import { valueLabel } from '../core/value-labels';
 
 /**
  * The one CSV import engine. A record type only maps columns onto its module's TypeBox shape and names the kind whose
@@ -465,16 +466,20 @@ export async function keepOnlyWhenImported(
 /** Errors first, then by line (the screen's order; the REST answer keeps file order). */
 export const errorsFirst = (rows: RowResult[]) => [...rows].sort((a, b) => (a.outcome === 'error' ? 0 : 1) - (b.outcome === 'error' ? 0 : 1) || a.line - b.line);
 
-const helpCell = (column: { help: string; required?: boolean }) => `${column.required ? 'required: ' : ''}${column.help}`;
+type HelpColumn = { help: string; required?: boolean; values?: readonly string[] };
+const helpCell = (column: HelpColumn) => `${column.required ? 'required: ' : ''}${column.help}`;
+/** A help cell as templates made before labels wrote it ("planned, in_progress"), in today's words. */
+const inLabels = (text: string, values: readonly string[] | undefined) =>
+  values ? text.replace(/[A-Za-z_]+/g, (word) => (values.includes(word) ? valueLabel(word) : word)) : text;
 
 /**
  * The template's second row lists each column's allowed values (its first cell starts with "# "); it is not a record.
- * Only that row, cell for cell (columns may have been moved), is skipped: a record whose first cell starts with # is
- * imported like any other.
+ * Only that row, cell for cell (columns may have been moved), is skipped, also as older templates wrote it (stored
+ * keys where it now names labels): a record whose first cell starts with # is imported like any other.
  */
-export function isTemplateHelpRow(cells: string[], columns: readonly ({ help: string; required?: boolean } | null)[]): boolean {
+export function isTemplateHelpRow(cells: string[], columns: readonly (HelpColumn | null)[]): boolean {
   return cells.some((cell) => cell.startsWith('# '))
-    && columns.every((column, i) => column !== null && (cells[i] ?? '').replace(/^# /, '') === helpCell(column));
+    && columns.every((column, i) => column !== null && inLabels((cells[i] ?? '').replace(/^# /, ''), column.values) === helpCell(column));
 }
 
 /** A template file: the header and, unless `comments` is false, a comment row (skipped on import) with each column's allowed values. */

@@ -11,7 +11,7 @@ import type { PipelinedWrites } from '../core/pipelined-writes';
 import type { BatchOutcome, OwnerLookup, OwnedTable, RecordKind } from '../records/records';
 import { isUuid } from '../core/uuid';
 import { squash } from '../core/text';
-import { valueLabel } from '../core/value-labels';
+import { valueLabel, valueLabelList } from '../core/value-labels';
 import { isRealDate } from '../core/dates';
 
 /**
@@ -32,6 +32,8 @@ export interface ImportColumn<L> {
   required?: boolean;
   /** Allowed values or format, for the template's comment row and the docs. */
   help: string;
+  /** The stored keys a keyed column takes: its help names them by label; a help row written with the keys still reads as one. */
+  values?: readonly string[];
   /** Text (never blank) to the field value; default: the trimmed text. */
   read?(text: string, lookups: L & ImportLookups): ReadResult;
   /** Stored field value to text (downloads, and old -> new in results); default: String(value), '' for null. */
@@ -121,21 +123,27 @@ export const importRights = (type: { module: string; rights?: ImportRights }): I
 
 /* ---------- Allowed values and formats shared by the column definitions ---------- */
 
-/** A stored key or its label as the screens show it ("in_progress", "In progress", "Non-compliant"). */
-export function matchAllowed(values: readonly string[], text: string): ReadResult {
+/**
+ * A stored key or its label as the screens show it ("in_progress", "In progress", "Non-compliant"); the problem lists
+ * the allowed values as `shown` words them (keyed columns: their labels).
+ */
+export function matchAllowed(values: readonly string[], text: string, shown: (value: string) => string = (value) => value): ReadResult {
   const found = values.find((v) => squash(v) === squash(text) || squash(valueLabel(v)) === squash(text));
-  return found ? { value: found } : { problem: `"${text}" is not one of: ${values.join(', ')}` };
+  return found ? { value: found } : { problem: `"${text}" is not one of: ${values.map(shown).join(', ')}` };
 }
 
 /** A stored key written as its label (value-labels.ts), as the screens show it; '' for none. */
 export const writeLabel = (value: unknown): string => (typeof value === 'string' && value !== '' ? valueLabel(value) : '');
 
 /**
- * A column holding a key of a fixed list (a status, a type): downloads and check results write the label the screens
- * show ("In progress"), and the import reads the label or the stored key, so a download imports back unchanged.
+ * A column holding a key of a fixed list (a status, a type): the template's help row lists the labels the screens show
+ * ("Planned, In progress, Completed", then `note`, which names values by label too), downloads and check results write
+ * the label, and the import reads the label or the stored key, so a download imports back unchanged.
  */
-export const keyedColumn = <L>(values: readonly string[], column: Omit<ImportColumn<L>, 'read' | 'write' | 'show'>): ImportColumn<L> => ({
-  ...column, read: (text) => matchAllowed(values, text), write: writeLabel,
+export const keyedColumn = <L>(
+  values: readonly string[], { note, ...column }: Omit<ImportColumn<L>, 'read' | 'write' | 'show' | 'help' | 'values'> & { note?: string },
+): ImportColumn<L> => ({
+  ...column, help: `${valueLabelList(values)}${note ? ` ${note}` : ''}`, values, read: (text) => matchAllowed(values, text, valueLabel), write: writeLabel,
 });
 
 export function readInteger(text: string, min: number, max: number): ReadResult {

@@ -228,7 +228,7 @@ function AuditFilterBar({ filter, users, errors }: { filter: Record<string, stri
         <label for="filter-module">Module</label>
         <Select id="filter-module" name="module" selected={filter.module} options={[{ value: '', label: 'Any' }, ...auditModules()]} />
       </div>
-      {text('action', 'Action', 'text', 'As stored: update, permission.denied')}
+      {text('action', 'Action', 'text', 'As the entries read it: Created, Changed, Deleted, Signed in, Control linked')}
       {text('record', 'Record id')}
       {text('from', 'From', 'date')}
       {text('to', 'To', 'date')}

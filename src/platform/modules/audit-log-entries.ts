@@ -8,7 +8,7 @@ import { valueLabel } from '../core/value-labels';
 import { moduleLabel } from '../http/installed';
 import { levelOf, type Actor, type Permission } from '../permissions/permissions';
 import { escapeLike } from '../records/records';
-import { describeHistory, fieldWords, utcText, type ShownEntry } from '../records/history-format';
+import { actionsNamed, describeHistory, type ShownEntry } from '../records/history-format';
 import { installedModules } from './module';
 
 /** What the Audit Log screen filters by; every member optional (the query string's). */
@@ -62,7 +62,8 @@ function conditionOf(viewer: Actor, f: AuditFilter): SQL | undefined {
   return and(
     f.actor ? eq(auditLog.actorUserId, f.actor) : undefined,
     f.module ? eq(auditLog.module, f.module) : undefined,
-    f.action ? eq(auditLog.action, f.action) : undefined,
+    // As stored or by its label ("Changed", "Control linked").
+    f.action ? inArray(auditLog.action, actionsNamed(f.action)) : undefined,
     f.record ? eq(auditLog.recordId, f.record) : undefined,
     f.from ? gte(auditLog.at, `${f.from}T00:00:00.000Z`) : undefined,
     f.to ? lt(auditLog.at, nextDay(f.to)) : undefined,
@@ -88,16 +89,6 @@ export interface ShownAuditEntry extends ShownEntry {
   hash: string;
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/;
-
-const detailText = (value: unknown): string => {
-  if (value === null || value === undefined || value === '') return '—';
-  if (Array.isArray(value)) return value.map(detailText).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
-  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  return typeof value === 'string' && ISO_TIME.test(value) ? utcText(value) : String(value);
-};
-
 /** A module as the Audit Log names it: the platform's own areas by name, a module by its screens' label. */
 const moduleName = (module: string): string => ({ settings: 'Settings', security: 'Security', notifications: 'Notifications' } as Record<string, string>)[module] ?? valueLabel(moduleLabel(module));
 
@@ -109,18 +100,24 @@ export async function listAuditEntries(db: DbOrTx, viewer: Actor, filter: AuditF
       .where(where).orderBy(desc(auditLog.seq)).limit(pageSize).offset((page - 1) * pageSize),
     db.select({ total: count() }).from(auditLog).where(where),
   ]);
-  const shown = await describeHistory(db, viewer, rows.map(({ entry, changes, source }) => ({
+  const stored = rows.map(({ entry, changes, source }) => ({
     at: entry.at, action: entry.action, via: entry.via,
     source: source ?? (typeof entry.details === 'object' && entry.details && typeof (entry.details as Record<string, unknown>).source === 'string' ? (entry.details as Record<string, string>).source : null),
     actor: entry.actorKind === 'system' ? 'System' : null, actorUserId: entry.actorUserId, tokenId: entry.actorTokenId,
     changes: (changes ?? {}) as FieldChanges, auditSeq: entry.seq, recordType: entry.recordType ?? '', recordId: entry.recordId ?? '',
-  })));
+  }));
+  // The details are worded as the changes are (labels, people and records by name, stored keys by label), as values set.
+  const detailsOf = (details: unknown) => Object.entries((details ?? {}) as Record<string, unknown>).filter(([key]) => key !== 'changesSha256');
+  const [shown, details] = await Promise.all([
+    describeHistory(db, viewer, stored),
+    describeHistory(db, viewer, stored.map((e, i) => ({ ...e, changes: Object.fromEntries(detailsOf(rows[i].entry.details).map(([key, value]) => [key, { before: null, after: value }])) }))),
+  ]);
   return {
     rows: rows.map(({ entry }, i) => ({
       ...shown[i],
       record: entry.recordType ? shown[i].record : null,
       seq: entry.seq, module: entry.module, moduleLabel: moduleName(entry.module), recordType: entry.recordType, recordId: entry.recordId, hash: entry.hash,
-      details: Object.entries(entry.details as Record<string, unknown>).filter(([key]) => key !== 'changesSha256').map(([key, value]) => ({ label: fieldWords(key), value: detailText(value) })),
+      details: details[i].changes.map((c) => ({ label: c.label, value: c.after.text })),
     })),
     total, page, pageSize,
   };

@@ -4,6 +4,7 @@ import type { AppContext } from '../http/context';
 import { installParts, type InstalledParts } from '../http/installed';
 import { installImportRefusals, type ImportRefusal, type ImportType } from '../csv/import-type';
 import { installHistoryDescriptions } from '../records/history-format';
+import { settingsHistoryDescriptions } from '../notifications/report-schedules';
 import { historyTypeOf, installRecordTypes, type RecordTypeDeclaration, type SectionProvider } from '../records/record-types';
 import { installNotifications, type DueDateDeclaration, type DueDateKind, type RecordEvents } from '../notifications/declarations';
 import type { AssistantTool } from './tools';
@@ -93,7 +94,7 @@ export function installModules(modules: readonly InstalledModule[]): void {
   const types = modules.flatMap((m) => [...(m.recordTypes ?? [])]);
   const events = withScreens(modules.flatMap((m) => [...(m.events ?? [])]), types);
   installNotifications(events, modules.flatMap((m) => (m.dueDates ?? []).map((d) => ('recordType' in d ? dueDateOf(d, types) : d))));
-  installHistoryDescriptions(events);
+  installHistoryDescriptions([...events, ...settingsHistoryDescriptions()]);
   installDashboard(modules.flatMap((m) => [...(m.dashboard ?? [])]), modules.flatMap((m) => [...(m.dueSoon ?? [])]));
   installPosture(modules.flatMap((m) => [...(m.posture ?? [])]));
   installReports(modules.flatMap((m) => [...(m.reports ?? [])]));

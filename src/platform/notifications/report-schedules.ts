@@ -16,6 +16,8 @@ import { dayAndHourIn, mailLink, plural } from './wording';
 import { levelOf, requirePermission, systemActor, type Actor } from '../permissions/permissions';
 import { brandingOf } from '../branding/branding';
 import { checkFilters, describeFilters, installedReports, type InstalledReport } from '../reports/declarations';
+import type { HistoryDescription } from '../records/history-format';
+import { EVENT_LABELS } from './declarations';
 
 /**
  * Scheduled reports: a report of the Report Center with its filters, mailed as a CSV attachment to people and groups of
@@ -293,3 +295,19 @@ async function sendOne(ctx: AppContext, tx: Tx, schedule: ReportSchedule, period
 
 /** For tests and the page: whether a schedule's row changed under us (reads the stored schedule). */
 export const storedSchedule = (db: DbOrTx, id: string) => db.select().from(reportSchedules).where(eq(reportSchedules.id, id)).then((r) => r[0]);
+
+/**
+ * How History and the Audit Log word the platform's own settings records: a notification rule's event and a report
+ * schedule's frequency and report by their labels (the forms' words), each record named by its name.
+ */
+export const settingsHistoryDescriptions = (): HistoryDescription[] => [
+  { recordType: 'notificationRule', label: 'Notification rule', module: 'settings', fields: {}, titleField: 'name', values: { event: EVENT_LABELS } },
+  {
+    recordType: 'reportSchedule', label: 'Report schedule', module: 'settings', fields: { reportKey: 'Report' }, titleField: 'name',
+    values: {
+      frequency: { daily: 'Daily', weekly: 'Weekly', monthly: 'Monthly' },
+      // The installed reports' titles, read when an entry is worded (the reports are installed after the descriptions).
+      get reportKey() { return Object.fromEntries(installedReports().map((r) => [r.key, r.title])); },
+    },
+  },
+];

@@ -10,7 +10,7 @@ import {
   type ListState,
 } from './record-views';
 import { platformService } from '../http/installed';
-import { recordSections } from '../records/record-types';
+import { findRecordType, recordRows, recordSections, typedRecordAsSeen } from '../records/record-types';
 import { listAuditFor } from '../audit/audit';
 import { describeHistory, historyWithParts } from '../records/history-format';
 import { linkedNameAsSeen, RESTRICTED_NAME } from '../records/links';
@@ -81,7 +81,8 @@ export interface RecordPagesOptions<V> {
   detailActions?: (view: V) => JSX.Element;
   /**
    * Names History gives stored values, loaded once per page: the kit already names owners, groups and every field with
-   * choices; a register adds its own (risks: levels as "3 Possible"). Answer undefined to leave a value to the kit.
+   * choices; a register adds its own (risks: levels as "3 Possible"), for its parts' fields of the same name too (a
+   * treatment's residual rating). Answer undefined to leave a value to the kit.
    */
   historyNames?: (viewer: Actor) => Promise<(field: string, value: unknown) => string | undefined>;
   /** The flash after a create or a save ('Risk created.'); 'Created.' and 'Saved.' by default. */
@@ -89,6 +90,8 @@ export interface RecordPagesOptions<V> {
 }
 
 const PAGE_SIZES = [10, 25, 50, 100, 200];
+/** Referring records a refused delete names, per kind of reference (the record's page lists them all). */
+const REFERRERS_SHOWN = 10;
 /** Rows a list's CSV export holds at most (the specification's limit for downloads of current records). */
 const EXPORT_LIMIT = 5_000;
 
@@ -273,7 +276,16 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
   const confirmDelete = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string, refused?: string) => {
     const view = await getRecord(ctx.db, kind, viewer, id);
     const name = String((view as Record<string, unknown>).name ?? (view as Record<string, unknown>).title ?? view.id);
-    const still = await referencesTo(ctx.db, kind, view.id);
+    const still = await Promise.all((await referencesTo(ctx.db, kind, view.id)).map(async ({ label, count, reference }) => {
+      // Records of a declared type are named (or "(restricted)"), each linked to its page where the viewer may open it.
+      const type = reference.referrers ? findRecordType(reference.referrers.kind) : undefined;
+      if (!reference.referrers || !type) return { label, count };
+      const ids = await reference.referrers.ids(ctx.db, view.id, REFERRERS_SHOWN);
+      const rows = await recordRows(ctx.db, type, ids);
+      const records = ids.map((id) => typedRecordAsSeen(viewer, type, id, rows.get(id))).sort((a, b) => a.title.localeCompare(b.title));
+      // A listed record may hold several references (a risk with two treatments relying on a control): "more" only past the limit.
+      return { label, count, records, more: ids.length === REFERRERS_SHOWN ? Math.max(0, count - ids.length) : 0 };
+    }));
     return renderScreen(headers, shell(`Delete ${o.singular.toLowerCase()}`, viewer, csrfToken),
       <ConfirmDelete action={`${o.path}/${view.id}/delete`} cancel={`${o.path}/${view.id}`} what={`${o.singular.toLowerCase()} "${name}"`} csrfToken={csrfToken}
         referrers={still} recordHref={`${o.path}/${view.id}`} refused={refused} />);
@@ -350,9 +362,10 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
         own: { recordType: kind.recordType, recordId: view.id as string },
         label: (type, field) => (type === kind.recordType ? customLabels.get(field) ?? o.fields.find((f) => f.name === field)?.label : undefined),
         name: (type, field, value) => {
-          if (type !== kind.recordType) return undefined;
+          // The register's own names hold for its parts' fields of the same name too (a risk treatment's residual rating).
           const named = own?.(field, value);
           if (named !== undefined) return named;
+          if (type !== kind.recordType) return undefined;
           // A reference the manifests do not declare (a risk's classification): named by the form's choices.
           const spec = o.fields.find((f) => f.name === field);
           // A list field (checkboxes): its values by the choices' labels, restricted where the viewer may not read them.

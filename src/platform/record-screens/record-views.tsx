@@ -4,7 +4,7 @@ import type { ShownChange, ShownEntry, ShownValue } from '../records/history-for
 import type { LinkTarget } from '../records/links';
 import type { Page } from '../http/paging';
 import { Flash, FormError } from '../../../views/components/flash';
-import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
+import { CsrfField, ErrorSummary, Field, Select, type FieldErrors, type Option, type SummaryProblem } from '../../../views/components/form';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, shownValue, Text, When } from '../../../views/components/table';
 import { FilterBar } from '../../../views/components/filter-bar';
@@ -201,12 +201,23 @@ export interface FormProps {
   extra?: JSX.Element;
 }
 
-/** The create/edit form: each field with its inline error; the values typed are kept after a refusal. */
+/** The message the kit gives a refusal with field problems; the error summary says it better, so it is not repeated. */
+const FIELDS_MARKED = 'Please correct the fields marked below.';
+
+/**
+ * The create/edit form: the error summary linking to each refused field, each field with its inline error; the values
+ * typed are kept after a refusal.
+ */
 export function RecordForm({ action, cancel, fields, values, choices, errors, error, csrfToken, submit, extra }: FormProps): JSX.Element {
+  const problems: SummaryProblem[] = Object.entries(errors).map(([name, message]) => {
+    const field = fields.find((f) => f.name === name);
+    return field ? { message: `${field.label}: ${message}`, href: `#f-${name}` } : { message };
+  });
   return (
     <form method="post" action={action} class="card form" novalidate>
       <CsrfField token={csrfToken} />
-      <FormError message={error} />
+      <ErrorSummary problems={error && error !== FIELDS_MARKED && problems.length ? [{ message: error }, ...problems] : problems} />
+      {problems.length === 0 && <FormError message={error} />}
       {fields.map((f) => {
         const common = { label: f.label, name: f.name, value: values[f.name] ?? '', error: errors[f.name], hint: f.hint, required: f.required, maxlength: f.maxlength };
         switch (f.kind) {
@@ -317,7 +328,8 @@ export interface ConfirmDeleteProps {
   what: string;
   csrfToken: string;
   /** What still points at the record, by kind with counts: deleting is refused until they are gone. */
-  referrers?: { label: string; count: number }[];
+  /** What still refers to the record: a count, and the referring records by name where they are records of a declared type. */
+  referrers?: { label: string; count: number; records?: { title: string; href: string | null }[]; more?: number }[];
   /** The record's page, where what links to it is listed. */
   recordHref?: string;
   /** Why the last attempt was refused (409). */
@@ -334,7 +346,13 @@ export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [],
         ? (
           <div class="flash flash-error" role={refused ? 'alert' : undefined}>
             <p safe>{`${refused ? 'Not deleted: ' : 'This cannot be deleted yet: '}other records still refer to this ${what}:`}</p>
-            <ul>{referrers.map((r) => <li safe>{`${r.count} ${r.label}`}</li>)}</ul>
+            <ul>{referrers.map((r) => (
+              <li>
+                <span safe>{`${r.count} ${r.label}${r.records?.length ? ':' : ''}`}</span>
+                {r.records?.length ? <>{' '}{r.records.map((rec, i) => <>{i > 0 ? ', ' : ''}{rec.href ? <a href={rec.href} safe>{rec.title}</a> : <span safe>{rec.title}</span>}</>)}</> : ''}
+                {r.more ? <span safe>{`, and ${r.more} more`}</span> : ''}
+              </li>
+            ))}</ul>
             <p>Remove those references first{recordHref ? <>{' (the record\'s page lists them: '}<a href={recordHref}>open it</a>{')'}</> : ''}.</p>
           </div>
         )

@@ -104,7 +104,7 @@ export interface HistoryWording {
   keyed?(recordType: string, field: string): boolean;
 }
 
-const ACTION_LABELS: Record<string, string> = {
+export const ACTION_LABELS: Readonly<Record<string, string>> = {
   create: 'Created', update: 'Changed', delete: 'Deleted', signin: 'Signed in', signout: 'Signed out', 'permission.denied': 'Refused: no permission',
 };
 /** 'create' reads 'Created'; 'control.link' 'Control linked', 'subProcessor.add' 'Sub processor added'; any other action as words. */
@@ -112,6 +112,21 @@ export function actionLabel(action: string): string {
   const link = /^(\w+)\.(link|unlink|add|remove)$/.exec(action);
   if (link) return `${valueLabel(link[1])} ${({ link: 'linked', unlink: 'unlinked', add: 'added', remove: 'removed' } as Record<string, string>)[link[2]]}`;
   return ACTION_LABELS[action] ?? valueLabel(action.replaceAll('.', ' '));
+}
+
+const VERBS: Record<string, string> = { linked: 'link', unlinked: 'unlink', added: 'add', removed: 'remove' };
+
+/**
+ * The stored actions a person's words for an action name, as the Audit Log's filter reads them: the text as stored
+ * ("update", "control.link"), and the actions it is the label of ("Changed", "Control linked", "Approve").
+ */
+export function actionsNamed(text: string): string[] {
+  const typed = text.trim();
+  const lower = typed.toLowerCase();
+  const byLabel = Object.keys(ACTION_LABELS).filter((action) => actionLabel(action).toLowerCase() === lower);
+  const linked = /^(.+) (linked|unlinked|added|removed)$/.exec(lower);
+  const link = linked ? [`${linked[1].split(' ').map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('')}.${VERBS[linked[2]]}`] : [];
+  return [...new Set([typed, lower, lower.replaceAll(' ', '.'), ...byLabel, ...link])];
 }
 
 /** 'ownerGroupId' reads 'Owner group', 'LockedAt' 'Locked at'. */
@@ -185,14 +200,28 @@ function enumColumns(recordType: string): Set<string> {
 type Role = { person: true } | { group: true } | { link: RecordTypeDeclaration } | null;
 
 /** Fields every module names for the person in a role (a review's reviewer, a requirement's assessor), parts included. */
-const PERSON_ROLES = /^(reviewer|assessor|approver|assignee)Id$/;
+const PERSON_ROLES = /^(reviewer|assessor|approver|assignee|tester|person)Id$/;
+/** People and groups are the platform's: fields naming them by these words hold their ids (`userIds`, `audienceGroupIds`, `signedOffById`). */
+const PEOPLE_FIELD = /^(userIds|[a-z]\w*UserIds|[a-z]\w*ById)$/;
+const GROUPS_FIELD = /^(groupIds?|[a-z]\w*GroupIds?)$/;
 
-/** What a field holds, by the manifests: people, groups, a linked record of a declared type (`<kind>Id`, `<kind>Ids`). */
-function roleOf(d: HistoryDescription | undefined, field: string): Role {
-  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || PERSON_ROLES.test(field) || d?.people?.includes(field)) return { person: true };
-  if (field === 'ownerGroupId' || d?.groups?.includes(field)) return { group: true };
-  const kind = d?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
-  const type = kind ? findRecordType(kind) : undefined;
+/** The declared type a `<name>Type` field of the same change names, for its `<name>Id` (an evidence link's `linkedType`). */
+function typeBeside(changes: FieldChanges | undefined, field: string): RecordTypeDeclaration | undefined {
+  const name = /^(\w+)Id$/.exec(field)?.[1];
+  const kind = name && changes ? changes[`${name}Type`]?.after ?? changes[`${name}Type`]?.before : undefined;
+  return typeof kind === 'string' ? findRecordType(kind) : undefined;
+}
+
+/**
+ * What a field of a History type's entries holds, by the manifests: people, groups, a linked record of a declared type
+ * (its events' or record-type declaration's `links`, the kind its `<name>Type` field names, else `<kind>Id`, `<kind>Ids`).
+ */
+function roleOf(recordType: string, field: string, changes?: FieldChanges): Role {
+  const d = historyDescription(recordType);
+  if (field === 'ownerId' || field === 'userId' || /[a-z](By|UserId)$/.test(field) || PERSON_ROLES.test(field) || PEOPLE_FIELD.test(field) || d?.people?.includes(field)) return { person: true };
+  if (field === 'ownerGroupId' || GROUPS_FIELD.test(field) || d?.groups?.includes(field)) return { group: true };
+  const kind = d?.links?.[field] ?? findRecordType(recordType)?.links?.[field] ?? (/Ids?$/.test(field) ? field.replace(/Ids?$/, '') : null);
+  const type = typeBeside(changes, field) ?? (kind ? findRecordType(kind) : undefined);
   return type ? { link: type } : null;
 }
 
@@ -226,11 +255,10 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
   for (const e of entries) {
     if (e.actorUserId) people.add(e.actorUserId);
     if (e.tokenId) tokens.add(e.tokenId);
-    const d = historyDescription(e.recordType);
     const declared = findRecordType(e.recordType);
     if (declared && !isOwn(e, wording)) note(declared, [e.recordId]);
     for (const [field, change] of Object.entries(e.changes)) {
-      const role = roleOf(d, field);
+      const role = roleOf(e.recordType, field, e.changes);
       const ids = [...idsIn(change.before), ...idsIn(change.after)];
       if (!role || ids.length === 0) continue;
       if ('person' in role) ids.forEach((id) => people.add(id));
@@ -266,7 +294,7 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
     if (value === null || value === undefined || value === '') return { text: NOTHING };
     const own = wording.name?.(e.recordType, field, value);
     if (own !== undefined) return { text: own };
-    const role = roleOf(historyDescription(e.recordType), field);
+    const role = roleOf(e.recordType, field, e.changes);
     if (role && idsIn(value).length) {
       const values = Array.isArray(value) ? value : [value];
       if ('link' in role) {
@@ -279,6 +307,8 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       return { text: values.map((v) => (typeof v === 'string' && isUuid(v) ? name(v) : String(v))).join(', ') || NOTHING };
     }
     if (typeof value === 'boolean') return { text: value ? 'Yes' : 'No' };
+    // A field naming a declared record type (an evidence link's linked type, a rule's record type) by the type's label.
+    if (typeof value === 'string' && /(^t|T)ype$/.test(field) && findRecordType(value)) return { text: findRecordType(value)!.label };
     if (typeof value === 'string' && ISO_TIME.test(value)) return { text: utcText(value), at: new Date(value).toISOString() };
     if (typeof value === 'string' && keyed) {
       const d = historyDescription(e.recordType);
@@ -311,6 +341,8 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       }
       const keyed = isKeyed(field);
       const shown: ShownChange = { field, label: labelOf(field), before: show(e, field, change.before, keyed), after: show(e, field, change.after, keyed) };
+      // Nothing before and nothing after (a blank field of a new record) says nothing: left out.
+      if (shown.before.text === NOTHING && shown.after.text === NOTHING) continue;
       if (isLongText(change.before) || isLongText(change.after)) {
         shown.lines = lineDiff(typeof change.before === 'string' ? change.before : '', typeof change.after === 'string' ? change.after : '');
       }
@@ -367,7 +399,11 @@ function shownRecord(
   const label = d?.label ?? declared?.label ?? valueLabel(e.recordType);
   // Neither declared nor described (the risk scale, a setting): nothing to restrict, its id says what it is; a part of
   // the record shown (a risk's review) has no title of its own: its label and changes say what it is, never its id.
-  if (!declared && !d) return { label, title: part ? NOTHING : e.recordId || NOTHING, href: part?.live ? part.href : null, readable: true };
+  // Its changes are shown to every reader, so a name they hold (a report schedule's) may name it too.
+  if (!declared && !d) {
+    const named = ['name', 'title'].map((f) => e.changes[f]?.after ?? e.changes[f]?.before).find((v): v is string => typeof v === 'string' && v !== '');
+    return { label, title: part ? named ?? NOTHING : named ?? (e.recordId || NOTHING), href: part?.live ? part.href : null, readable: true };
+  }
   const module = declared?.module ?? d!.module;
   const readsAll = levelOf(viewer, `${module}:read` as Permission) === 'all';
   const kept = d?.titleField ? (e.changes[d.titleField]?.after ?? e.changes[d.titleField]?.before) : undefined;

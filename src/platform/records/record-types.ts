@@ -55,6 +55,11 @@ export interface RecordTypeDeclaration {
    * `kind`, the changes' field holding its id, and the actions.
    */
   historyMentions?: readonly { kind: string; field: string; actions: readonly string[] }[];
+  /**
+   * Fields of its History entries holding the id of a record of another type whose name does not say the kind (a
+   * requirement's `packageId` names a `compliancePackage`): shown by that record's name, as `<kind>Id` fields are.
+   */
+  links?: Readonly<Record<string, string>>;
   /** Its screen; a child's is its parent's. */
   href(id: string, parentId: string | null): string;
   /** Evidence may be linked to it: evidence links, the evidence section on its page, get_record's attachments. */
@@ -189,7 +194,7 @@ export function requireKind(kind: string, types: readonly RecordTypeDeclaration[
  */
 export function registerType<T extends OwnedTable, Input extends Record<string, unknown>, View>(
   recordKind: RecordKind<T, Input, View>,
-  o: Pick<RecordTypeDeclaration, 'kind' | 'plural' | 'evidence' | 'search' | 'openItems' | 'historyParts'> & {
+  o: Pick<RecordTypeDeclaration, 'kind' | 'plural' | 'evidence' | 'search' | 'openItems' | 'historyParts' | 'links'> & {
     href(id: string): string;
     read?: true | RecordTypeDeclaration['read'];
   },
@@ -200,7 +205,7 @@ export function registerType<T extends OwnedTable, Input extends Record<string, 
     ...(recordKind.recordType !== o.kind ? { historyType: recordKind.recordType } : {}),
     table, id: table.id, title: recordKind.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId,
     href: (id) => o.href(id),
-    evidence: o.evidence, search: o.search, openItems: o.openItems, historyParts: o.historyParts,
+    evidence: o.evidence, search: o.search, openItems: o.openItems, historyParts: o.historyParts, links: o.links,
     read: o.read === true ? (ctx, actor, id) => getRecord(ctx.db, recordKind, actor, id) as Promise<object> : o.read,
   };
 }

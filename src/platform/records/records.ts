@@ -43,7 +43,14 @@ type Values = Record<string, unknown>;
 export interface Reference {
   /** Plural noun for the message: "3 risks". */
   label: string;
+  /** Singular noun, for one: "1 risk" (the plural otherwise). */
+  one?: string;
   count(db: DbOrTx, id: string): Promise<number>;
+  /**
+   * The referring records, where they are records of a declared type (a finding, a requirement, a risk): its kind and
+   * the first `limit` of their ids, so the refusal can name them and link to them (the type's naming rules apply).
+   */
+  referrers?: { kind: string; ids(db: DbOrTx, id: string, limit: number): Promise<string[]> };
 }
 
 /**
@@ -449,8 +456,11 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
 }
 
 /** What still points at a record, by kind of referrer with its count ("2 audit findings"); empty when nothing does. */
-export async function referencesTo<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<{ label: string; count: number }[]> {
-  const counted = await Promise.all((kind.references ?? []).map(async (reference) => ({ label: reference.label, count: await reference.count(db, id) })));
+export async function referencesTo<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<{ label: string; count: number; reference: Reference }[]> {
+  const counted = await Promise.all((kind.references ?? []).map(async (reference) => {
+    const n = await reference.count(db, id);
+    return { label: n === 1 && reference.one ? reference.one : reference.label, count: n, reference };
+  }));
   return counted.filter((r) => r.count > 0);
 }
 
@@ -469,13 +479,26 @@ export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: Recor
   });
 }
 
-/** Counts rows of `table` whose `column` equals the id: the usual Reference. */
-export const referencedBy = (label: string, table: PgTable, column: PgColumn): Reference => ({
+/**
+ * Counts rows of `table` whose `column` equals the id: the usual Reference. With `records`, those rows are (or name)
+ * records of a declared type: `id` is the column (or expression over `table`) holding the referring record's id.
+ */
+export const referencedBy = (label: string, table: PgTable, column: PgColumn, records?: { kind: string; id: PgColumn | SQL; one: string }): Reference => ({
   label,
+  ...(records ? { one: records.one } : {}),
   async count(db, id) {
     const [{ n }] = await db.select({ n: count() }).from(table).where(eq(column, id));
     return n;
   },
+  ...(records ? {
+    referrers: {
+      kind: records.kind,
+      async ids(db: DbOrTx, id: string, limit: number) {
+        const rows = await db.selectDistinct({ id: sql<string>`(${records.id})::text` }).from(table).where(eq(column, id)).limit(limit);
+        return rows.map((r) => r.id);
+      },
+    },
+  } : {}),
 });
 
 /** For `check`: a referenced record of another kind must exist (and, for links, be readable — see requireReadable). */

@@ -1,5 +1,6 @@
 import { Flash } from '../../../../views/components/flash';
-import { CsrfField, Field } from '../../../../views/components/form';
+import { CsrfField, Field, type Option } from '../../../../views/components/form';
+import { FilterBar } from '../../../../views/components/filter-bar';
 import { Pager } from '../../../../views/components/pager';
 import { DataTable, Text } from '../../../../views/components/table';
 import type { Page } from '../../../platform/http/paging';
@@ -33,7 +34,37 @@ export interface PackageListProps {
   /** Compliance score per package id (requirements; additional items counted separately). */
   scores: ReadonlyMap<string, PackageScore>;
   done?: string;
+  /** The list's search, Owner filter and sort, as the address holds them. */
+  filters: PackageListFilters;
+  owners: Option[];
 }
+
+export interface PackageListFilters {
+  q: string;
+  ownerId: string;
+  sort: string;
+}
+
+/** The list's address with its filters, sort and page (and its CSV export's, with `path`). */
+export function packageListHref(f: PackageListFilters, extra: { page?: number; sort?: string } = {}, path = PACKAGES_PATH): string {
+  const params = new URLSearchParams(Object.entries({ q: f.q, ownerId: f.ownerId, sort: extra.sort ?? f.sort }).filter(([, v]) => v !== ''));
+  if ((extra.page ?? 1) > 1) params.set('page', String(extra.page));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** The columns of the list's CSV export (the screen's, without the actions). */
+export const packageCsvColumns: { header: string; value: (p: PackageView, score: PackageScore | undefined) => string }[] = [
+  { header: 'Name', value: (p) => p.name },
+  { header: 'Standard', value: (p) => p.standard },
+  { header: 'Version', value: (p) => p.version },
+  { header: 'Headings', value: (p) => String(p.itemCounts.heading) },
+  { header: 'Requirements', value: (p) => String(p.itemCounts.requirement) },
+  { header: 'Additional', value: (p) => String(p.itemCounts.additional) },
+  { header: 'Compliance score', value: (_p, s) => scoreText(s?.requirements) },
+  { header: 'Additional items compliant', value: (_p, s) => scoreText(s?.additional) },
+  { header: 'Owner', value: (p) => p.owner?.name ?? p.ownerGroup?.name ?? '' },
+];
 
 /** "62.5% (5 of 8)": compliant requirements of those applicable; not yet assessed counts against it. */
 const scoreText = (c: PackageScore['requirements'] | undefined) =>
@@ -43,19 +74,30 @@ const countsText = (c: ItemCounts) =>
   `${c.heading} heading${c.heading === 1 ? '' : 's'}, ${c.requirement} requirement${c.requirement === 1 ? '' : 's'}, ${c.additional} additional`;
 
 /** Compliance › Packages: every package with its item counts, Export (and Delete) per row, import and the shipped frameworks. */
-export function PackageList({ page, csrfToken, canCreate, importButton, canDelete, shipped, scores, done }: PackageListProps): JSX.Element {
+export function PackageList({ page, csrfToken, canCreate, importButton, canDelete, shipped, scores, done, filters, owners }: PackageListProps): JSX.Element {
+  const filtered = Boolean(filters.q || filters.ownerId);
+  const count = `${page.total.toLocaleString('en')} package${page.total === 1 ? '' : 's'}`;
   return (
     <section id="packages">
       <Flash kind="success" message={done ? DONE_MESSAGES[done] : undefined} />
       {importButton && <p class="actions"><a class="button" href={IMPORT_PATH}>Import package</a></p>}
       {page.total > 1 && <p class="actions"><a href={`${PACKAGES_PATH}/compare`}>Compare two packages</a></p>}
+      <FilterBar action={PACKAGES_PATH} label="Filter compliance packages" target="#package-results" filtered={filtered} keep={{ sort: filters.sort }}
+        search={{ value: filters.q, label: 'Search names' }}
+        filters={[{ name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' }]} />
+      <section id="package-results" aria-live="polite" aria-label="Compliance packages">
+      <p class="results-bar">
+        <span class="muted" safe>{filtered ? `${count} match these filters` : count}</span>
+        {page.total > 0 && <a class="button secondary small" href={packageListHref(filters, {}, `${PACKAGES_PATH}/export.csv`)} download="">Export CSV</a>}
+      </p>
       <DataTable
         rows={page.rows}
-        empty="No packages yet. Import a package file or one of the shipped frameworks."
+        empty={filtered ? 'No packages match these filters.' : 'No packages yet. Import a package file or one of the shipped frameworks.'}
+        sort={{ current: filters.sort, href: (sort) => packageListHref(filters, { sort }), target: '#package-results' }}
         columns={[
-          { header: 'Name', cell: (p) => <a href={`${PACKAGES_PATH}/${p.id}`} safe>{p.name}</a> },
-          { header: 'Standard', cell: (p) => <Text value={p.standard} /> },
-          { header: 'Version', cell: (p) => <Text value={p.version} /> },
+          { header: 'Name', sort: 'name', cell: (p) => <a href={`${PACKAGES_PATH}/${p.id}`} safe>{p.name}</a> },
+          { header: 'Standard', sort: 'standard', cell: (p) => <Text value={p.standard} /> },
+          { header: 'Version', sort: 'version', cell: (p) => <Text value={p.version} /> },
           { header: 'Headings', cell: (p) => <Text value={p.itemCounts.heading} />, class: 'num' },
           { header: 'Requirements', cell: (p) => <Text value={p.itemCounts.requirement} />, class: 'num' },
           { header: 'Additional', cell: (p) => <Text value={p.itemCounts.additional} />, class: 'num' },
@@ -73,7 +115,8 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
           },
         ]}
       />
-      <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(n) => `${PACKAGES_PATH}?page=${n}`} />
+      <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(n) => packageListHref(filters, { page: n })} target="#package-results" />
+      </section>
       {canCreate && shipped.length > 0 && (
         <section class="card" aria-labelledby="shipped-heading">
           <h2 id="shipped-heading">Shipped frameworks</h2>
