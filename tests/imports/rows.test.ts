@@ -4,8 +4,9 @@ import { auditLog, risks } from '../../db/schema';
 import { auditPlanKind } from '../../src/modules/audits/service';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { policyKind } from '../../src/modules/policies/service';
+import { setUserStatus } from '../../src/modules/people/service';
 import { createRecord } from '../../src/platform/records/records';
-import type { Actor } from '../../src/platform/permissions/permissions';
+import { systemActor, type Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, riskByTitle, rowAt } from './helpers';
@@ -143,6 +144,20 @@ describe('cells of an update row', () => {
     expect(rowAt(applied.data, 2)).toEqual({ line: 2, outcome: 'update', id, title, changes: [{ column: 'review_frequency_months', old: '12', new: '24' }] });
     const again = await postCsv(env, token, 'risks', csv, 'check');
     expect(rowAt(again.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id, title });
+  });
+  test('a cell equal to the record is no change and is not read again: an owner who has left is kept while the title changes', async () => {
+    const title = unique('Owner left');
+    const leaver = await makeUser(env, {});
+    const id = await makeRisk(env, admin, { title, ownerId: leaver.id });
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), leaver.id, 'deactivated'));
+    // The row as a download writes it (the owner by e-mail), with the title edited.
+    const csv = `id,title,owner\n${id},${title} renamed,${leaver.email}\n`;
+    const checked = await postCsv(env, token, 'risks', csv, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] });
+    // Handing a record to the account that has left is still refused.
+    const other = await makeRisk(env, admin, { title: unique('Not theirs') });
+    const handed = await postCsv(env, token, 'risks', `id,owner\n${other},${leaver.email}\n`, 'check');
+    expect(rowAt(handed.data, 2).errors).toEqual([{ column: 'owner', message: `the account ${leaver.email} is not active` }]);
   });
 });
 
