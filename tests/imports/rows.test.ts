@@ -159,6 +159,23 @@ describe('cells of an update row', () => {
     const handed = await postCsv(env, token, 'risks', `id,owner\n${other},${leaver.email}\n`, 'check');
     expect(rowAt(handed.data, 2).errors).toEqual([{ column: 'owner', message: `the account ${leaver.email} is not active` }]);
   });
+  test('a value the schema refuses is an error row naming its column, next to a cell that cannot be read, on create and on update', async () => {
+    const title = unique('Schema checked');
+    const id = await makeRisk(env, admin, { title });
+    // Text the title column reads as it is, but over the schema's 300 characters.
+    const long = 'x'.repeat(301);
+    const tooLong = { column: 'title', message: 'expected string length less or equal to 300' };
+    const notAStatus = { column: 'status', message: '"half-open" is not one of: open, closed, archived' };
+    const csv = `id,title,classification,inherent_likelihood,inherent_impact,status\n${id},${long},Operational,3,4,\n${id},${long},Operational,3,4,half-open\n,${long},Operational,3,4,\n,${long},Operational,3,4,half-open\n`;
+    const checked = await postCsv(env, token, 'risks', csv, 'check');
+    expect(checked.data.rows).toEqual([
+      { line: 2, outcome: 'error', errors: [tooLong] },
+      { line: 3, outcome: 'error', errors: [{ column: 'id', message: 'the same id is on line 2' }, notAStatus, tooLong] },
+      { line: 4, outcome: 'error', errors: [tooLong] },
+      { line: 5, outcome: 'error', errors: [notAStatus, tooLong] },
+    ]);
+    expect((await riskByTitle(env, title)).title).toBe(title);
+  });
 });
 
 describe('the shape of a row', () => {
