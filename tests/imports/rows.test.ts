@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq, max } from 'drizzle-orm';
-import { auditLog, risks } from '../../db/schema';
+import { auditLog, risks, users } from '../../db/schema';
 import { auditPlanKind } from '../../src/modules/audits/service';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { policyKind } from '../../src/modules/policies/service';
-import { setUserStatus } from '../../src/modules/people/service';
+import { createUser, setUserStatus } from '../../src/modules/people/service';
 import { createRecord } from '../../src/platform/records/records';
 import { systemActor, type Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
@@ -175,6 +175,46 @@ describe('cells of an update row', () => {
       { line: 5, outcome: 'error', errors: [notAStatus, tooLong] },
     ]);
     expect((await riskByTitle(env, title)).title).toBe(title);
+  });
+});
+
+describe('what a row result says', () => {
+  test("a row's title is its title (or name) cell wherever that column stands in the file", async () => {
+    const title = unique('Title second');
+    const risk = await postCsv(env, token, 'risks', `classification,title,inherent_likelihood,inherent_impact\nOperational,${title},3,4\n`, 'check');
+    expect(rowAt(risk.data, 2).title).toBe(title);
+    const name = unique('Name second');
+    const control = await postCsv(env, token, 'controls', `description,name\nWhat it does,${name}\n`, 'check');
+    expect(rowAt(control.data, 2).title).toBe(name);
+  });
+
+  test('a create row lists the columns it sets and not those left blank; once imported it names the new record', async () => {
+    const title = unique('Created row');
+    const csv = `title,description,classification,inherent_likelihood,inherent_impact,status\n${title},,Operational,3,4,\n`;
+    const changes = [
+      { column: 'title', old: '', new: title },
+      { column: 'classification', old: '', new: 'Operational' },
+      { column: 'inherent_likelihood', old: '', new: '3' },
+      { column: 'inherent_impact', old: '', new: '4' },
+      // The status the service gave it, as the screens label it.
+      { column: 'status', old: '', new: 'Open' },
+    ];
+    const checked = await postCsv(env, token, 'risks', csv, 'check');
+    expect(checked.data.rows).toEqual([{ line: 2, outcome: 'create', title, changes }]);
+    const applied = await postCsv(env, token, 'risks', csv, 'apply');
+    expect(applied.data.rows).toEqual([{ line: 2, outcome: 'create', id: (await riskByTitle(env, title)).id, title, changes }]);
+  });
+
+  test('handing a record to another person of the same name is a change, though both show the same name', async () => {
+    const name = unique('Same Name');
+    const [first, second] = await env.ctx.db.transaction(async (tx) => [
+      await createUser(tx, systemActor(), { email: `${unique('first')}@test.example`, name }),
+      await createUser(tx, systemActor(), { email: `${unique('second')}@test.example`, name }),
+    ]);
+    const id = await makeRisk(env, admin, { title: unique('Handed over'), ownerId: first.id });
+    const [email] = (await env.ctx.db.select({ email: users.email }).from(users).where(eq(users.id, second.id))).map((u) => u.email);
+    const checked = await postCsv(env, token, 'risks', `id,owner\n${id},${email}\n`, 'check');
+    expect(rowAt(checked.data, 2)).toMatchObject({ outcome: 'update', changes: [{ column: 'owner', old: name, new: name }] });
   });
 });
 
