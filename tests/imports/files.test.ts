@@ -7,6 +7,9 @@ import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
+import { cleanFileName, csvTemplate, runCsvImport } from '../../src/platform/csv/engine';
+import { CsvRefusal } from '../../src/platform/csv/parse';
+import { controlImport } from '../../src/modules/controls/import';
 
 let env: TestEnv;
 let token: string;
@@ -76,6 +79,31 @@ describe('File handling', () => {
       expect([...openCsv(text).chunks(size)].flat(), `chunks of ${size}`).toEqual(whole);
     }
     expect([...openCsv(text).chunks(2, 1)].flat()).toEqual(whole.slice(1));
+  });
+});
+
+describe('File names and the help row', () => {
+  test('a file name is recorded as its last path segment, printable, trimmed, at most 200 characters, upload.csv when nothing is left', () => {
+    expect(cleanFileName('C:\\Users\\me\\risks.csv')).toBe('risks.csv');
+    expect(cleanFileName('exports/2026/risks.csv')).toBe('risks.csv');
+    expect(cleanFileName(' risks\u0007\u007f.csv ')).toBe('risks.csv');
+    expect(cleanFileName(`${'x'.repeat(250)}.csv`)).toBe('x'.repeat(200));
+    for (const blank of [undefined, null, '', '   ', 'folder/', '\u0001']) expect(cleanFileName(blank), String(blank)).toBe('upload.csv');
+  });
+
+  test("a template with only its help row has no records; the help row is left out of the progress's total", async () => {
+    const admin = await adminActor(env);
+    const template = await csvTemplate(env.ctx.db, controlImport);
+    const helpOnly = runCsvImport(env.ctx.db, controlImport, admin, { name: 'template.csv', bytes: new TextEncoder().encode(template) }, 'check');
+    await expect(helpOnly).rejects.toThrow(new CsvRefusal('The file has only a header row and no records.'));
+    const width = template.replace(/^\uFEFF/, '').split('\r\n')[0].split(',').length;
+    const filled = `${template},${unique('Filled')}${','.repeat(width - 2)}\r\n,${unique('Filled')}${','.repeat(width - 2)}\r\n`;
+    const progress: [number, number][] = [];
+    const result = await runCsvImport(env.ctx.db, controlImport, admin, { name: 'template.csv', bytes: new TextEncoder().encode(filled) }, 'check', {
+      onProgress: (done, total) => progress.push([done, total]),
+    });
+    expect(result.counts.create).toBe(2);
+    expect(progress).toEqual([[2, 2]]);
   });
 });
 
