@@ -7,7 +7,7 @@ import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
-import { cleanFileName, csvTemplate, runCsvImport } from '../../src/platform/csv/engine';
+import { cleanFileName, csvTemplate, mapHeader, runCsvImport } from '../../src/platform/csv/engine';
 import { CsvRefusal } from '../../src/platform/csv/parse';
 import { controlImport } from '../../src/modules/controls/import';
 
@@ -79,6 +79,40 @@ describe('File handling', () => {
       expect([...openCsv(text).chunks(size)].flat(), `chunks of ${size}`).toEqual(whole);
     }
     expect([...openCsv(text).chunks(2, 1)].flat()).toEqual(whole.slice(1));
+  });
+});
+
+describe('The header', () => {
+  const columns = [{ name: 'id' }, { name: 'name' }, { name: 'description' }];
+  const refusals = [{ area: 'things', columns: ['secret', 'hidden'], reason: 'kept by another module' }];
+  const refusal = (header: string[], refused = refusals) => {
+    try {
+      mapHeader(header, columns, refused);
+      return 'mapped';
+    } catch (error) {
+      expect(error).toBeInstanceOf(CsvRefusal);
+      return (error as Error).message;
+    }
+  };
+
+  test('column names ignore case, spaces around them and one trailing *, and may come in any order', () => {
+    expect(mapHeader([' Name * ', 'DESCRIPTION', 'id*'], columns)).toEqual([columns[1], columns[2], columns[0]]);
+    expect(mapHeader(['description'], columns)).toEqual([columns[2]]);
+  });
+
+  test('an unknown, blank or repeated column refuses the file, naming each and the columns there are', () => {
+    const known = 'The columns are: id, name, description.';
+    expect(refusal(['colour'])).toBe(`Unknown column "colour". ${known}`);
+    expect(refusal(['*name', 'name'])).toBe(`Unknown column "*name". ${known}`);
+    expect(refusal(['name', '', ' * '])).toBe(`Unknown columns "(blank name in column 2)", "(blank name in column 3)". ${known}`);
+    expect(refusal(['name', 'NAME*', 'description', 'Description'])).toBe('The header repeats "NAME*", "Description"; each column may appear once.');
+  });
+
+  test('a column declared never to be imported is refused with its reason, before anything else is said of the header', () => {
+    expect(refusal(['name', 'Secret *'])).toBe('The column "Secret *" cannot be imported: kept by another module.');
+    expect(refusal(['colour', 'hidden', 'secret', 'name', 'name'])).toBe('The columns "hidden", "secret" cannot be imported: kept by another module.');
+    expect(refusal(['name', 'description'])).toBe('mapped');
+    expect(refusal(['name', 'colour'], [])).toBe('Unknown column "colour". The columns are: id, name, description.');
   });
 });
 
