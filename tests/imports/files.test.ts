@@ -98,6 +98,9 @@ describe('The header', () => {
   test('column names ignore case, spaces around them and one trailing *, and may come in any order', () => {
     expect(mapHeader([' Name * ', 'DESCRIPTION', 'id*'], columns)).toEqual([columns[1], columns[2], columns[0]]);
     expect(mapHeader(['description'], columns)).toEqual([columns[2]]);
+    // A custom field's key may have capitals (riskTier): its column is matched ignoring case too.
+    const custom = { name: 'cf.riskTier' };
+    expect(mapHeader(['cf.risktier', 'name'], [...columns, custom])).toEqual([custom, columns[1]]);
   });
 
   test('an unknown, blank or repeated column refuses the file, naming each and the columns there are', () => {
