@@ -2,12 +2,13 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { assets, controls } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, makeToken, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
-import { cleanFileName, csvTemplate, mapHeader, runCsvImport } from '../../src/platform/csv/engine';
+import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, mapHeader, runCsvImport } from '../../src/platform/csv/engine';
+import type { ImportType, ImportWriter } from '../../src/platform/csv/import-type';
 import { CsvRefusal } from '../../src/platform/csv/parse';
 import { controlImport } from '../../src/modules/controls/import';
 
@@ -220,6 +221,41 @@ describe('Download current records', () => {
     const checked = await postCsv(env, riskToken, 'risks', edited, 'check', 'test.csv', '&outcome=update');
     expect(checked.data.counts.update).toBe(1);
     expect(checked.data.rows.find((r) => r.outcome === 'update')?.changes).toEqual([{ column: 'inherent_impact', old: '2', new: '4' }]);
+  });
+});
+
+describe('Download limit', () => {
+  /** A type whose writer holds `stored` records and notes the limit it was asked for. */
+  const holding = (stored: number, asked: number[]): ImportType => ({
+    ...controlImport,
+    writer: (): ImportWriter => ({
+      label: 'Thing',
+      stored: async () => new Map(),
+      create: async () => [],
+      update: async () => [],
+      current: async (_db, _actor, limit) => {
+        asked.push(limit);
+        return Array.from({ length: Math.min(stored, limit) }, (_, i) => ({ id: `id-${i + 1}`, name: `Thing ${i + 1}` }));
+      },
+    }),
+  });
+
+  test(`a download holds at most ${DOWNLOAD_LIMIT} records, oldest first, and says when there were more`, async () => {
+    const admin = await adminActor(env);
+    for (const [stored, truncated] of [[DOWNLOAD_LIMIT + 1, true], [DOWNLOAD_LIMIT, false], [2, false]] as const) {
+      const asked: number[] = [];
+      const download = await csvCurrentRecords(env.ctx.db, holding(stored, asked), admin);
+      const rows = parseCsv(download.csv).rows;
+      expect(asked, String(stored)).toEqual([DOWNLOAD_LIMIT + 1]);
+      expect([rows.length, download.truncated], String(stored)).toEqual([Math.min(stored, DOWNLOAD_LIMIT), truncated]);
+      expect(rows.at(-1)?.cells.slice(0, 2), String(stored)).toEqual([`id-${Math.min(stored, DOWNLOAD_LIMIT)}`, `Thing ${Math.min(stored, DOWNLOAD_LIMIT)}`]);
+    }
+  });
+
+  test('a download needs the read right', async () => {
+    const writer = await makeUser(env, { 'controls:create': 'all', 'controls:update': 'all' });
+    const refused = await csvCurrentRecords(env.ctx.db, holding(1, []), await writer.actor()).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'FORBIDDEN', deniedReason: 'user right controls:read missing' });
   });
 });
 
