@@ -7,7 +7,7 @@ import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
-import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, mapHeader, runCsvImport } from '../../src/platform/csv/engine';
+import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, errorsFirst, mapHeader, runCsvImport, templateCsv } from '../../src/platform/csv/engine';
 import type { ImportType, ImportWriter } from '../../src/platform/csv/import-type';
 import { CsvRefusal } from '../../src/platform/csv/parse';
 import { controlImport } from '../../src/modules/controls/import';
@@ -127,6 +127,27 @@ describe('File names and the help row', () => {
     expect(cleanFileName(' risks\u0007\u007f.csv ')).toBe('risks.csv');
     expect(cleanFileName(`${'x'.repeat(250)}.csv`)).toBe('x'.repeat(200));
     for (const blank of [undefined, null, '', '   ', 'folder/', '\u0001']) expect(cleanFileName(blank), String(blank)).toBe('upload.csv');
+  });
+
+  test('a template is the header and a help row whose first cell starts with "# "; without comments only the header', () => {
+    const columns = [{ name: 'title', help: 'text', required: true }, { name: 'status', help: 'open, closed' }, { name: 'notes', help: 'text' }];
+    expect(templateCsv(columns)).toBe('\uFEFFtitle,status,notes\r\n# required: text,"open, closed",text\r\n');
+    expect(templateCsv(columns, false)).toBe('\uFEFFtitle,status,notes\r\n');
+  });
+
+  test('only the help row itself is skipped: a first row that says the same without "# ", or says it with "# " inside a cell, is a record', async () => {
+    const admin = await adminActor(env);
+    const run = (csv: string) => runCsvImport(env.ctx.db, controlImport, admin, { name: 'help.csv', bytes: new TextEncoder().encode(csv) }, 'check');
+    const help = 'required: text, up to 300 characters';
+    expect((await run(`name,description\n"${help}",text\n`)).rows).toMatchObject([{ line: 2, outcome: 'create', title: help }]);
+    expect((await run(`name,description\n"# ${help}",te# xt\n`)).rows).toMatchObject([{ line: 2, outcome: 'create', title: `# ${help}` }]);
+    // The help row as the template writes it is skipped, as it is with the columns moved.
+    await expect(run(`name,description\n"# ${help}",text\n`)).rejects.toThrow('The file has only a header row and no records.');
+  });
+
+  test('the screen lists error rows first, then by line', () => {
+    const rows = [{ line: 4, outcome: 'update' }, { line: 5, outcome: 'error' }, { line: 2, outcome: 'create' }, { line: 3, outcome: 'error' }, { line: 6, outcome: 'unchanged' }] as const;
+    expect(errorsFirst([...rows]).map((r) => r.line)).toEqual([3, 5, 2, 4, 6]);
   });
 
   test("a template with only its help row has no records; the help row is left out of the progress's total", async () => {
