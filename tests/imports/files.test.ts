@@ -7,7 +7,7 @@ import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
-import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, errorsFirst, mapHeader, runCsvImport, templateCsv } from '../../src/platform/csv/engine';
+import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, errorsFirst, mapHeader, runCsvImport, templateCsv, unguard } from '../../src/platform/csv/engine';
 import type { ImportType, ImportWriter } from '../../src/platform/csv/import-type';
 import { CsvRefusal } from '../../src/platform/csv/parse';
 import { controlImport } from '../../src/modules/controls/import';
@@ -172,6 +172,11 @@ describe('Writing CSV', () => {
     expect(csvField('plain')).toBe('plain');
     expect(csvField('a,b')).toBe('"a,b"');
     expect(toCsv([['a'], ['=x']])).toBe("\uFEFFa\r\n'=x\r\n");
+  });
+
+  test('a cell read back loses only the apostrophe that guarded a formula character at its start', () => {
+    for (const value of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(unguard(csvField(value).replace(/^"|"$/g, '')), JSON.stringify(value)).toBe(value);
+    for (const cell of ["'plain", "''=x", "a'=b", "'", "it's", '=x']) expect(unguard(cell), cell).toBe(cell);
   });
 
   test('template: the header and a comment row of allowed values; a filled-in template imports', async () => {
