@@ -123,6 +123,9 @@ describe('cells of an update row', () => {
     const checked = await postCsv(env, token, 'risks', `id,title\n  ${id} ,${title} renamed\n${id.toUpperCase()}, ${title} again\n`, 'check');
     expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] });
     expect(rowAt(checked.data, 3).errors).toEqual([{ column: 'id', message: 'the same id is on line 2' }]);
+    // Alone in its file too: the record is looked up by the id without its spaces.
+    const alone = await postCsv(env, token, 'risks', `id,title\n ${id} ,${title} renamed\n`, 'check');
+    expect(rowAt(alone.data, 2)).toMatchObject({ outcome: 'update', id });
   });
 
   test('a cell of only spaces is blank: on create a required one is missing, on update it clears the column', async () => {
@@ -218,14 +221,25 @@ describe('what a row result says', () => {
   });
 });
 
+describe('blank cells on update', () => {
+  test('a blank cell of a column that cannot be blank keeps the stored value', async () => {
+    const title = unique('Kept title');
+    const id = await makeRisk(env, admin, { title });
+    const checked = await postCsv(env, token, 'risks', `id,title,inherent_impact\n${id},,\n`, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id, title });
+  });
+});
+
 describe('the shape of a row', () => {
   test('a row with fewer fields than the header is an error row saying so, on create and on update', async () => {
     const title = unique('Short row');
     await makeRisk(env, admin, { title });
     const { id } = await riskByTitle(env, title);
     const created = await postCsv(env, token, 'risks', `${RISK_HEADER}\n${unique('Short')},Operational,3\n`, 'check');
-    expect(rowAt(created.data, 2).outcome).toBe('error');
-    expect(rowAt(created.data, 2).errors).toContainEqual({ column: '', message: 'has 3 fields; the header has 4' });
+    // The missing cell is blank: its column is required, nothing else is read into it.
+    expect(rowAt(created.data, 2)).toEqual({
+      line: 2, outcome: 'error', errors: [{ column: '', message: 'has 3 fields; the header has 4' }, { column: 'inherent_impact', message: 'is required' }],
+    });
     const updated = await postCsv(env, token, 'risks', `id,title,description\n${id},${title}\n`, 'check');
     expect(rowAt(updated.data, 2)).toEqual({ line: 2, outcome: 'error', errors: [{ column: '', message: 'has 2 fields; the header has 3' }] });
   });
