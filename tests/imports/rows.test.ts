@@ -228,6 +228,14 @@ describe('blank cells on update', () => {
     const checked = await postCsv(env, token, 'risks', `id,title,inherent_impact\n${id},,\n`, 'check');
     expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id, title });
   });
+
+  test('a blank cell of a column declared kept on update keeps the stored value, though the field could be cleared', async () => {
+    const title = unique('Kept review');
+    const imported = await postCsv(env, token, 'policies', `title,review_frequency_months\n${title},6\n`, 'apply');
+    const { id } = rowAt(imported.data, 2);
+    const checked = await postCsv(env, token, 'policies', `id,review_frequency_months\n${id},\n`, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id });
+  });
 });
 
 describe('the shape of a row', () => {
