@@ -222,10 +222,10 @@ describe('Row rules', () => {
 
     // What each type reads: one good row per way of writing a value, then the values each type refuses.
     const good: [string, string, string, string, string, string][] = [
-      ['12', '2024-02-29', 'true', 'small', 'alpha | GAMMA||', 'Ada'],
+      ['12', '2024-02-29', 'true', 'small', 'alpha | GAMMA| ||', 'Ada'],
       ['+1.25', '2024-12-31', 'YES', 'LARGE', 'Beta', 'x'],
       ['-3e2', '2025-01-01', 'false', 'Small', '|Alpha|', 'y'],
-      ['2.5E-1', '2025-06-30', 'No', 'Large', 'gamma|beta', 'z'],
+      ['2.5E-10', '2025-06-30', 'No', 'Large', 'gamma|beta', 'z'],
       ['7e+2', '2025-02-28', 'True', 'small', 'Alpha', 'w'],
     ];
     const rows = good.map((cells) => [unique('Custom project'), ...cells]);
@@ -235,7 +235,7 @@ describe('Row rules', () => {
 
     const refused = [
       ['n', 'x12'], ['n', '12x'], ['n', '1.'], ['n', '.5'], ['n', '1 5'], ['n', '1e'], ['n', '1.2.3'], ['n', '--1'], ['n', '1e2.5'], ['n', 'twelve'],
-      ['b', 'maybe'], ['b', 'yes please'], ['b', 'not true'], ['b', 'nope'], ['b', 'false!'], ['b', '1'],
+      ['b', 'maybe'], ['b', 'yes please'], ['b', 'not true'], ['b', 'say no'], ['b', 'nope'], ['b', 'false!'], ['b', '1'],
       ['m', 'Alpha|Delta'], ['s', 'Medium'], ['d', '2023-02-29'],
     ];
     const bad = await postCsv(env, projects, 'projects', csv(refused.map(([k, text]) => {
@@ -262,7 +262,7 @@ describe('Row rules', () => {
       { [`${key}n`]: 12, [`${key}d`]: '2024-02-29', [`${key}b`]: true, [`${key}s`]: 'Small', [`${key}m`]: ['Alpha', 'Gamma'], [`${key}t`]: 'Ada' },
       { [`${key}n`]: 1.25, [`${key}d`]: '2024-12-31', [`${key}b`]: true, [`${key}s`]: 'Large', [`${key}m`]: ['Beta'], [`${key}t`]: 'x' },
       { [`${key}n`]: -300, [`${key}d`]: '2025-01-01', [`${key}b`]: false, [`${key}s`]: 'Small', [`${key}m`]: ['Alpha'], [`${key}t`]: 'y' },
-      { [`${key}n`]: 0.25, [`${key}d`]: '2025-06-30', [`${key}b`]: false, [`${key}s`]: 'Large', [`${key}m`]: ['Gamma', 'Beta'], [`${key}t`]: 'z' },
+      { [`${key}n`]: 2.5e-10, [`${key}d`]: '2025-06-30', [`${key}b`]: false, [`${key}s`]: 'Large', [`${key}m`]: ['Gamma', 'Beta'], [`${key}t`]: 'z' },
       { [`${key}n`]: 700, [`${key}d`]: '2025-02-28', [`${key}b`]: true, [`${key}s`]: 'Small', [`${key}m`]: ['Alpha'], [`${key}t`]: 'w' },
     ]);
     const download = parseCsv((await csvCurrentRecords(env.ctx.db, projectImport, admin)).csv.replace(/^\uFEFF/, ''));
@@ -272,7 +272,7 @@ describe('Row rules', () => {
       ['1.25', '2024-12-31', 'true', 'Large', 'Beta', 'x'],
       // Guarded against spreadsheet formulas; the import reads it back without the apostrophe.
       ["'-300", '2025-01-01', 'false', 'Small', 'Alpha', 'y'],
-      ['0.25', '2025-06-30', 'false', 'Large', 'Gamma|Beta', 'z'],
+      ['2.5e-10', '2025-06-30', 'false', 'Large', 'Gamma|Beta', 'z'],
       ['700', '2025-02-28', 'true', 'Small', 'Alpha', 'w'],
     ]);
 
