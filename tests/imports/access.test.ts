@@ -8,6 +8,10 @@ import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
 import { refusalOf, refusedWith } from '../helpers/refusals';
+import { controlImport } from '../../src/modules/controls/import';
+import { riskExceptionImport } from '../../src/modules/exceptions/import';
+import { importRightsMissing, runCsvImport } from '../../src/platform/csv/engine';
+import { AppError } from '../../src/platform/core/errors';
 
 let env: TestEnv;
 
@@ -44,13 +48,30 @@ describe('Permissions', () => {
     const mine = unique('Mine');
     const csv = `id,name,owner\n${id},Not mine,\n,${mine},\n,${unique('Given away')},${someoneElse.email}\n`;
     const checked = await postCsv(env, ownToken, 'controls', csv, 'check');
-    expect(rowAt(checked.data, 2).errors?.[0].message).toContain('not found');
+    // A refusal of the record as a whole names no column.
+    expect(rowAt(checked.data, 2).errors).toEqual([{ column: '', message: expect.stringContaining('not found') }]);
     expect(rowAt(checked.data, 3).outcome).toBe('create');
     expect(rowAt(checked.data, 4).errors?.[0].message).toContain('level own');
     const applied = await postCsv(env, ownToken, 'controls', `name\n${mine}\n`, 'apply');
     expect(applied.status).toBe(200);
     const [row] = await env.ctx.db.select().from(controls).where(eq(controls.name, mine));
     expect(row.ownerId).toBe(own.id);
+  });
+});
+
+describe('The engine refuses on its own', () => {
+  test('an importer with neither right is refused by the engine itself, whoever calls it, naming the create right', async () => {
+    const reader = await makeUser(env, { 'controls:read': 'all' });
+    const bytes = new TextEncoder().encode(`name\n${unique('Never')}\n`);
+    const refused = await runCsvImport(env.ctx.db, controlImport, await reader.actor(), { name: 'x.csv', bytes }, 'check').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'FORBIDDEN', deniedReason: 'user right controls:create missing' });
+  });
+
+  test('a missing import right is named once when creating and updating need the same right', () => {
+    expect(importRightsMissing(controlImport)).toBe('controls:create or controls:update missing');
+    // A risk's exceptions are created and updated with the right to update risks.
+    expect(importRightsMissing(riskExceptionImport)).toBe('risks:update missing');
   });
 });
 

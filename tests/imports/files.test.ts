@@ -2,12 +2,15 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { assets, controls } from '../../db/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, makeToken, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
 import { csvField, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
-import { csvTemplate } from '../../src/platform/csv/engine';
+import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, errorsFirst, mapHeader, runCsvImport, templateCsv, unguard } from '../../src/platform/csv/engine';
+import type { ImportType, ImportWriter } from '../../src/platform/csv/import-type';
+import { CsvRefusal } from '../../src/platform/csv/parse';
+import { controlImport } from '../../src/modules/controls/import';
 import { MODULES } from '../../src/modules';
 import { itemTemplate } from '../../src/modules/accountReviews/import';
 import { DECISIONS } from '../../src/modules/accountReviews/schema';
@@ -84,12 +87,100 @@ describe('File handling', () => {
   });
 });
 
+describe('The header', () => {
+  const columns = [{ name: 'id' }, { name: 'name' }, { name: 'description' }];
+  const refusals = [{ area: 'things', columns: ['secret', 'hidden'], reason: 'kept by another module' }];
+  const refusal = (header: string[], refused = refusals) => {
+    try {
+      mapHeader(header, columns, refused);
+      return 'mapped';
+    } catch (error) {
+      expect(error).toBeInstanceOf(CsvRefusal);
+      return (error as Error).message;
+    }
+  };
+
+  test('column names ignore case, spaces around them and one trailing *, and may come in any order', () => {
+    expect(mapHeader([' Name * ', 'DESCRIPTION', 'id*'], columns)).toEqual([columns[1], columns[2], columns[0]]);
+    expect(mapHeader(['description'], columns)).toEqual([columns[2]]);
+    // A custom field's key may have capitals (riskTier): its column is matched ignoring case too.
+    const custom = { name: 'cf.riskTier' };
+    expect(mapHeader(['cf.risktier', 'name'], [...columns, custom])).toEqual([custom, columns[1]]);
+  });
+
+  test('an unknown, blank or repeated column refuses the file, naming each and the columns there are', () => {
+    const known = 'The columns are: id, name, description.';
+    expect(refusal(['colour'])).toBe(`Unknown column "colour". ${known}`);
+    expect(refusal(['*name', 'name'])).toBe(`Unknown column "*name". ${known}`);
+    expect(refusal(['name', '', ' * '])).toBe(`Unknown columns "(blank name in column 2)", "(blank name in column 3)". ${known}`);
+    expect(refusal(['name', 'NAME*', 'description', 'Description'])).toBe('The header repeats "NAME*", "Description"; each column may appear once.');
+  });
+
+  test('a column declared never to be imported is refused with its reason, before anything else is said of the header', () => {
+    expect(refusal(['name', 'Secret *'])).toBe('The column "Secret *" cannot be imported: kept by another module.');
+    expect(refusal(['colour', 'hidden', 'secret', 'name', 'name'])).toBe('The columns "hidden", "secret" cannot be imported: kept by another module.');
+    expect(refusal(['name', 'description'])).toBe('mapped');
+    expect(refusal(['name', 'colour'], [])).toBe('Unknown column "colour". The columns are: id, name, description.');
+  });
+});
+
+describe('File names and the help row', () => {
+  test('a file name is recorded as its last path segment, printable, trimmed, at most 200 characters, upload.csv when nothing is left', () => {
+    expect(cleanFileName('C:\\Users\\me\\risks.csv')).toBe('risks.csv');
+    expect(cleanFileName('exports/2026/risks.csv')).toBe('risks.csv');
+    expect(cleanFileName(' risks\u0007\u007f.csv ')).toBe('risks.csv');
+    expect(cleanFileName(`${'x'.repeat(250)}.csv`)).toBe('x'.repeat(200));
+    for (const blank of [undefined, null, '', '   ', 'folder/', '\u0001']) expect(cleanFileName(blank), String(blank)).toBe('upload.csv');
+  });
+
+  test('a template is the header and a help row whose first cell starts with "# "; without comments only the header', () => {
+    const columns = [{ name: 'title', help: 'text', required: true }, { name: 'status', help: 'open, closed' }, { name: 'notes', help: 'text' }];
+    expect(templateCsv(columns)).toBe('\uFEFFtitle,status,notes\r\n# required: text,"open, closed",text\r\n');
+    expect(templateCsv(columns, false)).toBe('\uFEFFtitle,status,notes\r\n');
+  });
+
+  test('only the help row itself is skipped: a first row that says the same without "# ", or says it with "# " inside a cell, is a record', async () => {
+    const admin = await adminActor(env);
+    const run = (csv: string) => runCsvImport(env.ctx.db, controlImport, admin, { name: 'help.csv', bytes: new TextEncoder().encode(csv) }, 'check');
+    const help = 'required: text, up to 300 characters';
+    expect((await run(`name,description\n"${help}",text\n`)).rows).toMatchObject([{ line: 2, outcome: 'create', title: help }]);
+    expect((await run(`name,description\n"# ${help}",te# xt\n`)).rows).toMatchObject([{ line: 2, outcome: 'create', title: `# ${help}` }]);
+    // The help row as the template writes it is skipped, as it is with the columns moved.
+    await expect(run(`name,description\n"# ${help}",text\n`)).rejects.toThrow('The file has only a header row and no records.');
+  });
+
+  test('the screen lists error rows first, then by line', () => {
+    const rows = [{ line: 4, outcome: 'update' }, { line: 5, outcome: 'error' }, { line: 2, outcome: 'create' }, { line: 3, outcome: 'error' }, { line: 6, outcome: 'unchanged' }] as const;
+    expect(errorsFirst([...rows]).map((r) => r.line)).toEqual([3, 5, 2, 4, 6]);
+  });
+
+  test("a template with only its help row has no records; the help row is left out of the progress's total", async () => {
+    const admin = await adminActor(env);
+    const template = await csvTemplate(env.ctx.db, controlImport);
+    const helpOnly = runCsvImport(env.ctx.db, controlImport, admin, { name: 'template.csv', bytes: new TextEncoder().encode(template) }, 'check');
+    await expect(helpOnly).rejects.toThrow(new CsvRefusal('The file has only a header row and no records.'));
+    const width = template.replace(/^\uFEFF/, '').split('\r\n')[0].split(',').length;
+    const filled = `${template},${unique('Filled')}${','.repeat(width - 2)}\r\n,${unique('Filled')}${','.repeat(width - 2)}\r\n`;
+    const progress: [number, number][] = [];
+    const result = await runCsvImport(env.ctx.db, controlImport, admin, { name: 'template.csv', bytes: new TextEncoder().encode(filled) }, 'check', {
+      onProgress: (done, total) => progress.push([done, total]),
+    });
+    expect(result.counts.create).toBe(2);
+    expect(progress).toEqual([[2, 2]]);
+  });
+});
+
 describe('Writing CSV', () => {
   test('cells starting with = + - @ tab or carriage return are neutralised in every CSV the service writes', () => {
     for (const value of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(csvField(value).replace(/^"/, '').startsWith("'")).toBe(true);
     expect(csvField('plain')).toBe('plain');
     expect(csvField('a,b')).toBe('"a,b"');
     expect(toCsv([['a'], ['=x']])).toBe("\uFEFFa\r\n'=x\r\n");
+  });
+
+  test('a cell read back loses only the apostrophe that guarded a formula character at its start', () => {
+    for (const value of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(unguard(csvField(value).replace(/^"|"$/g, '')), JSON.stringify(value)).toBe(value);
+    for (const cell of ["'plain", "''=x", "a'=b", "'", "it's", '=x']) expect(unguard(cell), cell).toBe(cell);
   });
 
   test('template: the header and a comment row of allowed values; a filled-in template imports', async () => {
@@ -191,6 +282,43 @@ describe('Download current records', () => {
     const checked = await postCsv(env, riskToken, 'risks', edited, 'check', 'test.csv', '&outcome=update');
     expect(checked.data.counts.update).toBe(1);
     expect(checked.data.rows.find((r) => r.outcome === 'update')?.changes).toEqual([{ column: 'inherent_impact', old: '2', new: '4' }]);
+  });
+});
+
+describe('Download limit', () => {
+  /** A type whose writer holds `stored` records and notes the limit it was asked for. */
+  const holding = (stored: number, asked: number[]): ImportType => ({
+    ...controlImport,
+    writer: (): ImportWriter => ({
+      label: 'Thing',
+      stored: async () => new Map(),
+      create: async () => [],
+      update: async () => [],
+      current: async (_db, _actor, limit) => {
+        asked.push(limit);
+        return Array.from({ length: Math.min(stored, limit) }, (_, i) => ({ id: `id-${i + 1}`, name: `Thing ${i + 1}` }));
+      },
+    }),
+  });
+
+  test(`a download holds at most ${DOWNLOAD_LIMIT} records, oldest first, and says when there were more`, async () => {
+    const admin = await adminActor(env);
+    for (const [stored, truncated] of [[DOWNLOAD_LIMIT + 1, true], [DOWNLOAD_LIMIT, false], [2, false]] as const) {
+      const asked: number[] = [];
+      const download = await csvCurrentRecords(env.ctx.db, holding(stored, asked), admin);
+      const rows = parseCsv(download.csv).rows;
+      expect(asked, String(stored)).toEqual([DOWNLOAD_LIMIT + 1]);
+      expect([rows.length, download.truncated], String(stored)).toEqual([Math.min(stored, DOWNLOAD_LIMIT), truncated]);
+      expect(rows.at(-1)?.cells.slice(0, 2), String(stored)).toEqual([`id-${Math.min(stored, DOWNLOAD_LIMIT)}`, `Thing ${Math.min(stored, DOWNLOAD_LIMIT)}`]);
+      // A field the record does not hold is a blank cell.
+      expect(rows.at(-1)?.cells.slice(2).filter((cell) => cell !== ''), String(stored)).toEqual([]);
+    }
+  });
+
+  test('a download needs the read right', async () => {
+    const writer = await makeUser(env, { 'controls:create': 'all', 'controls:update': 'all' });
+    const refused = await csvCurrentRecords(env.ctx.db, holding(1, []), await writer.actor()).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'FORBIDDEN', deniedReason: 'user right controls:read missing' });
   });
 });
 

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { eq, max } from 'drizzle-orm';
-import { auditLog, risks } from '../../db/schema';
+import { auditLog, risks, users } from '../../db/schema';
 import { auditPlanKind } from '../../src/modules/audits/service';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { policyKind } from '../../src/modules/policies/service';
+import { createUser, setUserStatus } from '../../src/modules/people/service';
 import { createRecord } from '../../src/platform/records/records';
-import type { Actor } from '../../src/platform/permissions/permissions';
+import { systemActor, type Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeRisk, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, riskByTitle, rowAt } from './helpers';
@@ -122,6 +123,9 @@ describe('cells of an update row', () => {
     const checked = await postCsv(env, token, 'risks', `id,title\n  ${id} ,${title} renamed\n${id.toUpperCase()}, ${title} again\n`, 'check');
     expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] });
     expect(rowAt(checked.data, 3).errors).toEqual([{ column: 'id', message: 'the same id is on line 2' }]);
+    // Alone in its file too: the record is looked up by the id without its spaces.
+    const alone = await postCsv(env, token, 'risks', `id,title\n ${id} ,${title} renamed\n`, 'check');
+    expect(rowAt(alone.data, 2)).toMatchObject({ outcome: 'update', id });
   });
 
   test('a cell of only spaces is blank: on create a required one is missing, on update it clears the column', async () => {
@@ -144,6 +148,94 @@ describe('cells of an update row', () => {
     const again = await postCsv(env, token, 'risks', csv, 'check');
     expect(rowAt(again.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id, title });
   });
+  test('a cell equal to the record is no change and is not read again: an owner who has left is kept while the title changes', async () => {
+    const title = unique('Owner left');
+    const leaver = await makeUser(env, {});
+    const id = await makeRisk(env, admin, { title, ownerId: leaver.id });
+    await env.ctx.db.transaction((tx) => setUserStatus(tx, systemActor(), leaver.id, 'deactivated'));
+    // The row as a download writes it (the owner by e-mail), with the title edited.
+    const csv = `id,title,owner\n${id},${title} renamed,${leaver.email}\n`;
+    const checked = await postCsv(env, token, 'risks', csv, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'update', id, title: `${title} renamed`, changes: [{ column: 'title', old: title, new: `${title} renamed` }] });
+    // Handing a record to the account that has left is still refused.
+    const other = await makeRisk(env, admin, { title: unique('Not theirs') });
+    const handed = await postCsv(env, token, 'risks', `id,owner\n${other},${leaver.email}\n`, 'check');
+    expect(rowAt(handed.data, 2).errors).toEqual([{ column: 'owner', message: `the account ${leaver.email} is not active` }]);
+  });
+  test('a value the schema refuses is an error row naming its column, next to a cell that cannot be read, on create and on update', async () => {
+    const title = unique('Schema checked');
+    const id = await makeRisk(env, admin, { title });
+    // Text the title column reads as it is, but over the schema's 300 characters.
+    const long = 'x'.repeat(301);
+    const tooLong = { column: 'title', message: 'expected string length less or equal to 300' };
+    const notAStatus = { column: 'status', message: '"half-open" is not one of: open, closed, archived' };
+    const csv = `id,title,classification,inherent_likelihood,inherent_impact,status\n${id},${long},Operational,3,4,\n${id},${long},Operational,3,4,half-open\n,${long},Operational,3,4,\n,${long},Operational,3,4,half-open\n`;
+    const checked = await postCsv(env, token, 'risks', csv, 'check');
+    expect(checked.data.rows).toEqual([
+      { line: 2, outcome: 'error', errors: [tooLong] },
+      { line: 3, outcome: 'error', errors: [{ column: 'id', message: 'the same id is on line 2' }, notAStatus, tooLong] },
+      { line: 4, outcome: 'error', errors: [tooLong] },
+      { line: 5, outcome: 'error', errors: [notAStatus, tooLong] },
+    ]);
+    expect((await riskByTitle(env, title)).title).toBe(title);
+  });
+});
+
+describe('what a row result says', () => {
+  test("a row's title is its title (or name) cell wherever that column stands in the file", async () => {
+    const title = unique('Title second');
+    const risk = await postCsv(env, token, 'risks', `classification,title,inherent_likelihood,inherent_impact\nOperational,${title},3,4\n`, 'check');
+    expect(rowAt(risk.data, 2).title).toBe(title);
+    const name = unique('Name second');
+    const control = await postCsv(env, token, 'controls', `description,name\nWhat it does,${name}\n`, 'check');
+    expect(rowAt(control.data, 2).title).toBe(name);
+  });
+
+  test('a create row lists the columns it sets and not those left blank; once imported it names the new record', async () => {
+    const title = unique('Created row');
+    const csv = `title,description,classification,inherent_likelihood,inherent_impact,status\n${title},,Operational,3,4,\n`;
+    const changes = [
+      { column: 'title', old: '', new: title },
+      { column: 'classification', old: '', new: 'Operational' },
+      { column: 'inherent_likelihood', old: '', new: '3' },
+      { column: 'inherent_impact', old: '', new: '4' },
+      // The status the service gave it, as the screens label it.
+      { column: 'status', old: '', new: 'Open' },
+    ];
+    const checked = await postCsv(env, token, 'risks', csv, 'check');
+    expect(checked.data.rows).toEqual([{ line: 2, outcome: 'create', title, changes }]);
+    const applied = await postCsv(env, token, 'risks', csv, 'apply');
+    expect(applied.data.rows).toEqual([{ line: 2, outcome: 'create', id: (await riskByTitle(env, title)).id, title, changes }]);
+  });
+
+  test('handing a record to another person of the same name is a change, though both show the same name', async () => {
+    const name = unique('Same Name');
+    const [first, second] = await env.ctx.db.transaction(async (tx) => [
+      await createUser(tx, systemActor(), { email: `${unique('first')}@test.example`, name }),
+      await createUser(tx, systemActor(), { email: `${unique('second')}@test.example`, name }),
+    ]);
+    const id = await makeRisk(env, admin, { title: unique('Handed over'), ownerId: first.id });
+    const [email] = (await env.ctx.db.select({ email: users.email }).from(users).where(eq(users.id, second.id))).map((u) => u.email);
+    const checked = await postCsv(env, token, 'risks', `id,owner\n${id},${email}\n`, 'check');
+    expect(rowAt(checked.data, 2)).toMatchObject({ outcome: 'update', changes: [{ column: 'owner', old: name, new: name }] });
+  });
+});
+
+describe('blank cells on update', () => {
+  test('a blank cell of a column that cannot be blank keeps the stored value', async () => {
+    const title = unique('Kept title');
+    const id = await makeRisk(env, admin, { title });
+    const checked = await postCsv(env, token, 'risks', `id,title,inherent_impact\n${id},,\n`, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id, title });
+  });
+
+  test('a blank cell of a column declared kept on update keeps the stored value, though the field could be cleared', async () => {
+    const title = unique('Kept review');
+    const imported = await postCsv(env, token, 'policies', `title,review_frequency_months\n${title},6\n`, 'apply');
+    const { id } = rowAt(imported.data, 2);
+    const checked = await postCsv(env, token, 'policies', `id,review_frequency_months\n${id},\n`, 'check');
+    expect(rowAt(checked.data, 2)).toEqual({ line: 2, outcome: 'unchanged', id });
+  });
 });
 
 describe('the shape of a row', () => {
@@ -152,8 +244,10 @@ describe('the shape of a row', () => {
     await makeRisk(env, admin, { title });
     const { id } = await riskByTitle(env, title);
     const created = await postCsv(env, token, 'risks', `${RISK_HEADER}\n${unique('Short')},Operational,3\n`, 'check');
-    expect(rowAt(created.data, 2).outcome).toBe('error');
-    expect(rowAt(created.data, 2).errors).toContainEqual({ column: '', message: 'has 3 fields; the header has 4' });
+    // The missing cell is blank: its column is required, nothing else is read into it.
+    expect(rowAt(created.data, 2)).toEqual({
+      line: 2, outcome: 'error', errors: [{ column: '', message: 'has 3 fields; the header has 4' }, { column: 'inherent_impact', message: 'is required' }],
+    });
     const updated = await postCsv(env, token, 'risks', `id,title,description\n${id},${title}\n`, 'check');
     expect(rowAt(updated.data, 2)).toEqual({ line: 2, outcome: 'error', errors: [{ column: '', message: 'has 2 fields; the header has 3' }] });
   });

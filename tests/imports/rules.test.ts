@@ -4,6 +4,9 @@ import { auditLog, controls, history, risks } from '../../db/schema';
 import { assetKind } from '../../src/modules/assets/service';
 import { createCustomField } from '../../src/modules/customFields/service';
 import { createRecord } from '../../src/platform/records/records';
+import { projectImport } from '../../src/modules/projects/import';
+import { csvCurrentRecords, csvTemplate } from '../../src/platform/csv/engine';
+import { parseCsv } from '../../src/platform/csv/parse';
 import { setUserStatus } from '../../src/modules/people/service';
 import { systemActor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
@@ -193,6 +196,93 @@ describe('Row rules', () => {
     const assets = await postCsv(env, token, 'assets', `name,cf.${key}d\nX,2024-01-01\n`, 'check');
     expect(assets.status).toBe(422);
     expect(assets.error).toContain(`Unknown column "cf.${key}d"`);
+  });
+
+  test('custom field columns of every type: what each reads and refuses, what the template says of it, what a download writes', async () => {
+    const key = `all${Date.now().toString(36)}`;
+    const system = systemActor();
+    await env.ctx.db.transaction(async (tx) => {
+      await createCustomField(tx, system, { module: 'projects', key: `${key}n`, label: 'Budget', type: 'number' });
+      await createCustomField(tx, system, { module: 'projects', key: `${key}d`, label: 'Kick-off', type: 'date' });
+      await createCustomField(tx, system, { module: 'projects', key: `${key}b`, label: 'Funded', type: 'boolean' });
+      await createCustomField(tx, system, { module: 'projects', key: `${key}s`, label: 'Size', type: 'singleSelect', options: ['Small', 'Large'] });
+      await createCustomField(tx, system, { module: 'projects', key: `${key}m`, label: 'Teams', type: 'multiSelect', options: ['Alpha', 'Beta', 'Gamma'] });
+      await createCustomField(tx, system, { module: 'projects', key: `${key}t`, label: 'Sponsor', type: 'text' });
+    });
+    const admin = await adminActor(env);
+    const projects = await makeToken(env, admin, ['projects:create', 'projects:update', 'projects:read']);
+    const cf = ['n', 'd', 'b', 's', 'm', 't'].map((k) => `cf.${key}${k}`);
+
+    // The template's help row says what each custom column takes.
+    const template = parseCsv(await csvTemplate(env.ctx.db, projectImport));
+    const [header, help] = [template.header, template.rows[0].cells];
+    expect(cf.map((name) => help[header.indexOf(name)])).toEqual([
+      'a number', 'date YYYY-MM-DD', 'true or false', 'Small, Large', 'any of Alpha, Beta, Gamma, separated by |', 'text',
+    ]);
+
+    // What each type reads: one good row per way of writing a value, then the values each type refuses.
+    const good: [string, string, string, string, string, string][] = [
+      ['12', '2024-02-29', 'true', 'small', 'alpha | GAMMA| ||', 'Ada'],
+      ['+1.25', '2024-12-31', 'YES', 'LARGE', 'Beta', 'x'],
+      ['-3e2', '2025-01-01', 'false', 'Small', '|Alpha|', 'y'],
+      ['2.5E-10', '2025-06-30', 'No', 'Large', 'gamma|beta', 'z'],
+      ['7e+2', '2025-02-28', 'True', 'small', 'Alpha', 'w'],
+    ];
+    const rows = good.map((cells) => [unique('Custom project'), ...cells]);
+    const csv = (lines: string[][]) => [['title', ...cf], ...lines].map((cells) => cells.join(',')).join('\n');
+    const checked = await postCsv(env, projects, 'projects', csv(rows), 'check');
+    expect(checked.data.rows.map((r) => [r.outcome, r.errors]), checked.text).toEqual(good.map(() => ['create', undefined]));
+
+    const refused = [
+      ['n', 'x12'], ['n', '12x'], ['n', '1.'], ['n', '.5'], ['n', '1 5'], ['n', '1e'], ['n', '1.2.3'], ['n', '--1'], ['n', '1e2.5'], ['n', 'twelve'],
+      ['b', 'maybe'], ['b', 'yes please'], ['b', 'not true'], ['b', 'say no'], ['b', 'nope'], ['b', 'false!'], ['b', '1'],
+      ['m', 'Alpha|Delta'], ['s', 'Medium'], ['d', '2023-02-29'],
+    ];
+    const bad = await postCsv(env, projects, 'projects', csv(refused.map(([k, text]) => {
+      const cells = ['', '', '', '', '', ''];
+      cells[['n', 'd', 'b', 's', 'm', 't'].indexOf(k)] = text;
+      return [unique('Refused project'), ...cells];
+    })), 'check');
+    const messages: Record<string, (text: string) => string> = {
+      n: (text) => `"${text}" is not a number`,
+      b: (text) => `"${text}" is not true or false`,
+      m: () => '"Delta" is not one of: Alpha, Beta, Gamma',
+      s: () => '"Medium" is not one of: Small, Large',
+      d: (text) => `"${text}" is not a real date written YYYY-MM-DD`,
+    };
+    expect(bad.data.rows.map((r) => r.errors)).toEqual(refused.map(([k, text]) => [{ column: `cf.${key}${k}`, message: messages[k](text) }]));
+
+    // Imported, the values are stored typed and a download writes them as the import reads them.
+    const applied = await postCsv(env, projects, 'projects', csv(rows), 'apply');
+    expect(applied.data.outcome, applied.text).toBe('imported');
+    const { loadCustomFields } = await import('../../src/platform/records/custom-field-values');
+    const ids = applied.data.rows.map((r) => r.id!);
+    const stored = await loadCustomFields(env.ctx.db, 'projects', ids);
+    expect(ids.map((id) => stored.get(id))).toEqual([
+      { [`${key}n`]: 12, [`${key}d`]: '2024-02-29', [`${key}b`]: true, [`${key}s`]: 'Small', [`${key}m`]: ['Alpha', 'Gamma'], [`${key}t`]: 'Ada' },
+      { [`${key}n`]: 1.25, [`${key}d`]: '2024-12-31', [`${key}b`]: true, [`${key}s`]: 'Large', [`${key}m`]: ['Beta'], [`${key}t`]: 'x' },
+      { [`${key}n`]: -300, [`${key}d`]: '2025-01-01', [`${key}b`]: false, [`${key}s`]: 'Small', [`${key}m`]: ['Alpha'], [`${key}t`]: 'y' },
+      { [`${key}n`]: 2.5e-10, [`${key}d`]: '2025-06-30', [`${key}b`]: false, [`${key}s`]: 'Large', [`${key}m`]: ['Gamma', 'Beta'], [`${key}t`]: 'z' },
+      { [`${key}n`]: 700, [`${key}d`]: '2025-02-28', [`${key}b`]: true, [`${key}s`]: 'Small', [`${key}m`]: ['Alpha'], [`${key}t`]: 'w' },
+    ]);
+    const download = parseCsv((await csvCurrentRecords(env.ctx.db, projectImport, admin)).csv.replace(/^\uFEFF/, ''));
+    const written = ids.map((id) => download.rows.find((r) => r.cells[0] === id)!).map((r) => cf.map((name) => r.cells[download.header.indexOf(name)]));
+    expect(written).toEqual([
+      ['12', '2024-02-29', 'true', 'Small', 'Alpha|Gamma', 'Ada'],
+      ['1.25', '2024-12-31', 'true', 'Large', 'Beta', 'x'],
+      // Guarded against spreadsheet formulas; the import reads it back without the apostrophe.
+      ["'-300", '2025-01-01', 'false', 'Small', 'Alpha', 'y'],
+      ['2.5e-10', '2025-06-30', 'false', 'Large', 'Gamma|Beta', 'z'],
+      ['700', '2025-02-28', 'true', 'Small', 'Alpha', 'w'],
+    ]);
+
+    // A blank custom cell on update clears the field, whatever its type.
+    const cleared = await postCsv(env, projects, 'projects', `id,${cf.join(',')}\n${ids[0]},,,,,,\n`, 'apply');
+    expect(rowAt(cleared.data, 2).changes, cleared.text).toEqual([
+      { column: cf[0], old: '12', new: '' }, { column: cf[1], old: '2024-02-29', new: '' }, { column: cf[2], old: 'true', new: '' },
+      { column: cf[3], old: 'Small', new: '' }, { column: cf[4], old: 'Alpha|Gamma', new: '' }, { column: cf[5], old: 'Ada', new: '' },
+    ]);
+    expect((await loadCustomFields(env.ctx.db, 'projects', [ids[0]])).get(ids[0]) ?? {}).toEqual({});
   });
 
   test('a risk row may link only an asset the importer can read, as a single write (rule 4)', async () => {

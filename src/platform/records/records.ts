@@ -385,15 +385,20 @@ export function auditFields(row: Values): Values {
 
 const ownerOf = (candidate: Values) => ({ ownerId: (candidate.ownerId as string | null) ?? null, ownerGroupId: (candidate.ownerGroupId as string | null) ?? null });
 
+/**
+ * Only an owner being set is checked, by a single write and by a batch (CSV) alike: a record whose owner has left can
+ * still be edited (a status, a title) while the owner is kept; handing it to a deactivated account is refused.
+ */
+function ownerBeingSet(candidate: Values, before: Values | null) {
+  const owner = ownerOf(candidate);
+  const kept = before ? ownerOf(before) : null;
+  return { ownerId: owner.ownerId === kept?.ownerId ? null : owner.ownerId, ownerGroupId: owner.ownerGroupId === kept?.ownerGroupId ? null : owner.ownerGroupId };
+}
+
 async function validated<T extends OwnedTable, Input extends Values>(
   db: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
 ): Promise<Values> {
-  // Only an owner being set is checked: a record whose owner has left can still be edited (a status, a title) while the
-  // owner is kept; handing it to a deactivated account is refused.
-  const owner = ownerOf(candidate);
-  const kept = before ? ownerOf(before) : null;
-  const changed = { ownerId: owner.ownerId === kept?.ownerId ? null : owner.ownerId, ownerGroupId: owner.ownerGroupId === kept?.ownerGroupId ? null : owner.ownerGroupId };
-  const problems = [...(await ownerProblems(db, changed)), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
+  const problems = [...(await ownerProblems(db, ownerBeingSet(candidate, before))), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
   if (problems.length) throw invalid(problems);
   return kind.toColumns ? kind.toColumns(candidate, before, db) : { ...candidate };
 }
@@ -571,7 +576,7 @@ async function batchProblems<T extends OwnedTable, Input extends Values>(
   } catch (error) {
     return { problems: refusedBy(error), values: {} };
   }
-  const problems = [...ownerProblemsFrom(lookup, owner), ...(await checkedByKind(db, rules, actor, candidate, before)), ...customProblems];
+  const problems = [...ownerProblemsFrom(lookup, ownerBeingSet(candidate, before)), ...(await checkedByKind(db, rules, actor, candidate, before)), ...customProblems];
   if (problems.length) return { problems, values: {} };
   const values = columnsOnly(kind.table, rules.toColumns ? await rules.toColumns(candidate, before, db) : { ...candidate });
   return { problems: [], values };
