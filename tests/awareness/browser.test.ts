@@ -102,7 +102,9 @@ describe('awareness in a browser', () => {
   }, 120_000);
 
   test.skipIf(!chromiumAvailable)('a manager writes a program’s test on its screen: a mistake is shown with the text kept, then the test is saved', async () => {
-    const draft = await env.ctx.db.transaction(async (tx) => (await createRecord(tx, programKind, await manager.actor(), { title: unique('Clean desk') })).id);
+    // The actor is read before the transaction: on PGlite (one connection) a read outside it would wait for it forever.
+    const managerActor = await manager.actor();
+    const draft = await env.ctx.db.transaction(async (tx) => (await createRecord(tx, programKind, managerActor, { title: unique('Clean desk') })).id);
     const page = await openPage(browser, base, { email: manager.email, password: manager.password });
     await page.goto(`${base}/awareness/programs/${draft}`);
     await page.getByRole('link', { name: 'Write a test' }).click();

@@ -245,8 +245,9 @@ describe('the packages list', () => {
     const { importPackage } = await import('../../src/modules/compliance/packages-service');
     const owner = await makeUser(env, { 'compliance:read': 'all', 'compliance:create': 'all' });
     const marker = unique('Listed framework');
+    const ownerActor = await owner.actor();
     for (const suffix of ['b', 'a']) {
-      await env.ctx.db.transaction(async (tx) => importPackage(tx, await owner.actor(), { name: `${marker} ${suffix}`, standard: 'ISO', items: [{ code: 'R1', name: 'One' }] }));
+      await env.ctx.db.transaction(async (tx) => importPackage(tx, ownerActor, { name: `${marker} ${suffix}`, standard: 'ISO', items: [{ code: 'R1', name: 'One' }] }));
     }
     const qs = (o: Record<string, string>) => new URLSearchParams(o).toString();
     const html = await (await admin.get(`/compliance/packages?${qs({ q: marker, ownerId: owner.id, sort: 'name' })}`)).text();
