@@ -3,7 +3,8 @@ import type { Actor, Permission } from '../../src/platform/permissions/permissio
 import { breachClock } from '../../src/modules/dataPrivacy/breaches';
 import type { BreachEntryView } from '../../src/modules/dataPrivacy/schema';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, dataOf } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { signedInBrowser } from '../helpers/browser';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
@@ -20,9 +21,8 @@ beforeAll(async () => {
   token = await makeToken(env, admin, [...INCIDENTS, 'dataPrivacy:read']);
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
+const send = apiSender(() => env, () => token);
+const json = dataOf;
 const ok = async (res: Response, status = 200) => expect(res.status, await res.clone().text()).toBe(status);
 
 /** An incident recorded as a breach through the incidents API, with its notifications to the authority. */

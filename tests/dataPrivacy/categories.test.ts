@@ -3,7 +3,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import { auditLog, processingActivities } from '../../db/schema';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
+import { adminActor, makeToken, unique } from '../helpers/factories';
+import { apiSender } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 
 /**
@@ -27,8 +28,7 @@ beforeAll(async () => {
   token = await makeToken(env, admin, [...PRIVACY, 'settings:create', 'settings:update', 'assets:read', 'assets:create']);
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+const send = apiSender(() => env, () => token);
 const data = async <T>(res: Response, status: number): Promise<T> => {
   expect(res.status, await res.clone().text()).toBe(status);
   return ((await res.json()) as { data: T }).data;

@@ -3,7 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { assetDataMaps, auditLog, history, thirdPartyDpas } from '../../db/schema';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, dataOf } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { postCsv } from '../imports/helpers';
 
@@ -18,9 +19,8 @@ beforeAll(async () => {
   token = await makeToken(env, admin, [...PRIVACY, 'assets:read', 'assets:create', 'assets:update', 'thirdParties:read', 'thirdParties:create', 'thirdParties:update']);
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
+const send = apiSender(() => env, () => token);
+const json = dataOf;
 async function created(res: Response) {
   expect(res.status, await res.clone().text()).toBe(201);
   return (await json<{ id: string }>(res)).id;

@@ -9,7 +9,8 @@ import type { Actor, Permission } from '../../src/platform/permissions/permissio
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { axeViolations, screenshots } from '../helpers/axe';
 import { chromiumAvailable, launchChromium, openPage } from '../helpers/chromium';
-import { adminActor, bearer, classificationId, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, classificationId, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, dataOf, createdId } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 
 /** DPIAs (GDPR Art. 35): screening and decision, the assessment, sign-off with the review right, and risks written from them. */
@@ -28,13 +29,9 @@ beforeAll(async () => {
   activity = await createActivity(unique('Loyalty programme'));
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
-const created = async (res: Response) => {
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await json<{ id: string }>(res)).id;
-};
+const send = apiSender(() => env, () => token);
+const json = dataOf;
+const created = createdId;
 async function createActivity(name: string, secret = token, extra: Record<string, unknown> = {}) {
   return created(await send('POST', '/api/v1/data-privacy/processing-activities', { name, legalBasis: 'legitimate_interests', ...extra }, secret));
 }

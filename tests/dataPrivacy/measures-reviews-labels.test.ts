@@ -3,7 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { auditLog, history, processingActivities } from '../../db/schema';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, dataOf, createdId } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { previewDigest } from '../../src/platform/notifications/reminders';
 import { dueSoon } from '../../src/platform/dashboard/due-soon';
@@ -23,13 +24,9 @@ beforeAll(async () => {
   ]);
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
-const created = async (res: Response) => {
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await json<{ id: string }>(res)).id;
-};
+const send = apiSender(() => env, () => token);
+const json = dataOf;
+const created = createdId;
 const activity = (body: Record<string, unknown> = {}, secret = token) =>
   send('POST', PATH, { name: unique('Payroll'), legalBasis: 'legal_obligation', ...body }, secret).then(created);
 const control = (name = unique('Encryption at rest'), secret = token) => send('POST', '/api/v1/controls', { name }, secret).then(created);

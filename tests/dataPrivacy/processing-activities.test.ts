@@ -3,7 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { auditLog, processingActivities } from '../../db/schema';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, dataOf, createdId } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 
 const PRIVACY: Permission[] = ['dataPrivacy:read', 'dataPrivacy:create', 'dataPrivacy:update', 'dataPrivacy:delete'];
@@ -18,13 +19,9 @@ beforeAll(async () => {
   token = await makeToken(env, admin, [...PRIVACY, 'assets:read', 'assets:create', 'thirdParties:read', 'thirdParties:create']);
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
-const created = async (res: Response) => {
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await json<{ id: string }>(res)).id;
-};
+const send = apiSender(() => env, () => token);
+const json = dataOf;
+const created = createdId;
 const create = async (body: Record<string, unknown>, secret = token) => created(await send('POST', PATH, body, secret));
 const asset = (name = unique('Payroll system'), secret = token) => send('POST', '/api/v1/assets', { name }, secret).then(created);
 const vendor = (name = unique('Payroll bureau'), secret = token) => send('POST', '/api/v1/third-parties', { name }, secret).then(created);

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, createdId } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { signedInBrowser } from '../helpers/browser';
 import { articleThirtyRegister, registerCsvChunks } from '../../src/modules/dataPrivacy/register';
@@ -17,12 +18,8 @@ let vendorName: string;
 let assetName: string;
 let reader: { token: string; groupId: string };
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const created = async (res: Response) => {
-  expect(res.status, await res.clone().text()).toBe(201);
-  return ((await res.json()) as { data: { id: string } }).data.id;
-};
+const send = apiSender(() => env, () => token);
+const created = createdId;
 const create = (body: Record<string, unknown>) => send('POST', PATH, body).then(created);
 
 /** The register's CSV rows that belong to this test file (the database is shared by the file's tests). */

@@ -3,7 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { auditLog, history, privacyTransfers, transferImpactAssessments } from '../../db/schema';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
-import { adminActor, bearer, makeToken, makeUser, unique } from '../helpers/factories';
+import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
+import { apiSender, dataOf } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { previewDigest } from '../../src/platform/notifications/reminders';
 
@@ -22,9 +23,8 @@ beforeAll(async () => {
   activityId = await created(await send('POST', '/api/v1/data-privacy/processing-activities', { name: unique('Payroll'), legalBasis: 'legal_obligation' }));
 });
 
-const send = (method: string, path: string, body?: unknown, secret = token) =>
-  env.request(path, bearer(secret, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
-const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
+const send = apiSender(() => env, () => token);
+const json = dataOf;
 async function created(res: Response) {
   expect(res.status, await res.clone().text()).toBe(201);
   return (await json<{ id: string }>(res)).id;
@@ -129,7 +129,7 @@ describe('transfers outside the EEA', () => {
     // A TIA a transfer relies on, and the processing activity it is part of, cannot be deleted.
     const del = await send('DELETE', `${tiasOf(bureau)}/${tiaId}`);
     expect(del.status, await del.clone().text()).toBe(409);
-    expect(((await del.json()) as { error: string }).error).toContain('transfers');
+    expect(((await del.json()) as { error: string }).error).toContain('still referenced by 1 transfer');
     const activity = await send('DELETE', `/api/v1/data-privacy/processing-activities/${activityId}`);
     expect(activity.status, await activity.clone().text()).toBe(409);
     expect(((await activity.json()) as { error: string }).error).toContain('transfers');
