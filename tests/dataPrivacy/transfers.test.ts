@@ -132,7 +132,7 @@ describe('transfers outside the EEA', () => {
     expect(((await del.json()) as { error: string }).error).toContain('still referenced by 1 transfer');
     const activity = await send('DELETE', `/api/v1/data-privacy/processing-activities/${activityId}`);
     expect(activity.status, await activity.clone().text()).toBe(409);
-    expect(((await activity.json()) as { error: string }).error).toContain('transfers');
+    expect(((await activity.json()) as { error: string }).error).toContain('still referenced by 1 transfer');
   });
 
   test('each safeguard: an adequacy decision, BCRs, a derogation with its Art. 49 ground', async () => {
