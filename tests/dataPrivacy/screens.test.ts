@@ -63,7 +63,7 @@ describe.skipIf(!chromiumAvailable)('processing activities in the browser', () =
     await page.getByRole('button', { name: 'Create processing activity' }).click();
 
     // Health data is a special category: refused inline, naming the Art. 9 condition, with what was typed kept.
-    await page.getByText('an Art. 9(2) condition is required').waitFor();
+    await page.locator('#f-specialCategoryCondition-error').getByText('an Art. 9(2) condition is required').waitFor();
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(name);
     expect(await data.getByLabel('Health data').isChecked()).toBe(true);
     expect(await page.getByRole('group', { name: 'Systems' }).getByLabel(systemName).isChecked()).toBe(true);

@@ -70,7 +70,7 @@ describe.skipIf(!chromiumAvailable)('transfers and transfer impact assessments i
     await page.getByLabel('Next review', { exact: true }).fill('2027-03-01');
     await page.getByRole('button', { name: 'Create transfer impact assessment' }).click();
     // Proceeding with measures needs the measures named: refused inside the form, what was typed kept.
-    await page.getByText('name the supplementary measures the conclusion relies on').waitFor();
+    await page.locator('#f-supplementaryMeasures-error').getByText('name the supplementary measures the conclusion relies on').waitFor();
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(tiaName);
     await expectAccessible(page, 'the refused TIA form');
     await page.getByLabel('Supplementary measures', { exact: true }).fill('Encryption with keys held in the EU');

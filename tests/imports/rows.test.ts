@@ -168,7 +168,7 @@ describe('cells of an update row', () => {
     // Text the title column reads as it is, but over the schema's 300 characters.
     const long = 'x'.repeat(301);
     const tooLong = { column: 'title', message: 'expected string length less or equal to 300' };
-    const notAStatus = { column: 'status', message: '"half-open" is not one of: open, closed, archived' };
+    const notAStatus = { column: 'status', message: '"half-open" is not one of: Open, Closed, Archived' };
     const csv = `id,title,classification,inherent_likelihood,inherent_impact,status\n${id},${long},Operational,3,4,\n${id},${long},Operational,3,4,half-open\n,${long},Operational,3,4,\n,${long},Operational,3,4,half-open\n`;
     const checked = await postCsv(env, token, 'risks', csv, 'check');
     expect(checked.data.rows).toEqual([
