@@ -73,7 +73,8 @@ describe('writing a test on the program screen', () => {
     const id = await program(manager, [person]);
     expect((await screen.post(`/awareness/programs/${id}/questions`, { questions: TEST_TEXT })).status).toBe(303);
     const [result] = await env.ctx.db.select().from(awarenessResults).where(and(eq(awarenessResults.programId, id), eq(awarenessResults.personId, person.id)));
-    await runWrite(env.ctx, async (tx) => submitAttempt(tx, await person.actor(), result.id, { answers: [[1], [0, 2]] }));
+    const personActor = await person.actor();
+    await runWrite(env.ctx, async (tx) => submitAttempt(tx, personActor, result.id, { answers: [[1], [0, 2]] }));
     expect(await (await screen.get(`/awareness/programs/${id}/questions`)).text())
       .toContain('The questions cannot change once someone has taken the test (1 person has).');
     const refused = await screen.post(`/awareness/programs/${id}/questions`, { questions: 'Just one\n- (x) a\n- ( ) b' });
@@ -101,7 +102,8 @@ describe('downloading a program’s results', () => {
     const id = await program(manager, [alice, bob]);
     expect((await screen.post(`/awareness/programs/${id}/questions`, { questions: TEST_TEXT })).status).toBe(303);
     const [aliceResult] = await env.ctx.db.select().from(awarenessResults).where(and(eq(awarenessResults.programId, id), eq(awarenessResults.personId, alice.id)));
-    await runWrite(env.ctx, async (tx) => submitAttempt(tx, await alice.actor(), aliceResult.id, { answers: [[1], [0, 2]] }));
+    const aliceActor = await alice.actor();
+    await runWrite(env.ctx, async (tx) => submitAttempt(tx, aliceActor, aliceResult.id, { answers: [[1], [0, 2]] }));
 
     const res = await screen.get(`/awareness/programs/${id}/results.csv`);
     expect(res.status).toBe(200);

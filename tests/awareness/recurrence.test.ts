@@ -49,7 +49,9 @@ describe('a recurring program', () => {
     });
     const resultOf = async (person: TestUser) =>
       (await env.ctx.db.select().from(awarenessResults).where(and(eq(awarenessResults.programId, id), eq(awarenessResults.personId, person.id))))[0];
-    await runWrite(env.ctx, async (tx) => submitAttempt(tx, await passer.actor(), (await resultOf(passer)).id, { answers: [[1]] }));
+    const passerActor = await passer.actor();
+    const { id: passerResult } = await resultOf(passer);
+    await runWrite(env.ctx, async (tx) => submitAttempt(tx, passerActor, passerResult, { answers: [[1]] }));
     expect((await resultOf(passer)).status).toBe('passed');
     // Joined the audience after publishing: assigned by the next round.
     await env.ctx.db.update(awarenessPrograms).set({ audienceUserIds: [passer.id, newcomer.id] }).where(eq(awarenessPrograms.id, id));

@@ -78,7 +78,8 @@ describe('scheduled reports and branding in a browser', () => {
       await screenshots(page, 'branding');
     } finally {
       await context.close();
-      await runWrite(app.env.ctx, async (tx) => saveBranding(app.env.ctx, tx, await adminActor(app.env), { name: 'GRC', accentColour: '' }, { remove: true }));
+      const admin = await adminActor(app.env);
+      await runWrite(app.env.ctx, async (tx) => saveBranding(app.env.ctx, tx, admin, { name: 'GRC', accentColour: '' }, { remove: true }));
     }
   }, 400_000);
 });

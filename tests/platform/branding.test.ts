@@ -112,7 +112,8 @@ describe('Settings › Branding', () => {
     const digest = await previewDigest(env.ctx, admin.userId!);
     expect(digest?.body).toEndWith('\n\n— Acme Digest');
     const reader = await makeUser(env, { 'settings:read': 'all' });
-    const refused = await runWrite(env.ctx, async (tx) => saveBranding(env.ctx, tx, await reader.actor(), { name: 'Mine', accentColour: '' })).catch((e) => e);
+    const readerActor = await reader.actor();
+    const refused = await runWrite(env.ctx, async (tx) => saveBranding(env.ctx, tx, readerActor, { name: 'Mine', accentColour: '' })).catch((e) => e);
     expect(refused.code).toBe('FORBIDDEN');
     expect(refused.details ?? refused.reason ?? refused).toBeDefined();
   });

@@ -80,7 +80,10 @@ describe('a scheduled report mails each recipient the rows they may read', () =>
     const values = input({ userIds: [alice.id] });
     await runWrite(env.ctx, (tx) => createSchedule(env.ctx, tx, admin, values));
     const swept = await Promise.all([sweepOnce(env.ctx), sweepOnce(env.ctx)]);
-    expect(swept.filter(Boolean).length).toBeLessThanOrEqual(1);
+    // On PostgreSQL the second sweep finds the advisory lock taken. PGlite runs one transaction at a time, so the second
+    // sweep starts after the first has committed and released it (and PGlite serves one process, so no other instance
+    // exists): there only the mails are counted.
+    if (process.env.DATABASE_URL) expect(swept.filter(Boolean).length).toBeLessThanOrEqual(1);
     // Both senders claim by a conditional UPDATE of last_period: on PostgreSQL the second waits for the first's row lock and then finds the period taken.
     await Promise.all([
       env.ctx.db.transaction((tx) => sendDueReports(env.ctx, tx)),
@@ -113,7 +116,8 @@ describe('a scheduled report mails each recipient the rows they may read', () =>
     ]);
     const weekly = await runWrite(env.ctx, (tx) => createSchedule(env.ctx, tx, admin, input({ userIds: [alice.id], frequency: 'weekly' }))).catch((e) => e);
     expect(weekly.problems).toEqual([{ field: 'weekday', message: 'choose the day of the week' }]);
-    const forbidden = await runWrite(env.ctx, async (tx) => createSchedule(env.ctx, tx, await alice.actor(), input({ userIds: [alice.id] }))).catch((e) => e);
+    const aliceActor = await alice.actor();
+    const forbidden = await runWrite(env.ctx, async (tx) => createSchedule(env.ctx, tx, aliceActor, input({ userIds: [alice.id] }))).catch((e) => e);
     expect(forbidden.code).toBe('FORBIDDEN');
     expect(forbidden.reason ?? forbidden.message).toBeDefined();
   });

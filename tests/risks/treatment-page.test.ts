@@ -138,7 +138,8 @@ describe('an exception on its own page', () => {
     expect(html).toContain('Kept text');
 
     const reviewer = await makeUser(env, { 'risks:read': 'all', 'risks:update': 'all', 'risks:review': 'all' });
-    await inTx(async (tx) => decideException(tx, riskParent, await reviewer.actor(), id, { decision: 'approved', note: 'one year' }));
+    const reviewerActor = await reviewer.actor();
+    await inTx(async (tx) => decideException(tx, riskParent, reviewerActor, id, { decision: 'approved', note: 'one year' }));
     const decided = await (await page.get(`/risks/exceptions/${id}`)).text();
     expect(decided).not.toContain('id="edit-exception"');
     expect(decided).toContain('A decided exception is not changed');
