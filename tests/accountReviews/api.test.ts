@@ -168,7 +168,7 @@ describe('review items over REST', () => {
     expect(await refusalOf(env, async () => send('PATCH', `/api/v1/account-reviews/${other}/items/${itemId}`, { decision: 'keep' }))).toEqual(refusedWith(404, 'Review item <id> not found'));
     const blocked = await send('DELETE', `/api/v1/account-reviews/${id}`);
     expect(blocked.status).toBe(409);
-    expect(await errorOf(blocked)).toContain('1 review items');
+    expect(await errorOf(blocked)).toContain('still referenced by 1 review item;');
     expect((await send('DELETE', `/api/v1/account-reviews/${id}/items/${itemId}`)).status).toBe(204);
     expect((await send('DELETE', `/api/v1/account-reviews/${id}`)).status).toBe(204);
   });

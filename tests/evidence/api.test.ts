@@ -277,7 +277,7 @@ describe('files', () => {
     await api.upload(id, 'a.txt', 'a');
     const refused = await api.send('DELETE', base(id));
     expect(refused.status).toBe(409);
-    expect(await errorOf(refused)).toContain('1 files');
+    expect(await errorOf(refused)).toContain('still referenced by 1 file;');
   });
 });
 

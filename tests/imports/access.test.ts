@@ -112,7 +112,7 @@ describe('Screens', () => {
 
     const ok = await upload(b, '/controls/import/check', `name,type\n${good},technical\n`, 'screen.csv');
     const okHtml = await ok.text();
-    expect(okHtml).toContain('Import rows (1 changes)');
+    expect(okHtml).toContain('Import rows (1 change)');
     const csv = /name="csv" value="([^"]*)"/.exec(okHtml)![1].replaceAll('&#10;', '\n');
     const applied = await b.post('/controls/import/apply', { csv: csv.replace(/&amp;/g, '&'), fileName: 'screen.csv' }, { headers: { 'hx-request': 'true' } });
     expect(applied.status).toBe(200);

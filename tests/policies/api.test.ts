@@ -123,7 +123,7 @@ describe('content and versions', () => {
     const published = await publishedPolicy();
     const refused = await send('DELETE', `/api/v1/policies/${published}`);
     expect(refused.status).toBe(409);
-    expect(await errorOf(refused)).toContain('1 published versions');
+    expect(await errorOf(refused)).toContain('still referenced by 1 published version (kept for good');
     const draft = await createPolicy();
     expect((await send('DELETE', `/api/v1/policies/${draft}`)).status).toBe(204);
     expect(await refusalOf(env, async () => send('GET', `/api/v1/policies/${draft}`))).toEqual(refusedWith(404, 'Policy <id> not found'));

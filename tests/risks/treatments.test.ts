@@ -217,12 +217,12 @@ describe('deleting what treatments and exceptions point at', () => {
     const deleter = await makeToken(env, admin, ['controls:read', 'controls:delete', 'risks:read', 'risks:delete', 'risks:update']);
     const controlRefused = await send('DELETE', `/api/v1/controls/${controlId}`, undefined, deleter);
     expect(controlRefused.status).toBe(409);
-    expect(await errorOf(controlRefused)).toContain('risk treatments');
+    expect(await errorOf(controlRefused)).toContain('still referenced by 1 risk treatment;');
 
     const requested = await send('POST', '/api/v1/risk-exceptions', { parentId: riskId, title: 'Waiver', description: 'for now', expiresAt: '2030-01-31' }, deleter);
     expect(requested.status, await requested.clone().text()).toBe(201);
     const riskRefused = await send('DELETE', `/api/v1/risks/${riskId}`, undefined, deleter);
     expect(riskRefused.status).toBe(409);
-    expect(await errorOf(riskRefused)).toContain('1 exceptions');
+    expect(await errorOf(riskRefused)).toContain('still referenced by 1 exception;');
   });
 });

@@ -29,7 +29,7 @@ export const programKind: RecordKind<typeof accountReviewPrograms, ProgramCreate
     createdAt: accountReviewPrograms.createdAt, updatedAt: accountReviewPrograms.updatedAt,
   },
   defaults: { description: '', status: 'open', dueOn: null },
-  references: [referencedBy('review items', accountReviewItems, accountReviewItems.programId)],
+  references: [referencedBy({ one: 'review item', many: 'review items' }, accountReviewItems, accountReviewItems.programId)],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(_db, candidate) {
     const problems: FieldProblem[] = [];

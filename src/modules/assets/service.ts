@@ -26,7 +26,7 @@ export const assetKind: RecordKind<typeof assets, AssetCreate> = {
     return problems;
   },
   references: [
-    referencedBy('risks', risks, risks.assetId, { kind: 'risk', id: risks.id, one: 'risk' }),
-    referencedBy('incidents', incidents, incidents.assetId, { kind: 'incident', id: incidents.id, one: 'incident' }),
+    referencedBy({ one: 'risk', many: 'risks' }, risks, risks.assetId, { kind: 'risk', id: risks.id }),
+    referencedBy({ one: 'incident', many: 'incidents' }, incidents, incidents.assetId, { kind: 'incident', id: incidents.id }),
   ],
 };

@@ -32,7 +32,7 @@ export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
     }
     return problems;
   },
-  references: [referencedBy('audit findings', auditFindings, auditFindings.auditPlanId, { kind: 'auditFinding', id: auditFindings.id, one: 'audit finding' })],
+  references: [referencedBy({ one: 'audit finding', many: 'audit findings' }, auditFindings, auditFindings.auditPlanId, { kind: 'auditFinding', id: auditFindings.id })],
 };
 
 export const findingKind: RecordKind<typeof auditFindings, FindingCreate> = {

@@ -51,7 +51,7 @@ export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = 
     createdAt: awarenessPrograms.createdAt, updatedAt: awarenessPrograms.updatedAt,
   },
   defaults: { content: '', contentUrl: null, audienceGroupIds: [], audienceUserIds: [], startsOn: null, endsOn: null, passMark: 80, questions: [], recurrenceMonths: null },
-  references: [referencedBy('results', awarenessResults, awarenessResults.programId)],
+  references: [referencedBy({ one: 'result', many: 'results' }, awarenessResults, awarenessResults.programId)],
   toColumns: (c) => ({ ...c, title: c.title.trim(), contentUrl: c.contentUrl?.trim() || null }),
   async check(db, candidate, before) {
     const problems: FieldProblem[] = [];

@@ -72,9 +72,9 @@ export const businessUnitKind: RecordKind<typeof businessUnits, BusinessUnitCrea
     return problems;
   },
   references: [
-    referencedBy('child business units', businessUnits, businessUnits.parentId, { kind: 'businessUnit', id: businessUnits.id, one: 'child business unit' }),
-    referencedBy('assets', assets, assets.businessUnitId, { kind: 'asset', id: assets.id, one: 'asset' }),
-    referencedBy('risks', risks, risks.businessUnitId, { kind: 'risk', id: risks.id, one: 'risk' }),
+    referencedBy({ one: 'child business unit', many: 'child business units' }, businessUnits, businessUnits.parentId, { kind: 'businessUnit', id: businessUnits.id }),
+    referencedBy({ one: 'asset', many: 'assets' }, assets, assets.businessUnitId, { kind: 'asset', id: assets.id }),
+    referencedBy({ one: 'risk', many: 'risks' }, risks, risks.businessUnitId, { kind: 'risk', id: risks.id }),
   ],
 };
 

@@ -1,3 +1,4 @@
+import { plural } from '../../platform/notifications/wording';
 import { randomUUID } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
@@ -286,7 +287,7 @@ export async function deletePackage(tx: DbOrTx, actor: Actor, id: string): Promi
   const [{ held }] = await tx.select({ held: count() }).from(exceptions)
     .innerJoin(complianceAnalyses, eq(complianceAnalyses.id, exceptions.complianceAnalysisId))
     .where(eq(complianceAnalyses.packageId, id));
-  if (held > 0) throw conflict(`Package ${id} is still referenced by ${held} compliance exceptions; remove those first`);
+  if (held > 0) throw conflict(`Package ${id} is still referenced by ${plural(held, 'compliance exception')}; remove those first`);
   const counts = (await itemCountsOf(tx, [id])).get(id)!;
   const [{ analyses }] = await tx.select({ analyses: count() }).from(complianceAnalyses).where(eq(complianceAnalyses.packageId, id));
   await tx.delete(compliancePackages).where(eq(compliancePackages.id, id));

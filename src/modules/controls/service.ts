@@ -21,11 +21,11 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
   filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
   references: [
-    referencedBy('audit findings', auditFindings, auditFindings.controlId, { kind: 'auditFinding', id: auditFindings.id, one: 'audit finding' }),
-    referencedBy('requirements', analysisControls, analysisControls.controlId, { kind: 'requirement', id: analysisControls.analysisId, one: 'requirement' }),
+    referencedBy({ one: 'audit finding', many: 'audit findings' }, auditFindings, auditFindings.controlId, { kind: 'auditFinding', id: auditFindings.id }),
+    referencedBy({ one: 'requirement', many: 'requirements' }, analysisControls, analysisControls.controlId, { kind: 'requirement', id: analysisControls.analysisId }),
     // A treatment's page is its risk's: the risks are named.
-    referencedBy('risk treatments', treatmentControls, treatmentControls.controlId, {
-      kind: 'risk', id: sql`(select ${riskTreatments.riskId} from ${riskTreatments} where ${riskTreatments.id} = ${treatmentControls.treatmentId})`, one: 'risk treatment',
+    referencedBy({ one: 'risk treatment', many: 'risk treatments' }, treatmentControls, treatmentControls.controlId, {
+      kind: 'risk', id: sql`(select ${riskTreatments.riskId} from ${riskTreatments} where ${riskTreatments.id} = ${treatmentControls.treatmentId})`,
     }),
   ],
   customFields: true,

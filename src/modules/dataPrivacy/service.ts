@@ -58,9 +58,9 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   },
   // Its DPIAs assess it, its transfers are part of it and questionnaires ask about it: deleting it while any do is a 409 naming them.
   references: [
-    referencedBy('DPIAs', dpias, dpias.processingActivityId, { kind: 'dpia', id: dpias.id, one: 'DPIA' }),
-    referencedBy('transfers', privacyTransfers, privacyTransfers.processingActivityId, { kind: 'transfer', id: privacyTransfers.id, one: 'transfer' }),
-    referencedBy('questionnaires', privacyQuestionnaires, privacyQuestionnaires.processingActivityId),
+    referencedBy({ one: 'DPIA', many: 'DPIAs' }, dpias, dpias.processingActivityId, { kind: 'dpia', id: dpias.id }),
+    referencedBy({ one: 'transfer', many: 'transfers' }, privacyTransfers, privacyTransfers.processingActivityId, { kind: 'transfer', id: privacyTransfers.id }),
+    referencedBy({ one: 'questionnaire', many: 'questionnaires' }, privacyQuestionnaires, privacyQuestionnaires.processingActivityId),
   ],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {

@@ -99,7 +99,7 @@ export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCrea
   present: async () => ({ view: (record) => withLabels(record) as TiaView }),
   filters: { thirdPartyId: (value) => eq(transferImpactAssessments.thirdPartyId, value), label: labelFilter(transferImpactAssessments.labelIds) },
   // Transfers relying on it: deleting it while any do is a 409 naming them.
-  references: [referencedBy('transfers', privacyTransfers, privacyTransfers.transferImpactAssessmentId, { kind: 'transfer', id: privacyTransfers.id, one: 'transfer' })],
+  references: [referencedBy({ one: 'transfer', many: 'transfers' }, privacyTransfers, privacyTransfers.transferImpactAssessmentId, { kind: 'transfer', id: privacyTransfers.id })],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];

@@ -56,7 +56,7 @@ export const evidenceKind: RecordKind<typeof evidence, EvidenceCreate> = {
     linkCount: sql<number>`(select count(*)::int from ${evidenceLinks} where ${evidenceLinks.evidenceId} = ${evidence.id})`,
   },
   // Files are removed one by one (each removal is audited with its SHA-256); links go with the evidence.
-  references: [referencedBy('files', evidenceFiles, evidenceFiles.evidenceId)],
+  references: [referencedBy({ one: 'file', many: 'files' }, evidenceFiles, evidenceFiles.evidenceId)],
   customFields: true,
   frozen: (before) => (before.locked ? lockedMessage(before.id) : null),
   toColumns: (c) => ({ ...c, title: c.title.trim(), collectedOn: c.collectedOn ?? todayIso() }),

@@ -36,7 +36,7 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
     return candidate.title.trim() ? [] : [{ field: 'title', message: 'must not be blank' }];
   },
   // Published text is kept for good: a policy that has been published cannot be deleted (its versions are immutable).
-  references: [referencedBy('published versions (kept for good: a published policy cannot be deleted)', policyVersions, policyVersions.policyId), referencedBy('requirements', analysisPolicies, analysisPolicies.policyId, { kind: 'requirement', id: analysisPolicies.analysisId, one: 'requirement' })],
+  references: [referencedBy({ one: 'published version (kept for good: a published policy cannot be deleted)', many: 'published versions (kept for good: a published policy cannot be deleted)' }, policyVersions, policyVersions.policyId), referencedBy({ one: 'requirement', many: 'requirements' }, analysisPolicies, analysisPolicies.policyId, { kind: 'requirement', id: analysisPolicies.analysisId })],
 };
 
 

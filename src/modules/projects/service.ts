@@ -16,7 +16,7 @@ export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
   statusColumn: projects.status,
   sortable: { title: projects.title, status: projects.status, deadline: projects.deadline, createdAt: projects.createdAt, updatedAt: projects.updatedAt },
   defaults: { description: '', status: 'planned', deadline: null },
-  references: [referencedBy('requirements (as remediation)', analysisProjects, analysisProjects.projectId, { kind: 'requirement', id: analysisProjects.analysisId, one: 'requirement (as remediation)' })],
+  references: [referencedBy({ one: 'requirement (as remediation)', many: 'requirements (as remediation)' }, analysisProjects, analysisProjects.projectId, { kind: 'requirement', id: analysisProjects.analysisId })],
   toColumns: (c) => ({ ...c, title: c.title.trim() }),
   async check(_db: DbOrTx, candidate) {
     const problems: FieldProblem[] = [];

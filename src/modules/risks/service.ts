@@ -279,11 +279,11 @@ export const riskKind: RecordKind<typeof risks, RiskCreate, RiskView> = {
   filterProblems: riskFilterProblems,
   // Records of other modules that point at a risk; deleting it while any do is a 409 naming them (never orphaned links).
   references: [
-    referencedBy('requirements', analysisRisks, analysisRisks.riskId, { kind: 'requirement', id: analysisRisks.analysisId, one: 'requirement' }),
-    referencedBy('third parties linking it', thirdPartyRisks, thirdPartyRisks.riskId, { kind: 'thirdParty', id: thirdPartyRisks.thirdPartyId, one: 'third party linking it' }),
-    referencedBy('exceptions', exceptions, exceptions.riskId),
+    referencedBy({ one: 'requirement', many: 'requirements' }, analysisRisks, analysisRisks.riskId, { kind: 'requirement', id: analysisRisks.analysisId }),
+    referencedBy({ one: 'third party linking it', many: 'third parties linking it' }, thirdPartyRisks, thirdPartyRisks.riskId, { kind: 'thirdParty', id: thirdPartyRisks.thirdPartyId }),
+    referencedBy({ one: 'exception', many: 'exceptions' }, exceptions, exceptions.riskId),
     // Risks written from a DPIA ("Create a risk from this DPIA") are listed in the DPIA's risk_ids.
-    { label: 'DPIAs', count: async (db, id) => (await db.select({ n: sql<number>`count(*)::int` }).from(dpias).where(sql`${id}::uuid = any(${dpias.riskIds})`))[0]?.n ?? 0 },
+    { label: 'DPIAs', one: 'DPIA', count: async (db, id) => (await db.select({ n: sql<number>`count(*)::int` }).from(dpias).where(sql`${id}::uuid = any(${dpias.riskIds})`))[0]?.n ?? 0 },
   ],
   customFields: true,
   async check(db, c, before, actor) {

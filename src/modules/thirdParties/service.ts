@@ -55,11 +55,11 @@ export const thirdPartyKind: RecordKind<typeof thirdParties, ThirdPartyCreate> =
     return problems;
   },
   references: [
-    referencedBy('linked risks', thirdPartyRisks, thirdPartyRisks.thirdPartyId, { kind: 'risk', id: thirdPartyRisks.riskId, one: 'linked risk' }),
-    referencedBy('third parties using it as a sub-processor', thirdPartySubProcessors, thirdPartySubProcessors.subProcessorId, {
-      kind: 'thirdParty', id: thirdPartySubProcessors.thirdPartyId, one: 'third party using it as a sub-processor',
+    referencedBy({ one: 'linked risk', many: 'linked risks' }, thirdPartyRisks, thirdPartyRisks.thirdPartyId, { kind: 'risk', id: thirdPartyRisks.riskId }),
+    referencedBy({ one: 'third party using it as a sub-processor', many: 'third parties using it as a sub-processor' }, thirdPartySubProcessors, thirdPartySubProcessors.subProcessorId, {
+      kind: 'thirdParty', id: thirdPartySubProcessors.thirdPartyId,
     }),
-    referencedBy('incidents', incidents, incidents.thirdPartyId, { kind: 'incident', id: incidents.id, one: 'incident' }),
+    referencedBy({ one: 'incident', many: 'incidents' }, incidents, incidents.thirdPartyId, { kind: 'incident', id: incidents.id }),
   ],
   // A getter: the sub-processor link names a record of this very kind.
   get historyLinks() {

@@ -1,3 +1,4 @@
+import { plural } from '../notifications/wording';
 import { CsrfField } from '../../../views/components/form';
 import { Flash } from '../../../views/components/flash';
 import { errorsFirst, type ImportResult, type RowResult } from './engine';
@@ -101,7 +102,7 @@ export function ImportResultView({ area, result, csrfToken, csv, recordHref }: I
           <CsrfField token={csrfToken} />
           <input type="hidden" name="fileName" value={result.fileName} />
           <input type="hidden" name="csv" value={csv} />
-          <button type="submit" safe>{`Import rows (${c.create + c.update} changes)`}</button>
+          <button type="submit" safe>{`Import rows (${plural(c.create + c.update, 'change')})`}</button>
           <span id="apply-progress" class="htmx-indicator" role="status">Importing…</span>
         </form>
       )}

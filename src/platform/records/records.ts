@@ -43,8 +43,8 @@ type Values = Record<string, unknown>;
 export interface Reference {
   /** Plural noun for the message: "3 risks". */
   label: string;
-  /** Singular noun, for one: "1 risk" (the plural otherwise). */
-  one?: string;
+  /** Singular noun, for one: "1 risk". */
+  one: string;
   count(db: DbOrTx, id: string): Promise<number>;
   /**
    * The referring records, where they are records of a declared type (a finding, a requirement, a risk): its kind and
@@ -464,7 +464,7 @@ export async function updateRecord<T extends OwnedTable, Input extends Values>(
 export async function referencesTo<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<{ label: string; count: number; reference: Reference }[]> {
   const counted = await Promise.all((kind.references ?? []).map(async (reference) => {
     const n = await reference.count(db, id);
-    return { label: n === 1 && reference.one ? reference.one : reference.label, count: n, reference };
+    return { label: n === 1 ? reference.one : reference.label, count: n, reference };
   }));
   return counted.filter((r) => r.count > 0);
 }
@@ -488,9 +488,9 @@ export async function deleteRecord<T extends OwnedTable>(tx: DbOrTx, kind: Recor
  * Counts rows of `table` whose `column` equals the id: the usual Reference. With `records`, those rows are (or name)
  * records of a declared type: `id` is the column (or expression over `table`) holding the referring record's id.
  */
-export const referencedBy = (label: string, table: PgTable, column: PgColumn, records?: { kind: string; id: PgColumn | SQL; one: string }): Reference => ({
-  label,
-  ...(records ? { one: records.one } : {}),
+export const referencedBy = (nouns: { one: string; many: string }, table: PgTable, column: PgColumn, records?: { kind: string; id: PgColumn | SQL }): Reference => ({
+  label: nouns.many,
+  one: nouns.one,
   async count(db, id) {
     const [{ n }] = await db.select({ n: count() }).from(table).where(eq(column, id));
     return n;
