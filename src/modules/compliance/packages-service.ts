@@ -1,4 +1,4 @@
-import { plural } from '../../platform/notifications/wording';
+import { plural } from '../../platform/core/text';
 import { randomUUID } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';

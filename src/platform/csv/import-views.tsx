@@ -1,4 +1,4 @@
-import { plural } from '../notifications/wording';
+import { plural } from '../core/text';
 import { CsrfField } from '../../../views/components/form';
 import { Flash } from '../../../views/components/flash';
 import { errorsFirst, type ImportResult, type RowResult } from './engine';

@@ -22,4 +22,3 @@ export function dayAndHourIn(now: Date, timeZone: string): { day: string; hour: 
 /** Days from `today` to `date` (YYYY-MM-DD both): negative when it is past. */
 export const daysBetween = (today: string, date: string) => Math.round((Date.parse(`${date}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
