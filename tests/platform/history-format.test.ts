@@ -219,10 +219,10 @@ describe('History of any record: people, groups and typed links by name', () => 
       recordType, recordId: crypto.randomUUID(),
       changes: (recordType === 'notificationRule'
         ? { name: change('Tell the owner'), event: change('changed'), recordType: change('risk') }
-        : { name: change('Monthly register'), frequency: change('monthly'), reportKey: change('riskRegister') }) as Record<string, { before: unknown; after: unknown }>,
+        : { name: change('Weekly register'), frequency: change('weekly'), weekday: change(1), reportKey: change('riskRegister') }) as Record<string, { before: unknown; after: unknown }>,
     })));
     expect(rule.record?.title).toBe('Tell the owner');
     expect(Object.fromEntries(rule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Event: 'Changed (any change)', 'Record type': 'Risk' });
-    expect(Object.fromEntries(schedule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Frequency: 'Monthly', Report: expect.stringMatching(/^Risk register/) });
+    expect(Object.fromEntries(schedule.changes.map((c) => [c.label, c.after.text]))).toMatchObject({ Frequency: 'Weekly', Weekday: 'Monday', Report: expect.stringMatching(/^Risk register/) });
   });
 });

@@ -307,6 +307,7 @@ export const settingsHistoryDescriptions = (): HistoryDescription[] => [
     recordType: 'reportSchedule', label: 'Report schedule', module: 'settings', fields: { reportKey: 'Report' }, titleField: 'name',
     values: {
       frequency: { daily: 'Daily', weekly: 'Weekly', monthly: 'Monthly' },
+      weekday: Object.fromEntries(WEEKDAYS.map((day, i) => [String(i + 1), day])),
       // The installed reports' titles, read when an entry is worded (the reports are installed after the descriptions).
       get reportKey() { return Object.fromEntries(installedReports().map((r) => [r.key, r.title])); },
     },

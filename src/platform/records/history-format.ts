@@ -314,6 +314,9 @@ export async function describeHistory(db: DbOrTx, viewer: Actor, stored: readonl
       const d = historyDescription(e.recordType);
       return { text: (field === (d?.statusField ?? 'status') ? d?.statuses?.[value] : d?.values?.[field]?.[value]) ?? valueLabel(value) };
     }
+    // A number from a fixed list (a schedule's weekday) by its label, where its record type declares the labels.
+    const numberLabel = typeof value === 'number' ? historyDescription(e.recordType)?.values?.[field]?.[String(value)] : undefined;
+    if (numberLabel) return { text: numberLabel };
     if (Array.isArray(value)) return { text: value.length ? value.map((v) => show(e, field, v, keyed).text).join(', ') : NOTHING };
     if (typeof value === 'object') return { text: JSON.stringify(value) };
     return { text: String(value) };
