@@ -186,19 +186,49 @@ function cursorClient(db: DbOrTx): postgres.Sql | undefined {
  */
 export async function* streamFlat<T>(db: DbOrTx, fields: Record<string, FlatField>, build: () => PageableSelect, pageSize = 1000): AsyncGenerator<T[]> {
   const toObjects = flatMapper<T>(fields);
+  for await (const rows of streamValues(db, build, pageSize)) yield toObjects(rows);
+}
+
+/**
+ * Every row of a select as the driver reads its values, in the select list's order, `pageSize` rows at a time (as
+ * streamFlat reads them, without making objects): for a reader that only writes the values out, such as a report whose
+ * cells PostgreSQL computes.
+ */
+export async function* streamValues(db: DbOrTx, build: () => PageableSelect, pageSize = 1000): AsyncGenerator<unknown[][]> {
   const client = cursorClient(db);
   if (client) {
     const query = dialect.sqlToQuery(build().getSQL());
-    for await (const rows of client.unsafe(query.sql, query.params as postgres.ParameterOrJSON<never>[]).values().cursor(pageSize)) {
-      yield toObjects(rows as unknown as unknown[][]);
-    }
+    yield* readAhead(client.unsafe(query.sql, query.params as postgres.ParameterOrJSON<never>[]).values().cursor(pageSize)[Symbol.asyncIterator]());
     return;
   }
   for (let offset = 0; ; offset += pageSize) {
     const query = dialect.sqlToQuery(build().limit(pageSize).offset(offset).getSQL());
-    const rows = (await db._.session.prepareQuery(query, undefined, undefined, true, toObjects as (rows: unknown[][]) => unknown).execute()) as T[];
+    // Array mode with a mapper that keeps the arrays: without a mapper the driver answers its raw result.
+    const rows = (await db._.session.prepareQuery(query, undefined, undefined, true, (values: unknown[][]) => values).execute()) as unknown[][];
     if (rows.length) yield rows;
     if (rows.length < pageSize) return;
+  }
+}
+
+/**
+ * A cursor's pages, each next one asked for as soon as the last arrives: PostgreSQL reads it while the reader writes
+ * the last one out, instead of waiting for the reader. A reader that stops early leaves the cursor closed: the page
+ * asked for ahead is awaited first, so the driver's close reaches the portal (postgres.js closes it from the page
+ * being read; without that wait the connection would wait for ever).
+ */
+async function* readAhead(pages: AsyncIterator<readonly unknown[][]>): AsyncGenerator<unknown[][]> {
+  let ahead: Promise<IteratorResult<readonly unknown[][]>> | undefined = pages.next();
+  try {
+    for (;;) {
+      const asked: Promise<IteratorResult<readonly unknown[][]>> = ahead;
+      ahead = undefined;
+      const page = await asked;
+      if (page.done) return;
+      ahead = pages.next();
+      yield page.value as unknown[][];
+    }
+  } finally {
+    if (ahead && !(await ahead.catch(() => ({ done: true }))).done) await pages.return?.();
   }
 }
 

@@ -80,6 +80,20 @@ describe('each CSV holds its header and only the rows the reader may read', () =
     expect(lines.join('\n')).not.toContain(titles.theirs);
   });
 
+  test('the risk register, whose cells PostgreSQL writes, gives cell for cell what the Risks list\'s export gives from each risk\'s view', async () => {
+    // Owned by a person, by a group only, by both; rated residually and not; each status; text that CSV must quote or guard.
+    const owner = await makeUser(env, { 'risks:read': 'own' });
+    await makeRisk(env, admin, { title: unique('Alpha; "quoted"'), ownerId: owner.id, inherentLikelihood: 3, inherentImpact: 4, residualLikelihood: 2, residualImpact: 3 });
+    await makeRisk(env, admin, { title: `-2 ${unique('formula')}`, ownerId: null, ownerGroupId: owner.groupId, inherentLikelihood: 1, inherentImpact: 5, status: 'closed' });
+    await makeRisk(env, admin, { title: unique('Beta'), ownerId: owner.id, ownerGroupId: owner.groupId, inherentLikelihood: 5, inherentImpact: 5, residualLikelihood: 5, residualImpact: 1, status: 'archived' });
+    const session = await signedIn(owner.email, owner.password);
+    const report = await csvLines(await session.get('/reports/riskRegister/csv'));
+    const listed = await csvLines(await session.get('/risks/export.csv?sort=title'));
+    expect(report.length).toBe(4);
+    expect(report).toEqual(listed);
+    expect(report.some((line) => line.includes(',Archived,'))).toBe(true);
+  });
+
   test('third parties and their risks: a linked risk the reader may not read is "(restricted)"', async () => {
     const lines = await csvLines(await (await signedIn(reader.email, reader.password)).get('/reports/thirdParties/csv'));
     expect(lines[0]).toBe('Name,Type,Status,Website,Owner,Linked risks,Risks');

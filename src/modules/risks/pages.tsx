@@ -7,6 +7,7 @@ import { RISK_STATUSES, RiskCreate, RiskUpdate, type RiskView } from './schema';
 import { riskKind, riskLinkKinds, riskLinkOptions } from './service';
 import { classificationOptions, getRiskScale } from './settings-service';
 import { ScoreBadge } from './views/parts';
+import { riskCells } from './register-cells';
 import { RESTRICTED_NAME } from '../../platform/records/links';
 
 type Level = { value: number; name: string };
@@ -21,11 +22,11 @@ const ratingText = (likelihood: Level | null, impact: Level | null) =>
 type Rating = [Level | null, Level | null, number | null, { name: string } | null];
 
 /** A rating's four export columns: likelihood and impact as "3 – Possible", the score, and its band. */
-const ratingColumns = (side: string, rating: (r: RiskView) => Rating): ListColumn<RiskView>[] => [
-  { header: `${side} likelihood`, value: (r) => { const l = rating(r)[0]; return l ? `${l.value} – ${l.name}` : ''; }, only: 'export' },
-  { header: `${side} impact`, value: (r) => { const i = rating(r)[1]; return i ? `${i.value} – ${i.name}` : ''; }, only: 'export' },
-  { header: `${side} score`, value: (r) => rating(r)[2] ?? '', only: 'export' },
-  { header: `${side} band`, value: (r) => rating(r)[3]?.name ?? '', only: 'export' },
+const ratingColumns = (side: string, rating: (r: RiskView) => Rating, sql: readonly ListColumn<RiskView>['sql'][]): ListColumn<RiskView>[] => [
+  { header: `${side} likelihood`, value: (r) => { const l = rating(r)[0]; return l ? `${l.value} – ${l.name}` : ''; }, only: 'export', sql: sql[0] },
+  { header: `${side} impact`, value: (r) => { const i = rating(r)[1]; return i ? `${i.value} – ${i.name}` : ''; }, only: 'export', sql: sql[1] },
+  { header: `${side} score`, value: (r) => rating(r)[2] ?? '', only: 'export', sql: sql[2] },
+  { header: `${side} band`, value: (r) => rating(r)[3]?.name ?? '', only: 'export', sql: sql[3] },
 ];
 
 /** Level pickers, read from the risk scale per request (Risk settings change it). */
@@ -39,18 +40,18 @@ const levelField = (ctx: AppContext, name: keyof RiskView, label: string, axis: 
 
 /** The Risks list's columns, also the CSV export's and the risk register report's (the `export` ones included). */
 export const riskColumns: ListColumn<RiskView>[] = [
-  { header: 'Title', value: (r) => r.title, link: true, sort: 'title' },
-  { header: 'Classification', value: (r) => r.classification.name },
+  { header: 'Title', value: (r) => r.title, link: true, sort: 'title', sql: riskCells.title },
+  { header: 'Classification', value: (r) => r.classification.name, sql: riskCells.classification },
   { header: 'Inherent', value: (r) => scoreText(r.inherentScore, r.inherentBand), cell: (r) => <ScoreBadge score={r.inherentScore} band={r.inherentBand} />, sort: 'inherentScore', only: 'screen' },
   { header: 'Residual', value: (r) => scoreText(r.residualScore, r.residualBand), cell: (r) => <ScoreBadge score={r.residualScore} band={r.residualBand} />, sort: 'residualScore', only: 'screen' },
   // The export gives each part of both ratings a column of its own, so a committee's spreadsheet can sort and count them.
-  ...ratingColumns('Inherent', (r) => [r.inherentLikelihood, r.inherentImpact, r.inherentScore, r.inherentBand]),
-  ...ratingColumns('Residual', (r) => [r.residualLikelihood, r.residualImpact, r.residualScore, r.residualBand]),
-  { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name },
-  { header: 'Owner group', value: (r) => r.ownerGroup?.name, only: 'export' },
-  { header: 'Status', value: (r) => readable(r.status), sort: 'status' },
-  { header: 'Review every (months)', value: (r) => r.reviewFrequencyMonths, only: 'export' },
-  { header: 'Updated', value: (r) => r.updatedAt.slice(0, 10), cell: (r) => <When value={r.updatedAt} />, sort: 'updatedAt' },
+  ...ratingColumns('Inherent', (r) => [r.inherentLikelihood, r.inherentImpact, r.inherentScore, r.inherentBand], riskCells.inherent),
+  ...ratingColumns('Residual', (r) => [r.residualLikelihood, r.residualImpact, r.residualScore, r.residualBand], riskCells.residual),
+  { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name, sql: riskCells.owner },
+  { header: 'Owner group', value: (r) => r.ownerGroup?.name, only: 'export', sql: riskCells.ownerGroup },
+  { header: 'Status', value: (r) => readable(r.status), sort: 'status', sql: riskCells.status },
+  { header: 'Review every (months)', value: (r) => r.reviewFrequencyMonths, only: 'export', sql: riskCells.reviewFrequencyMonths },
+  { header: 'Updated', value: (r) => r.updatedAt.slice(0, 10), cell: (r) => <When value={r.updatedAt} />, sort: 'updatedAt', sql: riskCells.updatedDay },
 ];
 
 /** The risk register's screens: the register kit's list, record page, forms and delete, with the risk's own words. */

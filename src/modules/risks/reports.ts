@@ -1,6 +1,7 @@
 import { dateRangeFilters, erased, inDateRange, inPages, recordPages, registerReport, type ReportDeclaration, type ReportFilters } from '../../platform/reports/declarations';
 import { readable } from '../../platform/record-screens/record-views';
 import { riskColumns } from './pages';
+import { riskCellJoins } from './register-cells';
 import { riskKind } from './service';
 import { listAllTreatments } from './treatments-service';
 import { RISK_STATUSES, TREATMENT_STATUSES, TREATMENT_TYPES, type TreatmentView } from './schema';
@@ -60,7 +61,7 @@ const treatmentPlan: ReportDeclaration<TreatmentRow> = {
 /** The risk module's reports: the register with inherent and residual ratings, and the treatment plan. */
 export const riskReports = [
   registerReport(riskKind, {
-    key: 'riskRegister', title: 'Risk register', listHref: '/risks', columns: riskColumns,
+    key: 'riskRegister', title: 'Risk register', listHref: '/risks', columns: riskColumns, joins: riskCellJoins,
     description: 'Every risk you may read with its inherent and residual likelihood, impact, score and band, owner and status.',
     params: { sort: 'title' },
     // The Risks list's filters (status, classification, inherent and residual band), as its query parameters.

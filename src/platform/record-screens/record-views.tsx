@@ -1,3 +1,5 @@
+import type { SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { AuditEntry } from '../audit/audit';
 import type { Actor } from '../permissions/permissions';
 import type { ShownChange, ShownEntry, ShownValue } from '../records/history-format';
@@ -45,6 +47,12 @@ export interface ListColumn<V> {
   link?: boolean;
   /** The list's sort key (the kind's `sortable`): the header sorts by it on click. */
   sort?: string;
+  /**
+   * The same cell as PostgreSQL writes it (text or a number, '' or null when empty): a report of the whole register
+   * whose every column gives one reads these instead of each row's view (registerReport; docs/reports.md). It must
+   * give what `value` gives: tests compare the two.
+   */
+  sql?: SQL | PgColumn;
 }
 
 export interface ListState {

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { flatStatement, selectFlat, streamFlat, withIsoTimestamps, type DbOrTx } from '../../../db/client';
+import type { PgColumn, PgSelect, PgTable } from 'drizzle-orm/pg-core';
+import { flatStatement, selectFlat, streamFlat, streamValues, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import { customFieldValues, groups, users } from '../../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -340,6 +340,37 @@ export async function* streamRecords<T extends OwnedTable, V>(
       return present.view(view);
     });
   }
+}
+
+/**
+ * What a reader of a whole list computes in SQL instead of from each row's view: one expression per value, over the
+ * kind's table joined to its owner (`users`) and owner group (`groups`), and to whatever `joins` adds (lookup tables).
+ */
+export interface ListValuesSelect {
+  values: readonly (SQL | PgColumn)[];
+  joins?: (query: PgSelect) => PgSelect;
+}
+
+/**
+ * Every record of a list the actor may read, as streamRecords reads them (the same WHERE: their own/all level and the
+ * list's filters; the same ORDER), but each row only the values `select` computes, as the driver reads them: no view,
+ * no presenter. For a report of a whole register, whose cells PostgreSQL can write (docs/reports.md).
+ */
+export async function* streamListValues<T extends OwnedTable>(
+  db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams, select: ListValuesSelect, pageSize = 2000,
+): AsyncGenerator<unknown[][]> {
+  const problems = (await kind.filterProblems?.(db, query)) ?? [];
+  if (problems.length) throw invalid(problems);
+  const table = kind.table as OwnedTable;
+  const where = listCondition(kind, actor, query);
+  const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
+  // Keys in the values' order: a flat selection is written in the order of its keys.
+  const fields = Object.fromEntries(select.values.map((value, i) => [`v${i}`, value]));
+  const build = () => {
+    const joined = db.select(fields).from(table).leftJoin(users, eq(users.id, table.ownerId)).leftJoin(groups, eq(groups.id, table.ownerGroupId)).$dynamic();
+    return (select.joins ? select.joins(joined) : joined).where(where).orderBy(...listOrder(kind, sort));
+  };
+  yield* streamValues(db, build, pageSize);
 }
 
 async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<JoinedRow | undefined> {
