@@ -42,22 +42,38 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return openPglite(options.memory ? undefined : (options.dataDir ?? './data'));
 }
 
+/**
+ * Connections of their own for whole-register reads through a cursor (report and export downloads): a download holds
+ * its connection for as long as its client takes to read it, so slow clients take these, never the pool every other
+ * request needs. More downloads at once than this wait for one to end.
+ */
+export const STREAM_CONNECTIONS = 3;
+
+/** The connections a cursor reads through, by the handle the service holds (none under PGlite). */
+const streamClients = new WeakMap<object, postgres.Sql>();
+
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const client = guardConnectionLoss(postgres(url, {
-    max,
+  const connect = (connections: number) => guardConnectionLoss(postgres(url, {
+    max: connections,
     onnotice: () => {},
     connect_timeout: 10,
     // Reconnect attempts after failed ones wait at most a second (postgres.js grows the wait to 20 s), so the service
     // answers again as soon as PostgreSQL does; until then each request fails fast with 503.
     backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1),
   }));
+  const client = connect(max);
+  // Opened on first use (postgres.js connects lazily).
+  const streams = connect(STREAM_CONNECTIONS);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  streamClients.set(db, streams);
   return {
     db,
     kind: 'postgres',
     raw: async <T>(text: string, params: unknown[] = [], options: { prepare?: boolean } = {}) =>
       (await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: options.prepare ?? false })) as unknown as T[],
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([client.end({ timeout: 5 }), streams.end({ timeout: 5 })]);
+    },
   };
 }
 
@@ -167,14 +183,13 @@ export interface PageableSelect {
 }
 
 /**
- * postgres.js's pool under a Drizzle handle; none under PGlite, nor in a transaction: its one connection, busy with the
- * cursor, would queue the reader's other statements (names, latest tests) behind it until the cursor ends, which it
- * never would.
+ * The stream connections of the service's handle (STREAM_CONNECTIONS); none under PGlite, nor in a transaction: its
+ * one connection, busy with the cursor, would queue the reader's other statements (names, latest tests) behind it
+ * until the cursor ends, which it never would.
  */
 function cursorClient(db: DbOrTx): postgres.Sql | undefined {
   if (is(db, PgTransaction)) return undefined;
-  const client = (db._.session as unknown as { client?: unknown }).client;
-  return typeof (client as { unsafe?: unknown } | undefined)?.unsafe === 'function' ? (client as postgres.Sql) : undefined;
+  return streamClients.get(db);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { openDatabase, streamValues, type DbOrTx } from '../../db/client';
+import { openDatabase, STREAM_CONNECTIONS, streamValues, type DbOrTx } from '../../db/client';
 import { testEnv } from '../helpers/app';
 
 /** The numbers 1..n in order, as a select a reader of a whole register pages through. */
@@ -33,6 +33,21 @@ describe('a whole select read a page at a time', () => {
       expect(await database.raw<{ ok: number }>('select 1 as ok')).toEqual([{ ok: 1 }]);
       // And a whole read after it, on the same connection.
       expect((await read(streamValues(database.db, numbers(database.db, 250), 100))).flat().length).toBe(250);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test.skipIf(!process.env.DATABASE_URL)('readers left half-read (slow downloads) hold connections of their own, never the pool other requests need', async () => {
+    const env = await testEnv();
+    const database = await openDatabase({ databaseUrl: env.ctx.config.DATABASE_URL!, maxConnections: 1 });
+    try {
+      // As many readers as there are stream connections, each with its first page read and the rest not yet.
+      const readers = Array.from({ length: STREAM_CONNECTIONS }, () => streamValues(database.db, numbers(database.db, 10_000), 100));
+      for (const reader of readers) expect(((await reader.next()).value as unknown[][]).length).toBe(100);
+      // The pool's one connection still answers.
+      expect(await database.raw<{ ok: number }>('select 1 as ok')).toEqual([{ ok: 1 }]);
+      for (const reader of readers) await reader.return(undefined);
     } finally {
       await database.close();
     }
