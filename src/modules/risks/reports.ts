@@ -1,9 +1,9 @@
-import { dateRangeFilters, erased, inDateRange, inPages, recordPages, registerReport, type ReportDeclaration, type ReportFilters } from '../../platform/reports/declarations';
+import { dateRangeFilters, erased, registerReport, type ReportDeclaration } from '../../platform/reports/declarations';
 import { readable } from '../../platform/record-screens/record-views';
 import { riskColumns } from './pages';
 import { riskCellJoins } from './register-cells';
 import { riskKind } from './service';
-import { listAllTreatments } from './treatments-service';
+import { streamTreatmentPlan } from './treatments-service';
 import { RISK_STATUSES, TREATMENT_STATUSES, TREATMENT_TYPES, type TreatmentView } from './schema';
 import { classificationOptions, getRiskScale } from './settings-service';
 
@@ -11,31 +11,6 @@ type Level = { value: number; name: string } | null;
 const levelText = (l: Level) => (l ? `${l.value} – ${l.name}` : '');
 
 type TreatmentRow = TreatmentView & { riskTitle: string };
-
-/** Whether a treatment is among the chosen: its status, type and due date (a treatment without one is outside any range). */
-const chosenTreatment = (chosen: ReportFilters) => (t: TreatmentView) =>
-  (!chosen.status || t.status === chosen.status) && (!chosen.type || t.type === chosen.type) && inDateRange(chosen, 'dueOn', t.dueOn);
-
-/**
- * Every treatment of the risks the viewer may read, read as GET /api/v1/risks/treatments pages them, with its risk's
- * title, narrowed by the chosen filters page by page; sorted by risk title and due date, so read whole before the
- * first row is written (the titles come from one pass over the risks, a page at a time).
- */
-async function treatmentRows(db: Parameters<typeof listAllTreatments>[0], viewer: Parameters<typeof listAllTreatments>[1], chosen: ReportFilters) {
-  const treatments: TreatmentView[] = [];
-  const keep = chosenTreatment(chosen);
-  for (let page = 1; ; page++) {
-    const chunk = await listAllTreatments(db, viewer, { page, pageSize: 200 });
-    treatments.push(...chunk.rows.filter(keep));
-    if (chunk.rows.length < 200 || page * 200 >= chunk.total) break;
-  }
-  // The treatments are of risks the viewer may read (listAllTreatments joins on the risk's ownership), so each title is readable.
-  const wanted = new Set(treatments.map((t) => t.riskId));
-  const titles = new Map<string, string>();
-  if (wanted.size) for await (const risks of recordPages(db, riskKind, viewer)) for (const r of risks) if (wanted.has(r.id)) titles.set(r.id, r.title);
-  return treatments.map((t): TreatmentRow => ({ ...t, riskTitle: titles.get(t.riskId) ?? '' }))
-    .sort((a, b) => a.riskTitle.localeCompare(b.riskTitle) || (a.dueOn ?? '9999-12-31').localeCompare(b.dueOn ?? '9999-12-31'));
-}
 
 const treatmentPlan: ReportDeclaration<TreatmentRow> = {
   key: 'treatmentPlan', title: 'Risk treatment plan', needs: 'risks:read',
@@ -55,7 +30,8 @@ const treatmentPlan: ReportDeclaration<TreatmentRow> = {
     { name: 'type', label: 'Type', options: TREATMENT_TYPES.map((s) => ({ value: s, label: readable(s) })) },
     ...dateRangeFilters('dueOn', 'Due'),
   ],
-  pages: async function* (ctx, viewer, chosen) { yield* inPages(await treatmentRows(ctx.db, viewer, chosen)); },
+  // Sorted by risk title and due date in the statement, so each page is written as it is read.
+  pages: (ctx, viewer, chosen) => streamTreatmentPlan(ctx.db, viewer, chosen),
 };
 
 /** The risk module's reports: the register with inherent and residual ratings, and the treatment plan. */

@@ -1,5 +1,5 @@
-import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, lte, sql } from 'drizzle-orm';
+import { streamFlat, type DbOrTx } from '../../../db/client';
 import {
   controls, riskImpactLevels, riskLikelihoodLevels, riskReviews as reviewsTable, riskTreatments, risks, treatmentControls, users,
 } from '../../../db/schema';
@@ -299,6 +299,36 @@ export async function listAllTreatments(db: DbOrTx, actor: Actor, query: { page?
     db.select({ total: count() }).from(riskTreatments).innerJoin(risks, eq(risks.id, riskTreatments.riskId)).where(where),
   ]);
   return { rows: await treatmentViews(db, actor, rows.map((r) => r.t)), total, page, pageSize };
+}
+
+/** What the treatment plan narrows to: a status, a type and a range of due dates (a treatment without one is outside any range). */
+export interface TreatmentPlanFilters {
+  status?: string;
+  type?: string;
+  dueOnFrom?: string;
+  dueOnTo?: string;
+}
+
+/**
+ * The treatment plan: every treatment of the risks the actor may read, with its risk's title, sorted by that title and
+ * the due date (undated last), `pageSize` at a time through one statement (a cursor on PostgreSQL), so a plan of any
+ * size is written with memory flat.
+ */
+export async function* streamTreatmentPlan(db: DbOrTx, actor: Actor, chosen: TreatmentPlanFilters, pageSize = 1000): AsyncGenerator<(TreatmentView & { riskTitle: string })[]> {
+  const fields = { ...getTableColumns(riskTreatments), riskTitle: risks.title };
+  const where = and(
+    ownershipCondition(actor, 'risks:read', risks.ownerId, risks.ownerGroupId),
+    chosen.status ? eq(riskTreatments.status, chosen.status as StoredTreatment['status']) : undefined,
+    chosen.type ? eq(riskTreatments.type, chosen.type as StoredTreatment['type']) : undefined,
+    chosen.dueOnFrom ? gte(riskTreatments.dueOn, chosen.dueOnFrom) : undefined,
+    chosen.dueOnTo ? lte(riskTreatments.dueOn, chosen.dueOnTo) : undefined,
+  );
+  const build = () => db.select(fields).from(riskTreatments).innerJoin(risks, eq(risks.id, riskTreatments.riskId)).where(where)
+    .orderBy(asc(risks.title), sql`${riskTreatments.dueOn} asc nulls last`, asc(riskTreatments.id));
+  for await (const rows of streamFlat<StoredTreatment & { riskTitle: string }>(db, fields, build, pageSize)) {
+    const views = await treatmentViews(db, actor, rows);
+    yield views.map((view, i) => ({ ...view, riskTitle: rows[i].riskTitle }));
+  }
 }
 
 /** One treatment of a risk the actor may read (its page). */
