@@ -22,14 +22,15 @@ export function readerZone(tz: string | undefined): string {
 /** A column header naming the zone its times are in: 'Created (Europe/Paris)'. */
 export const zonedHeader = (label: string, zone: string): string => `${label} (${zone})`;
 
-/** An instant as 'YYYY-MM-DD HH:MM' in the zone (the header names the zone); blank for none. */
-export function zonedTime(at: Date | string | null | undefined, zone: string): string {
+/** An instant as 'YYYY-MM-DD HH:MM' (with `seconds`, ':SS') in the zone (the header names the zone); blank for none. */
+export function zonedTime(at: Date | string | null | undefined, zone: string, options: { seconds?: boolean } = {}): string {
   if (at === null || at === undefined || at === '') return '';
   const date = new Date(at);
   if (Number.isNaN(date.getTime())) return '';
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    ...(options.seconds ? { second: '2-digit' as const } : {}),
   }).formatToParts(date);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}${options.seconds ? `:${part('second')}` : ''}`;
 }
