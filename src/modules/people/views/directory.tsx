@@ -92,7 +92,7 @@ export function UsersContent(props: {
           id="user-table"
           rows={users.rows}
           empty={filtered ? 'No users match these filters.' : 'No users.'}
-          sort={{ current: f.sort, href: (sort) => directoryHref('/settings/users', values, { sort }), target }}
+          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/users', values, { sort }), target }}
           columns={[
             { header: 'Name', sort: 'name', cell: (u) => <><Text value={u.name} />{u.breakGlass && <> <span class="tag" title="May sign in with a password when only SSO sign-in is allowed">break-glass</span></>}</> },
             { header: 'Email', sort: 'email', cell: (u) => <Text value={u.email} /> },
@@ -179,7 +179,7 @@ export function GroupsContent(props: {
           id="group-table"
           rows={groups.rows}
           empty={filtered ? 'No groups match this search.' : 'No groups.'}
-          sort={{ current: f.sort, href: (sort) => directoryHref('/settings/groups', values, { sort }), target }}
+          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/groups', values, { sort }), target }}
           columns={[
             { header: 'Group', sort: 'name', cell: (g) => <><strong safe>{g.name}</strong><div class="muted" safe>{g.description}</div></> },
             {
