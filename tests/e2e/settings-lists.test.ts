@@ -78,7 +78,8 @@ describe.skipIf(!chromiumAvailable)('Settings › Users and Groups in a browser'
 
       // Status: the one deactivated.
       await filters.getByLabel('Status').selectOption({ label: 'Deactivated' });
-      await page.waitForURL((url) => url.searchParams.get('status') === 'deactivated');
+      // The sort chosen by the header stays (it is swapped in with the results, as a field of the filter bar's form).
+      await page.waitForURL((url) => url.searchParams.get('status') === 'deactivated' && url.searchParams.get('sort') === '-name' && !url.searchParams.has('page'));
       await page.locator('#user-results .results-bar', { hasText: '1 user matches these filters' }).waitFor();
       expect(await names(page)).toEqual([`${TAG} 07`]);
       expect(await page.locator('#user-table tbody tr').first().textContent()).toContain('Deactivated');

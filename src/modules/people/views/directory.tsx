@@ -79,7 +79,7 @@ export function UsersContent(props: {
   return (
     <section id="users">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
-      <FilterBar action="/settings/users" label="Filter users" target={target} filtered={filtered} keep={{ sort: f.sort }}
+      <FilterBar action="/settings/users" id="user-filters" label="Filter users" target={target} filtered={filtered}
         search={{ value: f.q, label: 'Search names and emails' }}
         filters={[
           { name: 'status', label: 'Status', selected: f.status, options: Object.entries(USER_STATUS_LABELS).map(([value, label]) => ({ value, label })) },
@@ -92,7 +92,7 @@ export function UsersContent(props: {
           id="user-table"
           rows={users.rows}
           empty={filtered ? 'No users match these filters.' : 'No users.'}
-          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/users', values, { sort }), target }}
+          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/users', values, { sort }), target, form: 'user-filters' }}
           columns={[
             { header: 'Name', sort: 'name', cell: (u) => <><Text value={u.name} />{u.breakGlass && <> <span class="tag" title="May sign in with a password when only SSO sign-in is allowed">break-glass</span></>}</> },
             { header: 'Email', sort: 'email', cell: (u) => <Text value={u.email} /> },
@@ -171,7 +171,7 @@ export function GroupsContent(props: {
   return (
     <section id="groups">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
-      <FilterBar action="/settings/groups" label="Filter groups" target={target} filtered={filtered} keep={{ sort: f.sort }}
+      <FilterBar action="/settings/groups" id="group-filters" label="Filter groups" target={target} filtered={filtered}
         search={{ value: f.q, label: 'Search names and descriptions' }} filters={[]} />
       <section id="group-results" aria-live="polite" aria-label="Groups">
         <ResultsBar total={groups.total} one="group" many="groups" filtered={filtered} exportHref={directoryHref('/settings/groups/export.csv', values)} />
@@ -179,7 +179,7 @@ export function GroupsContent(props: {
           id="group-table"
           rows={groups.rows}
           empty={filtered ? 'No groups match this search.' : 'No groups.'}
-          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/groups', values, { sort }), target }}
+          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/groups', values, { sort }), target, form: 'group-filters' }}
           columns={[
             { header: 'Group', sort: 'name', cell: (g) => <><strong safe>{g.name}</strong><div class="muted" safe>{g.description}</div></> },
             {
