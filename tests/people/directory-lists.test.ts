@@ -106,6 +106,9 @@ describe('Settings › Users: sorting and paging', () => {
     // The header now offers the other way; paging keeps the sort.
     expect(holds(descending.html, `<a href="/settings/users?groupId=${crowdGroup}&sort=name" class="sort"`)).toBe(true);
     expect(holds(descending.html, `href="/settings/users?groupId=${crowdGroup}&sort=-name&page=2"`)).toBe(true);
+    // The sort is a field of the filter bar's form kept in the results (swapped with them), so a filter applied next keeps it.
+    expect(holds(descending.html, '<form method="get" action="/settings/users" id="user-filters"')).toBe(true);
+    expect(holds(descending.html, '<div class="table-wrap" id="user-table"><input type="hidden" name="sort" value="-name" form="user-filters"/>')).toBe(true);
     const byStatus = await usersScreen(`?q=${encodeURIComponent(TAG)}&sort=-status`);
     expect(byStatus.names[0]).toBe(`${TAG} Bob`);
     // Ascending, the active come first: 55 of them fill the first page of 50.

@@ -56,7 +56,7 @@ function Header<T>({ column, sort }: { column: Column<T>; sort?: TableSort }): J
 export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', caption, id, sort }: DataTableProps<T>): JSX.Element {
   return (
     <div class="table-wrap" id={id}>
-      {sort?.form && <input type="hidden" name="sort" value={sort.current} form={sort.form} />}
+      {sort?.form && sort.current && <input type="hidden" name="sort" value={sort.current} form={sort.form} />}
       <table class="data">
         {caption && <caption class="muted" safe>{caption}</caption>}
         <thead>
