@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright';
 import { createApp } from '../../src/app';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
-import { axeViolations } from '../helpers/axe';
+import { axeViolations, screenshots } from '../helpers/axe';
 import { chromiumAvailable, launchChromium } from '../helpers/chromium';
 import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
 
@@ -70,6 +70,7 @@ describe.skipIf(!chromiumAvailable)('the Audit Log screen in a browser', () => {
       await suggestion.waitFor();
       expect(await filters.locator('#record-choices').textContent()).toContain('Control');
       await expectAccessible(page, 'the record suggestions');
+      await screenshots(page, 'audit-log-record-suggestions');
       await suggestion.click();
       await page.waitForURL((url) => url.searchParams.get('record') === controlId);
       expect(new URL(page.url()).searchParams.get('module')).toBe('controls');
@@ -90,6 +91,7 @@ describe.skipIf(!chromiumAvailable)('the Audit Log screen in a browser', () => {
       const tokyo = new Date(Date.parse(iso) + 9 * 3_600_000).toISOString();
       expect(await time.textContent()).toBe(`${tokyo.slice(0, 10)} ${tokyo.slice(11, 16)} GMT+9`);
       await expectAccessible(page, 'the filtered Audit Log');
+      await screenshots(page, 'audit-log-record-chosen');
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
       expect(download.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
