@@ -67,3 +67,19 @@
   document.addEventListener('DOMContentLoaded', function () { localise(document); });
   document.addEventListener('htmx:afterSettle', function (event) { localise(event.target); });
 })();
+
+// An Export link marked data-reader-zone asks for the file's times in the reader's zone: the browser's zone goes with it
+// as tz when it is followed. Without scripts the file is written in UTC, its headers saying so.
+(function () {
+  'use strict';
+  document.addEventListener('click', function (event) {
+    var link = event.target && event.target.closest ? event.target.closest('a[data-reader-zone]') : null;
+    if (!link) return;
+    var zone;
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+    if (!zone) return;
+    var url = new URL(link.getAttribute('href'), window.location.href);
+    url.searchParams.set('tz', zone);
+    link.setAttribute('href', url.pathname + url.search);
+  }, true);
+})();

@@ -7,7 +7,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { useBrowserApp } from '../helpers/browser-app';
 import { auditPages, axeViolations, screenshots } from '../helpers/axe';
 import { chromiumAvailable, openPage } from '../helpers/chromium';
-import { unique } from '../helpers/factories';
+import { adminActor, makeRisk, unique } from '../helpers/factories';
 
 /**
  * axe-core (WCAG 2.1 A/AA and best practices, landmarks included) over every Settings page, signed in as an
@@ -49,6 +49,22 @@ describe.skipIf(!chromiumAvailable)('accessibility of the Settings pages (axe-co
       expect(await audit(pages)).toEqual({});
     }, 300_000);
   }
+});
+
+describe.skipIf(!chromiumAvailable)('accessibility of the Settings lists and the Audit Log with filters set (axe-core)', () => {
+  test('Users and Groups filtered and sorted; the Audit Log filtered, with a chosen record, with suggestions, and verified', async () => {
+    const title = unique('Audited risk');
+    const riskId = await makeRisk(app.env, await adminActor(app.env), { title });
+    expect(await audit([
+      '/settings/users?q=a&status=active&sort=-name',
+      '/settings/users?status=deactivated',
+      '/settings/groups?q=Admin&sort=-members',
+      '/settings/audit?q=Signed&module=security&action=Signed+in&from=2020-01-01&to=2100-01-01',
+      `/settings/audit?record=${riskId}&module=risks`,
+      `/settings/audit?recordName=${encodeURIComponent(title)}`,
+      '/settings/audit?verify=1&history=1',
+    ])).toEqual({});
+  }, 300_000);
 });
 
 describe.skipIf(!chromiumAvailable)('compliance package import in the browser', () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright';
 import { createApp } from '../../src/app';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
-import { axeViolations } from '../helpers/axe';
+import { axeViolations, screenshots } from '../helpers/axe';
 import { chromiumAvailable, launchChromium } from '../helpers/chromium';
 import { adminActor, bearer, makeToken, unique } from '../helpers/factories';
 
@@ -64,10 +64,19 @@ describe.skipIf(!chromiumAvailable)('the Audit Log screen in a browser', () => {
       const filters = page.getByRole('search', { name: 'Filter the Audit Log' });
       await filters.getByLabel('Module').selectOption({ label: 'Controls' });
       await filters.getByLabel('Person').selectOption({ label: `Administrator <${ADMIN_EMAIL}>` });
-      await filters.getByLabel('Record id').fill(controlId);
-      await filters.getByRole('button', { name: 'Apply' }).click();
+      // The record is picked by its name: typing suggests the records named so, each a link that sets the filter.
+      await filters.getByLabel('Record', { exact: true }).pressSequentially(NAME.slice(0, 30));
+      const suggestion = filters.locator('#record-choices').getByRole('link', { name: NAME });
+      await suggestion.waitFor();
+      expect(await filters.locator('#record-choices').textContent()).toContain('Control');
+      await expectAccessible(page, 'the record suggestions');
+      await screenshots(page, 'audit-log-record-suggestions');
+      await suggestion.click();
       await page.waitForURL((url) => url.searchParams.get('record') === controlId);
       expect(new URL(page.url()).searchParams.get('module')).toBe('controls');
+      expect(new URL(page.url()).searchParams.get('actor')).not.toBeNull();
+      // The chosen record is shown by name and type; its id is in the address only.
+      expect(await filters.locator('#filter-record-chosen').textContent()).toContain(`${NAME} (Control)`);
 
       await expect(page.locator('#audit-entries .actions .muted').textContent()).resolves.toBe('2 entries');
       const rows = page.locator('#audit-table tbody tr');
@@ -82,6 +91,7 @@ describe.skipIf(!chromiumAvailable)('the Audit Log screen in a browser', () => {
       const tokyo = new Date(Date.parse(iso) + 9 * 3_600_000).toISOString();
       expect(await time.textContent()).toBe(`${tokyo.slice(0, 10)} ${tokyo.slice(11, 16)} GMT+9`);
       await expectAccessible(page, 'the filtered Audit Log');
+      await screenshots(page, 'audit-log-record-chosen');
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
       expect(download.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
@@ -89,7 +99,9 @@ describe.skipIf(!chromiumAvailable)('the Audit Log screen in a browser', () => {
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const lines = bytes.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
       expect(lines).toHaveLength(3);
-      expect(lines[0]).toStartWith('Entry,At (UTC),Who,');
+      // The browser's zone went with the link: the times are Tokyo's, the header says so.
+      expect(lines[0]).toStartWith('Entry,At (Asia/Tokyo),Who,');
+      expect(lines[1].split(',')[1]).toBe(`${tokyo.slice(0, 10)} ${tokyo.slice(11, 19)}`);
       expect(lines.slice(1).every((line) => line.includes(controlId))).toBe(true);
       expect(lines[1]).toContain('Status: Active → Retired');
     } finally {

@@ -26,7 +26,7 @@ describe('register lists', () => {
     await makeControl(`${prefix} b`, 'physical');
     await makeControl(`${prefix} a`, 'technical');
     const html = await (await admin.get(`/controls?q=${encodeURIComponent(prefix)}&sort=name`)).text();
-    expect(html).toMatch(/<form method="get" action="\/controls" class="filter-bar card" role="search" aria-label="Filter controls"/);
+    expect(html).toMatch(/<form method="get" action="\/controls" id="results-controls-filters" class="filter-bar card" role="search" aria-label="Filter controls"/);
     for (const label of ['Search', 'Status', 'Owner']) expect(html).toContain(`>${label}</label>`);
     expect(html).toContain('>Apply</button>');
     expect(html).toContain('2 controls match these filters');
@@ -34,6 +34,9 @@ describe('register lists', () => {
     expect(html).toContain('<td><span>Technical</span></td>');
     // Sorted by name ascending: the Name header says so and offers the other way, keeping the filter.
     expect(html).toContain(`<th scope="col" aria-sort="ascending"><a href="/controls?q=${encodeURIComponent(prefix)}&sort=-name"`);
+    // The sort is a field of the filter bar's form kept with the table, so it is swapped with the results and a filter
+    // changed after a header click keeps it.
+    expect(html).toContain('<div class="table-wrap"><input type="hidden" name="sort" value="name" form="results-controls-filters"/>');
     const reversed = await (await admin.get(`/controls?q=${encodeURIComponent(prefix)}&sort=-name`)).text();
     expect(reversed.indexOf(`${prefix} b`)).toBeLessThan(reversed.indexOf(`${prefix} a`));
     // An unknown sort key falls back to the default order rather than failing the page.

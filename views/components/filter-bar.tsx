@@ -15,6 +15,8 @@ export interface FilterSelect {
 export interface FilterBarProps {
   /** The list's address: the form is a plain GET to it, so every filter lives in the URL. */
   action: string;
+  /** The form's id, for fields kept outside it (the table's current sort: TableSort.form). */
+  id?: string;
   /** What the bar filters, for screen readers: 'Filter risks'. */
   label: string;
   /** The element htmx replaces with the same element of the answer (the results), leaving the bar and its focus alone. */
@@ -40,10 +42,13 @@ export interface FilterBarProps {
 export function FilterBar(p: FilterBarProps): JSX.Element {
   const id = (name: string) => `filter-${name}`;
   return (
-    <form method="get" action={p.action} class="filter-bar card" role="search" aria-label={p.label}
+    <form method="get" action={p.action} id={p.id} class="filter-bar card" role="search" aria-label={p.label}
       {...(p.plain ? {} : {
         'hx-get': p.action, 'hx-target': p.target, 'hx-select': p.target, 'hx-swap': 'outerHTML', 'hx-push-url': 'true',
-        'hx-trigger': `change, input changed delay:400ms from:#${id('q')}, submit`,
+        // A change of each select or day re-reads the results; the search box re-reads as typed, not on `change`: that
+        // fires when the box loses focus, so a click on a sorting header or a page link would send the form too, and its
+        // answer (without the header's sort) could arrive last and undo the click.
+        'hx-trigger': [...p.filters.map((f) => `change from:#${id(f.name)}`), ...(p.search ? [`input changed delay:400ms from:#${id('q')}`] : []), 'submit'].join(', '),
       })}>
       {p.search && (
         <div class="field">

@@ -8,7 +8,11 @@ export interface PagerProps {
   target?: string;
 }
 
-/** Previous / next paging with "rows x–y of n"; plain links, boosted by htmx when a target is given. */
+/**
+ * Previous / next paging with "rows x–y of n"; plain links, boosted by htmx when a target is given. The answer is the
+ * whole screen's content, so only the target is taken from it (hx-select): without it the filter bar and the results
+ * would be nested inside the old results.
+ */
 export function Pager({ page, pageSize, total, href, target }: PagerProps): JSX.Element {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
@@ -16,7 +20,7 @@ export function Pager({ page, pageSize, total, href, target }: PagerProps): JSX.
   const link = (to: number, label: string, rel: string) =>
     to < 1 || to > pages
       ? <span class="disabled" safe>{label}</span>
-      : <a href={href(to)} rel={rel} hx-get={target ? href(to) : undefined} hx-target={target} hx-swap={target ? 'outerHTML' : undefined}
+      : <a href={href(to)} rel={rel} hx-get={target ? href(to) : undefined} hx-target={target} hx-select={target} hx-swap={target ? 'outerHTML' : undefined}
           hx-push-url={target ? 'true' : undefined} safe>{label}</a>;
   return (
     <nav class="pager" aria-label="Pages">

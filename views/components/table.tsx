@@ -13,6 +13,11 @@ export interface TableSort {
   href(sort: string): string;
   /** With htmx, header links load into this element (they still work as plain links). */
   target?: string;
+  /**
+   * The id of the list's filter bar form: the current sort is then kept as a hidden field of that form placed in the
+   * table (`form` attribute), so it is swapped with the results and a filter applied after a header click keeps the sort.
+   */
+  form?: string;
 }
 
 export interface DataTableProps<T> {
@@ -51,6 +56,7 @@ function Header<T>({ column, sort }: { column: Column<T>; sort?: TableSort }): J
 export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', caption, id, sort }: DataTableProps<T>): JSX.Element {
   return (
     <div class="table-wrap" id={id}>
+      {sort?.form && sort.current && <input type="hidden" name="sort" value={sort.current} form={sort.form} />}
       <table class="data">
         {caption && <caption class="muted" safe>{caption}</caption>}
         <thead>

@@ -113,7 +113,7 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
     <>
       <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
       <FormError message={p.error} />
-      <FilterBar action={p.base} label={`Filter ${p.title.toLowerCase()}`} target={target} filtered={filtered} keep={{ sort: f.sort }}
+      <FilterBar action={p.base} id="exception-filters" label={`Filter ${p.title.toLowerCase()}`} target={target} filtered={filtered}
         search={{ value: f.q, label: 'Search titles' }}
         filters={[
           { name: 'status', label: 'Status', selected: f.status, options: Object.entries(EXCEPTION_STATUS_LABELS).map(([value, label]) => ({ value, label })) },
@@ -129,7 +129,7 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
         id="exceptions"
         rows={p.rows}
         empty={filtered ? 'No exceptions match these filters.' : 'No exceptions yet.'}
-        sort={{ current: f.sort, href: (sort) => exceptionListHref(p.base, f, { sort }), target }}
+        sort={{ current: f.sort, href: (sort) => exceptionListHref(p.base, f, { sort }), target, form: 'exception-filters' }}
         columns={[
           { header: 'Title', sort: 'title', cell: (e) => <a href={`${p.base}/${e.id}`} safe>{e.title}</a> },
           { header: p.parentLabel, cell: (e) => <a href={`${p.parentBase}/${e.parentId}`} safe>{e.parent.title}</a> },

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../platform/http/context';
 import { runWrite } from '../../platform/http/context';
 import { AppError, forbidden, invalid, type FieldProblem } from '../../platform/core/errors';
-import { ALL_PERMISSIONS, levelOf, type Permission } from '../../platform/permissions/permissions';
+import { ALL_PERMISSIONS, levelOf, type Actor, type Permission } from '../../platform/permissions/permissions';
 import { clearSessionCookie, cookieSecret, currentSessionId, safeNext, screenAuth, setSessionCookie } from '../../platform/http/screen-auth';
 import { resolveSession, retryAfterSeconds, sessionSettings, signOut, THROTTLE_WINDOW_MINUTES } from '../../platform/http/sessions';
 import { ssoSignInOption } from './sign-in/pages';
@@ -16,6 +16,9 @@ import {
   addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, usePasswordReset, createRole,
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
+import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, pageOf, userCsvRows, userListFilters } from './directory-lists';
+import { toCsv } from '../../platform/csv/write';
+import { readerZone } from '../../platform/csv/zone';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
 import { signInWithPasswordOrDirectory } from './sign-in/ldap';
 import { requirePasswordAllowed } from './sign-in/break-glass';
@@ -62,9 +65,33 @@ function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: strin
 
 /* ---------- Routes ---------- */
 
+type Query = Record<string, string | undefined>;
+type Headers = Record<string, string | undefined>;
+
+/** A CSV download named after the list and the day. */
+function csvDownload(set: { headers: Record<string, string | number> }, name: string, rows: string[][]): string {
+  set.headers['content-type'] = 'text/csv; charset=utf-8';
+  set.headers['content-disposition'] = `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`;
+  return toCsv(rows);
+}
+
 /** Sign-in, sign-out, the home redirect, and Settings › Users, Groups, Roles. Every write goes through the people service. */
-export const peoplePages = (ctx: AppContext) =>
-  new Elysia({ name: 'module:people:pages' })
+export const peoplePages = (ctx: AppContext) => {
+  /** Settings › Users: the filtered, sorted page of users, and the create form (refused: its values and errors). */
+  const usersScreen = async (viewer: Actor, csrfToken: string, headers: Headers, query: Query, extra: { done?: string; form?: UserForm; errors?: Record<string, string>; error?: string }) => {
+    const filters = userListFilters(query);
+    const [users, groups, roles] = await Promise.all([listUserPage(ctx.db, filters, pageOf(query.page)), listGroupDetails(ctx.db), listRoles(ctx.db)]);
+    return renderScreen(headers, { title: 'Users', viewer, csrfToken, active: 'users' },
+      <UsersContent viewer={viewer} csrfToken={csrfToken} users={users} filters={filters} groups={groups} roles={roles} {...extra} />);
+  };
+  /** Settings › Groups: the searched, sorted page of groups, and the create form. */
+  const groupsScreen = async (viewer: Actor, csrfToken: string, headers: Headers, query: Query, extra: { done?: string; form?: { name: string; description: string }; errors?: Record<string, string>; error?: string }) => {
+    const filters = groupListFilters(query);
+    const [groups, users, roles] = await Promise.all([listGroupPage(ctx.db, filters, pageOf(query.page)), listUsers(ctx.db), listRoles(ctx.db)]);
+    return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
+      <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} filters={filters} users={users} roles={roles} {...extra} />);
+  };
+  return new Elysia({ name: 'module:people:pages' })
     .use(screenAuth(ctx))
     .get('/sign-in', async ({ query, cookie, redirect, set }) => {
       const next = safeNext(query.next);
@@ -105,10 +132,11 @@ export const peoplePages = (ctx: AppContext) =>
     }, { page: true })
 
     // Users
-    .get('/settings/users', async ({ viewer, csrfToken, headers, query }) => {
-      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
-      return renderScreen(headers, { title: 'Users', viewer, csrfToken, active: 'users' },
-        <UsersContent viewer={viewer} csrfToken={csrfToken} users={users} groups={groups} done={query.done} />);
+    .get('/settings/users', ({ viewer, csrfToken, headers, query }) => usersScreen(viewer, csrfToken, headers, query, { done: query.done }), { page: 'settings:read' })
+    // The users of the filters, in the list's order, as CSV (times in the reader's zone when the link carries it).
+    .get('/settings/users/export.csv', async ({ query, set }) => {
+      const rows = await userCsvRows(ctx.db, userListFilters(query), readerZone(query.tz));
+      return csvDownload(set, 'users', rows);
     }, { page: 'settings:read' })
     .post('/settings/users', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const form: UserForm = { name: formText(body, 'name'), email: formText(body, 'email'), groupId: formText(body, 'groupId') };
@@ -122,10 +150,9 @@ export const peoplePages = (ctx: AppContext) =>
       });
       if (result.ok) return redirect('/settings/users?done=user-created', 303);
       set.status = result.error.status;
-      const [users, groups] = await Promise.all([listUsers(ctx.db), listGroupDetails(ctx.db)]);
-      return renderScreen(headers, { title: 'Users', viewer, csrfToken, active: 'users' },
-        <UsersContent viewer={viewer} csrfToken={csrfToken} users={users} groups={groups} form={form}
-          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message} />);
+      return usersScreen(viewer, csrfToken, headers, {}, {
+        form, errors: fieldErrors(result.error.problems), error: result.error.problems.length ? 'Please correct the fields marked below.' : result.error.message,
+      });
     }, { page: 'settings:create' })
     .post('/settings/users/:id/status', async ({ viewer, params, body, redirect }) => {
       const status = formText(body, 'status') === 'active' ? 'active' : 'deactivated';
@@ -138,11 +165,8 @@ export const peoplePages = (ctx: AppContext) =>
     }, { page: 'settings:update' })
 
     // Groups
-    .get('/settings/groups', async ({ viewer, csrfToken, headers, query }) => {
-      const [groups, users, roles] = await Promise.all([listGroupDetails(ctx.db), listUsers(ctx.db), listRoles(ctx.db)]);
-      return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
-        <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} users={users} roles={roles} done={query.done} />);
-    }, { page: 'settings:read' })
+    .get('/settings/groups', ({ viewer, csrfToken, headers, query }) => groupsScreen(viewer, csrfToken, headers, query, { done: query.done }), { page: 'settings:read' })
+    .get('/settings/groups/export.csv', async ({ query, set }) => csvDownload(set, 'groups', await groupCsvRows(ctx.db, groupListFilters(query))), { page: 'settings:read' })
     .post('/settings/groups', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), description: formText(body, 'description') };
       const result = await attempt(async () => {
@@ -154,10 +178,9 @@ export const peoplePages = (ctx: AppContext) =>
       });
       if (result.ok) return redirect('/settings/groups?done=group-created', 303);
       set.status = result.error.status;
-      const [groups, users, roles] = await Promise.all([listGroupDetails(ctx.db), listUsers(ctx.db), listRoles(ctx.db)]);
-      return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
-        <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} users={users} roles={roles} form={form}
-          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+      return groupsScreen(viewer, csrfToken, headers, {}, {
+        form, errors: fieldErrors(result.error.problems), error: result.error.problems.length ? undefined : result.error.message,
+      });
     }, { page: 'settings:create' })
     .post('/settings/groups/:id/members', async ({ viewer, params, body, redirect }) => {
       await runWrite(ctx, (tx) => addGroupMember(tx, viewer, params.id, formText(body, 'userId')));
@@ -306,3 +329,4 @@ export const peoplePages = (ctx: AppContext) =>
       return renderScreen(headers, { title: 'Change password', viewer, csrfToken },
         <PasswordContent csrfToken={csrfToken} errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
     }, { page: true });
+};

@@ -10,7 +10,10 @@ import { fieldErrors, Select } from '../../../views/components/form';
 import { ChangeLine } from '../record-screens/record-views';
 import { platformService } from '../http/installed';
 import { toCsv } from '../csv/write';
-import { auditCsvRows, auditFilterFrom, auditModules, listAuditEntries, type AuditFilter, type ShownAuditEntry } from './audit-log-entries';
+import { readerZone } from '../csv/zone';
+import {
+  auditCsvRows, auditFilterFrom, auditModules, auditRecordChoices, chosenAuditRecord, listAuditEntries, type AuditFilter, type AuditRecordChoice, type ShownAuditEntry,
+} from './audit-log-entries';
 import { verifyAuditLog, type VerifyResult } from '../audit/audit-verify';
 import { MAX_ATTEMPTS } from '../mail/mail';
 import { verifyHistorySeals, type SealResult } from '../audit/history-seals';
@@ -110,9 +113,9 @@ function VerifyBox({ result, seals, error }: { result?: VerifyResult; seals?: Se
   );
 }
 
-function AuditContent({ entries, result, seals, error, since, withHistory, filter, users, filterErrors }: {
+function AuditContent({ entries, result, seals, error, since, withHistory, filter, users, filterErrors, picker }: {
   entries: Awaited<ReturnType<typeof listAuditEntries>>; result?: VerifyResult; seals?: SealResult; error?: string; since: string; withHistory: boolean;
-  filter: Record<string, string>; users: { value: string; label: string }[]; filterErrors: Record<string, string>;
+  filter: Record<string, string>; users: { value: string; label: string }[]; filterErrors: Record<string, string>; picker: RecordPicker;
 }) {
   return (
     <section id="audit">
@@ -130,7 +133,7 @@ function AuditContent({ entries, result, seals, error, since, withHistory, filte
       </form>
       <VerifyBox result={result} seals={seals} error={error} />
       <h2 id="entries-heading">Entries</h2>
-      <AuditFilterBar filter={filter} users={users} errors={filterErrors} />
+      <AuditFilterBar filter={filter} users={users} errors={filterErrors} picker={picker} />
       <AuditEntries entries={entries} filter={filter} />
     </section>
   );
@@ -164,8 +167,12 @@ export const adminPages = (ctx: AppContext) =>
         }
       }
       const { filter, errors: filterErrors } = filterOrErrors(query);
-      const [entries, people] = await Promise.all([
+      const shown = filterValues(query);
+      const recordName = (query.recordName ?? '').trim().slice(0, 200);
+      const [entries, people, chosen, choices] = await Promise.all([
         listAuditEntries(ctx.db, viewer, filter ?? {}, pageNumber(query.page)), platformService('listUsers')(ctx.db),
+        shown.record ? chosenAuditRecord(ctx.db, viewer, shown.record) : null,
+        !shown.record && recordName ? auditRecordChoices(ctx.db, viewer, recordName) : [],
       ]);
       if (!filter) {
         Object.assign(entries, { rows: [], total: 0 });
@@ -173,12 +180,21 @@ export const adminPages = (ctx: AppContext) =>
       }
       return renderScreen(headers, { title: 'Audit log', viewer, csrfToken, active: 'audit' },
         <AuditContent entries={entries} result={result} seals={seals} error={error} since={since} withHistory={withHistory}
-          filter={filterValues(query)} users={people.map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }))} filterErrors={filterErrors} />);
+          filter={shown} users={people.map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }))} filterErrors={filterErrors}
+          picker={{ recordName, chosen, choices }} />);
+    }, { page: 'settings:read' })
+    // The record picker's suggestions as the person types (htmx): records they may read whose name holds the text, each
+    // a link to the Audit Log with the other filters kept and the record set. The same list shows without scripts on Apply.
+    .get('/settings/audit/record-choices', async ({ viewer, query, set }) => {
+      requireAdministrator(viewer);
+      const recordName = (query.recordName ?? '').trim().slice(0, 200);
+      set.headers['content-type'] = 'text/html; charset=utf-8';
+      return <RecordChoices filter={filterValues(query)} recordName={recordName} choices={await auditRecordChoices(ctx.db, viewer, recordName)} />;
     }, { page: 'settings:read' })
     // The filtered entries as CSV (UTF-8 with a byte order mark, formula-like cells neutralised): at most AUDIT_EXPORT_LIMIT.
     .get('/settings/audit/export.csv', async ({ viewer, query, set }) => {
       requireAdministrator(viewer);
-      const rows = await auditCsvRows(ctx.db, viewer, auditFilterFrom(query));
+      const rows = await auditCsvRows(ctx.db, viewer, auditFilterFrom(query), readerZone(query.tz));
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="audit-log-${new Date().toISOString().slice(0, 10)}.csv"`;
       return toCsv(rows);
@@ -205,8 +221,65 @@ const auditQuery = (filter: Record<string, string>, extra: Record<string, string
   return text ? `?${text}` : '';
 };
 
+/** The record filter as the page shows it: the text typed in the picker, the record chosen (named), or the suggestions. */
+interface RecordPicker {
+  recordName: string;
+  /** The record of the filter as its newest entry names it; null when none names it (or no record is chosen). */
+  chosen: { title: string; label: string } | null;
+  choices: AuditRecordChoice[];
+}
+
+/**
+ * The record picker's suggestions: links to the Audit Log with the other filters kept and the record set (its id in the
+ * address). A live region, so a screen reader hears how many were found as the person types.
+ */
+function RecordChoices({ filter, recordName, choices }: { filter: Record<string, string>; recordName: string; choices: AuditRecordChoice[] }) {
+  const withRecord = (id: string) => `/settings/audit${auditQuery({ ...filter, record: id })}`;
+  return (
+    <div id="record-choices" class="record-choices" aria-live="polite">
+      {recordName && (choices.length
+        ? <>
+            <p class="hint" safe>{`${choices.length} ${choices.length === 1 ? 'record' : 'records'} found: pick one`}</p>
+            <ul>{choices.map((c) => <li><a href={withRecord(c.id)} safe>{c.title}</a> <span class="muted" safe>{c.label}</span></li>)}</ul>
+          </>
+        : <p class="hint" safe>{`No record you may read is named like “${recordName}”.`}</p>)}
+    </div>
+  );
+}
+
+/** The record filter: the chosen record by name and type (its id kept in the form), or a search that suggests records by name. */
+function RecordFilter({ filter, picker, error }: { filter: Record<string, string>; picker: RecordPicker; error?: string }) {
+  if (filter.record) {
+    const { record: _, ...others } = filter;
+    return (
+      <div class={`field record-filter${error ? ' has-error' : ''}`} role="group" aria-labelledby="filter-record-label">
+        <span id="filter-record-label" class="label">Record</span>
+        <input type="hidden" name="record" value={filter.record} />
+        <p id="filter-record-chosen">
+          {picker.chosen
+            ? <><strong safe>{picker.chosen.title}</strong> <span class="muted" safe>{`(${picker.chosen.label})`}</span></>
+            : <><span>No entry names record </span><code safe>{filter.record}</code></>}
+          {' '}<a href={`/settings/audit${auditQuery(others)}`}>Change record</a>
+        </p>
+        {error && <small id="filter-record-error" class="error" safe>{error}</small>}
+      </div>
+    );
+  }
+  return (
+    <div class="field record-filter">
+      <label for="filter-recordName">Record</label>
+      <input id="filter-recordName" name="recordName" type="search" value={picker.recordName} maxlength="200" autocomplete="off"
+        aria-describedby="filter-recordName-hint" aria-controls="record-choices"
+        hx-get="/settings/audit/record-choices" hx-include="closest form" hx-target="#record-choices" hx-swap="outerHTML"
+        hx-trigger="input changed delay:300ms, search" />
+      <small id="filter-recordName-hint" class="hint">Type part of its name, then pick it</small>
+      <RecordChoices filter={filter} recordName={picker.recordName} choices={picker.choices} />
+    </div>
+  );
+}
+
 /** Filters of the Audit Log: search, person, module, action, record and a range of days, as a plain GET form. */
-function AuditFilterBar({ filter, users, errors }: { filter: Record<string, string>; users: { value: string; label: string }[]; errors: Record<string, string> }) {
+function AuditFilterBar({ filter, users, errors, picker }: { filter: Record<string, string>; users: { value: string; label: string }[]; errors: Record<string, string>; picker: RecordPicker }) {
   const text = (name: string, label: string, type = 'text', hint?: string) => (
     <div class={`field${errors[name] ? ' has-error' : ''}`}>
       <label for={`filter-${name}`} safe>{label}</label>
@@ -216,7 +289,7 @@ function AuditFilterBar({ filter, users, errors }: { filter: Record<string, stri
       {errors[name] && <small id={`filter-${name}-error`} class="error" safe>{errors[name]}</small>}
     </div>
   );
-  const filtered = FILTER_KEYS.some((key) => filter[key]);
+  const filtered = FILTER_KEYS.some((key) => filter[key]) || picker.recordName !== '';
   return (
     <form method="get" action="/settings/audit" class="filter-bar card audit-filters" role="search" aria-label="Filter the Audit Log">
       {text('q', 'Search', 'search')}
@@ -229,7 +302,7 @@ function AuditFilterBar({ filter, users, errors }: { filter: Record<string, stri
         <Select id="filter-module" name="module" selected={filter.module} options={[{ value: '', label: 'Any' }, ...auditModules()]} />
       </div>
       {text('action', 'Action', 'text', 'As the entries read it: Created, Changed, Deleted, Signed in, Control linked')}
-      {text('record', 'Record id')}
+      <RecordFilter filter={filter} picker={picker} error={errors.record} />
       {text('from', 'From', 'date')}
       {text('to', 'To', 'date')}
       <div class="filter-actions">
@@ -246,7 +319,7 @@ function AuditEntries({ entries, filter }: { entries: Awaited<ReturnType<typeof 
     <div id="audit-entries">
       <p class="actions">
         <span class="muted" safe>{`${entries.total} ${entries.total === 1 ? 'entry' : 'entries'}`}</span>
-        <a class="button secondary" href={`/settings/audit/export.csv${auditQuery(filter)}`} download="">Download CSV</a>
+        <a class="button secondary" href={`/settings/audit/export.csv${auditQuery(filter)}`} download="" data-reader-zone="">Download CSV</a>
       </p>
       <DataTable<ShownAuditEntry>
         id="audit-table"

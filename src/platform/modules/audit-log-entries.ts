@@ -10,6 +10,9 @@ import { levelOf, type Actor, type Permission } from '../permissions/permissions
 import { escapeLike } from '../records/records';
 import { actionsNamed, describeHistory, type ShownEntry } from '../records/history-format';
 import { installedModules } from './module';
+import { search } from '../search/search';
+import { zonedHeader, zonedTime } from '../csv/zone';
+import { findRecordType } from '../records/record-types';
 
 /** What the Audit Log screen filters by; every member optional (the query string's). */
 export interface AuditFilter {
@@ -130,14 +133,47 @@ export function auditModules(): { value: string; label: string }[] {
   return [...keys].map((value) => ({ value, label: moduleName(value) })).sort((a, b) => a.label.localeCompare(b.label));
 }
 
-/** The filtered entries as CSV rows (header first): at most AUDIT_EXPORT_LIMIT, newest first, times in UTC. */
-export async function auditCsvRows(db: DbOrTx, viewer: Actor, filter: AuditFilter): Promise<string[][]> {
-  const rows: string[][] = [['Entry', 'At (UTC)', 'Who', 'Through', 'Module', 'Action', 'Record type', 'Record', 'Record id', 'Changes', 'Details', 'Hash']];
+/** A record the filter may be set to, as the picker offers it: its name and what it is. */
+export interface AuditRecordChoice {
+  id: string;
+  title: string;
+  /** 'Risk', 'Control'. */
+  label: string;
+}
+
+/** Suggestions the record picker offers at most. */
+export const AUDIT_RECORD_CHOICES = 10;
+
+/**
+ * Records whose name holds `q`, for the record filter: the platform's search over the searchable record types, which
+ * reads only what the reader may read (their read right and own/all level, in SQL), so a record they may not read is
+ * never named here. Blank text offers nothing.
+ */
+export async function auditRecordChoices(db: DbOrTx, viewer: Actor, q: string): Promise<AuditRecordChoice[]> {
+  const text = q.trim().slice(0, 200);
+  if (!text) return [];
+  const hits = await search(db, viewer, { q: text, limit: AUDIT_RECORD_CHOICES });
+  return hits.map((h) => ({ id: h.id, title: h.title, label: findRecordType(h.kind)?.label ?? valueLabel(h.kind) }));
+}
+
+/**
+ * The record the filter names, as its newest entry names it (the one naming rule of History and the Audit Log: its
+ * title where the reader may read it, "(restricted)" where not, "(deleted)" once gone). Read as
+ * `record_id = $1 order by seq desc limit 1`, served by audit_log_record_seq_idx. Null when no entry names the id.
+ */
+export async function chosenAuditRecord(db: DbOrTx, viewer: Actor, recordId: string): Promise<{ title: string; label: string } | null> {
+  const [newest] = (await listAuditEntries(db, viewer, { record: recordId }, 1, 1)).rows;
+  return newest?.record ? { title: newest.record.title, label: newest.record.label } : null;
+}
+
+/** The filtered entries as CSV rows (header first): at most AUDIT_EXPORT_LIMIT, newest first, times in `zone` (UTC by default). */
+export async function auditCsvRows(db: DbOrTx, viewer: Actor, filter: AuditFilter, zone = 'UTC'): Promise<string[][]> {
+  const rows: string[][] = [['Entry', zonedHeader('At', zone), 'Who', 'Through', 'Module', 'Action', 'Record type', 'Record', 'Record id', 'Changes', 'Details', 'Hash']];
   for (let page = 1; rows.length - 1 < AUDIT_EXPORT_LIMIT; page++) {
     const chunk = await listAuditEntries(db, viewer, filter, page, 500);
     for (const e of chunk.rows) {
       rows.push([
-        String(e.seq), e.at, e.who, e.door, e.moduleLabel, e.actionLabel, e.record?.label ?? '', e.record?.title ?? '', e.recordId ?? '',
+        String(e.seq), zone === 'UTC' ? e.at : zonedTime(e.at, zone, { seconds: true }), e.who, e.door, e.moduleLabel, e.actionLabel, e.record?.label ?? '', e.record?.title ?? '', e.recordId ?? '',
         e.hidden ? 'Not shown: you may not read this record' : e.changes.map((c) => (c.lines ? `${c.label}: ${c.lines.filter((l) => l.kind !== 'same').map((l) => `${l.kind === 'added' ? '+' : '-'} ${l.text}`).join(' / ')}` : `${c.label}: ${c.before.text} → ${c.after.text}`)).join('\n'),
         e.details.map((d) => `${d.label}: ${d.value}`).join('\n'), e.hash,
       ]);

@@ -145,7 +145,7 @@ export function RecordResults<V extends Identified>({ path, page, state, columns
           <DataTable<V>
             rows={page.rows}
             empty={filtered ? `No ${plural.toLowerCase()} match these filters.` : `No ${plural.toLowerCase()} yet.`}
-            sort={{ current: state.sort, href: (sort) => listHref(path, state, 1, sort), target: `#${id}` }}
+            sort={{ current: state.sort, href: (sort) => listHref(path, state, 1, sort), target: `#${id}`, form: `${id}-filters` }}
             columns={columns.map((c) => ({
               header: c.header,
               sort: c.sort,
@@ -180,9 +180,9 @@ export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Eleme
   return (
     <>
       <Flash kind="success" message={props.done === 'deleted' ? `${singular} deleted.` : undefined} />
-      <FilterBar action={path} label={`Filter ${props.plural.toLowerCase()}`} target={`#${resultsId(path)}`}
+      <FilterBar action={path} id={`${resultsId(path)}-filters`} label={`Filter ${props.plural.toLowerCase()}`} target={`#${resultsId(path)}`}
         search={{ value: state.q, label: props.searchLabel ?? 'Search' }} filtered={isFiltered(state)}
-        keep={{ sort: state.sort, pageSize: state.pageSize === 25 ? '' : String(state.pageSize) }}
+        keep={{ pageSize: state.pageSize === 25 ? '' : String(state.pageSize) }}
         filters={[
           ...(statuses ? [{ name: 'status', label: 'Status', selected: state.status, options: valueOptions(statuses) }] : []),
           ...(props.filters ?? []).map((f) => ({ name: f.name, label: f.label, options: f.options, selected: state.extra?.[f.name] ?? '' })),

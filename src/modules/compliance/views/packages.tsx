@@ -82,7 +82,7 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
       <Flash kind="success" message={done ? DONE_MESSAGES[done] : undefined} />
       {importButton && <p class="actions"><a class="button" href={IMPORT_PATH}>Import package</a></p>}
       {page.total > 1 && <p class="actions"><a href={`${PACKAGES_PATH}/compare`}>Compare two packages</a></p>}
-      <FilterBar action={PACKAGES_PATH} label="Filter compliance packages" target="#package-results" filtered={filtered} keep={{ sort: filters.sort }}
+      <FilterBar action={PACKAGES_PATH} id="package-filters" label="Filter compliance packages" target="#package-results" filtered={filtered}
         search={{ value: filters.q, label: 'Search names' }}
         filters={[{ name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' }]} />
       <section id="package-results" aria-live="polite" aria-label="Compliance packages">
@@ -93,7 +93,7 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
       <DataTable
         rows={page.rows}
         empty={filtered ? 'No packages match these filters.' : 'No packages yet. Import a package file or one of the shipped frameworks.'}
-        sort={{ current: filters.sort, href: (sort) => packageListHref(filters, { sort }), target: '#package-results' }}
+        sort={{ current: filters.sort, href: (sort) => packageListHref(filters, { sort }), target: '#package-results', form: 'package-filters' }}
         columns={[
           { header: 'Name', sort: 'name', cell: (p) => <a href={`${PACKAGES_PATH}/${p.id}`} safe>{p.name}</a> },
           { header: 'Standard', sort: 'standard', cell: (p) => <Text value={p.standard} /> },
