@@ -60,7 +60,9 @@ export async function labelUse(db: DbOrTx, reader: Actor, labelId: string, limit
     const carries = sql`${labelId}::uuid = any(${type.labels!})`;
     const [{ n }] = await db.select({ n: count() }).from(type.table).where(carries);
     if (n === 0) return null;
-    const ids = (await db.select({ id: sql<string>`${type.id}::text` }).from(type.table).where(carries).orderBy(type.id).limit(limit)).map((row) => row.id);
+    const ids = limit > 0
+      ? (await db.select({ id: sql<string>`${type.id}::text` }).from(type.table).where(carries).orderBy(type.id).limit(limit)).map((row) => row.id)
+      : [];
     const rows = await recordRows(db, type, ids);
     const records = ids.map((id) => typedRecordAsSeen(reader, type, id, rows.get(id)))
       .sort((a, b) => Number(a.href === null) - Number(b.href === null) || a.title.localeCompare(b.title));
