@@ -58,7 +58,9 @@ async function activityReviews(app: AppContext, view: Owned & { id: string }, vi
   const [reviews, reviewers] = await Promise.all([
     listProcessingActivityReviews(app.db, viewer, view.id), mayReview ? reviewerChoices(app, viewer) : null,
   ]);
-  const state = formState ?? { values: { reviewedOn: todayIso(), reviewerId: viewer.userId ?? '' } };
+  // Today in the reader's own zone: the server's UTC day, which the page's script replaces with the browser's day.
+  const today = todayIso();
+  const state = formState ?? { values: { reviewedOn: today, reviewerId: viewer.userId ?? '' }, today };
   return <ActivityReviews activityId={view.id} reviews={reviews} csrfToken={csrfToken} reviewers={reviewers} formState={state} />;
 }
 
@@ -295,5 +297,5 @@ export const registerPages = (app: AppContext) =>
       return toCsv([BREACH_CSV_COLUMNS.map((c) => c.header), ...breaches.map((b) => BREACH_CSV_COLUMNS.map((c) => c.text(b)))]);
     }, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register/print', async ({ viewer }) =>
-      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date().toISOString().slice(0, 10)} />, { page: 'dataPrivacy:read' })
+      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date()} />, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register.csv', ({ viewer }) => registerCsvResponse(app.db, viewer, registerFileName()), { page: 'dataPrivacy:read' });
