@@ -28,7 +28,7 @@ import {
 } from '../records/records';
 import { screenAuth } from '../http/screen-auth';
 import { isUuid } from '../core/uuid';
-import { labelScreens } from '../records/labels';
+import { labelScreens } from './label-screens';
 import { toCsv } from '../csv/write';
 import { readAllRecords } from '../reports/declarations';
 import { valueLabel, valueOptions } from '../core/value-labels';

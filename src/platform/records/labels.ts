@@ -1,10 +1,7 @@
-import { asc, count, sql } from 'drizzle-orm';
+import { count, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { labels } from '../../../db/schema';
 import { isUuid } from '../core/uuid';
 import type { Actor } from '../permissions/permissions';
-import type { FieldSpec, ListColumn, ListFilter } from '../record-screens/record-views';
-export { labelFilter, labelNamesSql, labelProblems } from './label-columns';
 import { recordRows, recordTypes, typedRecordAsSeen, type RecordTypeDeclaration } from './record-types';
 
 /**
@@ -12,28 +9,19 @@ import { recordRows, recordTypes, typedRecordAsSeen, type RecordTypeDeclaration 
  * their ids (`labels` on its RecordKind, an uuid[] column `label_ids`), and the kit then writes, diffs (History) and
  * reads them with the record, validates the ids added, answers `labels` (the names) with every read and filters lists
  * by `label`. Its record-type declaration says the same (registerType copies it), so the labels module finds every
- * record carrying a label through the registry, without a list of types of its own.
+ * record carrying a label through the registry, without a list of types of its own. The screens' parts are in
+ * record-screens/label-screens.ts.
  *
  * A label is a tag, not a record with an owner: anyone who may read the record reads its labels' names, and anyone who
  * may change the record may put any label on it.
  */
 
-/** Every label, by name: the form's choices, the list filter's options and the names shown. */
-export async function labelChoices(db: DbOrTx): Promise<{ value: string; label: string }[]> {
-  const rows = await db.select({ id: labels.id, name: labels.name }).from(labels).orderBy(asc(labels.name));
-  return rows.map((row) => ({ value: row.id, label: row.name }));
-}
+export { labelFilter, labelNamesSql, labelProblems } from './label-columns';
 
 /** A view with its computed `labels` typed (the kit puts computed values on the view untyped). */
 export const withLabels = <R extends object>(record: R): R & { labels: string[] } =>
   ({ ...record, labels: ((record as { labels?: string[] | null }).labels) ?? [] });
 
-/** The screens' label parts: the form's checkboxes, the lists' column and filter (the same on every register carrying labels). */
-export const labelScreens = (db: DbOrTx) => ({
-  field: { name: 'labelIds', label: 'Labels', kind: 'checkboxes', options: () => labelChoices(db), hint: 'Labels of Settings › Labels' } satisfies FieldSpec,
-  column: <V>(): ListColumn<V> => ({ header: 'Labels', value: (view) => ((view as { labels?: string[] }).labels ?? []).join(', ') }),
-  filter: async (): Promise<ListFilter> => ({ name: 'label', label: 'Label', options: await labelChoices(db) }),
-});
 
 /** The declared record types carrying labels (their declaration names the column), in module order. */
 export const labelCarriers = (): RecordTypeDeclaration[] => recordTypes().filter((type) => type.labels !== undefined);
