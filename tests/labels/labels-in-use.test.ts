@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { labels } from '../../db/schema';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { labelCarriers } from '../../src/platform/records/labels';
+import { updateRecord } from '../../src/platform/records/records';
+import { processingActivityKind } from '../../src/modules/dataPrivacy/service';
+import { deleteLabel } from '../../src/modules/labels/service';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { apiSender, createdId } from '../helpers/api';
@@ -125,4 +128,37 @@ describe('the delete confirmation screen', () => {
     expect(res.headers.get('location')).toBe('/settings/labels?done=deleted');
     expect(await labelRow(id)).toBeUndefined();
   });
+});
+
+// On the embedded database (PGlite) one transaction runs at a time, so a write and a deletion never overlap there.
+describe.skipIf(!process.env.DATABASE_URL)('a label put on a record while it is being deleted (PostgreSQL)', () => {
+  test('the deletion waits for the write adding the label, then counts its record and is refused', async () => {
+    const id = await label();
+    const record = await activity({});
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let labelled!: () => void;
+    const written = new Promise<void>((resolve) => { labelled = resolve; });
+    const write = env.ctx.db.transaction(async (tx) => {
+      await updateRecord(tx, processingActivityKind, admin, record, { labelIds: [id] });
+      labelled();
+      await held;
+    });
+    await written;
+    let deletionSettled = false;
+    const deletion = env.ctx.db.transaction((tx) => deleteLabel(tx, admin, id)).then(() => null, (error: unknown) => error)
+      .finally(() => { deletionSettled = true; });
+    // The write commits once the deletion waits for its lock (or, were there no lock, once the deletion is done).
+    for (;;) {
+      const [{ waiting }] = await env.ctx.db.select({ waiting: sql<number>`count(*)::int` }).from(sql`pg_locks`).where(sql`not granted`);
+      if (waiting > 0 || deletionSettled) break;
+      await Bun.sleep(20);
+    }
+    release();
+    await write;
+    const refusal = await deletion;
+    expect(refusal).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('is still carried by 1 processing activity') });
+    expect(await labelRow(id)).toBeDefined();
+  }, 30_000);
 });

@@ -9,15 +9,17 @@ import { isUuid } from '../core/uuid';
 
 /**
  * Ids added to a record that name no label: a 400 naming `labelIds` and the id. Labels kept as they were are not judged
- * again. The labels found stay locked (FOR SHARE) until the write commits, so a deletion of one of them waits for it and
- * then counts the record (the labels module's 409), never leaving an id that names nothing.
+ * again. The labels found stay locked (FOR KEY SHARE, which a rename does not wait for) until the write commits, so a
+ * deletion of one of them waits for it and then counts the record (the labels module's 409), never leaving an id that
+ * names nothing.
  */
 export async function labelProblems(db: DbOrTx, ids: readonly string[] | undefined, before: readonly string[] | undefined): Promise<FieldProblem[]> {
   const kept = new Set(before ?? []);
   const added = (ids ?? []).filter((id) => !kept.has(id));
   if (added.length === 0) return [];
   const valid = added.filter(isUuid);
-  const found = new Set(valid.length ? (await db.select({ id: labels.id }).from(labels).where(inArray(labels.id, valid)).for('share')).map((row) => row.id) : []);
+  const rows = valid.length ? await db.select({ id: labels.id }).from(labels).where(inArray(labels.id, valid)).for('key share') : [];
+  const found = new Set(rows.map((row) => row.id));
   return added.filter((id) => !found.has(id)).map((id) => ({ field: 'labelIds', message: `Label ${id} not found` }));
 }
 
