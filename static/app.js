@@ -44,7 +44,9 @@
 })();
 
 // Times in History and the Audit Log (<time data-local>) are written in the reader's own time zone, naming it; the
-// server renders them in UTC, which is what a page without scripts shows.
+// server renders them in UTC, which is what a page without scripts shows. Days too: a day drawn up now
+// (<time data-local-day>) is the reader's day, and a date field defaulting to today (<input data-today>, the server's
+// UTC day) takes today in the reader's zone while it still holds that default.
 (function () {
   'use strict';
   function pad(n) { return (n < 10 ? '0' : '') + n; }
@@ -63,7 +65,19 @@
       el.textContent = date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()) + ' ' + pad(date.getHours()) + ':' + pad(date.getMinutes()) + ' ' + zoneName(date);
       el.setAttribute('title', el.getAttribute('datetime'));
     }
+    var days = (root || document).querySelectorAll('time[data-local-day]');
+    for (var j = 0; j < days.length; j++) {
+      var at = new Date(days[j].getAttribute('datetime'));
+      if (!isNaN(at.getTime())) days[j].textContent = localDay(at) + ' (' + zoneName(at) + ')';
+    }
+    var inputs = (root || document).querySelectorAll('input[type="date"][data-today]');
+    for (var k = 0; k < inputs.length; k++) {
+      var input = inputs[k];
+      if (input.value === input.getAttribute('data-today')) input.value = localDay(new Date());
+      input.setAttribute('data-today', input.value);
+    }
   }
+  function localDay(date) { return date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()); }
   document.addEventListener('DOMContentLoaded', function () { localise(document); });
   document.addEventListener('htmx:afterSettle', function (event) { localise(event.target); });
 })();

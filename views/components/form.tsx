@@ -56,6 +56,11 @@ export interface FieldProps {
   children?: JSX.Element;
   /** The input's id where one page holds two forms with the same field names (`f-<name>` otherwise). */
   id?: string;
+  /**
+   * A date field defaulting to today: the server's today (UTC), which the page's script replaces with today in the
+   * reader's own time zone while the field still holds it (people have no stored zone; their browser knows it).
+   */
+  today?: string;
 }
 
 /** A labelled input with its hint and inline error, linked by aria-describedby so screen readers announce both. */
@@ -72,7 +77,7 @@ export function Field(props: FieldProps): JSX.Element {
       {props.children ?? (props.type === 'textarea'
         ? <textarea {...common} maxlength={props.maxlength} safe>{value}</textarea>
         : <input {...common} type={props.type ?? 'text'} value={value} autocomplete={props.autocomplete}
-            maxlength={props.maxlength} min={props.min} max={props.max} />)}
+            maxlength={props.maxlength} min={props.min} max={props.max} data-today={props.today} />)}
       {props.hint && <span class="hint" id={`${id}-hint`} safe>{props.hint}</span>}
       {props.error && <span class="error" id={`${id}-error`} role="alert" safe>{props.error}</span>}
     </div>

@@ -8,6 +8,7 @@ import { recordType, requireTypedRecord } from '../../platform/records/record-ty
 import { countryName, isCountryCode } from './countries';
 import type { AssetDataMapInput, AssetDataMapView, ThirdPartyDpaInput, ThirdPartyDpaView } from './schema';
 import { categoryProblems, personalDataCategoryList } from './categories';
+import { latestTodayIso } from '../../platform/core/dates';
 
 /**
  * Data-map fields on assets and DPA fields on third parties: stored by data privacy in tables keyed by the asset or
@@ -88,11 +89,12 @@ export async function getThirdPartyDpa(db: DbOrTx, actor: Actor, thirdPartyId: s
 }
 
 /** Records or replaces a third party's DPA fields (dataPrivacy:update), with its Audit Log and History entries. */
-export async function putThirdPartyDpa(tx: DbOrTx, actor: Actor, thirdPartyId: string, input: ThirdPartyDpaInput): Promise<ThirdPartyDpaView> {
+export async function putThirdPartyDpa(tx: DbOrTx, actor: Actor, thirdPartyId: string, input: ThirdPartyDpaInput, now = new Date()): Promise<ThirdPartyDpaView> {
   await host(tx, actor, 'thirdParty', thirdPartyId, 'dataPrivacy:update');
   const unknown = (input.subProcessorCountries ?? []).filter((code) => !isCountryCode(code));
   if (unknown.length) throw invalid([{ field: 'subProcessorCountries', message: `${unknown.join(', ')}: not ISO 3166-1 alpha-2 country codes` }]);
-  if (input.signedOn && input.signedOn > new Date().toISOString().slice(0, 10)) throw invalid([{ field: 'signedOn', message: 'must not be in the future' }]);
+  // Not in the future in any time zone: a DPA signed today east of UTC may already be tomorrow there.
+  if (input.signedOn && input.signedOn > latestTodayIso(now)) throw invalid([{ field: 'signedOn', message: 'must not be in the future' }]);
   const values = { signedOn: input.signedOn ?? null, version: (input.version ?? '').trim(), subProcessorCountries: input.subProcessorCountries ?? [] };
   const [before] = await tx.select().from(thirdPartyDpas).where(eq(thirdPartyDpas.thirdPartyId, thirdPartyId)).for('update');
   const [after] = await tx.insert(thirdPartyDpas).values({ thirdPartyId, ...values })

@@ -7,7 +7,7 @@ import { requireOnRecord, requirePermission, type Actor } from '../../platform/p
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import { auditFields, loadForAction, type RecordKind, type RecordView } from '../../platform/records/records';
 import { createRisk } from '../risks/service';
-import { labelFilter, labelNamesSql, labelProblems, withLabels } from './labels';
+import { withLabels } from '../../platform/records/labels';
 import { DPIA_CRITERIA_THRESHOLD, DPIA_STATUSES, type DpiaCreate, type DpiaRiskCreate, type DpiaView } from './schema';
 
 const screeningSql = sql<boolean>`(cardinality(${dpias.criteriaMet}) >= ${sql.raw(String(DPIA_CRITERIA_THRESHOLD))})`;
@@ -39,11 +39,11 @@ export const dpiaKind: RecordKind<typeof dpias, DpiaCreate, DpiaView> = {
     criteriaMet: [], requiredOverride: null, overrideReason: '', description: '', necessityAndProportionality: '', risksToDataSubjects: '',
     measures: '', residualRisk: null, residualJudgement: '', dpoAdvice: '', labelIds: [],
   },
-  filters: { processingActivityId: (value) => eq(dpias.processingActivityId, value), label: labelFilter(dpias.labelIds) },
+  filters: { processingActivityId: (value) => eq(dpias.processingActivityId, value) },
+  labels: dpias.labelIds,
   computed: {
     screeningRequired: screeningSql,
     required: sql<boolean>`coalesce(${dpias.requiredOverride} = 'required', ${screeningSql})`,
-    labels: labelNamesSql(dpias.labelIds),
   },
   present: async () => ({ view: dpiaView }),
   frozen: (before) => (before.status === 'signed_off' ? signedOffMessage(String(before.id)) : null),
@@ -56,7 +56,6 @@ export const dpiaKind: RecordKind<typeof dpias, DpiaCreate, DpiaView> = {
       problems.push({ field: 'overrideReason', message: 'a reason is required when the decision departs from the screening' });
     }
     if (!candidate.requiredOverride && reason) problems.push({ field: 'overrideReason', message: 'must be blank unless requiredOverride is set' });
-    problems.push(...await labelProblems(db, candidate.labelIds, before?.labelIds));
     if (problems.length) return problems;
     // The processing activity assessed: one the actor may read (404 like a missing one otherwise); an unchanged link is not judged again.
     if (candidate.processingActivityId !== before?.processingActivityId) {

@@ -32,7 +32,6 @@ import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
 import { fieldErrors } from '../../../views/components/form';
 import { formText, schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
-import { labelScreens } from './labels';
 import { listProcessingActivityReviews, recordProcessingActivityReview } from './review-service';
 import { ActivityReviews, type ReviewFormState } from './review-views';
 import { ProcessingActivityReviewCreate, type ProcessingActivityReviewCreate as ProcessingActivityReviewInput } from './schema';
@@ -59,14 +58,15 @@ async function activityReviews(app: AppContext, view: Owned & { id: string }, vi
   const [reviews, reviewers] = await Promise.all([
     listProcessingActivityReviews(app.db, viewer, view.id), mayReview ? reviewerChoices(app, viewer) : null,
   ]);
-  const state = formState ?? { values: { reviewedOn: todayIso(), reviewerId: viewer.userId ?? '' } };
+  // Today in the reader's own zone: the server's UTC day, which the page's script replaces with the browser's day.
+  const today = todayIso();
+  const state = formState ?? { values: { reviewedOn: today, reviewerId: viewer.userId ?? '' }, today };
   return <ActivityReviews activityId={view.id} reviews={reviews} csrfToken={csrfToken} reviewers={reviewers} formState={state} />;
 }
 
 export const processingActivityPages = (app: AppContext) => {
   /** The records of a linked type the viewer may pick (read right and level). */
   const readable = (kind: string) => (viewer: Actor) => readableChoices(app.db, viewer, recordType(kind));
-  const labels = labelScreens(app.db);
   return recordPages(app, processingActivityKind, {
     path: PATH,
     title: 'Processing activities',
@@ -76,7 +76,7 @@ export const processingActivityPages = (app: AppContext) => {
     Update: ProcessingActivityUpdate,
     statuses: PROCESSING_STATUSES,
     searchLabel: 'Search names',
-    filters: async () => [{ name: 'role', label: 'Role', options: PROCESSING_ROLES.map((value) => ({ value, label: valueLabel(value) })) }, await labels.filter()],
+    filters: async () => [{ name: 'role', label: 'Role', options: PROCESSING_ROLES.map((value) => ({ value, label: valueLabel(value) })) }],
     listActions: () => <a class="button secondary" href="/data-privacy/register">Article 30 register</a>,
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
@@ -99,7 +99,6 @@ export const processingActivityPages = (app: AppContext) => {
       { name: 'controlIds', label: 'Technical and organisational measures (controls)', kind: 'checkboxes', options: readable(LINKED_TYPES.controlIds),
         hint: 'Controls you may read (Art. 32)' },
       { name: 'nextReviewOn', label: 'Next review on', kind: 'date', hint: 'The owner is reminded; recording a review sets it' },
-      labels.field,
       ...OWNER_FIELDS,
     ],
     columns: [
@@ -108,7 +107,6 @@ export const processingActivityPages = (app: AppContext) => {
       { header: 'Legal basis', value: (p) => valueLabel(p.legalBasis), sort: 'legalBasis' },
       { header: 'Status', value: (p) => valueLabel(p.status), sort: 'status' },
       { header: 'Next review', value: (p) => String(p.nextReviewOn ?? '') },
-      labels.column(),
       ownerColumn(),
     ],
     messages: { created: 'Processing activity recorded.' },
@@ -167,7 +165,6 @@ const DPIA_LABELLED = new Set(['requiredOverride', 'residualRisk', 'status']);
 /** DPIAs (GDPR Art. 35) on the register kit, with the decision, sign-off and reopening, and the risks written from them. */
 export const dpiaPages = (app: AppContext) => {
   const back = (id: string) => `${DPIA_PATH}/${id}`;
-  const labels = labelScreens(app.db);
   /** Sign-off and reopening from the DPIA's page: back to it when done, the refusal inside the app otherwise. */
   const reviewAction = async (action: typeof signOffDpia, failed: string, viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, id: string) => {
     const result = await attempt(() => runWrite(app, (tx) => action(tx, viewer, id)));
@@ -187,7 +184,6 @@ export const dpiaPages = (app: AppContext) => {
     Update: DpiaUpdate,
     statuses: DPIA_STATUSES,
     searchLabel: 'Search names',
-    filters: async () => [await labels.filter()],
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
       { name: 'processingActivityId', label: 'Processing activity', kind: 'reference', required: true, link: processingActivityKind,
@@ -204,14 +200,12 @@ export const dpiaPages = (app: AppContext) => {
       { name: 'residualRisk', label: 'Residual risk', kind: 'select', options: RESIDUAL_RISKS },
       { name: 'residualJudgement', label: 'Residual judgement', kind: 'textarea' },
       { name: 'dpoAdvice', label: 'DPO advice', kind: 'textarea' },
-      labels.field,
       ...OWNER_FIELDS,
     ],
     columns: [
       { header: 'Name', value: (d) => d.name, link: true, sort: 'name' },
       { header: 'Required', value: (d) => (d.required ? 'Yes' : 'No') },
       { header: 'Status', value: (d) => valueLabel(d.status), sort: 'status' },
-      labels.column(),
       ownerColumn(),
     ],
     messages: { created: 'DPIA recorded.' },
@@ -303,5 +297,5 @@ export const registerPages = (app: AppContext) =>
       return toCsv([BREACH_CSV_COLUMNS.map((c) => c.header), ...breaches.map((b) => BREACH_CSV_COLUMNS.map((c) => c.text(b)))]);
     }, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register/print', async ({ viewer }) =>
-      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date().toISOString().slice(0, 10)} />, { page: 'dataPrivacy:read' })
+      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date()} />, { page: 'dataPrivacy:read' })
     .get('/data-privacy/register.csv', ({ viewer }) => registerCsvResponse(app.db, viewer, registerFileName()), { page: 'dataPrivacy:read' });

@@ -3,7 +3,7 @@ import type { DbOrTx } from '../../../db/client';
 import { processingActivities, processingActivityReviews, users } from '../../../db/schema';
 import { recordChange } from '../../platform/audit/history';
 import { invalid, type FieldProblem } from '../../platform/core/errors';
-import { addMonths, dateProblems, todayIso } from '../../platform/core/dates';
+import { addMonths, dateProblems, latestTodayIso, todayIso } from '../../platform/core/dates';
 import type { DueSoonKind } from '../../platform/dashboard/declarations';
 import { milestoneReached, type DueDateKind, type RecordEvents } from '../../platform/notifications/declarations';
 import { ownershipCondition } from '../../platform/permissions/ownership';
@@ -42,7 +42,7 @@ export async function recordProcessingActivityReview(
   const notes = (input.notes ?? '').trim();
   const problems: FieldProblem[] = [...dateProblems('reviewedOn', reviewedOn), ...dateProblems('nextReviewOn', input.nextReviewOn)];
   // Not in the future anywhere: a reviewer in UTC+14 may already be on the next day.
-  if (!problems.length && reviewedOn > todayIso(new Date(now.getTime() + 14 * 3_600_000))) problems.push({ field: 'reviewedOn', message: 'must not be in the future' });
+  if (!problems.length && reviewedOn > latestTodayIso(now)) problems.push({ field: 'reviewedOn', message: 'must not be in the future' });
   const nextReviewOn = input.nextReviewOn === undefined ? addMonths(reviewedOn, DEFAULT_REVIEW_MONTHS) : input.nextReviewOn;
   if (!problems.length && nextReviewOn && nextReviewOn <= reviewedOn) problems.push({ field: 'nextReviewOn', message: `must be after the review day (${reviewedOn})` });
   if (input.outcome === 'changes_needed' && !notes) problems.push({ field: 'notes', message: 'say which changes are needed' });

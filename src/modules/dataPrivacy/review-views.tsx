@@ -7,6 +7,8 @@ export interface ReviewFormState {
   values?: Record<string, string>;
   errors?: FieldErrors;
   error?: string;
+  /** The day `reviewedOn` defaults to (the server's today), replaced in the browser by today in the reader's zone. */
+  today?: string;
 }
 
 const OUTCOME_OPTIONS: Option[] = REVIEW_OUTCOMES.map((value) => ({ value, label: valueLabel(value) }));
@@ -21,7 +23,8 @@ export function ReviewForm({ activityId, csrfToken, reviewers, state = {} }: {
       <h3>Record a review</h3>
       <FormError message={state.error} />
       <CsrfField token={csrfToken} />
-      <Field label="Reviewed on" name="reviewedOn" type="date" required value={v.reviewedOn} error={state.errors?.reviewedOn} hint="Not in the future" />
+      <Field label="Reviewed on" name="reviewedOn" type="date" required value={v.reviewedOn} error={state.errors?.reviewedOn}
+        today={state.today} hint="Not in the future; today where you are unless you change it" />
       <Field label="Reviewer" name="reviewerId" required error={state.errors?.reviewerId}>
         <Select name="reviewerId" selected={v.reviewerId} options={reviewers} />
       </Field>

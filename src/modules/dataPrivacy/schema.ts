@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
 import { Type } from '@sinclair/typebox';
-import { exampleOwnership, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
+import { exampleOwnership, labelInput, labelQuery, labelView, recordInputs, recordListQuery, recordView, Uuid } from '../../platform/records/record-schema';
 import { stringEnum } from '../../platform/http/schema-helpers';
 import { PageQuery } from '../../platform/http/paging';
 
@@ -33,15 +33,6 @@ const categoryKeys = (description: string) =>
 
 export const isSpecialCategory = (category: string) => (SPECIAL_DATA_CATEGORIES as readonly string[]).includes(category);
 
-/** Labels of Settings › Labels on a privacy record (processing activities, DPIAs, transfers, TIAs). */
-const labelIdsField = t.Optional(t.Array(Uuid, {
-  maxItems: 50, uniqueItems: true, description: 'Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds',
-}));
-const labelViews = {
-  labelIds: t.Array(t.String(), { description: 'Labels (Settings › Labels)' }),
-  labels: t.Array(t.String(), { description: 'The labels by name, in name order' }),
-};
-const labelFilter = { label: t.Optional(t.String({ format: 'uuid', description: 'Only the records carrying this label' })) };
 const ReviewDate = (description: string) => t.String({ format: 'date', description });
 
 const processingFields = {
@@ -65,7 +56,7 @@ const processingFields = {
     maxItems: 500, uniqueItems: true, description: 'The technical and organisational measures (Art. 32) as controls; each must be a control you may read (needs controls:read)',
   })),
   nextReviewOn: t.Optional(t.Union([ReviewDate('When the record is next to be reviewed (YYYY-MM-DD); the owner is reminded. A review recorded sets it'), t.Null()])),
-  labelIds: labelIdsField,
+  ...labelInput,
 };
 export const { Create: ProcessingActivityCreate, Update: ProcessingActivityUpdate } = recordInputs(processingFields, { customFields: true });
 export type ProcessingActivityCreate = Static<typeof ProcessingActivityCreate>;
@@ -88,7 +79,7 @@ export const ProcessingActivityView = recordView({
   securityMeasures: t.String(),
   controlIds: t.Array(t.String(), { description: 'Controls: the technical and organisational measures (Art. 32)' }),
   nextReviewOn: t.Union([t.String(), t.Null()]),
-  ...labelViews,
+  ...labelView,
 }, { customFields: true });
 export type ProcessingActivityView = Static<typeof ProcessingActivityView>;
 
@@ -96,7 +87,7 @@ export const PROCESSING_SORTS = ['name', 'role', 'status', 'legalBasis', 'create
 export const ProcessingActivityListQuery = recordListQuery(PROCESSING_SORTS, PROCESSING_STATUSES, {
   role: t.Optional(stringEnum(PROCESSING_ROLES)),
   controlId: t.Optional(t.String({ format: 'uuid', description: 'Only the processing activities linking this control' })),
-  ...labelFilter,
+  ...labelQuery,
 });
 
 /** Outcomes of a periodic review of a processing activity. */
@@ -197,7 +188,7 @@ const dpiaFields = {
   residualRisk: t.Optional(t.Union([stringEnum(RESIDUAL_RISKS), t.Null()], { description: 'The residual risk after the measures: low, medium or high (high calls for prior consultation, Art. 36)' })),
   residualJudgement: t.Optional(t.String({ maxLength: 20_000, description: 'The judgement of the residual risk' })),
   dpoAdvice: t.Optional(t.String({ maxLength: 20_000, description: 'The advice of the data protection officer (Art. 35(2))' })),
-  labelIds: labelIdsField,
+  ...labelInput,
 };
 export const { Create: DpiaCreate, Update: DpiaUpdate } = recordInputs(dpiaFields, { customFields: true });
 export type DpiaCreate = Static<typeof DpiaCreate>;
@@ -222,14 +213,14 @@ export const DpiaView = recordView({
   signedOffById: t.Union([t.String(), t.Null()]),
   signedOffAt: t.Union([t.String(), t.Null()]),
   riskIds: t.Array(t.String(), { description: 'Risks written from this DPIA' }),
-  ...labelViews,
+  ...labelView,
 }, { customFields: true });
 export type DpiaView = Static<typeof DpiaView>;
 
 export const DPIA_SORTS = ['name', 'status', 'createdAt', 'updatedAt'] as const;
 export const DpiaListQuery = recordListQuery(DPIA_SORTS, DPIA_STATUSES, {
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the DPIAs of this processing activity' })),
-  ...labelFilter,
+  ...labelQuery,
 });
 
 /** "Create a risk from this DPIA": the risk's rating; its title and description default to the DPIA's. */
@@ -290,7 +281,7 @@ const transferFields = {
     description: 'The transfer impact assessment relied on: one kept on the recipient third party',
   })),
   notes: t.Optional(t.String({ maxLength: 20_000 })),
-  labelIds: labelIdsField,
+  ...labelInput,
 };
 export const { Create: TransferCreate, Update: TransferUpdate } = recordInputs(transferFields);
 export type TransferCreate = Static<typeof TransferCreate>;
@@ -307,7 +298,7 @@ export const TransferView = recordView({
   derogation: t.Union([stringEnum(TRANSFER_DEROGATIONS), t.Null()]),
   transferImpactAssessmentId: t.Union([t.String(), t.Null()]),
   notes: t.String(),
-  ...labelViews,
+  ...labelView,
 });
 export type TransferView = Static<typeof TransferView>;
 
@@ -315,7 +306,7 @@ export const TRANSFER_SORTS = ['name', 'destinationCountry', 'safeguard', 'creat
 export const TransferListQuery = recordListQuery(TRANSFER_SORTS, null, {
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers of this processing activity' })),
   recipientThirdPartyId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers to this third party' })),
-  ...labelFilter,
+  ...labelQuery,
 });
 
 export const transferExamples = {
@@ -343,7 +334,7 @@ const tiaFields = {
   conclusion: stringEnum(TIA_CONCLUSIONS, { description: 'proceed, proceed_with_measures or do_not_proceed' }),
   assessedOn: IsoDate('The date of the assessment (YYYY-MM-DD)'),
   nextReviewOn: t.Optional(t.Union([IsoDate('The next review (YYYY-MM-DD), after the assessment date; reminded to the owner'), t.Null()])),
-  labelIds: labelIdsField,
+  ...labelInput,
 };
 /** A TIA as the screens write it: the third party it is kept on is one of its fields. */
 export const { Create: TiaRecordCreate, Update: TiaRecordUpdate } = recordInputs({
@@ -364,12 +355,12 @@ export const TiaView = recordView({
   conclusion: stringEnum(TIA_CONCLUSIONS),
   assessedOn: t.String(),
   nextReviewOn: t.Union([t.String(), t.Null()]),
-  ...labelViews,
+  ...labelView,
 });
 export type TiaView = Static<typeof TiaView>;
 
 export const TIA_SORTS = ['name', 'assessedOn', 'nextReviewOn', 'createdAt', 'updatedAt'] as const;
-export const TiaListQuery = recordListQuery(TIA_SORTS, null, labelFilter);
+export const TiaListQuery = recordListQuery(TIA_SORTS, null, labelQuery);
 export const ThirdPartyTiaParams = t.Object({ id: t.String({ format: 'uuid' }), tiaId: t.String({ format: 'uuid' }) });
 
 export const tiaExamples = {

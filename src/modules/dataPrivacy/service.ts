@@ -7,7 +7,6 @@ import { recordType, requireTypedRecord } from '../../platform/records/record-ty
 import { referencedBy, type RecordKind } from '../../platform/records/records';
 import { valueLabel } from '../../platform/core/value-labels';
 import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
-import { labelFilter, labelNamesSql, labelProblems } from './labels';
 import { isUuid } from '../../platform/core/uuid';
 import { categoryProblems, dataSubjectCategoryList, personalDataCategoryList } from './categories';
 
@@ -40,7 +39,8 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   table: processingActivities,
   titleColumn: processingActivities.name,
   statusColumn: processingActivities.status,
-  computed: { labels: labelNamesSql(processingActivities.labelIds) },
+  // Carries labels of Settings › Labels (the register kit checks, reads and filters them).
+  labels: processingActivities.labelIds,
   sortable: {
     name: processingActivities.name, role: processingActivities.role, status: processingActivities.status, legalBasis: processingActivities.legalBasis,
     createdAt: processingActivities.createdAt, updatedAt: processingActivities.updatedAt,
@@ -54,7 +54,6 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
     role: (value) => ((PROCESSING_ROLES as readonly string[]).includes(value) ? eq(processingActivities.role, value as 'controller') : undefined),
     // The activities whose measures include a control (the control's page lists them).
     controlId: (value) => (isUuid(value) ? sql`${value}::uuid = any(${processingActivities.controlIds})` : sql`false`),
-    label: labelFilter(processingActivities.labelIds),
   },
   // Its DPIAs assess it, its transfers are part of it and questionnaires ask about it: deleting it while any do is a 409 naming them.
   references: [
@@ -77,7 +76,6 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
     problems.push(
       ...await categoryProblems(db, dataSubjectCategoryList, 'dataSubjectCategories', candidate.dataSubjectCategories, before?.dataSubjectCategories),
       ...await categoryProblems(db, personalDataCategoryList, 'personalDataCategories', candidate.personalDataCategories, before?.personalDataCategories),
-      ...await labelProblems(db, candidate.labelIds, before?.labelIds),
     );
     if (problems.length) return problems;
     await requireReadableLinks(db, actor, candidate, before);

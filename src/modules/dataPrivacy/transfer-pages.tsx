@@ -12,7 +12,6 @@ import {
 import { safeguardText, TIA_PATH, tiaKind, TRANSFER_PATH, transferKind } from './transfer-service';
 import { processingActivityKind } from './service';
 import { ActivityTransfers, ThirdPartyTias, type SeenLink } from './transfer-views';
-import { labelScreens } from './labels';
 
 /** The third party a transfer or TIA names, for the screens' pickers and record pages (its table, not its module). */
 const thirdPartyLink = { module: 'thirdParties', label: 'Third party', table: thirdParties, titleColumn: thirdParties.name } as const;
@@ -35,7 +34,6 @@ const readable = (app: AppContext, kind: string) => (viewer: Actor) => readableC
 
 /** Transfers outside the EEA on the register kit: list, record page, new (from a processing activity's page) and edit. */
 export const transferPages = (app: AppContext) => {
-  const labels = labelScreens(app.db);
   return recordPages(app, transferKind, {
   path: TRANSFER_PATH,
   title: 'Transfers outside the EEA',
@@ -44,7 +42,6 @@ export const transferPages = (app: AppContext) => {
   Create: TransferCreate,
   Update: TransferUpdate,
   searchLabel: 'Search names',
-  filters: async () => [await labels.filter()],
   fields: [
     { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300, hint: 'What is transferred, to whom' },
     { name: 'processingActivityId', label: 'Processing activity', kind: 'reference', required: true,
@@ -59,14 +56,12 @@ export const transferPages = (app: AppContext) => {
     { name: 'transferImpactAssessmentId', label: 'Transfer impact assessment', kind: 'reference', options: readable(app, 'transferImpactAssessment'),
       hint: 'One kept on the recipient' },
     { name: 'notes', label: 'Notes', kind: 'textarea' },
-    labels.field,
     ...OWNER_FIELDS,
   ],
   columns: [
     { header: 'Name', value: (tr) => tr.name, link: true, sort: 'name' },
     { header: 'Destination', value: (tr) => countryName(tr.destinationCountry), sort: 'destinationCountry' },
     { header: 'Safeguard', value: (tr) => safeguardText(tr), sort: 'safeguard' },
-    labels.column(),
     ownerColumn(),
   ],
   messages: { created: 'Transfer recorded.' },
@@ -82,7 +77,6 @@ export const transferPages = (app: AppContext) => {
 
 /** Transfer impact assessments on the register kit: record page, new (from a third party's page) and edit. */
 export const tiaPages = (app: AppContext) => {
-  const labels = labelScreens(app.db);
   return recordPages(app, tiaKind, {
   path: TIA_PATH,
   title: 'Transfer impact assessments',
@@ -91,7 +85,6 @@ export const tiaPages = (app: AppContext) => {
   Create: TiaRecordCreate,
   Update: TiaRecordUpdate,
   searchLabel: 'Search names',
-  filters: async () => [await labels.filter()],
   fields: [
     { name: 'name', label: 'Name', kind: 'text', required: true, maxlength: 300 },
     { name: 'thirdPartyId', label: 'Third party', kind: 'reference', required: true, link: thirdPartyLink, options: readable(app, 'thirdParty'),
@@ -102,7 +95,6 @@ export const tiaPages = (app: AppContext) => {
     { name: 'conclusion', label: 'Conclusion', kind: 'select', required: true, options: TIA_CONCLUSIONS },
     { name: 'assessedOn', label: 'Assessed on', kind: 'date', required: true },
     { name: 'nextReviewOn', label: 'Next review', kind: 'date', hint: 'After the assessment date; the owner is reminded' },
-    labels.field,
     ...OWNER_FIELDS,
   ],
   columns: [
@@ -111,7 +103,6 @@ export const tiaPages = (app: AppContext) => {
     { header: 'Conclusion', value: (tia) => valueLabel(tia.conclusion) },
     { header: 'Assessed on', value: (tia) => tia.assessedOn, sort: 'assessedOn' },
     { header: 'Next review', value: (tia) => tia.nextReviewOn ?? '', sort: 'nextReviewOn' },
-    labels.column(),
     ownerColumn(),
   ],
   messages: { created: 'Transfer impact assessment recorded.' },

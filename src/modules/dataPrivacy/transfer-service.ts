@@ -7,7 +7,7 @@ import { milestoneReached, type DueDateKind } from '../../platform/notifications
 import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import { referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
-import { labelFilter, labelNamesSql, labelProblems, withLabels } from './labels';
+import { withLabels } from '../../platform/records/labels';
 import { ADEQUATE_COUNTRIES, countryName, EEA_COUNTRIES, isCountryCode } from './countries';
 import type { TiaRecordCreate, TiaView, TransferCreate, TransferView } from './schema';
 
@@ -48,7 +48,7 @@ export const transferKind: RecordKind<typeof privacyTransfers, TransferCreate, T
   label: 'Transfer',
   table: privacyTransfers,
   titleColumn: privacyTransfers.name,
-  computed: { labels: labelNamesSql(privacyTransfers.labelIds) },
+  labels: privacyTransfers.labelIds,
   sortable: {
     name: privacyTransfers.name, destinationCountry: privacyTransfers.destinationCountry, safeguard: privacyTransfers.safeguard,
     createdAt: privacyTransfers.createdAt, updatedAt: privacyTransfers.updatedAt,
@@ -57,14 +57,13 @@ export const transferKind: RecordKind<typeof privacyTransfers, TransferCreate, T
   filters: {
     processingActivityId: (value) => eq(privacyTransfers.processingActivityId, value),
     recipientThirdPartyId: (value) => eq(privacyTransfers.recipientThirdPartyId, value),
-    label: labelFilter(privacyTransfers.labelIds),
   },
   present: async () => ({ view: transferView }),
   toColumns: (c) => ({ ...c, name: c.name.trim(), notes: (c.notes ?? '').trim() }),
   async check(db, candidate, before, actor) {
     const problems: FieldProblem[] = [];
     if (!candidate.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
-    problems.push(...destinationProblems(candidate.destinationCountry), ...safeguardProblems(candidate), ...await labelProblems(db, candidate.labelIds, before?.labelIds));
+    problems.push(...destinationProblems(candidate.destinationCountry), ...safeguardProblems(candidate));
     if (problems.length) return problems;
     if (candidate.processingActivityId !== before?.processingActivityId) {
       await requireTypedRecord(db, actor, recordType('processingActivity'), candidate.processingActivityId, 'processingActivityId');
@@ -90,14 +89,14 @@ export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCrea
   label: 'Transfer impact assessment',
   table: transferImpactAssessments,
   titleColumn: transferImpactAssessments.name,
-  computed: { labels: labelNamesSql(transferImpactAssessments.labelIds) },
+  labels: transferImpactAssessments.labelIds,
   sortable: {
     name: transferImpactAssessments.name, assessedOn: transferImpactAssessments.assessedOn, nextReviewOn: transferImpactAssessments.nextReviewOn,
     createdAt: transferImpactAssessments.createdAt, updatedAt: transferImpactAssessments.updatedAt,
   },
   defaults: { supplementaryMeasures: '', nextReviewOn: null, labelIds: [] },
   present: async () => ({ view: (record) => withLabels(record) as TiaView }),
-  filters: { thirdPartyId: (value) => eq(transferImpactAssessments.thirdPartyId, value), label: labelFilter(transferImpactAssessments.labelIds) },
+  filters: { thirdPartyId: (value) => eq(transferImpactAssessments.thirdPartyId, value) },
   // Transfers relying on it: deleting it while any do is a 409 naming them.
   references: [referencedBy({ one: 'transfer', many: 'transfers' }, privacyTransfers, privacyTransfers.transferImpactAssessmentId, { kind: 'transfer', id: privacyTransfers.id })],
   toColumns: (c) => ({ ...c, name: c.name.trim() }),
@@ -111,7 +110,6 @@ export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCrea
     if (candidate.conclusion === 'proceed_with_measures' && !(candidate.supplementaryMeasures ?? '').trim()) {
       problems.push({ field: 'supplementaryMeasures', message: 'name the supplementary measures the conclusion relies on' });
     }
-    problems.push(...await labelProblems(db, candidate.labelIds, before?.labelIds));
     if (before && candidate.thirdPartyId !== before.thirdPartyId) {
       problems.push({ field: 'thirdPartyId', message: 'a transfer impact assessment stays on the third party it was made for' });
     }

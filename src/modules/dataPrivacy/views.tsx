@@ -58,11 +58,12 @@ export function RegisterScreen({ sections }: { sections: readonly RegisterSectio
  * The printable register: outside the shell, with the date it was drawn up; each activity as a list of its Art. 30
  * entries (fifteen columns do not fit a printed page).
  */
-export function RegisterPrint({ sections, drawnUp }: { sections: readonly RegisterSection[]; drawnUp: string }): JSX.Element {
+export function RegisterPrint({ sections, drawnUp }: { sections: readonly RegisterSection[]; drawnUp: Date }): JSX.Element {
   return (
     <BareLayout title="Records of processing activities (GDPR Article 30)" wide>
       <>
-        <p safe>{`Drawn up ${drawnUp} (UTC).`}</p>
+        {/* The reader's day, by the page's script; UTC without it. */}
+        <p>Drawn up <time datetime={drawnUp.toISOString()} data-local-day safe>{`${drawnUp.toISOString().slice(0, 10)} (UTC)`}</time>.</p>
         {sections.map((section) => (
           <section aria-labelledby={`print-${section.role}`}>
             <h2 id={`print-${section.role}`} safe>{`${section.heading}: ${section.entries.length} ${section.entries.length === 1 ? 'activity' : 'activities'}`}</h2>

@@ -30,7 +30,7 @@ export const labelsApi = (ctx: AppContext) =>
       await runWrite(ctx, (tx) => deleteLabel(tx, actor, params.id));
       set.status = 204;
       return null;
-    }, { scope: 'settings:update', params: IdParam, detail: { tags, summary: 'Delete a label', responses: deletedResponses } })
+    }, { scope: 'settings:update', params: IdParam, detail: { tags, summary: 'Delete a label (409 naming how many records of each type still carry it)', responses: deletedResponses } })
     .get('/:id/history', async ({ actor, params }) => ({ data: await labelHistory(ctx.db, actor, params.id) }), {
       scope: 'settings:read', params: IdParam, response: HistoryList, detail: { tags, summary: "A label's History" },
     });

@@ -5,7 +5,8 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { fieldErrors } from '../../../views/components/form';
 import { attempt, formText } from '../../platform/http/form-input';
 import { Shell } from '../../platform/http/screen';
-import { createLabel, deleteLabel, listLabels, updateLabel } from './service';
+import { ConfirmDelete } from '../../platform/record-screens/record-views';
+import { createLabel, deleteLabel, getLabel, labelInUse, listLabels, updateLabel } from './service';
 import { LabelsScreen, type LabelsScreenProps } from './views';
 
 /** Settings › Labels: opens with settings:read; adding needs settings:create, saving and deleting settings:update. */
@@ -20,6 +21,21 @@ export const labelPages = (ctx: AppContext) => {
       ...extra,
     };
     return <Shell title="Labels" viewer={viewer} csrfToken={csrfToken} active="labels"><LabelsScreen {...props} /></Shell>;
+  };
+  /**
+   * Deleting asks first on a page of its own; while records carry the label it says how many of each type, naming and
+   * linking the first ten of each the viewer may read ("(restricted)" for the others), and deleting is refused.
+   */
+  const confirmDelete = async (viewer: Actor, csrfToken: string, id: string, refused?: string) => {
+    const label = await getLabel(ctx.db, viewer, id);
+    const uses = await labelInUse(ctx.db, viewer, id);
+    return (
+      <Shell title="Delete label" viewer={viewer} csrfToken={csrfToken} active="labels">
+        <ConfirmDelete action={`/settings/labels/${id}/delete`} cancel="/settings/labels" what={`label "${label.name}"`} csrfToken={csrfToken}
+          referrers={uses} refused={refused} lead="records still carry the"
+          remedy="Remove the label from those records first: each list's Label filter finds them all" />
+      </Shell>
+    );
   };
   const formOf = (body: unknown) => ({ name: formText(body, 'name'), color: formText(body, 'color') || '#888888', description: formText(body, 'description') });
 
@@ -40,8 +56,12 @@ export const labelPages = (ctx: AppContext) => {
       set.status = result.error.status;
       return screen(viewer, csrfToken, { rowError: result.error.message });
     }, { page: 'settings:update' })
-    .post('/settings/labels/:id/delete', async ({ viewer, params, redirect }) => {
-      await runWrite(ctx, (tx) => deleteLabel(tx, viewer, params.id));
-      return redirect('/settings/labels?done=deleted', 303);
+    .get('/settings/labels/:id/delete', ({ viewer, csrfToken, params }) => confirmDelete(viewer, csrfToken, params.id), { page: 'settings:update' })
+    .post('/settings/labels/:id/delete', async ({ viewer, csrfToken, params, redirect, set }) => {
+      const result = await attempt(() => runWrite(ctx, (tx) => deleteLabel(tx, viewer, params.id)));
+      if (result.ok) return redirect('/settings/labels?done=deleted', 303);
+      // Records still carry it (409): the confirmation again, naming them and why nothing was deleted.
+      set.status = result.error.status;
+      return confirmDelete(viewer, csrfToken, params.id, result.error.message);
     }, { page: 'settings:update' });
 };

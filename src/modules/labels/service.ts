@@ -7,6 +7,7 @@ import { orderBy, paging, type Page } from '../../platform/http/paging';
 import { requirePermission, type Actor } from '../../platform/permissions/permissions';
 import type { LabelInput, LabelListQuery, LabelPatch, LabelView } from './schema';
 import { isUuid } from '../../platform/core/uuid';
+import { labelUse, type LabelUse } from '../../platform/records/labels';
 
 /**
  * Labels are a supporting list managed in Settings: reading needs settings:read, adding settings:create, renaming,
@@ -34,8 +35,9 @@ export async function listLabels(db: DbOrTx, actor: Actor, query: LabelListQuery
   return { rows: rows.map(toView), total, page, pageSize };
 }
 
-async function load(db: DbOrTx, id: string) {
-  const [row] = isUuid(id) ? await db.select().from(labels).where(eq(labels.id, id)) : [];
+async function load(db: DbOrTx, id: string, lock = false) {
+  const query = db.select().from(labels).where(eq(labels.id, id));
+  const [row] = isUuid(id) ? await (lock ? query.for('update') : query) : [];
   if (!row) throw notFound(`Label ${id}`);
   return row;
 }
@@ -79,9 +81,31 @@ export async function updateLabel(tx: DbOrTx, actor: Actor, id: string, patch: L
   return toView(after);
 }
 
+/**
+ * The records carrying a label, by type, as `reader` may see them: found through the record-type declarations of the
+ * registers carrying labels (the register kit), never a list kept here.
+ */
+export async function labelInUse(db: DbOrTx, reader: Actor, id: string): Promise<LabelUse[]> {
+  requirePermission(reader, 'settings:read');
+  await load(db, id);
+  return labelUse(db, reader, id, RECORDS_NAMED);
+}
+
+/** Records of each type a refused deletion names on the screen (the Label filter of each list finds them all). */
+const RECORDS_NAMED = 10;
+
+/**
+ * A label records still carry is not deleted (409 naming how many records of each type carry it): deleting it would
+ * leave its id on them with no name. The count includes records the caller may not read; none is named here.
+ */
 export async function deleteLabel(tx: DbOrTx, actor: Actor, id: string): Promise<void> {
   requirePermission(actor, 'settings:update');
-  const before = await load(tx, id);
+  // Locked first: a write putting this label on a record meanwhile waits, or is counted below (labelProblems).
+  const before = await load(tx, id, true);
+  const uses = await labelUse(tx, actor, id, 0);
+  if (uses.length) {
+    throw conflict(`Label "${before.name}" is still carried by ${uses.map((use) => use.label).join(', ')}; remove it from those records first`);
+  }
   await tx.delete(labels).where(eq(labels.id, id));
   await recordChange(tx, actor, { module: 'settings', recordType: 'label', recordId: id, action: 'delete', before: historyFields(before), after: null });
 }

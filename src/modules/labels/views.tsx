@@ -52,10 +52,7 @@ export function LabelsScreen(p: LabelsScreenProps): JSX.Element {
                     <td><input form={`label-${label.id}`} name="description" value={label.description} maxlength={2000} aria-label={`Description of ${label.name}`} /></td>
                     <td>
                       <button form={`label-${label.id}`} type="submit">Save</button>
-                      <form method="post" action={`/settings/labels/${label.id}/delete`} class="inline">
-                        <CsrfField token={p.csrfToken} />
-                        <button type="submit" class="danger">Delete</button>
-                      </form>
+                      <a class="button danger" href={`/settings/labels/${label.id}/delete`} aria-label={`Delete ${label.name}`}>Delete</a>
                     </td>
                   </tr>
                 )

@@ -13,6 +13,12 @@ export const dateProblems = (field: string, value: string | null | undefined): F
 
 export const todayIso = (now = new Date()) => now.toISOString().slice(0, 10);
 
+/**
+ * The latest day any time zone has reached (UTC+14, Kiribati's Line Islands): a day a person may call today wherever
+ * they are. People have no stored time zone, so "not in the future" admits it rather than refuse someone east of UTC.
+ */
+export const latestTodayIso = (now = new Date()) => todayIso(new Date(now.getTime() + 14 * 3_600_000));
+
 /** Adds months in UTC, clamping to the month's last day (Jan 31 + 1 month = Feb 28/29). */
 export function addMonths(isoDate: string, months: number): string {
   const [y, m, d] = isoDate.split('-').map(Number);

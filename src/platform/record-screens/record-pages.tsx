@@ -28,6 +28,7 @@ import {
 } from '../records/records';
 import { screenAuth } from '../http/screen-auth';
 import { isUuid } from '../core/uuid';
+import { labelScreens } from './label-screens';
 import { toCsv } from '../csv/write';
 import { readAllRecords } from '../reports/declarations';
 import { valueLabel, valueOptions } from '../core/value-labels';
@@ -157,7 +158,30 @@ export interface ScreenView {
 /** Who owns a view, by id, whichever way the view names them. */
 const ownedOf = (view: ScreenView) => ({ ownerId: view.ownerId ?? view.owner?.id ?? null, ownerGroupId: view.ownerGroupId ?? view.ownerGroup?.id ?? null });
 
-export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, o: RecordPagesOptions<V>) {
+/**
+ * A register carrying labels (its kind's `labels`) gets their screen parts from the kit: the Labels field on its forms
+ * (before the owner fields), the Labels column on its list (before the owner column) and the Label filter (last).
+ */
+function withLabelScreens<V>(db: AppContext['db'], o: RecordPagesOptions<V>): RecordPagesOptions<V> {
+  const labels = labelScreens(db);
+  const before = <X,>(list: readonly X[], item: X, at: (x: X) => boolean): X[] => {
+    const index = list.findIndex(at);
+    return index < 0 ? [...list, item] : [...list.slice(0, index), item, ...list.slice(index)];
+  };
+  const own = o.filters;
+  return {
+    ...o,
+    fields: o.fields.some((f) => f.name === 'labelIds') ? o.fields : before(o.fields, labels.field, (f) => f.name === 'ownerId'),
+    columns: o.columns.some((c) => c.header === 'Labels') ? o.columns : before(o.columns, labels.column<V>(), (c) => c.header === 'Owner'),
+    filters: async (viewer) => {
+      const filters = typeof own === 'function' ? await own(viewer) : (own ?? []);
+      return filters.some((f) => f.name === 'label') ? [...filters] : [...filters, await labels.filter()];
+    },
+  };
+}
+
+export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, given: RecordPagesOptions<V>) {
+  const o = kind.labels ? withLabelScreens(ctx.db, given) : given;
   const right = (r: string) => `${kind.module}:${r}` as Permission;
   const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: o.navKey });
   const sortable = (sort: string) => Object.hasOwn(kind.sortable, sort.replace(/^-/, ''));

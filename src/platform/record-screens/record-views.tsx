@@ -342,10 +342,14 @@ export interface ConfirmDeleteProps {
   recordHref?: string;
   /** Why the last attempt was refused (409). */
   refused?: string;
+  /** What the warning says of the referrers before the record's name ("other records still refer to this" by default). */
+  lead?: string;
+  /** What to do before deleting ("Remove those references first" by default). */
+  remedy?: string;
 }
 
 /** Deleting asks first, on a page of its own; it warns while other records still refer to this one. */
-export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [], recordHref, refused }: ConfirmDeleteProps): JSX.Element {
+export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [], recordHref, refused, lead, remedy }: ConfirmDeleteProps): JSX.Element {
   const blocked = referrers.length > 0;
   return (
     <form method="post" action={action} class="card">
@@ -353,7 +357,7 @@ export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [],
       {blocked
         ? (
           <div class="flash flash-error" role={refused ? 'alert' : undefined}>
-            <p safe>{`${refused ? 'Not deleted: ' : 'This cannot be deleted yet: '}other records still refer to this ${what}:`}</p>
+            <p safe>{`${refused ? 'Not deleted: ' : 'This cannot be deleted yet: '}${lead ?? 'other records still refer to this'} ${what}:`}</p>
             <ul>{referrers.map((r) => (
               <li>
                 <span safe>{`${r.count} ${r.label}${r.records?.length ? ':' : ''}`}</span>
@@ -361,7 +365,7 @@ export function ConfirmDelete({ action, cancel, what, csrfToken, referrers = [],
                 {r.more ? <span safe>{`, and ${r.more} more`}</span> : ''}
               </li>
             ))}</ul>
-            <p>Remove those references first{recordHref ? <>{' (the record\'s page lists them: '}<a href={recordHref}>open it</a>{')'}</> : ''}.</p>
+            <p><span safe>{remedy ?? 'Remove those references first'}</span>{recordHref ? <>{' (the record\'s page lists them: '}<a href={recordHref}>open it</a>{')'}</> : ''}.</p>
           </div>
         )
         : <FormError message={refused} />}

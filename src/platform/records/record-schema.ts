@@ -10,6 +10,21 @@ export const NullableUuid = t.Union([Uuid, t.Null()]);
 export const IsoDate = t.String({ format: 'date', description: 'YYYY-MM-DD' });
 export const NullableDate = t.Union([IsoDate, t.Null()]);
 
+/**
+ * The shapes of a register carrying labels (its kind's `labels`, records/labels.ts): `labelIds` on writes, `labelIds`
+ * and `labels` (the names) on reads, `label` on its list query.
+ */
+export const labelInput = {
+  labelIds: t.Optional(t.Array(Uuid, {
+    maxItems: 50, uniqueItems: true, description: 'Labels (GET /api/v1/labels); an id naming no label is a 400 naming labelIds',
+  })),
+};
+export const labelView = {
+  labelIds: t.Array(t.String(), { description: 'Labels (Settings › Labels)' }),
+  labels: t.Array(t.String(), { description: 'The labels by name, in name order' }),
+};
+export const labelQuery = { label: t.Optional(t.String({ format: 'uuid', description: 'Only the records carrying this label' })) };
+
 export const ownerInput = {
   ownerId: t.Optional(t.Union([Uuid, t.Null()], { description: 'An active user; defaults to the creator when owner and group are both left out' })),
   ownerGroupId: t.Optional(t.Union([Uuid, t.Null()], { description: 'An existing group' })),

@@ -60,6 +60,11 @@ export interface RecordTypeDeclaration {
    * requirement's `packageId` names a `compliancePackage`): shown by that record's name, as `<kind>Id` fields are.
    */
   links?: Readonly<Record<string, string>>;
+  /**
+   * The records carry labels of Settings › Labels: the uuid[] column holding their ids (the register kit's `labels`,
+   * copied by registerType). The labels module finds the records carrying a label through these declarations.
+   */
+  labels?: PgColumn;
   /** Its screen; a child's is its parent's. */
   href(id: string, parentId: string | null): string;
   /** Evidence may be linked to it: evidence links, the evidence section on its page, get_record's attachments. */
@@ -189,8 +194,8 @@ export function requireKind(kind: string, types: readonly RecordTypeDeclaration[
 
 /**
  * The declaration of a register's record type from its RecordKind (table, module, title and owner columns, History
- * name), with what the kind does not say: its key, plural, screen, and whether evidence, search and the assistant
- * reach it. `read: true` gives get_record the register's own view (getRecord).
+ * name, the labels it carries), with what the kind does not say: its key, plural, screen, and whether evidence, search
+ * and the assistant reach it. `read: true` gives get_record the register's own view (getRecord).
  */
 export function registerType<T extends OwnedTable, Input extends Record<string, unknown>, View>(
   recordKind: RecordKind<T, Input, View>,
@@ -206,6 +211,7 @@ export function registerType<T extends OwnedTable, Input extends Record<string, 
     table, id: table.id, title: recordKind.titleColumn, ownerId: table.ownerId, ownerGroupId: table.ownerGroupId,
     href: (id) => o.href(id),
     evidence: o.evidence, search: o.search, openItems: o.openItems, historyParts: o.historyParts, links: o.links,
+    ...(recordKind.labels ? { labels: recordKind.labels } : {}),
     read: o.read === true ? (ctx, actor, id) => getRecord(ctx.db, recordKind, actor, id) as Promise<object> : o.read,
   };
 }

@@ -18,6 +18,7 @@ import { paging, type Page } from '../http/paging';
 import { listTotalQuery } from './row-counts';
 import { requireOnRecord, requirePermission, type Actor, type Module, type Owned, type Permission } from '../permissions/permissions';
 import { isUuid } from '../core/uuid';
+import { labelFilter, labelNamesSql, labelProblems } from './label-columns';
 
 /**
  * The register kit: what every owned record type (controls, assets, policies, incidents, ...) shares — listing
@@ -118,6 +119,12 @@ export interface RecordKind<T extends OwnedTable, Input extends Values, View = R
   historyLinks?: readonly NamedLink[];
   /** Values derived in SQL and read with every row (evidence's status from its dates): by view field name. */
   computed?: Record<string, SQL>;
+  /**
+   * The records carry labels of Settings › Labels: the uuid[] column holding their ids (`labelIds` on writes). The kit
+   * then refuses an id added that names no label (400 naming `labelIds`), reads `labels` (their names, by name) with
+   * every record and filters lists by `label`; the labels module refuses to delete a label records carry (labels.ts).
+   */
+  labels?: PgColumn;
   /** Why the record (stored row, or its view on a screen) refuses every change and its deletion (409), e.g. locked evidence; null when it does not. */
   frozen?(before: Row<T> | RecordView<T> | View): string | null;
 }
@@ -149,10 +156,28 @@ const permission = (kind: { module: Module }, right: 'read' | 'create' | 'update
 /** A text for ILIKE '%…%' that matches itself literally (%, _ and \ escaped). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The kind's values derived in SQL with every row: its own `computed`, and `labels` when it carries labels. */
+const computedOfKind = new WeakMap<object, Record<string, SQL>>();
+export function computedOf(kind: Pick<RecordKind<OwnedTable, Values, unknown>, 'computed' | 'labels'>): Record<string, SQL> {
+  let computed = computedOfKind.get(kind);
+  if (!computed) computedOfKind.set(kind, (computed = { ...kind.computed, ...(kind.labels ? { labels: labelNamesSql(kind.labels) } : {}) }));
+  return computed;
+}
+
+/** The kind's list filters: its own, and `label` when it carries labels. */
+const filtersOf = (kind: Pick<RecordKind<OwnedTable, Values, unknown>, 'filters' | 'labels'>): Record<string, (value: string) => SQL | undefined> =>
+  ({ ...kind.filters, ...(kind.labels ? { label: labelFilter(kind.labels) } : {}) });
+
+/** The label ids a candidate adds that name no label, when the kind carries labels. */
+async function labelProblemsOf(db: DbOrTx, kind: Pick<RecordKind<OwnedTable, Values, unknown>, 'labels'>, candidate: Values, before: Values | null): Promise<FieldProblem[]> {
+  if (!kind.labels) return [];
+  return labelProblems(db, candidate.labelIds as string[] | undefined, before?.labelIds as string[] | undefined);
+}
+
 function selectViews<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>) {
   const table = kind.table as OwnedTable;
   return db
-    .select({ row: table as PgTable, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed })
+    .select({ row: table as PgTable, ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...computedOf(kind) })
     .from(table)
     .leftJoin(users, eq(users.id, table.ownerId))
     .leftJoin(groups, eq(groups.id, table.ownerGroupId));
@@ -186,7 +211,7 @@ function buildPageFields<T extends OwnedTable>(kind: RecordKind<T, Values, unkno
   const customFields: Record<string, SQL> = withCustomFields && kind.customFields && isCustomFieldModule(kind.module)
     ? { customFields: customFieldsColumn(kind.module, table.id) } : {};
   return withIsoTimestamps({
-    ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...kind.computed, ...customFields,
+    ...getTableColumns(table), ownerName: users.name, ownerEmail: users.email, ownerGroupName: groups.name, ...computedOf(kind), ...customFields,
   });
 }
 
@@ -231,7 +256,7 @@ function viewOf<T extends OwnedTable>(row: Values, columns: readonly string[], n
 /** WHERE for a list: what the actor may see, plus the standard filters (status, owner, owner group, text) and the kind's own. */
 export function listCondition<T extends OwnedTable>(kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams): SQL | undefined {
   const table = kind.table as OwnedTable;
-  const extra = Object.entries(kind.filters ?? {}).map(([name, build]) => {
+  const extra = Object.entries(filtersOf(kind)).map(([name, build]) => {
     const value = query[name];
     return value === undefined || value === '' ? undefined : build(String(value));
   });
@@ -305,7 +330,7 @@ export async function listRecords<T extends OwnedTable, V>(db: DbOrTx, kind: Rec
     queries.total.prepare(`${kind.recordType}_list_total`).execute(),
     presenter(db, kind),
   ]);
-  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
+  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(computedOf(kind))];
   const views = (rows as (Values & Omit<JoinedRow, 'row'> & { customFields?: CustomFieldMap | null })[]).map((r) => {
     const view = viewOf<T>(r, columns, r);
     if (kind.customFields) view.customFields = r.customFields ?? {};
@@ -329,7 +354,7 @@ export async function* streamRecords<T extends OwnedTable, V>(
   const where = listCondition(kind, actor, query);
   const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
   const present = await presenter(db, kind);
-  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(kind.computed ?? {})];
+  const columns = [...Object.keys(getTableColumns(kind.table as OwnedTable)), ...Object.keys(computedOf(kind))];
   // Without the custom fields where the reader shows none: each is a lookup per row.
   const fields = customFields ? pageFields(kind) : plainPageFields(kind);
   const build = () => selectPageViews(db, kind, fields).where(where).orderBy(...listOrder(kind, sort));
@@ -397,7 +422,7 @@ export async function getRecord<T extends OwnedTable, V>(db: DbOrTx, kind: Recor
   const [joined, present] = await Promise.all([loadJoined(db, kind, id), presenter(db, kind)]);
   if (!joined) throw notFound(`${kind.label} ${id}`);
   requireOnRecord(actor, permission(kind, 'read'), joined.row as { ownerId: string | null; ownerGroupId: string | null }, `${kind.label} ${id}`);
-  const view = toView<T>(joined, Object.keys(kind.computed ?? {}));
+  const view = toView<T>(joined, Object.keys(computedOf(kind)));
   if (kind.customFields) view.customFields = (await loadCustomFields(db, kind.module, [id])).get(id) ?? {};
   return present.view(view);
 }
@@ -429,7 +454,10 @@ function ownerBeingSet(candidate: Values, before: Values | null) {
 async function validated<T extends OwnedTable, Input extends Values>(
   db: DbOrTx, kind: RecordKind<T, Input, unknown>, actor: Actor, candidate: Input, before: Row<T> | null, extraProblems: FieldProblem[] = [],
 ): Promise<Values> {
-  const problems = [...(await ownerProblems(db, ownerBeingSet(candidate, before))), ...((await kind.check?.(db, candidate, before, actor)) ?? []), ...extraProblems];
+  const problems = [
+    ...(await ownerProblems(db, ownerBeingSet(candidate, before))), ...((await kind.check?.(db, candidate, before, actor)) ?? []),
+    ...(await labelProblemsOf(db, kind as RecordKind<T, Values, unknown>, candidate, before as Values | null)), ...extraProblems,
+  ];
   if (problems.length) throw invalid(problems);
   return kind.toColumns ? kind.toColumns(candidate, before, db) : { ...candidate };
 }
@@ -607,7 +635,10 @@ async function batchProblems<T extends OwnedTable, Input extends Values>(
   } catch (error) {
     return { problems: refusedBy(error), values: {} };
   }
-  const problems = [...ownerProblemsFrom(lookup, ownerBeingSet(candidate, before)), ...(await checkedByKind(db, rules, actor, candidate, before)), ...customProblems];
+  const problems = [
+    ...ownerProblemsFrom(lookup, ownerBeingSet(candidate, before)), ...(await checkedByKind(db, rules, actor, candidate, before)),
+    ...(await labelProblemsOf(db, kind as RecordKind<T, Values, unknown>, candidate, before as Values | null)), ...customProblems,
+  ];
   if (problems.length) return { problems, values: {} };
   const values = columnsOnly(kind.table, rules.toColumns ? await rules.toColumns(candidate, before, db) : { ...candidate });
   return { problems: [], values };
