@@ -19,7 +19,9 @@ import { activityTransfers } from './transfer-pages';
 import { listQuestionnaires } from './questionnaire-service';
 import { ActivityQuestionnaires } from './questionnaire-views';
 import { breachesAsSeen, mayReadBreaches } from './breaches';
-import { BREACH_CSV_COLUMNS, BreachesScreen } from './breach-views';
+import { BREACH_CSV_COLUMNS, BREACHES_PATH, BreachesScreen, type BreachFilters } from './breach-views';
+import { isUuid } from '../../platform/core/uuid';
+import { BREACH_CLOCK_STATES, BREACH_SORTS, type BreachListQuery } from './schema';
 import { toCsv } from '../../platform/csv/write';
 import { runWrite } from '../../platform/http/context';
 import { attempt } from '../../platform/http/form-input';
@@ -275,6 +277,25 @@ export const dpiaPages = (app: AppContext) => {
     }, { page: 'dataPrivacy:review' });
 };
 
+/** Breaches a page of the screen lists. */
+const BREACH_PAGE_SIZE = 25;
+const BREACH_SORT_KEYS: readonly string[] = BREACH_SORTS.flatMap((s) => [s, `-${s}`]);
+const oneOf = (values: readonly string[], value: string | undefined) => (values.includes(value ?? '') ? value! : '');
+
+/** The breaches' filters and sort as the address holds them; anything not recognised reads as not set, as on every list screen. */
+function breachFilters(query: Record<string, string | undefined>): BreachFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), status: oneOf(['open', 'closed'], query.status), clock: oneOf(BREACH_CLOCK_STATES, query.clock),
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', sort: oneOf(BREACH_SORT_KEYS, query.sort),
+  };
+}
+
+/** The filters as the service reads them (blanks left out). */
+const breachQuery = (f: BreachFilters): BreachListQuery => ({
+  ...(f.q ? { q: f.q } : {}), ...(f.status ? { status: f.status as BreachListQuery['status'] } : {}),
+  ...(f.clock ? { clock: f.clock as BreachListQuery['clock'] } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+});
+
 /** The Article 30 register: the screen, the printable page and the CSV download, each as the reader may read it. */
 export const registerPages = (app: AppContext) =>
   new Elysia({ name: 'pages:data-privacy:register' })
@@ -290,14 +311,20 @@ export const registerPages = (app: AppContext) =>
       );
       return renderScreen(headers, { title: 'Article 30 register', viewer, csrfToken, active: 'article-30-register', actions }, <RegisterScreen sections={sections} />);
     }, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/breaches', async ({ viewer, csrfToken, headers }) => {
+    .get(BREACHES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const mayRead = mayReadBreaches(viewer);
-      const breaches = mayRead ? await breachesAsSeen(app.db, viewer) : [];
-      return renderScreen(headers, { title: 'Personal-data breaches', viewer, csrfToken, active: 'breaches' }, <BreachesScreen breaches={breaches} mayRead={mayRead} />);
+      const filters = breachFilters(query);
+      const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+      const [breaches, users] = await Promise.all([mayRead ? breachesAsSeen(app.db, viewer, breachQuery(filters)) : [], platformService('listUsers')(app.db)]);
+      const props = {
+        rows: breaches.slice((page - 1) * BREACH_PAGE_SIZE, page * BREACH_PAGE_SIZE), total: breaches.length, page, pageSize: BREACH_PAGE_SIZE,
+        filters, owners: users.map((u) => ({ value: u.id, label: u.name })), mayRead,
+      };
+      return renderScreen(headers, { title: 'Personal-data breaches', viewer, csrfToken, active: 'breaches' }, <BreachesScreen {...props} />);
     }, { page: 'dataPrivacy:read' })
-    // The breaches as listed, as CSV (the screen's columns and words).
-    .get('/data-privacy/breaches.csv', async ({ viewer, set }) => {
-      const breaches = mayReadBreaches(viewer) ? await breachesAsSeen(app.db, viewer) : [];
+    // The breaches as listed (filtered and sorted as on screen), as CSV in the screen's columns and words.
+    .get(`${BREACHES_PATH}.csv`, async ({ viewer, query, set }) => {
+      const breaches = mayReadBreaches(viewer) ? await breachesAsSeen(app.db, viewer, breachQuery(breachFilters(query))) : [];
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="personal-data-breaches-${new Date().toISOString().slice(0, 10)}.csv"`;
       return toCsv([BREACH_CSV_COLUMNS.map((c) => c.header), ...breaches.map((b) => BREACH_CSV_COLUMNS.map((c) => c.text(b)))]);
