@@ -7,14 +7,14 @@ import { readableChoices, recordType } from '../../platform/records/record-types
 import { valueLabel } from '../../platform/core/value-labels';
 import type { Actor } from '../../platform/permissions/permissions';
 import { registerFileName } from './api';
-import { articleThirtyRegister, registerCsvResponse } from './register';
+import { articleThirtyRegister, registerCsvResponse, type RegisterNarrowing } from './register';
 import {
   LEGAL_BASES, PROCESSING_ROLES, PROCESSING_STATUSES, ProcessingActivityCreate, ProcessingActivityUpdate,
   SPECIAL_CATEGORY_CONDITIONS,
 } from './schema';
 import { LINKED_TYPES, processingActivityKind } from './service';
 import { categoryChoices, dataSubjectCategoryList, personalDataCategoryList } from './categories';
-import { RegisterPrint, RegisterScreen } from './views';
+import { REGISTER_PATH, RegisterPrint, RegisterScreen, registerHref, type RegisterFilters } from './views';
 import { activityTransfers } from './transfer-pages';
 import { listQuestionnaires } from './questionnaire-service';
 import { ActivityQuestionnaires } from './questionnaire-views';
@@ -34,7 +34,7 @@ import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
 import { fieldErrors } from '../../../views/components/form';
 import { formText, schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
-import { labelScreens } from './labels';
+import { labelChoices, labelScreens } from './labels';
 import { listProcessingActivityReviews, recordProcessingActivityReview } from './review-service';
 import { ActivityReviews, type ReviewFormState } from './review-views';
 import { ProcessingActivityReviewCreate, type ProcessingActivityReviewCreate as ProcessingActivityReviewInput } from './schema';
@@ -296,20 +296,34 @@ const breachQuery = (f: BreachFilters): BreachListQuery => ({
   ...(f.clock ? { clock: f.clock as BreachListQuery['clock'] } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
 });
 
+/** The register's filters as the address holds them; anything not recognised reads as not set. */
+function registerFilters(query: Record<string, string | undefined>): RegisterFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), role: oneOf(PROCESSING_ROLES, query.role), status: oneOf(['draft', 'active'], query.status),
+    legalBasis: oneOf(LEGAL_BASES, query.legalBasis), ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', label: isUuid(query.label ?? '') ? query.label! : '',
+  };
+}
+
+/** The filters as the register's reading takes them (blanks left out). */
+const registerNarrowing = (f: RegisterFilters): RegisterNarrowing => ({
+  ...(f.q ? { q: f.q } : {}), ...(f.role ? { role: f.role as RegisterNarrowing['role'] } : {}),
+  ...(f.status ? { status: f.status as RegisterNarrowing['status'] } : {}), ...(f.legalBasis ? { legalBasis: f.legalBasis as RegisterNarrowing['legalBasis'] } : {}),
+  ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.label ? { label: f.label } : {}),
+});
+
 /** The Article 30 register: the screen, the printable page and the CSV download, each as the reader may read it. */
 export const registerPages = (app: AppContext) =>
   new Elysia({ name: 'pages:data-privacy:register' })
     .use(screenAuth(app))
     .get('/data-privacy', ({ redirect }) => redirect('/data-privacy/register', 303), { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register', async ({ viewer, csrfToken, headers }) => {
-      const sections = await articleThirtyRegister(app.db, viewer);
-      const actions = (
-        <>
-          <a class="button secondary" href="/data-privacy/register/print">Printable page</a>
-          <a class="button secondary" href="/data-privacy/register.csv">Download CSV</a>
-        </>
-      );
-      return renderScreen(headers, { title: 'Article 30 register', viewer, csrfToken, active: 'article-30-register', actions }, <RegisterScreen sections={sections} />);
+    .get(REGISTER_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const filters = registerFilters(query);
+      const [sections, users, labels] = await Promise.all([
+        articleThirtyRegister(app.db, viewer, registerNarrowing(filters)), platformService('listUsers')(app.db), labelChoices(app.db),
+      ]);
+      const actions = <a class="button secondary" href={registerHref(filters, `${REGISTER_PATH}/print`)}>Printable page</a>;
+      return renderScreen(headers, { title: 'Article 30 register', viewer, csrfToken, active: 'article-30-register', actions },
+        <RegisterScreen sections={sections} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} labels={labels} />);
     }, { page: 'dataPrivacy:read' })
     .get(BREACHES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const mayRead = mayReadBreaches(viewer);
@@ -329,6 +343,9 @@ export const registerPages = (app: AppContext) =>
       set.headers['content-disposition'] = `attachment; filename="personal-data-breaches-${new Date().toISOString().slice(0, 10)}.csv"`;
       return toCsv([BREACH_CSV_COLUMNS.map((c) => c.header), ...breaches.map((b) => BREACH_CSV_COLUMNS.map((c) => c.text(b)))]);
     }, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register/print', async ({ viewer }) =>
-      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date().toISOString().slice(0, 10)} />, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register.csv', ({ viewer }) => registerCsvResponse(app.db, viewer, registerFileName()), { page: 'dataPrivacy:read' });
+    .get(`${REGISTER_PATH}/print`, async ({ viewer, query }) =>
+      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer, registerNarrowing(registerFilters(query)))} drawnUp={new Date().toISOString().slice(0, 10)} />,
+    { page: 'dataPrivacy:read' })
+    // The register as filtered on screen, as CSV (the register's columns, BOM, formula-guarded, names as the reader may see them).
+    .get(`${REGISTER_PATH}.csv`, ({ viewer, query }) => registerCsvResponse(app.db, viewer, registerFileName(), registerNarrowing(registerFilters(query))),
+      { page: 'dataPrivacy:read' });
