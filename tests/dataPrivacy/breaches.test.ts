@@ -177,6 +177,8 @@ describe('the breaches list: one filter bar, sorting from the headers, paging, E
     expect(html).toContain(`href="/data-privacy/breaches?q=${word}&sort=approximateSubjects"`);
     expect(html.indexOf(running.title)).toBeLessThan(html.indexOf(closed.title));
     expect(html).toContain(`href="/data-privacy/breaches.csv?q=${word}&sort=-approximateSubjects"`);
+    // One breach "matches"; more "match".
+    expect(await (await person.get(`/data-privacy/breaches?q=${word}&clock=overdue`)).text()).toContain('1 breach matches these filters');
   });
 
   test('the screen pages by 25 with the total, the filters kept in the page links', async () => {

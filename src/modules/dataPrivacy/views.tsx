@@ -1,5 +1,5 @@
 import { BareLayout } from '../../../views/layout';
-import { FilterBar } from '../../../views/components/filter-bar';
+import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
 import type { Option } from '../../../views/components/form';
 import { valueOptions } from '../../platform/core/value-labels';
 import { REGISTER_COLUMNS, type RegisterSection } from './register';
@@ -86,7 +86,7 @@ export function RegisterScreen({ sections, filters, owners, labels }: {
         ]} />
       <section id="register-results" aria-live="polite" aria-label="Processing activities in the register">
         <p class="results-bar">
-          <span class="muted" safe>{filtered ? `${count} match these filters` : count}</span>
+          <span class="muted" safe>{filtered ? matchingCount(count, total) : count}</span>
           {total > 0 && <a class="button secondary small" href={registerHref(filters, `${REGISTER_PATH}.csv`)} download="">Export CSV</a>}
         </p>
         {total === 0 && !filtered

@@ -2,7 +2,7 @@ import type { PoamItem } from '../schema';
 import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES } from '../schema';
 import { POAM_SOURCE_LABELS } from '../poam-service';
 import { valueLabel, valueOptions } from '../../../platform/core/value-labels';
-import { FilterBar } from '../../../../views/components/filter-bar';
+import { FilterBar, matchingCount } from '../../../../views/components/filter-bar';
 import type { Option } from '../../../../views/components/form';
 import { Pager } from '../../../../views/components/pager';
 import { DataTable, Text } from '../../../../views/components/table';
@@ -46,7 +46,7 @@ export function PoamResults({ rows, total, page, pageSize, filters }: PoamProps)
   return (
     <section id="poam-results" aria-live="polite" aria-label="Weaknesses">
       <p class="results-bar">
-        <span class="muted" safe>{filtered ? `${count} match these filters` : count}</span>
+        <span class="muted" safe>{filtered ? matchingCount(count, total) : count}</span>
         {total > 0 && <a class="button secondary small" href={poamHref(filters, {}, `${POAM_PATH}.csv`)} download="">Export CSV</a>}
       </p>
       <DataTable<PoamItem>
