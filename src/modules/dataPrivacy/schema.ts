@@ -561,10 +561,16 @@ export const QuestionnaireView = t.Object({
 export type QuestionnaireView = Static<typeof QuestionnaireView>;
 export type QuestionnaireAnswerView = Static<typeof QuestionnaireAnswerView>;
 
+/** How the questionnaires may be ordered ("field" ascending, "-field" descending); newest first when left out. */
+export const QUESTIONNAIRE_SORTS = ['title', 'dueOn', 'status', 'createdAt'] as const;
+
 export const QuestionnaireListQuery = t.Object({
   ...PageQuery.properties,
   status: t.Optional(stringEnum(QUESTIONNAIRE_STATUSES)),
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only those about this processing activity' })),
+  q: t.Optional(t.String({ maxLength: 200, description: 'Words of the title' })),
+  ownerId: t.Optional(Uuid),
+  sort: t.Optional(stringEnum(QUESTIONNAIRE_SORTS.flatMap((s) => [s, `-${s}`]))),
 });
 export type QuestionnaireListQuery = Static<typeof QuestionnaireListQuery>;
 
