@@ -135,8 +135,10 @@ export const RequestSent = t.Object({
   expiresAt: t.String(),
 });
 
-export const RequestListQuery = listQuery(['createdAt', 'dueOn', 'status', 'score'] as const, {
+export const REQUEST_SORTS = ['createdAt', 'title', 'dueOn', 'status', 'score'] as const;
+export const RequestListQuery = listQuery(REQUEST_SORTS, {
   status: t.Optional(stringEnum(REQUEST_STATUSES)),
+  ownerId: t.Optional(Uuid),
   thirdPartyId: t.Optional(Uuid),
   templateId: t.Optional(Uuid),
 });

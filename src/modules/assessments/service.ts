@@ -203,9 +203,10 @@ export async function listRequests(db: DbOrTx, actor: Actor, query: RequestListQ
     query.status ? eq(assessmentRequests.status, query.status) : undefined,
     query.thirdPartyId ? eq(assessmentRequests.thirdPartyId, query.thirdPartyId) : undefined,
     query.templateId ? eq(assessmentRequests.templateId, query.templateId) : undefined,
+    query.ownerId ? eq(assessmentRequests.ownerId, query.ownerId) : undefined,
     query.q ? sql`${assessmentRequests.title} ilike ${`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
   );
-  const sorts = { createdAt: assessmentRequests.createdAt, dueOn: assessmentRequests.dueOn, status: assessmentRequests.status, score: assessmentRequests.score };
+  const sorts = { createdAt: assessmentRequests.createdAt, title: assessmentRequests.title, dueOn: assessmentRequests.dueOn, status: assessmentRequests.status, score: assessmentRequests.score };
   const column = sorts[(query.sort?.replace(/^-/, '') ?? 'createdAt') as keyof typeof sorts] ?? assessmentRequests.createdAt;
   const order = query.sort ? (query.sort.startsWith('-') ? desc(column) : asc(column)) : desc(assessmentRequests.createdAt);
   const [rows, [{ total }]] = await Promise.all([
