@@ -27,7 +27,7 @@ beforeAll(async () => {
   const admin = await adminActor(app.env);
   token = await makeToken(app.env, admin, [
     'incidents:read', 'incidents:create', 'incidents:update', 'dataPrivacy:read', 'dataPrivacy:create',
-    'audits:read', 'audits:create', 'audits:update', 'compliance:read',
+    'audits:read', 'audits:create', 'audits:update', 'compliance:read', 'assessments:read', 'assessments:create',
   ]);
   const name = unique('List owner');
   owner = { id: (await makeUser(app.env, {}, name)).id, name };
@@ -212,6 +212,54 @@ describe.skipIf(!chromiumAvailable)('lists in the browser: filter, sort, page, e
       const csv = await downloaded(download);
       expect(csv.header.startsWith('Processing activity,Role,Status,')).toBe(true);
       expect(csv.rows).toEqual([expect.stringMatching(new RegExp(`^${word} salaries,Controller,Active,.*,${owner.name}$`))]);
+    } finally {
+      await page.context().close();
+    }
+  }, 180_000);
+
+  test('questionnaires (liaison and third-party): a header sorts, Owner narrows, Export follows', async () => {
+    const word = unique('Retention').replace(/\W/g, '');
+    const activity = await createdId(await send('POST', '/api/v1/data-privacy/processing-activities', { name: unique('Payroll'), legalBasis: 'contract' }));
+    for (const [n, dueOn] of [[1, '2031-01-01'], [2, '2030-01-01']] as const) {
+      await createdId(await send('POST', '/api/v1/data-privacy/questionnaires',
+        { title: `${word} check ${n}`, processingActivityId: activity, recipientId: owner.id, fields: ['retention'], dueOn }));
+    }
+    const templates = await send('GET', '/api/v1/assessments/templates?pageSize=200');
+    const templateId = ((await templates.json()) as { data: { rows: { id: string; shippedKey: string | null }[] } }).data.rows.find((r) => r.shippedKey === 'dpia-screening')!.id;
+    for (const dueOn of ['2097-01-01', '2096-01-01']) await createdId(await send('POST', '/api/v1/assessments/requests', { templateId, respondentEmail: 'dpo@vendor.example', dueOn }));
+
+    const page = await signedIn();
+    try {
+      await page.goto(`${app.base}/data-privacy/questionnaires`);
+      await expectAccessible(page, 'the liaison questionnaires');
+      const bar = page.getByRole('search', { name: 'Filter questionnaires' });
+      await bar.getByLabel('Search titles').fill(word);
+      await page.waitForURL((url) => url.searchParams.get('q') === word);
+      const results = page.locator('#questionnaire-results');
+      await results.getByText('2 questionnaires match these filters').waitFor();
+      await sortBy(page, '#questionnaire-results', 'Due on', 'dueOn');
+      expect(await results.locator('tbody tr').first().textContent()).toContain(`${word} check 2`);
+      await expectAccessible(page, 'the sorted liaison questionnaires');
+      const [liaison] = await Promise.all([page.waitForEvent('download'), results.getByRole('link', { name: 'Export CSV' }).click()]);
+      const liaisonCsv = await downloaded(liaison);
+      expect(liaisonCsv.header).toBe('Title,Processing activity,Sent to,Due on,Status');
+      expect(liaisonCsv.rows.map((r) => r.split(',')[0])).toEqual([`${word} check 2`, `${word} check 1`]);
+
+      await page.goto(`${app.base}/assessments/requests`);
+      await expectAccessible(page, 'the questionnaires sent');
+      const sent = page.getByRole('search', { name: 'Filter questionnaires' });
+      await sent.getByLabel('Owner').selectOption({ label: 'Administrator' });
+      await page.waitForURL((url) => url.searchParams.has('ownerId'));
+      const requests = page.locator('#request-results');
+      await sortBy(page, '#request-results', 'Due', 'dueOn');
+      expect(await requests.locator('tbody tr').first().textContent()).toContain('2096-01-01');
+      expect(new URL(page.url()).searchParams.has('ownerId')).toBe(true);
+      await expectAccessible(page, 'the sorted questionnaires sent');
+      expect(await fitsWindow(page), 'the questionnaires sent scroll sideways at 1366 px').toBe(true);
+      const [requestFile] = await Promise.all([page.waitForEvent('download'), requests.getByRole('link', { name: 'Export CSV' }).click()]);
+      const requestCsv = await downloaded(requestFile);
+      expect(requestCsv.header).toBe('Questionnaire,Third party,Sent to,Due,Status,Score');
+      expect(requestCsv.rows.map((r) => r.split(',')[3])).toEqual(['2096-01-01', '2097-01-01']);
     } finally {
       await page.context().close();
     }
