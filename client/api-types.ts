@@ -39639,6 +39639,7 @@ export interface operations {
                 pageSize?: number;
                 sort?: "title" | "-title" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
+                ownerId?: string;
             };
             header?: never;
             path?: never;

@@ -260,6 +260,15 @@ describe.skipIf(!chromiumAvailable)('lists in the browser: filter, sort, page, e
       const requestCsv = await downloaded(requestFile);
       expect(requestCsv.header).toBe('Questionnaire,Third party,Sent to,Due,Status,Score');
       expect(requestCsv.rows.map((r) => r.split(',')[3])).toEqual(['2096-01-01', '2097-01-01']);
+
+      await page.goto(`${app.base}/assessments/templates`);
+      await expectAccessible(page, 'the questionnaire templates');
+      const templateRows = page.locator('#template-results tbody tr');
+      const firstTitle = (await templateRows.first().locator('a').textContent()) ?? '';
+      await sortBy(page, '#template-results', 'Template', 'title');
+      await sortBy(page, '#template-results', 'Template', '-title');
+      expect(await templateRows.last().locator('a').textContent()).toBe([firstTitle, ...await templateRows.locator('a').allTextContents()].sort()[0]);
+      await expectAccessible(page, 'the sorted questionnaire templates');
     } finally {
       await page.context().close();
     }

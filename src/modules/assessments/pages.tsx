@@ -8,7 +8,23 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { fileResponseHeaders } from './files';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { fieldErrors } from '../../../views/components/form';
-import { REQUEST_SORTS, REQUEST_STATUSES, STATUS_LABELS, TemplateCreate, type RequestCreate, type RequestListQuery, type RequestView, type ReviewInput } from './schema';
+import {
+  REQUEST_SORTS, REQUEST_STATUSES, STATUS_LABELS, TEMPLATE_SORTS, TemplateCreate, type RequestCreate, type RequestListQuery, type RequestView, type ReviewInput,
+  type TemplateListQuery, type TemplateView,
+} from './schema';
+
+const TEMPLATE_SORT_KEYS: readonly string[] = TEMPLATE_SORTS.flatMap((s) => [s, `-${s}`]);
+
+/** The templates list's filters and sort as the address holds them; anything not recognised reads as not set. */
+function templateFilters(query: Record<string, string | undefined>): TemplateFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    sort: TEMPLATE_SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
+  };
+}
+
+const templateQuery = (f: TemplateFilters): Omit<TemplateListQuery, 'page' | 'pageSize'> =>
+  ({ ...(f.q ? { q: f.q } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}) });
 
 const REQUEST_SORT_KEYS: readonly string[] = REQUEST_SORTS.flatMap((s) => [s, `-${s}`]);
 const isRequestStatus = (value: string): value is (typeof REQUEST_STATUSES)[number] => (REQUEST_STATUSES as readonly string[]).includes(value);
@@ -38,7 +54,7 @@ import {
 import { toCsv } from '../../platform/csv/write';
 import { platformService } from '../../platform/http/installed';
 import { isUuid } from '../../platform/core/uuid';
-import { STARTER_TEXT, TemplateEditor, TemplateList, TemplatePage, type TemplateEditorProps } from './template-views';
+import { STARTER_TEXT, TEMPLATE_CSV_COLUMNS, TEMPLATES_PATH, TemplateEditor, TemplateList, TemplatePage, type TemplateEditorProps, type TemplateFilters } from './template-views';
 import { parseTemplateText, placeOf, templateText, type TemplateLines } from './template-text';
 
 const shell = (title: string, viewer: Actor, csrfToken: string, active = 'assessments', actions?: JSX.Element) => ({ title, viewer, csrfToken, active, actions });
@@ -223,11 +239,28 @@ export const assessmentPages = (ctx: AppContext) => {
       const file = await requestFile(ctx.db, viewer, params.id, params.fileId);
       return new Response(ctx.storage.read(file.storageKey), { headers: fileResponseHeaders(file) });
     }, { page: 'assessments:read', params: FileParams })
-    .get('/assessments/templates', async ({ viewer, csrfToken, headers }) => {
-      const page = await listTemplates(ctx.db, viewer, { pageSize: 200 });
+    .get(TEMPLATES_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const filters = templateFilters(query);
+      const pageNumber = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+      const [page, users] = await Promise.all([
+        listTemplates(ctx.db, viewer, { ...templateQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(ctx.db),
+      ]);
       const canCreate = mayCreate(viewer);
       const actions = canCreate ? <a class="button" href="/assessments/templates/new">New template</a> : undefined;
-      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken, 'assessments', actions), <TemplateList rows={page.rows} canCreate={canCreate} />);
+      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken, 'assessments', actions),
+        <TemplateList page={page} canCreate={canCreate} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+    }, { page: 'assessments:read' })
+    // The templates as filtered and sorted on screen, as CSV in the screen's columns and words.
+    .get(`${TEMPLATES_PATH}.csv`, async ({ viewer, query, set }) => {
+      const rows: TemplateView[] = [];
+      for (let n = 1; rows.length < 5_000; n++) {
+        const chunk = await listTemplates(ctx.db, viewer, { ...templateQuery(templateFilters(query)), page: n, pageSize: 200 });
+        rows.push(...chunk.rows);
+        if (n * 200 >= chunk.total) break;
+      }
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="questionnaire-templates-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([TEMPLATE_CSV_COLUMNS.map((c) => c.header), ...rows.slice(0, 5_000).map((t) => TEMPLATE_CSV_COLUMNS.map((c) => c.text(t)))]);
     }, { page: 'assessments:read' })
     .get('/assessments/templates/new', async ({ viewer, csrfToken, headers, query }) => {
       // "Start from a copy" of a template the viewer may read (a shipped one, to adapt): its title, description and questions.

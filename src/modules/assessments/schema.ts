@@ -73,7 +73,8 @@ export const TemplateView = t.Object({
 });
 export type TemplateView = Static<typeof TemplateView>;
 
-export const TemplateListQuery = listQuery(['title', 'createdAt', 'updatedAt'] as const, {});
+export const TEMPLATE_SORTS = ['title', 'createdAt', 'updatedAt'] as const;
+export const TemplateListQuery = listQuery(TEMPLATE_SORTS, { ownerId: t.Optional(Uuid) });
 export type TemplateListQuery = Static<typeof TemplateListQuery>;
 
 export const RequestCreate = t.Object({
