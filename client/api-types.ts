@@ -3076,7 +3076,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Personal-data breaches: the incidents recorded as breaches that you may read (needs incidents:read too; its level decides which), each with the 72-hour clock from awareness to notification of the authority
+         * Personal-data breaches: the incidents recorded as breaches that you may read (needs incidents:read too; its level decides which), each with the 72-hour clock from awareness to notification of the authority; filters q (title words), status, clock (overdue: not notified and past the 72 hours), ownerId, and sort by a column
          * @description Needs scope `dataPrivacy:read` on the token, and the token's creator must hold that right.
          */
         get: operations["getDataPrivacyBreaches"];
@@ -16522,6 +16522,9 @@ export interface operations {
                 severity?: "high" | "medium" | "low";
                 source?: "compliance" | "audit" | "controlTest";
                 overdue?: "true" | "false";
+                ownerId?: string;
+                q?: string;
+                sort?: "title" | "-title" | "source" | "-source" | "reference" | "-reference" | "severity" | "-severity" | "status" | "-status" | "dueDate" | "-dueDate" | "owner" | "-owner";
             };
             header?: never;
             path?: never;
@@ -16557,6 +16560,8 @@ export interface operations {
                                 /** @description dueDate is before today (UTC) */
                                 overdue: boolean;
                                 owner: string | null;
+                                /** @description The owner (a person) of the analysis, finding or control */
+                                ownerId: string | null;
                                 /** @description Screen address of the source record */
                                 link: string;
                             }[];
@@ -31900,7 +31905,14 @@ export interface operations {
     };
     getDataPrivacyRegister: {
         parameters: {
-            query?: never;
+            query?: {
+                q?: string;
+                role?: "controller" | "processor";
+                status?: "draft" | "active";
+                legalBasis?: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                ownerId?: string;
+                label?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -31942,6 +31954,15 @@ export interface operations {
                             }[];
                         }[];
                     };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
@@ -31993,7 +32014,13 @@ export interface operations {
     };
     getDataPrivacyBreaches: {
         parameters: {
-            query?: never;
+            query?: {
+                q?: string;
+                status?: "open" | "closed";
+                clock?: "running" | "overdue" | "notified_in_time" | "notified_late" | "no_awareness_date";
+                ownerId?: string;
+                sort?: "title" | "-title" | "awareOn" | "-awareOn" | "authorityNotifiedOn" | "-authorityNotifiedOn" | "clock" | "-clock" | "approximateSubjects" | "-approximateSubjects" | "status" | "-status" | "owner" | "-owner";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -32029,8 +32056,19 @@ export interface operations {
                             clock: "running" | "overdue" | "notified_in_time" | "notified_late" | "no_awareness_date";
                             hoursLeft: number | null;
                             hoursOverdue: number | null;
+                            /** @description The incident's owner (a person or a group), by name */
+                            owner: string | null;
                         }[];
                     };
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
@@ -32082,7 +32120,14 @@ export interface operations {
     };
     getDataPrivacyRegisterCsv: {
         parameters: {
-            query?: never;
+            query?: {
+                q?: string;
+                role?: "controller" | "processor";
+                status?: "draft" | "active";
+                legalBasis?: "consent" | "contract" | "legal_obligation" | "vital_interests" | "public_task" | "legitimate_interests";
+                ownerId?: string;
+                label?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -32096,6 +32141,15 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid input: the message names each field and rule (`problems` lists them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No token, or an unknown, revoked or expired token, or its creator deleted or deactivated */
@@ -35408,6 +35462,9 @@ export interface operations {
                 pageSize?: number;
                 status?: "sent" | "answered" | "closed";
                 processingActivityId?: string;
+                q?: string;
+                ownerId?: string;
+                sort?: "title" | "-title" | "dueOn" | "-dueOn" | "status" | "-status" | "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -39582,6 +39639,7 @@ export interface operations {
                 pageSize?: number;
                 sort?: "title" | "-title" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
+                ownerId?: string;
             };
             header?: never;
             path?: never;
@@ -40279,9 +40337,10 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "createdAt" | "-createdAt" | "dueOn" | "-dueOn" | "status" | "-status" | "score" | "-score";
+                sort?: "createdAt" | "-createdAt" | "title" | "-title" | "dueOn" | "-dueOn" | "status" | "-status" | "score" | "-score";
                 q?: string;
                 status?: "sent" | "in_progress" | "submitted" | "returned" | "accepted" | "revoked";
+                ownerId?: string;
                 thirdPartyId?: string;
                 templateId?: string;
             };

@@ -91,3 +91,56 @@ describe('assessment screens', () => {
       .toEqual(refusedWith(403, undefined, 'user right risks:create missing'));
   });
 });
+
+describe('the questionnaires list: the one filter bar, headers that sort, Export of what is shown', () => {
+  test('Owner narrows it, a header sorts it (the sort in the address), and Export writes what is shown in its words', async () => {
+    const person = await makeUser(env, { 'assessments:read': 'own', 'assessments:create': 'own', 'thirdParties:read': 'all', 'apiTokens:create': 'own' });
+    const theirs = assessmentClient(env, await makeToken(env, await person.actor('api'), ['assessments:read', 'assessments:create']));
+    const templateId = await api.shipped('dpia-screening');
+    const soon = await theirs.sendRequest({ templateId, dueOn: '2098-01-01' });
+    const later = await theirs.sendRequest({ templateId, dueOn: '2099-06-01' });
+    const ids = async (query: string) =>
+      (await api.data<{ rows: { id: string }[] }>(await api.send('GET', `/api/v1/assessments/requests?ownerId=${person.id}${query}`))).rows.map((r) => r.id);
+    expect(await ids('&sort=dueOn')).toEqual([soon.id, later.id]);
+    expect(await ids('&sort=-dueOn')).toEqual([later.id, soon.id]);
+
+    const b = await signedInBrowser(env, person.email, person.password);
+    const html = await (await b.get(`/assessments/requests?ownerId=${person.id}&sort=-dueOn`)).text();
+    for (const label of ['Search titles', 'Status', 'Owner']) expect(html).toContain(`>${label}</label>`);
+    expect(html).toContain('2 questionnaires match these filters');
+    expect(html).toContain('aria-sort="descending"');
+    expect(html).toContain(`href="/assessments/requests?ownerId=${person.id}&sort=dueOn"`);
+    expect(html).toContain(`href="/assessments/requests.csv?ownerId=${person.id}&sort=-dueOn"`);
+    const csv = await b.get(`/assessments/requests.csv?ownerId=${person.id}&sort=-dueOn`);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="questionnaires-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = (await csv.text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(lines[0]).toBe('Questionnaire,Third party,Sent to,Due,Status,Score');
+    expect(lines.slice(1).map((l) => l.split(',')[3])).toEqual(['2099-06-01', '2098-01-01']);
+    expect(lines[1]).toContain(',Internal,security@vendor.example,2099-06-01,');
+  });
+});
+
+describe('the templates list: the one filter bar, headers that sort, Export of what is shown', () => {
+  test('words narrow the API list and the screen (the API took q and ignored it), a header sorts, Export writes what is shown', async () => {
+    const titles = async (query: string) =>
+      (await api.data<{ rows: { title: string }[] }>(await api.send('GET', `/api/v1/assessments/templates?pageSize=200${query}`))).rows.map((r) => r.title);
+    const all = await titles('');
+    expect(all.length).toBeGreaterThan(1);
+    const found = await titles('&q=vendor%20security');
+    expect(found).toEqual(all.filter((t) => t.toLowerCase().includes('vendor security')));
+    expect(found.length).toBeGreaterThan(0);
+    expect(await titles('&sort=-title')).toEqual([...all].sort((a, b) => b.localeCompare(a)));
+
+    const person = await makeUser(env, { 'assessments:read': 'all' });
+    const b = await signedInBrowser(env, person.email, person.password);
+    const html = await (await b.get('/assessments/templates?q=vendor%20security&sort=-title')).text();
+    for (const label of ['Search titles', 'Owner']) expect(html).toContain(`>${label}</label>`);
+    expect(html).toContain(`${found.length} template${found.length === 1 ? ' matches' : 's match'} these filters`);
+    expect(html).toContain('href="/assessments/templates?q=vendor+security&sort=title"');
+    expect(html).toContain('href="/assessments/templates.csv?q=vendor+security&sort=-title"');
+    const lines = (await (await b.get('/assessments/templates.csv?q=vendor+security')).text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(lines[0]).toBe('Template,Questions,Version,Shipped with the service,Changed');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(found);
+    expect(lines[1]).toMatch(/,\d+,\d+,Yes,\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+  });
+});

@@ -3,12 +3,12 @@ import { eq } from 'drizzle-orm';
 import { complianceAnalyses, complianceItems } from '../../db/schema';
 import { importPackage } from '../../src/modules/compliance/packages-service';
 import { addDays, poamCsv, poamItems } from '../../src/modules/compliance/poam-service';
-import { POAM_LABELS } from '../../src/modules/compliance/views/poam';
 import type { PoamItem } from '../../src/modules/compliance/poam-api';
 import type { Actor } from '../../src/platform/permissions/permissions';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, bearer, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';
 import { refusalOf, refusedWith } from '../helpers/refusals';
+import { signedInBrowser } from '../helpers/browser';
 
 let env: TestEnv;
 let admin: Actor;
@@ -139,14 +139,55 @@ describe('POA&M register', () => {
 describe('POA&M CSV', () => {
   test('the export has a header and one line per item, the formula-like title neutralised', async () => {
     const items = await poamItems(env.ctx.db, await user.actor('api'), { source: 'audit' });
-    const csv = poamCsv(items, POAM_LABELS);
+    const csv = poamCsv(items);
     // Every CSV the service writes starts with a byte order mark, so spreadsheets read it as UTF-8.
     expect(csv.startsWith('\uFEFF')).toBe(true);
     const lines = csv.slice(1).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('source,title,reference,weakness,severity,status,due_date,overdue,owner,source_id');
+    // Headed by the screen's column names, not stored keys.
+    expect(lines[0]).toBe('Source,Weakness,Reference,Finding,Severity,Status,Due,Overdue,Owner,Source record id');
     expect(lines).toHaveLength(3);
     expect(lines.find((l) => l.includes(ids.F1))).toStartWith(`Audit finding,"'=HYPERLINK(""http://evil"")"`);
     // Keys in the screen's words: no stored key reaches the file.
     expect(lines.slice(1).every((l) => /,Audit finding,(High|Medium|Low),(Open|In remediation),[0-9-]*,(Yes|No),/.test(l)), lines.join('\n')).toBe(true);
+  });
+
+  test('the screen\'s download follows its filters and sort, in its words', async () => {
+    const session = await signedInBrowser(env, user.email, user.password);
+    const csv = await session.get('/compliance/poam.csv?source=controlTest');
+    const lines = (await csv.text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^Control test,Failed test of .*,Test on 2020-02-01 failed,High,Open,2020-03-02,Yes,/);
+    const sorted = (await (await session.get('/compliance/poam.csv?sort=-dueDate')).text()).trimEnd().split('\r\n').slice(1);
+    expect(sorted.map((l) => l.split(',').at(-1))).toEqual([ids.F2, ids.R1, ids.R2, ids.C1test, ids.F1]);
+  });
+});
+
+describe('POA&M list: Owner, words and sorting by a column', () => {
+  test('narrows to an owner and to words of the title or reference', async () => {
+    expect(sourceIds((await poam(`&ownerId=${user.id}`)).rows)).toEqual([ids.R1, ids.R2, ids.F1, ids.F2, ids.C1test].sort());
+    expect((await poam(`&ownerId=${admin.userId}`)).rows).toEqual([]);
+    expect(sourceIds((await poam('&q=hyperlink')).rows)).toEqual([ids.F1]);
+    expect(sourceIds((await poam('&q=firewall')).rows)).toEqual([ids.C1test]);
+  });
+
+  test('sorts by a column either way, the POA&M\'s own order breaking ties; overdue first without a sort', async () => {
+    const order = async (query: string) => (await poam(query)).rows.map((r) => r.sourceId);
+    expect(await order('&sort=dueDate')).toEqual([ids.F1, ids.C1test, ids.R2, ids.R1, ids.F2]);
+    expect(await order('&sort=-dueDate')).toEqual([ids.F2, ids.R1, ids.R2, ids.C1test, ids.F1]);
+    // High first: the failed test (overdue) before R1; then the medium ones, overdue first and by due date.
+    expect(await order('&sort=severity')).toEqual([ids.C1test, ids.R1, ids.F1, ids.R2, ids.F2]);
+    expect((await send('GET', '/api/v1/compliance/poam?sort=colour', undefined, userToken)).status).toBe(400);
+  });
+
+  test('the screen has the one filter bar with Owner, headers that sort with the sort in the address, and Export following both', async () => {
+    const session = await signedInBrowser(env, user.email, user.password);
+    const html = await (await session.get('/compliance/poam?source=audit&sort=-dueDate')).text();
+    expect(html).toContain('aria-label="Filter weaknesses"');
+    for (const label of ['Search weaknesses', 'Status', 'Severity', 'Source', 'Overdue', 'Owner']) expect(html).toContain(`>${label}</label>`);
+    expect(html).toContain('aria-sort="descending"');
+    expect(html).toContain('href="/compliance/poam?source=audit&sort=dueDate"');
+    expect(html).toContain('href="/compliance/poam.csv?source=audit&sort=-dueDate"');
+    expect(html).toContain('2 weaknesses match these filters');
+    expect(html.indexOf('Finding in remediation')).toBeLessThan(html.indexOf('HYPERLINK'));
   });
 });

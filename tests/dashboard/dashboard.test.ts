@@ -106,7 +106,7 @@ describe('the Dashboard at /', () => {
     expect(list).toContain(titles.mine);
     expect(list).not.toContain(titles.theirs);
     expect(list).not.toContain(titles.mineClosed);
-    expect(list).toContain('1 risk match these filters');
+    expect(list).toContain('1 risk matches these filters');
     const everyone = await html(await (await signedIn(ADMIN_EMAIL, ADMIN_PASSWORD)).get('/risks?status=open&inherentLikelihood=3&inherentImpact=4'));
     expect(everyone).toContain(titles.mine);
     expect(everyone).toContain(titles.theirs);

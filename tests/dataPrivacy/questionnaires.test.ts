@@ -10,7 +10,8 @@ import { answerQuestionnaire, decideProposal, questionnaireDueDates, sendQuestio
 import { AppError } from '../../src/platform/core/errors';
 import { remindersOf } from '../../src/platform/notifications/reminders';
 import type { Actor, Permission } from '../../src/platform/permissions/permissions';
-import { testEnv, type TestEnv } from '../helpers/app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import { signedInBrowser } from '../helpers/browser';
 import { adminActor, bearer, makeToken, makeUser, unique, type TestUser } from '../helpers/factories';
 import { callTool, connectMcp, toolData } from '../helpers/mcp';
 import { refusalOf, refusedWith } from '../helpers/refusals';
@@ -286,5 +287,40 @@ describe('the assistant and "Include privacy records"', () => {
     // A token without dataPrivacy:read reaches none of it, on or off.
     const other = await connect(await makeToken(env, admin, ['risks:read']));
     expect(toolData<{ id: string }[]>(await callTool(other, 'search', { q: marker }))).toEqual([]);
+  });
+});
+
+describe('the officer\'s list: the one filter bar, headers that sort, Export of what is shown', () => {
+  const word = unique('Listed').replace(/\W/g, '');
+  let early: string;
+  let late: string;
+  beforeAll(async () => {
+    late = await sendOne(`${word} bravo`, ['retention'], { dueOn: '2031-06-01' });
+    early = await sendOne(`${word} alpha`, ['retention'], { dueOn: '2030-06-01' });
+  });
+  const titles = async (query: string) => (await json<{ rows: Questionnaire[] }>(await send('GET', `${PATH}?q=${word}${query}`, officerToken))).rows.map((q) => q.id);
+
+  test('the API narrows by words and owner and sorts by a column either way', async () => {
+    expect(await titles('')).toEqual([early, late]);
+    expect(await titles('&sort=title')).toEqual([early, late]);
+    expect(await titles('&sort=-dueOn')).toEqual([late, early]);
+    expect(await titles(`&ownerId=${admin.userId}`)).toEqual([early, late]);
+    expect(await titles(`&ownerId=${owner.id}`)).toEqual([]);
+    expect((await send('GET', `${PATH}?sort=colour`, officerToken)).status).toBe(400);
+  });
+
+  test('the screen has the filter bar with Owner and sorting headers; its Export follows the filters and sort', async () => {
+    const person = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const html = await (await person.get(`/data-privacy/questionnaires?q=${word}&sort=-dueOn`)).text();
+    for (const label of ['Search titles', 'Status', 'Owner']) expect(html).toContain(`>${label}</label>`);
+    expect(html).toContain('2 questionnaires match these filters');
+    expect(html).toContain('aria-sort="descending"');
+    expect(html).toContain(`href="/data-privacy/questionnaires?q=${word}&sort=dueOn"`);
+    expect(html).toContain(`href="/data-privacy/questionnaires.csv?q=${word}&sort=-dueOn"`);
+    const csv = await person.get(`/data-privacy/questionnaires.csv?q=${word}&sort=-dueOn`);
+    const lines = (await csv.text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(lines[0]).toBe('Title,Processing activity,Sent to,Due on,Status');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([`${word} bravo`, `${word} alpha`]);
+    expect(lines[1]).toEndWith(',2031-06-01,Waiting for answers');
   });
 });

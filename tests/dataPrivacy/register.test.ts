@@ -5,6 +5,8 @@ import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { apiSender, createdId } from '../helpers/api';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 import { signedInBrowser } from '../helpers/browser';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
+import { createLabel } from '../../src/modules/labels/service';
 import { articleThirtyRegister, registerCsvChunks } from '../../src/modules/dataPrivacy/register';
 
 const PRIVACY: Permission[] = ['dataPrivacy:read', 'dataPrivacy:create', 'dataPrivacy:update', 'dataPrivacy:delete'];
@@ -130,5 +132,76 @@ describe('the Article 30 register', () => {
       const name = written(entries[i].name);
       expect(line.startsWith(/[",;\r\n]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name), `row ${i}`).toBe(true);
     });
+  });
+});
+
+describe('the register narrowed by the one filter bar, and its Export following it', () => {
+  const word = unique('Narrowed').replace(/\W/g, '');
+  let labelId: string;
+  let ownerId: string;
+  let ownerName: string;
+  beforeAll(async () => {
+    labelId = (await env.ctx.db.transaction((tx) => createLabel(tx, admin, { name: unique('HR processing') }))).id;
+    ownerName = unique('Register owner');
+    ownerId = (await makeUser(env, {}, ownerName)).id;
+    await create({ name: `${word} payroll`, role: 'controller', status: 'active', legalBasis: 'legal_obligation', labelIds: [labelId], ownerId });
+    await create({ name: `${word} =cmd|' /C calc'!A0`, role: 'controller', status: 'draft', legalBasis: 'consent', processorThirdPartyIds: [] });
+    await create({ name: `${word} hosting`, role: 'processor', status: 'active', legalBasis: 'contract', labelIds: [labelId] });
+    await create({ name: `${word} archive`, role: 'controller', status: 'retired', legalBasis: 'consent', labelIds: [labelId] });
+  });
+  const names = async (query: string, secret = token) => {
+    const res = await send('GET', `/api/v1/data-privacy/register?q=${word}${query}`, undefined, secret);
+    expect(res.status, await res.clone().text()).toBe(200);
+    return ((await res.json()) as { data: { entries: { name: string }[] }[] }).data.flatMap((s) => s.entries.map((e) => e.name));
+  };
+
+  test('the API narrows by words, role, status, legal basis, owner and label; retired activities stay out', async () => {
+    expect(await names('')).toEqual([`${word} =cmd|' /C calc'!A0`, `${word} payroll`, `${word} hosting`]);
+    expect(await names('&role=processor')).toEqual([`${word} hosting`]);
+    expect(await names('&status=draft')).toEqual([`${word} =cmd|' /C calc'!A0`]);
+    expect(await names('&legalBasis=legal_obligation')).toEqual([`${word} payroll`]);
+    expect(await names(`&ownerId=${ownerId}`)).toEqual([`${word} payroll`]);
+    expect(await names(`&label=${labelId}`)).toEqual([`${word} payroll`, `${word} hosting`]);
+    expect((await send('GET', '/api/v1/data-privacy/register?status=retired')).status).toBe(400);
+  });
+
+  test('the CSV follows the same filters: BOM, formula-guarded, "(restricted)" names, the reader\'s level', async () => {
+    const csv = async (path: string, secret = token, mark = word) => {
+      const res = await send('GET', path, undefined, secret);
+      expect(res.status).toBe(200);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      return new TextDecoder().decode(bytes).split('\r\n').filter((line) => line.includes(mark));
+    };
+    expect((await csv(`/api/v1/data-privacy/register/csv?q=${word}&label=${labelId}`)).map((l) => l.split(',')[0])).toEqual([`${word} payroll`, `${word} hosting`]);
+    expect(await csv(`/api/v1/data-privacy/register/csv?q=${word}&status=draft`)).toEqual([expect.stringMatching(new RegExp(`^${word} =cmd`))]);
+    // A name starting with = is written guarded, narrowed or not.
+    expect(await csv(`/api/v1/data-privacy/register/csv?q=HYPERLINK&status=draft`, token, marker))
+      .toEqual([expect.stringMatching(new RegExp(`^"'=HYPERLINK\\(""http://evil.example""\\) ${marker}",Controller,Draft,`))]);
+    // The reader sees the processors they may not read as (restricted), narrowed as anyone else.
+    const restricted = await csv(`/api/v1/data-privacy/register/csv?q=${marker}&role=controller&status=active`, reader.token, marker);
+    expect(restricted).toEqual([expect.stringContaining(`,10 years,${assetName},(restricted),`)]);
+    // At level own, a filter finds nothing beyond what the reader owns.
+    const own = await makeUser(env, { 'dataPrivacy:read': 'own', 'apiTokens:create': 'own' });
+    const ownToken = await makeToken(env, await own.actor(), ['dataPrivacy:read']);
+    expect(await csv(`/api/v1/data-privacy/register/csv?q=${word}&label=${labelId}`, ownToken)).toEqual([]);
+  });
+
+  test('the screen has the one filter bar (Role, Status, Legal basis, Label, Owner) and an Export that follows it', async () => {
+    const person = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const html = await (await person.get(`/data-privacy/register?q=${word}&label=${labelId}`)).text();
+    expect(html).toContain('aria-label="Filter the Article 30 register"');
+    for (const label of ['Search names', 'Role', 'Status', 'Legal basis', 'Label', 'Owner']) expect(html).toContain(`>${label}</label>`);
+    expect(html).toContain('2 activities match these filters');
+    expect(html).toContain(`href="/data-privacy/register.csv?q=${word}&label=${labelId}"`);
+    expect(html).toContain(`href="/data-privacy/register/print?q=${word}&label=${labelId}"`);
+    expect(html).not.toContain(`${word} =cmd`);
+    const download = await person.get(`/data-privacy/register.csv?q=${word}&label=${labelId}`);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename="article-30-register-/);
+    const lines = (await download.text()).split('\r\n').filter((line) => line.includes(word));
+    expect(lines.map((l) => l.split(',')[0])).toEqual([`${word} payroll`, `${word} hosting`]);
+    expect(lines[0].endsWith(`,${ownerName}`)).toBe(true);
+    // A filter the register does not know reads as not set on the screen, as on every list.
+    expect(await (await person.get(`/data-privacy/register?q=${word}&role=nobody`)).text()).toContain('3 activities match these filters');
   });
 });

@@ -90,7 +90,7 @@ describe.skipIf(!chromiumAvailable)('processing activities in the browser', () =
     await screenshots(page, 'article-30-register');
 
     const download = page.waitForEvent('download');
-    await page.getByRole('link', { name: 'Download CSV' }).click();
+    await page.getByRole('link', { name: 'Export CSV' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^article-30-register-\d{4}-\d{2}-\d{2}\.csv$/);
 

@@ -1,5 +1,14 @@
 import { Select, type Option } from './form';
 
+/**
+ * The requests of one list (its filter bar, header sort links, pager) share one queue on the page's main element: the
+ * last one asked for wins, so an older answer arriving late cannot replace the list with what the person left behind.
+ */
+export const LIST_SYNC = 'closest main:replace';
+
+/** A filtered list's count in words: "1 risk matches these filters", "2 risks match these filters". */
+export const matchingCount = (count: string, n: number): string => `${count} ${n === 1 ? 'matches' : 'match'} these filters`;
+
 /** One of a list's own filters: a select of allowed values (labelled), sent under its name. */
 export interface FilterSelect {
   name: string;
@@ -49,6 +58,8 @@ export function FilterBar(p: FilterBarProps): JSX.Element {
         // fires when the box loses focus, so a click on a sorting header or a page link would send the form too, and its
         // answer (without the header's sort) could arrive last and undo the click.
         'hx-trigger': [...p.filters.map((f) => `change from:#${id(f.name)}`), ...(p.search ? [`input changed delay:400ms from:#${id('q')}`] : []), 'submit'].join(', '),
+        // One request for the list at a time: a later one (a header clicked while the search box's change is in flight) replaces it.
+        'hx-sync': LIST_SYNC,
       })}>
       {p.search && (
         <div class="field">

@@ -1,10 +1,15 @@
+import { LIST_SYNC } from './filter-bar';
+
 export interface PagerProps {
   page: number;
   pageSize: number;
   total: number;
   /** Builds the address of another page (keeps the current filters). */
   href: (page: number) => string;
-  /** When set, links also load by htmx into this target (the links still work without JavaScript). */
+  /**
+   * When set, links also load by htmx into this target, taking the element of that id from the answer (a page or the
+   * results alone); the links still work without JavaScript.
+   */
   target?: string;
 }
 
@@ -21,7 +26,7 @@ export function Pager({ page, pageSize, total, href, target }: PagerProps): JSX.
     to < 1 || to > pages
       ? <span class="disabled" safe>{label}</span>
       : <a href={href(to)} rel={rel} hx-get={target ? href(to) : undefined} hx-target={target} hx-select={target} hx-swap={target ? 'outerHTML' : undefined}
-          hx-push-url={target ? 'true' : undefined} safe>{label}</a>;
+          hx-push-url={target ? 'true' : undefined} hx-sync={target ? LIST_SYNC : undefined} safe>{label}</a>;
   return (
     <nav class="pager" aria-label="Pages">
       <span class="muted">{`${first}–${last} of ${total}`}</span>

@@ -1,3 +1,5 @@
+import { LIST_SYNC } from './filter-bar';
+
 export interface Column<T> {
   header: string;
   cell: (row: T) => JSX.Element;
@@ -40,7 +42,7 @@ function Header<T>({ column, sort }: { column: Column<T>; sort?: TableSort }): J
   return (
     <th scope="col" aria-sort={way}>
       <a href={href} class="sort" hx-get={sort.target ? href : undefined} hx-target={sort.target} hx-select={sort.target} hx-swap={sort.target ? 'outerHTML' : undefined}
-        hx-push-url={sort.target ? 'true' : undefined}>
+        hx-push-url={sort.target ? 'true' : undefined} hx-sync={sort.target ? LIST_SYNC : undefined}>
         <span safe>{column.header}</span>
         <span class="sort-mark" aria-hidden="true">{ascending ? ' ▲' : descending ? ' ▼' : ' ↕'}</span>
         <span class="visually-hidden">{ascending ? ', sorted ascending; sort descending' : descending ? ', sorted descending; sort ascending' : ', sort'}</span>

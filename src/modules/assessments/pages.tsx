@@ -8,7 +8,39 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { fileResponseHeaders } from './files';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { fieldErrors } from '../../../views/components/form';
-import { STATUS_LABELS, TemplateCreate, type RequestCreate, type ReviewInput } from './schema';
+import {
+  REQUEST_SORTS, REQUEST_STATUSES, STATUS_LABELS, TEMPLATE_SORTS, TemplateCreate, type RequestCreate, type RequestListQuery, type RequestView, type ReviewInput,
+  type TemplateListQuery, type TemplateView,
+} from './schema';
+
+const TEMPLATE_SORT_KEYS: readonly string[] = TEMPLATE_SORTS.flatMap((s) => [s, `-${s}`]);
+
+/** The templates list's filters and sort as the address holds them; anything not recognised reads as not set. */
+function templateFilters(query: Record<string, string | undefined>): TemplateFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    sort: TEMPLATE_SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
+  };
+}
+
+const templateQuery = (f: TemplateFilters): Omit<TemplateListQuery, 'page' | 'pageSize'> =>
+  ({ ...(f.q ? { q: f.q } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}) });
+
+const REQUEST_SORT_KEYS: readonly string[] = REQUEST_SORTS.flatMap((s) => [s, `-${s}`]);
+const isRequestStatus = (value: string): value is (typeof REQUEST_STATUSES)[number] => (REQUEST_STATUSES as readonly string[]).includes(value);
+
+/** The list's filters and sort as the address holds them; anything not recognised reads as not set, as on every list. */
+function requestFilters(query: Record<string, string | undefined>): RequestFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), status: isRequestStatus(query.status ?? '') ? query.status! : '',
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', sort: REQUEST_SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
+  };
+}
+
+/** The filters as the service reads them (blanks left out). */
+const requestQuery = (f: RequestFilters): Omit<RequestListQuery, 'page' | 'pageSize'> => ({
+  ...(f.q ? { q: f.q } : {}), ...(isRequestStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+});
 import type { StoredSection } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/core/errors';
 import { describeHistory } from '../../platform/records/history-format';
@@ -16,8 +48,13 @@ import {
   REQUEST_TYPE, TEMPLATE_TYPE, createTemplate, templateForChange, templateHistory, updateTemplate, requestHistory, acceptRequest, assessmentsOfThirdParty, createFindingFromAnswer, createRiskFromAnswer, fromAnswerChoices, getRequest, getTemplate, listRequests, listTemplates, remindRequest, requestFile, returnRequest,
   reviewRequest, revokeRequest, sendRequest, templateChoices, thirdPartyChoices,
 } from './service';
-import { NewRequestForm, RequestList, RequestPage, ThirdPartyAssessments, type RequestPageProps } from './views';
-import { STARTER_TEXT, TemplateEditor, TemplateList, TemplatePage, type TemplateEditorProps } from './template-views';
+import {
+  NewRequestForm, REQUEST_CSV_COLUMNS, REQUESTS_PATH, RequestList, RequestPage, ThirdPartyAssessments, type RequestFilters, type RequestPageProps,
+} from './views';
+import { toCsv } from '../../platform/csv/write';
+import { platformService } from '../../platform/http/installed';
+import { isUuid } from '../../platform/core/uuid';
+import { STARTER_TEXT, TEMPLATE_CSV_COLUMNS, TEMPLATES_PATH, TemplateEditor, TemplateList, TemplatePage, type TemplateEditorProps, type TemplateFilters } from './template-views';
 import { parseTemplateText, placeOf, templateText, type TemplateLines } from './template-text';
 
 const shell = (title: string, viewer: Actor, csrfToken: string, active = 'assessments', actions?: JSX.Element) => ({ title, viewer, csrfToken, active, actions });
@@ -89,12 +126,29 @@ export const assessmentPages = (ctx: AppContext) => {
 
   return new Elysia({ name: 'pages:assessments' })
     .use(screenAuth(ctx))
-    .get('/assessments/requests', async ({ viewer, csrfToken, headers }) => {
-      const page = await listRequests(ctx.db, viewer, { pageSize: 200 });
+    .get(REQUESTS_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const filters = requestFilters(query);
+      const pageNumber = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+      const [page, users] = await Promise.all([
+        listRequests(ctx.db, viewer, { ...requestQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(ctx.db),
+      ]);
       const templates = <a class="button secondary" href="/assessments/templates">Templates</a>;
       const actions = canTouch(viewer, 'assessments:create', { ownerId: viewer.userId, ownerGroupId: null })
         ? <>{templates} <a class="button" href="/assessments/requests/new">Send a questionnaire</a></> : templates;
-      return renderScreen(headers, shell('Questionnaires', viewer, csrfToken, 'assessments', actions), <RequestList rows={page.rows} total={page.total} />);
+      return renderScreen(headers, shell('Questionnaires', viewer, csrfToken, 'assessments', actions),
+        <RequestList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+    }, { page: 'assessments:read' })
+    // The list as filtered and sorted on screen, as CSV in its columns and words, at most 5,000 questionnaires.
+    .get(`${REQUESTS_PATH}.csv`, async ({ viewer, query, set }) => {
+      const rows: RequestView[] = [];
+      for (let n = 1; rows.length < 5_000; n++) {
+        const chunk = await listRequests(ctx.db, viewer, { ...requestQuery(requestFilters(query)), page: n, pageSize: 200 });
+        rows.push(...chunk.rows);
+        if (n * 200 >= chunk.total) break;
+      }
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="questionnaires-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([REQUEST_CSV_COLUMNS.map((c) => c.header), ...rows.slice(0, 5_000).map((r) => REQUEST_CSV_COLUMNS.map((c) => c.text(r)))]);
     }, { page: 'assessments:read' })
     .get('/assessments/requests/new', async ({ viewer, csrfToken, headers, query }) => {
       const [templates, thirdParties] = await Promise.all([templateChoices(ctx.db, viewer), thirdPartyChoices(ctx.db, viewer)]);
@@ -185,11 +239,28 @@ export const assessmentPages = (ctx: AppContext) => {
       const file = await requestFile(ctx.db, viewer, params.id, params.fileId);
       return new Response(ctx.storage.read(file.storageKey), { headers: fileResponseHeaders(file) });
     }, { page: 'assessments:read', params: FileParams })
-    .get('/assessments/templates', async ({ viewer, csrfToken, headers }) => {
-      const page = await listTemplates(ctx.db, viewer, { pageSize: 200 });
+    .get(TEMPLATES_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const filters = templateFilters(query);
+      const pageNumber = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+      const [page, users] = await Promise.all([
+        listTemplates(ctx.db, viewer, { ...templateQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(ctx.db),
+      ]);
       const canCreate = mayCreate(viewer);
       const actions = canCreate ? <a class="button" href="/assessments/templates/new">New template</a> : undefined;
-      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken, 'assessments', actions), <TemplateList rows={page.rows} canCreate={canCreate} />);
+      return renderScreen(headers, shell('Questionnaire templates', viewer, csrfToken, 'assessments', actions),
+        <TemplateList page={page} canCreate={canCreate} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+    }, { page: 'assessments:read' })
+    // The templates as filtered and sorted on screen, as CSV in the screen's columns and words.
+    .get(`${TEMPLATES_PATH}.csv`, async ({ viewer, query, set }) => {
+      const rows: TemplateView[] = [];
+      for (let n = 1; rows.length < 5_000; n++) {
+        const chunk = await listTemplates(ctx.db, viewer, { ...templateQuery(templateFilters(query)), page: n, pageSize: 200 });
+        rows.push(...chunk.rows);
+        if (n * 200 >= chunk.total) break;
+      }
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="questionnaire-templates-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([TEMPLATE_CSV_COLUMNS.map((c) => c.header), ...rows.slice(0, 5_000).map((t) => TEMPLATE_CSV_COLUMNS.map((c) => c.text(t)))]);
     }, { page: 'assessments:read' })
     .get('/assessments/templates/new', async ({ viewer, csrfToken, headers, query }) => {
       // "Start from a copy" of a template the viewer may read (a shipped one, to adapt): its title, description and questions.

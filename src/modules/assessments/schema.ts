@@ -73,7 +73,8 @@ export const TemplateView = t.Object({
 });
 export type TemplateView = Static<typeof TemplateView>;
 
-export const TemplateListQuery = listQuery(['title', 'createdAt', 'updatedAt'] as const, {});
+export const TEMPLATE_SORTS = ['title', 'createdAt', 'updatedAt'] as const;
+export const TemplateListQuery = listQuery(TEMPLATE_SORTS, { ownerId: t.Optional(Uuid) });
 export type TemplateListQuery = Static<typeof TemplateListQuery>;
 
 export const RequestCreate = t.Object({
@@ -135,8 +136,10 @@ export const RequestSent = t.Object({
   expiresAt: t.String(),
 });
 
-export const RequestListQuery = listQuery(['createdAt', 'dueOn', 'status', 'score'] as const, {
+export const REQUEST_SORTS = ['createdAt', 'title', 'dueOn', 'status', 'score'] as const;
+export const RequestListQuery = listQuery(REQUEST_SORTS, {
   status: t.Optional(stringEnum(REQUEST_STATUSES)),
+  ownerId: t.Optional(Uuid),
   thirdPartyId: t.Optional(Uuid),
   templateId: t.Optional(Uuid),
 });

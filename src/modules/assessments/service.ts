@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import {
   assessmentFiles, assessmentRequests, assessmentTemplates, assessmentTemplateVersions, riskClassifications, riskImpactLevels, riskLikelihoodLevels, thirdParties, users,
@@ -13,7 +13,7 @@ import { paging, type Page } from '../../platform/http/paging';
 import { queueMail } from '../../platform/mail/mail';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { levelOf, ownsRecord, requireOnRecord, requirePermission, systemActor, type Actor } from '../../platform/permissions/permissions';
-import { createRecord } from '../../platform/records/records';
+import { createRecord, escapeLike } from '../../platform/records/records';
 import { findingKind } from '../audits/service';
 import { createRisk } from '../risks/service';
 import { readableChoices, recordType, requireTypedRecord } from '../../platform/records/record-types';
@@ -56,7 +56,12 @@ async function templateView(db: DbOrTx, row: TemplateRow): Promise<TemplateView>
 
 export async function listTemplates(db: DbOrTx, actor: Actor, query: TemplateListQuery): Promise<Page<TemplateView>> {
   const { page, pageSize, offset } = paging(query);
-  const where = readableTemplates(actor);
+  const words = query.q?.trim();
+  const where = and(
+    readableTemplates(actor),
+    query.ownerId ? eq(assessmentTemplates.ownerId, query.ownerId) : undefined,
+    words ? ilike(assessmentTemplates.title, `%${escapeLike(words)}%`) : undefined,
+  );
   const sorts = { title: assessmentTemplates.title, createdAt: assessmentTemplates.createdAt, updatedAt: assessmentTemplates.updatedAt };
   const key = (query.sort?.replace(/^-/, '') ?? 'title') as keyof typeof sorts;
   const column = sorts[key] ?? assessmentTemplates.title;
@@ -203,9 +208,10 @@ export async function listRequests(db: DbOrTx, actor: Actor, query: RequestListQ
     query.status ? eq(assessmentRequests.status, query.status) : undefined,
     query.thirdPartyId ? eq(assessmentRequests.thirdPartyId, query.thirdPartyId) : undefined,
     query.templateId ? eq(assessmentRequests.templateId, query.templateId) : undefined,
+    query.ownerId ? eq(assessmentRequests.ownerId, query.ownerId) : undefined,
     query.q ? sql`${assessmentRequests.title} ilike ${`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
   );
-  const sorts = { createdAt: assessmentRequests.createdAt, dueOn: assessmentRequests.dueOn, status: assessmentRequests.status, score: assessmentRequests.score };
+  const sorts = { createdAt: assessmentRequests.createdAt, title: assessmentRequests.title, dueOn: assessmentRequests.dueOn, status: assessmentRequests.status, score: assessmentRequests.score };
   const column = sorts[(query.sort?.replace(/^-/, '') ?? 'createdAt') as keyof typeof sorts] ?? assessmentRequests.createdAt;
   const order = query.sort ? (query.sort.startsWith('-') ? desc(column) : asc(column)) : desc(assessmentRequests.createdAt);
   const [rows, [{ total }]] = await Promise.all([

@@ -1,4 +1,7 @@
-import { CsrfField, ErrorSummary, Field } from '../../../views/components/form';
+import { CsrfField, ErrorSummary, Field, type Option } from '../../../views/components/form';
+import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
+import { Pager } from '../../../views/components/pager';
+import type { Page } from '../../platform/http/paging';
 import { Flash } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
 import { HistoryTable } from '../../platform/record-screens/record-views';
@@ -24,17 +27,62 @@ export const STARTER_TEXT = [
   '- elsewhere: Elsewhere = 30%',
 ].join('\n');
 
-export function TemplateList({ rows, canCreate }: { rows: readonly TemplateView[]; canCreate: boolean }): JSX.Element {
+export const TEMPLATES_PATH = '/assessments/templates';
+
+/** The templates list's filters and sort as the address holds them (blank: not set). */
+export interface TemplateFilters {
+  q: string;
+  ownerId: string;
+  sort: string;
+}
+
+/** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
+export function templateListHref(f: TemplateFilters, change: { sort?: string; page?: number } = {}, path = TEMPLATES_PATH): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...f, sort: change.sort ?? f.sort })) if (value) params.set(name, value);
+  if (change.page && change.page > 1) params.set('page', String(change.page));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+const questionCount = (t: TemplateView) => t.sections.reduce((n, s) => n + s.questions.length, 0);
+
+/** The list's columns as its CSV export writes them: the screen's, in its words. */
+export const TEMPLATE_CSV_COLUMNS: { header: string; text: (t: TemplateView) => string }[] = [
+  { header: 'Template', text: (t) => t.title },
+  { header: 'Questions', text: (t) => String(questionCount(t)) },
+  { header: 'Version', text: (t) => String(t.version) },
+  { header: 'Shipped with the service', text: (t) => (t.shippedKey ? 'Yes' : 'No') },
+  { header: 'Changed', text: (t) => `${t.updatedAt.slice(0, 16).replace('T', ' ')} UTC` },
+];
+
+/** The templates: the one filter bar (words, Owner), headers that sort, paging with the total, Export. */
+export function TemplateList({ page, canCreate, filters, owners }: { page: Page<TemplateView>; canCreate: boolean; filters: TemplateFilters; owners: Option[] }): JSX.Element {
+  const filtered = Boolean(filters.q || filters.ownerId);
+  const count = `${page.total.toLocaleString('en')} template${page.total === 1 ? '' : 's'}`;
   return (
     <div>
       <p>The questionnaires you send are made from these templates. Each change of a template's questions publishes a new version; questionnaires already sent keep the version they were sent with.</p>
-      <DataTable caption="Questionnaire templates" empty={canCreate ? 'No templates yet. Write one with New template.' : 'No templates yet.'} rows={rows} columns={[
-        { header: 'Template', cell: (t) => <a href={`/assessments/templates/${t.id}`} safe>{t.title}</a> },
-        { header: 'Questions', cell: (t) => <Text value={t.sections.reduce((n, s) => n + s.questions.length, 0)} /> },
-        { header: 'Version', cell: (t) => <Text value={t.version} /> },
-        { header: 'Shipped with the service', cell: (t) => <Text value={t.shippedKey ? 'Yes' : 'No'} /> },
-        { header: 'Changed', cell: (t) => <When value={t.updatedAt} local /> },
-      ]} />
+      <FilterBar action={TEMPLATES_PATH} label="Filter templates" target="#template-results" filtered={filtered} keep={{ sort: filters.sort }}
+        search={{ value: filters.q, label: 'Search titles' }}
+        filters={[{ name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' }]} />
+      <section id="template-results" aria-live="polite" aria-label="Questionnaire templates">
+        <p class="results-bar">
+          <span class="muted" safe>{filtered ? matchingCount(count, page.total) : count}</span>
+          {page.total > 0 && <a class="button secondary small" href={templateListHref(filters, {}, `${TEMPLATES_PATH}.csv`)} download="">Export CSV</a>}
+        </p>
+        <DataTable rows={page.rows}
+          empty={filtered ? 'No templates match these filters.' : canCreate ? 'No templates yet. Write one with New template.' : 'No templates yet.'}
+          sort={{ current: filters.sort, href: (sort) => templateListHref(filters, { sort }), target: '#template-results' }}
+          columns={[
+            { header: 'Template', sort: 'title', cell: (t) => <a href={`/assessments/templates/${t.id}`} safe>{t.title}</a> },
+            { header: 'Questions', class: 'num', cell: (t) => <Text value={questionCount(t)} /> },
+            { header: 'Version', class: 'num', cell: (t) => <Text value={t.version} /> },
+            { header: 'Shipped with the service', cell: (t) => <Text value={t.shippedKey ? 'Yes' : 'No'} /> },
+            { header: 'Changed', sort: 'updatedAt', cell: (t) => <When value={t.updatedAt} local /> },
+          ]} />
+        <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(n) => templateListHref(filters, { page: n })} target="#template-results" />
+      </section>
     </div>
   );
 }

@@ -4,23 +4,75 @@ import { DataTable, Text, When } from '../../../views/components/table';
 import type { FromAnswerChoices } from './service';
 import { HistoryTable } from '../../platform/record-screens/record-views';
 import type { ShownEntry } from '../../platform/records/history-format';
-import { STATUS_LABELS, type RequestDetail, type RequestView } from './schema';
+import { REQUEST_STATUSES, STATUS_LABELS, type RequestDetail, type RequestView } from './schema';
+import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
+import { Pager } from '../../../views/components/pager';
+import type { Page } from '../../platform/http/paging';
 
 const statusTag = (status: RequestView['status']) => <span class={`tag status-${status}`} safe>{STATUS_LABELS[status]}</span>;
 const scoreText = (score: number | null) => (score === null ? '—' : `${score}%`);
 
-export function RequestList({ rows, total }: { rows: readonly RequestView[]; total: number }): JSX.Element {
+export const REQUESTS_PATH = '/assessments/requests';
+
+/** The list's filters and sort as the address holds them (blank: not set). */
+export interface RequestFilters {
+  q: string;
+  status: string;
+  ownerId: string;
+  sort: string;
+}
+
+const isFiltered = (f: RequestFilters) => Boolean(f.q || f.status || f.ownerId);
+
+/** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
+export function requestListHref(f: RequestFilters, change: { sort?: string; page?: number } = {}, path = REQUESTS_PATH): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...f, sort: change.sort ?? f.sort })) if (value) params.set(name, value);
+  if (change.page && change.page > 1) params.set('page', String(change.page));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** The list's columns as its CSV export writes them: the screen's, in its words. */
+export const REQUEST_CSV_COLUMNS: { header: string; text: (r: RequestView) => string }[] = [
+  { header: 'Questionnaire', text: (r) => r.title },
+  { header: 'Third party', text: (r) => r.thirdParty?.name ?? 'Internal' },
+  { header: 'Sent to', text: (r) => r.respondentEmail },
+  { header: 'Due', text: (r) => r.dueOn },
+  { header: 'Status', text: (r) => STATUS_LABELS[r.status] },
+  { header: 'Score', text: (r) => scoreText(r.score) },
+];
+
+/** Questionnaires sent: the one filter bar (words, status, Owner), headers that sort, paging with the total, Export. */
+export function RequestList({ page, filters, owners }: { page: Page<RequestView>; filters: RequestFilters; owners: Option[] }): JSX.Element {
+  const filtered = isFiltered(filters);
+  const count = `${page.total.toLocaleString('en')} questionnaire${page.total === 1 ? '' : 's'}`;
   return (
     <div>
       <p>Questionnaires sent to third parties and other respondents, answered at a link that needs no account.</p>
-      <DataTable caption={`${total} questionnaire${total === 1 ? '' : 's'}`} empty="No questionnaires sent yet. Send one with Send a questionnaire." rows={rows} columns={[
-        { header: 'Questionnaire', cell: (r) => <a href={`/assessments/requests/${r.id}`} safe>{r.title}</a> },
-        { header: 'Third party', cell: (r) => r.thirdParty ? <a href={`/third-parties/${r.thirdParty.id}`} safe>{r.thirdParty.name}</a> : <span class="muted">Internal</span> },
-        { header: 'Sent to', cell: (r) => <Text value={r.respondentEmail} /> },
-        { header: 'Due', cell: (r) => <Text value={r.dueOn} /> },
-        { header: 'Status', cell: (r) => statusTag(r.status) },
-        { header: 'Score', cell: (r) => <Text value={scoreText(r.score)} /> },
-      ]} />
+      <FilterBar action={REQUESTS_PATH} label="Filter questionnaires" target="#request-results" filtered={filtered} keep={{ sort: filters.sort }}
+        search={{ value: filters.q, label: 'Search titles' }}
+        filters={[
+          { name: 'status', label: 'Status', selected: filters.status, options: REQUEST_STATUSES.map((value) => ({ value, label: STATUS_LABELS[value] })) },
+          { name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' },
+        ]} />
+      <section id="request-results" aria-live="polite" aria-label="Questionnaires">
+        <p class="results-bar">
+          <span class="muted" safe>{filtered ? matchingCount(count, page.total) : count}</span>
+          {page.total > 0 && <a class="button secondary small" href={requestListHref(filters, {}, `${REQUESTS_PATH}.csv`)} download="">Export CSV</a>}
+        </p>
+        <DataTable empty={filtered ? 'No questionnaires match these filters.' : 'No questionnaires sent yet. Send one with Send a questionnaire.'} rows={page.rows}
+          sort={{ current: filters.sort, href: (sort) => requestListHref(filters, { sort }), target: '#request-results' }}
+          columns={[
+            { header: 'Questionnaire', sort: 'title', cell: (r) => <a href={`/assessments/requests/${r.id}`} safe>{r.title}</a> },
+            { header: 'Third party', cell: (r) => r.thirdParty ? <a href={`/third-parties/${r.thirdParty.id}`} safe>{r.thirdParty.name}</a> : <span class="muted">Internal</span> },
+            { header: 'Sent to', cell: (r) => <Text value={r.respondentEmail} /> },
+            { header: 'Due', sort: 'dueOn', cell: (r) => <Text value={r.dueOn} /> },
+            { header: 'Status', sort: 'status', cell: (r) => statusTag(r.status) },
+            { header: 'Score', sort: 'score', class: 'num', cell: (r) => <Text value={scoreText(r.score)} /> },
+          ]} />
+        <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(n) => requestListHref(filters, { page: n })} target="#request-results" />
+      </section>
     </div>
   );
 }

@@ -46,7 +46,7 @@ async function complianceWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> 
     where ${analysisProjects.analysisId} = ${complianceAnalyses.id} and ${projects.status} <> 'completed')`;
   const rows = await db.select({
     id: complianceAnalyses.id, status: complianceAnalyses.status, assessedAt: complianceAnalyses.assessedAt, updatedAt: complianceAnalyses.updatedAt,
-    code: complianceItems.code, name: complianceItems.name, packageName: compliancePackages.name, owner: users.name,
+    code: complianceItems.code, name: complianceItems.name, packageName: compliancePackages.name, owner: users.name, ownerId: complianceAnalyses.ownerId,
     projectDeadline: open, remediating: active,
   }).from(complianceAnalyses)
     .innerJoin(complianceItems, eq(complianceItems.id, complianceAnalyses.itemId))
@@ -60,7 +60,7 @@ async function complianceWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> 
       id: `compliance:${r.id}`, source: 'compliance', sourceId: r.id, title: `${r.code} ${r.name}`, reference: r.packageName,
       weakness: r.status, severity, status: r.remediating ? 'in_remediation' : 'open',
       dueDate: r.projectDeadline ?? addDays(assessed, SEVERITY_DUE_DAYS[severity === 'high' ? 'high' : 'medium']),
-      owner: r.owner, link: `/compliance/analyses/${r.id}`,
+      owner: r.owner, ownerId: r.ownerId, link: `/compliance/analyses/${r.id}`,
     };
   });
 }
@@ -68,7 +68,7 @@ async function complianceWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> 
 async function auditWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> {
   if (levelOf(actor, 'audits:read') === null) return [];
   const rows = await db.select({
-    id: auditFindings.id, title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline, owner: users.name,
+    id: auditFindings.id, title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline, owner: users.name, ownerId: auditFindings.ownerId,
     plan: auditPlans.title, planOwnerId: auditPlans.ownerId, planOwnerGroupId: auditPlans.ownerGroupId,
   }).from(auditFindings)
     .innerJoin(auditPlans, eq(auditPlans.id, auditFindings.auditPlanId))
@@ -78,7 +78,7 @@ async function auditWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]> {
     id: `audit:${r.id}`, source: 'audit', sourceId: r.id, title: r.title,
     // A finding the reader owns can sit in a plan they may not read: the plan is then not named.
     reference: nameAsSeen(actor, 'audits', { ownerId: r.planOwnerId, ownerGroupId: r.planOwnerGroupId }, r.plan), weakness: 'audit finding',
-    severity: 'medium', status: r.status === 'in_remediation' ? 'in_remediation' : 'open', dueDate: r.deadline, owner: r.owner,
+    severity: 'medium', status: r.status === 'in_remediation' ? 'in_remediation' : 'open', dueDate: r.deadline, owner: r.owner, ownerId: r.ownerId,
     link: `/audits/findings/${r.id}`,
   }));
 }
@@ -90,7 +90,7 @@ async function controlTestWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]>
     id: controlTests.id, controlId: controlTests.controlId, testedOn: controlTests.testedOn, result: controlTests.result,
   }).from(controlTests).orderBy(controlTests.controlId, desc(controlTests.testedOn), desc(controlTests.createdAt)).as('latest');
   const rows = await db.select({
-    id: latest.id, controlId: controls.id, name: controls.name, testedOn: latest.testedOn, owner: users.name,
+    id: latest.id, controlId: controls.id, name: controls.name, testedOn: latest.testedOn, owner: users.name, ownerId: controls.ownerId,
   }).from(latest)
     .innerJoin(controls, eq(controls.id, latest.controlId))
     .leftJoin(users, eq(users.id, controls.ownerId))
@@ -98,7 +98,7 @@ async function controlTestWeaknesses(db: DbOrTx, actor: Actor): Promise<Draft[]>
     .orderBy(asc(controls.name));
   return rows.map((r) => ({
     id: `controlTest:${r.id}`, source: 'controlTest', sourceId: r.id, title: `Failed test of ${r.name}`, reference: r.name,
-    weakness: `test on ${r.testedOn} failed`, severity: 'high', status: 'open', dueDate: addDays(r.testedOn, FAILED_TEST_DUE_DAYS), owner: r.owner,
+    weakness: `test on ${r.testedOn} failed`, severity: 'high', status: 'open', dueDate: addDays(r.testedOn, FAILED_TEST_DUE_DAYS), owner: r.owner, ownerId: r.ownerId,
     link: `/controls/${r.controlId}`,
   }));
 }
@@ -107,20 +107,50 @@ const SOURCES: Record<PoamSource, (db: DbOrTx, actor: Actor) => Promise<Draft[]>
   compliance: complianceWeaknesses, audit: auditWeaknesses, controlTest: controlTestWeaknesses,
 };
 
-/** Every weakness matching the filters, overdue first, then by due date (none last), severity and title. */
+/** Each sortable column's value (blanks last whichever the direction). */
+const SORT_VALUES: Record<string, (i: PoamItem) => string | number | null> = {
+  title: (i) => i.title.toLowerCase(),
+  source: (i) => POAM_SOURCE_LABELS[i.source],
+  reference: (i) => i.reference.toLowerCase(),
+  severity: (i) => SEVERITY_RANK[i.severity],
+  status: (i) => valueLabel(i.status),
+  dueDate: (i) => i.dueDate,
+  owner: (i) => i.owner?.toLowerCase() ?? null,
+};
+
+/** The POA&M's own order: overdue first, then by due date (none last), severity and title. */
+const urgency = (a: PoamItem, b: PoamItem) => Number(b.overdue) - Number(a.overdue)
+  || (a.dueDate ?? '9999-12-31').localeCompare(b.dueDate ?? '9999-12-31')
+  || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]
+  || a.title.localeCompare(b.title) || a.id.localeCompare(b.id);
+
+/** A column's order ("-" first: descending), the POA&M's own order breaking ties; its own order without a (known) column. */
+function orderBy(sort: string | undefined): (a: PoamItem, b: PoamItem) => number {
+  const descending = sort?.startsWith('-') ?? false;
+  const value = sort ? SORT_VALUES[descending ? sort.slice(1) : sort] : undefined;
+  if (!value) return urgency;
+  return (a, b) => {
+    const x = value(a);
+    const y = value(b);
+    if (x === null || y === null) return x === y ? urgency(a, b) : x === null ? 1 : -1;
+    const order = x < y ? -1 : x > y ? 1 : 0;
+    return (descending ? -order : order) || urgency(a, b);
+  };
+}
+
+/** Every weakness matching the filters, overdue first, then by due date (none last), severity and title, or by the column asked for. */
 export async function poamItems(db: DbOrTx, actor: Actor, query: Omit<PoamQuery, 'page' | 'pageSize'>, now = new Date()): Promise<PoamItem[]> {
   requirePermission(actor, 'compliance:read');
   const today = now.toISOString().slice(0, 10);
   const sources = query.source ? [query.source] : (Object.keys(SOURCES) as PoamSource[]);
   const drafts = (await Promise.all(sources.map((s) => SOURCES[s](db, actor)))).flat();
+  const words = query.q?.trim().toLowerCase();
   return drafts
     .map((d) => ({ ...d, overdue: d.dueDate !== null && d.dueDate < today }))
     .filter((i) => (!query.status || i.status === query.status) && (!query.severity || i.severity === query.severity)
-      && (query.overdue === undefined || String(i.overdue) === query.overdue))
-    .sort((a, b) => Number(b.overdue) - Number(a.overdue)
-      || (a.dueDate ?? '9999-12-31').localeCompare(b.dueDate ?? '9999-12-31')
-      || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]
-      || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
+      && (query.overdue === undefined || String(i.overdue) === query.overdue) && (!query.ownerId || i.ownerId === query.ownerId)
+      && (!words || i.title.toLowerCase().includes(words) || i.reference.toLowerCase().includes(words)))
+    .sort(orderBy(query.sort));
 }
 
 export async function listPoam(db: DbOrTx, actor: Actor, query: PoamQuery, now = new Date()): Promise<Page<PoamItem>> {
@@ -129,19 +159,29 @@ export async function listPoam(db: DbOrTx, actor: Actor, query: PoamQuery, now =
   return { rows: all.slice(offset, offset + pageSize), total: all.length, page, pageSize };
 }
 
-export const POAM_CSV_COLUMNS = ['source', 'title', 'reference', 'weakness', 'severity', 'status', 'due_date', 'overdue', 'owner', 'source_id'] as const;
+/** The sources in words: the one place the screen, its CSV and the Report Center read them from. */
+export const POAM_SOURCE_LABELS: Readonly<Record<PoamSource, string>> = { compliance: 'Compliance analysis', audit: 'Audit finding', controlTest: 'Control test' };
 
-/** Labels of the keys an item holds, as the screen shows them, by column. */
-export type PoamLabels = Readonly<Record<'source' | 'severity' | 'status', Readonly<Record<string, string>>>>;
+/**
+ * The POA&M's columns in the screen's words (labels, never stored keys): the CSV download's and the Report Center's.
+ * The weakness reads "Non-compliant", "Audit finding" or "Test on 2026-01-01 failed".
+ */
+export const POAM_COLUMNS: readonly { header: string; value: (i: PoamItem) => string | null }[] = [
+  { header: 'Source', value: (i) => POAM_SOURCE_LABELS[i.source] },
+  { header: 'Weakness', value: (i) => i.title },
+  { header: 'Reference', value: (i) => i.reference },
+  { header: 'Finding', value: (i) => valueLabel(i.weakness) },
+  { header: 'Severity', value: (i) => valueLabel(i.severity) },
+  { header: 'Status', value: (i) => valueLabel(i.status) },
+  { header: 'Due', value: (i) => i.dueDate },
+  { header: 'Overdue', value: (i) => (i.overdue ? 'Yes' : 'No') },
+  { header: 'Owner', value: (i) => i.owner },
+];
 
 /**
  * The register as a CSV file, written like every CSV of the service (BOM, CRLF, formula-like cells neutralised), in
- * the screen's words: sources, severities and statuses by their labels, the weakness as words, overdue as Yes or No.
+ * the screen's words, with the source record's id last (to find it again).
  */
-export function poamCsv(items: PoamItem[], labels: PoamLabels): string {
-  const lines = items.map((i) => [
-    labels.source[i.source] ?? valueLabel(i.source), i.title, i.reference, valueLabel(i.weakness), labels.severity[i.severity] ?? valueLabel(i.severity),
-    labels.status[i.status] ?? valueLabel(i.status), i.dueDate, i.overdue ? 'Yes' : 'No', i.owner, i.sourceId,
-  ]);
-  return toCsv([POAM_CSV_COLUMNS, ...lines]);
+export function poamCsv(items: PoamItem[]): string {
+  return toCsv([[...POAM_COLUMNS.map((c) => c.header), 'Source record id'], ...items.map((i) => [...POAM_COLUMNS.map((c) => c.value(i)), i.sourceId])]);
 }

@@ -7,7 +7,7 @@ import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES, type PoamQuery } from './
 import { readable } from '../../platform/record-screens/record-views';
 import { packageScores } from './analyses-service';
 import { listPackages } from './packages-service';
-import { poamItems } from './poam-service';
+import { POAM_COLUMNS, POAM_SOURCE_LABELS, poamItems } from './poam-service';
 import type { PackageScore, PackageView, PoamItem } from './schema';
 
 type PackageRow = { pkg: PackageView; score: PackageScore | undefined };
@@ -47,20 +47,11 @@ const complianceStatus: ReportDeclaration<PackageRow> = {
 const poam: ReportDeclaration<PoamItem> = {
   key: 'poam', title: 'Plan of action and milestones (POA&M)', needs: 'compliance:read', listHref: '/compliance/poam',
   description: 'Every open weakness you may read (requirements not compliant, open audit findings, failed control tests), overdue first.',
-  columns: [
-    { header: 'Source', value: (i) => readable(i.source) },
-    { header: 'Title', value: (i) => i.title },
-    { header: 'Reference', value: (i) => i.reference },
-    { header: 'Weakness', value: (i) => i.weakness },
-    { header: 'Severity', value: (i) => readable(i.severity) },
-    { header: 'Status', value: (i) => readable(i.status) },
-    { header: 'Due', value: (i) => i.dueDate },
-    { header: 'Overdue', value: (i) => (i.overdue ? 'Yes' : 'No') },
-    { header: 'Owner', value: (i) => i.owner },
-  ],
+  // The screen's and its CSV's columns, in their words.
+  columns: [...POAM_COLUMNS],
   // The POA&M list's filters (source, severity, status, overdue), as its query, and the due date as a range.
   filters: async () => [
-    { name: 'source', label: 'Source', options: POAM_SOURCES.map((s) => ({ value: s, label: readable(s) })) },
+    { name: 'source', label: 'Source', options: POAM_SOURCES.map((s) => ({ value: s, label: POAM_SOURCE_LABELS[s] })) },
     { name: 'severity', label: 'Severity', options: POAM_SEVERITIES.map((s) => ({ value: s, label: readable(s) })) },
     { name: 'status', label: 'Status', options: POAM_STATUSES.map((s) => ({ value: s, label: readable(s) })) },
     yesNoFilter('overdue', 'Overdue'),

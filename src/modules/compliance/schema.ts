@@ -221,9 +221,13 @@ export const PoamItem = t.Object({
   dueDate: t.Union([t.String(), t.Null()]),
   overdue: t.Boolean({ description: 'dueDate is before today (UTC)' }),
   owner: t.Union([t.String(), t.Null()]),
+  ownerId: t.Union([t.String(), t.Null()], { description: 'The owner (a person) of the analysis, finding or control' }),
   link: t.String({ description: 'Screen address of the source record' }),
 });
 export type PoamItem = Static<typeof PoamItem>;
+
+/** How the POA&M may be ordered besides its own order (overdue first, then by due date): a column, "-" first for descending. */
+export const POAM_SORTS = ['title', 'source', 'reference', 'severity', 'status', 'dueDate', 'owner'] as const;
 
 export const PoamQuery = t.Object({
   ...PageQuery.properties,
@@ -231,6 +235,9 @@ export const PoamQuery = t.Object({
   severity: t.Optional(stringEnum(POAM_SEVERITIES)),
   source: t.Optional(stringEnum(POAM_SOURCES)),
   overdue: t.Optional(stringEnum(['true', 'false'] as const)),
+  ownerId: t.Optional(Uuid),
+  q: t.Optional(t.String({ maxLength: 200, description: 'Words of the title or the reference' })),
+  sort: t.Optional(stringEnum(POAM_SORTS.flatMap((s) => [s, `-${s}`]), { description: 'A column, "-" first for descending; overdue first, then by due date, when left out' })),
 });
 export type PoamQuery = Static<typeof PoamQuery>;
 

@@ -18,7 +18,7 @@ import { recordApi } from '../../platform/records/record-api';
 import { articleThirtyRegister, registerCsvResponse } from './register';
 import { createRiskFromDpia, dpiaKind, reopenDpia, signOffDpia } from './dpia-service';
 import {
-  AssetDataMapInput, AssetDataMapView, BreachEntryView, ThirdPartyDpaInput, ThirdPartyDpaView, ThirdPartyTiaParams, TiaCreate, tiaExamples, TiaListQuery, TiaUpdate, TiaView, TransferCreate, transferExamples, TransferListQuery, TransferUpdate, TransferView,
+  AssetDataMapInput, AssetDataMapView, BreachEntryView, BreachListQuery, RegisterQuery, ThirdPartyDpaInput, ThirdPartyDpaView, ThirdPartyTiaParams, TiaCreate, tiaExamples, TiaListQuery, TiaUpdate, TiaView, TransferCreate, transferExamples, TransferListQuery, TransferUpdate, TransferView,
   DpiaCreate, dpiaExamples, DpiaListQuery, DpiaRiskCreate, DpiaUpdate, DpiaView,
   ProcessingActivityCreate, processingActivityExamples, ProcessingActivityReviewCreate, ProcessingActivityReviews, ProcessingActivityListQuery, ProcessingActivityUpdate, ProcessingActivityView, RegisterSectionView,
 } from './schema';
@@ -62,19 +62,20 @@ export const processingActivitiesApi = (ctx: AppContext) =>
 export const registerApi = (ctx: AppContext) =>
   new Elysia({ name: 'api:data-privacy:register', prefix: '/api/v1/data-privacy' })
     .use(apiAuth(ctx))
-    .get('/register', async ({ actor }) => ({ data: await articleThirtyRegister(ctx.db, actor) }), {
-      scope: 'dataPrivacy:read', response: Data(t.Array(RegisterSectionView)),
+    .get('/register', async ({ actor, query }) => ({ data: await articleThirtyRegister(ctx.db, actor, query) }), {
+      scope: 'dataPrivacy:read', query: RegisterQuery, response: Data(t.Array(RegisterSectionView)),
       detail: { tags: [TAG], summary: 'The Article 30 register: the processing activities you may read (retired ones left out), grouped by role, with labels and linked records named ("(restricted)" where you may not read them)' },
     })
-    .get('/breaches', async ({ actor }) => ({ data: await breachesAsSeen(ctx.db, actor) }), {
-      scope: 'dataPrivacy:read', response: Data(t.Array(BreachEntryView)),
+    .get('/breaches', async ({ actor, query }) => ({ data: await breachesAsSeen(ctx.db, actor, query) }), {
+      scope: 'dataPrivacy:read', query: BreachListQuery, response: Data(t.Array(BreachEntryView)),
       detail: {
         tags: [TAG],
-        summary: 'Personal-data breaches: the incidents recorded as breaches that you may read (needs incidents:read too; its level decides which), each with the 72-hour clock from awareness to notification of the authority',
+        summary: 'Personal-data breaches: the incidents recorded as breaches that you may read (needs incidents:read too; its level decides which), each with the 72-hour clock from awareness to notification of the authority; '
+          + 'filters q (title words), status, clock (overdue: not notified and past the 72 hours), ownerId, and sort by a column',
       },
     })
-    .get('/register/csv', ({ actor }) => registerCsvResponse(ctx.db, actor, registerFileName()), {
-      scope: 'dataPrivacy:read',
+    .get('/register/csv', ({ actor, query }) => registerCsvResponse(ctx.db, actor, registerFileName(), query), {
+      scope: 'dataPrivacy:read', query: RegisterQuery,
       detail: {
         tags: [TAG], summary: 'The Article 30 register as CSV (UTF-8 with BOM, formula-guarded cells, one row per processing activity, controller entries first)',
         responses: { 200: { description: 'The register', content: { 'text/csv': { schema: { type: 'string' } } } } },

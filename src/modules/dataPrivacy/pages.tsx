@@ -7,19 +7,21 @@ import { readableChoices, recordType } from '../../platform/records/record-types
 import { valueLabel } from '../../platform/core/value-labels';
 import type { Actor } from '../../platform/permissions/permissions';
 import { registerFileName } from './api';
-import { articleThirtyRegister, registerCsvResponse } from './register';
+import { articleThirtyRegister, registerCsvResponse, type RegisterNarrowing } from './register';
 import {
   LEGAL_BASES, PROCESSING_ROLES, PROCESSING_STATUSES, ProcessingActivityCreate, ProcessingActivityUpdate,
   SPECIAL_CATEGORY_CONDITIONS,
 } from './schema';
 import { LINKED_TYPES, processingActivityKind } from './service';
 import { categoryChoices, dataSubjectCategoryList, personalDataCategoryList } from './categories';
-import { RegisterPrint, RegisterScreen } from './views';
+import { REGISTER_PATH, RegisterPrint, RegisterScreen, registerHref, type RegisterFilters } from './views';
 import { activityTransfers } from './transfer-pages';
 import { listQuestionnaires } from './questionnaire-service';
 import { ActivityQuestionnaires } from './questionnaire-views';
 import { breachesAsSeen, mayReadBreaches } from './breaches';
-import { BREACH_CSV_COLUMNS, BreachesScreen } from './breach-views';
+import { BREACH_CSV_COLUMNS, BREACHES_PATH, BreachesScreen, type BreachFilters } from './breach-views';
+import { isUuid } from '../../platform/core/uuid';
+import { BREACH_CLOCK_STATES, BREACH_SORTS, type BreachListQuery } from './schema';
 import { toCsv } from '../../platform/csv/write';
 import { runWrite } from '../../platform/http/context';
 import { attempt } from '../../platform/http/form-input';
@@ -32,6 +34,7 @@ import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
 import { fieldErrors } from '../../../views/components/form';
 import { formText, schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
+import { labelChoices } from '../../platform/record-screens/label-screens';
 import { listProcessingActivityReviews, recordProcessingActivityReview } from './review-service';
 import { ActivityReviews, type ReviewFormState } from './review-views';
 import { ProcessingActivityReviewCreate, type ProcessingActivityReviewCreate as ProcessingActivityReviewInput } from './schema';
@@ -269,33 +272,75 @@ export const dpiaPages = (app: AppContext) => {
     }, { page: 'dataPrivacy:review' });
 };
 
+/** Breaches a page of the screen lists. */
+const BREACH_PAGE_SIZE = 25;
+const BREACH_SORT_KEYS: readonly string[] = BREACH_SORTS.flatMap((s) => [s, `-${s}`]);
+const oneOf = (values: readonly string[], value: string | undefined) => (values.includes(value ?? '') ? value! : '');
+
+/** The breaches' filters and sort as the address holds them; anything not recognised reads as not set, as on every list screen. */
+function breachFilters(query: Record<string, string | undefined>): BreachFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), status: oneOf(['open', 'closed'], query.status), clock: oneOf(BREACH_CLOCK_STATES, query.clock),
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', sort: oneOf(BREACH_SORT_KEYS, query.sort),
+  };
+}
+
+/** The filters as the service reads them (blanks left out). */
+const breachQuery = (f: BreachFilters): BreachListQuery => ({
+  ...(f.q ? { q: f.q } : {}), ...(f.status ? { status: f.status as BreachListQuery['status'] } : {}),
+  ...(f.clock ? { clock: f.clock as BreachListQuery['clock'] } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+});
+
+/** The register's filters as the address holds them; anything not recognised reads as not set. */
+function registerFilters(query: Record<string, string | undefined>): RegisterFilters {
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), role: oneOf(PROCESSING_ROLES, query.role), status: oneOf(['draft', 'active'], query.status),
+    legalBasis: oneOf(LEGAL_BASES, query.legalBasis), ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', label: isUuid(query.label ?? '') ? query.label! : '',
+  };
+}
+
+/** The filters as the register's reading takes them (blanks left out). */
+const registerNarrowing = (f: RegisterFilters): RegisterNarrowing => ({
+  ...(f.q ? { q: f.q } : {}), ...(f.role ? { role: f.role as RegisterNarrowing['role'] } : {}),
+  ...(f.status ? { status: f.status as RegisterNarrowing['status'] } : {}), ...(f.legalBasis ? { legalBasis: f.legalBasis as RegisterNarrowing['legalBasis'] } : {}),
+  ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.label ? { label: f.label } : {}),
+});
+
 /** The Article 30 register: the screen, the printable page and the CSV download, each as the reader may read it. */
 export const registerPages = (app: AppContext) =>
   new Elysia({ name: 'pages:data-privacy:register' })
     .use(screenAuth(app))
     .get('/data-privacy', ({ redirect }) => redirect('/data-privacy/register', 303), { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register', async ({ viewer, csrfToken, headers }) => {
-      const sections = await articleThirtyRegister(app.db, viewer);
-      const actions = (
-        <>
-          <a class="button secondary" href="/data-privacy/register/print">Printable page</a>
-          <a class="button secondary" href="/data-privacy/register.csv">Download CSV</a>
-        </>
-      );
-      return renderScreen(headers, { title: 'Article 30 register', viewer, csrfToken, active: 'article-30-register', actions }, <RegisterScreen sections={sections} />);
+    .get(REGISTER_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const filters = registerFilters(query);
+      const [sections, users, labels] = await Promise.all([
+        articleThirtyRegister(app.db, viewer, registerNarrowing(filters)), platformService('listUsers')(app.db), labelChoices(app.db),
+      ]);
+      const actions = <a class="button secondary" href={registerHref(filters, `${REGISTER_PATH}/print`)}>Printable page</a>;
+      return renderScreen(headers, { title: 'Article 30 register', viewer, csrfToken, active: 'article-30-register', actions },
+        <RegisterScreen sections={sections} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} labels={labels} />);
     }, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/breaches', async ({ viewer, csrfToken, headers }) => {
+    .get(BREACHES_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const mayRead = mayReadBreaches(viewer);
-      const breaches = mayRead ? await breachesAsSeen(app.db, viewer) : [];
-      return renderScreen(headers, { title: 'Personal-data breaches', viewer, csrfToken, active: 'breaches' }, <BreachesScreen breaches={breaches} mayRead={mayRead} />);
+      const filters = breachFilters(query);
+      const page = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+      const [breaches, users] = await Promise.all([mayRead ? breachesAsSeen(app.db, viewer, breachQuery(filters)) : [], platformService('listUsers')(app.db)]);
+      const props = {
+        rows: breaches.slice((page - 1) * BREACH_PAGE_SIZE, page * BREACH_PAGE_SIZE), total: breaches.length, page, pageSize: BREACH_PAGE_SIZE,
+        filters, owners: users.map((u) => ({ value: u.id, label: u.name })), mayRead,
+      };
+      return renderScreen(headers, { title: 'Personal-data breaches', viewer, csrfToken, active: 'breaches' }, <BreachesScreen {...props} />);
     }, { page: 'dataPrivacy:read' })
-    // The breaches as listed, as CSV (the screen's columns and words).
-    .get('/data-privacy/breaches.csv', async ({ viewer, set }) => {
-      const breaches = mayReadBreaches(viewer) ? await breachesAsSeen(app.db, viewer) : [];
+    // The breaches as listed (filtered and sorted as on screen), as CSV in the screen's columns and words.
+    .get(`${BREACHES_PATH}.csv`, async ({ viewer, query, set }) => {
+      const breaches = mayReadBreaches(viewer) ? await breachesAsSeen(app.db, viewer, breachQuery(breachFilters(query))) : [];
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="personal-data-breaches-${new Date().toISOString().slice(0, 10)}.csv"`;
       return toCsv([BREACH_CSV_COLUMNS.map((c) => c.header), ...breaches.map((b) => BREACH_CSV_COLUMNS.map((c) => c.text(b)))]);
     }, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register/print', async ({ viewer }) =>
-      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer)} drawnUp={new Date()} />, { page: 'dataPrivacy:read' })
-    .get('/data-privacy/register.csv', ({ viewer }) => registerCsvResponse(app.db, viewer, registerFileName()), { page: 'dataPrivacy:read' });
+    .get(`${REGISTER_PATH}/print`, async ({ viewer, query }) =>
+      <RegisterPrint sections={await articleThirtyRegister(app.db, viewer, registerNarrowing(registerFilters(query)))} drawnUp={new Date()} />,
+    { page: 'dataPrivacy:read' })
+    // The register as filtered on screen, as CSV (the register's columns, BOM, formula-guarded, names as the reader may see them).
+    .get(`${REGISTER_PATH}.csv`, ({ viewer, query }) => registerCsvResponse(app.db, viewer, registerFileName(), registerNarrowing(registerFilters(query))),
+      { page: 'dataPrivacy:read' });

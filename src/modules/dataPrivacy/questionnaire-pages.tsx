@@ -15,12 +15,32 @@ import {
   answerQuestionnaire, decideProposal, fieldLabelOf, getQuestionnaire, listQuestionnaires, MY_QUESTIONNAIRES_PATH, myQuestionnaires,
   QUESTIONNAIRE_PATH, QUESTIONNAIRE_TYPE, sendQuestionnaire,
 } from './questionnaire-service';
-import { AnswerPage, MyQuestionnaires, QuestionnaireList, QuestionnairePage, SendForm, STATUS_WORDS, type AnswerFormState, type SendFormState } from './questionnaire-views';
-import { QUESTIONNAIRE_STATUSES, QuestionnaireAnswers, QuestionnaireCreate, type QuestionnaireAnswers as Answers, type QuestionnaireCreate as Create, type QuestionnaireView } from './schema';
+import {
+  AnswerPage, MyQuestionnaires, QUESTIONNAIRE_CSV_COLUMNS, QuestionnaireList, QuestionnairePage, SendForm, STATUS_WORDS, type AnswerFormState, type QuestionnaireFilters,
+  type SendFormState,
+} from './questionnaire-views';
+import { toCsv } from '../../platform/csv/write';
+import { isUuid } from '../../platform/core/uuid';
+import { QUESTIONNAIRE_SORTS, QUESTIONNAIRE_STATUSES, QuestionnaireAnswers, type QuestionnaireListQuery, QuestionnaireCreate, type QuestionnaireAnswers as Answers, type QuestionnaireCreate as Create, type QuestionnaireView } from './schema';
 
 const IdParam = t.Object({ id: t.String({ format: 'uuid' }) });
 const ProposalParam = t.Object({ id: t.String({ format: 'uuid' }), field: t.String({ maxLength: 100 }), decision: t.Union([t.Literal('accept'), t.Literal('reject')]) });
 const isStatus = (value: string): value is (typeof QUESTIONNAIRE_STATUSES)[number] => (QUESTIONNAIRE_STATUSES as readonly string[]).includes(value);
+const SORT_KEYS: readonly string[] = QUESTIONNAIRE_SORTS.flatMap((s) => [s, `-${s}`]);
+
+/** The list's filters and sort as the address holds them; anything not recognised reads as not set, as on every list. */
+function listFilters(query: Record<string, string | undefined>): QuestionnaireFilters {
+  const status = query.status ?? '';
+  return {
+    q: (query.q ?? '').trim().slice(0, 200), status: isStatus(status) ? status : '', ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    sort: SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
+  };
+}
+
+/** The filters as the service reads them (blanks left out). */
+const listQuery = (f: QuestionnaireFilters): Omit<QuestionnaireListQuery, 'page' | 'pageSize'> => ({
+  ...(f.q ? { q: f.q } : {}), ...(isStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+});
 
 /** The labels History gives a questionnaire's own fields. */
 const HISTORY_LABELS: Record<string, string> = {
@@ -99,13 +119,26 @@ export const questionnairePages = (app: AppContext) => {
   return new Elysia({ name: 'pages:data-privacy:questionnaires' })
     .use(screenAuth(app))
     .get(QUESTIONNAIRE_PATH, async ({ viewer, csrfToken, headers, query }) => {
-      const status = typeof query.status === 'string' && isStatus(query.status) ? query.status : '';
+      const filters = listFilters(query);
       const pageNumber = Math.max(1, Number.parseInt(typeof query.page === 'string' ? query.page : '1', 10) || 1);
-      const page = await listQuestionnaires(app.db, viewer, { ...(status ? { status } : {}), page: pageNumber, pageSize: 25 });
-      const hrefOf = (n: number) => `${QUESTIONNAIRE_PATH}?${new URLSearchParams({ ...(status ? { status } : {}), page: String(n) })}`;
+      const [page, users] = await Promise.all([
+        listQuestionnaires(app.db, viewer, { ...listQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(app.db),
+      ]);
       const actions = levelOf(viewer, 'dataPrivacy:create') !== null ? <a class="button" href={`${QUESTIONNAIRE_PATH}/new`}>New questionnaire</a> : undefined;
       return renderScreen(headers, shell('Data Liaison questionnaires', viewer, csrfToken, 'privacy-questionnaires', actions),
-        <QuestionnaireList page={page} status={status} hrefOf={hrefOf} />);
+        <QuestionnaireList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+    }, { page: 'dataPrivacy:read' })
+    // The list as filtered and sorted on screen, as CSV in its columns and words, at most 5,000 questionnaires.
+    .get(`${QUESTIONNAIRE_PATH}.csv`, async ({ viewer, query, set }) => {
+      const rows: QuestionnaireView[] = [];
+      for (let n = 1; rows.length < 5_000; n++) {
+        const chunk = await listQuestionnaires(app.db, viewer, { ...listQuery(listFilters(query)), page: n, pageSize: 200 });
+        rows.push(...chunk.rows);
+        if (n * 200 >= chunk.total) break;
+      }
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="liaison-questionnaires-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv([QUESTIONNAIRE_CSV_COLUMNS.map((c) => c.header), ...rows.slice(0, 5_000).map((q) => QUESTIONNAIRE_CSV_COLUMNS.map((c) => c.text(q)))]);
     }, { page: 'dataPrivacy:read' })
     .get(`${QUESTIONNAIRE_PATH}/new`, async ({ viewer, csrfToken, headers, query }) => {
       const choices = await sendChoices(viewer);

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { privacyQuestionnaires, processingActivities, users, type QuestionnaireAnswer } from '../../../db/schema';
 import { listHistory, recordChange, type HistoryView } from '../../platform/audit/history';
@@ -10,7 +10,7 @@ import { milestoneReached, type DueDateKind } from '../../platform/notifications
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { canTouch, levelOf, requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
-import { auditFields, updateRecord } from '../../platform/records/records';
+import { auditFields, escapeLike, updateRecord } from '../../platform/records/records';
 import {
   LEGAL_BASES, QUESTIONNAIRE_FIELDS, type ProcessingActivityCreate, type QuestionnaireAnswers, type QuestionnaireAnswerView, type QuestionnaireCreate,
   type QuestionnaireField, type QuestionnaireListQuery, type QuestionnaireView,
@@ -136,15 +136,29 @@ export async function getQuestionnaire(db: DbOrTx, actor: Actor, id: string, as:
 }
 
 /** Questionnaires a reader of data privacy may read (own level: those they or their groups sent), newest first. */
+/** The sortable columns of the list (QUESTIONNAIRE_SORTS). */
+const SORT_COLUMNS: Record<string, SQL> = {
+  title: sql`lower(${privacyQuestionnaires.title})`, dueOn: sql`${privacyQuestionnaires.dueOn}`, // In the order a questionnaire goes through: waiting, answered, closed.
+  status: sql`case ${privacyQuestionnaires.status} when 'sent' then 0 when 'answered' then 1 else 2 end`,
+  createdAt: sql`${privacyQuestionnaires.createdAt}`,
+};
+
 export async function listQuestionnaires(db: DbOrTx, actor: Actor, query: QuestionnaireListQuery): Promise<Page<QuestionnaireView>> {
   const { page, pageSize, offset } = paging(query);
   const where = and(
     ownershipCondition(actor, 'dataPrivacy:read', privacyQuestionnaires.ownerId, privacyQuestionnaires.ownerGroupId),
     query.status ? eq(privacyQuestionnaires.status, query.status) : undefined,
     query.processingActivityId ? eq(privacyQuestionnaires.processingActivityId, query.processingActivityId) : undefined,
+    query.ownerId ? eq(privacyQuestionnaires.ownerId, query.ownerId) : undefined,
+    query.q?.trim() ? ilike(privacyQuestionnaires.title, `%${escapeLike(query.q.trim())}%`) : undefined,
   );
+  const descending = query.sort?.startsWith('-') ?? false;
+  const column = query.sort ? SORT_COLUMNS[descending ? query.sort.slice(1) : query.sort] : undefined;
+  const order = column
+    ? [descending ? sql`${column} desc nulls last` : sql`${column} asc nulls last`, desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id)]
+    : [desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id)];
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(privacyQuestionnaires).where(where).orderBy(desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id)).limit(pageSize).offset(offset),
+    db.select().from(privacyQuestionnaires).where(where).orderBy(...order).limit(pageSize).offset(offset),
     db.select({ total: sql<number>`count(*)::int` }).from(privacyQuestionnaires).where(where),
   ]);
   return { rows: await viewsOf(db, rows), total, page, pageSize };

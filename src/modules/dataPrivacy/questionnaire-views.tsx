@@ -2,7 +2,7 @@ import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../.
 import { Flash } from '../../../views/components/flash';
 import { DataTable, When } from '../../../views/components/table';
 import { Pager } from '../../../views/components/pager';
-import { FilterBar } from '../../../views/components/filter-bar';
+import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
 import { HistoryTable } from '../../platform/record-screens/record-views';
 import type { ShownEntry } from '../../platform/records/history-format';
 import { valueLabel } from '../../platform/core/value-labels';
@@ -31,27 +31,65 @@ function ErrorSummary({ errors, labels }: { errors: FieldErrors; labels: Record<
   );
 }
 
-/** The officer's list: what was sent to whom about which activity, with its status; filtered by status, paged. */
-export function QuestionnaireList({ page, status, hrefOf }: { page: Page<QuestionnaireView>; status: string; hrefOf: (page: number) => string }): JSX.Element {
+/** The officer's list's filters and sort as the address holds them (blank: not set). */
+export interface QuestionnaireFilters {
+  q: string;
+  status: string;
+  ownerId: string;
+  sort: string;
+}
+
+const isFiltered = (f: QuestionnaireFilters) => Boolean(f.q || f.status || f.ownerId);
+
+/** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
+export function questionnaireListHref(f: QuestionnaireFilters, change: { sort?: string; page?: number } = {}, path = QUESTIONNAIRE_PATH): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...f, sort: change.sort ?? f.sort })) if (value) params.set(name, value);
+  if (change.page && change.page > 1) params.set('page', String(change.page));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** The list's columns as the CSV export writes them: the screen's, in its words. */
+export const QUESTIONNAIRE_CSV_COLUMNS: { header: string; text: (q: QuestionnaireView) => string }[] = [
+  { header: 'Title', text: (q) => q.title },
+  { header: 'Processing activity', text: (q) => q.processingActivity.name },
+  { header: 'Sent to', text: (q) => q.recipient.name },
+  { header: 'Due on', text: (q) => q.dueOn ?? '' },
+  { header: 'Status', text: (q) => STATUS_WORDS[q.status] },
+];
+
+/** The officer's list: the one filter bar (words, status, Owner), headers that sort, paging with the total, Export. */
+export function QuestionnaireList({ page, filters, owners }: { page: Page<QuestionnaireView>; filters: QuestionnaireFilters; owners: Option[] }): JSX.Element {
+  const filtered = isFiltered(filters);
+  const count = `${page.total.toLocaleString('en')} questionnaire${page.total === 1 ? '' : 's'}`;
   return (
     <>
-      <FilterBar action={QUESTIONNAIRE_PATH} label="Filter questionnaires" target="#questionnaire-results" filtered={status !== ''}
-        filters={[{ name: 'status', label: 'Status', selected: status, options: QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] })) }]} />
-      <div id="questionnaire-results">
+      <FilterBar action={QUESTIONNAIRE_PATH} label="Filter questionnaires" target="#questionnaire-results" filtered={filtered} keep={{ sort: filters.sort }}
+        search={{ value: filters.q, label: 'Search titles' }}
+        filters={[
+          { name: 'status', label: 'Status', selected: filters.status, options: QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] })) },
+          { name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' },
+        ]} />
+      <section id="questionnaire-results" aria-live="polite" aria-label="Data Liaison questionnaires">
+        <p class="results-bar">
+          <span class="muted" safe>{filtered ? matchingCount(count, page.total) : count}</span>
+          {page.total > 0 && <a class="button secondary small" href={questionnaireListHref(filters, {}, `${QUESTIONNAIRE_PATH}.csv`)} download="">Export CSV</a>}
+        </p>
         <DataTable<QuestionnaireView>
-          caption="Data Liaison questionnaires"
           rows={page.rows}
-          empty="No questionnaires yet. Send one to ask a business owner whether a processing activity is recorded right."
+          empty={filtered ? 'No questionnaires match these filters.' : 'No questionnaires yet. Send one to ask a business owner whether a processing activity is recorded right.'}
+          sort={{ current: filters.sort, href: (sort) => questionnaireListHref(filters, { sort }), target: '#questionnaire-results' }}
           columns={[
-            { header: 'Title', cell: (q) => <a href={`${QUESTIONNAIRE_PATH}/${q.id}`} safe>{q.title}</a> },
+            { header: 'Title', sort: 'title', cell: (q) => <a href={`${QUESTIONNAIRE_PATH}/${q.id}`} safe>{q.title}</a> },
             { header: 'Processing activity', cell: (q) => <span safe>{q.processingActivity.name}</span> },
             { header: 'Sent to', cell: (q) => <span safe>{q.recipient.name}</span> },
-            { header: 'Due on', cell: (q) => <Due on={q.dueOn} /> },
-            { header: 'Status', cell: (q) => <Status status={q.status} /> },
+            { header: 'Due on', sort: 'dueOn', cell: (q) => <Due on={q.dueOn} /> },
+            { header: 'Status', sort: 'status', cell: (q) => <Status status={q.status} /> },
           ]}
         />
-        <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={hrefOf} />
-      </div>
+        <Pager page={page.page} pageSize={page.pageSize} total={page.total} href={(n) => questionnaireListHref(filters, { page: n })} target="#questionnaire-results" />
+      </section>
     </>
   );
 }

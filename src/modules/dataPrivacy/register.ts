@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type DbOrTx } from '../../../db/client';
 import { groups, privacyDataSubjectCategories, privacyPersonalDataCategories, processingActivities, users } from '../../../db/schema';
 import { ownershipCondition } from '../../platform/permissions/ownership';
@@ -7,6 +7,8 @@ import { readPermission, recordType, type RecordTypeDeclaration } from '../../pl
 import { RESTRICTED_NAME } from '../../platform/records/links';
 import { valueLabel } from '../../platform/core/value-labels';
 import { csvLine } from '../../platform/csv/write';
+import { escapeLike } from '../../platform/records/records';
+import { labelFilter } from '../../platform/records/labels';
 import { LINKED_TYPES } from './service';
 import { LEGAL_BASES, PROCESSING_ROLES, PROCESSING_STATUSES } from './schema';
 
@@ -77,10 +79,10 @@ function categoryNames(list: typeof privacyDataSubjectCategories | typeof privac
  * those they or their groups own), retired ones left out, in register order, with owners, categories and linked
  * records named. Given `ids`, only those activities (a page of the CSV, which streams the register page by page).
  */
-export function registerStatement(actor: Actor, ids?: readonly string[]): SQL {
+export function registerStatement(actor: Actor, ids?: readonly string[], narrow: RegisterNarrowing = {}): SQL {
   const a = processingActivities;
   const readable = ownershipCondition(actor, 'dataPrivacy:read', a.ownerId, a.ownerGroupId);
-  const only = ids ? inArray(a.id, [...ids]) : undefined;
+  const only = ids ? inArray(a.id, [...ids]) : narrowing(narrow);
   // Each part is materialized, so whatever the planner expects of the page, each is computed once.
   return sql`with page as materialized (
       select ${a}.* from ${a}
@@ -106,7 +108,8 @@ export function registerStatement(actor: Actor, ids?: readonly string[]): SQL {
 /** A row as the statement answers it: the register's entry with the stored keys of role, status, basis and condition. */
 type RegisterRow = Omit<RegisterEntry, 'specialCategoryCondition'> & { specialCategoryCondition: string | null };
 
-const registerRows = (db: DbOrTx, actor: Actor, ids?: readonly string[]) => selectRows<RegisterRow>(db, registerStatement(actor, ids));
+const registerRows = (db: DbOrTx, actor: Actor, ids?: readonly string[], narrow: RegisterNarrowing = {}) =>
+  selectRows<RegisterRow>(db, registerStatement(actor, ids, narrow));
 
 /**
  * The ids of the next page of the register, in register order after `after`. A page is chosen apart from the statement
@@ -119,20 +122,36 @@ async function registerPageIds(db: DbOrTx, actor: Actor, after: RegisterKey | un
   const next = after ? sql`(${a.role}, ${a.name}, ${a.id}) > (${after.role}, ${after.name}, ${after.id}::uuid)` : undefined;
   return db.select({ id: a.id, role: a.role, name: a.name }).from(a)
     .where(and(
-      readable, sql`${a.status} <> 'retired'`, next,
-      narrow.role ? eq(a.role, narrow.role) : undefined,
-      narrow.status ? eq(a.status, narrow.status) : undefined,
-      narrow.legalBasis ? eq(a.legalBasis, narrow.legalBasis) : undefined,
-      narrow.ownerGroupId ? eq(a.ownerGroupId, narrow.ownerGroupId) : undefined,
+      readable, sql`${a.status} <> 'retired'`, next, narrowing(narrow),
     )).orderBy(asc(a.role), asc(a.name), asc(a.id)).limit(limit);
 }
 
-/** What the register may be narrowed to (the Report Center's filters): each a stored key. */
+/** What the register may be narrowed to (the screen's filter bar, its CSV download, the Report Center's filters). */
 export interface RegisterNarrowing {
   role?: (typeof PROCESSING_ROLES)[number];
   status?: (typeof PROCESSING_STATUSES)[number];
   legalBasis?: (typeof LEGAL_BASES)[number];
+  ownerId?: string;
   ownerGroupId?: string;
+  /** A label's id: the activities carrying it. */
+  label?: string;
+  /** Words of the activity's name. */
+  q?: string;
+}
+
+/** The narrowing as one condition on the activities (undefined: none). */
+function narrowing(narrow: RegisterNarrowing): SQL | undefined {
+  const a = processingActivities;
+  const words = narrow.q?.trim();
+  return and(
+    narrow.role ? eq(a.role, narrow.role) : undefined,
+    narrow.status ? eq(a.status, narrow.status) : undefined,
+    narrow.legalBasis ? eq(a.legalBasis, narrow.legalBasis) : undefined,
+    narrow.ownerId ? eq(a.ownerId, narrow.ownerId) : undefined,
+    narrow.ownerGroupId ? eq(a.ownerGroupId, narrow.ownerGroupId) : undefined,
+    narrow.label ? labelFilter(a.labelIds)(narrow.label) : undefined,
+    words ? ilike(a.name, `%${escapeLike(words)}%`) : undefined,
+  );
 }
 
 /** Labels for the stored keys; everything else the statement already words. */
@@ -150,8 +169,8 @@ const entryOf = (row: RegisterRow): RegisterEntry => ({
  * since). Retired activities are left out: the register lists the processing that is carried out (drafts are shown,
  * marked as such).
  */
-export async function articleThirtyRegister(db: DbOrTx, actor: Actor): Promise<RegisterSection[]> {
-  const rows = await registerRows(db, actor);
+export async function articleThirtyRegister(db: DbOrTx, actor: Actor, narrow: RegisterNarrowing = {}): Promise<RegisterSection[]> {
+  const rows = await registerRows(db, actor, undefined, narrow);
   return PROCESSING_ROLES.map((role) => ({
     role, heading: ROLE_HEADINGS[role], entries: rows.filter((row) => row.role === role).map(entryOf),
   }));
@@ -199,18 +218,18 @@ export async function* registerEntryPages(db: DbOrTx, actor: Actor, narrow: Regi
  * The register as CSV text, page by page (UTF-8 byte order mark first, CRLF line ends, cells a spreadsheet would run
  * as formulas guarded, as toCsv writes them), controllers first; each page read when the previous one is sent.
  */
-export async function* registerCsvChunks(db: DbOrTx, actor: Actor, pageSize = REGISTER_CSV_PAGE): AsyncGenerator<string> {
+export async function* registerCsvChunks(db: DbOrTx, actor: Actor, pageSize = REGISTER_CSV_PAGE, narrow: RegisterNarrowing = {}): AsyncGenerator<string> {
   yield `\uFEFF${csvLine(REGISTER_COLUMNS.map((c) => c.header))}\r\n`;
-  for await (const entries of registerEntryPages(db, actor, {}, pageSize)) {
+  for await (const entries of registerEntryPages(db, actor, narrow, pageSize)) {
     yield entries.map((entry) => `${csvLine(REGISTER_COLUMNS.map((c) => entry[c.key]))}\r\n`).join('');
   }
 }
 
-/** The CSV download as a streamed response, dated in its file name. */
-export function registerCsvResponse(db: DbOrTx, actor: Actor, fileName: string): Response {
+/** The CSV download as a streamed response, dated in its file name, narrowed as the screen was. */
+export function registerCsvResponse(db: DbOrTx, actor: Actor, fileName: string, narrow: RegisterNarrowing = {}): Response {
   // Refused before the first byte, so a refusal is an answer of its own and not a broken download.
   requirePermission(actor, 'dataPrivacy:read');
-  const chunks = registerCsvChunks(db, actor);
+  const chunks = registerCsvChunks(db, actor, REGISTER_CSV_PAGE, narrow);
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -156,6 +156,17 @@ const RegisterEntryView = t.Object({
 /** One role's part of the Article 30 register. */
 export const RegisterSectionView = t.Object({ role: stringEnum(PROCESSING_ROLES), heading: t.String(), entries: t.Array(RegisterEntryView) });
 
+/** The register's filters: the screen's filter bar, the API's query and the CSV download's (retired activities are never in it). */
+export const RegisterQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200, description: 'Words of the activity\'s name' })),
+  role: t.Optional(stringEnum(PROCESSING_ROLES)),
+  status: t.Optional(stringEnum(['draft', 'active'] as const)),
+  legalBasis: t.Optional(stringEnum(LEGAL_BASES)),
+  ownerId: t.Optional(Uuid),
+  label: t.Optional(Uuid),
+});
+export type RegisterQuery = Static<typeof RegisterQuery>;
+
 /**
  * The nine criteria of the EDPB guidelines on DPIAs (WP248 rev.01) that make processing "likely to result in a high
  * risk" (Art. 35(1)); meeting two or more means a DPIA is required in most cases.
@@ -440,8 +451,22 @@ export const BreachEntryView = t.Object({
   clock: stringEnum(BREACH_CLOCK_STATES, { description: 'running (hoursLeft), overdue (hoursOverdue), notified_in_time, notified_late, or no_awareness_date' }),
   hoursLeft: t.Union([Type.Integer(), t.Null()]),
   hoursOverdue: t.Union([Type.Integer(), t.Null()]),
+  owner: t.Union([t.String(), t.Null()], { description: 'The incident\'s owner (a person or a group), by name' }),
 });
 export type BreachEntryView = Static<typeof BreachEntryView>;
+
+/** How the breaches may be ordered: the list's sortable columns ("field" ascending, "-field" descending). */
+export const BREACH_SORTS = ['title', 'awareOn', 'authorityNotifiedOn', 'clock', 'approximateSubjects', 'status', 'owner'] as const;
+
+/** The breaches' filters and order: the screen's filter bar and column headers, the API's query and the CSV export's. */
+export const BreachListQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200, description: 'Words of the incident\'s title' })),
+  status: t.Optional(stringEnum(['open', 'closed'] as const, { description: 'The incident\'s status' })),
+  clock: t.Optional(stringEnum(BREACH_CLOCK_STATES, { description: 'The 72-hour clock: overdue finds the breaches not notified in time and still unnotified' })),
+  ownerId: t.Optional(Uuid),
+  sort: t.Optional(stringEnum(BREACH_SORTS.flatMap((s) => [s, `-${s}`]), { description: 'A column, "-" first for descending; newest awareness first when left out' })),
+});
+export type BreachListQuery = Static<typeof BreachListQuery>;
 
 // ---------------------------------------------------------------- Data Liaison questionnaires
 
@@ -527,10 +552,16 @@ export const QuestionnaireView = t.Object({
 export type QuestionnaireView = Static<typeof QuestionnaireView>;
 export type QuestionnaireAnswerView = Static<typeof QuestionnaireAnswerView>;
 
+/** How the questionnaires may be ordered ("field" ascending, "-field" descending); newest first when left out. */
+export const QUESTIONNAIRE_SORTS = ['title', 'dueOn', 'status', 'createdAt'] as const;
+
 export const QuestionnaireListQuery = t.Object({
   ...PageQuery.properties,
   status: t.Optional(stringEnum(QUESTIONNAIRE_STATUSES)),
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only those about this processing activity' })),
+  q: t.Optional(t.String({ maxLength: 200, description: 'Words of the title' })),
+  ownerId: t.Optional(Uuid),
+  sort: t.Optional(stringEnum(QUESTIONNAIRE_SORTS.flatMap((s) => [s, `-${s}`]))),
 });
 export type QuestionnaireListQuery = Static<typeof QuestionnaireListQuery>;
 

@@ -1,6 +1,6 @@
 import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
-import { FilterBar } from '../../../views/components/filter-bar';
+import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Text } from '../../../views/components/table';
 import { holdsEveryRight, type Actor } from '../../platform/permissions/permissions';
@@ -122,7 +122,7 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
         ]} />
       <section id="exception-results" aria-live="polite" aria-label={p.title}>
         <p class="results-bar">
-          <span class="muted" safe>{filtered ? `${count} match these filters` : count}</span>
+          <span class="muted" safe>{filtered ? matchingCount(count, p.total) : count}</span>
           {p.total > 0 && <a class="button secondary small" href={exceptionListHref(p.base, f, {}, `${p.base}/export.csv`)} download="">Export CSV</a>}
         </p>
       <DataTable<ExceptionView>

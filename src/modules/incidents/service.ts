@@ -1,11 +1,11 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, ilike, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { assets, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties } from '../../../db/schema';
+import { assets, groups, incidentBreaches, incidentBreachNotifications, incidentClassifications, incidents, thirdParties, users } from '../../../db/schema';
 import { conflict, invalid, type FieldProblem } from '../../platform/core/errors';
 import { recordChange } from '../../platform/audit/history';
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { levelOf, type Actor } from '../../platform/permissions/permissions';
-import { exists, getRecord, loadForAction, type RecordKind } from '../../platform/records/records';
+import { escapeLike, exists, getRecord, loadForAction, type RecordKind } from '../../platform/records/records';
 import { dateProblems, isRealDate } from '../../platform/core/dates';
 import type { BreachInput, BreachView, IncidentCreate, NotificationCreate, NotificationView } from './schema';
 import { requireReadableLink } from '../../platform/records/links';
@@ -166,24 +166,44 @@ export interface BreachEntry {
   detectedAt: string | null;
   authorityNotifiedOn: string | null;
   subjectsNotifiedOn: string | null;
+  /** The incident's owner: a person (ownerId) or a group, by name. */
+  ownerId: string | null;
+  owner: string | null;
+}
+
+/** What the breaches may be narrowed to in the database: the incident's status, its owner, words of its title. */
+export interface BreachNarrowing {
+  status?: 'open' | 'closed';
+  ownerId?: string;
+  q?: string;
 }
 
 /**
  * The incidents recorded as personal-data breaches that the actor may read (incidents:read at its level: own or all),
  * newest awareness first, each with its first notification to the authority and to the data subjects (one query).
  */
-export async function listBreaches(db: DbOrTx, actor: Actor, limit = 500): Promise<BreachEntry[]> {
+export async function listBreaches(db: DbOrTx, actor: Actor, narrow: BreachNarrowing = {}, limit = 5_000): Promise<BreachEntry[]> {
   const first = (recipient: 'authority' | 'subjects') =>
     sql<string | null>`min(${incidentBreachNotifications.notifiedOn}) filter (where ${incidentBreachNotifications.recipient} = ${recipient})`;
+  const words = narrow.q?.trim();
   return db.select({
     incidentId: incidents.id, title: incidents.title, status: incidents.status, categories: incidentBreaches.categories,
     approximateSubjects: incidentBreaches.approximateSubjects, detectedAt: incidentBreaches.detectedAt,
     authorityNotifiedOn: first('authority'), subjectsNotifiedOn: first('subjects'),
+    ownerId: incidents.ownerId, owner: sql<string | null>`coalesce(${users.name}, ${groups.name})`,
   }).from(incidentBreaches)
     .innerJoin(incidents, eq(incidents.id, incidentBreaches.incidentId))
     .leftJoin(incidentBreachNotifications, eq(incidentBreachNotifications.incidentId, incidentBreaches.incidentId))
-    .where(ownershipCondition(actor, 'incidents:read', incidents.ownerId, incidents.ownerGroupId))
-    .groupBy(incidents.id, incidentBreaches.incidentId)
+    .leftJoin(users, eq(users.id, incidents.ownerId))
+    .leftJoin(groups, eq(groups.id, incidents.ownerGroupId))
+    .where(and(
+      ownershipCondition(actor, 'incidents:read', incidents.ownerId, incidents.ownerGroupId),
+      narrow.status ? eq(incidents.status, narrow.status) : undefined,
+      narrow.ownerId ? eq(incidents.ownerId, narrow.ownerId) : undefined,
+      // Words of the title, as typed (LIKE's wildcards taken literally).
+      words ? ilike(incidents.title, `%${escapeLike(words)}%`) : undefined,
+    ))
+    .groupBy(incidents.id, incidentBreaches.incidentId, users.name, groups.name)
     .orderBy(sql`${incidentBreaches.detectedAt} desc nulls last`, asc(incidents.title))
     .limit(limit);
 }

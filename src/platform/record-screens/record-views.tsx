@@ -9,7 +9,7 @@ import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, ErrorSummary, Field, Select, type FieldErrors, type Option, type SummaryProblem } from '../../../views/components/form';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, shownValue, Text, When } from '../../../views/components/table';
-import { FilterBar } from '../../../views/components/filter-bar';
+import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
 import { valueLabel, valueOptions } from '../core/value-labels';
 import { actionLabel } from '../records/history-format';
 
@@ -136,7 +136,7 @@ export function RecordResults<V extends Identified>({ path, page, state, columns
   return (
     <section id={id} aria-live="polite" aria-label={plural}>
       <p class="results-bar">
-        <span class="muted" safe>{filtered ? `${countOf(page.total, singular, plural)} match these filters` : countOf(page.total, singular, plural)}</span>
+        <span class="muted" safe>{filtered ? matchingCount(countOf(page.total, singular, plural), page.total) : countOf(page.total, singular, plural)}</span>
         {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="">Export CSV</a>}
       </p>
       {page.total === 0 && !filtered && emptyHint

@@ -1,6 +1,6 @@
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, type Option } from '../../../../views/components/form';
-import { FilterBar } from '../../../../views/components/filter-bar';
+import { FilterBar, matchingCount } from '../../../../views/components/filter-bar';
 import { Pager } from '../../../../views/components/pager';
 import { DataTable, Text } from '../../../../views/components/table';
 import type { Page } from '../../../platform/http/paging';
@@ -87,7 +87,7 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
         filters={[{ name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' }]} />
       <section id="package-results" aria-live="polite" aria-label="Compliance packages">
       <p class="results-bar">
-        <span class="muted" safe>{filtered ? `${count} match these filters` : count}</span>
+        <span class="muted" safe>{filtered ? matchingCount(count, page.total) : count}</span>
         {page.total > 0 && <a class="button secondary small" href={packageListHref(filters, {}, `${PACKAGES_PATH}/export.csv`)} download="">Export CSV</a>}
       </p>
       <DataTable

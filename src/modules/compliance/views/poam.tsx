@@ -1,69 +1,92 @@
 import type { PoamItem } from '../schema';
+import { POAM_SEVERITIES, POAM_SOURCES, POAM_STATUSES } from '../schema';
+import { POAM_SOURCE_LABELS } from '../poam-service';
+import { valueLabel, valueOptions } from '../../../platform/core/value-labels';
+import { FilterBar, matchingCount } from '../../../../views/components/filter-bar';
+import type { Option } from '../../../../views/components/form';
 import { Pager } from '../../../../views/components/pager';
-import { Select } from '../../../../views/components/form';
 import { DataTable, Text } from '../../../../views/components/table';
 
-export const POAM_SOURCE_LABELS: Record<string, string> = { compliance: 'Compliance analysis', audit: 'Audit finding', controlTest: 'Control test' };
-const SEVERITY_LABELS: Record<string, string> = { high: 'High', medium: 'Medium', low: 'Low' };
-const STATUS_LABELS: Record<string, string> = { open: 'Open', in_remediation: 'In remediation' };
+export const POAM_PATH = '/compliance/poam';
 
-/** The words the screen shows for a POA&M item's keys; the CSV download writes the same. */
-export const POAM_LABELS = { source: POAM_SOURCE_LABELS, severity: SEVERITY_LABELS, status: STATUS_LABELS } as const;
-
+/** The list's filters and sort as the address holds them (blank: not set). */
 export interface PoamFilters {
+  q: string;
   status: string;
   severity: string;
   source: string;
   overdue: string;
+  ownerId: string;
+  sort: string;
 }
 
-export const poamQueryString = (f: PoamFilters) =>
-  new URLSearchParams(Object.entries(f).filter(([, v]) => v !== '')).toString();
+const isFiltered = (f: PoamFilters) => Boolean(f.q || f.status || f.severity || f.source || f.overdue || f.ownerId);
 
-const options = (labels: Record<string, string>) => [{ value: '', label: 'Any' }, ...Object.entries(labels).map(([value, label]) => ({ value, label }))];
+/** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
+export function poamHref(f: PoamFilters, change: { sort?: string; page?: number } = {}, path = POAM_PATH): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...f, sort: change.sort ?? f.sort })) if (value) params.set(name, value);
+  if (change.page && change.page > 1) params.set('page', String(change.page));
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
 
-/** The results table and pager; htmx swaps this alone when a filter changes. */
-export function PoamResults({ rows, total, page, pageSize, filters }: { rows: PoamItem[]; total: number; page: number; pageSize: number; filters: PoamFilters }): JSX.Element {
-  const query = poamQueryString(filters);
+export interface PoamProps {
+  rows: PoamItem[];
+  total: number;
+  page: number;
+  pageSize: number;
+  filters: PoamFilters;
+}
+
+/** The count, Export (following the filters and sort), the table with its sorting headers, and the pager; htmx swaps this alone. */
+export function PoamResults({ rows, total, page, pageSize, filters }: PoamProps): JSX.Element {
+  const filtered = isFiltered(filters);
+  const count = `${total.toLocaleString('en')} weakness${total === 1 ? '' : 'es'}`;
   return (
-    <section id="poam-results" aria-live="polite">
-      <p class="actions"><a class="button" href={`/compliance/poam.csv${query ? `?${query}` : ''}`} download="poam.csv">Download CSV</a></p>
+    <section id="poam-results" aria-live="polite" aria-label="Weaknesses">
+      <p class="results-bar">
+        <span class="muted" safe>{filtered ? matchingCount(count, total) : count}</span>
+        {total > 0 && <a class="button secondary small" href={poamHref(filters, {}, `${POAM_PATH}.csv`)} download="">Export CSV</a>}
+      </p>
       <DataTable<PoamItem>
         rows={rows}
-        empty="No open weaknesses match."
+        empty={filtered ? 'No open weaknesses match these filters.' : 'No open weaknesses.'}
+        sort={{ current: filters.sort, href: (sort) => poamHref(filters, { sort }), target: '#poam-results' }}
         columns={[
-          { header: 'Source', cell: (i) => <Text value={POAM_SOURCE_LABELS[i.source]} /> },
-          { header: 'Weakness', cell: (i) => <a href={i.link} safe>{i.title}</a> },
-          { header: 'Reference', cell: (i) => <Text value={i.reference} /> },
-          { header: 'Severity', cell: (i) => <Text value={SEVERITY_LABELS[i.severity]} /> },
-          { header: 'Status', cell: (i) => <Text value={STATUS_LABELS[i.status]} /> },
+          { header: 'Source', sort: 'source', cell: (i) => <Text value={POAM_SOURCE_LABELS[i.source]} /> },
+          { header: 'Weakness', sort: 'title', cell: (i) => <a href={i.link} safe>{i.title}</a> },
+          { header: 'Reference', sort: 'reference', cell: (i) => <Text value={i.reference} /> },
+          { header: 'Severity', sort: 'severity', cell: (i) => <Text value={valueLabel(i.severity)} /> },
+          { header: 'Status', sort: 'status', cell: (i) => <Text value={valueLabel(i.status)} /> },
           {
-            header: 'Due',
+            header: 'Due', sort: 'dueDate',
             cell: (i) => (i.overdue
               ? <span><span safe>{i.dueDate ?? ''}</span> <span class="tag tag-late">Overdue</span></span>
               : <Text value={i.dueDate ?? '—'} />),
           },
-          { header: 'Owner', cell: (i) => <Text value={i.owner ?? '—'} /> },
+          { header: 'Owner', sort: 'owner', cell: (i) => <Text value={i.owner ?? '—'} /> },
         ]}
       />
-      <Pager page={page} pageSize={pageSize} total={total} href={(n) => `/compliance/poam?${query}${query ? '&' : ''}page=${n}`} target="#poam-results" />
+      <Pager page={page} pageSize={pageSize} total={total} href={(n) => poamHref(filters, { page: n })} target="#poam-results" />
     </section>
   );
 }
 
-/** The POA&M register: filters as a plain GET form (htmx swaps the results and keeps the URL), read only. */
-export function PoamPage(p: { rows: PoamItem[]; total: number; page: number; pageSize: number; filters: PoamFilters }): JSX.Element {
+/** The POA&M register, read only: the one filter bar (htmx swaps the results and keeps the address), then the results. */
+export function PoamPage(p: PoamProps & { owners: Option[] }): JSX.Element {
   return (
     <>
       <p class="muted">Open weaknesses from non-compliant analyses, audit findings not closed and controls whose latest test failed.</p>
-      <form method="get" action="/compliance/poam" class="filters" id="poam-filters" hx-get="/compliance/poam" hx-target="#poam-results"
-        hx-select="#poam-results" hx-swap="outerHTML" hx-push-url="true" hx-trigger="change, submit">
-        <label>Status <Select name="status" id="f-status" selected={p.filters.status} options={options(STATUS_LABELS)} /></label>
-        <label>Severity <Select name="severity" id="f-severity" selected={p.filters.severity} options={options(SEVERITY_LABELS)} /></label>
-        <label>Source <Select name="source" id="f-source" selected={p.filters.source} options={options(POAM_SOURCE_LABELS)} /></label>
-        <label>Overdue <Select name="overdue" id="f-overdue" selected={p.filters.overdue} options={[{ value: '', label: 'Any' }, { value: 'true', label: 'Overdue only' }, { value: 'false', label: 'Not overdue' }]} /></label>
-        <noscript><button type="submit">Apply</button></noscript>
-      </form>
+      <FilterBar action={POAM_PATH} label="Filter weaknesses" target="#poam-results" filtered={isFiltered(p.filters)} keep={{ sort: p.filters.sort }}
+        search={{ value: p.filters.q, label: 'Search weaknesses' }}
+        filters={[
+          { name: 'status', label: 'Status', selected: p.filters.status, options: valueOptions(POAM_STATUSES) },
+          { name: 'severity', label: 'Severity', selected: p.filters.severity, options: valueOptions(POAM_SEVERITIES) },
+          { name: 'source', label: 'Source', selected: p.filters.source, options: POAM_SOURCES.map((value) => ({ value, label: POAM_SOURCE_LABELS[value] })) },
+          { name: 'overdue', label: 'Overdue', selected: p.filters.overdue, options: [{ value: 'true', label: 'Overdue only' }, { value: 'false', label: 'Not overdue' }] },
+          { name: 'ownerId', label: 'Owner', selected: p.filters.ownerId, options: p.owners, any: 'Anyone' },
+        ]} />
       <PoamResults {...p} />
     </>
   );
