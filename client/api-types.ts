@@ -4439,7 +4439,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a label
+         * Delete a label (409 naming how many records of each type still carry it)
          * @description Needs scope `settings:update` on the token, and the token's creator must hold that right.
          */
         delete: operations["deleteLabelsById"];

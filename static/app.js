@@ -38,23 +38,6 @@
     });
   }, true);
 
-  // A list's header sort link and pager swap the results alone; the filter bar above them keeps the sort it was drawn
-  // with in a hidden field. Once the new address is pushed, the field takes its sort, so the next filter keeps it.
-  document.addEventListener('htmx:pushedIntoHistory', function (event) {
-    var sort = new URL(event.detail.path, window.location.href).searchParams.get('sort') || '';
-    var bars = document.querySelectorAll('form.filter-bar');
-    for (var i = 0; i < bars.length; i++) {
-      var field = bars[i].querySelector('input[type="hidden"][name="sort"]');
-      if (!field && sort) {
-        field = document.createElement('input');
-        field.type = 'hidden';
-        field.name = 'sort';
-        bars[i].insertBefore(field, bars[i].querySelector('.filter-actions'));
-      }
-      if (field) field.value = sort;
-    }
-  });
-
   document.addEventListener('DOMContentLoaded', function () { markScrollingTables(document); });
   window.addEventListener('resize', function () { markScrollingTables(document); });
   document.addEventListener('htmx:afterSettle', function (event) { markScrollingTables(event.target); });

@@ -63,7 +63,7 @@ export function TemplateList({ page, canCreate, filters, owners }: { page: Page<
   return (
     <div>
       <p>The questionnaires you send are made from these templates. Each change of a template's questions publishes a new version; questionnaires already sent keep the version they were sent with.</p>
-      <FilterBar action={TEMPLATES_PATH} label="Filter templates" target="#template-results" filtered={filtered} keep={{ sort: filters.sort }}
+      <FilterBar action={TEMPLATES_PATH} label="Filter templates" target="#template-results" filtered={filtered} id="template-filters"
         search={{ value: filters.q, label: 'Search titles' }}
         filters={[{ name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' }]} />
       <section id="template-results" aria-live="polite" aria-label="Questionnaire templates">
@@ -73,7 +73,7 @@ export function TemplateList({ page, canCreate, filters, owners }: { page: Page<
         </p>
         <DataTable rows={page.rows}
           empty={filtered ? 'No templates match these filters.' : canCreate ? 'No templates yet. Write one with New template.' : 'No templates yet.'}
-          sort={{ current: filters.sort, href: (sort) => templateListHref(filters, { sort }), target: '#template-results' }}
+          sort={{ current: filters.sort, href: (sort) => templateListHref(filters, { sort }), target: '#template-results', form: 'template-filters' }}
           columns={[
             { header: 'Template', sort: 'title', cell: (t) => <a href={`/assessments/templates/${t.id}`} safe>{t.title}</a> },
             { header: 'Questions', class: 'num', cell: (t) => <Text value={questionCount(t)} /> },

@@ -50,7 +50,7 @@ export function RequestList({ page, filters, owners }: { page: Page<RequestView>
   return (
     <div>
       <p>Questionnaires sent to third parties and other respondents, answered at a link that needs no account.</p>
-      <FilterBar action={REQUESTS_PATH} label="Filter questionnaires" target="#request-results" filtered={filtered} keep={{ sort: filters.sort }}
+      <FilterBar action={REQUESTS_PATH} label="Filter questionnaires" target="#request-results" filtered={filtered} id="request-filters"
         search={{ value: filters.q, label: 'Search titles' }}
         filters={[
           { name: 'status', label: 'Status', selected: filters.status, options: REQUEST_STATUSES.map((value) => ({ value, label: STATUS_LABELS[value] })) },
@@ -62,7 +62,7 @@ export function RequestList({ page, filters, owners }: { page: Page<RequestView>
           {page.total > 0 && <a class="button secondary small" href={requestListHref(filters, {}, `${REQUESTS_PATH}.csv`)} download="">Export CSV</a>}
         </p>
         <DataTable empty={filtered ? 'No questionnaires match these filters.' : 'No questionnaires sent yet. Send one with Send a questionnaire.'} rows={page.rows}
-          sort={{ current: filters.sort, href: (sort) => requestListHref(filters, { sort }), target: '#request-results' }}
+          sort={{ current: filters.sort, href: (sort) => requestListHref(filters, { sort }), target: '#request-results', form: 'request-filters' }}
           columns={[
             { header: 'Questionnaire', sort: 'title', cell: (r) => <a href={`/assessments/requests/${r.id}`} safe>{r.title}</a> },
             { header: 'Third party', cell: (r) => r.thirdParty ? <a href={`/third-parties/${r.thirdParty.id}`} safe>{r.thirdParty.name}</a> : <span class="muted">Internal</span> },

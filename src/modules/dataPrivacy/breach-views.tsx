@@ -78,7 +78,7 @@ export function BreachResults({ rows, total, page, pageSize, filters }: Breaches
       <DataTable<BreachEntryView>
         rows={rows}
         empty={filtered ? 'No breaches match these filters.' : 'No personal-data breaches recorded on incidents you may read.'}
-        sort={{ current: filters.sort, href: (sort) => breachesHref(filters, { sort }), target: '#breach-results' }}
+        sort={{ current: filters.sort, href: (sort) => breachesHref(filters, { sort }), target: '#breach-results', form: 'breach-filters' }}
         columns={[
           { header: 'Incident', sort: 'title', cell: (b) => <a href={`/incidents/${b.incidentId}`} safe>{b.title}</a> },
           { header: 'Aware on', sort: 'awareOn', cell: (b) => <Text value={b.awareOn ?? '—'} /> },
@@ -115,7 +115,7 @@ export function BreachesScreen(p: BreachesProps & { mayRead: boolean }): JSX.Ele
         beginning of that day (UTC).
       </p>
       <FilterBar action={BREACHES_PATH} label="Filter personal-data breaches" target="#breach-results" filtered={isFiltered(p.filters)}
-        keep={{ sort: p.filters.sort }} search={{ value: p.filters.q, label: 'Search incidents' }}
+        id="breach-filters" search={{ value: p.filters.q, label: 'Search incidents' }}
         filters={[
           { name: 'status', label: 'Incident status', selected: p.filters.status, options: [{ value: 'open', label: valueLabel('open') }, { value: 'closed', label: valueLabel('closed') }] },
           { name: 'clock', label: 'Notification', selected: p.filters.clock, options: BREACH_CLOCK_STATES.map((value) => ({ value, label: CLOCK_OPTIONS[value] })) },

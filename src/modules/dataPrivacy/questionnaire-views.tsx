@@ -65,7 +65,7 @@ export function QuestionnaireList({ page, filters, owners }: { page: Page<Questi
   const count = `${page.total.toLocaleString('en')} questionnaire${page.total === 1 ? '' : 's'}`;
   return (
     <>
-      <FilterBar action={QUESTIONNAIRE_PATH} label="Filter questionnaires" target="#questionnaire-results" filtered={filtered} keep={{ sort: filters.sort }}
+      <FilterBar action={QUESTIONNAIRE_PATH} label="Filter questionnaires" target="#questionnaire-results" filtered={filtered} id="questionnaire-filters"
         search={{ value: filters.q, label: 'Search titles' }}
         filters={[
           { name: 'status', label: 'Status', selected: filters.status, options: QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] })) },
@@ -79,7 +79,7 @@ export function QuestionnaireList({ page, filters, owners }: { page: Page<Questi
         <DataTable<QuestionnaireView>
           rows={page.rows}
           empty={filtered ? 'No questionnaires match these filters.' : 'No questionnaires yet. Send one to ask a business owner whether a processing activity is recorded right.'}
-          sort={{ current: filters.sort, href: (sort) => questionnaireListHref(filters, { sort }), target: '#questionnaire-results' }}
+          sort={{ current: filters.sort, href: (sort) => questionnaireListHref(filters, { sort }), target: '#questionnaire-results', form: 'questionnaire-filters' }}
           columns={[
             { header: 'Title', sort: 'title', cell: (q) => <a href={`${QUESTIONNAIRE_PATH}/${q.id}`} safe>{q.title}</a> },
             { header: 'Processing activity', cell: (q) => <span safe>{q.processingActivity.name}</span> },

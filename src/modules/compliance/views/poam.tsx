@@ -52,7 +52,7 @@ export function PoamResults({ rows, total, page, pageSize, filters }: PoamProps)
       <DataTable<PoamItem>
         rows={rows}
         empty={filtered ? 'No open weaknesses match these filters.' : 'No open weaknesses.'}
-        sort={{ current: filters.sort, href: (sort) => poamHref(filters, { sort }), target: '#poam-results' }}
+        sort={{ current: filters.sort, href: (sort) => poamHref(filters, { sort }), target: '#poam-results', form: 'poam-filters' }}
         columns={[
           { header: 'Source', sort: 'source', cell: (i) => <Text value={POAM_SOURCE_LABELS[i.source]} /> },
           { header: 'Weakness', sort: 'title', cell: (i) => <a href={i.link} safe>{i.title}</a> },
@@ -78,7 +78,7 @@ export function PoamPage(p: PoamProps & { owners: Option[] }): JSX.Element {
   return (
     <>
       <p class="muted">Open weaknesses from non-compliant analyses, audit findings not closed and controls whose latest test failed.</p>
-      <FilterBar action={POAM_PATH} label="Filter weaknesses" target="#poam-results" filtered={isFiltered(p.filters)} keep={{ sort: p.filters.sort }}
+      <FilterBar action={POAM_PATH} label="Filter weaknesses" target="#poam-results" filtered={isFiltered(p.filters)} id="poam-filters"
         search={{ value: p.filters.q, label: 'Search weaknesses' }}
         filters={[
           { name: 'status', label: 'Status', selected: p.filters.status, options: valueOptions(POAM_STATUSES) },
