@@ -178,11 +178,11 @@ export function registerReport<T extends OwnedTable, V>(
   const inSql = shown.map((c) => c.sql).filter((value) => value !== undefined);
   if (inSql.length === shown.length && !Object.keys(tests).length) {
     // Every cell written by PostgreSQL: each row is its cells as read, nothing made per row but the CSV line.
-    return erased<unknown[]>({
+    return erased<ReportCell[]>({
       ...common,
-      columns: shown.map((c, i) => ({ header: c.header, value: (cells) => cells[i] as ReportCell })),
-      pages: (ctx, viewer, chosen) => streamListValues(ctx.db, kind, viewer, { ...params, ...chosen }, { values: inSql, joins }),
-    });
+      columns: shown.map((c, i) => ({ header: c.header, value: (cells) => cells[i] })),
+      pages: (ctx, viewer, chosen) => streamListValues(ctx.db, kind, viewer, { ...params, ...chosen }, { values: inSql, joins }) as AsyncGenerator<ReportCell[][]>,
+    }, (cells) => cells);
   }
   return erased({
     ...common,
@@ -209,11 +209,15 @@ export interface InstalledReport extends Omit<ReportDeclaration, 'columns' | 'pa
   table(ctx: AppContext, viewer: Actor, filters?: ReportFilters, limit?: number): Promise<{ cells: ReportCell[][]; total: number }>;
 }
 
-/** A typed report made ready for the manifest's list: its columns applied to its rows where both are known. */
-export function erased<R>({ columns, pages, filters, ...entry }: ReportDeclaration<R>): InstalledReport {
+/**
+ * A typed report made ready for the manifest's list: its columns applied to its rows where both are known. `cellsOf`
+ * gives a row's cells at once where they are its values already (cells written by PostgreSQL): no copy per row.
+ */
+export function erased<R>({ columns, pages, filters, ...entry }: ReportDeclaration<R>, cellsOf?: (row: R) => ReportCell[]): InstalledReport {
   const values = columns.map((c) => c.value);
+  const cells = cellsOf ?? ((row: R) => values.map((value) => value(row)));
   async function* cellPages(ctx: AppContext, viewer: Actor, chosen: ReportFilters = {}): AsyncGenerator<ReportCell[][]> {
-    for await (const page of pages(ctx, viewer, chosen)) yield page.map((row) => values.map((value) => value(row)));
+    for await (const page of pages(ctx, viewer, chosen)) yield cellsOf ? (page as ReportCell[][]) : page.map(cells);
   }
   return {
     ...entry,
@@ -222,16 +226,16 @@ export function erased<R>({ columns, pages, filters, ...entry }: ReportDeclarati
     cellPages,
     // The rows past the limit are counted as they stream by, not kept: the page says "first N of M".
     async table(ctx, viewer, chosen = {}, limit = PRINTABLE_LIMIT) {
-      const cells: ReportCell[][] = [];
+      const shown: ReportCell[][] = [];
       let total = 0;
       for await (const page of pages(ctx, viewer, chosen)) {
         total += page.length;
         for (const row of page) {
-          if (cells.length >= limit) break;
-          cells.push(values.map((value) => value(row)));
+          if (shown.length >= limit) break;
+          shown.push(cells(row));
         }
       }
-      return { cells, total };
+      return { cells: shown, total };
     },
   };
 }
