@@ -5,7 +5,7 @@ import { testEnv, type TestEnv } from '../helpers/app';
 import { adminActor, makeToken, makeUser, unique } from '../helpers/factories';
 import { postCsv, rowAt } from './helpers';
 import { openCsv, parseCsv } from '../../src/platform/csv/parse';
-import { csvField, toCsv } from '../../src/platform/csv/write';
+import { csvField, csvLine, toCsv } from '../../src/platform/csv/write';
 import { matchAllowed } from '../../src/platform/csv/import-type';
 import { cleanFileName, csvCurrentRecords, csvTemplate, DOWNLOAD_LIMIT, errorsFirst, mapHeader, runCsvImport, templateCsv, unguard } from '../../src/platform/csv/engine';
 import type { ImportType, ImportWriter } from '../../src/platform/csv/import-type';
@@ -176,6 +176,15 @@ describe('Writing CSV', () => {
     expect(csvField('plain')).toBe('plain');
     expect(csvField('a,b')).toBe('"a,b"');
     expect(toCsv([['a'], ['=x']])).toBe("\uFEFFa\r\n'=x\r\n");
+  });
+
+  test('a field is quoted when it holds a quote, comma, semicolon or line break, quotes doubled; numbers, flags and blanks as text', () => {
+    expect(['a;b', 'say "hi"', 'two\nlines', 'cr\r', '"'].map(csvField)).toEqual(['"a;b"', '"say ""hi"""', '"two\nlines"', '"cr\r"', '""""']);
+    expect(csvField('=a,"b"')).toBe('"\'=a,""b"""');
+    expect([12, -3, 0, true, false, null, undefined, ''].map(csvField)).toEqual(['12', "'-3", '0', 'true', 'false', '', '', '']);
+    expect(csvField(' =x')).toBe(' =x');
+    expect(csvLine(['a', null, 3, 'x;y'])).toBe('a,,3,"x;y"');
+    expect(csvLine([])).toBe('');
   });
 
   test('a cell read back loses only the apostrophe that guarded a formula character at its start', () => {
