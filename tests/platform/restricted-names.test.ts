@@ -21,6 +21,8 @@ let readerToken: string;
 let adminScreens: Browser;
 let readerScreens: Browser;
 const SECRET = unique('Secret');
+/** The reader's own finding of the secret plan: the POA&M lists are narrowed to it (other files' findings share the database and its pages). */
+const FINDING = unique('Finding');
 const ids: Record<string, string> = {};
 
 const READER_RIGHTS: Permission[] = [
@@ -60,7 +62,7 @@ beforeAll(async () => {
 
   // The reader's records, each linking to one of them.
   ids.exception = await post('/api/v1/risk-exceptions', { parentId: ids.secretRisk, title: unique('Exception'), description: 'Accepted for now', expiresAt: '2099-01-01', ...mine });
-  ids.finding = await post('/api/v1/audit-findings', { auditPlanId: ids.secretPlan, controlId: ids.secretControl, title: unique('Finding'), ...mine });
+  ids.finding = await post('/api/v1/audit-findings', { auditPlanId: ids.secretPlan, controlId: ids.secretControl, title: FINDING, ...mine });
   ids.incident = await post('/api/v1/incidents', { title: unique('Incident'), assetId: ids.secretAsset, thirdPartyId: ids.secretVendor, ...mine });
   ids.asset = await post('/api/v1/assets', { name: unique('Asset'), businessUnitId: ids.secretUnit, ...mine });
   ids.unit = await post('/api/v1/business-units', { name: unique('Unit'), parentId: ids.secretUnit, ...mine });
@@ -95,7 +97,7 @@ const screen = (name: string, path: () => string): Place => ({
 const PLACES: Place[] = [
   api('risk exceptions list (parent.title)', () => '/api/v1/risk-exceptions'),
   api('a risk exception (parent.title)', () => `/api/v1/risk-exceptions/${ids.exception}`),
-  api('POA&M register (audit plan as reference)', () => '/api/v1/compliance/poam?source=audit'),
+  api('POA&M register (audit plan as reference)', () => `/api/v1/compliance/poam?source=audit&q=${encodeURIComponent(FINDING)}`),
   api("a third party's History (riskTitle, subProcessorName)", () => `/api/v1/third-parties/${ids.vendor}/history`),
   api("an analysis's History (mapped control's title)", () => `/api/v1/compliance/analyses/${ids.analysis}/history`),
   screen('incidents current-records download (asset, third party)', () => '/incidents/import/current.csv'),
@@ -105,7 +107,7 @@ const PLACES: Place[] = [
   screen('risk exceptions current-records download (risk)', () => '/risks/exceptions/import/current.csv'),
   screen('POA&M download (audit plan)', () => '/compliance/poam.csv?source=audit'),
   screen('risk exceptions screen', () => '/risks/exceptions'),
-  screen('POA&M screen', () => '/compliance/poam?source=audit'),
+  screen('POA&M screen', () => `/compliance/poam?source=audit&q=${encodeURIComponent(FINDING)}`),
   screen('a third party screen (History)', () => `/third-parties/${ids.vendor}`),
   screen('an analysis screen (History)', () => `/compliance/analyses/${ids.analysis}`),
   screen('an incident screen (asset, third party)', () => `/incidents/${ids.incident}`),

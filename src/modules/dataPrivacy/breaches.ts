@@ -30,7 +30,7 @@ export function breachClock(entry: BreachEntry, now: Date): BreachEntryView {
     : { ...shown, clock: 'overdue', hoursLeft: null, hoursOverdue: Math.floor(-left / HOUR) };
 }
 
-/** The clock states by urgency: what is overdue first, what was never dated last. */
+/** The clock states by urgency: what is overdue first, what has no awareness date last. */
 const CLOCK_RANK: Record<(typeof BREACH_CLOCK_STATES)[number], number> = { overdue: 0, running: 1, notified_late: 2, notified_in_time: 3, no_awareness_date: 4 };
 
 type Sortable = Exclude<BreachListQuery['sort'], undefined>;
