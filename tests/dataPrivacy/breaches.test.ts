@@ -159,10 +159,15 @@ describe('the breaches list: one filter bar, sorting from the headers, paging, E
     expect(await titles('sort=clock')).toEqual([overdue.id, running.id, closed.id]);
   });
 
-  test('a filter naming nothing the list knows is refused by the API, naming it', async () => {
+  test('a filter naming nothing the list knows is refused by the API, naming it and the values it takes', async () => {
     const res = await send('GET', `${BREACHES}?clock=late`);
     expect(res.status, await res.clone().text()).toBe(400);
-    expect(await res.text()).toContain('clock');
+    expect(await res.json()).toMatchObject({
+      problems: [{ field: 'clock', message: 'must be one of running, overdue, notified_in_time, notified_late, no_awareness_date' }],
+    });
+    const sorted = await send('GET', `${BREACHES}?sort=__proto__`);
+    expect(sorted.status).toBe(400);
+    expect(((await sorted.json()) as { problems: { message: string }[] }).problems[0].message).toStartWith('must be one of title, -title, awareOn');
   });
 
   test('the screen has the one filter bar with Owner, headers that sort (the sort in the address) and the total', async () => {

@@ -104,6 +104,7 @@ describe('the delete confirmation screen', () => {
     const page = await confirm.text();
     expect(page).toContain(`This cannot be deleted yet: records still carry the label &quot;${name}&quot;:`);
     expect(page).toContain('2 processing activities:');
+    expect(page).not.toContain('2 2 processing activities');
     expect(page).toContain(`<a href="/data-privacy/processing-activities/${readableId}">${readable}</a>`);
     expect(page).toContain('(restricted)');
     expect(page).not.toContain(hidden);

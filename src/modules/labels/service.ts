@@ -104,7 +104,7 @@ export async function deleteLabel(tx: DbOrTx, actor: Actor, id: string): Promise
   const before = await load(tx, id, true);
   const uses = await labelUse(tx, actor, id, 0);
   if (uses.length) {
-    throw conflict(`Label "${before.name}" is still carried by ${uses.map((use) => use.label).join(', ')}; remove it from those records first`);
+    throw conflict(`Label "${before.name}" is still carried by ${uses.map((use) => `${use.count} ${use.label}`).join(', ')}; remove it from those records first`);
   }
   await tx.delete(labels).where(eq(labels.id, id));
   await recordChange(tx, actor, { module: 'settings', recordType: 'label', recordId: id, action: 'delete', before: historyFields(before), after: null });

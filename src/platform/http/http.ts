@@ -14,6 +14,15 @@ interface ValidationIssue {
   path?: string;
   message?: string;
   summary?: string;
+  /** The schema the value failed: a list of allowed values (`stringEnum`) is named in the message. */
+  schema?: { enum?: unknown };
+}
+
+/** "must be one of open, closed, archived" for a value outside a list; TypeBox's own words otherwise. */
+function issueMessage(issue: ValidationIssue): string {
+  const allowed = issue.schema?.enum;
+  if (Array.isArray(allowed) && allowed.length) return `must be one of ${allowed.map(String).join(', ')}`;
+  return (issue.message ?? issue.summary ?? 'is invalid').replace(/^Expected/, 'expected');
 }
 
 /** Turns Elysia/TypeBox validation output into "field: rule" messages, never a schema dump. */
@@ -26,7 +35,7 @@ export function describeValidation(error: ValidationError, url?: URL): { field: 
   const problems: { field: string; message: string }[] = [];
   for (const issue of issues) {
     const field = (issue.path ?? '').replace(/^\//, '').replaceAll('/', '.') || queryField();
-    const message = (issue.message ?? issue.summary ?? 'is invalid').replace(/^Expected/, 'expected');
+    const message = issueMessage(issue);
     const key = `${field}:${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -29,7 +29,7 @@ export const labelCarriers = (): RecordTypeDeclaration[] => recordTypes().filter
 /** The records of one type carrying a label: how many, and the first of them as the reader may see them. */
 export interface LabelUse {
   kind: string;
-  /** "2 processing activities", "1 DPIA". */
+  /** What they are, in the number's form: "processing activities", "DPIA" (the count is `count`). */
   label: string;
   count: number;
   /** Up to `limit`, by title: named and linked where the reader may read them, "(restricted)" and unlinked otherwise. */
@@ -54,7 +54,7 @@ export async function labelUse(db: DbOrTx, reader: Actor, labelId: string, limit
     const rows = await recordRows(db, type, ids);
     const records = ids.map((id) => typedRecordAsSeen(reader, type, id, rows.get(id)))
       .sort((a, b) => Number(a.href === null) - Number(b.href === null) || a.title.localeCompare(b.title));
-    return { kind: type.kind, label: `${n} ${inSentence(n === 1 ? type.label : type.plural)}`, count: n, records, more: n - ids.length };
+    return { kind: type.kind, label: inSentence(n === 1 ? type.label : type.plural), count: n, records, more: n - ids.length };
   }));
   return uses.filter((use): use is LabelUse => use !== null);
 }
