@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import * as schema from './schema';
 import { claimDataDir, releaseDataDir } from './data-dir-lock';
 import { guardConnectionLoss } from './connection-loss';
+import { Semaphore } from '../src/platform/core/semaphore';
 
 export type Schema = typeof schema;
 /** Both drivers expose the same Drizzle API; services only ever see this type. */
@@ -52,6 +53,9 @@ export const STREAM_CONNECTIONS = 3;
 /** The connections a cursor reads through, by the handle the service holds (none under PGlite). */
 const streamClients = new WeakMap<object, postgres.Sql>();
 
+/** Where a COPY opens its connection, and the turns downloads take (STREAM_CONNECTIONS at once), by handle. */
+const copyTargets = new WeakMap<object, { url: string; turns: Semaphore }>();
+
 async function openPostgres(url: string, max: number): Promise<Database> {
   const connect = (connections: number) => guardConnectionLoss(postgres(url, {
     max: connections,
@@ -66,6 +70,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   const streams = connect(STREAM_CONNECTIONS);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   streamClients.set(db, streams);
+  copyTargets.set(db, { url, turns: new Semaphore(STREAM_CONNECTIONS, Number.MAX_SAFE_INTEGER) });
   return {
     db,
     kind: 'postgres',
@@ -245,6 +250,100 @@ async function* readAhead(pages: AsyncIterator<readonly unknown[][]>): AsyncGene
   } finally {
     if (ahead && !(await ahead.catch(() => ({ done: true }))).done) await pages.return?.();
   }
+}
+
+/**
+ * A select's rows as PostgreSQL writes them as CSV (`COPY (select …) TO STDOUT WITH (FORMAT csv)`: fields quoted
+ * when they hold a comma, quote or line break, records ended by LF), the bytes as they arrive; for a download of a
+ * whole register, where PostgreSQL writing the text is the floor. Undefined under PGlite (no COPY to a client), in a
+ * transaction, and for a statement whose values cannot be written into its text (COPY takes no parameters).
+ *
+ * Each COPY has a connection of its own, opened for it and closed after (or as soon as its reader stops: PostgreSQL
+ * then ends the COPY): postgres.js 3.4 can leave a connection that ran a COPY paused for good (porsager/postgres#1016),
+ * so none goes back to a pool. At most STREAM_CONNECTIONS run at once, as cursor downloads; more wait their turn.
+ */
+export function copyCsvOut(db: DbOrTx, query: SQL): AsyncGenerator<Uint8Array> | undefined {
+  if (is(db, PgTransaction)) return undefined;
+  const target = copyTargets.get(db);
+  if (!target) return undefined;
+  const text = withValuesWritten(dialect.sqlToQuery(query));
+  return text === undefined ? undefined : copyOut(target, `copy (${text}) to stdout with (format csv)`);
+}
+
+async function* copyOut(target: { url: string; turns: Semaphore }, statement: string): AsyncGenerator<Uint8Array> {
+  let release!: () => void;
+  const ended = new Promise<void>((resolve) => { release = resolve; });
+  let started!: () => void;
+  const turn = new Promise<void>((resolve) => { started = resolve; });
+  void target.turns.run(async () => { started(); await ended; });
+  await turn;
+  const connection = postgres(target.url, {
+    max: 1, onnotice: () => {}, connect_timeout: 10,
+    // The statement's values are written into it as standard strings (withValuesWritten).
+    connection: { standard_conforming_strings: 'on' },
+  });
+  try {
+    for await (const chunk of await connection.unsafe(statement).readable()) yield chunk as Uint8Array;
+  } finally {
+    await connection.end({ timeout: 0 });
+    release();
+  }
+}
+
+/**
+ * A statement's text with each `$n` replaced by its value as a string literal ('…', quotes doubled): untyped, as
+ * the parameter it replaces was, so PostgreSQL reads it the same way. Only strings, numbers, booleans, dates and null
+ * are written; for anything else (an array, a buffer), and for a text holding an escape string (E'…', whose
+ * backslashes would need care), undefined.
+ */
+export function withValuesWritten(query: { sql: string; params: unknown[] }): string | undefined {
+  const literals: string[] = [];
+  for (const value of query.params) {
+    const literal = literalOf(value);
+    if (literal === undefined) return undefined;
+    literals.push(literal);
+  }
+  let written = '';
+  let from = 0;
+  const text = query.sql;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      // A literal or a quoted name: skipped whole (a doubled quote inside stays inside).
+      for (i++; i < text.length; i++) {
+        if (text[i] === c) {
+          if (text[i + 1] === c) i++;
+          else break;
+        }
+      }
+    } else if ((c === 'E' || c === 'e') && text[i + 1] === "'" && !/[\w$]/.test(text[i - 1] ?? ' ')) {
+      return undefined;
+    } else if (c === '$' && /[0-9]/.test(text[i + 1] ?? '')) {
+      let end = i + 1;
+      while (end < text.length && /[0-9]/.test(text[end])) end++;
+      const literal = literals[Number(text.slice(i + 1, end)) - 1];
+      if (literal === undefined) return undefined;
+      written += text.slice(from, i) + literal;
+      from = end;
+      i = end - 1;
+    }
+  }
+  return written + text.slice(from);
+}
+
+function literalOf(value: unknown): string | undefined {
+  let text: string;
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return undefined;
+    text = String(value);
+  } else if (typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
+  else if (value instanceof Date) text = value.toISOString();
+  else return undefined;
+  // PostgreSQL text holds no NUL; a value with one could never have matched as a parameter either.
+  if (text.includes('\0')) return undefined;
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /**

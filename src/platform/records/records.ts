@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgSelect, PgTable } from 'drizzle-orm/pg-core';
-import { flatStatement, selectFlat, streamFlat, streamValues, withIsoTimestamps, type DbOrTx } from '../../../db/client';
+import { copyCsvOut, flatStatement, selectFlat, streamFlat, streamValues, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import { customFieldValues, groups, users } from '../../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -384,18 +384,36 @@ export interface ListValuesSelect {
 export async function* streamListValues<T extends OwnedTable>(
   db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams, select: ListValuesSelect, pageSize = 2000,
 ): AsyncGenerator<unknown[][]> {
+  yield* streamValues(db, await listValuesQuery(db, kind, actor, query, select.values, select), pageSize);
+}
+
+/**
+ * The rows streamListValues reads, as PostgreSQL itself writes them as CSV (copyCsvOut: each value as its text, so a
+ * flag reads `true`, not COPY's `t`), for a download whose cells PostgreSQL computes; undefined where no COPY can be
+ * made (PGlite, a transaction): the caller then reads them through streamListValues.
+ */
+export async function listValuesCsv<T extends OwnedTable>(
+  db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams, select: ListValuesSelect,
+): Promise<AsyncGenerator<Uint8Array> | undefined> {
+  const asText = select.values.map((value) => sql`(${value})::text`);
+  return copyCsvOut(db, (await listValuesQuery(db, kind, actor, query, asText, select))().getSQL());
+}
+
+/** The select of a list's values (the list's WHERE at the actor's level, its filters and ORDER); refused filters throw. */
+async function listValuesQuery<T extends OwnedTable>(
+  db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams, values: readonly (SQL | PgColumn)[], { joins }: ListValuesSelect,
+) {
   const problems = (await kind.filterProblems?.(db, query)) ?? [];
   if (problems.length) throw invalid(problems);
   const table = kind.table as OwnedTable;
   const where = listCondition(kind, actor, query);
   const sort = query.sort && kind.sortable[query.sort.replace(/^-/, '')] ? query.sort : undefined;
   // Keys in the values' order: a flat selection is written in the order of its keys.
-  const fields = Object.fromEntries(select.values.map((value, i) => [`v${i}`, value]));
-  const build = () => {
+  const fields = Object.fromEntries(values.map((value, i) => [`v${i}`, value]));
+  return () => {
     const joined = db.select(fields).from(table).leftJoin(users, eq(users.id, table.ownerId)).leftJoin(groups, eq(groups.id, table.ownerGroupId)).$dynamic();
-    return (select.joins ? select.joins(joined) : joined).where(where).orderBy(...listOrder(kind, sort));
+    return (joins ? joins(joined) : joined).where(where).orderBy(...listOrder(kind, sort));
   };
-  yield* streamValues(db, build, pageSize);
 }
 
 async function loadJoined<T extends OwnedTable>(db: DbOrTx, kind: RecordKind<T, Values, unknown>, id: string): Promise<JoinedRow | undefined> {

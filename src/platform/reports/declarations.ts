@@ -1,6 +1,6 @@
 import type { AppContext } from '../http/context';
 import type { Actor, Permission } from '../permissions/permissions';
-import { streamListValues, streamRecords, type ListParams, type ListValuesSelect, type OwnedTable, type RecordKind } from '../records/records';
+import { listValuesCsv, streamListValues, streamRecords, type ListParams, type ListValuesSelect, type OwnedTable, type RecordKind } from '../records/records';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
@@ -9,6 +9,7 @@ import { valueLabel as readable } from '../core/value-labels';
 import { isRealDate } from '../core/dates';
 import { platformService } from '../http/installed';
 import { csvLine } from '../csv/write';
+import { rewritePostgresCsv } from '../csv/postgres-csv';
 
 /**
  * What modules declare in their manifests for the Report Center (`/reports`, screens only): each report names its
@@ -178,11 +179,20 @@ export function registerReport<T extends OwnedTable, V>(
   const inSql = shown.map((c) => c.sql).filter((value) => value !== undefined);
   if (inSql.length === shown.length && !Object.keys(tests).length) {
     // Every cell written by PostgreSQL: each row is its cells as read, nothing made per row but the CSV line.
-    return erased<ReportCell[]>({
-      ...common,
-      columns: shown.map((c, i) => ({ header: c.header, value: (cells) => cells[i] })),
-      pages: (ctx, viewer, chosen) => streamListValues(ctx.db, kind, viewer, { ...params, ...chosen }, { values: inSql, joins }) as AsyncGenerator<ReportCell[][]>,
-    }, (cells) => cells);
+    const select = { values: inSql, joins };
+    return {
+      ...erased<ReportCell[]>({
+        ...common,
+        columns: shown.map((c, i) => ({ header: c.header, value: (cells) => cells[i] })),
+        pages: (ctx, viewer, chosen) => streamListValues(ctx.db, kind, viewer, { ...params, ...chosen }, select) as AsyncGenerator<ReportCell[][]>,
+      }, (cells) => cells),
+      // On PostgreSQL the CSV is COPY's own text, rewritten to the service's CSV as the bytes pass: no value is made
+      // into JavaScript (docs/reports.md).
+      csvRows: async (ctx, viewer, chosen) => {
+        const copied = await listValuesCsv(ctx.db, kind, viewer, { ...params, ...chosen }, select);
+        return copied && rewritePostgresCsv(copied);
+      },
+    };
   }
   return erased({
     ...common,
@@ -205,6 +215,11 @@ export interface InstalledReport extends Omit<ReportDeclaration, 'columns' | 'pa
   filtersFor(ctx: AppContext, viewer: Actor): Promise<ReportFilter[]>;
   /** Every row's cells for one viewer, at their level, narrowed by filters checked with checkFilters, a page at a time. */
   cellPages(ctx: AppContext, viewer: Actor, filters?: ReportFilters): AsyncGenerator<ReportCell[][]>;
+  /**
+   * Where the database writes the report's CSV itself: its rows (no header) as the service's CSV, for this viewer at
+   * their level, narrowed by the checked filters; undefined where it cannot (then the CSV is written from cellPages).
+   */
+  csvRows?(ctx: AppContext, viewer: Actor, filters: ReportFilters): Promise<AsyncGenerator<Uint8Array> | undefined>;
   /** The first `limit` rows' cells (the printable page) and how many rows the report holds for this viewer. */
   table(ctx: AppContext, viewer: Actor, filters?: ReportFilters, limit?: number): Promise<{ cells: ReportCell[][]; total: number }>;
 }
@@ -244,8 +259,13 @@ export function erased<R>({ columns, pages, filters, ...entry }: ReportDeclarati
  * A report as CSV text, a page at a time: the byte order mark and the header row, then each page's lines as it is read
  * (CRLF line ends, cells a spreadsheet would run as formulas guarded, as toCsv writes them).
  */
-export async function* reportCsvChunks(ctx: AppContext, viewer: Actor, report: InstalledReport, chosen: ReportFilters): AsyncGenerator<string> {
+export async function* reportCsvChunks(ctx: AppContext, viewer: Actor, report: InstalledReport, chosen: ReportFilters): AsyncGenerator<string | Uint8Array> {
   yield `\uFEFF${csvLine(report.headers)}\r\n`;
+  const written = await report.csvRows?.(ctx, viewer, chosen);
+  if (written) {
+    yield* written;
+    return;
+  }
   for await (const page of report.cellPages(ctx, viewer, chosen)) {
     let text = '';
     for (const cells of page) text += `${csvLine(cells)}\r\n`;
