@@ -5,13 +5,11 @@
 import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, roles, users } from '../../../db/schema';
-import { isUuid } from '../../platform/core/uuid';
 import { escapeLike } from '../../platform/records/records';
+import { LIST_EXPORT_LIMIT, LIST_PAGE_SIZE, listState } from '../../platform/http/list-query';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 
-export const DIRECTORY_PAGE_SIZE = 50;
-/** Rows a download holds at most (as the registers' Export). */
-export const DIRECTORY_EXPORT_LIMIT = 5_000;
+export const DIRECTORY_PAGE_SIZE = LIST_PAGE_SIZE;
 
 export const USER_STATUS_LABELS: Readonly<Record<'active' | 'deactivated', string>> = { active: 'Active', deactivated: 'Deactivated' };
 export const USER_SORTS = ['name', 'email', 'status', 'createdAt'] as const;
@@ -33,24 +31,14 @@ export interface GroupListFilters {
   sort: string;
 }
 
-const sortsOf = (keys: readonly string[]) => keys.flatMap((k) => [k, `-${k}`]);
-const text = (value: string | undefined) => (value ?? '').trim().slice(0, 200);
-const id = (value: string | undefined) => (isUuid(value ?? '') ? value! : '');
-const pick = (value: string | undefined, allowed: readonly string[]) => (value !== undefined && allowed.includes(value) ? value : '');
-
 export function userListFilters(query: Query): UserListFilters {
-  return {
-    q: text(query.q), status: pick(query.status, ['active', 'deactivated']) as UserListFilters['status'],
-    roleId: id(query.roleId), groupId: id(query.groupId), sort: pick(query.sort, sortsOf(USER_SORTS)),
-  };
+  const { q, filters, sort } = listState(query, { status: Object.keys(USER_STATUS_LABELS), roleId: 'id', groupId: 'id' }, USER_SORTS);
+  return { q, status: filters.status as UserListFilters['status'], roleId: filters.roleId, groupId: filters.groupId, sort };
 }
 
-export const groupListFilters = (query: Query): GroupListFilters => ({ q: text(query.q), sort: pick(query.sort, sortsOf(GROUP_SORTS)) });
-
-/** The page asked for: a whole number from 1; anything else is page 1. */
-export const pageOf = (value: string | undefined): number => {
-  const n = Number(value ?? '1');
-  return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
+export const groupListFilters = (query: Query): GroupListFilters => {
+  const { q, sort } = listState(query, {}, GROUP_SORTS);
+  return { q, sort };
 };
 
 /** A user as the list shows them: their groups and the roles those groups give, by name. */
@@ -162,12 +150,12 @@ export async function listGroupPage(db: DbOrTx, f: GroupListFilters, page: numbe
 /** Every page of a list up to the export limit. */
 async function allPages<T>(read: (page: number, pageSize: number) => Promise<{ rows: T[]; total: number }>): Promise<T[]> {
   const rows: T[] = [];
-  for (let page = 1; rows.length < DIRECTORY_EXPORT_LIMIT; page++) {
+  for (let page = 1; rows.length < LIST_EXPORT_LIMIT; page++) {
     const chunk = await read(page, 500);
     rows.push(...chunk.rows);
     if (page * 500 >= chunk.total) break;
   }
-  return rows.slice(0, DIRECTORY_EXPORT_LIMIT);
+  return rows.slice(0, LIST_EXPORT_LIMIT);
 }
 
 /** The users of the filters as CSV rows (header first), in the list's order: labels, names, times in `zone`. */

@@ -16,8 +16,8 @@ import {
   addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, usePasswordReset, createRole,
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
-import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, pageOf, userCsvRows, userListFilters } from './directory-lists';
-import { toCsv } from '../../platform/csv/write';
+import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, userCsvRows, userListFilters } from './directory-lists';
+import { csvFile, pageOf } from '../../platform/http/list-query';
 import { readerZone } from '../../platform/csv/zone';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
 import { signInWithPasswordOrDirectory } from './sign-in/ldap';
@@ -68,12 +68,6 @@ function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: strin
 type Query = Record<string, string | undefined>;
 type Headers = Record<string, string | undefined>;
 
-/** A CSV download named after the list and the day. */
-function csvDownload(set: { headers: Record<string, string | number> }, name: string, rows: string[][]): string {
-  set.headers['content-type'] = 'text/csv; charset=utf-8';
-  set.headers['content-disposition'] = `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`;
-  return toCsv(rows);
-}
 
 /** Sign-in, sign-out, the home redirect, and Settings › Users, Groups, Roles. Every write goes through the people service. */
 export const peoplePages = (ctx: AppContext) => {
@@ -136,7 +130,7 @@ export const peoplePages = (ctx: AppContext) => {
     // The users of the filters, in the list's order, as CSV (times in the reader's zone when the link carries it).
     .get('/settings/users/export.csv', async ({ query, set }) => {
       const rows = await userCsvRows(ctx.db, userListFilters(query), readerZone(query.tz));
-      return csvDownload(set, 'users', rows);
+      return csvFile(set, 'users', rows);
     }, { page: 'settings:read' })
     .post('/settings/users', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const form: UserForm = { name: formText(body, 'name'), email: formText(body, 'email'), groupId: formText(body, 'groupId') };
@@ -166,7 +160,7 @@ export const peoplePages = (ctx: AppContext) => {
 
     // Groups
     .get('/settings/groups', ({ viewer, csrfToken, headers, query }) => groupsScreen(viewer, csrfToken, headers, query, { done: query.done }), { page: 'settings:read' })
-    .get('/settings/groups/export.csv', async ({ query, set }) => csvDownload(set, 'groups', await groupCsvRows(ctx.db, groupListFilters(query))), { page: 'settings:read' })
+    .get('/settings/groups/export.csv', async ({ query, set }) => csvFile(set, 'groups', await groupCsvRows(ctx.db, groupListFilters(query))), { page: 'settings:read' })
     .post('/settings/groups', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), description: formText(body, 'description') };
       const result = await attempt(async () => {
