@@ -1,12 +1,16 @@
 /**
- * Settings › Users and Settings › Groups as lists: filtered, sorted and paged in SQL, and the same rows as CSV. Reading
- * them is the screens' business (settings:read, checked by their routes); nothing here writes.
+ * Settings › Users and Settings › Groups as lists: filtered, sorted and paged in SQL, and the same rows as CSV; Settings ›
+ * Roles, read whole, filtered by its list rules. Reading them is the screens' business (settings:read, checked by their
+ * routes); nothing here writes.
  */
 import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, roles, users } from '../../../db/schema';
 import { escapeLike } from '../../platform/records/records';
-import { LIST_EXPORT_LIMIT, LIST_PAGE_SIZE, listState } from '../../platform/http/list-query';
+import { LIST_EXPORT_LIMIT, LIST_PAGE_SIZE, listState, type CsvColumn, type ListRules } from '../../platform/http/list-query';
+import { moduleLabel } from '../../platform/http/installed';
+import { MODULES } from '../../platform/permissions/permissions';
+import type { listRoles } from './service';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 
 export const DIRECTORY_PAGE_SIZE = LIST_PAGE_SIZE;
@@ -184,3 +188,35 @@ export async function groupCsvRows(db: DbOrTx, f: GroupListFilters): Promise<str
     ...rows.map((g) => [g.name, g.description, names(g.memberIds, person), String(g.memberIds.length), names(g.roleIds, role)]),
   ];
 }
+
+/* ---------- Roles (read whole: a handful) ---------- */
+
+type RoleRow = Awaited<ReturnType<typeof listRoles>>[number];
+
+const LEVEL_LABELS: Readonly<Record<string, string>> = { own: 'own', all: 'all' };
+
+/** A right as people read it: 'Risks: read (all)'. */
+export const grantLabel = (g: { permission: string; level: string }): string => {
+  const [module, right] = g.permission.split(':');
+  return `${moduleLabel(module)}: ${right} (${LEVEL_LABELS[g.level] ?? g.level})`;
+};
+
+export const ROLE_KIND_LABELS: Readonly<Record<'builtIn' | 'custom', string>> = { builtIn: 'Built-in', custom: 'Custom' };
+
+/** Settings › Roles: searched by name, description and rights; filtered by kind and by a module a right is on. */
+export const roleListRules = (): ListRules<RoleRow> => ({
+  text: (r) => [r.name, r.description, ...r.permissions.map(grantLabel)],
+  filters: {
+    kind: { values: Object.keys(ROLE_KIND_LABELS), matches: (r, v) => r.builtIn === (v === 'builtIn') },
+    module: { values: MODULES, matches: (r, v) => r.permissions.some((g) => g.permission.startsWith(`${v}:`)) },
+  },
+  sorts: { name: (r) => r.name, rights: (r) => r.permissions.length },
+  defaultSort: 'name',
+});
+
+export const roleCsvColumns: CsvColumn<RoleRow>[] = [
+  { header: 'Role', cell: (r) => r.name },
+  { header: 'Description', cell: (r) => r.description },
+  { header: 'Kind', cell: (r) => ROLE_KIND_LABELS[r.builtIn ? 'builtIn' : 'custom'] },
+  { header: 'Rights', cell: (r) => r.permissions.map(grantLabel).sort((a, b) => a.localeCompare(b)).join('; ') },
+];

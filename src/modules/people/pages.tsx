@@ -16,8 +16,8 @@ import {
   addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, usePasswordReset, createRole,
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
-import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, userCsvRows, userListFilters } from './directory-lists';
-import { csvFile, pageOf } from '../../platform/http/list-query';
+import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, roleCsvColumns, roleListRules, userCsvRows, userListFilters } from './directory-lists';
+import { chosenRows, csvDownload, csvFile, pageOf, pageOfRows, ruledState } from '../../platform/http/list-query';
 import { readerZone } from '../../platform/csv/zone';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
 import { signInWithPasswordOrDirectory } from './sign-in/ldap';
@@ -84,6 +84,14 @@ export const peoplePages = (ctx: AppContext) => {
     const [groups, users, roles] = await Promise.all([listGroupPage(ctx.db, filters, pageOf(query.page)), listUsers(ctx.db), listRoles(ctx.db)]);
     return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
       <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} filters={filters} users={users} roles={roles} {...extra} />);
+  };
+  /** Settings › Roles: the searched, filtered and sorted roles, and the create form. */
+  const rolesScreen = async (viewer: Actor, csrfToken: string, headers: Headers, query: Query, extra: { done?: string; form?: RoleFormValues; errors?: Record<string, string>; error?: string }) => {
+    const rules = roleListRules();
+    const state = ruledState(query, rules);
+    const roles = pageOfRows(chosenRows(await listRoles(ctx.db), state, rules), state);
+    return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
+      <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} state={state} {...extra} />);
   };
   return new Elysia({ name: 'module:people:pages' })
     .use(screenAuth(ctx))
@@ -190,10 +198,11 @@ export const peoplePages = (ctx: AppContext) => {
     }, { page: 'settings:update' })
 
     // Roles
-    .get('/settings/roles', async ({ viewer, csrfToken, headers, query }) => {
-      const roles = await listRoles(ctx.db);
-      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
-        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} done={query.done} />);
+    .get('/settings/roles', ({ viewer, csrfToken, headers, query }) => rolesScreen(viewer, csrfToken, headers, query, { done: query.done }), { page: 'settings:read' })
+    // The roles of the filters, in the list's order, as CSV: rights as 'Risks: read (all)'.
+    .get('/settings/roles/export.csv', async ({ query, set }) => {
+      const rules = roleListRules();
+      return csvDownload(set, 'roles', roleCsvColumns, chosenRows(await listRoles(ctx.db), ruledState(query, rules), rules));
     }, { page: 'settings:read' })
     .post('/settings/roles', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const { form, input, problems } = roleFormOf(body);
@@ -203,10 +212,9 @@ export const peoplePages = (ctx: AppContext) => {
       });
       if (result.ok) return redirect('/settings/roles?done=role-created', 303);
       set.status = result.error.status;
-      const roles = await listRoles(ctx.db);
-      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
-        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} form={form}
-          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+      return rolesScreen(viewer, csrfToken, headers, {}, {
+        form, errors: fieldErrors(result.error.problems), error: result.error.problems.length ? undefined : result.error.message,
+      });
     }, { page: 'settings:create' })
     .get('/settings/roles/:id', async ({ viewer, csrfToken, headers, params }) => {
       const role = (await listRoles(ctx.db)).find((r) => r.id === params.id && !r.builtIn);
@@ -231,8 +239,7 @@ export const peoplePages = (ctx: AppContext) => {
       const result = await attempt(() => runWrite(ctx, (tx) => deleteRole(tx, viewer, params.id)));
       if (result.ok) return redirect('/settings/roles?done=role-deleted', 303);
       set.status = result.error.status;
-      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
-        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={await listRoles(ctx.db)} error={result.error.message} />);
+      return rolesScreen(viewer, csrfToken, headers, {}, { error: result.error.message });
     }, { page: 'settings:update' })
     .post('/settings/groups/:id/roles/:roleId/remove', async ({ viewer, params, redirect }) => {
       await runWrite(ctx, (tx) => removeRoleFromGroup(tx, viewer, params.id, params.roleId));

@@ -1,9 +1,10 @@
 import { levelOf, MODULES, rightsOf, type Actor } from '../../../platform/permissions/permissions';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../../views/components/form';
-import { DataTable, Tags, Text, When } from '../../../../views/components/table';
+import { Tags, Text, When } from '../../../../views/components/table';
+import { moduleLabel } from '../../../platform/http/installed';
 import { FilteredList, type ListPage, type ListState } from '../../../../views/components/list';
-import { USER_STATUS_LABELS, type GroupListFilters, type GroupListRow, type UserListFilters, type UserListRow } from '../directory-lists';
+import { grantLabel, ROLE_KIND_LABELS, USER_STATUS_LABELS, type GroupListFilters, type GroupListRow, type UserListFilters, type UserListRow } from '../directory-lists';
 import { listGroupDetails, listRoles, listUsers, RESET_LINK_HOURS } from '../service';
 import { BreakGlassCard } from '../sign-in/views';
 import { TwoFactorUserCard } from '../two-factor/views';
@@ -207,7 +208,7 @@ export function GroupsContent(props: {
 /* ---------- Roles ---------- */
 
 export function RolesContent(props: {
-  viewer: Actor; csrfToken: string; roles: RoleRow[]; done?: string;
+  viewer: Actor; csrfToken: string; roles: ListPage<RoleRow>; state: ListState; done?: string;
   form?: { name: string; description: string; grants: Record<string, string> }; errors?: FieldErrors; error?: string;
 }) {
   const { viewer, csrfToken, roles } = props;
@@ -219,12 +220,15 @@ export function RolesContent(props: {
     <section id="roles">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
       {props.form === undefined && <Flash kind="error" message={props.error} />}
-      <DataTable<RoleRow>
-        rows={roles}
-        empty="No roles."
+      <FilteredList<RoleRow> path="/settings/roles" name="role" one="role" many="roles" state={props.state} page={roles} defaultSort="name"
+        empty="No roles." search="Search names, descriptions and rights"
+        selects={[
+          { name: 'kind', label: 'Kind', options: Object.entries(ROLE_KIND_LABELS).map(([value, label]) => ({ value, label })) },
+          { name: 'module', label: 'Has rights on', options: MODULES.map((m) => ({ value: m, label: moduleLabel(m) })) },
+        ]}
         columns={[
-          { header: 'Role', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
-          { header: 'Permissions', cell: (r) => <Tags values={r.permissions.map((p) => `${p.permission} (${p.level})`)} /> },
+          { header: 'Role', sort: 'name', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
+          { header: 'Rights', sort: 'rights', cell: (r) => <Tags values={r.permissions.map(grantLabel)} /> },
           ...(canUpdate ? [{
             header: 'Actions',
             cell: (r: RoleRow) => r.builtIn ? '' : (
