@@ -7,7 +7,7 @@ import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'dr
 import type { DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, roles, users } from '../../../db/schema';
 import { escapeLike } from '../../platform/records/records';
-import { LIST_EXPORT_LIMIT, LIST_PAGE_SIZE, listState, type CsvColumn, type ListRules } from '../../platform/http/list-query';
+import { everyRow, LIST_PAGE_SIZE, listState, type CsvColumn, type ListRules } from '../../platform/http/list-query';
 import { moduleLabel } from '../../platform/http/installed';
 import { MODULES } from '../../platform/permissions/permissions';
 import type { listRoles } from './service';
@@ -151,20 +151,9 @@ export async function listGroupPage(db: DbOrTx, f: GroupListFilters, page: numbe
   };
 }
 
-/** Every page of a list up to the export limit. */
-async function allPages<T>(read: (page: number, pageSize: number) => Promise<{ rows: T[]; total: number }>): Promise<T[]> {
-  const rows: T[] = [];
-  for (let page = 1; rows.length < LIST_EXPORT_LIMIT; page++) {
-    const chunk = await read(page, 500);
-    rows.push(...chunk.rows);
-    if (page * 500 >= chunk.total) break;
-  }
-  return rows.slice(0, LIST_EXPORT_LIMIT);
-}
-
 /** The users of the filters as CSV rows (header first), in the list's order: labels, names, times in `zone`. */
 export async function userCsvRows(db: DbOrTx, f: UserListFilters, zone: string): Promise<string[][]> {
-  const rows = await allPages((page, size) => listUserPage(db, f, page, size));
+  const rows = await everyRow((page, size) => listUserPage(db, f, page, size), 500);
   return [
     ['Name', 'Email', 'Status', 'Groups', 'Roles', 'Break-glass', zonedHeader('Created', zone)],
     ...rows.map((u) => [u.name, u.email, USER_STATUS_LABELS[u.status], u.groups.join('; '), u.roles.join('; '), u.breakGlass ? 'Yes' : 'No', zonedTime(u.createdAt, zone)]),
@@ -173,7 +162,7 @@ export async function userCsvRows(db: DbOrTx, f: UserListFilters, zone: string):
 
 /** The groups of the search as CSV rows (header first): members and roles by name. */
 export async function groupCsvRows(db: DbOrTx, f: GroupListFilters): Promise<string[][]> {
-  const rows = await allPages((page, size) => listGroupPage(db, f, page, size));
+  const rows = await everyRow((page, size) => listGroupPage(db, f, page, size), 500);
   const memberIds = [...new Set(rows.flatMap((g) => g.memberIds))];
   const roleIds = [...new Set(rows.flatMap((g) => g.roleIds))];
   const [people, granted] = await Promise.all([

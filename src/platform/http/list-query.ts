@@ -95,6 +95,17 @@ export function pageOfRows<T>(rows: readonly T[], state: ListState, pageSize = L
   return { rows: rows.slice((state.page - 1) * pageSize, state.page * pageSize), total: rows.length, page: state.page, pageSize };
 }
 
+/** Every row of a list read a page at a time, up to the export limit. */
+export async function everyRow<T>(read: (page: number, pageSize: number) => Promise<{ rows: T[]; total: number }>, pageSize = 200): Promise<T[]> {
+  const rows: T[] = [];
+  for (let page = 1; rows.length < LIST_EXPORT_LIMIT; page++) {
+    const chunk = await read(page, pageSize);
+    rows.push(...chunk.rows);
+    if (page * pageSize >= chunk.total || chunk.rows.length === 0) break;
+  }
+  return rows.slice(0, LIST_EXPORT_LIMIT);
+}
+
 /** One column of a list's CSV: its header and the cell of a row (labels and names, times already in the reader's zone). */
 export interface CsvColumn<T> {
   header: string;
