@@ -3,7 +3,8 @@
  * see; sessions for administrators), then searched, filtered, sorted and paged by their list rules, and the same rows as
  * CSV (names, labels, times in the reader's zone).
  */
-import type { CsvColumn, ListRules } from '../../platform/http/list-query';
+import type { ListRules } from '../../platform/http/list-query';
+import type { CsvColumn } from '../../platform/csv/list-download';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 import { moduleLabel } from '../../platform/http/installed';
 import type { ActiveSession } from '../people/service';

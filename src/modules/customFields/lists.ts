@@ -1,5 +1,6 @@
 /** Settings › Custom fields as one list: read whole, searched, filtered, sorted and paged by its rules, and the same rows as CSV. */
-import type { CsvColumn, ListRules } from '../../platform/http/list-query';
+import type { ListRules } from '../../platform/http/list-query';
+import type { CsvColumn } from '../../platform/csv/list-download';
 import { customFieldModules, moduleLabel } from '../../platform/http/installed';
 import { CUSTOM_FIELD_TYPES } from '../../platform/records/custom-field-values';
 import type { CustomFieldView } from './schema';

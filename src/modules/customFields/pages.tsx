@@ -12,7 +12,8 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { customFieldSchemas, CustomFieldUpdate, type CustomFieldCreate, type CustomFieldView } from './schema';
 import { createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from './service';
 import { customFieldCsvColumns, customFieldListRules } from './lists';
-import { chosenRows, csvDownload, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { chosenRows, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { csvDownload } from '../../platform/csv/list-download';
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'custom-fields' });
 

@@ -1,5 +1,6 @@
 /** Settings › Labels as a list: read whole, searched, sorted and paged by its rules, and the same rows as CSV. */
-import type { CsvColumn, ListRules } from '../../platform/http/list-query';
+import type { ListRules } from '../../platform/http/list-query';
+import type { CsvColumn } from '../../platform/csv/list-download';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 import type { LabelView } from './schema';
 

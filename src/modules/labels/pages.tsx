@@ -9,7 +9,8 @@ import { ConfirmDelete } from '../../platform/record-screens/record-views';
 import { createLabel, deleteLabel, getLabel, labelInUse, listLabels, updateLabel } from './service';
 import { LabelsScreen, type LabelsScreenProps } from './views';
 import { labelCsvColumns, labelListRules } from './lists';
-import { chosenRows, csvDownload, everyRow, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { chosenRows, everyRow, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { csvDownload } from '../../platform/csv/list-download';
 import { readerZone } from '../../platform/csv/zone';
 
 /** Settings › Labels: opens with settings:read; adding needs settings:create, saving and deleting settings:update. */

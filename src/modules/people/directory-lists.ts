@@ -7,7 +7,8 @@ import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'dr
 import type { DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, roles, users } from '../../../db/schema';
 import { escapeLike } from '../../platform/records/records';
-import { everyRow, LIST_PAGE_SIZE, listState, type CsvColumn, type ListRules } from '../../platform/http/list-query';
+import { everyRow, LIST_PAGE_SIZE, listState, type ListRules } from '../../platform/http/list-query';
+import type { CsvColumn } from '../../platform/csv/list-download';
 import { moduleLabel } from '../../platform/http/installed';
 import { MODULES } from '../../platform/permissions/permissions';
 import type { listRoles } from './service';

@@ -17,7 +17,8 @@ import {
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
 import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, roleCsvColumns, roleListRules, userCsvRows, userListFilters } from './directory-lists';
-import { chosenRows, csvDownload, csvFile, pageOf, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { chosenRows, pageOf, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { csvDownload, csvFile } from '../../platform/csv/list-download';
 import { readerZone } from '../../platform/csv/zone';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
 import { signInWithPasswordOrDirectory } from './sign-in/ldap';

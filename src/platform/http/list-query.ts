@@ -1,10 +1,10 @@
 /**
  * A screen list's filters, sort and page from its address, and the download of its filtered rows. Lists paged in SQL
  * (Users, the Outbox) read the state here and query themselves; the small Settings lists, read whole (a few hundred
- * rows at most: roles, labels, tokens, sessions, rules), are filtered, sorted and paged here by their `ListRules`.
+ * rows at most: roles, labels, tokens, sessions, rules), are filtered, sorted and paged here by their `ListRules`. Their
+ * downloads: csv/list-download.ts.
  */
 import { isUuid } from '../core/uuid';
-import { toCsv } from '../csv/write';
 import type { ListPage, ListState } from '../../../views/components/list';
 
 export type { ListPage, ListState } from '../../../views/components/list';
@@ -105,20 +105,3 @@ export async function everyRow<T>(read: (page: number, pageSize: number) => Prom
   }
   return rows.slice(0, LIST_EXPORT_LIMIT);
 }
-
-/** One column of a list's CSV: its header and the cell of a row (labels and names, times already in the reader's zone). */
-export interface CsvColumn<T> {
-  header: string;
-  cell: (row: T) => string | number;
-}
-
-/** A CSV download named after the list and the day, through the one writer (byte order mark, formula guard). */
-export function csvFile(set: { headers: Record<string, string | number> }, name: string, table: readonly (readonly (string | number)[])[]): string {
-  set.headers['content-type'] = 'text/csv; charset=utf-8';
-  set.headers['content-disposition'] = `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`;
-  return toCsv(table);
-}
-
-/** The rows of a list as a CSV download: a header line, then each row's cells, up to the export limit. */
-export const csvDownload = <T>(set: { headers: Record<string, string | number> }, name: string, columns: readonly CsvColumn<T>[], rows: readonly T[]): string =>
-  csvFile(set, name, [columns.map((c) => c.header), ...rows.slice(0, LIST_EXPORT_LIMIT).map((row) => columns.map((c) => c.cell(row)))]);
