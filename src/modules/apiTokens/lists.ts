@@ -6,7 +6,7 @@
 import type { ListRules } from '../../platform/http/list-query';
 import type { CsvColumn } from '../../platform/csv/list-download';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
-import { moduleLabel } from '../../platform/http/installed';
+import { areaLabel } from '../../platform/http/installed';
 import type { ActiveSession } from '../people/service';
 import type { TokenView } from './schema';
 import { lastValidDay } from './service';
@@ -18,7 +18,7 @@ export const TOKEN_STATUS_OPTIONS = [
 /** A scope as people read it: 'Risks: read'. */
 export const scopeLabel = (scope: string): string => {
   const [module, right] = scope.split(':');
-  return `${moduleLabel(module)}: ${right}`;
+  return `${areaLabel(module)}: ${right}`;
 };
 
 const expiryDay = (t: TokenView) => lastValidDay(t.expiresAt ? new Date(t.expiresAt) : null);

@@ -9,7 +9,7 @@ import { groupMembers, groupRoles, groups, roles, users } from '../../../db/sche
 import { escapeLike } from '../../platform/records/records';
 import { everyRow, LIST_PAGE_SIZE, listState, type ListRules } from '../../platform/http/list-query';
 import type { CsvColumn } from '../../platform/csv/list-download';
-import { moduleLabel } from '../../platform/http/installed';
+import { areaLabel } from '../../platform/http/installed';
 import { MODULES } from '../../platform/permissions/permissions';
 import type { listRoles } from './service';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
@@ -188,7 +188,7 @@ const LEVEL_LABELS: Readonly<Record<string, string>> = { own: 'own', all: 'all' 
 /** A right as people read it: 'Risks: read (all)'. */
 export const grantLabel = (g: { permission: string; level: string }): string => {
   const [module, right] = g.permission.split(':');
-  return `${moduleLabel(module)}: ${right} (${LEVEL_LABELS[g.level] ?? g.level})`;
+  return `${areaLabel(module)}: ${right} (${LEVEL_LABELS[g.level] ?? g.level})`;
 };
 
 export const ROLE_KIND_LABELS: Readonly<Record<'builtIn' | 'custom', string>> = { builtIn: 'Built-in', custom: 'Custom' };

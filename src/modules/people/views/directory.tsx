@@ -2,7 +2,7 @@ import { levelOf, MODULES, rightsOf, type Actor } from '../../../platform/permis
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../../views/components/form';
 import { Tags, Text, When } from '../../../../views/components/table';
-import { moduleLabel } from '../../../platform/http/installed';
+import { areaLabel } from '../../../platform/http/installed';
 import { FilteredList, type ListPage, type ListState } from '../../../../views/components/list';
 import { grantLabel, ROLE_KIND_LABELS, USER_STATUS_LABELS, type GroupListFilters, type GroupListRow, type UserListFilters, type UserListRow } from '../directory-lists';
 import { listGroupDetails, listRoles, listUsers, RESET_LINK_HOURS } from '../service';
@@ -224,7 +224,7 @@ export function RolesContent(props: {
         empty="No roles." search="Search names, descriptions and rights"
         selects={[
           { name: 'kind', label: 'Kind', options: Object.entries(ROLE_KIND_LABELS).map(([value, label]) => ({ value, label })) },
-          { name: 'module', label: 'Has rights on', options: MODULES.map((m) => ({ value: m, label: moduleLabel(m) })) },
+          { name: 'module', label: 'Has rights on', options: MODULES.map((m) => ({ value: m, label: areaLabel(m) })) },
         ]}
         columns={[
           { header: 'Role', sort: 'name', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
