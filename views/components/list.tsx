@@ -79,7 +79,7 @@ export function FilteredList<T>(p: FilteredListProps<T>): JSX.Element {
       <FilterBar action={p.path} id={formId} label={`Filter ${p.many}`} target={target} filtered={filtered}
         search={p.search ? { value: p.state.q, label: p.search } : undefined}
         filters={(p.selects ?? []).map((s) => ({ ...s, selected: p.state.filters[s.name] ?? '' }))} />
-      <section id={`${p.name}-results`} aria-live="polite" aria-label={p.many.charAt(0).toUpperCase() + p.many.slice(1)}>
+      <section id={`${p.name}-results`} aria-live="polite" aria-label={`Matching ${p.many}`}>
         <ResultsBar total={p.page.total} one={p.one} many={p.many} filtered={filtered} exportHref={exportPath ? listHref(exportPath, p.state) : undefined} />
         <DataTable<T> id={`${p.name}-table`} rows={p.page.rows} columns={p.columns}
           empty={filtered ? `No ${p.many} match these filters.` : p.empty}

@@ -6,7 +6,7 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { renderScreen } from '../../platform/http/screen';
 import { fieldErrors } from '../../../views/components/form';
 import { attempt, formList, formText } from '../../platform/http/form-input';
-import { endSession, listActiveSessions } from '../people/service';
+import { endSession, listActiveSessions, type ActiveSession } from '../people/service';
 import { sessionSettings, setSessionSettings } from '../../platform/http/sessions';
 import { twoFactorRule } from '../people/two-factor/service';
 import { createToken, getToken, listTokens, maxLifetimeDays, revokeToken, setMaxLifetimeDays } from './service';
@@ -37,7 +37,7 @@ export const apiTokensPages = (ctx: AppContext) => {
   const sessionsOf = async (viewer: Actor, query: Query) => {
     if (levelOf(viewer, 'settings:read') !== 'all') return null;
     const state = ruledState(query, sessionListRules);
-    return { rows: chosenRows(await listActiveSessions(ctx.db, LIST_EXPORT_LIMIT), state, sessionListRules), state };
+    return { rows: chosenRows<ActiveSession>(await listActiveSessions(ctx.db, LIST_EXPORT_LIMIT), state, sessionListRules), state };
   };
   const sessionsFor = async (viewer: Actor, query: Query = {}) => {
     const chosen = await sessionsOf(viewer, query);
