@@ -4,7 +4,7 @@ import type { Page } from 'playwright';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { useBrowserApp } from '../helpers/browser-app';
 import { auditPages, axeViolations, screenshots } from '../helpers/axe';
-import { chromiumAvailable } from '../helpers/chromium';
+import { chromiumAvailable, openPage } from '../helpers/chromium';
 import { adminActor, makeToken, unique } from '../helpers/factories';
 import { createRole } from '../../src/modules/people/service';
 import { createLabel } from '../../src/modules/labels/service';
@@ -33,22 +33,14 @@ beforeAll(async () => {
   await makeToken(app.env, actor, ['risks:read'], `${TAG} token`);
 }, 120_000);
 
-async function signIn(page: Page) {
-  await page.goto(`${app.base}/sign-in`);
-  await page.getByLabel('Email').fill(ADMIN_EMAIL);
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname !== '/sign-in');
-}
 
+const admin = { email: ADMIN_EMAIL, password: ADMIN_PASSWORD };
 const firstCells = (page: Page, table: string) => page.locator(`#${table} tbody tr td:first-child`).allTextContents();
 
 describe.skipIf(!chromiumAvailable)('the small Settings lists in a browser', () => {
   test('Roles: search, a select, a header sort, and the Export of exactly those roles', async () => {
-    const context = await app.browser.newContext({ acceptDownloads: true, viewport: { width: 1366, height: 900 } });
-    const page = await context.newPage();
+    const page = await openPage(app.browser, app.base, admin);
     try {
-      await signIn(page);
       await page.getByRole('link', { name: 'Roles', exact: true }).click();
       await page.getByRole('heading', { name: 'Roles' }).waitFor();
       const filters = page.getByRole('search', { name: 'Filter roles' });
@@ -82,15 +74,13 @@ describe.skipIf(!chromiumAvailable)('the small Settings lists in a browser', () 
         'Role,Description,Kind,Rights', `${TAG} owner,Runs own controls,Custom,Controls: update (own)`, `${TAG} auditor,Reads controls,Custom,Controls: read (all)`,
       ]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   }, 120_000);
 
   test('API tokens and the Outbox: a select and a header sort, the Export link following them', async () => {
-    const context = await app.browser.newContext({ viewport: { width: 1366, height: 900 } });
-    const page = await context.newPage();
+    const page = await openPage(app.browser, app.base, admin);
     try {
-      await signIn(page);
       await page.goto(`${app.base}/settings/api-tokens`);
       const tokens = page.getByRole('search', { name: 'Filter tokens' });
       await tokens.getByLabel('Search names, creators and scopes').fill(TAG);
@@ -118,15 +108,14 @@ describe.skipIf(!chromiumAvailable)('the small Settings lists in a browser', () 
       expect(await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/settings/outbox/export.csv?q=${encodeURIComponent(`${TAG} alert`).replace(/%20/g, '+')}&kind=security-alert&sort=subject`);
       expect(await axeViolations(page), 'Settings › Outbox, filtered').toEqual([]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   }, 120_000);
 
   test('every small list, with filters set, is clean under axe', async () => {
-    const context = await app.browser.newContext({ viewport: { width: 1366, height: 900 } });
-    const page = await context.newPage();
+    const page = await openPage(app.browser, app.base, admin);
+    const context = page.context();
     try {
-      await signIn(page);
       await page.close();
       expect(await auditPages(context, app.base, [
         `/settings/roles?q=${q}&kind=custom&sort=-rights`,
