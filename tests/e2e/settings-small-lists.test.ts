@@ -94,6 +94,7 @@ describe.skipIf(!chromiumAvailable)('the small Settings lists in a browser', () 
       await page.waitForURL((url) => url.searchParams.get('sort') === 'name' && url.searchParams.get('status') === 'active');
       expect(await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/settings/api-tokens/export.csv?q=${q.replace(/%20/g, '+')}&status=active&sort=name`);
       expect(await axeViolations(page), 'Settings › API tokens, filtered').toEqual([]);
+      await screenshots(page, 'settings-api-tokens-filtered');
 
       await page.goto(`${app.base}/settings/outbox`);
       const mails = page.getByRole('search', { name: 'Filter mails' });
@@ -107,6 +108,7 @@ describe.skipIf(!chromiumAvailable)('the small Settings lists in a browser', () 
       await page.waitForURL((url) => url.searchParams.get('sort') === 'subject' && url.searchParams.get('q') === `${TAG} alert`);
       expect(await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/settings/outbox/export.csv?q=${encodeURIComponent(`${TAG} alert`).replace(/%20/g, '+')}&kind=security-alert&sort=subject`);
       expect(await axeViolations(page), 'Settings › Outbox, filtered').toEqual([]);
+      await screenshots(page, 'settings-outbox-filtered');
     } finally {
       await page.context().close();
     }
