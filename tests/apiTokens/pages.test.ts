@@ -32,7 +32,9 @@ describe('Settings › API tokens screen', () => {
     const allView = await res.text();
     expect(allView).toContain(mineName);
     expect(allView).toContain(theirsName);
-    for (const header of ['Name', 'Scopes', 'Created by', 'Created', 'Last used', 'Expires', 'Status']) expect(allView).toContain(`>${header}</th>`);
+    // Every header but Scopes sorts the list (a link naming the column).
+    expect(allView).toContain('>Scopes</th>');
+    for (const header of ['Name', 'Created by', 'Created', 'Last used', 'Expires', 'Status']) expect(allView).toContain(`<span>${header}</span><span class="sort-mark"`);
     // Without apiTokens:create there is no create form; without update, no revoke buttons.
     expect(allView).not.toContain('Create token');
     expect(allView).not.toContain('/revoke"');

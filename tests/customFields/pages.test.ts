@@ -31,7 +31,7 @@ describe('Settings › Custom fields', () => {
     const k = key('auditor');
     const created = await admin.post('/settings/custom-fields', { module: 'controls', key: k, label: 'Auditor name', type: 'text' });
     expect(created.status, await created.clone().text()).toBe(303);
-    const list = await (await admin.get('/settings/custom-fields')).text();
+    const list = await (await admin.get(`/settings/custom-fields?q=${k}`)).text();
     expect(list).toContain('Auditor name');
     expect(list).toContain(k);
     expect(await (await admin.get('/settings')).text()).toContain('/settings/custom-fields');

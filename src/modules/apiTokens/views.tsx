@@ -1,14 +1,15 @@
 import { levelOf, MODULES, rightsOf, type Actor, type Permission } from '../../platform/permissions/permissions';
 import { Flash } from '../../../views/components/flash';
-import { CsrfField, Field, type FieldErrors } from '../../../views/components/form';
-import { Pager } from '../../../views/components/pager';
-import { DataTable, Tags, Text, When } from '../../../views/components/table';
+import { CsrfField, Field, type FieldErrors, type Option } from '../../../views/components/form';
+import { Tags, Text, When } from '../../../views/components/table';
+import { FilteredList, type ListPage, type ListState } from '../../../views/components/list';
 import type { TokenView } from './schema';
 import type { ActiveSession } from '../people/service';
 import type { SessionSettings } from '../../platform/http/sessions';
 import type { TwoFactorRule } from '../people/two-factor/service';
 import { TwoFactorRuleCard } from '../people/two-factor/views';
-import { lastValidDay, listTokensPage } from './service';
+import { lastValidDay } from './service';
+import { scopeLabel, SIGN_IN_LABELS, TOKEN_STATUS_OPTIONS } from './lists';
 
 export interface CreateForm {
   name: string;
@@ -33,7 +34,10 @@ const mayRevoke = (viewer: Actor, token: TokenView) => {
 interface TokensProps {
   viewer: Actor;
   csrfToken: string;
-  tokens: Awaited<ReturnType<typeof listTokensPage>>;
+  tokens: ListPage<TokenView>;
+  state: ListState;
+  /** The creators of the tokens the viewer sees, for the creator filter. */
+  creators: Option[];
   maxDays: number;
   done?: string;
   created?: { name: string; secret: string };
@@ -90,27 +94,28 @@ export function TokensContent(props: TokensProps) {
           </form>
         </details>
       )}
-      <DataTable<TokenView>
-        id="token-list"
-        rows={tokens.rows}
-        empty="No API tokens."
+      <FilteredList<TokenView> path="/settings/api-tokens" name="token" one="token" many="tokens" state={props.state} page={tokens} defaultSort="-createdAt"
+        empty="No API tokens." search="Search names, creators and scopes"
+        selects={[
+          { name: 'status', label: 'Status', options: [...TOKEN_STATUS_OPTIONS] },
+          ...(props.creators.length > 1 ? [{ name: 'createdBy', label: 'Created by', any: 'Anyone', options: props.creators }] : []),
+        ]}
         columns={[
-          { header: 'Name', cell: (t) => <Text value={t.name} /> },
-          { header: 'Scopes', cell: (t) => <Tags values={t.scopes} /> },
-          { header: 'Created by', cell: (t) => <Text value={t.createdBy.email} /> },
-          { header: 'Created', cell: (t) => <When value={t.createdAt} /> },
-          { header: 'Last used', cell: (t) => <When value={t.lastUsedAt} empty="never" /> },
-          { header: 'Expires', cell: (t) => <Text value={lastValidDay(t.expiresAt ? new Date(t.expiresAt) : null) ?? 'never'} /> },
-          { header: 'Status', cell: (t) => <span class={`status-${t.status.toLowerCase()}`} safe>{t.status}</span> },
+          { header: 'Name', sort: 'name', cell: (t) => <Text value={t.name} /> },
+          { header: 'Scopes', cell: (t) => <Tags values={t.scopes.map(scopeLabel)} /> },
+          { header: 'Created by', sort: 'createdBy', cell: (t) => <Text value={t.createdBy.name} /> },
+          { header: 'Created', sort: 'createdAt', cell: (t) => <When value={t.createdAt} local /> },
+          { header: 'Last used', sort: 'lastUsedAt', cell: (t) => <When value={t.lastUsedAt} empty="never" local /> },
+          { header: 'Expires', sort: 'expiresAt', cell: (t) => <Text value={lastValidDay(t.expiresAt ? new Date(t.expiresAt) : null) ?? 'never'} /> },
+          { header: 'Status', sort: 'status', cell: (t) => <span class={`status-${t.status.toLowerCase()}`} safe>{t.status}</span> },
           {
             header: '',
             cell: (t) => mayRevoke(viewer, t)
-              ? <a class="button small danger" href={`/settings/api-tokens/${t.id}/revoke`}>Revoke</a>
+              ? <a class="button small danger" href={`/settings/api-tokens/${t.id}/revoke`} aria-label={`Revoke ${t.name}`}>Revoke</a>
               : '',
           },
         ]}
       />
-      <Pager page={tokens.page} pageSize={tokens.pageSize} total={tokens.total} href={(p) => `/settings/api-tokens?page=${p}`} />
     </section>
   );
 }
@@ -132,18 +137,20 @@ export function RevokeConfirm({ token, csrfToken }: { token: TokenView; csrfToke
 }
 
 /** Signed-in sessions, for administrators (settings:read at level all), each with the power to end it. */
-function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfToken: string; sessions: ActiveSession[] }) {
+function ActiveSessions({ viewer, csrfToken, sessions, state }: { viewer: Actor; csrfToken: string; sessions: ListPage<ActiveSession>; state: ListState }) {
   const canEnd = levelOf(viewer, 'settings:update') === 'all';
   return (
     <div class="card">
       <h2>Active sessions</h2>
-      <DataTable<ActiveSession>
-        rows={sessions}
-        empty="No active sessions."
+      <FilteredList<ActiveSession> path="/settings/sessions" name="session" one="active session" many="active sessions" state={state} page={sessions} defaultSort="-createdAt"
+        empty="No active sessions." search="Search names and emails"
+        selects={[{ name: 'signedInWith', label: 'Signed in with', options: Object.entries(SIGN_IN_LABELS).map(([value, label]) => ({ value, label })) }]}
         columns={[
-          { header: 'User', cell: (s) => <><Text value={s.name} /> <span class="muted" safe>{s.email}</span></> },
-          { header: 'Signed in', cell: (s) => <When value={s.createdAt} /> },
-          { header: 'Expires', cell: (s) => <When value={s.expiresAt} /> },
+          { header: 'User', sort: 'name', cell: (s) => <><Text value={s.name} /> <span class="muted" safe>{s.email}</span></> },
+          { header: 'Signed in with', cell: (s) => <Text value={SIGN_IN_LABELS[s.signedInWith]} /> },
+          { header: 'Signed in', sort: 'createdAt', cell: (s) => <When value={s.createdAt} local /> },
+          { header: 'Last request', sort: 'lastSeenAt', cell: (s) => <When value={s.lastSeenAt} local /> },
+          { header: 'Expires', sort: 'expiresAt', cell: (s) => <When value={s.expiresAt} local /> },
           {
             header: '',
             cell: (s) => canEnd ? (
@@ -160,7 +167,7 @@ function ActiveSessions({ viewer, csrfToken, sessions }: { viewer: Actor; csrfTo
 }
 
 export function SessionsContent({ viewer, csrfToken, maxDays, session, sessions, twoFactor, done, error, errors = {} }: {
-  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: ActiveSession[] | null; twoFactor: TwoFactorRule;
+  viewer: Actor; csrfToken: string; maxDays: number; session: SessionSettings; sessions: { page: ListPage<ActiveSession>; state: ListState } | null; twoFactor: TwoFactorRule;
   done?: string; error?: string; errors?: FieldErrors;
 }) {
   const canUpdate = levelOf(viewer, 'settings:update') !== null;
@@ -197,7 +204,7 @@ export function SessionsContent({ viewer, csrfToken, maxDays, session, sessions,
         )}
       </div>
       <TwoFactorRuleCard csrfToken={csrfToken} rule={twoFactor} canUpdate={levelOf(viewer, 'settings:update') === 'all'} />
-      {sessions && <ActiveSessions viewer={viewer} csrfToken={csrfToken} sessions={sessions} />}
+      {sessions && <ActiveSessions viewer={viewer} csrfToken={csrfToken} sessions={sessions.page} state={sessions.state} />}
     </section>
   );
 }

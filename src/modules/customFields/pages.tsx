@@ -11,6 +11,9 @@ import { levelOf, type Actor } from '../../platform/permissions/permissions';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { customFieldSchemas, CustomFieldUpdate, type CustomFieldCreate, type CustomFieldView } from './schema';
 import { createCustomField, deleteCustomField, getCustomField, listCustomFields, updateCustomField } from './service';
+import { customFieldCsvColumns, customFieldListRules } from './lists';
+import { chosenRows, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { csvDownload } from '../../platform/csv/list-download';
 
 const shell = (title: string, viewer: Actor, csrfToken: string) => ({ title, viewer, csrfToken, active: 'custom-fields' });
 
@@ -39,15 +42,24 @@ function definitionInput(values: DefinitionFormValues, editing: boolean): Record
 }
 
 /** Settings › Custom fields: definitions per module; deleting one that records hold values for asks first, with the count. */
-export const customFieldPages = (ctx: AppContext) =>
-  new Elysia({ name: 'pages:customFields' })
+export const customFieldPages = (ctx: AppContext) => {
+  /** Every definition, chosen by the address's search, filters and sort. */
+  const chosen = async (viewer: Actor, query: Record<string, string | undefined>) => {
+    const rules = customFieldListRules();
+    const state = ruledState(query, rules);
+    return { state, rows: chosenRows(await listCustomFields(ctx.db, viewer), state, rules) };
+  };
+  return new Elysia({ name: 'pages:customFields' })
     .use(screenAuth(ctx))
-    .get('/settings/custom-fields', async ({ viewer, csrfToken, headers, query }) =>
-      renderScreen(headers, shell('Custom fields', viewer, csrfToken),
-        <CustomFieldList definitions={await listCustomFields(ctx.db, viewer)} done={query.done}
+    .get('/settings/custom-fields', async ({ viewer, csrfToken, headers, query }) => {
+      const { state, rows } = await chosen(viewer, query);
+      return renderScreen(headers, shell('Custom fields', viewer, csrfToken),
+        <CustomFieldList definitions={pageOfRows(rows, state)} state={state} done={query.done}
           canCreate={levelOf(viewer, 'customFields:create') !== null} canUpdate={levelOf(viewer, 'customFields:update') !== null}
-          canDelete={levelOf(viewer, 'customFields:delete') !== null} />),
-    { page: 'customFields:read' })
+          canDelete={levelOf(viewer, 'customFields:delete') !== null} />);
+    }, { page: 'customFields:read' })
+    .get('/settings/custom-fields/export.csv', async ({ viewer, query, set }) =>
+      csvDownload(set, 'custom-fields', customFieldCsvColumns, (await chosen(viewer, query)).rows), { page: 'customFields:read' })
 
     .get('/settings/custom-fields/new', async ({ viewer, csrfToken, headers, query }) => {
       const module = isCustomFieldModule(query.module ?? '') ? query.module! : 'risks';
@@ -58,7 +70,7 @@ export const customFieldPages = (ctx: AppContext) =>
     .post('/settings/custom-fields', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const values = formValues(body);
       const result = await attempt(() => runWrite(ctx, (tx) => createCustomField(tx, viewer, definitionInput(values, false) as CustomFieldCreate)));
-      if (result.ok) return redirect(`/settings/custom-fields?done=created#module-${values.module}`, 303);
+      if (result.ok) return redirect(`/settings/custom-fields?done=created&module=${encodeURIComponent(values.module)}`, 303);
       set.status = result.error.status;
       const problems = result.error.problems;
       return renderScreen(headers, shell('New custom field', viewer, csrfToken),
@@ -76,7 +88,7 @@ export const customFieldPages = (ctx: AppContext) =>
       const definition = await getCustomField(ctx.db, viewer, params.id);
       const values = { ...formValues(body), module: definition.module, key: definition.key, type: definition.type };
       const result = await attempt(() => runWrite(ctx, (tx) => updateCustomField(tx, viewer, definition.id, definitionInput(values, true) as CustomFieldUpdate)));
-      if (result.ok) return redirect(`/settings/custom-fields?done=updated#module-${definition.module}`, 303);
+      if (result.ok) return redirect(`/settings/custom-fields?done=updated&module=${encodeURIComponent(definition.module)}`, 303);
       set.status = result.error.status;
       const problems = result.error.problems;
       return renderScreen(headers, shell(`Edit ${definition.label}`, viewer, csrfToken),
@@ -95,3 +107,4 @@ export const customFieldPages = (ctx: AppContext) =>
       await runWrite(ctx, (tx) => deleteCustomField(tx, viewer, params.id, { confirm: formText(body, 'confirm') === 'true' }));
       return redirect('/settings/custom-fields?done=deleted', 303);
     }, { page: 'customFields:delete' });
+};

@@ -3,55 +3,57 @@ import { CUSTOM_FIELD_TYPES } from '../../platform/records/custom-field-values';
 import { customFieldModules, moduleLabel } from '../../platform/http/installed';
 import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../views/components/form';
-import { DataTable, Text } from '../../../views/components/table';
+import { Text } from '../../../views/components/table';
+import { FilteredList, type ListPage, type ListState } from '../../../views/components/list';
+import { TYPE_LABELS } from './lists';
 
-export const TYPE_LABELS: Record<string, string> = {
-  text: 'Text', number: 'Number', date: 'Date', singleSelect: 'Single select', multiSelect: 'Multi select', boolean: 'Yes / no',
-};
 
 const DONE: Record<string, string> = { created: 'Custom field created.', updated: 'Custom field saved.', deleted: 'Custom field deleted.' };
 
 export interface CustomFieldListProps {
-  definitions: CustomFieldView[];
+  definitions: ListPage<CustomFieldView>;
+  state: ListState;
   canCreate: boolean;
   canUpdate: boolean;
   canDelete: boolean;
   done?: string;
 }
 
-/** Every module that takes custom fields, each with its definitions in display order. */
+/** Every custom field of every module that takes them, as one list; a new field starts in the module filtered on. */
 export function CustomFieldList(p: CustomFieldListProps): JSX.Element {
+  const module = p.state.filters.module ?? '';
   return (
     <>
       <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
-      <p class="muted">Extra fields on records. A field's key names it in the REST API (<code>customFields</code>) and cannot change, nor can its type.</p>
-      {customFieldModules().map((module) => (
-        <section id={`module-${module}`}>
-          <h2 safe>{moduleLabel(module)}</h2>
-          <DataTable<CustomFieldView>
-            rows={p.definitions.filter((d) => d.module === module)}
-            empty="No custom fields."
-            columns={[
-              { header: 'Label', cell: (d) => <Text value={d.label} /> },
-              { header: 'Key', cell: (d) => <code safe>{d.key}</code> },
-              { header: 'Type', cell: (d) => <Text value={TYPE_LABELS[d.type]} /> },
-              { header: 'Options', cell: (d) => <Text value={d.options.join(', ')} /> },
-              { header: 'Required', cell: (d) => <Text value={d.required ? 'Yes' : 'No'} /> },
-              { header: 'Records with a value', cell: (d) => <Text value={d.valueCount} />, class: 'num' },
-              {
-                header: 'Actions',
-                cell: (d) => (
-                  <span class="actions">
-                    {p.canUpdate && <a href={`/settings/custom-fields/${d.id}/edit`}>Edit</a>}
-                    {p.canDelete && <a href={`/settings/custom-fields/${d.id}/delete`}>Delete</a>}
-                  </span>
-                ),
-              },
-            ]}
-          />
-          {p.canCreate && <p><a class="button" href={`/settings/custom-fields/new?module=${module}`} safe>{`New ${moduleLabel(module).toLowerCase()} field`}</a></p>}
-        </section>
-      ))}
+      <div class="section-head">
+        <p class="muted">Extra fields on records. A field's key names it in the REST API (<code>customFields</code>) and cannot change, nor can its type.</p>
+        {p.canCreate && <a class="button" href={module ? `/settings/custom-fields/new?module=${module}` : '/settings/custom-fields/new'}>New custom field</a>}
+      </div>
+      <FilteredList<CustomFieldView> path="/settings/custom-fields" name="custom-field" one="custom field" many="custom fields" state={p.state} page={p.definitions}
+        defaultSort="module" empty="No custom fields yet." search="Search labels, keys and options"
+        selects={[
+          { name: 'module', label: 'Module', options: customFieldModules().map((m) => ({ value: m, label: moduleLabel(m) })) },
+          { name: 'type', label: 'Type', options: CUSTOM_FIELD_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] ?? t })) },
+        ]}
+        columns={[
+          { header: 'Module', sort: 'module', cell: (d) => <Text value={moduleLabel(d.module)} /> },
+          { header: 'Label', sort: 'label', cell: (d) => <Text value={d.label} /> },
+          { header: 'Key', sort: 'key', cell: (d) => <code safe>{d.key}</code> },
+          { header: 'Type', sort: 'type', cell: (d) => <Text value={TYPE_LABELS[d.type]} /> },
+          { header: 'Options', cell: (d) => <Text value={d.options.join(', ')} /> },
+          { header: 'Required', sort: 'required', cell: (d) => <Text value={d.required ? 'Yes' : 'No'} /> },
+          { header: 'Records with a value', sort: 'values', cell: (d) => <Text value={d.valueCount} />, class: 'num' },
+          ...(p.canUpdate || p.canDelete ? [{
+            header: 'Actions',
+            cell: (d: CustomFieldView) => (
+              <span class="actions">
+                {p.canUpdate && <a href={`/settings/custom-fields/${d.id}/edit`} aria-label={`Edit ${d.label}`}>Edit</a>}
+                {p.canDelete && <a href={`/settings/custom-fields/${d.id}/delete`} aria-label={`Delete ${d.label}`}>Delete</a>}
+              </span>
+            ),
+          }] : []),
+        ]}
+      />
     </>
   );
 }

@@ -8,14 +8,24 @@ import { Shell } from '../../platform/http/screen';
 import { ConfirmDelete } from '../../platform/record-screens/record-views';
 import { createLabel, deleteLabel, getLabel, labelInUse, listLabels, updateLabel } from './service';
 import { LabelsScreen, type LabelsScreenProps } from './views';
+import { labelCsvColumns, labelListRules } from './lists';
+import { chosenRows, everyRow, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { csvDownload } from '../../platform/csv/list-download';
+import { readerZone } from '../../platform/csv/zone';
 
 /** Settings › Labels: opens with settings:read; adding needs settings:create, saving and deleting settings:update. */
 export const labelPages = (ctx: AppContext) => {
-  const screen = async (viewer: Actor, csrfToken: string, extra: Partial<LabelsScreenProps> = {}) => {
-    const labels = await listLabels(ctx.db, viewer, { page: 1, pageSize: 200 });
+  /** Every label, chosen by the address's search and sort. */
+  const chosen = async (viewer: Actor, query: Record<string, string | undefined>) => {
+    const state = ruledState(query, labelListRules);
+    return { state, rows: chosenRows(await everyRow((page, pageSize) => listLabels(ctx.db, viewer, { page, pageSize })), state, labelListRules) };
+  };
+  const screen = async (viewer: Actor, csrfToken: string, extra: Partial<LabelsScreenProps> = {}, query: Record<string, string | undefined> = {}) => {
+    const { state, rows } = await chosen(viewer, query);
     const props: LabelsScreenProps = {
       csrfToken,
-      labels: labels.rows,
+      labels: pageOfRows(rows, state),
+      state,
       canCreate: levelOf(viewer, 'settings:create') !== null,
       canUpdate: levelOf(viewer, 'settings:update') !== null,
       ...extra,
@@ -41,7 +51,9 @@ export const labelPages = (ctx: AppContext) => {
 
   return new Elysia({ name: 'module:labels:pages' })
     .use(screenAuth(ctx))
-    .get('/settings/labels', ({ viewer, csrfToken, query }) => screen(viewer, csrfToken, { done: query.done }), { page: 'settings:read' })
+    .get('/settings/labels', ({ viewer, csrfToken, query }) => screen(viewer, csrfToken, { done: query.done }, query), { page: 'settings:read' })
+    .get('/settings/labels/export.csv', async ({ viewer, query, set }) =>
+      csvDownload(set, 'labels', labelCsvColumns(readerZone(query.tz)), (await chosen(viewer, query)).rows), { page: 'settings:read' })
     .post('/settings/labels', async ({ viewer, csrfToken, body, redirect, set }) => {
       const form = formOf(body);
       const result = await attempt(() => runWrite(ctx, (tx) => createLabel(tx, viewer, form)));

@@ -1,6 +1,7 @@
 import { Flash, FormError } from '../../../views/components/flash';
 import { CsrfField, Field, type FieldErrors } from '../../../views/components/form';
-import { Swatch } from '../../../views/components/table';
+import { Swatch, When } from '../../../views/components/table';
+import { FilteredList, type ListPage, type ListState } from '../../../views/components/list';
 import type { LabelView } from './schema';
 
 export interface LabelFormValues {
@@ -11,7 +12,8 @@ export interface LabelFormValues {
 
 export interface LabelsScreenProps {
   csrfToken: string;
-  labels: LabelView[];
+  labels: ListPage<LabelView>;
+  state: ListState;
   canCreate: boolean;
   canUpdate: boolean;
   done?: string;
@@ -32,40 +34,45 @@ export function LabelsScreen(p: LabelsScreenProps): JSX.Element {
       <p class="muted">Labels are a supporting list managed here and over /api/v1/labels; there is no CSV import.</p>
       <Flash kind="success" message={p.done ? DONE[p.done] : undefined} />
       <FormError message={p.rowError} />
-      <div class="table-wrap">
-        <table class="data" id="labels">
-          <thead><tr><th scope="col">Label</th><th scope="col">Colour</th><th scope="col">Description</th>{p.canUpdate && <th scope="col">Actions</th>}</tr></thead>
-          <tbody>
-            {p.labels.length === 0
-              ? <tr><td class="empty" colspan="4">No labels yet.</td></tr>
-              : p.labels.map((label) => p.canUpdate
-                ? (
-                  <tr>
-                    <td>
-                      <form method="post" action={`/settings/labels/${label.id}`} id={`label-${label.id}`}>
-                        <CsrfField token={p.csrfToken} />
-                        <label class="visually-hidden" for={`name-${label.id}`}>Name</label>
-                        <input id={`name-${label.id}`} name="name" value={label.name} required maxlength={80} />
-                      </form>
-                    </td>
-                    <td><input form={`label-${label.id}`} type="color" name="color" value={label.color} aria-label={`Colour of ${label.name}`} /></td>
-                    <td><input form={`label-${label.id}`} name="description" value={label.description} maxlength={2000} aria-label={`Description of ${label.name}`} /></td>
-                    <td>
-                      <button form={`label-${label.id}`} type="submit">Save</button>
-                      <a class="button danger" href={`/settings/labels/${label.id}/delete`} aria-label={`Delete ${label.name}`}>Delete</a>
-                    </td>
-                  </tr>
-                )
-                : (
-                  <tr>
-                    <td><span class="tag"><Swatch color={label.color} /><span safe>{label.name}</span></span></td>
-                    <td safe>{label.color}</td>
-                    <td safe>{label.description}</td>
-                  </tr>
-                ))}
-          </tbody>
-        </table>
-      </div>
+      <FilteredList<LabelView> path="/settings/labels" name="label" one="label" many="labels" state={p.state} page={p.labels} defaultSort="name"
+        empty="No labels yet." search="Search names and descriptions"
+        columns={[
+          {
+            header: 'Label', sort: 'name',
+            cell: (label) => p.canUpdate
+              ? (
+                <form method="post" action={`/settings/labels/${label.id}`} id={`label-${label.id}`}>
+                  <CsrfField token={p.csrfToken} />
+                  <label class="visually-hidden" for={`name-${label.id}`}>Name</label>
+                  <input id={`name-${label.id}`} name="name" value={label.name} required maxlength={80} />
+                </form>
+              )
+              : <span class="tag"><Swatch color={label.color} /><span safe>{label.name}</span></span>,
+          },
+          {
+            header: 'Colour', sort: 'color',
+            cell: (label) => p.canUpdate
+              ? <input form={`label-${label.id}`} type="color" name="color" value={label.color} aria-label={`Colour of ${label.name}`} />
+              : <span safe>{label.color}</span>,
+          },
+          {
+            header: 'Description', sort: 'description',
+            cell: (label) => p.canUpdate
+              ? <input form={`label-${label.id}`} name="description" value={label.description} maxlength={2000} aria-label={`Description of ${label.name}`} />
+              : <span safe>{label.description}</span>,
+          },
+          { header: 'Added', sort: 'createdAt', cell: (label) => <When value={label.createdAt} local /> },
+          ...(p.canUpdate ? [{
+            header: 'Actions',
+            cell: (label: LabelView) => (
+              <>
+                <button form={`label-${label.id}`} type="submit">Save</button>
+                <a class="button danger" href={`/settings/labels/${label.id}/delete`} aria-label={`Delete ${label.name}`}>Delete</a>
+              </>
+            ),
+          }] : []),
+        ]}
+      />
       {p.canCreate && (
         <form method="post" action="/settings/labels" id="add-label">
           <h2>Add a label</h2>

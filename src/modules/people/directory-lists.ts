@@ -1,17 +1,20 @@
 /**
- * Settings › Users and Settings › Groups as lists: filtered, sorted and paged in SQL, and the same rows as CSV. Reading
- * them is the screens' business (settings:read, checked by their routes); nothing here writes.
+ * Settings › Users and Settings › Groups as lists: filtered, sorted and paged in SQL, and the same rows as CSV; Settings ›
+ * Roles, read whole, filtered by its list rules. Reading them is the screens' business (settings:read, checked by their
+ * routes); nothing here writes.
  */
 import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { groupMembers, groupRoles, groups, roles, users } from '../../../db/schema';
-import { isUuid } from '../../platform/core/uuid';
 import { escapeLike } from '../../platform/records/records';
+import { everyRow, LIST_PAGE_SIZE, listState, type ListRules } from '../../platform/http/list-query';
+import type { CsvColumn } from '../../platform/csv/list-download';
+import { areaLabel } from '../../platform/http/installed';
+import { MODULES } from '../../platform/permissions/permissions';
+import type { listRoles } from './service';
 import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 
-export const DIRECTORY_PAGE_SIZE = 50;
-/** Rows a download holds at most (as the registers' Export). */
-export const DIRECTORY_EXPORT_LIMIT = 5_000;
+export const DIRECTORY_PAGE_SIZE = LIST_PAGE_SIZE;
 
 export const USER_STATUS_LABELS: Readonly<Record<'active' | 'deactivated', string>> = { active: 'Active', deactivated: 'Deactivated' };
 export const USER_SORTS = ['name', 'email', 'status', 'createdAt'] as const;
@@ -33,24 +36,14 @@ export interface GroupListFilters {
   sort: string;
 }
 
-const sortsOf = (keys: readonly string[]) => keys.flatMap((k) => [k, `-${k}`]);
-const text = (value: string | undefined) => (value ?? '').trim().slice(0, 200);
-const id = (value: string | undefined) => (isUuid(value ?? '') ? value! : '');
-const pick = (value: string | undefined, allowed: readonly string[]) => (value !== undefined && allowed.includes(value) ? value : '');
-
 export function userListFilters(query: Query): UserListFilters {
-  return {
-    q: text(query.q), status: pick(query.status, ['active', 'deactivated']) as UserListFilters['status'],
-    roleId: id(query.roleId), groupId: id(query.groupId), sort: pick(query.sort, sortsOf(USER_SORTS)),
-  };
+  const { q, filters, sort } = listState(query, { status: Object.keys(USER_STATUS_LABELS), roleId: 'id', groupId: 'id' }, USER_SORTS);
+  return { q, status: filters.status as UserListFilters['status'], roleId: filters.roleId, groupId: filters.groupId, sort };
 }
 
-export const groupListFilters = (query: Query): GroupListFilters => ({ q: text(query.q), sort: pick(query.sort, sortsOf(GROUP_SORTS)) });
-
-/** The page asked for: a whole number from 1; anything else is page 1. */
-export const pageOf = (value: string | undefined): number => {
-  const n = Number(value ?? '1');
-  return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
+export const groupListFilters = (query: Query): GroupListFilters => {
+  const { q, sort } = listState(query, {}, GROUP_SORTS);
+  return { q, sort };
 };
 
 /** A user as the list shows them: their groups and the roles those groups give, by name. */
@@ -159,20 +152,9 @@ export async function listGroupPage(db: DbOrTx, f: GroupListFilters, page: numbe
   };
 }
 
-/** Every page of a list up to the export limit. */
-async function allPages<T>(read: (page: number, pageSize: number) => Promise<{ rows: T[]; total: number }>): Promise<T[]> {
-  const rows: T[] = [];
-  for (let page = 1; rows.length < DIRECTORY_EXPORT_LIMIT; page++) {
-    const chunk = await read(page, 500);
-    rows.push(...chunk.rows);
-    if (page * 500 >= chunk.total) break;
-  }
-  return rows.slice(0, DIRECTORY_EXPORT_LIMIT);
-}
-
 /** The users of the filters as CSV rows (header first), in the list's order: labels, names, times in `zone`. */
 export async function userCsvRows(db: DbOrTx, f: UserListFilters, zone: string): Promise<string[][]> {
-  const rows = await allPages((page, size) => listUserPage(db, f, page, size));
+  const rows = await everyRow((page, size) => listUserPage(db, f, page, size), 500);
   return [
     ['Name', 'Email', 'Status', 'Groups', 'Roles', 'Break-glass', zonedHeader('Created', zone)],
     ...rows.map((u) => [u.name, u.email, USER_STATUS_LABELS[u.status], u.groups.join('; '), u.roles.join('; '), u.breakGlass ? 'Yes' : 'No', zonedTime(u.createdAt, zone)]),
@@ -181,7 +163,7 @@ export async function userCsvRows(db: DbOrTx, f: UserListFilters, zone: string):
 
 /** The groups of the search as CSV rows (header first): members and roles by name. */
 export async function groupCsvRows(db: DbOrTx, f: GroupListFilters): Promise<string[][]> {
-  const rows = await allPages((page, size) => listGroupPage(db, f, page, size));
+  const rows = await everyRow((page, size) => listGroupPage(db, f, page, size), 500);
   const memberIds = [...new Set(rows.flatMap((g) => g.memberIds))];
   const roleIds = [...new Set(rows.flatMap((g) => g.roleIds))];
   const [people, granted] = await Promise.all([
@@ -196,3 +178,35 @@ export async function groupCsvRows(db: DbOrTx, f: GroupListFilters): Promise<str
     ...rows.map((g) => [g.name, g.description, names(g.memberIds, person), String(g.memberIds.length), names(g.roleIds, role)]),
   ];
 }
+
+/* ---------- Roles (read whole: a handful) ---------- */
+
+type RoleRow = Awaited<ReturnType<typeof listRoles>>[number];
+
+const LEVEL_LABELS: Readonly<Record<string, string>> = { own: 'own', all: 'all' };
+
+/** A right as people read it: 'Risks: read (all)'. */
+export const grantLabel = (g: { permission: string; level: string }): string => {
+  const [module, right] = g.permission.split(':');
+  return `${areaLabel(module)}: ${right} (${LEVEL_LABELS[g.level] ?? g.level})`;
+};
+
+export const ROLE_KIND_LABELS: Readonly<Record<'builtIn' | 'custom', string>> = { builtIn: 'Built-in', custom: 'Custom' };
+
+/** Settings › Roles: searched by name, description and rights; filtered by kind and by a module a right is on. */
+export const roleListRules = (): ListRules<RoleRow> => ({
+  text: (r) => [r.name, r.description, ...r.permissions.map(grantLabel)],
+  filters: {
+    kind: { values: Object.keys(ROLE_KIND_LABELS), matches: (r, v) => r.builtIn === (v === 'builtIn') },
+    module: { values: MODULES, matches: (r, v) => r.permissions.some((g) => g.permission.startsWith(`${v}:`)) },
+  },
+  sorts: { name: (r) => r.name, rights: (r) => r.permissions.length },
+  defaultSort: 'name',
+});
+
+export const roleCsvColumns: CsvColumn<RoleRow>[] = [
+  { header: 'Role', cell: (r) => r.name },
+  { header: 'Description', cell: (r) => r.description },
+  { header: 'Kind', cell: (r) => ROLE_KIND_LABELS[r.builtIn ? 'builtIn' : 'custom'] },
+  { header: 'Rights', cell: (r) => r.permissions.map(grantLabel).sort((a, b) => a.localeCompare(b)).join('; ') },
+];

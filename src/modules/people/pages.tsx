@@ -16,8 +16,9 @@ import {
   addGroupMember, assignRoleToGroup, changeOwnPassword, createGroup, createPasswordResetLink, passwordResetFor, usePasswordReset, createRole,
   createUser, deleteRole, listGroupDetails, listRoles, listUsers, removeGroupMember, removeRoleFromGroup, setUserStatus, updateRole, updateUser,
 } from './service';
-import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, pageOf, userCsvRows, userListFilters } from './directory-lists';
-import { toCsv } from '../../platform/csv/write';
+import { groupCsvRows, groupListFilters, listGroupPage, listUserPage, roleCsvColumns, roleListRules, userCsvRows, userListFilters } from './directory-lists';
+import { chosenRows, pageOf, pageOfRows, ruledState } from '../../platform/http/list-query';
+import { csvDownload, csvFile } from '../../platform/csv/list-download';
 import { readerZone } from '../../platform/csv/zone';
 import { UsersContent, GroupsContent, RolesContent, RoleForm, UserEditContent, type UserForm, type RoleFormValues } from './views/directory';
 import { signInWithPasswordOrDirectory } from './sign-in/ldap';
@@ -68,12 +69,6 @@ function roleFormOf(body: unknown): { form: RoleFormValues; input: { name: strin
 type Query = Record<string, string | undefined>;
 type Headers = Record<string, string | undefined>;
 
-/** A CSV download named after the list and the day. */
-function csvDownload(set: { headers: Record<string, string | number> }, name: string, rows: string[][]): string {
-  set.headers['content-type'] = 'text/csv; charset=utf-8';
-  set.headers['content-disposition'] = `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`;
-  return toCsv(rows);
-}
 
 /** Sign-in, sign-out, the home redirect, and Settings › Users, Groups, Roles. Every write goes through the people service. */
 export const peoplePages = (ctx: AppContext) => {
@@ -90,6 +85,14 @@ export const peoplePages = (ctx: AppContext) => {
     const [groups, users, roles] = await Promise.all([listGroupPage(ctx.db, filters, pageOf(query.page)), listUsers(ctx.db), listRoles(ctx.db)]);
     return renderScreen(headers, { title: 'Groups', viewer, csrfToken, active: 'groups' },
       <GroupsContent viewer={viewer} csrfToken={csrfToken} groups={groups} filters={filters} users={users} roles={roles} {...extra} />);
+  };
+  /** Settings › Roles: the searched, filtered and sorted roles, and the create form. */
+  const rolesScreen = async (viewer: Actor, csrfToken: string, headers: Headers, query: Query, extra: { done?: string; form?: RoleFormValues; errors?: Record<string, string>; error?: string }) => {
+    const rules = roleListRules();
+    const state = ruledState(query, rules);
+    const roles = pageOfRows(chosenRows(await listRoles(ctx.db), state, rules), state);
+    return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
+      <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} state={state} {...extra} />);
   };
   return new Elysia({ name: 'module:people:pages' })
     .use(screenAuth(ctx))
@@ -136,7 +139,7 @@ export const peoplePages = (ctx: AppContext) => {
     // The users of the filters, in the list's order, as CSV (times in the reader's zone when the link carries it).
     .get('/settings/users/export.csv', async ({ query, set }) => {
       const rows = await userCsvRows(ctx.db, userListFilters(query), readerZone(query.tz));
-      return csvDownload(set, 'users', rows);
+      return csvFile(set, 'users', rows);
     }, { page: 'settings:read' })
     .post('/settings/users', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const form: UserForm = { name: formText(body, 'name'), email: formText(body, 'email'), groupId: formText(body, 'groupId') };
@@ -166,7 +169,7 @@ export const peoplePages = (ctx: AppContext) => {
 
     // Groups
     .get('/settings/groups', ({ viewer, csrfToken, headers, query }) => groupsScreen(viewer, csrfToken, headers, query, { done: query.done }), { page: 'settings:read' })
-    .get('/settings/groups/export.csv', async ({ query, set }) => csvDownload(set, 'groups', await groupCsvRows(ctx.db, groupListFilters(query))), { page: 'settings:read' })
+    .get('/settings/groups/export.csv', async ({ query, set }) => csvFile(set, 'groups', await groupCsvRows(ctx.db, groupListFilters(query))), { page: 'settings:read' })
     .post('/settings/groups', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const form = { name: formText(body, 'name'), description: formText(body, 'description') };
       const result = await attempt(async () => {
@@ -196,10 +199,11 @@ export const peoplePages = (ctx: AppContext) => {
     }, { page: 'settings:update' })
 
     // Roles
-    .get('/settings/roles', async ({ viewer, csrfToken, headers, query }) => {
-      const roles = await listRoles(ctx.db);
-      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
-        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} done={query.done} />);
+    .get('/settings/roles', ({ viewer, csrfToken, headers, query }) => rolesScreen(viewer, csrfToken, headers, query, { done: query.done }), { page: 'settings:read' })
+    // The roles of the filters, in the list's order, as CSV: rights as 'Risks: read (all)'.
+    .get('/settings/roles/export.csv', async ({ query, set }) => {
+      const rules = roleListRules();
+      return csvDownload(set, 'roles', roleCsvColumns, chosenRows(await listRoles(ctx.db), ruledState(query, rules), rules));
     }, { page: 'settings:read' })
     .post('/settings/roles', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const { form, input, problems } = roleFormOf(body);
@@ -209,10 +213,9 @@ export const peoplePages = (ctx: AppContext) => {
       });
       if (result.ok) return redirect('/settings/roles?done=role-created', 303);
       set.status = result.error.status;
-      const roles = await listRoles(ctx.db);
-      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
-        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={roles} form={form}
-          errors={fieldErrors(result.error.problems)} error={result.error.problems.length ? undefined : result.error.message} />);
+      return rolesScreen(viewer, csrfToken, headers, {}, {
+        form, errors: fieldErrors(result.error.problems), error: result.error.problems.length ? undefined : result.error.message,
+      });
     }, { page: 'settings:create' })
     .get('/settings/roles/:id', async ({ viewer, csrfToken, headers, params }) => {
       const role = (await listRoles(ctx.db)).find((r) => r.id === params.id && !r.builtIn);
@@ -237,8 +240,7 @@ export const peoplePages = (ctx: AppContext) => {
       const result = await attempt(() => runWrite(ctx, (tx) => deleteRole(tx, viewer, params.id)));
       if (result.ok) return redirect('/settings/roles?done=role-deleted', 303);
       set.status = result.error.status;
-      return renderScreen(headers, { title: 'Roles', viewer, csrfToken, active: 'roles' },
-        <RolesContent viewer={viewer} csrfToken={csrfToken} roles={await listRoles(ctx.db)} error={result.error.message} />);
+      return rolesScreen(viewer, csrfToken, headers, {}, { error: result.error.message });
     }, { page: 'settings:update' })
     .post('/settings/groups/:id/roles/:roleId/remove', async ({ viewer, params, redirect }) => {
       await runWrite(ctx, (tx) => removeRoleFromGroup(tx, viewer, params.id, params.roleId));

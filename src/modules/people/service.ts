@@ -379,13 +379,18 @@ export interface ActiveSession {
   email: string;
   createdAt: string;
   expiresAt: string;
+  lastSeenAt: string;
+  signedInWith: 'password' | 'oidc';
 }
 
 export async function listActiveSessions(db: DbOrTx, limit = 500): Promise<ActiveSession[]> {
-  const rows = await db.select({ id: sessions.id, userId: sessions.userId, name: users.name, email: users.email, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
+  const rows = await db.select({
+    id: sessions.id, userId: sessions.userId, name: users.name, email: users.email, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt,
+    lastSeenAt: sessions.lastSeenAt, signedInWith: sessions.signedInWith,
+  })
     .from(sessions).innerJoin(users, eq(users.id, sessions.userId))
     .where(sql`${sessions.expiresAt} > now()`).orderBy(desc(sessions.createdAt)).limit(limit);
-  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString() }));
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString() }));
 }
 
 /** Ends a session at once (its cookie stops working); administrators only, audited. */

@@ -77,6 +77,12 @@ export const customFieldModules = (): Module[] => parts.flatMap((m) => (m.custom
 /** What a module's records are called on the screens: its first navigation entry's label ('Third parties'). */
 export const moduleLabel = (module: string): string => parts.find((m) => m.permissions?.name === module)?.nav?.[0]?.label ?? module;
 
+/** Permission areas whose first screen does not name them: settings (shared by people and labels), privacy. */
+const AREA_LABELS: Readonly<Record<string, string>> = { settings: 'Settings', dataPrivacy: 'Privacy' };
+
+/** A permission area as people read it in rights and scopes: 'Risks', 'Settings'. */
+export const areaLabel = (area: string): string => AREA_LABELS[area] ?? moduleLabel(area);
+
 /** Every installed module's OpenAPI tags with their descriptions, in module order. */
 export const apiTags = (): { name: string; description: string }[] =>
   parts.flatMap((m) => Object.entries(m.apiTags ?? {}).map(([name, description]) => ({ name, description })));

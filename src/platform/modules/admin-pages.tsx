@@ -1,12 +1,13 @@
-import { count, desc } from 'drizzle-orm';
 import { Elysia } from 'elysia';
-import type { DbOrTx } from '../../../db/client';
-import { outbox } from '../../../db/schema';
 import { renderScreen } from '../http/screen';
 import { Flash } from '../../../views/components/flash';
 import { Pager } from '../../../views/components/pager';
 import { DataTable, Tags, Text, When } from '../../../views/components/table';
-import { fieldErrors, Select } from '../../../views/components/form';
+import { fieldErrors, Select, type Option } from '../../../views/components/form';
+import { FilteredList, type ListPage, type ListState } from '../../../views/components/list';
+import { csvDownload } from '../csv/list-download';
+import { pageOf } from '../http/list-query';
+import { listOutboxPage, mailKindLabel, outboxCsvColumns, outboxKinds, outboxListState, outboxRows, OUTBOX_STATE_LABELS, type OutboxRow } from './outbox-list';
 import { ChangeLine } from '../record-screens/record-views';
 import { platformService } from '../http/installed';
 import { toCsv } from '../csv/write';
@@ -22,29 +23,12 @@ import { AppError, forbidden } from '../core/errors';
 import { holdsEveryRight, levelOf, type Actor } from '../permissions/permissions';
 import { screenAuth } from '../http/screen-auth';
 
-const PAGE_SIZE = 50;
-
 /** The Audit Log is for administrators: settings:read at level all (the Outbox asks more, below). */
 function requireAdministrator(viewer: Actor) {
   if (levelOf(viewer, 'settings:read') !== 'all') {
     throw Object.assign(forbidden('settings:read at level all needed'), { actor: viewer });
   }
 }
-
-const pageNumber = (value: string | undefined) => {
-  const n = Number(value ?? '1');
-  return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
-};
-
-async function listOutbox(db: DbOrTx, page: number) {
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(outbox).orderBy(desc(outbox.id)).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE),
-    db.select({ total: count() }).from(outbox),
-  ]);
-  return { rows, total, page, pageSize: PAGE_SIZE };
-}
-
-type OutboxRow = Awaited<ReturnType<typeof listOutbox>>['rows'][number];
 
 /** Where a mail is: sent (and to whom the server refused it), waiting for its next try, failed for good, or queued. */
 function deliveryStatus(m: OutboxRow): JSX.Element {
@@ -62,25 +46,27 @@ function deliveryStatus(m: OutboxRow): JSX.Element {
   return <span class="status-queued">Queued</span>;
 }
 
-function OutboxContent({ mails, smtp }: { mails: Awaited<ReturnType<typeof listOutbox>>; smtp: string | null }) {
+function OutboxContent({ mails, state, kinds, smtp }: { mails: ListPage<OutboxRow>; state: ListState; kinds: Option[]; smtp: string | null }) {
   return (
     <section id="outbox">
       {smtp
         ? <p safe>{`Mail is sent through ${smtp}. Failed deliveries are tried again, waiting longer each time, up to ${MAX_ATTEMPTS} attempts.`}</p>
         : <Flash kind="info" message="No SMTP server is configured (Settings › Mail or SMTP_URL), so mail stays queued here." />}
-      <DataTable<OutboxRow>
-        rows={mails.rows}
-        empty="No mail."
+      <FilteredList<OutboxRow> path="/settings/outbox" name="mail" one="mail" many="mails" state={state} page={mails} defaultSort="-createdAt"
+        empty="No mail." search="Search subjects and recipients"
+        selects={[
+          { name: 'state', label: 'Status', options: Object.entries(OUTBOX_STATE_LABELS).map(([value, label]) => ({ value, label })) },
+          { name: 'kind', label: 'Kind', options: kinds },
+        ]}
         columns={[
-          { header: 'Queued', cell: (m) => <When value={m.createdAt} /> },
-          { header: 'Kind', cell: (m) => <Text value={m.kind} /> },
+          { header: 'Queued', sort: 'createdAt', cell: (m) => <When value={m.createdAt} local /> },
+          { header: 'Kind', sort: 'kind', cell: (m) => <Text value={mailKindLabel(m.kind)} /> },
           { header: 'To', cell: (m) => <Tags values={m.recipients} /> },
-          { header: 'Subject', cell: (m) => <details><summary safe>{m.subject}</summary><pre class="details" safe>{m.body}</pre>
+          { header: 'Subject', sort: 'subject', cell: (m) => <details><summary safe>{m.subject}</summary><pre class="details" safe>{m.body}</pre>
             {m.attachments?.length ? <p class="muted" safe>{`Attached: ${m.attachments.map((a) => `${a.filename} (${Math.ceil((a.content.length * 3) / 4 / 1024)} KB)`).join(', ')}`}</p> : ''}</details> },
           { header: 'Status', cell: deliveryStatus },
         ]}
       />
-      <Pager page={mails.page} pageSize={mails.pageSize} total={mails.total} href={(p) => `/settings/outbox?page=${p}`} />
     </section>
   );
 }
@@ -146,9 +132,17 @@ export const adminPages = (ctx: AppContext) =>
     .get('/settings/outbox', async ({ viewer, csrfToken, headers, query }) => {
       // Mails carry password reset links: reading them is becoming their recipient, so only for who holds every right.
       if (!holdsEveryRight(viewer)) throw Object.assign(forbidden('every right at level all needed to read the Outbox'), { actor: viewer });
-      const mails = await listOutbox(ctx.db, pageNumber(query.page));
+      const kinds = await outboxKinds(ctx.db);
+      const state = outboxListState(query, kinds.map((k) => k.value));
+      const [mails, smtp] = await Promise.all([listOutboxPage(ctx.db, state), ctx.mailer.smtpServer()]);
       return renderScreen(headers, { title: 'Outbox', viewer, csrfToken, active: 'outbox' },
-        <OutboxContent mails={mails} smtp={await ctx.mailer.smtpServer()} />);
+        <OutboxContent mails={mails} state={state} kinds={kinds} smtp={smtp} />);
+    }, { page: 'settings:read' })
+    // The mails of the filters as CSV (never their bodies), for the same readers as the Outbox.
+    .get('/settings/outbox/export.csv', async ({ viewer, query, set }) => {
+      if (!holdsEveryRight(viewer)) throw Object.assign(forbidden('every right at level all needed to read the Outbox'), { actor: viewer });
+      const state = outboxListState(query, (await outboxKinds(ctx.db)).map((k) => k.value));
+      return csvDownload(set, 'outbox', outboxCsvColumns(readerZone(query.tz)), await outboxRows(ctx.db, state));
     }, { page: 'settings:read' })
     .get('/settings/audit', async ({ viewer, csrfToken, headers, query, set }) => {
       requireAdministrator(viewer);
@@ -170,7 +164,7 @@ export const adminPages = (ctx: AppContext) =>
       const shown = filterValues(query);
       const recordName = (query.recordName ?? '').trim().slice(0, 200);
       const [entries, people, chosen, choices] = await Promise.all([
-        listAuditEntries(ctx.db, viewer, filter ?? {}, pageNumber(query.page)), platformService('listUsers')(ctx.db),
+        listAuditEntries(ctx.db, viewer, filter ?? {}, pageOf(query.page)), platformService('listUsers')(ctx.db),
         shown.record ? chosenAuditRecord(ctx.db, viewer, shown.record) : null,
         !shown.record && recordName ? auditRecordChoices(ctx.db, viewer, recordName) : [],
       ]);

@@ -11,10 +11,10 @@ import { holdsEveryRight, levelOf, type Actor } from '../permissions/permissions
 import { screenAuth } from '../http/screen-auth';
 import { RULE_EVENTS, type RuleEvent } from './declarations';
 import { previewDigest, previewNextSweep, recentRuns } from './reminders';
-import {
-  createRule, deleteRule, eventsOf, getRule, listRules, recordTypeLabel, ruleInput, skippedRecipients, updateRule,
-  type NotificationRule, type NotificationRuleInput,
-} from './rules';
+import { createRule, deleteRule, eventsOf, getRule, ruleInput, updateRule, type NotificationRuleInput } from './rules';
+import { ruleCsvColumns, ruleListRules, ruleRecordTypes, ruleRows } from './rule-list';
+import { chosenRows, pageOfRows, ruledState } from '../http/list-query';
+import { csvDownload } from '../csv/list-download';
 import {
   EMAIL, mailPreferencesOf, mailSettingsView, notificationSettings, saveMailPreferences, saveMailSettings, saveNotificationSettings, TIME_ZONES,
   type MailSettings,
@@ -50,23 +50,18 @@ const NEW_RULE: NotificationRuleInput = {
 export const notificationPages = (ctx: AppContext) => {
   const shell = (title: string, viewer: Actor, csrfToken: string, active = 'notifications') => ({ title, viewer, csrfToken, active });
 
-  const overview = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, extra: { done?: string; error?: string; errors?: Record<string, string> } = {}) => {
-    const [settings, rules, runs, people, groupList] = await Promise.all([
-      notificationSettings(ctx.db), listRules(ctx.db, viewer), recentRuns(ctx.db), platformService('listUsers')(ctx.db), platformService('listGroups')(ctx.db),
-    ]);
-    const userNames = new Map(people.map((u) => [u.id, u.name]));
-    const groupNames = new Map(groupList.map((g) => [g.id, g.name]));
-    const recipients = (r: NotificationRule) => [
-      r.notifyOwner ? 'owner' : '', r.notifyOwnerGroup ? 'owner group' : '',
-      ...r.userIds.map((id) => userNames.get(id) ?? 'a removed user'), ...r.groupIds.map((id) => `group ${groupNames.get(id) ?? '(removed)'}`), ...r.addresses,
-    ].filter(Boolean).join(', ');
-    const typeLabel = (r: NotificationRule) => {
-      const events = eventsOf(r.recordType);
-      return events ? recordTypeLabel(events) : r.recordType;
-    };
+  /** Every rule in words, chosen by the address's search, filters and sort. */
+  const chosenRules = async (viewer: Actor, query: Record<string, string | undefined>) => {
+    const rules = ruleListRules();
+    const state = ruledState(query, rules);
+    return { state, rows: chosenRows(await ruleRows(ctx.db, viewer), state, rules) };
+  };
+
+  const overview = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, extra: { done?: string; error?: string; errors?: Record<string, string> } = {}, query: Record<string, string | undefined> = {}) => {
+    const [settings, rules, runs] = await Promise.all([notificationSettings(ctx.db), chosenRules(viewer, query), recentRuns(ctx.db)]);
     return renderScreen(headers, shell('Notifications', viewer, csrfToken),
-      <NotificationsPage csrfToken={csrfToken} canChange={canChange(viewer)} settings={settings} timeZones={TIME_ZONES} rules={rules}
-        skipped={await skippedRecipients(ctx.db, rules)} recipients={recipients} typeLabel={typeLabel} runs={runs} {...extra} />);
+      <NotificationsPage csrfToken={csrfToken} canChange={canChange(viewer)} settings={settings} timeZones={TIME_ZONES} rules={pageOfRows(rules.rows, rules.state)}
+        ruleState={rules.state} recordTypes={ruleRecordTypes()} runs={runs} {...extra} />);
   };
 
   const ruleForm = async (viewer: Actor, csrfToken: string, headers: Record<string, string | undefined>, p: {
@@ -84,7 +79,10 @@ export const notificationPages = (ctx: AppContext) => {
 
   return new Elysia({ name: 'platform:notification-pages' })
     .use(screenAuth(ctx))
-    .get('/settings/notifications', ({ viewer, csrfToken, headers, query }) => overview(viewer, csrfToken, headers, { done: query.done }), { page: 'settings:read' })
+    .get('/settings/notifications', ({ viewer, csrfToken, headers, query }) => overview(viewer, csrfToken, headers, { done: query.done }, query), { page: 'settings:read' })
+    // The rules of the filters, in words, as CSV.
+    .get('/settings/notifications/rules/export.csv', async ({ viewer, query, set }) =>
+      csvDownload(set, 'notification-rules', ruleCsvColumns, (await chosenRules(viewer, query)).rows), { page: 'settings:read' })
     .post('/settings/notifications', async ({ viewer, csrfToken, headers, body, redirect, set }) => {
       const current = await notificationSettings(ctx.db);
       const hour = Number(formText(body, 'reminderHour'));

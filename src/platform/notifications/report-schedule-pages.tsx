@@ -12,6 +12,10 @@ import {
   createSchedule, deleteSchedule, describeSchedule, getSchedule, listSchedules, recipientsOf, reportOf, scheduleInput, setSchedulePaused,
   updateSchedule, SCHEDULE_FREQUENCIES, type ReportSchedule, type ReportScheduleInput,
 } from './report-schedules';
+import { scheduleCsvColumns, scheduleListRules, scheduleReports } from './report-schedule-list';
+import { chosenRows, pageOfRows, ruledState } from '../http/list-query';
+import { csvDownload } from '../csv/list-download';
+import { readerZone } from '../csv/zone';
 import { DeleteSchedulePage, ScheduleDetail, ScheduleFilters, ScheduleForm, ScheduleList, type ScheduleRow } from './report-schedule-views';
 
 const canChange = (viewer: Actor) => levelOf(viewer, 'settings:update') === 'all';
@@ -77,13 +81,25 @@ export const schedulePages = (ctx: AppContext) => {
 
   const refused = (problems: number, message: string) => (problems ? 'Please correct the fields marked below.' : message);
 
+  /** Every scheduled report in words, chosen by the address's search, filters and sort. */
+  async function chosen(viewer: Actor, query: Record<string, string | undefined>) {
+    const rules = scheduleListRules();
+    const state = ruledState(query, rules);
+    const [schedules, n, settings] = await Promise.all([listSchedules(ctx.db, viewer), names(), notificationSettings(ctx.db)]);
+    const rows = await Promise.all(schedules.map((s) => rowOf(viewer, s, n, settings.reminderHour, settings.timeZone)));
+    return { state, rows: chosenRows(rows, state, rules) };
+  }
+
   return new Elysia({ name: 'platform:report-schedule-pages' })
     .use(screenAuth(ctx))
     .get('/reports/schedules', async ({ viewer, csrfToken, headers, query }) => {
-      const [schedules, n, settings] = await Promise.all([listSchedules(ctx.db, viewer), names(), notificationSettings(ctx.db)]);
-      const rows = await Promise.all(schedules.map((s) => rowOf(viewer, s, n, settings.reminderHour, settings.timeZone)));
-      return renderScreen(headers, shell('Scheduled reports', viewer, csrfToken), <ScheduleList rows={rows} canChange={canChange(viewer)} done={query.done} />);
+      const { state, rows } = await chosen(viewer, query);
+      return renderScreen(headers, shell('Scheduled reports', viewer, csrfToken),
+        <ScheduleList rows={pageOfRows(rows, state)} state={state} reports={scheduleReports()} canChange={canChange(viewer)} done={query.done} />);
     }, { page: 'settings:read' })
+    // The scheduled reports of the filters, in words, as CSV (the last run in the reader's zone).
+    .get('/reports/schedules/export.csv', async ({ viewer, query, set }) =>
+      csvDownload(set, 'scheduled-reports', scheduleCsvColumns(readerZone(query.tz)), (await chosen(viewer, query)).rows), { page: 'settings:read' })
     .get('/reports/schedules/new', ({ viewer, csrfToken, headers, query }) => form(viewer, csrfToken, headers, {
       title: 'Schedule a report', action: '/reports/schedules', cancel: '/reports/schedules',
       values: { name: '', reportKey: reportOf(query.report ?? '')?.key ?? installedReports()[0]?.key ?? '', filters: {}, frequency: 'weekly', weekday: 1, monthDay: null, userIds: [], groupIds: [], paused: false },

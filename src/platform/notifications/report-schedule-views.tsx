@@ -1,50 +1,42 @@
 import { CsrfField, ErrorSummary, Field, fieldProblems, Select, type Option } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
-import { When } from '../../../views/components/table';
+import { Text, When } from '../../../views/components/table';
+import { FilteredList, type ListPage, type ListState } from '../../../views/components/list';
+import { FREQUENCY_LABELS, SCHEDULE_STATE_LABELS, type ScheduleRow } from './report-schedule-list';
 import type { ReportFilter } from '../reports/declarations';
+export type { ScheduleRow } from './report-schedule-list';
 import { SCHEDULE_FREQUENCIES, WEEKDAYS, type ReportSchedule, type ReportScheduleInput } from './report-schedules';
 
-export interface ScheduleRow {
-  schedule: ReportSchedule;
-  reportTitle: string;
-  when: string;
-  filters: string;
-  recipients: string;
-  skippedNow: { name: string; reason: string }[];
-}
 
-const FREQUENCY_LABELS: Record<(typeof SCHEDULE_FREQUENCIES)[number], string> = { daily: 'Daily', weekly: 'Weekly', monthly: 'Monthly' };
 const DONE: Record<string, string> = {
   created: 'Scheduled report saved. It is sent at the next due time.', updated: 'Scheduled report saved.', deleted: 'Scheduled report deleted.',
   paused: 'Scheduled report paused: nothing is sent until it is resumed.', resumed: 'Scheduled report resumed.',
 };
 
-/** Reports › Schedules: every scheduled report with its last run and outcome. */
-export function ScheduleList({ rows, canChange, done }: { rows: ScheduleRow[]; canChange: boolean; done?: string }): JSX.Element {
+/** Reports › Schedules: every scheduled report with its last run and outcome, as a filtered list. */
+export function ScheduleList({ rows, state, reports, canChange, done }: { rows: ListPage<ScheduleRow>; state: ListState; reports: Option[]; canChange: boolean; done?: string }): JSX.Element {
   return (
     <>
       <Flash kind="success" message={done ? DONE[done] : undefined} />
-      <p class="muted">Each recipient receives the report as a CSV attachment with the rows they may read. People who do not hold the report's right are skipped.</p>
-      {rows.length === 0 ? <p class="muted">No report is scheduled yet.</p> : (
-        <div class="table-wrap">
-          <table class="data">
-            <caption class="visually-hidden">Scheduled reports</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Report</th><th scope="col">When</th><th scope="col">Recipients</th><th scope="col">Last run</th></tr></thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr>
-                  <th scope="row"><a href={`/reports/schedules/${r.schedule.id}`} safe>{r.schedule.name}</a>{r.schedule.paused ? <span class="muted"> (paused)</span> : ''}</th>
-                  <td safe>{r.reportTitle}</td>
-                  <td safe>{r.when}</td>
-                  <td><span safe>{r.recipients}</span>{r.skippedNow.length ? <span class="muted" safe>{` (${r.skippedNow.length} skipped)`}</span> : ''}</td>
-                  <td>{r.schedule.lastRunAt ? <><When value={r.schedule.lastRunAt.toISOString()} local />{': '}<span safe>{r.schedule.lastOutcome ?? ''}</span></> : <span class="muted">Not sent yet</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {canChange ? <p><a class="button" href="/reports/schedules/new">Schedule a report</a></p> : ''}
+      <div class="section-head">
+        <p class="muted">Each recipient receives the report as a CSV attachment with the rows they may read. People who do not hold the report's right are skipped.</p>
+        {canChange ? <a class="button" href="/reports/schedules/new">Schedule a report</a> : ''}
+      </div>
+      <FilteredList<ScheduleRow> path="/reports/schedules" name="schedule" one="scheduled report" many="scheduled reports" state={state} page={rows}
+        defaultSort="name" empty="No report is scheduled yet." search="Search names, reports, recipients and filters"
+        selects={[
+          { name: 'report', label: 'Report', options: reports },
+          { name: 'frequency', label: 'Frequency', options: SCHEDULE_FREQUENCIES.map((f) => ({ value: f, label: FREQUENCY_LABELS[f] })) },
+          { name: 'state', label: 'State', options: Object.entries(SCHEDULE_STATE_LABELS).map(([value, label]) => ({ value, label })) },
+        ]}
+        columns={[
+          { header: 'Name', sort: 'name', cell: (r) => <><a href={`/reports/schedules/${r.schedule.id}`} safe>{r.schedule.name}</a>{r.schedule.paused ? <span class="muted"> (paused)</span> : ''}</> },
+          { header: 'Report', sort: 'report', cell: (r) => <Text value={r.reportTitle} /> },
+          { header: 'When', sort: 'frequency', cell: (r) => <Text value={r.when} /> },
+          { header: 'Recipients', cell: (r) => <><span safe>{r.recipients}</span>{r.skippedNow.length ? <span class="muted" safe>{` (${r.skippedNow.length} skipped)`}</span> : ''}</> },
+          { header: 'Last run', sort: 'lastRunAt', cell: (r) => (r.schedule.lastRunAt ? <><When value={r.schedule.lastRunAt.toISOString()} local />{': '}<span safe>{r.schedule.lastOutcome ?? ''}</span></> : <span class="muted">Not sent yet</span>) },
+        ]}
+      />
     </>
   );
 }

@@ -5,6 +5,8 @@ import { DataTable, Text, When } from '../../../views/components/table';
 import type { DueDateKind, RecordEvents } from './declarations';
 import { EVENT_LABELS, RULE_EVENTS } from './declarations';
 import type { PreviewRow } from './reminders';
+import { RULE_STATE_LABELS, type RuleRow } from './rule-list';
+import { FilteredList, type ListPage, type ListState } from '../../../views/components/list';
 import { describeEvent, recordTypeLabel, type NotificationRule, type NotificationRuleInput } from './rules';
 import type { MailPreferences, MailSettings, NotificationSettings } from './settings';
 
@@ -20,10 +22,9 @@ export interface NotificationsPageProps {
   canChange: boolean;
   settings: NotificationSettings;
   timeZones: readonly string[];
-  rules: NotificationRule[];
-  skipped: Map<string, string[]>;
-  recipients: (rule: NotificationRule) => string;
-  typeLabel: (rule: NotificationRule) => string;
+  rules: ListPage<RuleRow>;
+  ruleState: ListState;
+  recordTypes: Option[];
   runs: { day: string; startedAt: Date; finishedAt: Date | null; recipients: number; items: number }[];
   done?: string;
   error?: string;
@@ -48,19 +49,23 @@ export function NotificationsPage(p: NotificationsPageProps): JSX.Element {
           {p.canChange && <a class="button" href="/settings/notifications/rules/new">New rule</a>}
         </div>
         <p>A rule mails chosen people when something happens to a kind of record. Nobody is mailed about a record they may not read, nor about their own changes.</p>
-        <DataTable<NotificationRule>
-          rows={p.rules}
-          empty="No rules yet. New rule sets the first one up."
+        <FilteredList<RuleRow> path="/settings/notifications" exportPath="/settings/notifications/rules/export.csv" name="rule" one="rule" many="rules"
+          state={p.ruleState} page={p.rules} defaultSort="name" empty="No rules yet. New rule sets the first one up." search="Search names, events, records and recipients"
+          selects={[
+            { name: 'event', label: 'Event', options: RULE_EVENTS.map((e) => ({ value: e, label: EVENT_LABELS[e] })) },
+            { name: 'recordType', label: 'Records', options: p.recordTypes },
+            { name: 'state', label: 'State', options: Object.entries(RULE_STATE_LABELS).map(([value, label]) => ({ value, label })) },
+          ]}
           columns={[
-            { header: 'Rule', cell: (r) => (p.canChange ? <a href={`/settings/notifications/rules/${r.id}`} safe>{r.name}</a> : <Text value={r.name} />) },
-            { header: 'When', cell: (r) => <Text value={describeEvent(r)} /> },
-            { header: 'Records', cell: (r) => <Text value={p.typeLabel(r)} /> },
-            { header: 'Mails', cell: (r) => <Text value={p.recipients(r)} /> },
+            { header: 'Rule', sort: 'name', cell: (r) => (p.canChange ? <a href={`/settings/notifications/rules/${r.rule.id}`} safe>{r.rule.name}</a> : <Text value={r.rule.name} />) },
+            { header: 'When', sort: 'event', cell: (r) => <Text value={r.when} /> },
+            { header: 'Records', sort: 'records', cell: (r) => <Text value={r.records} /> },
+            { header: 'Mails', cell: (r) => <Text value={r.mails} /> },
             {
-              header: 'State', cell: (r) => (
+              header: 'State', sort: 'state', cell: (r) => (
                 <>
-                  <span class={r.enabled ? 'tag status-ok' : 'tag'} safe>{r.enabled ? 'On' : 'Off'}</span>
-                  {(p.skipped.get(r.id) ?? []).length > 0 && <p class="status-bad" safe>{`Skipped while deactivated: ${p.skipped.get(r.id)!.join(', ')}`}</p>}
+                  <span class={r.rule.enabled ? 'tag status-ok' : 'tag'} safe>{RULE_STATE_LABELS[r.rule.enabled ? 'on' : 'off']}</span>
+                  {r.skipped.length > 0 && <p class="status-bad" safe>{`Skipped while deactivated: ${r.skipped.join(', ')}`}</p>}
                 </>
               ),
             },

@@ -1,10 +1,10 @@
 import { levelOf, MODULES, rightsOf, type Actor } from '../../../platform/permissions/permissions';
 import { Flash } from '../../../../views/components/flash';
 import { CsrfField, Field, Select, type FieldErrors } from '../../../../views/components/form';
-import { DataTable, Tags, Text, When } from '../../../../views/components/table';
-import { FilterBar } from '../../../../views/components/filter-bar';
-import { Pager } from '../../../../views/components/pager';
-import { USER_STATUS_LABELS, type GroupListFilters, type GroupListRow, type UserListFilters, type UserListRow } from '../directory-lists';
+import { Tags, Text, When } from '../../../../views/components/table';
+import { areaLabel } from '../../../platform/http/installed';
+import { FilteredList, type ListPage, type ListState } from '../../../../views/components/list';
+import { grantLabel, ROLE_KIND_LABELS, USER_STATUS_LABELS, type GroupListFilters, type GroupListRow, type UserListFilters, type UserListRow } from '../directory-lists';
 import { listGroupDetails, listRoles, listUsers, RESET_LINK_HOURS } from '../service';
 import { BreakGlassCard } from '../sign-in/views';
 import { TwoFactorUserCard } from '../two-factor/views';
@@ -32,35 +32,6 @@ export interface UserForm {
   groupId: string;
 }
 
-/** A list's address with its filters, sort and page (and the same for its CSV export: `path`). */
-export function directoryHref(path: string, filters: Record<string, string>, extra: { page?: number; sort?: string } = {}): string {
-  const params = new URLSearchParams(Object.entries({ ...filters, sort: extra.sort ?? filters.sort ?? '' }).filter(([, value]) => value !== ''));
-  if ((extra.page ?? 1) > 1) params.set('page', String(extra.page));
-  const query = params.toString();
-  return query ? `${path}?${query}` : path;
-}
-
-/** A page of a list as the screens show it. */
-export interface ListPage<T> {
-  rows: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-}
-
-const counted = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
-
-/** The line above a list's table: how many rows the filters hold, and the Export of exactly those. */
-function ResultsBar(p: { total: number; one: string; many: string; filtered: boolean; exportHref: string }): JSX.Element {
-  const count = counted(p.total, p.one, p.many);
-  return (
-    <p class="results-bar">
-      <span class="muted" safe>{p.filtered ? `${count} ${p.total === 1 ? 'matches' : 'match'} these filters` : count}</span>
-      {p.total > 0 && <a class="button secondary small" href={p.exportHref} download="" data-reader-zone="">Export CSV</a>}
-    </p>
-  );
-}
-
 export function UsersContent(props: {
   viewer: Actor; csrfToken: string; users: ListPage<UserListRow>; filters: UserListFilters; groups: GroupRow[]; roles: RoleRow[];
   done?: string; form?: UserForm; errors?: FieldErrors; error?: string;
@@ -73,60 +44,49 @@ export function UsersContent(props: {
   const groupOptions = [{ value: '', label: '(none)' }, ...groups.map((g) => ({ value: g.id, label: g.name }))];
   const form = props.form ?? { name: '', email: '', groupId: '' };
   const errors = props.errors ?? {};
-  const filtered = Boolean(f.q || f.status || f.roleId || f.groupId);
-  const values = { q: f.q, status: f.status, roleId: f.roleId, groupId: f.groupId, sort: f.sort };
-  const target = '#user-results';
+  const state: ListState = { q: f.q, filters: { status: f.status, roleId: f.roleId, groupId: f.groupId }, sort: f.sort, page: users.page };
   return (
     <section id="users">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
-      <FilterBar action="/settings/users" id="user-filters" label="Filter users" target={target} filtered={filtered}
-        search={{ value: f.q, label: 'Search names and emails' }}
-        filters={[
-          { name: 'status', label: 'Status', selected: f.status, options: Object.entries(USER_STATUS_LABELS).map(([value, label]) => ({ value, label })) },
-          { name: 'roleId', label: 'Role', selected: f.roleId, options: props.roles.map((r) => ({ value: r.id, label: r.name })) },
-          { name: 'groupId', label: 'Group', selected: f.groupId, options: groups.map((g) => ({ value: g.id, label: g.name })) },
-        ]} />
-      <section id="user-results" aria-live="polite" aria-label="Users">
-        <ResultsBar total={users.total} one="user" many="users" filtered={filtered} exportHref={directoryHref('/settings/users/export.csv', values)} />
-        <DataTable<UserListRow>
-          id="user-table"
-          rows={users.rows}
-          empty={filtered ? 'No users match these filters.' : 'No users.'}
-          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/users', values, { sort }), target, form: 'user-filters' }}
-          columns={[
-            { header: 'Name', sort: 'name', cell: (u) => <><Text value={u.name} />{u.breakGlass && <> <span class="tag" title="May sign in with a password when only SSO sign-in is allowed">break-glass</span></>}</> },
-            { header: 'Email', sort: 'email', cell: (u) => <Text value={u.email} /> },
-            { header: 'Status', sort: 'status', cell: (u) => <span class={`status-${u.status}`} safe>{USER_STATUS_LABELS[u.status]}</span> },
-            { header: 'Groups', cell: (u) => <Tags values={u.groups} /> },
-            { header: 'Roles', cell: (u) => <Tags values={u.roles} /> },
-            { header: 'Created', sort: 'createdAt', cell: (u) => <When value={u.createdAt} local /> },
-            ...(canUpdate ? [{
-              header: 'Actions',
-              cell: (u: UserListRow) => (
-                <div class="actions">
-                  <a class="button small secondary" href={`/settings/users/${u.id}`} aria-label={`Edit ${u.name}`}>Edit</a>
-                  {u.id !== viewer.userId && (
-                    <form method="post" action={`/settings/users/${u.id}/status`} class="inline">
-                      <CsrfField token={csrfToken} />
-                      <input type="hidden" name="status" value={u.status === 'active' ? 'deactivated' : 'active'} />
-                      <button type="submit" class={u.status === 'active' ? 'small danger' : 'small secondary'} aria-label={`${u.status === 'active' ? 'Deactivate' : 'Reactivate'} ${u.name}`}>
-                        {u.status === 'active' ? 'Deactivate' : 'Reactivate'}
-                      </button>
-                    </form>
-                  )}
-                  <form method="post" action={`/settings/users/${u.id}/groups`} class="inline">
+      <FilteredList<UserListRow> path="/settings/users" name="user" one="user" many="users" state={state} page={users} defaultSort="name"
+        empty="No users." search="Search names and emails"
+        selects={[
+          { name: 'status', label: 'Status', options: Object.entries(USER_STATUS_LABELS).map(([value, label]) => ({ value, label })) },
+          { name: 'roleId', label: 'Role', options: props.roles.map((r) => ({ value: r.id, label: r.name })) },
+          { name: 'groupId', label: 'Group', options: groups.map((g) => ({ value: g.id, label: g.name })) },
+        ]}
+        columns={[
+          { header: 'Name', sort: 'name', cell: (u) => <><Text value={u.name} />{u.breakGlass && <> <span class="tag" title="May sign in with a password when only SSO sign-in is allowed">break-glass</span></>}</> },
+          { header: 'Email', sort: 'email', cell: (u) => <Text value={u.email} /> },
+          { header: 'Status', sort: 'status', cell: (u) => <span class={`status-${u.status}`} safe>{USER_STATUS_LABELS[u.status]}</span> },
+          { header: 'Groups', cell: (u) => <Tags values={u.groups} /> },
+          { header: 'Roles', cell: (u) => <Tags values={u.roles} /> },
+          { header: 'Created', sort: 'createdAt', cell: (u) => <When value={u.createdAt} local /> },
+          ...(canUpdate ? [{
+            header: 'Actions',
+            cell: (u: UserListRow) => (
+              <div class="actions">
+                <a class="button small secondary" href={`/settings/users/${u.id}`} aria-label={`Edit ${u.name}`}>Edit</a>
+                {u.id !== viewer.userId && (
+                  <form method="post" action={`/settings/users/${u.id}/status`} class="inline">
                     <CsrfField token={csrfToken} />
-                    <label class="muted" for={`g-${u.id}`}>Add to group </label>
-                    <Select id={`g-${u.id}`} name="groupId" options={groups.filter((g) => !(groupIdsOf.get(u.id) ?? []).includes(g.id)).map((g) => ({ value: g.id, label: g.name }))} />
-                    <button type="submit" class="small secondary" aria-label={`Add ${u.name} to the group`}>Add</button>
+                    <input type="hidden" name="status" value={u.status === 'active' ? 'deactivated' : 'active'} />
+                    <button type="submit" class={u.status === 'active' ? 'small danger' : 'small secondary'} aria-label={`${u.status === 'active' ? 'Deactivate' : 'Reactivate'} ${u.name}`}>
+                      {u.status === 'active' ? 'Deactivate' : 'Reactivate'}
+                    </button>
                   </form>
-                </div>
-              ),
-            }] : []),
-          ]}
-        />
-        <Pager page={users.page} pageSize={users.pageSize} total={users.total} href={(n) => directoryHref('/settings/users', values, { page: n })} target={target} />
-      </section>
+                )}
+                <form method="post" action={`/settings/users/${u.id}/groups`} class="inline">
+                  <CsrfField token={csrfToken} />
+                  <label class="muted" for={`g-${u.id}`}>Add to group </label>
+                  <Select id={`g-${u.id}`} name="groupId" options={groups.filter((g) => !(groupIdsOf.get(u.id) ?? []).includes(g.id)).map((g) => ({ value: g.id, label: g.name }))} />
+                  <button type="submit" class="small secondary" aria-label={`Add ${u.name} to the group`}>Add</button>
+                </form>
+              </div>
+            ),
+          }] : []),
+        ]}
+      />
       {canCreate && (
         <details class="card" open={props.error !== undefined || Object.keys(errors).length > 0}>
           <summary><strong>Create user</strong></summary>
@@ -161,9 +121,7 @@ export function GroupsContent(props: {
   const roleById = new Map(roles.map((r) => [r.id, r]));
   const form = props.form ?? { name: '', description: '' };
   const errors = props.errors ?? {};
-  const filtered = Boolean(f.q);
-  const values = { q: f.q, sort: f.sort };
-  const target = '#group-results';
+  const state: ListState = { q: f.q, filters: {}, sort: f.sort, page: groups.page };
   const personName = (id: string) => {
     const u = userById.get(id);
     return u ? `${u.name} <${u.email}>` : '(deleted)';
@@ -171,75 +129,66 @@ export function GroupsContent(props: {
   return (
     <section id="groups">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
-      <FilterBar action="/settings/groups" id="group-filters" label="Filter groups" target={target} filtered={filtered}
-        search={{ value: f.q, label: 'Search names and descriptions' }} filters={[]} />
-      <section id="group-results" aria-live="polite" aria-label="Groups">
-        <ResultsBar total={groups.total} one="group" many="groups" filtered={filtered} exportHref={directoryHref('/settings/groups/export.csv', values)} />
-        <DataTable<GroupListRow>
-          id="group-table"
-          rows={groups.rows}
-          empty={filtered ? 'No groups match this search.' : 'No groups.'}
-          sort={{ current: f.sort || 'name', href: (sort) => directoryHref('/settings/groups', values, { sort }), target, form: 'group-filters' }}
-          columns={[
-            { header: 'Group', sort: 'name', cell: (g) => <><strong safe>{g.name}</strong><div class="muted" safe>{g.description}</div></> },
-            {
-              header: 'Members',
-              sort: 'members',
-              cell: (g) => (
-                <ul>
-                  {g.memberIds.map((id) => (
-                    <li>
-                      <span safe>{personName(id)}</span>{' '}
-                      {canUpdate && (
-                        <form method="post" action={`/settings/groups/${g.id}/members/${id}/remove`} class="inline">
-                          <CsrfField token={csrfToken} />
-                          <button type="submit" class="link small" aria-label={`Remove ${userById.get(id)?.name ?? 'member'} from ${g.name}`}>remove</button>
-                        </form>
-                      )}
-                    </li>
-                  ))}
-                </ul>
-              ),
-            },
-            {
-              header: 'Roles',
-              cell: (g) => (
-                <ul>
-                  {g.roleIds.map((id) => (
-                    <li>
-                      <span class="tag" safe>{roleById.get(id)?.name ?? '(deleted)'}</span>{' '}
-                      {canUpdate && (
-                        <form method="post" action={`/settings/groups/${g.id}/roles/${id}/remove`} class="inline">
-                          <CsrfField token={csrfToken} />
-                          <button type="submit" class="link small" aria-label={`Remove ${roleById.get(id)?.name ?? 'role'} from ${g.name}`}>remove</button>
-                        </form>
-                      )}
-                    </li>
-                  ))}
-                </ul>
-              ),
-            },
-            ...(canUpdate ? [{
-              header: 'Actions',
-              cell: (g: GroupListRow) => (
-                <div>
-                  <form method="post" action={`/settings/groups/${g.id}/members`} class="actions">
-                    <CsrfField token={csrfToken} />
-                    <Select id={`m-${g.id}`} label={`Person to add to ${g.name}`} name="userId" options={users.filter((u) => !g.memberIds.includes(u.id)).map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }))} />
-                    <button type="submit" class="small secondary">Add member</button>
-                  </form>
-                  <form method="post" action={`/settings/groups/${g.id}/roles`} class="actions">
-                    <CsrfField token={csrfToken} />
-                    <Select id={`r-${g.id}`} label={`Role to give ${g.name}`} name="roleId" options={roles.filter((r) => !g.roleIds.includes(r.id)).map((r) => ({ value: r.id, label: r.name }))} />
-                    <button type="submit" class="small secondary">Give role</button>
-                  </form>
-                </div>
-              ),
-            }] : []),
-          ]}
-        />
-        <Pager page={groups.page} pageSize={groups.pageSize} total={groups.total} href={(n) => directoryHref('/settings/groups', values, { page: n })} target={target} />
-      </section>
+      <FilteredList<GroupListRow> path="/settings/groups" name="group" one="group" many="groups" state={state} page={groups} defaultSort="name"
+        empty="No groups." search="Search names and descriptions"
+        columns={[
+          { header: 'Group', sort: 'name', cell: (g) => <><strong safe>{g.name}</strong><div class="muted" safe>{g.description}</div></> },
+          {
+            header: 'Members',
+            sort: 'members',
+            cell: (g) => (
+              <ul>
+                {g.memberIds.map((id) => (
+                  <li>
+                    <span safe>{personName(id)}</span>{' '}
+                    {canUpdate && (
+                      <form method="post" action={`/settings/groups/${g.id}/members/${id}/remove`} class="inline">
+                        <CsrfField token={csrfToken} />
+                        <button type="submit" class="link small" aria-label={`Remove ${userById.get(id)?.name ?? 'member'} from ${g.name}`}>remove</button>
+                      </form>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+          {
+            header: 'Roles',
+            cell: (g) => (
+              <ul>
+                {g.roleIds.map((id) => (
+                  <li>
+                    <span class="tag" safe>{roleById.get(id)?.name ?? '(deleted)'}</span>{' '}
+                    {canUpdate && (
+                      <form method="post" action={`/settings/groups/${g.id}/roles/${id}/remove`} class="inline">
+                        <CsrfField token={csrfToken} />
+                        <button type="submit" class="link small" aria-label={`Remove ${roleById.get(id)?.name ?? 'role'} from ${g.name}`}>remove</button>
+                      </form>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+          ...(canUpdate ? [{
+            header: 'Actions',
+            cell: (g: GroupListRow) => (
+              <div>
+                <form method="post" action={`/settings/groups/${g.id}/members`} class="actions">
+                  <CsrfField token={csrfToken} />
+                  <Select id={`m-${g.id}`} label={`Person to add to ${g.name}`} name="userId" options={users.filter((u) => !g.memberIds.includes(u.id)).map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }))} />
+                  <button type="submit" class="small secondary">Add member</button>
+                </form>
+                <form method="post" action={`/settings/groups/${g.id}/roles`} class="actions">
+                  <CsrfField token={csrfToken} />
+                  <Select id={`r-${g.id}`} label={`Role to give ${g.name}`} name="roleId" options={roles.filter((r) => !g.roleIds.includes(r.id)).map((r) => ({ value: r.id, label: r.name }))} />
+                  <button type="submit" class="small secondary">Give role</button>
+                </form>
+              </div>
+            ),
+          }] : []),
+        ]}
+      />
       {canCreate && (
         <details class="card" open={props.error !== undefined || Object.keys(errors).length > 0}>
           <summary><strong>Create group</strong></summary>
@@ -259,7 +208,7 @@ export function GroupsContent(props: {
 /* ---------- Roles ---------- */
 
 export function RolesContent(props: {
-  viewer: Actor; csrfToken: string; roles: RoleRow[]; done?: string;
+  viewer: Actor; csrfToken: string; roles: ListPage<RoleRow>; state: ListState; done?: string;
   form?: { name: string; description: string; grants: Record<string, string> }; errors?: FieldErrors; error?: string;
 }) {
   const { viewer, csrfToken, roles } = props;
@@ -271,12 +220,15 @@ export function RolesContent(props: {
     <section id="roles">
       <Flash kind="success" message={props.done ? DONE_MESSAGES[props.done] : undefined} />
       {props.form === undefined && <Flash kind="error" message={props.error} />}
-      <DataTable<RoleRow>
-        rows={roles}
-        empty="No roles."
+      <FilteredList<RoleRow> path="/settings/roles" name="role" one="role" many="roles" state={props.state} page={roles} defaultSort="name"
+        empty="No roles." search="Search names, descriptions and rights"
+        selects={[
+          { name: 'kind', label: 'Kind', options: Object.entries(ROLE_KIND_LABELS).map(([value, label]) => ({ value, label })) },
+          { name: 'module', label: 'Has rights on', options: MODULES.map((m) => ({ value: m, label: areaLabel(m) })) },
+        ]}
         columns={[
-          { header: 'Role', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
-          { header: 'Permissions', cell: (r) => <Tags values={r.permissions.map((p) => `${p.permission} (${p.level})`)} /> },
+          { header: 'Role', sort: 'name', cell: (r) => <><strong safe>{r.name}</strong>{r.builtIn && <span class="tag">built-in</span>}<div class="muted" safe>{r.description}</div></> },
+          { header: 'Rights', sort: 'rights', cell: (r) => <Tags values={r.permissions.map(grantLabel)} /> },
           ...(canUpdate ? [{
             header: 'Actions',
             cell: (r: RoleRow) => r.builtIn ? '' : (
