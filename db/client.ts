@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import * as schema from './schema';
 import { claimDataDir, releaseDataDir } from './data-dir-lock';
 import { guardConnectionLoss } from './connection-loss';
-import { Semaphore } from '../src/platform/core/semaphore';
 
 export type Schema = typeof schema;
 /** Both drivers expose the same Drizzle API; services only ever see this type. */
@@ -53,8 +52,8 @@ export const STREAM_CONNECTIONS = 3;
 /** The connections a cursor reads through, by the handle the service holds (none under PGlite). */
 const streamClients = new WeakMap<object, postgres.Sql>();
 
-/** Where a COPY opens its connection, and the turns downloads take (STREAM_CONNECTIONS at once), by handle. */
-const copyTargets = new WeakMap<object, { url: string; turns: Semaphore }>();
+/** Where a COPY opens its connection, by handle. */
+const copyTargets = new WeakMap<object, string>();
 
 async function openPostgres(url: string, max: number): Promise<Database> {
   const connect = (connections: number) => guardConnectionLoss(postgres(url, {
@@ -70,7 +69,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   const streams = connect(STREAM_CONNECTIONS);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   streamClients.set(db, streams);
-  copyTargets.set(db, { url, turns: new Semaphore(STREAM_CONNECTIONS, Number.MAX_SAFE_INTEGER) });
+  copyTargets.set(db, url);
   return {
     db,
     kind: 'postgres',
@@ -260,24 +259,18 @@ async function* readAhead(pages: AsyncIterator<readonly unknown[][]>): AsyncGene
  *
  * Each COPY has a connection of its own, opened for it and closed after (or as soon as its reader stops: PostgreSQL
  * then ends the COPY): postgres.js 3.4 can leave a connection that ran a COPY paused for good (porsager/postgres#1016),
- * so none goes back to a pool. At most STREAM_CONNECTIONS run at once, as cursor downloads; more wait their turn.
+ * so none goes back to a pool. How many run at once is the caller's to limit.
  */
 export function copyCsvOut(db: DbOrTx, query: SQL): AsyncGenerator<Uint8Array> | undefined {
   if (is(db, PgTransaction)) return undefined;
-  const target = copyTargets.get(db);
-  if (!target) return undefined;
+  const url = copyTargets.get(db);
+  if (!url) return undefined;
   const text = withValuesWritten(dialect.sqlToQuery(query));
-  return text === undefined ? undefined : copyOut(target, `copy (${text}) to stdout with (format csv)`);
+  return text === undefined ? undefined : copyOut(url, `copy (${text}) to stdout with (format csv)`);
 }
 
-async function* copyOut(target: { url: string; turns: Semaphore }, statement: string): AsyncGenerator<Uint8Array> {
-  let release!: () => void;
-  const ended = new Promise<void>((resolve) => { release = resolve; });
-  let started!: () => void;
-  const turn = new Promise<void>((resolve) => { started = resolve; });
-  void target.turns.run(async () => { started(); await ended; });
-  await turn;
-  const connection = postgres(target.url, {
+async function* copyOut(url: string, statement: string): AsyncGenerator<Uint8Array> {
+  const connection = postgres(url, {
     max: 1, onnotice: () => {}, connect_timeout: 10,
     // The statement's values are written into it as standard strings (withValuesWritten).
     connection: { standard_conforming_strings: 'on' },
@@ -286,7 +279,6 @@ async function* copyOut(target: { url: string; turns: Semaphore }, statement: st
     for await (const chunk of await connection.unsafe(statement).readable()) yield chunk as Uint8Array;
   } finally {
     await connection.end({ timeout: 0 });
-    release();
   }
 }
 

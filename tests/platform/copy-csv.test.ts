@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { copyCsvOut, openDatabase, STREAM_CONNECTIONS, withValuesWritten } from '../../db/client';
 import { MalformedCsvError, PostgresCsvRewriter, rewritePostgresCsv } from '../../src/platform/csv/postgres-csv';
 import { csvLine } from '../../src/platform/csv/write';
+import { inTurn, Semaphore } from '../../src/platform/core/semaphore';
 import { testEnv } from '../helpers/app';
 
 type Cell = string | number | boolean | null;
@@ -126,8 +127,10 @@ describe.skipIf(!process.env.DATABASE_URL)('COPY of a select on PostgreSQL, as t
     const copies = () => database.raw<{ n: number }>(`select count(*)::int as n from pg_stat_activity where query like 'copy (%' and query like '%${tag}%' and pid <> pg_backend_pid()`);
     const big = sql`select g::text, ${tag}::text from generate_series(1, 200000) g`;
     try {
+      // As the report's CSV takes them (listValuesCsv): a turn of STREAM_CONNECTIONS each.
+      const turns = new Semaphore(STREAM_CONNECTIONS, 10);
       const first = async () => {
-        const reader = rewritePostgresCsv(copyCsvOut(database.db, big)!);
+        const reader = rewritePostgresCsv(inTurn(turns, copyCsvOut(database.db, big)!));
         const piece = await reader.next();
         expect(new TextDecoder().decode(piece.value as Uint8Array)).toStartWith(`1,${tag}\r\n2,${tag}\r\n`);
         return reader;
@@ -135,7 +138,9 @@ describe.skipIf(!process.env.DATABASE_URL)('COPY of a select on PostgreSQL, as t
       // Twice as many readers as turns: the first STREAM_CONNECTIONS read, the others wait for one to stop.
       const readers = await Promise.all(Array.from({ length: STREAM_CONNECTIONS }, first));
       const waiting = first();
+      await Bun.sleep(200);
       expect((await copies())[0].n).toBe(STREAM_CONNECTIONS);
+      expect(turns.peak).toBe(STREAM_CONNECTIONS);
       await readers[0].return(undefined);
       const late = await waiting;
       for (const reader of [...readers.slice(1), late]) await reader.return(undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { Semaphore, SemaphoreFull } from '../../src/platform/core/semaphore';
+import { inTurn, Semaphore, SemaphoreFull } from '../../src/platform/core/semaphore';
 
 describe('semaphore', () => {
   test('runs at most `limit` tasks at once, lets `maxWaiting` wait in order, and refuses beyond that', async () => {
@@ -29,5 +29,38 @@ describe('semaphore', () => {
     const semaphore = new Semaphore(1, 1);
     await expect(semaphore.run(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
     expect(await semaphore.run(async () => 'next')).toBe('next');
+  });
+
+  test('a stream read in a turn holds it from its first item until it ends or its reader stops, and waits for one before it', async () => {
+    const semaphore = new Semaphore(1, 5);
+    async function* items(name: string) {
+      for (let i = 1; i <= 3; i++) yield `${name}${i}`;
+    }
+    const a = inTurn(semaphore, items('a'));
+    const b = inTurn(semaphore, items('b'));
+    expect((await a.next()).value).toBe('a1');
+    // b waits while a is read, half-way.
+    let bFirst: string | undefined;
+    const bStarted = b.next().then((r) => { bFirst = r.value as string; });
+    await Bun.sleep(20);
+    expect(bFirst).toBeUndefined();
+    // a's reader stops: its turn is given back, b takes it.
+    await a.return(undefined);
+    await bStarted;
+    expect(bFirst).toBe('b1');
+    expect((await b.next()).value).toBe('b2');
+    expect((await b.next()).value).toBe('b3');
+    expect((await b.next()).done).toBe(true);
+    // Read to its end, b gave its turn back too.
+    expect((await inTurn(semaphore, items('c')).next()).value).toBe('c1');
+    expect(semaphore.peak).toBe(1);
+  });
+
+  test('a turn asked for when too many already wait is refused', async () => {
+    const semaphore = new Semaphore(1, 0);
+    const release = await semaphore.acquire();
+    await expect(semaphore.acquire()).rejects.toBeInstanceOf(SemaphoreFull);
+    release();
+    (await semaphore.acquire())();
   });
 });

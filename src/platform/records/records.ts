@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgSelect, PgTable } from 'drizzle-orm/pg-core';
-import { copyCsvOut, flatStatement, selectFlat, streamFlat, streamValues, withIsoTimestamps, type DbOrTx } from '../../../db/client';
+import { inTurn, Semaphore } from '../core/semaphore';
+import { copyCsvOut, STREAM_CONNECTIONS, flatStatement, selectFlat, streamFlat, streamValues, withIsoTimestamps, type DbOrTx } from '../../../db/client';
 import { customFieldValues, groups, users } from '../../../db/schema';
 import {
   applyCustomFields, auditedCustomFields, customFieldsColumn, definitionsFor, deleteCustomFields, isCustomFieldModule, loadCustomFields,
@@ -387,6 +388,9 @@ export async function* streamListValues<T extends OwnedTable>(
   yield* streamValues(db, await listValuesQuery(db, kind, actor, query, select.values, select), pageSize);
 }
 
+/** COPY downloads at once at most (each a connection of its own), as cursor downloads; more wait their turn, in order. */
+const copyTurns = new Semaphore(STREAM_CONNECTIONS, Number.MAX_SAFE_INTEGER);
+
 /**
  * The rows streamListValues reads, as PostgreSQL itself writes them as CSV (copyCsvOut: each value as its text, so a
  * flag reads `true`, not COPY's `t`), for a download whose cells PostgreSQL computes; undefined where no COPY can be
@@ -396,7 +400,8 @@ export async function listValuesCsv<T extends OwnedTable>(
   db: DbOrTx, kind: RecordKind<T, Values, unknown>, actor: Actor, query: ListParams, select: ListValuesSelect,
 ): Promise<AsyncGenerator<Uint8Array> | undefined> {
   const asText = select.values.map((value) => sql`(${value})::text`);
-  return copyCsvOut(db, (await listValuesQuery(db, kind, actor, query, asText, select))().getSQL());
+  const copied = copyCsvOut(db, (await listValuesQuery(db, kind, actor, query, asText, select))().getSQL());
+  return copied && inTurn(copyTurns, copied);
 }
 
 /** The select of a list's values (the list's WHERE at the actor's level, its filters and ORDER); refused filters throw. */
