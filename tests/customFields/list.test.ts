@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { testEnv, type TestEnv } from '../helpers/app';
 import { signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeUser, unique } from '../helpers/factories';
 import { csvOf, inOrder, listScreen } from '../helpers/lists';
-import { createCustomField } from '../../src/modules/customFields/service';
+import { createCustomField, deleteCustomField } from '../../src/modules/customFields/service';
 
 /**
  * Settings › Custom fields as one list: search over labels, keys and options; module and type selects; headers that
@@ -12,6 +12,7 @@ import { createCustomField } from '../../src/modules/customFields/service';
 
 let env: TestEnv;
 let reader: Browser;
+const made: string[] = [];
 const TAG = unique('Fielded');
 const key = (n: string) => `${n}_${TAG.replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
 const labels = { appetite: `${TAG} appetite`, budget: `${TAG} budget`, channel: `${TAG} channel` };
@@ -20,13 +21,21 @@ beforeAll(async () => {
   env = await testEnv();
   const actor = await adminActor(env);
   await env.ctx.db.transaction(async (tx) => {
-    await createCustomField(tx, actor, { module: 'risks', key: key('appetite'), label: labels.appetite, type: 'singleSelect', options: ['Low', 'High'] });
-    await createCustomField(tx, actor, { module: 'controls', key: key('budget'), label: labels.budget, type: 'number', required: true });
-    await createCustomField(tx, actor, { module: 'risks', key: key('channel'), label: labels.channel, type: 'text' });
+    made.push((await createCustomField(tx, actor, { module: 'risks', key: key('appetite'), label: labels.appetite, type: 'singleSelect', options: ['Low', 'High'] })).id);
+    made.push((await createCustomField(tx, actor, { module: 'controls', key: key('budget'), label: labels.budget, type: 'number', required: true })).id);
+    made.push((await createCustomField(tx, actor, { module: 'risks', key: key('channel'), label: labels.channel, type: 'text' })).id);
   });
   const user = await makeUser(env, { 'customFields:read': 'all' });
   reader = await signedInBrowser(env, user.email, user.password);
 }, 60_000);
+
+// A required field on controls would refuse every control other test files of this process create without it.
+afterAll(async () => {
+  const actor = await adminActor(env);
+  await env.ctx.db.transaction(async (tx) => {
+    for (const id of made) await deleteCustomField(tx, actor, id, { confirm: true });
+  });
+});
 
 const q = encodeURIComponent(TAG);
 const all = Object.values(labels);
