@@ -52,8 +52,8 @@ export const STREAM_CONNECTIONS = 3;
 /** The connections a cursor reads through, by the handle the service holds (none under PGlite). */
 const streamClients = new WeakMap<object, postgres.Sql>();
 
-/** Where a COPY opens its connection, by handle. */
-const copyTargets = new WeakMap<object, string>();
+/** Where a COPY opens its connection, and the pool that can end it early, by handle. */
+const copyTargets = new WeakMap<object, { url: string; pool: postgres.Sql }>();
 
 async function openPostgres(url: string, max: number): Promise<Database> {
   const connect = (connections: number) => guardConnectionLoss(postgres(url, {
@@ -69,7 +69,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   const streams = connect(STREAM_CONNECTIONS);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   streamClients.set(db, streams);
-  copyTargets.set(db, url);
+  copyTargets.set(db, { url, pool: client });
   return {
     db,
     kind: 'postgres',
@@ -257,27 +257,34 @@ async function* readAhead(pages: AsyncIterator<readonly unknown[][]>): AsyncGene
  * whole register, where PostgreSQL writing the text is the floor. Undefined under PGlite (no COPY to a client), in a
  * transaction, and for a statement whose values cannot be written into its text (COPY takes no parameters).
  *
- * Each COPY has a connection of its own, opened for it and closed after (or as soon as its reader stops: PostgreSQL
- * then ends the COPY): postgres.js 3.4 can leave a connection that ran a COPY paused for good (porsager/postgres#1016),
+ * Each COPY has a connection of its own, opened for it and closed after (or as soon as its reader stops, its backend
+ * ended too): postgres.js 3.4 can leave a connection that ran a COPY paused for good (porsager/postgres#1016),
  * so none goes back to a pool. How many run at once is the caller's to limit.
  */
 export function copyCsvOut(db: DbOrTx, query: SQL): AsyncGenerator<Uint8Array> | undefined {
   if (is(db, PgTransaction)) return undefined;
-  const url = copyTargets.get(db);
-  if (!url) return undefined;
+  const target = copyTargets.get(db);
+  if (!target) return undefined;
   const text = withValuesWritten(dialect.sqlToQuery(query));
-  return text === undefined ? undefined : copyOut(url, `copy (${text}) to stdout with (format csv)`);
+  return text === undefined ? undefined : copyOut(target, `copy (${text}) to stdout with (format csv)`);
 }
 
-async function* copyOut(url: string, statement: string): AsyncGenerator<Uint8Array> {
+async function* copyOut({ url, pool }: { url: string; pool: postgres.Sql }, statement: string): AsyncGenerator<Uint8Array> {
   const connection = postgres(url, {
     max: 1, onnotice: () => {}, connect_timeout: 10,
     // The statement's values are written into it as standard strings (withValuesWritten).
     connection: { standard_conforming_strings: 'on' },
   });
+  let read = false;
+  let backend: number | undefined;
   try {
+    [{ backend }] = await connection<{ backend: number }[]>`select pg_backend_pid() as backend`;
     for await (const chunk of await connection.unsafe(statement).readable()) yield chunk as Uint8Array;
+    read = true;
   } finally {
+    // A reader that stopped early leaves PostgreSQL blocked writing the rest to a socket nobody reads (closing ours only
+    // half-closes it): the backend is ended from the pool, which a role may do to its own connections.
+    if (!read && backend !== undefined) await pool`select pg_terminate_backend(${backend})`.catch(() => undefined);
     await connection.end({ timeout: 0 });
   }
 }
