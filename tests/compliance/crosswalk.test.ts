@@ -136,7 +136,7 @@ describe('copying statuses where the same controls apply', () => {
     const preview = await post('/compliance/packages/compare/preview', { left: p.left, right: p.right, from: 'right' });
     expect(preview.status).toBe(200);
     const html = await preview.text();
-    const rows = [...html.matchAll(/<tr><td><a href="\/compliance\/analyses\/([^"]+)">([^<]+)<\/a>.*?<\/tr>/g)].map((m) => m[2]);
+    const rows = [...html.matchAll(/<tr><td data-label="[^"]*"><a href="\/compliance\/analyses\/([^"]+)">([^<]+)<\/a>.*?<\/tr>/g)].map((m) => m[2]);
     expect(rows).toEqual(['A.1', 'A.2']);
     expect(html).toContain('Apply 2 changes');
     const changes = hiddenChanges(html);

@@ -5,7 +5,7 @@ import { complianceAnalyses, compliancePackages } from '../../db/schema';
 import { SHIPPED_PACKAGES, shippedPackageFile } from '../../src/modules/compliance/shipped';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
 import { browser, signedInBrowser, type Browser } from '../helpers/browser';
-import { makeUser, unique } from '../helpers/factories';
+import { adminActor, makeUser, unique } from '../helpers/factories';
 import { refusalOf, refusedWith } from '../helpers/refusals';
 
 let env: TestEnv;
@@ -267,5 +267,24 @@ describe('the packages list', () => {
     expect(lines[0]).toBe('Name,Standard,Version,Headings,Requirements,Additional,Compliance score,Additional items compliant,Owner');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([`${marker} a`, `${marker} b`]);
     expect(lines[1]).toContain(`,ISO,,0,1,0,0% (0 of 1),—,${owner.email.replace('@test.example', '')}`);
+  });
+
+  test('the Headings, Requirements and Additional headers sort by those counts, both ways', async () => {
+    const { importPackage } = await import('../../src/modules/compliance/packages-service');
+    const marker = unique('Counted framework');
+    const actor = await adminActor(env);
+    const items = (n: number) => Array.from({ length: n }, (_, i) => ({ code: `R${i + 1}`, name: `Requirement ${i + 1}` }));
+    // "small" holds one requirement, "large" three: by name they read large, small; by requirements small, large.
+    for (const [suffix, n] of [['small', 1], ['large', 3]] as const) {
+      await env.ctx.db.transaction(async (tx) => importPackage(tx, actor, { name: `${marker} ${suffix}`, standard: 'ISO', items: items(n) }));
+    }
+    const order = async (sort: string) => {
+      const html = await (await admin.get(`/compliance/packages?q=${encodeURIComponent(marker)}&sort=${sort}`)).text();
+      expect(html).toMatch(new RegExp(`<th scope="col" aria-sort="${sort.startsWith('-') ? 'descending' : 'ascending'}"><a href="[^"]*sort=${sort.startsWith('-') ? sort.slice(1) : `-${sort}`}"`));
+      return html.indexOf(`${marker} small`) < html.indexOf(`${marker} large`) ? ['small', 'large'] : ['large', 'small'];
+    };
+    expect(await order('requirements')).toEqual(['small', 'large']);
+    expect(await order('-requirements')).toEqual(['large', 'small']);
+    expect(await order('name')).toEqual(['large', 'small']);
   });
 });

@@ -129,6 +129,29 @@ describe('risk exceptions', () => {
     expect(byRisk.rows.map((r) => r.id)).toEqual([past, future]);
   });
 
+  test('the list sorts by status in its order (requested, approved, rejected) and by owner and approver by name, both ways', async () => {
+    const riskId = await makeRisk(env, admin);
+    const marker = unique('Sorted');
+    const people = await Promise.all(['zoe', 'Adam', 'mia'].map((name) => makeUser(env, { 'risks:read': 'all' }, `${marker} ${name}`)));
+    const rejected = await created(await request(riskId, { title: `${marker} 1`, ownerId: people[0].id }, requester.token));
+    const approved = await created(await request(riskId, { title: `${marker} 2`, ownerId: people[1].id }, requester.token));
+    const requested = await created(await request(riskId, { title: `${marker} 3`, ownerId: people[2].id }, requester.token));
+    await send('POST', `/api/v1/risk-exceptions/${rejected}/decision`, { decision: 'rejected' });
+    await send('POST', `/api/v1/risk-exceptions/${approved}/decision`, { decision: 'approved' });
+    const ids = async (sort: string) => (await json<Page>(await send('GET', `/api/v1/risk-exceptions?q=${marker}&sort=${sort}`))).rows.map((r) => r.id);
+    expect(await ids('status')).toEqual([requested, approved, rejected]);
+    expect(await ids('-status')).toEqual([rejected, approved, requested]);
+    // Owners by name whatever the case: Adam, mia, zoe.
+    expect(await ids('owner')).toEqual([approved, requested, rejected]);
+    expect(await ids('-owner')).toEqual([rejected, requested, approved]);
+    // Decided ones name their approver; the one still requested has none and comes last ascending, first descending.
+    expect((await ids('approver')).at(-1)).toBe(requested);
+    expect((await ids('-approver'))[0]).toBe(requested);
+    const refused = await send('GET', '/api/v1/risk-exceptions?sort=parent');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('approver');
+  });
+
   test('at level own, a user sees exceptions they or their groups own and those on risks they own, and changes only their own', async () => {
     const user = await makeUser(env, { 'risks:read': 'own', 'risks:update': 'own', 'risks:delete': 'own', 'apiTokens:create': 'own' });
     const own = await makeToken(env, await user.actor(), ['risks:read', 'risks:update', 'risks:delete']);

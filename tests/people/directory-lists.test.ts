@@ -28,7 +28,7 @@ async function usersScreen(query: string) {
   const res = await admin.get(`/settings/users${query}`);
   const html = await res.text();
   const table = html.slice(html.indexOf('id="user-table"'), html.indexOf('</table>', html.indexOf('id="user-table"')));
-  const names = [...table.matchAll(/<tr><td><span>([^<]+)<\/span>/g)].map((m) => m[1]);
+  const names = [...table.matchAll(/<tr><td data-label="[^"]+"><span>([^<]+)<\/span>/g)].map((m) => m[1]);
   return { status: res.status, html, names, total: /<p class="results-bar"><span class="muted">([^<]+)<\/span>/.exec(html)?.[1] };
 }
 
@@ -167,7 +167,7 @@ describe('Settings › Groups: search, sort, paging and Export', () => {
     expect(await (await admin.get('/settings/groups?q=Many+people')).text()).toContain(`<strong>${TAG} crowd</strong>`);
     const groupNames = async (query: string) => {
       const html = await (await admin.get(`/settings/groups${query}`)).text();
-      return { html, names: [...html.slice(html.indexOf('id="group-table"')).matchAll(/<td><strong>([^<]+)<\/strong>/g)].map((m) => m[1]) };
+      return { html, names: [...html.slice(html.indexOf('id="group-table"')).matchAll(/<td data-label="Group"><strong>([^<]+)<\/strong>/g)].map((m) => m[1]) };
     };
     const byMembers = await groupNames(`?q=${encodeURIComponent(TAG)}&sort=-members`);
     expect(byMembers.names).toEqual([`${TAG} crowd`, `${TAG} pair`]);

@@ -30,7 +30,7 @@ async function screen(query: string): Promise<{ status: number; total: number; s
   const html = await res.text();
   const total = Number(/<span class="muted">(\d+) entr(?:y|ies)<\/span>/.exec(html)?.[1] ?? NaN);
   const table = html.slice(html.indexOf('id="audit-table"'));
-  const seqs = [...table.matchAll(/<td class="num"><span>(\d+)<\/span><\/td>/g)].map((m) => Number(m[1]));
+  const seqs = [...table.matchAll(/<td class="num" data-label="#"><span>(\d+)<\/span><\/td>/g)].map((m) => Number(m[1]));
   return { status: res.status, total, seqs, html };
 }
 

@@ -170,7 +170,7 @@ describe("History of a risk", () => {
     expect(table).toMatch(/<strong>Residual likelihood<\/strong>: <span>—<\/span> → <span>2 [A-Z][a-z]/);
     expect(table).toMatch(/<strong>Residual impact<\/strong>: <span>—<\/span> → <span>3 [A-Z][a-z]/);
     // A review has no title: it reads as a risk review, never by its id.
-    expect(table).toMatch(/<td><span>—<\/span><br\/><span class="muted">Risk review<\/span><\/td>/);
+    expect(table).toMatch(/<td data-label="[^"]+"><span>—<\/span><br\/><span class="muted">Risk review<\/span><\/td>/);
     expect(table).toContain('<strong>Outcome</strong>: <span>—</span> → <span>No change</span>');
     // The reviewer (the caller, by default) is named, never shown as an id.
     expect(table).toMatch(/<strong>Reviewer<\/strong>: <span>—<\/span> → <span>[^<0-9a-f-][^<]*<\/span>/);

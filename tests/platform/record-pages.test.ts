@@ -31,7 +31,7 @@ describe('register lists', () => {
     expect(html).toContain('>Apply</button>');
     expect(html).toContain('2 controls match these filters');
     expect(html.indexOf(`${prefix} a`)).toBeLessThan(html.indexOf(`${prefix} b`));
-    expect(html).toContain('<td><span>Technical</span></td>');
+    expect(html).toContain('<td data-label="Type"><span>Technical</span></td>');
     // Sorted by name ascending: the Name header says so and offers the other way, keeping the filter.
     expect(html).toContain(`<th scope="col" aria-sort="ascending"><a href="/controls?q=${encodeURIComponent(prefix)}&sort=-name"`);
     // The sort is a field of the filter bar's form kept with the table, so it is swapped with the results and a filter

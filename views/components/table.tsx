@@ -52,14 +52,18 @@ function Header<T>({ column, sort }: { column: Column<T>; sort?: TableSort }): J
 }
 
 /**
- * A plain, scrollable data table. Cells render JSX, so text must come through `safe` or a component that escapes.
+ * A plain data table. Cells render JSX, so text must come through `safe` or a component that escapes.
  * A column without a header (row actions) gets an empty cell, not an empty header.
+ *
+ * On a phone (static/app.css, `table.stack` under 640 px) each row reads as a card: every cell on its own line after
+ * its column's header, which the cell carries as `data-label`; the sortable headers stay above the cards as a row of
+ * links. Nothing scrolls sideways.
  */
 export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', caption, id, sort }: DataTableProps<T>): JSX.Element {
   return (
     <div class="table-wrap" id={id}>
       {sort?.form && sort.current && <input type="hidden" name="sort" value={sort.current} form={sort.form} />}
-      <table class="data">
+      <table class="data stack">
         {caption && <caption class="muted" safe>{caption}</caption>}
         <thead>
           <tr>{columns.map((c) => <Header column={c} sort={sort} />)}</tr>
@@ -67,7 +71,7 @@ export function DataTable<T>({ columns, rows, empty = 'Nothing to show yet.', ca
         <tbody>
           {rows.length === 0
             ? <tr><td class="empty" colspan={String(columns.length)} safe>{empty}</td></tr>
-            : rows.map((row) => <tr>{columns.map((c) => <td class={c.class}>{c.cell(row)}</td>)}</tr>)}
+            : rows.map((row) => <tr>{columns.map((c) => <td class={c.class} data-label={c.header || undefined}>{c.cell(row)}</td>)}</tr>)}
         </tbody>
       </table>
     </div>

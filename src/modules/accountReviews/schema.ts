@@ -25,7 +25,7 @@ export const ProgramView = recordView({
   createdBy: t.Union([t.String(), t.Null()]),
 });
 
-export const PROGRAM_SORTS = ['name', 'status', 'dueOn', 'createdAt', 'updatedAt'] as const;
+export const PROGRAM_SORTS = ['name', 'status', 'dueOn', 'owner', 'createdAt', 'updatedAt'] as const;
 export const ProgramListQuery = recordListQuery(PROGRAM_SORTS, PROGRAM_STATUSES);
 
 const Email = t.String({ format: 'email', maxLength: 320 });

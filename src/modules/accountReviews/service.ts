@@ -11,6 +11,8 @@ import type { Decision, ItemCreate, ItemDecision, ItemListQuery, ItemView, Progr
 import { ownershipCondition } from '../../platform/permissions/ownership';
 import { isUuid } from '../../platform/core/uuid';
 import { isRealDate } from '../../platform/core/dates';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { PROGRAM_STATUSES } from './schema';
 
 const MODULE = 'accountReviews';
 /** Stored in the Audit Log and History for review items. */
@@ -25,7 +27,7 @@ export const programKind: RecordKind<typeof accountReviewPrograms, ProgramCreate
   titleColumn: accountReviewPrograms.name,
   statusColumn: accountReviewPrograms.status,
   sortable: {
-    name: accountReviewPrograms.name, status: accountReviewPrograms.status, dueOn: accountReviewPrograms.dueOn,
+    name: accountReviewPrograms.name, status: inDefinedOrder(accountReviewPrograms.status, PROGRAM_STATUSES), dueOn: accountReviewPrograms.dueOn, owner: ownerNameSort,
     createdAt: accountReviewPrograms.createdAt, updatedAt: accountReviewPrograms.updatedAt,
   },
   defaults: { description: '', status: 'open', dueOn: null },

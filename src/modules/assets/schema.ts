@@ -23,7 +23,7 @@ export const assetExamples = {
   row: { id: '1f8d3b6a-9e2c-4d7f-8b1a-5c3e7d9f2a60', name: 'File server cluster', description: 'Shared drives of the head office', businessUnitId: null, ...exampleOwnership } satisfies AssetView,
 };
 
-export const ASSET_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
+export const ASSET_SORTS = ['name', 'owner', 'createdAt', 'updatedAt'] as const;
 export const AssetListQuery = recordListQuery(ASSET_SORTS, null, {
   businessUnitId: t.Optional(Uuid),
 });

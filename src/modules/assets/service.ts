@@ -6,6 +6,7 @@ import { requireReadableLink } from '../../platform/records/links';
 import { businessUnitKind } from '../businessUnits/service';
 import type { AssetCreate } from './schema';
 import { isUuid } from '../../platform/core/uuid';
+import { ownerNameSort } from '../../platform/records/sort-keys';
 
 
 export const assetKind: RecordKind<typeof assets, AssetCreate> = {
@@ -14,7 +15,7 @@ export const assetKind: RecordKind<typeof assets, AssetCreate> = {
   label: 'Asset',
   table: assets,
   titleColumn: assets.name,
-  sortable: { name: assets.name, createdAt: assets.createdAt, updatedAt: assets.updatedAt },
+  sortable: { name: assets.name, owner: ownerNameSort, createdAt: assets.createdAt, updatedAt: assets.updatedAt },
   defaults: { description: '', businessUnitId: null },
   filters: { businessUnitId: (value) => (isUuid(value) ? eq(assets.businessUnitId, value) : sql`false`) },
   toColumns: (c) => ({ ...c, name: c.name.trim() }),

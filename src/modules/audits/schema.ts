@@ -27,7 +27,7 @@ export const AuditPlanView = recordView({
 });
 export type AuditPlanView = Static<typeof AuditPlanView>;
 
-export const AUDIT_PLAN_SORTS = ['title', 'status', 'periodStart', 'periodEnd', 'createdAt', 'updatedAt'] as const;
+export const AUDIT_PLAN_SORTS = ['title', 'status', 'periodStart', 'periodEnd', 'owner', 'createdAt', 'updatedAt'] as const;
 export const AuditPlanListQuery = recordListQuery(AUDIT_PLAN_SORTS, AUDIT_PLAN_STATUSES);
 
 // ---------------------------------------------------------------- findings
@@ -54,7 +54,7 @@ export const FindingView = recordView({
 });
 export type FindingView = Static<typeof FindingView>;
 
-export const FINDING_SORTS = ['title', 'status', 'deadline', 'createdAt', 'updatedAt'] as const;
+export const FINDING_SORTS = ['title', 'status', 'deadline', 'owner', 'createdAt', 'updatedAt'] as const;
 export const FindingListQuery = recordListQuery(FINDING_SORTS, FINDING_STATUSES, {
   auditPlanId: t.Optional(Uuid),
   controlId: t.Optional(Uuid),

@@ -9,6 +9,8 @@ import { listRecords, referencedBy, type RecordKind } from '../../platform/recor
 import { controlKind } from '../controls/service';
 import type { AuditPlanCreate, FindingCreate } from './schema';
 import { dateProblems } from '../../platform/core/dates';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { AUDIT_PLAN_STATUSES, FINDING_STATUSES } from './schema';
 
 export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
   module: 'audits',
@@ -18,7 +20,8 @@ export const auditPlanKind: RecordKind<typeof auditPlans, AuditPlanCreate> = {
   titleColumn: auditPlans.title,
   statusColumn: auditPlans.status,
   sortable: {
-    title: auditPlans.title, status: auditPlans.status, periodStart: auditPlans.periodStart, periodEnd: auditPlans.periodEnd,
+    title: auditPlans.title, status: inDefinedOrder(auditPlans.status, AUDIT_PLAN_STATUSES), periodStart: auditPlans.periodStart, periodEnd: auditPlans.periodEnd,
+    owner: ownerNameSort,
     createdAt: auditPlans.createdAt, updatedAt: auditPlans.updatedAt,
   },
   defaults: { scope: '', periodStart: null, periodEnd: null, status: 'planned' },
@@ -43,7 +46,7 @@ export const findingKind: RecordKind<typeof auditFindings, FindingCreate> = {
   titleColumn: auditFindings.title,
   statusColumn: auditFindings.status,
   sortable: {
-    title: auditFindings.title, status: auditFindings.status, deadline: auditFindings.deadline,
+    title: auditFindings.title, status: inDefinedOrder(auditFindings.status, FINDING_STATUSES), deadline: auditFindings.deadline, owner: ownerNameSort,
     createdAt: auditFindings.createdAt, updatedAt: auditFindings.updatedAt,
   },
   defaults: { description: '', status: 'open', deadline: null, controlId: null },

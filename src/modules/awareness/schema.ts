@@ -51,7 +51,7 @@ export const ProgramView = recordView({
 });
 export type ProgramView = Static<typeof ProgramView>;
 
-export const PROGRAM_SORTS = ['title', 'status', 'startsOn', 'endsOn', 'createdAt', 'updatedAt'] as const;
+export const PROGRAM_SORTS = ['title', 'status', 'startsOn', 'endsOn', 'owner', 'createdAt', 'updatedAt'] as const;
 export const ProgramListQuery = recordListQuery(PROGRAM_SORTS, PROGRAM_STATUSES);
 
 const question = { text: 'A message asks you to confirm your password at a link. What do you do?', kind: 'single' as const, choices: ['Follow the link', 'Report it as phishing'], correct: [1] };

@@ -10,6 +10,8 @@ import { isUuid } from '../../platform/core/uuid';
 import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
 import { toCsv } from '../../platform/csv/write';
 import type { CompletionView, ProgramCreate, ResultListQuery, ResultView, Submission, TrainingView } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { PROGRAM_STATUSES } from './schema';
 
 const MODULE = 'awareness';
 /** Stored in the Audit Log and History for a person's result. */
@@ -47,7 +49,8 @@ export const programKind: RecordKind<typeof awarenessPrograms, ProgramCreate> = 
   titleColumn: awarenessPrograms.title,
   statusColumn: awarenessPrograms.status,
   sortable: {
-    title: awarenessPrograms.title, status: awarenessPrograms.status, startsOn: awarenessPrograms.startsOn, endsOn: awarenessPrograms.endsOn,
+    title: awarenessPrograms.title, status: inDefinedOrder(awarenessPrograms.status, PROGRAM_STATUSES), startsOn: awarenessPrograms.startsOn, endsOn: awarenessPrograms.endsOn,
+    owner: ownerNameSort,
     createdAt: awarenessPrograms.createdAt, updatedAt: awarenessPrograms.updatedAt,
   },
   defaults: { content: '', contentUrl: null, audienceGroupIds: [], audienceUserIds: [], startsOn: null, endsOn: null, passMark: 80, questions: [], recurrenceMonths: null },

@@ -18,7 +18,7 @@ export const BusinessUnitView = recordView({
 });
 export type BusinessUnitView = Static<typeof BusinessUnitView>;
 
-export const BUSINESS_UNIT_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
+export const BUSINESS_UNIT_SORTS = ['name', 'owner', 'createdAt', 'updatedAt'] as const;
 export const BusinessUnitListQuery = recordListQuery(BUSINESS_UNIT_SORTS, null, {
   parentId: t.Optional(Uuid),
 });

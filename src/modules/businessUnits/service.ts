@@ -8,6 +8,7 @@ import { requireReadableLink } from '../../platform/records/links';
 import { referencedBy, type RecordKind } from '../../platform/records/records';
 import type { BusinessUnitCreate, BusinessUnitTreeEntry } from './schema';
 import { isUuid } from '../../platform/core/uuid';
+import { ownerNameSort } from '../../platform/records/sort-keys';
 
 type BusinessUnitRow = typeof businessUnits.$inferSelect;
 
@@ -56,7 +57,7 @@ export const businessUnitKind: RecordKind<typeof businessUnits, BusinessUnitCrea
   label: 'Business unit',
   table: businessUnits,
   titleColumn: businessUnits.name,
-  sortable: { name: businessUnits.name, createdAt: businessUnits.createdAt, updatedAt: businessUnits.updatedAt },
+  sortable: { name: businessUnits.name, owner: ownerNameSort, createdAt: businessUnits.createdAt, updatedAt: businessUnits.updatedAt },
   defaults: { description: '', parentId: null },
   filters: { parentId: (value) => (isUuid(value) ? eq(businessUnits.parentId, value) : sql`false`) },
   toColumns: (c) => ({ ...c, name: c.name.trim() }),

@@ -99,7 +99,7 @@ export const exportFileName = (name: string, suffix = '.json') =>
 
 /** Rows of the list's CSV export at most (as the registers' Export). */
 const EXPORT_LIMIT = 5_000;
-const PACKAGE_SORTS = ['name', 'standard', 'version', 'createdAt'].flatMap((s) => [s, `-${s}`]);
+const PACKAGE_SORTS = ['name', 'standard', 'version', 'headings', 'requirements', 'additional', 'createdAt'].flatMap((s) => [s, `-${s}`]);
 
 /** The list's filters and sort as the address holds them; anything else reads as no filter. */
 function packageFilters(query: Record<string, string | undefined>): PackageListFilters {

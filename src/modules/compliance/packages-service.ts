@@ -1,7 +1,8 @@
 import { plural } from '../../platform/core/text';
 import { randomUUID } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
+import { ownerNameSort } from '../../platform/records/sort-keys';
 import type { DbOrTx } from '../../../db/client';
 import { complianceAnalyses, complianceItems, compliancePackages, exceptions } from '../../../db/schema';
 import { AppError, conflict } from '../../platform/core/errors';
@@ -23,6 +24,10 @@ import {
  * with one analysis per requirement and additional item created in the same transaction, set-based.
  */
 
+/** How many items of a kind a package holds, for sorting the list by its count columns. */
+const itemCountSql = (kind: ItemKind) =>
+  sql`(select count(*) from ${complianceItems} where ${complianceItems.packageId} = ${compliancePackages.id} and ${complianceItems.kind} = ${kind})`;
+
 export const packageKind: RecordKind<typeof compliancePackages, PackageFields> = {
   module: 'compliance',
   recordType: 'compliancePackage',
@@ -31,6 +36,7 @@ export const packageKind: RecordKind<typeof compliancePackages, PackageFields> =
   titleColumn: compliancePackages.name,
   sortable: {
     name: compliancePackages.name, standard: compliancePackages.standard, version: compliancePackages.version,
+    headings: itemCountSql('heading'), requirements: itemCountSql('requirement'), additional: itemCountSql('additional'), owner: ownerNameSort,
     createdAt: compliancePackages.createdAt, updatedAt: compliancePackages.updatedAt,
   },
   defaults: { standard: '', version: '', description: '' },

@@ -97,7 +97,7 @@ export const PackageView = recordView({
 });
 export type PackageView = Static<typeof PackageView>;
 
-export const PACKAGE_SORTS = ['name', 'standard', 'version', 'createdAt', 'updatedAt'] as const;
+export const PACKAGE_SORTS = ['name', 'standard', 'version', 'headings', 'requirements', 'additional', 'owner', 'createdAt', 'updatedAt'] as const;
 export const PackageListQuery = recordListQuery(PACKAGE_SORTS, null);
 export type PackageListQuery = Static<typeof PackageListQuery>;
 

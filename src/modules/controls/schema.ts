@@ -36,7 +36,7 @@ export const controlExamples = {
   } satisfies Static<typeof ControlView>,
 };
 
-export const CONTROL_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
+export const CONTROL_SORTS = ['name', 'type', 'status', 'owner', 'createdAt', 'updatedAt'] as const;
 export const ControlListQuery = recordListQuery(CONTROL_SORTS, CONTROL_STATUSES, { type: t.Optional(stringEnum(CONTROL_TYPES)) });
 
 export const ControlTestCreate = t.Object({

@@ -9,6 +9,8 @@ import type { ListParams } from '../../platform/records/records';
 import type { Actor } from '../../platform/permissions/permissions';
 import type { ControlCreate, ControlTestCreate, ControlTesting } from './schema';
 import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { CONTROL_STATUSES, CONTROL_TYPES } from './schema';
 
 export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   module: 'controls',
@@ -17,7 +19,10 @@ export const controlKind: RecordKind<typeof controls, ControlCreate> = {
   table: controls,
   titleColumn: controls.name,
   statusColumn: controls.status,
-  sortable: { name: controls.name, type: controls.type, status: controls.status, createdAt: controls.createdAt, updatedAt: controls.updatedAt },
+  sortable: {
+    name: controls.name, type: inDefinedOrder(controls.type, CONTROL_TYPES), status: inDefinedOrder(controls.status, CONTROL_STATUSES), owner: ownerNameSort,
+    createdAt: controls.createdAt, updatedAt: controls.updatedAt,
+  },
   defaults: { description: '', type: 'process', status: 'active', testFrequencyMonths: null },
   filters: { type: (value) => eq(controls.type, value as ControlCreate['type'] & string) },
   references: [

@@ -28,6 +28,9 @@ const names = new Intl.DisplayNames(['en'], { type: 'region' });
 /** The name of a country code ("US" reads "United States"); the code itself for a code no name is known for. */
 export const countryName = (code: string | null | undefined): string => (code ? names.of(code) ?? code : '');
 
+/** The codes in their names' order ("Åland Islands" after "Afghanistan"): a list sorted by destination reads alphabetically. */
+export const COUNTRIES_BY_NAME: readonly string[] = [...COUNTRY_CODES].sort((a, b) => countryName(a).localeCompare(countryName(b), 'en'));
+
 export const isCountryCode = (code: string) => COUNTRY_CODES.includes(code);
 
 /** Every country as a choice, by name. */

@@ -9,8 +9,11 @@ import { auditFields, loadForAction, type RecordKind, type RecordView } from '..
 import { createRisk } from '../risks/service';
 import { withLabels } from '../../platform/records/labels';
 import { DPIA_CRITERIA_THRESHOLD, DPIA_STATUSES, type DpiaCreate, type DpiaRiskCreate, type DpiaView } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 
 const screeningSql = sql<boolean>`(cardinality(${dpias.criteriaMet}) >= ${sql.raw(String(DPIA_CRITERIA_THRESHOLD))})`;
+/** Whether the DPIA is required: the assessor's override where there is one, else the screening. */
+const requiredSql = sql<boolean>`coalesce(${dpias.requiredOverride} = 'required', ${screeningSql})`;
 
 /** Why a signed-off DPIA refuses changes and deletion (409). */
 const signedOffMessage = (id: string) => `DPIA ${id} is signed off and read-only: reopen it (dataPrivacy:review) to change it`;
@@ -34,7 +37,9 @@ export const dpiaKind: RecordKind<typeof dpias, DpiaCreate, DpiaView> = {
   table: dpias,
   titleColumn: dpias.name,
   statusColumn: dpias.status,
-  sortable: { name: dpias.name, status: dpias.status, createdAt: dpias.createdAt, updatedAt: dpias.updatedAt },
+  sortable: {
+    name: dpias.name, required: requiredSql, status: inDefinedOrder(dpias.status, DPIA_STATUSES), owner: ownerNameSort, createdAt: dpias.createdAt, updatedAt: dpias.updatedAt,
+  },
   defaults: {
     criteriaMet: [], requiredOverride: null, overrideReason: '', description: '', necessityAndProportionality: '', risksToDataSubjects: '',
     measures: '', residualRisk: null, residualJudgement: '', dpoAdvice: '', labelIds: [],
@@ -43,7 +48,7 @@ export const dpiaKind: RecordKind<typeof dpias, DpiaCreate, DpiaView> = {
   labels: dpias.labelIds,
   computed: {
     screeningRequired: screeningSql,
-    required: sql<boolean>`coalesce(${dpias.requiredOverride} = 'required', ${screeningSql})`,
+    required: requiredSql,
   },
   present: async () => ({ view: dpiaView }),
   frozen: (before) => (before.status === 'signed_off' ? signedOffMessage(String(before.id)) : null),

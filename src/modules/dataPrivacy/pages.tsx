@@ -109,7 +109,7 @@ export const processingActivityPages = (app: AppContext) => {
       { header: 'Role', value: (p) => valueLabel(p.role), sort: 'role' },
       { header: 'Legal basis', value: (p) => valueLabel(p.legalBasis), sort: 'legalBasis' },
       { header: 'Status', value: (p) => valueLabel(p.status), sort: 'status' },
-      { header: 'Next review', value: (p) => String(p.nextReviewOn ?? '') },
+      { header: 'Next review', value: (p) => String(p.nextReviewOn ?? ''), sort: 'nextReviewOn' },
       ownerColumn(),
     ],
     messages: { created: 'Processing activity recorded.' },
@@ -207,7 +207,7 @@ export const dpiaPages = (app: AppContext) => {
     ],
     columns: [
       { header: 'Name', value: (d) => d.name, link: true, sort: 'name' },
-      { header: 'Required', value: (d) => (d.required ? 'Yes' : 'No') },
+      { header: 'Required', value: (d) => (d.required ? 'Yes' : 'No'), sort: 'required' },
       { header: 'Status', value: (d) => valueLabel(d.status), sort: 'status' },
       ownerColumn(),
     ],

@@ -83,7 +83,7 @@ export const ProcessingActivityView = recordView({
 }, { customFields: true });
 export type ProcessingActivityView = Static<typeof ProcessingActivityView>;
 
-export const PROCESSING_SORTS = ['name', 'role', 'status', 'legalBasis', 'createdAt', 'updatedAt'] as const;
+export const PROCESSING_SORTS = ['name', 'role', 'status', 'legalBasis', 'nextReviewOn', 'owner', 'createdAt', 'updatedAt'] as const;
 export const ProcessingActivityListQuery = recordListQuery(PROCESSING_SORTS, PROCESSING_STATUSES, {
   role: t.Optional(stringEnum(PROCESSING_ROLES)),
   controlId: t.Optional(t.String({ format: 'uuid', description: 'Only the processing activities linking this control' })),
@@ -228,7 +228,7 @@ export const DpiaView = recordView({
 }, { customFields: true });
 export type DpiaView = Static<typeof DpiaView>;
 
-export const DPIA_SORTS = ['name', 'status', 'createdAt', 'updatedAt'] as const;
+export const DPIA_SORTS = ['name', 'required', 'status', 'owner', 'createdAt', 'updatedAt'] as const;
 export const DpiaListQuery = recordListQuery(DPIA_SORTS, DPIA_STATUSES, {
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the DPIAs of this processing activity' })),
   ...labelQuery,
@@ -313,7 +313,7 @@ export const TransferView = recordView({
 });
 export type TransferView = Static<typeof TransferView>;
 
-export const TRANSFER_SORTS = ['name', 'destinationCountry', 'safeguard', 'createdAt', 'updatedAt'] as const;
+export const TRANSFER_SORTS = ['name', 'destinationCountry', 'safeguard', 'owner', 'createdAt', 'updatedAt'] as const;
 export const TransferListQuery = recordListQuery(TRANSFER_SORTS, null, {
   processingActivityId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers of this processing activity' })),
   recipientThirdPartyId: t.Optional(t.String({ format: 'uuid', description: 'Only the transfers to this third party' })),
@@ -370,7 +370,7 @@ export const TiaView = recordView({
 });
 export type TiaView = Static<typeof TiaView>;
 
-export const TIA_SORTS = ['name', 'assessedOn', 'nextReviewOn', 'createdAt', 'updatedAt'] as const;
+export const TIA_SORTS = ['name', 'riskFound', 'conclusion', 'assessedOn', 'nextReviewOn', 'owner', 'createdAt', 'updatedAt'] as const;
 export const TiaListQuery = recordListQuery(TIA_SORTS, null, labelQuery);
 export const ThirdPartyTiaParams = t.Object({ id: t.String({ format: 'uuid' }), tiaId: t.String({ format: 'uuid' }) });
 

@@ -6,9 +6,10 @@ import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import { referencedBy, type RecordKind } from '../../platform/records/records';
 import { valueLabel } from '../../platform/core/value-labels';
-import { isSpecialCategory, PROCESSING_ROLES, type ProcessingActivityCreate } from './schema';
+import { isSpecialCategory, LEGAL_BASES, PROCESSING_ROLES, PROCESSING_STATUSES, type ProcessingActivityCreate } from './schema';
 import { isUuid } from '../../platform/core/uuid';
 import { categoryProblems, dataSubjectCategoryList, personalDataCategoryList } from './categories';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 
 /**
  * The record types a processing activity links to, by field: declared by the assets, third-parties and controls
@@ -42,7 +43,8 @@ export const processingActivityKind: RecordKind<typeof processingActivities, Pro
   // Carries labels of Settings › Labels (the register kit checks, reads and filters them).
   labels: processingActivities.labelIds,
   sortable: {
-    name: processingActivities.name, role: processingActivities.role, status: processingActivities.status, legalBasis: processingActivities.legalBasis,
+    name: processingActivities.name, role: inDefinedOrder(processingActivities.role, PROCESSING_ROLES), status: inDefinedOrder(processingActivities.status, PROCESSING_STATUSES),
+    legalBasis: inDefinedOrder(processingActivities.legalBasis, LEGAL_BASES), nextReviewOn: processingActivities.nextReviewOn, owner: ownerNameSort,
     createdAt: processingActivities.createdAt, updatedAt: processingActivities.updatedAt,
   },
   defaults: {

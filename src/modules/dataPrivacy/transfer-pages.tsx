@@ -99,8 +99,8 @@ export const tiaPages = (app: AppContext) => {
   ],
   columns: [
     { header: 'Name', value: (tia) => tia.name, link: true, sort: 'name' },
-    { header: 'Risk found', value: (tia) => valueLabel(tia.riskFound) },
-    { header: 'Conclusion', value: (tia) => valueLabel(tia.conclusion) },
+    { header: 'Risk found', value: (tia) => valueLabel(tia.riskFound), sort: 'riskFound' },
+    { header: 'Conclusion', value: (tia) => valueLabel(tia.conclusion), sort: 'conclusion' },
     { header: 'Assessed on', value: (tia) => tia.assessedOn, sort: 'assessedOn' },
     { header: 'Next review', value: (tia) => tia.nextReviewOn ?? '', sort: 'nextReviewOn' },
     ownerColumn(),

@@ -8,8 +8,10 @@ import type { Actor } from '../../platform/permissions/permissions';
 import { recordType, requireTypedRecord } from '../../platform/records/record-types';
 import { referencedBy, type RecordKind, type RecordView } from '../../platform/records/records';
 import { withLabels } from '../../platform/records/labels';
-import { ADEQUATE_COUNTRIES, countryName, EEA_COUNTRIES, isCountryCode } from './countries';
+import { ADEQUATE_COUNTRIES, COUNTRIES_BY_NAME, countryName, EEA_COUNTRIES, isCountryCode } from './countries';
 import type { TiaRecordCreate, TiaView, TransferCreate, TransferView } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { TIA_CONCLUSIONS, TIA_RISKS, TRANSFER_SAFEGUARDS } from './schema';
 
 export const TRANSFER_PATH = '/data-privacy/transfers';
 export const TIA_PATH = '/data-privacy/transfer-impact-assessments';
@@ -50,7 +52,8 @@ export const transferKind: RecordKind<typeof privacyTransfers, TransferCreate, T
   titleColumn: privacyTransfers.name,
   labels: privacyTransfers.labelIds,
   sortable: {
-    name: privacyTransfers.name, destinationCountry: privacyTransfers.destinationCountry, safeguard: privacyTransfers.safeguard,
+    name: privacyTransfers.name, destinationCountry: inDefinedOrder(privacyTransfers.destinationCountry, COUNTRIES_BY_NAME),
+    safeguard: inDefinedOrder(privacyTransfers.safeguard, TRANSFER_SAFEGUARDS), owner: ownerNameSort,
     createdAt: privacyTransfers.createdAt, updatedAt: privacyTransfers.updatedAt,
   },
   defaults: { sccModule: null, derogation: null, transferImpactAssessmentId: null, notes: '', labelIds: [] },
@@ -91,7 +94,9 @@ export const tiaKind: RecordKind<typeof transferImpactAssessments, TiaRecordCrea
   titleColumn: transferImpactAssessments.name,
   labels: transferImpactAssessments.labelIds,
   sortable: {
-    name: transferImpactAssessments.name, assessedOn: transferImpactAssessments.assessedOn, nextReviewOn: transferImpactAssessments.nextReviewOn,
+    name: transferImpactAssessments.name, riskFound: inDefinedOrder(transferImpactAssessments.riskFound, TIA_RISKS),
+    conclusion: inDefinedOrder(transferImpactAssessments.conclusion, TIA_CONCLUSIONS), assessedOn: transferImpactAssessments.assessedOn,
+    nextReviewOn: transferImpactAssessments.nextReviewOn, owner: ownerNameSort,
     createdAt: transferImpactAssessments.createdAt, updatedAt: transferImpactAssessments.updatedAt,
   },
   defaults: { supplementaryMeasures: '', nextReviewOn: null, labelIds: [] },

@@ -29,11 +29,11 @@ import {
 /** The Evidence list's columns, also its CSV export's and the evidence status report's. */
 export const evidenceColumns: ListColumn<RecordView<typeof evidence>>[] = [
   { header: 'Title', value: (e) => e.title, link: true, sort: 'title' },
-  { header: 'Kind', value: (e) => readable(e.kind) },
-  { header: 'Status', value: (e) => readable((e as EvidenceView).status) },
+  { header: 'Kind', value: (e) => readable(e.kind), sort: 'kind' },
+  { header: 'Status', value: (e) => readable((e as EvidenceView).status), sort: 'status' },
   { header: 'Valid until', value: (e) => e.validUntil ?? '—', sort: 'validUntil' },
-  { header: 'Files', value: (e) => (e as EvidenceView).fileCount },
-  { header: 'Locked', value: (e) => (e.locked ? 'yes' : 'no') },
+  { header: 'Files', value: (e) => (e as EvidenceView).fileCount, sort: 'fileCount' },
+  { header: 'Locked', value: (e) => (e.locked ? 'yes' : 'no'), sort: 'locked' },
   ownerColumn(),
 ];
 

@@ -47,7 +47,7 @@ export const EvidenceView = recordView({
 }, { customFields: true });
 export type EvidenceView = Static<typeof EvidenceView>;
 
-export const EVIDENCE_SORTS = ['title', 'collectedOn', 'validUntil', 'createdAt', 'updatedAt'] as const;
+export const EVIDENCE_SORTS = ['title', 'kind', 'status', 'collectedOn', 'validUntil', 'fileCount', 'locked', 'owner', 'createdAt', 'updatedAt'] as const;
 export const EvidenceListQuery = recordListQuery(EVIDENCE_SORTS, EVIDENCE_STATUSES, {
   kind: t.Optional(stringEnum(EVIDENCE_KINDS)),
   linked: t.Optional(t.String({ format: 'uuid', description: 'Only evidence linked to this record (any record type)' })),

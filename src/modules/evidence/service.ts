@@ -13,15 +13,19 @@ import { ownershipCondition } from '../../platform/permissions/ownership';
 import { levelOf, requireOnRecord, type Actor, type Module } from '../../platform/permissions/permissions';
 import { auditFields, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import {
-  EXPIRING_WITHIN_DAYS, type EvidenceCreate, type EvidenceView, type EvidenceLinkInput, type EvidenceLinkView, type ReminderView,
+  EVIDENCE_KINDS, EVIDENCE_STATUSES, EXPIRING_WITHIN_DAYS, type EvidenceCreate, type EvidenceView, type EvidenceLinkInput, type EvidenceLinkView, type ReminderView,
   linkableTypes,
 } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 
 /** Status from the dates, in SQL so lists filter and page on it: expired before today, expiring within 30 days. */
 const statusSql = sql<string>`case
   when ${evidence.validUntil} is null or ${evidence.validUntil} > current_date + ${sql.raw(String(EXPIRING_WITHIN_DAYS))} then 'current'
   when ${evidence.validUntil} < current_date then 'expired'
   else 'expiring' end`;
+
+/** How many files the evidence holds. */
+const fileCountSql = sql<number>`(select count(*)::int from ${evidenceFiles} where ${evidenceFiles.evidenceId} = ${evidence.id})`;
 
 const statusCondition = (status: string): SQL | undefined => {
   const soon = sql`current_date + ${sql.raw(String(EXPIRING_WITHIN_DAYS))}`;
@@ -41,7 +45,8 @@ export const evidenceKind: RecordKind<typeof evidence, EvidenceCreate> = {
   table: evidence,
   titleColumn: evidence.title,
   sortable: {
-    title: evidence.title, collectedOn: evidence.collectedOn, validUntil: evidence.validUntil, createdAt: evidence.createdAt, updatedAt: evidence.updatedAt,
+    title: evidence.title, kind: inDefinedOrder(evidence.kind, EVIDENCE_KINDS), status: inDefinedOrder(statusSql, EVIDENCE_STATUSES), collectedOn: evidence.collectedOn,
+    validUntil: evidence.validUntil, fileCount: fileCountSql, locked: evidence.locked, owner: ownerNameSort, createdAt: evidence.createdAt, updatedAt: evidence.updatedAt,
   },
   defaults: { description: '', kind: 'evidence', thirdPartyId: null, validUntil: null },
   filters: {
@@ -52,7 +57,7 @@ export const evidenceKind: RecordKind<typeof evidence, EvidenceCreate> = {
   },
   computed: {
     status: statusSql,
-    fileCount: sql<number>`(select count(*)::int from ${evidenceFiles} where ${evidenceFiles.evidenceId} = ${evidence.id})`,
+    fileCount: fileCountSql,
     linkCount: sql<number>`(select count(*)::int from ${evidenceLinks} where ${evidenceLinks.evidenceId} = ${evidence.id})`,
   },
   // Files are removed one by one (each removal is audited with its SHA-256); links go with the evidence.

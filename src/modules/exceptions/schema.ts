@@ -63,7 +63,7 @@ export const ExceptionView = t.Object({
 });
 export type ExceptionView = Static<typeof ExceptionView>;
 
-export const EXCEPTION_SORTS = ['title', 'status', 'expiresAt', 'createdAt', 'updatedAt'] as const;
+export const EXCEPTION_SORTS = ['title', 'status', 'expiresAt', 'owner', 'approver', 'createdAt', 'updatedAt'] as const;
 export const ExceptionListQuery = listQuery(EXCEPTION_SORTS, {
   status: t.Optional(stringEnum(EXCEPTION_STATUSES)),
   expired: t.Optional(stringEnum(['true', 'false'] as const, { description: 'true: expiresAt before today; false: today or later' })),

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, ilike, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, lt, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../../db/client';
 import { exceptions, groups, users } from '../../../db/schema';
@@ -10,7 +10,8 @@ import { orderBy, paging, type Page } from '../../platform/http/paging';
 import { canTouch, holdsEveryRight, levelOf, ownsRecord, requireOnRecord, requirePermission, type Actor, type Owned, type Permission } from '../../platform/permissions/permissions';
 import { nameAsSeen } from '../../platform/records/links';
 import { loadParent, parentColumn, type ExceptionParent } from './parents';
-import type { ExceptionCreate, ExceptionDecision, ExceptionListQuery, ExceptionUpdate, ExceptionView } from './schema';
+import { EXCEPTION_STATUSES, type ExceptionCreate, type ExceptionDecision, type ExceptionListQuery, type ExceptionUpdate, type ExceptionView } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 import { isRealDate } from '../../platform/core/dates';
 import { isUuid } from '../../platform/core/uuid';
 
@@ -55,9 +56,13 @@ function toView(parent: ExceptionParent, actor: Actor, row: Joined, today: strin
   };
 }
 
-const sortColumns = {
-  title: exceptions.title, status: exceptions.status, expiresAt: exceptions.expiresAt,
-  createdAt: exceptions.createdAt, updatedAt: exceptions.updatedAt,
+/**
+ * The list's sort keys: the status in its list's order, people by name. Not the parent record: its title is hidden from
+ * a reader who may not read it (level own), and an order by it would tell what the screen does not.
+ */
+const sortColumns: Record<string, AnyColumn | SQL> = {
+  title: exceptions.title, status: inDefinedOrder(exceptions.status, EXCEPTION_STATUSES), expiresAt: exceptions.expiresAt,
+  owner: ownerNameSort, approver: sql`lower(${approvers.name})`, createdAt: exceptions.createdAt, updatedAt: exceptions.updatedAt,
 };
 
 export function exceptionFilters(parent: ExceptionParent, actor: Actor, query: Partial<ExceptionListQuery>, today: string): SQL | undefined {

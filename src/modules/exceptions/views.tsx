@@ -135,8 +135,8 @@ export function ExceptionList(p: ExceptionListProps): JSX.Element {
           { header: p.parentLabel, cell: (e) => <a href={`${p.parentBase}/${e.parentId}`} safe>{e.parent.title}</a> },
           { header: 'Status', sort: 'status', cell: (e) => <Text value={EXCEPTION_STATUS_LABELS[e.status] ?? e.status} /> },
           { header: 'Expires', sort: 'expiresAt', cell: (e) => <Expiry e={e} /> },
-          { header: 'Owner', cell: (e) => <Text value={e.owner?.name ?? e.ownerGroup?.name ?? '—'} /> },
-          { header: 'Approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
+          { header: 'Owner', sort: 'owner', cell: (e) => <Text value={e.owner?.name ?? e.ownerGroup?.name ?? '—'} /> },
+          { header: 'Approver', sort: 'approver', cell: (e) => <Text value={e.approver?.name ?? '—'} /> },
           ...(p.canReview ? [{ header: 'Decision', cell: (e: ExceptionView) => (e.status === 'requested' ? <DecisionButtons e={e} csrfToken={p.csrfToken} base={p.base} decider={p.decider} /> : <Text value={e.decisionNote} />) }] : []),
         ]}
       />

@@ -42,7 +42,7 @@ export const incidentExamples = {
   } satisfies IncidentView,
 };
 
-export const INCIDENT_SORTS = ['title', 'status', 'openedAt', 'createdAt', 'updatedAt'] as const;
+export const INCIDENT_SORTS = ['title', 'status', 'openedAt', 'owner', 'createdAt', 'updatedAt'] as const;
 export const IncidentListQuery = recordListQuery(INCIDENT_SORTS, INCIDENT_STATUSES, { classificationId: t.Optional(Uuid) });
 
 // ---------------------------------------------------------------- personal-data breach

@@ -11,6 +11,8 @@ import type { BreachInput, BreachView, IncidentCreate, NotificationCreate, Notif
 import { requireReadableLink } from '../../platform/records/links';
 import { assetKind } from '../assets/service';
 import { thirdPartyKind } from '../thirdParties/service';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { INCIDENT_STATUSES } from './schema';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const dateProblem = dateProblems;
@@ -23,7 +25,10 @@ export const incidentKind: RecordKind<typeof incidents, IncidentCreate> = {
   table: incidents,
   titleColumn: incidents.title,
   statusColumn: incidents.status,
-  sortable: { title: incidents.title, status: incidents.status, openedAt: incidents.openedAt, createdAt: incidents.createdAt, updatedAt: incidents.updatedAt },
+  sortable: {
+    title: incidents.title, status: inDefinedOrder(incidents.status, INCIDENT_STATUSES), openedAt: incidents.openedAt, owner: ownerNameSort,
+    createdAt: incidents.createdAt, updatedAt: incidents.updatedAt,
+  },
   // A getter: "today" is the day the incident is recorded, not the day the service started.
   get defaults() {
     return { description: '', status: 'open' as const, resolution: '', openedAt: today(), classificationId: null, assetId: null, thirdPartyId: null };

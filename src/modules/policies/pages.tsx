@@ -69,7 +69,7 @@ export const policyPages = (ctx: AppContext) =>
     columns: [
       { header: 'Title', value: (p) => p.title, link: true, sort: 'title' },
       { header: 'Status', value: (p) => readable(p.status), sort: 'status' },
-      { header: 'Version', value: (p) => (p.currentVersion ? String(p.currentVersion) : '—') },
+      { header: 'Version', value: (p) => (p.currentVersion ? String(p.currentVersion) : '—'), sort: 'currentVersion' },
       ownerColumn(),
     ],
     sections: (view, viewer, csrfToken) => sections(ctx, view, viewer, csrfToken),

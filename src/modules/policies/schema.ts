@@ -49,7 +49,7 @@ export const policyExamples = {
   } satisfies PolicyView,
 };
 
-export const POLICY_SORTS = ['title', 'status', 'reviewFrequencyMonths', 'createdAt', 'updatedAt'] as const;
+export const POLICY_SORTS = ['title', 'status', 'reviewFrequencyMonths', 'currentVersion', 'owner', 'createdAt', 'updatedAt'] as const;
 export const PolicyListQuery = recordListQuery(POLICY_SORTS, POLICY_STATUSES);
 
 export const PolicyContent = t.Object({

@@ -9,13 +9,14 @@ import { recordChange, recordChanges, type RecordChange } from '../../platform/a
 import { requireOnRecord, requirePermission, type Actor } from '../../platform/permissions/permissions';
 import { auditFields, exists, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import {
-  DEFAULT_REVIEW_FREQUENCY_MONTHS,
+  DEFAULT_REVIEW_FREQUENCY_MONTHS, POLICY_STATUSES,
   type PolicyApprovalCreate, type PolicyApprovalView, type PolicyContent, type PolicyCreate, type PolicyReviewCreate,
   type PolicyReviews, type PolicyVersionView,
 } from './schema';
 import { outsideApprovalsAllowed } from './settings-service';
 import { addMonths, isRealDate } from '../../platform/core/dates';
 import { isUuid } from '../../platform/core/uuid';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 
 export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   module: 'policies',
@@ -26,7 +27,8 @@ export const policyKind: RecordKind<typeof policies, PolicyCreate> = {
   titleColumn: policies.title,
   statusColumn: policies.status,
   sortable: {
-    title: policies.title, status: policies.status, reviewFrequencyMonths: policies.reviewFrequencyMonths,
+    title: policies.title, status: inDefinedOrder(policies.status, POLICY_STATUSES), reviewFrequencyMonths: policies.reviewFrequencyMonths,
+    currentVersion: policies.currentVersion, owner: ownerNameSort,
     createdAt: policies.createdAt, updatedAt: policies.updatedAt,
   },
   defaults: { description: '', reviewFrequencyMonths: DEFAULT_REVIEW_FREQUENCY_MONTHS },

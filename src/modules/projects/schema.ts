@@ -31,5 +31,5 @@ export const projectExamples = {
   } satisfies ProjectView,
 };
 
-export const PROJECT_SORTS = ['title', 'status', 'deadline', 'createdAt', 'updatedAt'] as const;
+export const PROJECT_SORTS = ['title', 'status', 'deadline', 'owner', 'createdAt', 'updatedAt'] as const;
 export const ProjectListQuery = recordListQuery(PROJECT_SORTS, PROJECT_STATUSES);

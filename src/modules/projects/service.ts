@@ -4,6 +4,8 @@ import type { FieldProblem } from '../../platform/core/errors';
 import { referencedBy, type RecordKind } from '../../platform/records/records';
 import type { ProjectCreate } from './schema';
 import { isRealDate } from '../../platform/core/dates';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
+import { PROJECT_STATUSES } from './schema';
 
 
 export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
@@ -14,7 +16,10 @@ export const projectKind: RecordKind<typeof projects, ProjectCreate> = {
   table: projects,
   titleColumn: projects.title,
   statusColumn: projects.status,
-  sortable: { title: projects.title, status: projects.status, deadline: projects.deadline, createdAt: projects.createdAt, updatedAt: projects.updatedAt },
+  sortable: {
+    title: projects.title, status: inDefinedOrder(projects.status, PROJECT_STATUSES), deadline: projects.deadline, owner: ownerNameSort,
+    createdAt: projects.createdAt, updatedAt: projects.updatedAt,
+  },
   defaults: { description: '', status: 'planned', deadline: null },
   references: [referencedBy({ one: 'requirement (as remediation)', many: 'requirements (as remediation)' }, analysisProjects, analysisProjects.projectId, { kind: 'requirement', id: analysisProjects.analysisId })],
   toColumns: (c) => ({ ...c, title: c.title.trim() }),

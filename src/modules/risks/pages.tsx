@@ -41,13 +41,13 @@ const levelField = (ctx: AppContext, name: keyof RiskView, label: string, axis: 
 /** The Risks list's columns, also the CSV export's and the risk register report's (the `export` ones included). */
 export const riskColumns: ListColumn<RiskView>[] = [
   { header: 'Title', value: (r) => r.title, link: true, sort: 'title', sql: riskCells.title },
-  { header: 'Classification', value: (r) => r.classification.name, sql: riskCells.classification },
+  { header: 'Classification', value: (r) => r.classification.name, sort: 'classification', sql: riskCells.classification },
   { header: 'Inherent', value: (r) => scoreText(r.inherentScore, r.inherentBand), cell: (r) => <ScoreBadge score={r.inherentScore} band={r.inherentBand} />, sort: 'inherentScore', only: 'screen' },
   { header: 'Residual', value: (r) => scoreText(r.residualScore, r.residualBand), cell: (r) => <ScoreBadge score={r.residualScore} band={r.residualBand} />, sort: 'residualScore', only: 'screen' },
   // The export gives each part of both ratings a column of its own, so a committee's spreadsheet can sort and count them.
   ...ratingColumns('Inherent', (r) => [r.inherentLikelihood, r.inherentImpact, r.inherentScore, r.inherentBand], riskCells.inherent),
   ...ratingColumns('Residual', (r) => [r.residualLikelihood, r.residualImpact, r.residualScore, r.residualBand], riskCells.residual),
-  { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name, sql: riskCells.owner },
+  { header: 'Owner', value: (r) => r.owner?.name ?? r.ownerGroup?.name, sort: 'owner', sql: riskCells.owner },
   { header: 'Owner group', value: (r) => r.ownerGroup?.name, only: 'export', sql: riskCells.ownerGroup },
   { header: 'Status', value: (r) => readable(r.status), sort: 'status', sql: riskCells.status },
   { header: 'Review every (months)', value: (r) => r.reviewFrequencyMonths, only: 'export', sql: riskCells.reviewFrequencyMonths },

@@ -117,7 +117,7 @@ export const riskExamples = {
   } satisfies RiskView,
 };
 
-export const RISK_SORTS = ['title', 'status', 'inherentScore', 'residualScore', 'createdAt', 'updatedAt'] as const;
+export const RISK_SORTS = ['title', 'classification', 'status', 'inherentScore', 'residualScore', 'owner', 'createdAt', 'updatedAt'] as const;
 const levelFilter = (what: string) => t.Optional(queryInteger({ minimum: 0, maximum: 1000, description: `Risks whose ${what} is this level's value; a value not on the scale is refused (400)` }));
 const bandFilter = (what: string) => t.Optional(t.String({ minLength: 1, maxLength: 60, description: `Risks whose ${what} score falls in the appetite band of this name; a band that does not exist is refused (400)` }));
 export const RiskListQuery = listQuery(RISK_SORTS, {

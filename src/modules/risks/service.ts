@@ -16,7 +16,8 @@ import {
 } from '../../platform/records/records';
 import { assetKind } from '../assets/service';
 import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
-import type { RiskCreate, RiskListQuery, RiskUpdate, RiskView } from './schema';
+import { RISK_STATUSES, type RiskCreate, type RiskListQuery, type RiskUpdate, type RiskView } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 import { squash } from '../../platform/core/text';
 
 /**
@@ -260,7 +261,10 @@ export const riskKind: RecordKind<typeof risks, RiskCreate, RiskView> = {
   statusColumn: risks.status,
   sortable: {
     title: risks.title,
-    status: risks.status,
+    // The classification by its name (an inner alias: a report's query may join the classifications itself).
+    classification: sql`(select rc.name from ${riskClassifications} rc where rc.id = ${risks.classificationId})`,
+    status: inDefinedOrder(risks.status, RISK_STATUSES),
+    owner: ownerNameSort,
     inherentScore: scoreOf(risks.inherentLikelihood, risks.inherentImpact),
     residualScore: scoreOf(risks.residualLikelihood, risks.residualImpact),
     createdAt: risks.createdAt,

@@ -35,7 +35,7 @@ export const thirdPartyExamples = {
   } satisfies ThirdPartyView,
 };
 
-export const THIRD_PARTY_SORTS = ['name', 'type', 'status', 'createdAt', 'updatedAt'] as const;
+export const THIRD_PARTY_SORTS = ['name', 'type', 'status', 'owner', 'createdAt', 'updatedAt'] as const;
 export const ThirdPartyListQuery = recordListQuery(THIRD_PARTY_SORTS, THIRD_PARTY_STATUSES, { type: t.Optional(stringEnum(THIRD_PARTY_TYPES)) });
 
 const optionalText = (maxLength: number, description?: string) =>

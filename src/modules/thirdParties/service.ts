@@ -12,6 +12,8 @@ import { riskLinkTarget } from '../risks/service';
 import type {
   ContactCreate, ContactUpdate, ContactView, LinkedRiskView, RiskLinkCreate, SubProcessorCreate, SubProcessorView, ThirdPartyCreate, ThirdPartyView,
 } from './schema';
+import { THIRD_PARTY_STATUSES, THIRD_PARTY_TYPES } from './schema';
+import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 
 /** Problem with a website address, or null when it is an http(s) address with a host. */
 export function websiteProblem(value: string): string | null {
@@ -42,7 +44,10 @@ export const thirdPartyKind: RecordKind<typeof thirdParties, ThirdPartyCreate> =
   table: thirdParties,
   titleColumn: thirdParties.name,
   statusColumn: thirdParties.status,
-  sortable: { name: thirdParties.name, type: thirdParties.type, status: thirdParties.status, createdAt: thirdParties.createdAt, updatedAt: thirdParties.updatedAt },
+  sortable: {
+    name: thirdParties.name, type: inDefinedOrder(thirdParties.type, THIRD_PARTY_TYPES), status: inDefinedOrder(thirdParties.status, THIRD_PARTY_STATUSES),
+    owner: ownerNameSort, createdAt: thirdParties.createdAt, updatedAt: thirdParties.updatedAt,
+  },
   defaults: { description: '', type: 'vendor', status: 'active', website: null },
   filters: { type: (value) => eq(thirdParties.type, value as NonNullable<ThirdPartyCreate['type']>) },
   toColumns: (c) => ({ ...c, name: c.name.trim(), website: blankToNull(c.website) }),

@@ -41,9 +41,12 @@ export const OWNER_FIELDS: readonly FieldSpec[] = [
   { name: 'ownerGroupId', label: 'Owner group', kind: 'ownerGroup' },
 ];
 
-/** The list column naming who owns a record: the owner, else the owner group. */
+/**
+ * The list column naming who owns a record: the owner, else the owner group; it sorts by that name (the kind's
+ * `owner` sort key, ownerNameSort).
+ */
 export const ownerColumn = <V extends { owner: { name: string } | null; ownerGroup: { name: string } | null }>(): ListColumn<V> =>
-  ({ header: 'Owner', value: (view) => view.owner?.name ?? view.ownerGroup?.name });
+  ({ header: 'Owner', value: (view) => view.owner?.name ?? view.ownerGroup?.name, sort: 'owner' });
 
 export interface RecordPagesOptions<V> {
   /** Screen address, e.g. '/controls'. */

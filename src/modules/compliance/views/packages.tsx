@@ -98,9 +98,9 @@ export function PackageList({ page, csrfToken, canCreate, importButton, canDelet
           { header: 'Name', sort: 'name', cell: (p) => <a href={`${PACKAGES_PATH}/${p.id}`} safe>{p.name}</a> },
           { header: 'Standard', sort: 'standard', cell: (p) => <Text value={p.standard} /> },
           { header: 'Version', sort: 'version', cell: (p) => <Text value={p.version} /> },
-          { header: 'Headings', cell: (p) => <Text value={p.itemCounts.heading} />, class: 'num' },
-          { header: 'Requirements', cell: (p) => <Text value={p.itemCounts.requirement} />, class: 'num' },
-          { header: 'Additional', cell: (p) => <Text value={p.itemCounts.additional} />, class: 'num' },
+          { header: 'Headings', sort: 'headings', cell: (p) => <Text value={p.itemCounts.heading} />, class: 'num' },
+          { header: 'Requirements', sort: 'requirements', cell: (p) => <Text value={p.itemCounts.requirement} />, class: 'num' },
+          { header: 'Additional', sort: 'additional', cell: (p) => <Text value={p.itemCounts.additional} />, class: 'num' },
           { header: 'Compliance score', cell: (p) => <Text value={scoreText(scores.get(p.id)?.requirements)} />, class: 'num' },
           { header: 'Additional items compliant', cell: (p) => <Text value={scoreText(scores.get(p.id)?.additional)} />, class: 'num' },
           {
