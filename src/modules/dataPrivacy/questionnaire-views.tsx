@@ -3,7 +3,8 @@ import { Flash } from '../../../views/components/flash';
 import { DataTable, When } from '../../../views/components/table';
 import { Pager } from '../../../views/components/pager';
 import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
-import { HistoryTable } from '../../platform/record-screens/record-views';
+import { HistoryTable, RecordList, type ListColumn, type ListState } from '../../platform/record-screens/record-views';
+import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 import type { ShownEntry } from '../../platform/records/history-format';
 import { valueLabel } from '../../platform/core/value-labels';
 import type { Page } from '../../platform/http/paging';
@@ -213,23 +214,29 @@ export function QuestionnairePage({ q, csrfToken, canDecide, history, done, refu
   );
 }
 
-/** "My privacy questionnaires": those addressed to the viewer, waiting ones first. */
-export function MyQuestionnaires({ items }: { items: QuestionnaireView[] }): JSX.Element {
+/**
+ * "My privacy questionnaires"' columns: statuses and dates in words; the CSV export adds when each was sent and answered,
+ * in `zone` (the header naming it).
+ */
+export const myQuestionnaireColumns = (zone: string): ListColumn<QuestionnaireView>[] => [
+  { header: 'Title', value: (q) => q.title, link: true, sort: 'title' },
+  { header: 'Processing activity', value: (q) => q.processingActivity.name },
+  { header: 'Sent by', value: (q) => q.sender?.name ?? '', cell: (q) => <span safe>{q.sender?.name ?? '—'}</span> },
+  { header: 'Answers due on', value: (q) => q.dueOn ?? '', cell: (q) => <Due on={q.dueOn} />, sort: 'dueOn' },
+  { header: 'Status', value: (q) => STATUS_WORDS[q.status], cell: (q) => <Status status={q.status} />, sort: 'status' },
+  { header: zonedHeader('Sent at', zone), only: 'export', value: (q) => zonedTime(q.createdAt, zone) },
+  { header: zonedHeader('Answered at', zone), only: 'export', value: (q) => zonedTime(q.answeredAt, zone) },
+];
+
+/** "My privacy questionnaires": those addressed to the viewer (waiting ones first): the one filter bar, sorting headers, paging, Export. */
+export function MyQuestionnaires({ page, state }: { page: Page<QuestionnaireView>; state: ListState }): JSX.Element {
   return (
     <>
       <p>Questions from the privacy team about how your area handles personal data. Answer each so the record of processing stays right.</p>
-      <DataTable<QuestionnaireView>
-        caption="Questionnaires addressed to you"
-        rows={items}
-        empty="No privacy questionnaires addressed to you."
-        columns={[
-          { header: 'Title', cell: (q) => <a href={`${MY_QUESTIONNAIRES_PATH}/${q.id}`} safe>{q.title}</a> },
-          { header: 'Processing activity', cell: (q) => <span safe>{q.processingActivity.name}</span> },
-          { header: 'Sent by', cell: (q) => <span safe>{q.sender?.name ?? '—'}</span> },
-          { header: 'Answers due on', cell: (q) => <Due on={q.dueOn} /> },
-          { header: 'Status', cell: (q) => <Status status={q.status} /> },
-        ]}
-      />
+      <RecordList<QuestionnaireView> path={MY_QUESTIONNAIRES_PATH} page={page} state={state} plural="Questionnaires" singular="Questionnaire"
+        columns={myQuestionnaireColumns('UTC').filter((c) => c.only !== 'export')} canCreate={false} searchLabel="Search titles" zoned
+        statuses={QUESTIONNAIRE_STATUSES} statusOptions={QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] }))}
+        emptyHint="No privacy questionnaires are addressed to you." />
     </>
   );
 }
