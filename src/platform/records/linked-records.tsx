@@ -123,7 +123,7 @@ function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclarat
       <DataTable
         rows={view.rows}
         empty={links.empty ?? `No ${type.plural.toLowerCase()} linked.`}
-        sort={{ current: view.sort, href: (sort) => sectionHref(host, hostId, links, { sort: linkedSortOf(links, sort) }), target: `#${id}`, push: false }}
+        sort={view.total > 1 ? { current: view.sort, href: (sort) => sectionHref(host, hostId, links, { sort: linkedSortOf(links, sort) }), target: `#${id}`, push: false } : undefined}
         columns={[
           { header: type.label, sort: 'title', cell: (row) => <a href={row.href} safe>{row.title}</a> },
           ...(links.detail ? [{ header: links.detail.header, sort: 'detail', cell: (row: LinkedPage['rows'][number]) => <span safe>{row.detail ?? ''}</span> }] : []),
