@@ -1,4 +1,5 @@
 import type { evidence as evidenceTable } from '../../../db/schema';
+import { valueLabel } from '../../platform/core/value-labels';
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { DataTable, Text, When } from '../../../views/components/table';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
@@ -11,7 +12,8 @@ import { findRecordType, type RecordTypeDeclaration } from '../../platform/recor
 
 export type EvidenceView = RecordView<typeof evidenceTable> & { status: string; fileCount: number; linkCount: number };
 
-export const readable = (value: string) => value.replaceAll('_', ' ');
+/** A stored value in words, from the one labels table ('in_remediation' reads 'In remediation'). */
+export const readable = valueLabel;
 
 export const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 
