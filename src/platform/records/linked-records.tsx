@@ -9,7 +9,6 @@ import { ownershipCondition } from '../permissions/ownership';
 import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import { DataTable } from '../../../views/components/table';
 import { Pager } from '../../../views/components/pager';
-import { toCsv } from '../csv/write';
 import { findRecordType, providedSections, readPermission, recordType, requireTypedRecord, type RecordSection, type RecordTypeDeclaration } from './record-types';
 
 /**
@@ -153,7 +152,7 @@ export function linkedRecordsSection(host: RecordTypeDeclaration, links: LinkedR
 }
 
 /** The host record and the section of an address, the viewer holding read on both (403 or 404 as for any link). */
-async function sectionOf(ctx: AppContext, viewer: Actor, params: { kind: string; id: string; key: string }) {
+export async function linkedSectionOf(ctx: AppContext, viewer: Actor, params: { kind: string; id: string; key: string }) {
   const host = findRecordType(params.kind);
   if (host) providedSections(host); // declares the type's linked sections
   const links = declaredSections.get(`${params.kind}/${params.key}`);
@@ -163,11 +162,11 @@ async function sectionOf(ctx: AppContext, viewer: Actor, params: { kind: string;
   return { host, links, record };
 }
 
-/** A section's other pages and orders, and its CSV download: the host record must be one the viewer may read. */
+/** A section's other pages and orders: the host record must be one the viewer may read (its CSV download: record-screens/linked-records-export.ts). */
 export const linkedRecordsPages = (ctx: AppContext) => new Elysia({ name: 'platform:linked-records' })
   .use(screenAuth(ctx))
   .get('/linked/:kind/:id/:key', async ({ viewer, csrfToken, headers, params, query }) => {
-    const { host, links, record } = await sectionOf(ctx, viewer, params);
+    const { host, links, record } = await linkedSectionOf(ctx, viewer, params);
     const asked = /^[1-9][0-9]{0,5}$/.test(String(query.page ?? '')) ? Number(query.page) : 1;
     const view = await linkedPage(ctx, viewer, links, params.id, asked, linkedSortOf(links, query.sort));
     if (!view) throw notFound('section');
@@ -177,18 +176,4 @@ export const linkedRecordsPages = (ctx: AppContext) => new Elysia({ name: 'platf
         <LinkedSection host={host} hostId={params.id} links={links} view={view} />
       </>
     ));
-  }, { page: true })
-  // Every linked record the viewer may read (at most LINKED_EXPORT_LIMIT), in the section's order and words.
-  .get('/linked/:kind/:id/:key/export.csv', async ({ viewer, params, query, set }) => {
-    const { links, record } = await sectionOf(ctx, viewer, params);
-    const type = recordType(links.listed);
-    const view = await linkedPage(ctx, viewer, links, params.id, 1, linkedSortOf(links, query.sort), LINKED_EXPORT_LIMIT);
-    if (!view) throw notFound('section');
-    const name = `${record.row.title}-${links.heading ?? type.plural}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80) || 'linked-records';
-    set.headers['content-type'] = 'text/csv; charset=utf-8';
-    set.headers['content-disposition'] = `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`;
-    return toCsv([
-      [type.label, ...(links.detail ? [links.detail.header] : [])],
-      ...view.rows.map((row) => [row.title, ...(links.detail ? [row.detail ?? ''] : [])]),
-    ]);
   }, { page: true });
