@@ -3,8 +3,8 @@ import { answerQuestionnaire, sendQuestionnaire } from '../../src/modules/dataPr
 import { processingActivityKind } from '../../src/modules/dataPrivacy/service';
 import { createRecord } from '../../src/platform/records/records';
 import type { Actor } from '../../src/platform/permissions/permissions';
-import { testEnv, type TestEnv } from '../helpers/app';
-import { browser, type Browser } from '../helpers/browser';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv, type TestEnv } from '../helpers/app';
+import { browser, signedInBrowser, type Browser } from '../helpers/browser';
 import { adminActor, makeUser, unique, type TestUser } from '../helpers/factories';
 
 /**
@@ -18,6 +18,7 @@ let admin: Actor;
 let owner: TestUser;
 let b: Browser;
 let activityName: string;
+let activityId: string;
 const word = unique('Payroll');
 const titles = { a: `${word} a retention`, b: `${word} b recipients`, c: `${word} c purposes` };
 const link = (path: string) => `https://grc.example${path}`;
@@ -41,6 +42,7 @@ beforeAll(async () => {
   activityName = unique('Supplier payments');
   const activity = await env.ctx.db.transaction(async (tx) =>
     (await createRecord(tx, processingActivityKind, admin, { name: activityName, legalBasis: 'contract', retention: 'Ten years' })).id as string);
+  activityId = activity;
   await send(titles.b, owner, activity, '2030-05-01');
   const answered = await send(titles.a, owner, activity, '2030-09-01');
   await send(titles.c, owner, activity, null);
@@ -110,5 +112,31 @@ describe('My privacy questionnaires: Export', () => {
     expect(csv).toContain(titles.a);
     expect(csv).not.toContain(titles.b);
     expect(csv).toContain('Sent at (UTC)');
+  });
+});
+
+describe("a processing activity's questionnaires, for the privacy officer", () => {
+  test('counted on its page with an Export, and filtered to it in Liaison questionnaires', async () => {
+    const officer = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const elsewhere = await env.ctx.db.transaction(async (tx) =>
+      (await createRecord(tx, processingActivityKind, admin, { name: unique('Hiring'), legalBasis: 'contract' })).id as string);
+    const otherTitle = unique('About hiring');
+    await send(otherTitle, owner, elsewhere, null);
+
+    const page = await (await officer.get(`/data-privacy/processing-activities/${activityId}`)).text();
+    expect(page).toContain('4 questionnaires.');
+    expect(page).toContain(`href="/data-privacy/questionnaires?processingActivityId=${activityId}"`);
+    expect(page).toContain(`href="/data-privacy/questionnaires.csv?processingActivityId=${activityId}"`);
+
+    const list = await (await officer.get(`/data-privacy/questionnaires?processingActivityId=${activityId}&sort=title`)).text();
+    expect(list).toContain('<label for="filter-processingActivityId">Processing activity</label>');
+    expect(list).toMatch(new RegExp(`<option value="${activityId}" selected>`));
+    expect(list).toContain('4 questionnaires match these filters');
+    expect(list).not.toContain(otherTitle);
+    expect(list.indexOf(titles.a)).toBeLessThan(list.indexOf(titles.b));
+
+    const csv = await (await officer.get(`/data-privacy/questionnaires.csv?processingActivityId=${activityId}`)).text();
+    expect(csv).toContain(titles.c);
+    expect(csv).not.toContain(otherTitle);
   });
 });

@@ -36,18 +36,20 @@ function listFilters(query: Record<string, string | undefined>): QuestionnaireFi
   const status = query.status ?? '';
   return {
     q: (query.q ?? '').trim().slice(0, 200), status: isStatus(status) ? status : '', ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    processingActivityId: isUuid(query.processingActivityId ?? '') ? query.processingActivityId! : '',
     sort: SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
   };
 }
 
 /** The filters as the service reads them (blanks left out). */
 const listQuery = (f: QuestionnaireFilters): Omit<QuestionnaireListQuery, 'page' | 'pageSize'> => ({
-  ...(f.q ? { q: f.q } : {}), ...(isStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+  ...(f.q ? { q: f.q } : {}), ...(isStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}),
+  ...(f.processingActivityId ? { processingActivityId: f.processingActivityId } : {}), ...(f.sort ? { sort: f.sort } : {}),
 });
 
 /** "My privacy questionnaires"' filters, sort and page as the address holds them (anything not offered reads as not set). */
 const myListState = (query: Record<string, string | undefined>) => listStateOf(query, { statuses: QUESTIONNAIRE_STATUSES, sortable: (sort) => SORT_KEYS.includes(sort) });
-const myListQuery = (state: ListState, page: number, pageSize: number) => ({ page, pageSize, ...listQuery({ q: state.q, status: state.status, ownerId: '', sort: state.sort }) });
+const myListQuery = (state: ListState, page: number, pageSize: number) => ({ page, pageSize, ...listQuery({ q: state.q, status: state.status, ownerId: '', processingActivityId: '', sort: state.sort }) });
 
 /** The labels History gives a questionnaire's own fields. */
 const HISTORY_LABELS: Record<string, string> = {
@@ -128,12 +130,13 @@ export const questionnairePages = (app: AppContext) => {
     .get(QUESTIONNAIRE_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const filters = listFilters(query);
       const pageNumber = Math.max(1, Number.parseInt(typeof query.page === 'string' ? query.page : '1', 10) || 1);
-      const [page, users] = await Promise.all([
+      const [page, users, activities] = await Promise.all([
         listQuestionnaires(app.db, viewer, { ...listQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(app.db),
+        readableChoices(app.db, viewer, recordType('processingActivity')),
       ]);
       const actions = levelOf(viewer, 'dataPrivacy:create') !== null ? <a class="button" href={`${QUESTIONNAIRE_PATH}/new`}>New questionnaire</a> : undefined;
       return renderScreen(headers, shell('Data Liaison questionnaires', viewer, csrfToken, 'privacy-questionnaires', actions),
-        <QuestionnaireList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+        <QuestionnaireList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} activities={activities} />);
     }, { page: 'dataPrivacy:read' })
     // The list as filtered and sorted on screen, as CSV in its columns and words, at most 5,000 questionnaires.
     .get(`${QUESTIONNAIRE_PATH}.csv`, async ({ viewer, query, set }) => {

@@ -37,10 +37,12 @@ export interface QuestionnaireFilters {
   q: string;
   status: string;
   ownerId: string;
+  /** Those about one processing activity (its page links here). */
+  processingActivityId: string;
   sort: string;
 }
 
-const isFiltered = (f: QuestionnaireFilters) => Boolean(f.q || f.status || f.ownerId);
+const isFiltered = (f: QuestionnaireFilters) => Boolean(f.q || f.status || f.ownerId || f.processingActivityId);
 
 /** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
 export function questionnaireListHref(f: QuestionnaireFilters, change: { sort?: string; page?: number } = {}, path = QUESTIONNAIRE_PATH): string {
@@ -61,7 +63,7 @@ export const QUESTIONNAIRE_CSV_COLUMNS: { header: string; text: (q: Questionnair
 ];
 
 /** The officer's list: the one filter bar (words, status, Owner), headers that sort, paging with the total, Export. */
-export function QuestionnaireList({ page, filters, owners }: { page: Page<QuestionnaireView>; filters: QuestionnaireFilters; owners: Option[] }): JSX.Element {
+export function QuestionnaireList({ page, filters, owners, activities }: { page: Page<QuestionnaireView>; filters: QuestionnaireFilters; owners: Option[]; activities: Option[] }): JSX.Element {
   const filtered = isFiltered(filters);
   const count = `${page.total.toLocaleString('en')} questionnaire${page.total === 1 ? '' : 's'}`;
   return (
@@ -70,6 +72,7 @@ export function QuestionnaireList({ page, filters, owners }: { page: Page<Questi
         search={{ value: filters.q, label: 'Search titles' }}
         filters={[
           { name: 'status', label: 'Status', selected: filters.status, options: QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] })) },
+          { name: 'processingActivityId', label: 'Processing activity', selected: filters.processingActivityId, options: activities },
           { name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' },
         ]} />
       <section id="questionnaire-results" aria-live="polite" aria-label="Data Liaison questionnaires">
@@ -306,10 +309,19 @@ export function AnswerPage({ q, csrfToken, state = {}, done }: { q: Questionnair
 }
 
 /** The processing activity's page: the questionnaires about it the viewer may read, and a link to send one. */
-export function ActivityQuestionnaires({ activityId, items, canCreate }: { activityId: string; items: QuestionnaireView[]; canCreate: boolean }): JSX.Element {
+export function ActivityQuestionnaires({ activityId, items, total, canCreate }: { activityId: string; items: QuestionnaireView[]; total: number; canCreate: boolean }): JSX.Element {
   return (
     <section class="card" aria-labelledby="activity-questionnaires">
       <h2 id="activity-questionnaires">Liaison questionnaires</h2>
+      {total > 0 && (
+        <p class="results-bar">
+          <span class="muted" safe>{total > items.length ? `The first ${items.length} of ${total} questionnaires.` : `${total} questionnaire${total === 1 ? '' : 's'}.`}</span>
+          <span>
+            <a href={`${QUESTIONNAIRE_PATH}?processingActivityId=${activityId}`}>Filter and sort them in Liaison questionnaires</a>{' '}
+            <a class="button secondary small" href={`${QUESTIONNAIRE_PATH}.csv?processingActivityId=${activityId}`} download="" aria-label="Export CSV of this activity's questionnaires">Export CSV</a>
+          </span>
+        </p>
+      )}
       {items.length === 0
         ? <p class="muted">No questionnaires about this processing activity.</p>
         : (
