@@ -7,7 +7,7 @@ import type { RecordView } from '../../platform/records/records';
 import { BareLayout } from '../../../views/layout';
 import { UPLOAD_LINK, type VerifyRunView } from './schema';
 import type { listFiles } from './files';
-import type { evidenceLinkedTo, listLinks } from './service';
+import type { listLinks } from './service';
 import { findRecordType, type RecordTypeDeclaration } from '../../platform/records/record-types';
 
 export type EvidenceView = RecordView<typeof evidenceTable> & { status: string; fileCount: number; linkCount: number };
@@ -163,26 +163,6 @@ export function LinksSection({ view, links, canChange, types, csrfToken }: {
           <button type="submit">Link record</button>
         </form>
       )}
-    </section>
-  );
-}
-
-/** Evidence proving a record, on that record's page. */
-export function LinkedEvidence({ rows }: { rows: Awaited<ReturnType<typeof evidenceLinkedTo>> }): JSX.Element {
-  return (
-    <section id="evidence">
-      <h2>Evidence</h2>
-      <DataTable
-        rows={rows}
-        empty="No evidence linked."
-        columns={[
-          { header: 'Evidence', cell: (e) => <a href={`/evidence/${e.id}`} safe>{e.title}</a> },
-          { header: 'Kind', cell: (e) => <Text value={readable(e.kind)} /> },
-          { header: 'Status', cell: (e) => <Text value={readable(e.status)} /> },
-          { header: 'Valid until', cell: (e) => <Text value={e.validUntil ?? '—'} /> },
-          { header: 'Locked', cell: (e) => <Text value={e.locked ? 'Yes' : 'No'} /> },
-        ]}
-      />
     </section>
   );
 }

@@ -32,6 +32,8 @@ export interface LinkedRecords {
   ids(hostId: string): SQL;
   /** A column telling how each listed record is linked (the treatments relying on a control), built from the listed type's table. */
   detail?: { header: string; value(hostId: string, listed: RecordTypeDeclaration): SQL<string | null> };
+  /** Further columns after it, shown and exported but not sorted by (evidence: its kind, status, lock), as text. */
+  columns?: readonly { header: string; value(listed: RecordTypeDeclaration): SQL<string | null> }[];
 }
 
 export const LINKED_PAGE_SIZE = 25;
@@ -47,10 +49,10 @@ export const linkedSortOf = (links: LinkedRecords, value: unknown): LinkedSort =
   return sort.endsWith('detail') && !links.detail ? 'title' : sort;
 };
 
-interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null }
+interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null; more: (string | null)[] | null }
 
 export interface LinkedPage {
-  rows: { title: string; href: string; detail: string | null }[];
+  rows: { title: string; href: string; detail: string | null; more: (string | null)[] }[];
   /** Linked records the reader may read, and those they may not (counted, never named). */
   total: number;
   restricted: number;
@@ -77,6 +79,7 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
     id: sql<string>`${type.id}::text`, title,
     parentId: type.parent ? sql<string | null>`${type.parent.id}::text` : sql<string | null>`null`,
     detail,
+    more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`(${c.value(type)})::text`), sql`, `)}]` : sql<null>`null`,
   }).from(type.table);
   const byName = sort === '-title' ? [desc(title), desc(type.id)] : [asc(title), asc(type.id)];
   // By the detail column: blanks last either way, then by name.
@@ -84,7 +87,7 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
   const rows: LinkedRow[] = await (type.join ? rowBase.innerJoin(type.join.table, type.join.on) : rowBase).where(and(linked, mine))
     .orderBy(...order).limit(pageSize).offset((page - 1) * pageSize);
   return {
-    rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail })),
+    rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail, more: row.more ?? [] })),
     total: counts.readable, restricted: counts.all - counts.readable, page, sort,
   };
 }
@@ -126,6 +129,7 @@ function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclarat
         columns={[
           { header: type.label, sort: 'title', cell: (row) => <a href={row.href} safe>{row.title}</a> },
           ...(links.detail ? [{ header: links.detail.header, sort: 'detail', cell: (row: LinkedPage['rows'][number]) => <span safe>{row.detail ?? ''}</span> }] : []),
+          ...(links.columns ?? []).map((c, i) => ({ header: c.header, cell: (row: LinkedPage['rows'][number]) => <span safe>{row.more[i] ?? ''}</span> })),
         ]}
       />
       {view.total > LINKED_PAGE_SIZE && (
