@@ -19,6 +19,7 @@ import { reportsModule } from './platform/modules/reports-module';
 import { brandingModule } from './platform/modules/branding-module';
 import { MODULES } from './modules';
 import { linkedRecordsPages } from './platform/records/linked-records';
+import { linkedRecordsExport } from './platform/record-screens/linked-records-export';
 
 /** The platform's own screens and every module (src/modules/index.ts). Installed on import: boot() needs the people module. */
 export const SERVICE_MODULES = [dashboardModule, reportsModule, platformModule, notificationsModule, brandingModule, ...MODULES];
@@ -47,7 +48,8 @@ export function createApp(ctx: AppContext): Elysia {
     .use(staticFiles())
     .use(apiDocs())
     .use(openApiRoute((): AnyElysia => app))
-    .use(linkedRecordsPages(ctx));
+    .use(linkedRecordsPages(ctx))
+    .use(linkedRecordsExport(ctx));
   for (const plugin of modulePlugins(ctx)) app.use(plugin);
   return app as unknown as Elysia;
 }

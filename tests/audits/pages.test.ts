@@ -60,3 +60,33 @@ describe('audit screens', () => {
     expect(await refused.text()).toContain('1 audit finding');
   });
 });
+
+describe("an audit plan's findings as a list", () => {
+  test('the plan page counts its findings and links to them filtered, sorted and exported in Audit findings', async () => {
+    const planId = await createPlan();
+    const other = await createPlan();
+    const titles = [unique('B weak passwords'), unique('A missing logs')];
+    for (const title of titles) expect((await admin.post('/audits/findings', { auditPlanId: planId, title, deadline: '2026-09-30' })).status).toBe(303);
+    const elsewhere = unique('Other plan finding');
+    await admin.post('/audits/findings', { auditPlanId: other, title: elsewhere });
+
+    const plan = await (await admin.get(`/audits/${planId}`)).text();
+    expect(plan).toContain('2 findings.');
+    expect(plan).toContain(`href="/audits/findings?auditPlanId=${planId}"`);
+    expect(plan).toContain(`href="/audits/findings/export.csv?auditPlanId=${planId}"`);
+
+    // The register filtered to the plan: its filter bar offers the plan by title, headers sort, the filter rides along.
+    const list = await (await admin.get(`/audits/findings?auditPlanId=${planId}&sort=-title`)).text();
+    expect(list).toContain('Audit plan');
+    expect(list).toMatch(new RegExp(`<option value="${planId}" selected>`));
+    expect(list.indexOf(titles[0])).toBeLessThan(list.indexOf(titles[1]));
+    expect(list).not.toContain(elsewhere);
+    expect(list).toContain(`href="/audits/findings/export.csv?auditPlanId=${planId}&sort=-title"`);
+
+    const csv = await (await admin.get(`/audits/findings/export.csv?auditPlanId=${planId}&sort=title`)).text();
+    const lines = csv.replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines[0]).toStartWith('Finding,Status,Deadline');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([titles[1], titles[0]]);
+    expect(lines[1]).toContain(',Open,2026-09-30');
+  });
+});

@@ -56,7 +56,11 @@ describe('control screens', () => {
     const id = idFrom(created.headers.get('location'));
     const recorded = await admin.post(`/controls/${id}/tests`, { testedOn: '2026-03-01', result: 'pass', notes: 'all good' });
     expect(recorded.status, await recorded.clone().text()).toBe(303);
-    expect(await (await admin.get(`/controls/${id}`)).text()).toContain('Next test due: 2027-03-01');
+    const page = await (await admin.get(`/controls/${id}`)).text();
+    expect(page).toContain('Next test due: 2027-03-01');
+    // The result in words, as the form offers it.
+    expect(page).toContain('<td><span>Passed</span></td>');
+    expect(page).toContain('<option value="partial">Partly passed</option>');
   });
 
   test('a reader without controls:create sees no New button and cannot open the form', async () => {

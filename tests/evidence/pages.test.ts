@@ -57,7 +57,7 @@ describe('evidence screens', () => {
     expect(linked.status, await linked.clone().text()).toBe(303);
     expect(await (await admin.get(`/evidence/${id}`)).text()).toContain(`/controls/${control}`);
     const controlPage = await (await admin.get(`/controls/${control}`)).text();
-    expect(controlPage).toContain('<h2>Evidence</h2>');
+    expect(controlPage).toContain('<h2 id="linked-evidence-heading">Evidence</h2>');
     expect(controlPage).toContain('SIEM weekly review');
     const unlinked = await admin.post(`/evidence/${id}/links/remove`, { recordType: 'control', recordId: control });
     expect(unlinked.status).toBe(303);
@@ -80,7 +80,7 @@ describe('evidence screens', () => {
     const riskReader = await makeUser(env, { 'risks:read': 'all' });
     const page = await (await (await signedInBrowser(env, riskReader.email, riskReader.password)).get(`/risks/${risk}`)).text();
     expect(page).not.toContain('Log retention screenshot');
-    expect(page).not.toContain('<h2>Evidence</h2>');
+    expect(page).not.toContain('<h2 id="linked-evidence-heading">Evidence</h2>');
   });
 
   test('the upload route takes the file as the body with the CSRF header, answering JSON; download carries the SHA-256', async () => {

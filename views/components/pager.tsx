@@ -11,6 +11,10 @@ export interface PagerProps {
    * results alone); the links still work without JavaScript.
    */
   target?: string;
+  /** Whether a page link also puts its address in the browser's (default yes; a section inside a record page pages in place). */
+  push?: boolean;
+  /** The pager's name for screen readers, where a page holds several ('Requirements: pages'). */
+  label?: string;
 }
 
 /**
@@ -18,7 +22,7 @@ export interface PagerProps {
  * whole screen's content, so only the target is taken from it (hx-select): without it the filter bar and the results
  * would be nested inside the old results.
  */
-export function Pager({ page, pageSize, total, href, target }: PagerProps): JSX.Element {
+export function Pager({ page, pageSize, total, href, target, push = true, label: name = 'Pages' }: PagerProps): JSX.Element {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
   const last = Math.min(total, page * pageSize);
@@ -26,9 +30,9 @@ export function Pager({ page, pageSize, total, href, target }: PagerProps): JSX.
     to < 1 || to > pages
       ? <span class="disabled" safe>{label}</span>
       : <a href={href(to)} rel={rel} hx-get={target ? href(to) : undefined} hx-target={target} hx-select={target} hx-swap={target ? 'outerHTML' : undefined}
-          hx-push-url={target ? 'true' : undefined} hx-sync={target ? LIST_SYNC : undefined} safe>{label}</a>;
+          hx-push-url={target && push ? 'true' : undefined} hx-sync={target ? LIST_SYNC : undefined} safe>{label}</a>;
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={name}>
       <span class="muted">{`${first}–${last} of ${total}`}</span>
       {link(page - 1, '← Previous', 'prev')}
       <span>{`Page ${page} of ${pages}`}</span>

@@ -20,6 +20,11 @@ export interface TableSort {
    * table (`form` attribute), so it is swapped with the results and a filter applied after a header click keeps the sort.
    */
   form?: string;
+  /**
+   * Whether a header click also puts its address in the browser's (default yes). A section inside a record page (what
+   * links here) sorts in place and keeps the record page's address; its own address still holds the sort.
+   */
+  push?: boolean;
 }
 
 export interface DataTableProps<T> {
@@ -42,7 +47,7 @@ function Header<T>({ column, sort }: { column: Column<T>; sort?: TableSort }): J
   return (
     <th scope="col" aria-sort={way}>
       <a href={href} class="sort" hx-get={sort.target ? href : undefined} hx-target={sort.target} hx-select={sort.target} hx-swap={sort.target ? 'outerHTML' : undefined}
-        hx-push-url={sort.target ? 'true' : undefined} hx-sync={sort.target ? LIST_SYNC : undefined}>
+        hx-push-url={sort.target && sort.push !== false ? 'true' : undefined} hx-sync={sort.target ? LIST_SYNC : undefined}>
         <span safe>{column.header}</span>
         <span class="sort-mark" aria-hidden="true">{ascending ? ' ▲' : descending ? ' ▼' : ' ↕'}</span>
         <span class="visually-hidden">{ascending ? ', sorted ascending; sort descending' : descending ? ', sorted descending; sort ascending' : ', sort'}</span>

@@ -8,6 +8,7 @@ import { screenAuth } from '../../platform/http/screen-auth';
 import { fileResponseHeaders } from './files';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { fieldErrors } from '../../../views/components/form';
+import { readableChoices, recordType } from '../../platform/records/record-types';
 import {
   REQUEST_SORTS, REQUEST_STATUSES, STATUS_LABELS, TEMPLATE_SORTS, TemplateCreate, type RequestCreate, type RequestListQuery, type RequestView, type ReviewInput,
   type TemplateListQuery, type TemplateView,
@@ -33,13 +34,14 @@ const isRequestStatus = (value: string): value is (typeof REQUEST_STATUSES)[numb
 function requestFilters(query: Record<string, string | undefined>): RequestFilters {
   return {
     q: (query.q ?? '').trim().slice(0, 200), status: isRequestStatus(query.status ?? '') ? query.status! : '',
-    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', sort: REQUEST_SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '', thirdPartyId: isUuid(query.thirdPartyId ?? '') ? query.thirdPartyId! : '', sort: REQUEST_SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
   };
 }
 
 /** The filters as the service reads them (blanks left out). */
 const requestQuery = (f: RequestFilters): Omit<RequestListQuery, 'page' | 'pageSize'> => ({
-  ...(f.q ? { q: f.q } : {}), ...(isRequestStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+  ...(f.q ? { q: f.q } : {}), ...(isRequestStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}),
+  ...(f.thirdPartyId ? { thirdPartyId: f.thirdPartyId } : {}), ...(f.sort ? { sort: f.sort } : {}),
 });
 import type { StoredSection } from '../../../db/schema';
 import type { FieldProblem } from '../../platform/core/errors';
@@ -129,14 +131,15 @@ export const assessmentPages = (ctx: AppContext) => {
     .get(REQUESTS_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const filters = requestFilters(query);
       const pageNumber = /^\d{1,6}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
-      const [page, users] = await Promise.all([
+      const [page, users, thirdParties] = await Promise.all([
         listRequests(ctx.db, viewer, { ...requestQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(ctx.db),
+        readableChoices(ctx.db, viewer, recordType('thirdParty')),
       ]);
       const templates = <a class="button secondary" href="/assessments/templates">Templates</a>;
       const actions = canTouch(viewer, 'assessments:create', { ownerId: viewer.userId, ownerGroupId: null })
         ? <>{templates} <a class="button" href="/assessments/requests/new">Send a questionnaire</a></> : templates;
       return renderScreen(headers, shell('Questionnaires', viewer, csrfToken, 'assessments', actions),
-        <RequestList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+        <RequestList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} thirdParties={thirdParties} />);
     }, { page: 'assessments:read' })
     // The list as filtered and sorted on screen, as CSV in its columns and words, at most 5,000 questionnaires.
     .get(`${REQUESTS_PATH}.csv`, async ({ viewer, query, set }) => {

@@ -360,10 +360,13 @@ export async function createRiskFromAnswer(tx: DbOrTx, actor: Actor, id: string,
 }
 
 /** A third party's questionnaires, oldest first (their scores over time), for readers of assessments. */
+/** Questionnaires a third party's page lists at most (all of them: the Questionnaires list filtered to it). */
+export const THIRD_PARTY_ASSESSMENTS_SHOWN = 200;
+
 export async function assessmentsOfThirdParty(db: DbOrTx, actor: Actor, thirdPartyId: string): Promise<RequestView[] | null> {
   if (levelOf(actor, 'assessments:read') === null) return null;
   return (await joinedRequests(db).where(and(eq(assessmentRequests.thirdPartyId, thirdPartyId), ownershipCondition(actor, 'assessments:read', assessmentRequests.ownerId, assessmentRequests.ownerGroupId)))
-    .orderBy(asc(assessmentRequests.createdAt)).limit(200)).map(toRequestView);
+    .orderBy(asc(assessmentRequests.createdAt)).limit(THIRD_PARTY_ASSESSMENTS_SHOWN)).map(toRequestView);
 }
 
 // ---------------------------------------------------------------- the respondent's side (/assess/<token>)

@@ -1,7 +1,7 @@
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { Flash } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
-import type { FromAnswerChoices } from './service';
+import { THIRD_PARTY_ASSESSMENTS_SHOWN, type FromAnswerChoices } from './service';
 import { HistoryTable } from '../../platform/record-screens/record-views';
 import type { ShownEntry } from '../../platform/records/history-format';
 import { REQUEST_STATUSES, STATUS_LABELS, type RequestDetail, type RequestView } from './schema';
@@ -19,10 +19,12 @@ export interface RequestFilters {
   q: string;
   status: string;
   ownerId: string;
+  /** Those sent about one third party (its page links here). */
+  thirdPartyId: string;
   sort: string;
 }
 
-const isFiltered = (f: RequestFilters) => Boolean(f.q || f.status || f.ownerId);
+const isFiltered = (f: RequestFilters) => Boolean(f.q || f.status || f.ownerId || f.thirdPartyId);
 
 /** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
 export function requestListHref(f: RequestFilters, change: { sort?: string; page?: number } = {}, path = REQUESTS_PATH): string {
@@ -44,7 +46,7 @@ export const REQUEST_CSV_COLUMNS: { header: string; text: (r: RequestView) => st
 ];
 
 /** Questionnaires sent: the one filter bar (words, status, Owner), headers that sort, paging with the total, Export. */
-export function RequestList({ page, filters, owners }: { page: Page<RequestView>; filters: RequestFilters; owners: Option[] }): JSX.Element {
+export function RequestList({ page, filters, owners, thirdParties }: { page: Page<RequestView>; filters: RequestFilters; owners: Option[]; thirdParties: Option[] }): JSX.Element {
   const filtered = isFiltered(filters);
   const count = `${page.total.toLocaleString('en')} questionnaire${page.total === 1 ? '' : 's'}`;
   return (
@@ -54,6 +56,7 @@ export function RequestList({ page, filters, owners }: { page: Page<RequestView>
         search={{ value: filters.q, label: 'Search titles' }}
         filters={[
           { name: 'status', label: 'Status', selected: filters.status, options: REQUEST_STATUSES.map((value) => ({ value, label: STATUS_LABELS[value] })) },
+          { name: 'thirdPartyId', label: 'Third party', selected: filters.thirdPartyId, options: thirdParties },
           { name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' },
         ]} />
       <section id="request-results" aria-live="polite" aria-label="Questionnaires">
@@ -259,6 +262,15 @@ export function ThirdPartyAssessments({ rows, thirdPartyId }: { rows: readonly R
           <polyline points={points} fill="none" stroke="currentColor" stroke-width="2" />
         </svg>
       ) : ''}
+      {rows.length > 0 && (
+        <p class="results-bar">
+          <span class="muted" safe>{rows.length === THIRD_PARTY_ASSESSMENTS_SHOWN ? `The first ${rows.length} questionnaires.` : `${rows.length} questionnaire${rows.length === 1 ? '' : 's'}.`}</span>
+          <span>
+            <a href={`${REQUESTS_PATH}?thirdPartyId=${thirdPartyId}`}>Filter and sort them in Questionnaires</a>{' '}
+            <a class="button secondary small" href={`${REQUESTS_PATH}.csv?thirdPartyId=${thirdPartyId}`} download="" aria-label="Export CSV of this third party's questionnaires">Export CSV</a>
+          </span>
+        </p>
+      )}
       <DataTable caption="Questionnaires sent to this third party, oldest first" empty="No questionnaires sent to this third party yet." rows={rows} columns={[
         { header: 'Sent', cell: (r) => <When value={r.createdAt} local /> },
         { header: 'Questionnaire', cell: (r) => <a href={`/assessments/requests/${r.id}`} safe>{r.title}</a> },

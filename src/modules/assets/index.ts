@@ -5,7 +5,8 @@ import { defineModule, type ModuleManifest } from '../../platform/modules/module
 import { permissionArea } from '../../platform/permissions/permissions';
 import { assetsApi } from './api';
 import { assetImport } from './import';
-import { assetPages, unitAssetsSection } from './pages';
+import { assetPages } from './pages';
+import { assetSections } from './linked-sections';
 import { kindEvents } from '../../platform/notifications/declarations';
 
 /** Assets. */
@@ -23,6 +24,6 @@ export const manifest: ModuleManifest<'assets'> = defineModule({
   ],
   countedTables: ['assets'],
   // A business unit's page lists its assets.
-  sections: (type) => (type.kind === 'businessUnit' ? unitAssetsSection : null),
+  sections: assetSections,
   events: [kindEvents(assetKind, { links: { businessUnitId: 'businessUnit' } })],
 });

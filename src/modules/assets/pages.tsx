@@ -3,9 +3,6 @@ import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-sc
 import { businessUnitKind, businessUnitOptions } from '../businessUnits/service';
 import { AssetCreate, AssetUpdate } from './schema';
 import { assetKind } from './service';
-import { UnitAssets } from './views';
-import { levelOf, type Actor } from '../../platform/permissions/permissions';
-import { listRecords } from '../../platform/records/records';
 
 export const assetPages = (ctx: AppContext) =>
   recordPages(ctx, assetKind, {
@@ -32,9 +29,3 @@ export const assetPages = (ctx: AppContext) =>
       { header: 'Updated', value: (a) => a.updatedAt.slice(0, 10), sort: 'updatedAt' },
     ],
   });
-
-/** The assets of a business unit, on the unit's page, to readers of assets (own level included). */
-export async function unitAssetsSection(ctx: AppContext, unitId: string, viewer: Actor): Promise<JSX.Element | null> {
-  if (levelOf(viewer, 'assets:read') === null) return null;
-  return <UnitAssets page={await listRecords(ctx.db, assetKind, viewer, { businessUnitId: unitId, pageSize: 200, sort: 'name' })} />;
-}

@@ -1,4 +1,5 @@
 import type { auditFindings, auditPlans } from '../../../db/schema';
+import { valueLabel } from '../../platform/core/value-labels';
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import type { Page } from '../../platform/http/paging';
 import { DataTable, Text } from '../../../views/components/table';
@@ -7,7 +8,8 @@ import { RESTRICTED_NAME } from '../../platform/records/links';
 
 export type AuditPlanView = RecordView<typeof auditPlans>;
 
-export const readable = (value: string) => value.replaceAll('_', ' ');
+/** A stored value in words, from the one labels table ('in_remediation' reads 'In remediation'). */
+export const readable = valueLabel;
 
 /** The plan's findings, with a short form to add one for those who may create findings. */
 export function FindingsSection({ plan, findings, controlName, choices, canCreate, csrfToken }: {
@@ -16,6 +18,17 @@ export function FindingsSection({ plan, findings, controlName, choices, canCreat
   return (
     <section id="findings">
       <h2>Findings</h2>
+      {findings.total > 0 && (
+        <p class="results-bar">
+          <span class="muted" safe>{findings.total > findings.rows.length
+            ? `Showing ${findings.rows.length} of ${findings.total} findings.`
+            : `${findings.total} finding${findings.total === 1 ? '' : 's'}.`}</span>
+          <span>
+            <a href={`/audits/findings?auditPlanId=${plan.id}`}>Filter and sort them in Audit findings</a>{' '}
+            <a class="button secondary small" href={`/audits/findings/export.csv?auditPlanId=${plan.id}`} download="" aria-label="Export CSV of this plan's findings">Export CSV</a>
+          </span>
+        </p>
+      )}
       <DataTable
         rows={findings.rows}
         empty="No findings for this plan."
@@ -27,7 +40,6 @@ export function FindingsSection({ plan, findings, controlName, choices, canCreat
           { header: 'Owner', cell: (f) => <Text value={f.owner?.name ?? f.ownerGroup?.name ?? '—'} /> },
         ]}
       />
-      {findings.total > findings.rows.length && <p class="muted" safe>{`Showing ${findings.rows.length} of ${findings.total} findings.`}</p>}
       {canCreate && (
         <details>
           <summary>Add a finding</summary>

@@ -4,17 +4,27 @@ import { attempt, formList, formText } from '../../platform/http/form-input';
 import { platformService } from '../../platform/http/installed';
 import { renderScreen } from '../../platform/http/screen';
 import { canTouch, type Actor } from '../../platform/permissions/permissions';
-import { OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
-import { readable } from '../../platform/record-screens/record-views';
+import { listStateOf, OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
+import { columnsCsv, readable, type ListState } from '../../platform/record-screens/record-views';
+import { readerZone } from '../../platform/csv/zone';
+import { toCsv } from '../../platform/csv/write';
 import { getRecord, loadForAction, updateRecord } from '../../platform/records/records';
 import { fieldErrors } from '../../../views/components/form';
-import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate } from './schema';
-import { resultProgram, completion, lockedTestReason, nextRound, programResultsCsv, listResults, myTraining, programKind, publishProgram, startTraining, submitAttempt, training } from './service';
-import { CompletionPage, MyTraining, ProgramActions, QuestionEditor, TrainingPage, type QuestionEditorProps, type TrainingPageProps } from './views';
+import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate, RESULT_STATUSES } from './schema';
+import { resultProgram, completion, lockedTestReason, nextRound, programResultsCsv, listMyTraining, listResults, MY_TRAINING_SORTS, programKind, publishProgram, startTraining, submitAttempt, training, type MyTrainingQuery } from './service';
+import { CompletionPage, MY_TRAINING_PATH, MyTraining, myTrainingColumns, ProgramActions, QuestionEditor, TrainingPage, type QuestionEditorProps, type TrainingPageProps } from './views';
 import { parseQuestionText, questionText } from './question-text';
 
 const shell = (title: string, viewer: Actor, csrfToken: string, active = 'awareness') => ({ title, viewer, csrfToken, active });
 const ResultParam = t.Object({ id: t.String({ format: 'uuid' }) });
+
+/** "My training"'s filters, sort and page as the address holds them (anything not offered reads as not set). */
+const myTrainingState = (query: Record<string, string | undefined>) =>
+  listStateOf(query, { statuses: RESULT_STATUSES, sortable: (sort) => (MY_TRAINING_SORTS as readonly string[]).includes(sort.replace(/^-/, '')) });
+const isResultStatus = (value: string): value is (typeof RESULT_STATUSES)[number] => (RESULT_STATUSES as readonly string[]).includes(value);
+const myTrainingQuery = (state: ListState, page: number, pageSize: number): MyTrainingQuery => ({
+  page, pageSize, ...(state.q ? { q: state.q } : {}), ...(isResultStatus(state.status) ? { status: state.status } : {}), ...(state.sort ? { sort: state.sort } : {}),
+});
 
 /** Program screens (the register kit), the completion page, and "My training" where a person takes their programs. */
 export function awarenessPages(ctx: AppContext) {
@@ -118,8 +128,18 @@ export function awarenessPages(ctx: AppContext) {
       set.headers['content-disposition'] = `attachment; filename="awareness-results-${new Date().toISOString().slice(0, 10)}.csv"`;
       return csv;
     }, { page: 'awareness:read', params: ResultParam })
-    .get('/awareness/my', async ({ viewer, csrfToken, headers }) =>
-      renderScreen(headers, shell('My training', viewer, csrfToken, 'awarenessMine'), <MyTraining items={await myTraining(ctx.db, viewer)} />), { page: true })
+    .get(MY_TRAINING_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const state = myTrainingState(query);
+      return renderScreen(headers, shell('My training', viewer, csrfToken, 'awarenessMine'),
+        <MyTraining page={await listMyTraining(ctx.db, viewer, myTrainingQuery(state, state.page, state.pageSize))} state={state} />);
+    }, { page: true })
+    // The list as filtered and sorted on screen, as CSV in its words (times in the reader's zone when the link carries it).
+    .get(`${MY_TRAINING_PATH}/export.csv`, async ({ viewer, query, set }) => {
+      const { rows } = await listMyTraining(ctx.db, viewer, myTrainingQuery(myTrainingState(query), 1, 5_000));
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="my-training-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv(columnsCsv(myTrainingColumns(readerZone(query.tz)), rows));
+    }, { page: true })
     .get('/awareness/my/:id', async ({ viewer, csrfToken, headers, params }) => {
       // Opening the content starts the training (once).
       await runWrite(ctx, (tx) => startTraining(tx, viewer, params.id));

@@ -5,7 +5,7 @@ import { conflict, forbidden, invalid, notFound, type FieldProblem } from '../..
 import { listHistory, recordChange, recordChanges, type HistoryView } from '../../platform/audit/history';
 import { paging, type Page } from '../../platform/http/paging';
 import { levelOf, systemActor, type Actor } from '../../platform/permissions/permissions';
-import { getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
+import { escapeLike, getRecord, loadForAction, referencedBy, type RecordKind } from '../../platform/records/records';
 import { isUuid } from '../../platform/core/uuid';
 import { addMonths, isRealDate, todayIso } from '../../platform/core/dates';
 import { toCsv } from '../../platform/csv/write';
@@ -270,15 +270,51 @@ async function ownResult(db: DbOrTx, actor: Actor, id: string, forUpdate = false
 
 const started = (program: Program) => program.status === 'published' && (!program.startsOn || program.startsOn <= todayIso());
 
-/** Programs assigned to the actor that have started, newest first, with their results. */
-export async function myTraining(db: DbOrTx, actor: Actor): Promise<(ResultView & { endsOn: string | null; hasTest: boolean })[]> {
-  if (!actor.userId) return [];
-  const rows = await db.select({ ...resultColumns, endsOn: awarenessPrograms.endsOn, questions: awarenessPrograms.questions }).from(awarenessResults)
-    .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
-    .where(and(eq(awarenessResults.personId, actor.userId), eq(awarenessPrograms.status, 'published'),
-      or(isNull(awarenessPrograms.startsOn), lte(awarenessPrograms.startsOn, todayIso()))))
-    .orderBy(desc(awarenessResults.assignedAt), asc(awarenessPrograms.title));
-  return rows.map((r) => ({ ...toResultView(r), endsOn: r.endsOn, hasTest: r.questions.length > 0 }));
+/** A program assigned to the actor, as "My training" lists it. */
+export type MyTrainingItem = ResultView & { endsOn: string | null; hasTest: boolean };
+
+/** The columns "My training" sorts by (its headers; `-` first for descending). */
+export const MY_TRAINING_SORTS = ['program', 'status', 'score', 'attempts', 'due', 'completedAt'] as const;
+const MY_TRAINING_ORDER: Record<(typeof MY_TRAINING_SORTS)[number], SQL> = {
+  program: sql`lower(${awarenessPrograms.title})`,
+  // In the order a person goes through: not started, started, failed (to retry), passed.
+  status: sql`case ${awarenessResults.status} when 'assigned' then 0 when 'started' then 1 when 'failed' then 2 else 3 end`,
+  score: sql`${awarenessResults.score}`, attempts: sql`${awarenessResults.attempts}`, due: sql`${awarenessPrograms.endsOn}`, completedAt: sql`${awarenessResults.completedAt}`,
+};
+const isMyTrainingSort = (key: string): key is (typeof MY_TRAINING_SORTS)[number] => Object.hasOwn(MY_TRAINING_ORDER, key);
+
+/** "My training"'s narrowing: words of the program's title, a result status, the sort, the page. */
+export interface MyTrainingQuery { q?: string; status?: ResultView['status']; sort?: string; page?: number; pageSize?: number }
+
+/**
+ * Programs assigned to the actor that have started, with their results: newest first unless another sort is asked
+ * (blanks last either way), narrowed by words of the title and a status, a page at a time with the total.
+ */
+export async function listMyTraining(db: DbOrTx, actor: Actor, query: MyTrainingQuery = {}): Promise<Page<MyTrainingItem>> {
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? 25;
+  if (!actor.userId) return { rows: [], total: 0, page, pageSize };
+  const where = and(eq(awarenessResults.personId, actor.userId), eq(awarenessPrograms.status, 'published'),
+    or(isNull(awarenessPrograms.startsOn), lte(awarenessPrograms.startsOn, todayIso())),
+    query.q ? sql`${awarenessPrograms.title} ilike ${`%${escapeLike(query.q)}%`}` : undefined,
+    query.status ? eq(awarenessResults.status, query.status) : undefined);
+  const key = query.sort?.replace(/^-/, '') ?? '';
+  const column = isMyTrainingSort(key) ? MY_TRAINING_ORDER[key] : undefined;
+  const order = column
+    ? [query.sort?.startsWith('-') ? sql`${column} desc nulls last` : sql`${column} asc nulls last`, asc(awarenessPrograms.title), asc(awarenessResults.id)]
+    : [desc(awarenessResults.assignedAt), asc(awarenessPrograms.title), asc(awarenessResults.id)];
+  const [rows, [{ total }]] = await Promise.all([
+    db.select({ ...resultColumns, endsOn: awarenessPrograms.endsOn, questions: awarenessPrograms.questions }).from(awarenessResults)
+      .innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).innerJoin(users, eq(users.id, awarenessResults.personId))
+      .where(where).orderBy(...order).limit(pageSize).offset((page - 1) * pageSize),
+    db.select({ total: count() }).from(awarenessResults).innerJoin(awarenessPrograms, eq(awarenessPrograms.id, awarenessResults.programId)).where(where),
+  ]);
+  return { rows: rows.map((r) => ({ ...toResultView(r), endsOn: r.endsOn, hasTest: r.questions.length > 0 })), total, page, pageSize };
+}
+
+/** Programs assigned to the actor that have started, newest first, with their results (the API's whole list). */
+export async function myTraining(db: DbOrTx, actor: Actor): Promise<MyTrainingItem[]> {
+  return (await listMyTraining(db, actor, { pageSize: 5_000 })).rows;
 }
 
 /** One assigned program as its person takes it: the content and the questions, never the right answers. */

@@ -2,26 +2,40 @@ import { renderMarkdown, safeHref } from '../../platform/core/markdown';
 import { CsrfField, ErrorSummary } from '../../../views/components/form';
 import { Flash, FormError } from '../../../views/components/flash';
 import { DataTable, Text, When } from '../../../views/components/table';
-import type { CompletionView, ResultView, TrainingView } from './schema';
-import { resultStatusLabel } from './service';
-
-type MyItem = ResultView & { endsOn: string | null; hasTest: boolean };
+import { RecordList, type ListColumn, type ListState } from '../../platform/record-screens/record-views';
+import { zonedHeader, zonedTime } from '../../platform/csv/zone';
+import type { Page } from '../../platform/http/paging';
+import { RESULT_STATUSES, type CompletionView, type ResultView, type TrainingView } from './schema';
+import { resultStatusLabel, type MyTrainingItem } from './service';
 
 const statusLabel = (status: ResultView['status']) => resultStatusLabel(status);
 
-/** "My training": the programs assigned to the viewer that have started. */
-export function MyTraining({ items }: { items: readonly MyItem[] }): JSX.Element {
+export const MY_TRAINING_PATH = '/awareness/my';
+
+/**
+ * "My training"'s columns: on screen times in the reader's zone by the page's script, in the CSV export in `zone` (the
+ * header naming it); statuses as words, a blank score or due date as nothing written.
+ */
+export const myTrainingColumns = (zone: string): ListColumn<MyTrainingItem>[] => [
+  { header: 'Program', value: (r) => r.programTitle, link: true, sort: 'program' },
+  { header: 'Status', value: (r) => statusLabel(r.status), sort: 'status' },
+  { header: 'Score', value: (r) => (r.score === null ? '' : `${r.score}%`), cell: (r) => <Text value={r.score === null ? '—' : `${r.score}%`} />, sort: 'score' },
+  { header: 'Attempts', value: (r) => r.attempts, sort: 'attempts' },
+  { header: 'Due', value: (r) => r.endsOn ?? '', cell: (r) => <Text value={r.endsOn ?? '—'} />, sort: 'due' },
+  { header: 'Completed', only: 'screen', value: (r) => r.completedAt ?? '', cell: (r) => <When value={r.completedAt} local />, sort: 'completedAt' },
+  { header: zonedHeader('Assigned', zone), only: 'export', value: (r) => zonedTime(r.assignedAt, zone) },
+  { header: zonedHeader('Completed', zone), only: 'export', value: (r) => zonedTime(r.completedAt, zone) },
+];
+
+/** "My training": the programs assigned to the viewer that have started: the one filter bar, sorting headers, paging, Export. */
+export function MyTraining({ page, state }: { page: Page<MyTrainingItem>; state: ListState }): JSX.Element {
   return (
     <div>
       <p>The awareness programs assigned to you. Open one to read it and take its test.</p>
-      <DataTable caption="Assigned to you" empty="Nothing is assigned to you at the moment." rows={items} columns={[
-        { header: 'Program', cell: (r) => <a href={`/awareness/my/${r.id}`} safe>{r.programTitle}</a> },
-        { header: 'Status', cell: (r) => <Text value={statusLabel(r.status)} /> },
-        { header: 'Score', cell: (r) => <Text value={r.score === null ? '—' : `${r.score}%`} /> },
-        { header: 'Attempts', cell: (r) => <Text value={r.attempts} /> },
-        { header: 'Due', cell: (r) => <Text value={r.endsOn ?? '—'} /> },
-        { header: 'Completed', cell: (r) => <When value={r.completedAt} local /> },
-      ]} />
+      <RecordList<MyTrainingItem> path={MY_TRAINING_PATH} page={page} state={state} plural="Assigned programs" singular="Assigned program"
+        columns={myTrainingColumns('UTC').filter((c) => c.only !== 'export')} canCreate={false} searchLabel="Search program titles" zoned
+        statuses={RESULT_STATUSES} statusOptions={RESULT_STATUSES.map((s) => ({ value: s, label: statusLabel(s) }))}
+        emptyHint="Nothing is assigned to you at the moment." />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import type { RecordView } from '../../platform/records/records';
 import { CsrfField, Field, Select } from '../../../views/components/form';
 import { DataTable, Text } from '../../../views/components/table';
+import { valueLabel, valueOptions } from '../../platform/core/value-labels';
 import type { controls } from '../../../db/schema';
 import { TEST_RESULTS, type ControlTesting } from './schema';
 
@@ -19,7 +20,7 @@ export function TestingSection({ view, testing, canRecord, csrfToken }: { view: 
         empty="No tests recorded."
         columns={[
           { header: 'Date', cell: (t) => <Text value={t.testedOn} /> },
-          { header: 'Result', cell: (t) => <Text value={t.result} /> },
+          { header: 'Result', cell: (t) => <Text value={valueLabel(t.result)} /> },
           { header: 'Notes', cell: (t) => <Text value={t.notes} /> },
         ]}
       />
@@ -28,7 +29,7 @@ export function TestingSection({ view, testing, canRecord, csrfToken }: { view: 
           <CsrfField token={csrfToken} />
           <Field label="Tested on" name="testedOn" type="date" required />
           <Field label="Result" name="result" required>
-            <Select name="result" options={TEST_RESULTS.map((r) => ({ value: r, label: r }))} />
+            <Select name="result" options={valueOptions(TEST_RESULTS)} />
           </Field>
           <Field label="Notes" name="notes" type="textarea" />
           <button type="submit">Record test</button>

@@ -81,7 +81,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
   // party's DPA fields and transfer impact assessments.
   sections: (type) => {
     // A control's page lists the processing activities naming it among their technical and organisational measures.
-    if (type.kind === 'control') return (ctx, id, viewer) => controlProcessingActivities(ctx, id, viewer);
+    if (type.kind === 'control') return controlProcessingActivities(type);
     if (type.kind === 'asset') return (ctx, id, viewer, csrfToken) => assetPrivacySection(ctx, id, viewer, csrfToken);
     if (type.kind !== 'thirdParty') return null;
     return (ctx, id, viewer, csrfToken) => thirdPartyPrivacySections(ctx, id, viewer, csrfToken);

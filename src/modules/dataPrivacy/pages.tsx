@@ -126,7 +126,7 @@ export const processingActivityPages = (app: AppContext) => {
         <>
           {reviews}
           <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={canCreate} />{transfers}
-          <ActivityQuestionnaires activityId={view.id} items={questionnaires.rows} canCreate={canCreate} />
+          <ActivityQuestionnaires activityId={view.id} items={questionnaires.rows} total={questionnaires.total} canCreate={canCreate} />
         </>
       );
     },

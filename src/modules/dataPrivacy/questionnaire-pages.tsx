@@ -12,14 +12,17 @@ import { describeHistory, historyWithParts } from '../../platform/records/histor
 import { readableChoices, recordType } from '../../platform/records/record-types';
 import { fieldErrors } from '../../../views/components/form';
 import {
-  answerQuestionnaire, decideProposal, fieldLabelOf, getQuestionnaire, listQuestionnaires, MY_QUESTIONNAIRES_PATH, myQuestionnaires,
+  answerQuestionnaire, decideProposal, fieldLabelOf, getQuestionnaire, listMyQuestionnaires, listQuestionnaires, MY_QUESTIONNAIRES_PATH,
   QUESTIONNAIRE_PATH, QUESTIONNAIRE_TYPE, sendQuestionnaire,
 } from './questionnaire-service';
 import {
-  AnswerPage, MyQuestionnaires, QUESTIONNAIRE_CSV_COLUMNS, QuestionnaireList, QuestionnairePage, SendForm, STATUS_WORDS, type AnswerFormState, type QuestionnaireFilters,
+  AnswerPage, MyQuestionnaires, myQuestionnaireColumns, QUESTIONNAIRE_CSV_COLUMNS, QuestionnaireList, QuestionnairePage, SendForm, STATUS_WORDS, type AnswerFormState, type QuestionnaireFilters,
   type SendFormState,
 } from './questionnaire-views';
 import { toCsv } from '../../platform/csv/write';
+import { readerZone } from '../../platform/csv/zone';
+import { listStateOf } from '../../platform/record-screens/record-pages';
+import { columnsCsv, type ListState } from '../../platform/record-screens/record-views';
 import { isUuid } from '../../platform/core/uuid';
 import { QUESTIONNAIRE_SORTS, QUESTIONNAIRE_STATUSES, QuestionnaireAnswers, type QuestionnaireListQuery, QuestionnaireCreate, type QuestionnaireAnswers as Answers, type QuestionnaireCreate as Create, type QuestionnaireView } from './schema';
 
@@ -33,14 +36,20 @@ function listFilters(query: Record<string, string | undefined>): QuestionnaireFi
   const status = query.status ?? '';
   return {
     q: (query.q ?? '').trim().slice(0, 200), status: isStatus(status) ? status : '', ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    processingActivityId: isUuid(query.processingActivityId ?? '') ? query.processingActivityId! : '',
     sort: SORT_KEYS.includes(query.sort ?? '') ? query.sort! : '',
   };
 }
 
 /** The filters as the service reads them (blanks left out). */
 const listQuery = (f: QuestionnaireFilters): Omit<QuestionnaireListQuery, 'page' | 'pageSize'> => ({
-  ...(f.q ? { q: f.q } : {}), ...(isStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}), ...(f.sort ? { sort: f.sort } : {}),
+  ...(f.q ? { q: f.q } : {}), ...(isStatus(f.status) ? { status: f.status } : {}), ...(f.ownerId ? { ownerId: f.ownerId } : {}),
+  ...(f.processingActivityId ? { processingActivityId: f.processingActivityId } : {}), ...(f.sort ? { sort: f.sort } : {}),
 });
+
+/** "My privacy questionnaires"' filters, sort and page as the address holds them (anything not offered reads as not set). */
+const myListState = (query: Record<string, string | undefined>) => listStateOf(query, { statuses: QUESTIONNAIRE_STATUSES, sortable: (sort) => SORT_KEYS.includes(sort) });
+const myListQuery = (state: ListState, page: number, pageSize: number) => ({ page, pageSize, ...listQuery({ q: state.q, status: state.status, ownerId: '', processingActivityId: '', sort: state.sort }) });
 
 /** The labels History gives a questionnaire's own fields. */
 const HISTORY_LABELS: Record<string, string> = {
@@ -121,12 +130,13 @@ export const questionnairePages = (app: AppContext) => {
     .get(QUESTIONNAIRE_PATH, async ({ viewer, csrfToken, headers, query }) => {
       const filters = listFilters(query);
       const pageNumber = Math.max(1, Number.parseInt(typeof query.page === 'string' ? query.page : '1', 10) || 1);
-      const [page, users] = await Promise.all([
+      const [page, users, activities] = await Promise.all([
         listQuestionnaires(app.db, viewer, { ...listQuery(filters), page: pageNumber, pageSize: 25 }), platformService('listUsers')(app.db),
+        readableChoices(app.db, viewer, recordType('processingActivity')),
       ]);
       const actions = levelOf(viewer, 'dataPrivacy:create') !== null ? <a class="button" href={`${QUESTIONNAIRE_PATH}/new`}>New questionnaire</a> : undefined;
       return renderScreen(headers, shell('Data Liaison questionnaires', viewer, csrfToken, 'privacy-questionnaires', actions),
-        <QuestionnaireList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} />);
+        <QuestionnaireList page={page} filters={filters} owners={users.map((u) => ({ value: u.id, label: u.name }))} activities={activities} />);
     }, { page: 'dataPrivacy:read' })
     // The list as filtered and sorted on screen, as CSV in its columns and words, at most 5,000 questionnaires.
     .get(`${QUESTIONNAIRE_PATH}.csv`, async ({ viewer, query, set }) => {
@@ -173,9 +183,18 @@ export const questionnairePages = (app: AppContext) => {
       set.status = refused.status;
       return refused.screen;
     }, { page: 'dataPrivacy:update', params: ProposalParam })
-    .get(MY_QUESTIONNAIRES_PATH, async ({ viewer, csrfToken, headers }) =>
-      renderScreen(headers, shell('My privacy questionnaires', viewer, csrfToken, 'my-privacy-questionnaires'), <MyQuestionnaires items={await myQuestionnaires(app.db, viewer)} />),
-    { page: true })
+    .get(MY_QUESTIONNAIRES_PATH, async ({ viewer, csrfToken, headers, query }) => {
+      const state = myListState(query);
+      return renderScreen(headers, shell('My privacy questionnaires', viewer, csrfToken, 'my-privacy-questionnaires'),
+        <MyQuestionnaires page={await listMyQuestionnaires(app.db, viewer, myListQuery(state, state.page, state.pageSize))} state={state} />);
+    }, { page: true })
+    // The list as filtered and sorted on screen, as CSV in its words (times in the reader's zone when the link carries it).
+    .get(`${MY_QUESTIONNAIRES_PATH}/export.csv`, async ({ viewer, query, set }) => {
+      const { rows } = await listMyQuestionnaires(app.db, viewer, myListQuery(myListState(query), 1, 5_000));
+      set.headers['content-type'] = 'text/csv; charset=utf-8';
+      set.headers['content-disposition'] = `attachment; filename="my-privacy-questionnaires-${new Date().toISOString().slice(0, 10)}.csv"`;
+      return toCsv(columnsCsv(myQuestionnaireColumns(readerZone(query.tz)), rows));
+    }, { page: true })
     .get(`${MY_QUESTIONNAIRES_PATH}/:id`, async ({ viewer, csrfToken, headers, params, query, redirect }) => {
       const q = await getQuestionnaire(app.db, viewer, params.id);
       // An officer opening the person's screen is sent to their own: only the person asked answers here.

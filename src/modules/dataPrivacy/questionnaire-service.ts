@@ -144,19 +144,26 @@ const SORT_COLUMNS: Record<string, SQL> = {
 };
 
 export async function listQuestionnaires(db: DbOrTx, actor: Actor, query: QuestionnaireListQuery): Promise<Page<QuestionnaireView>> {
-  const { page, pageSize, offset } = paging(query);
-  const where = and(
+  return questionnairePage(db, and(
     ownershipCondition(actor, 'dataPrivacy:read', privacyQuestionnaires.ownerId, privacyQuestionnaires.ownerGroupId),
-    query.status ? eq(privacyQuestionnaires.status, query.status) : undefined,
     query.processingActivityId ? eq(privacyQuestionnaires.processingActivityId, query.processingActivityId) : undefined,
     query.ownerId ? eq(privacyQuestionnaires.ownerId, query.ownerId) : undefined,
+  ), query, [desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id)]);
+}
+
+/** A page of questionnaires within `scope`, narrowed by the query's words and status, in its sort (else `byDefault`), with the total. */
+async function questionnairePage(db: DbOrTx, scope: SQL | undefined, query: Pick<QuestionnaireListQuery, 'q' | 'status' | 'sort' | 'page' | 'pageSize'>, byDefault: SQL[]): Promise<Page<QuestionnaireView>> {
+  const { page, pageSize, offset } = paging(query);
+  const where = and(
+    scope,
+    query.status ? eq(privacyQuestionnaires.status, query.status) : undefined,
     query.q?.trim() ? ilike(privacyQuestionnaires.title, `%${escapeLike(query.q.trim())}%`) : undefined,
   );
   const descending = query.sort?.startsWith('-') ?? false;
   const column = query.sort ? SORT_COLUMNS[descending ? query.sort.slice(1) : query.sort] : undefined;
   const order = column
     ? [descending ? sql`${column} desc nulls last` : sql`${column} asc nulls last`, desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id)]
-    : [desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id)];
+    : byDefault;
   const [rows, [{ total }]] = await Promise.all([
     db.select().from(privacyQuestionnaires).where(where).orderBy(...order).limit(pageSize).offset(offset),
     db.select({ total: sql<number>`count(*)::int` }).from(privacyQuestionnaires).where(where),
@@ -166,10 +173,19 @@ export async function listQuestionnaires(db: DbOrTx, actor: Actor, query: Questi
 
 /** Waiting first (by due date), then the answered ones, newest first. */
 const waitingFirst: SQL[] = [
-  sql`(${privacyQuestionnaires.status} = 'sent') desc`, sql`${privacyQuestionnaires.dueOn} asc nulls last`, desc(privacyQuestionnaires.createdAt),
+  sql`(${privacyQuestionnaires.status} = 'sent') desc`, sql`${privacyQuestionnaires.dueOn} asc nulls last`, desc(privacyQuestionnaires.createdAt), desc(privacyQuestionnaires.id),
 ];
 
-/** The questionnaires addressed to the actor: needs no data privacy right, only being the person asked. */
+/**
+ * "My privacy questionnaires": those addressed to the actor, narrowed and sorted as the officer's list is (waiting
+ * ones first by default), a page at a time. Needs no data privacy right, only being the person asked.
+ */
+export async function listMyQuestionnaires(db: DbOrTx, actor: Actor, query: Pick<QuestionnaireListQuery, 'q' | 'status' | 'sort' | 'page' | 'pageSize'>): Promise<Page<QuestionnaireView>> {
+  if (!actor.userId) return { rows: [], total: 0, ...paging(query) };
+  return questionnairePage(db, eq(privacyQuestionnaires.recipientId, actor.userId), query, waitingFirst);
+}
+
+/** The questionnaires addressed to the actor (at most 500, waiting ones first): the API's whole list. */
 export async function myQuestionnaires(db: DbOrTx, actor: Actor): Promise<QuestionnaireView[]> {
   if (!actor.userId) return [];
   const rows = await db.select().from(privacyQuestionnaires).where(eq(privacyQuestionnaires.recipientId, actor.userId)).orderBy(...waitingFirst).limit(500);

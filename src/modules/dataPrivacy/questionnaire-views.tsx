@@ -3,7 +3,8 @@ import { Flash } from '../../../views/components/flash';
 import { DataTable, When } from '../../../views/components/table';
 import { Pager } from '../../../views/components/pager';
 import { FilterBar, matchingCount } from '../../../views/components/filter-bar';
-import { HistoryTable } from '../../platform/record-screens/record-views';
+import { HistoryTable, RecordList, type ListColumn, type ListState } from '../../platform/record-screens/record-views';
+import { zonedHeader, zonedTime } from '../../platform/csv/zone';
 import type { ShownEntry } from '../../platform/records/history-format';
 import { valueLabel } from '../../platform/core/value-labels';
 import type { Page } from '../../platform/http/paging';
@@ -36,10 +37,12 @@ export interface QuestionnaireFilters {
   q: string;
   status: string;
   ownerId: string;
+  /** Those about one processing activity (its page links here). */
+  processingActivityId: string;
   sort: string;
 }
 
-const isFiltered = (f: QuestionnaireFilters) => Boolean(f.q || f.status || f.ownerId);
+const isFiltered = (f: QuestionnaireFilters) => Boolean(f.q || f.status || f.ownerId || f.processingActivityId);
 
 /** The list's address (or its CSV's) with the filters and sort, a page when past the first; blanks left out. */
 export function questionnaireListHref(f: QuestionnaireFilters, change: { sort?: string; page?: number } = {}, path = QUESTIONNAIRE_PATH): string {
@@ -60,7 +63,7 @@ export const QUESTIONNAIRE_CSV_COLUMNS: { header: string; text: (q: Questionnair
 ];
 
 /** The officer's list: the one filter bar (words, status, Owner), headers that sort, paging with the total, Export. */
-export function QuestionnaireList({ page, filters, owners }: { page: Page<QuestionnaireView>; filters: QuestionnaireFilters; owners: Option[] }): JSX.Element {
+export function QuestionnaireList({ page, filters, owners, activities }: { page: Page<QuestionnaireView>; filters: QuestionnaireFilters; owners: Option[]; activities: Option[] }): JSX.Element {
   const filtered = isFiltered(filters);
   const count = `${page.total.toLocaleString('en')} questionnaire${page.total === 1 ? '' : 's'}`;
   return (
@@ -69,6 +72,7 @@ export function QuestionnaireList({ page, filters, owners }: { page: Page<Questi
         search={{ value: filters.q, label: 'Search titles' }}
         filters={[
           { name: 'status', label: 'Status', selected: filters.status, options: QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] })) },
+          { name: 'processingActivityId', label: 'Processing activity', selected: filters.processingActivityId, options: activities },
           { name: 'ownerId', label: 'Owner', selected: filters.ownerId, options: owners, any: 'Anyone' },
         ]} />
       <section id="questionnaire-results" aria-live="polite" aria-label="Data Liaison questionnaires">
@@ -213,23 +217,29 @@ export function QuestionnairePage({ q, csrfToken, canDecide, history, done, refu
   );
 }
 
-/** "My privacy questionnaires": those addressed to the viewer, waiting ones first. */
-export function MyQuestionnaires({ items }: { items: QuestionnaireView[] }): JSX.Element {
+/**
+ * "My privacy questionnaires"' columns: statuses and dates in words; the CSV export adds when each was sent and answered,
+ * in `zone` (the header naming it).
+ */
+export const myQuestionnaireColumns = (zone: string): ListColumn<QuestionnaireView>[] => [
+  { header: 'Title', value: (q) => q.title, link: true, sort: 'title' },
+  { header: 'Processing activity', value: (q) => q.processingActivity.name },
+  { header: 'Sent by', value: (q) => q.sender?.name ?? '', cell: (q) => <span safe>{q.sender?.name ?? '—'}</span> },
+  { header: 'Answers due on', value: (q) => q.dueOn ?? '', cell: (q) => <Due on={q.dueOn} />, sort: 'dueOn' },
+  { header: 'Status', value: (q) => STATUS_WORDS[q.status], cell: (q) => <Status status={q.status} />, sort: 'status' },
+  { header: zonedHeader('Sent at', zone), only: 'export', value: (q) => zonedTime(q.createdAt, zone) },
+  { header: zonedHeader('Answered at', zone), only: 'export', value: (q) => zonedTime(q.answeredAt, zone) },
+];
+
+/** "My privacy questionnaires": those addressed to the viewer (waiting ones first): the one filter bar, sorting headers, paging, Export. */
+export function MyQuestionnaires({ page, state }: { page: Page<QuestionnaireView>; state: ListState }): JSX.Element {
   return (
     <>
       <p>Questions from the privacy team about how your area handles personal data. Answer each so the record of processing stays right.</p>
-      <DataTable<QuestionnaireView>
-        caption="Questionnaires addressed to you"
-        rows={items}
-        empty="No privacy questionnaires addressed to you."
-        columns={[
-          { header: 'Title', cell: (q) => <a href={`${MY_QUESTIONNAIRES_PATH}/${q.id}`} safe>{q.title}</a> },
-          { header: 'Processing activity', cell: (q) => <span safe>{q.processingActivity.name}</span> },
-          { header: 'Sent by', cell: (q) => <span safe>{q.sender?.name ?? '—'}</span> },
-          { header: 'Answers due on', cell: (q) => <Due on={q.dueOn} /> },
-          { header: 'Status', cell: (q) => <Status status={q.status} /> },
-        ]}
-      />
+      <RecordList<QuestionnaireView> path={MY_QUESTIONNAIRES_PATH} page={page} state={state} plural="Questionnaires" singular="Questionnaire"
+        columns={myQuestionnaireColumns('UTC').filter((c) => c.only !== 'export')} canCreate={false} searchLabel="Search titles" zoned
+        statuses={QUESTIONNAIRE_STATUSES} statusOptions={QUESTIONNAIRE_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] }))}
+        emptyHint="No privacy questionnaires are addressed to you." />
     </>
   );
 }
@@ -299,10 +309,19 @@ export function AnswerPage({ q, csrfToken, state = {}, done }: { q: Questionnair
 }
 
 /** The processing activity's page: the questionnaires about it the viewer may read, and a link to send one. */
-export function ActivityQuestionnaires({ activityId, items, canCreate }: { activityId: string; items: QuestionnaireView[]; canCreate: boolean }): JSX.Element {
+export function ActivityQuestionnaires({ activityId, items, total, canCreate }: { activityId: string; items: QuestionnaireView[]; total: number; canCreate: boolean }): JSX.Element {
   return (
     <section class="card" aria-labelledby="activity-questionnaires">
       <h2 id="activity-questionnaires">Liaison questionnaires</h2>
+      {total > 0 && (
+        <p class="results-bar">
+          <span class="muted" safe>{total > items.length ? `The first ${items.length} of ${total} questionnaires.` : `${total} questionnaire${total === 1 ? '' : 's'}.`}</span>
+          <span>
+            <a href={`${QUESTIONNAIRE_PATH}?processingActivityId=${activityId}`}>Filter and sort them in Liaison questionnaires</a>{' '}
+            <a class="button secondary small" href={`${QUESTIONNAIRE_PATH}.csv?processingActivityId=${activityId}`} download="" aria-label="Export CSV of this activity's questionnaires">Export CSV</a>
+          </span>
+        </p>
+      )}
       {items.length === 0
         ? <p class="muted">No questionnaires about this processing activity.</p>
         : (

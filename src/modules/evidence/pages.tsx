@@ -12,18 +12,18 @@ import { ownershipCondition } from '../../platform/permissions/ownership';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
 import { OWNER_FIELDS, ownerColumn, recordPages, type ListColumn } from '../../platform/record-screens/record-pages';
 import type { RecordView } from '../../platform/records/records';
-import { childIds, readableChoices, readableTypes, recordType, type RecordSection, type RecordTypeDeclaration } from '../../platform/records/record-types';
+import { readableChoices, readableTypes, recordType } from '../../platform/records/record-types';
 import type { DbOrTx } from '../../../db/client';
 import { fileResponse, listFiles, loadFile, removeFile, uploadFile } from './files';
 import { evidencePackage } from './package';
 import { EVIDENCE_KINDS, EVIDENCE_STATUSES, EvidenceCreate, EvidenceUpdate, linkableTypes, PackageQuery } from './schema';
 import {
-  evidenceKind, evidenceLinkedTo, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence,
+  evidenceKind, linkEvidence, listLinks, lockEvidence, unlinkEvidence, unlockEvidence,
 } from './service';
 import { getVerifyRun, latestVerifyRun, startVerifyRun } from './verify';
 import { thirdPartyKind } from '../thirdParties/service';
 import {
-  FilesSection, LinkChoices, LinkedEvidence, LinksSection, LockPanel, PackagePage, readable, VerifyPage, VerifyProgress, type EvidenceView,
+  FilesSection, LinkChoices, LinksSection, LockPanel, PackagePage, readable, VerifyPage, VerifyProgress, type EvidenceView,
 } from './views';
 
 /** The Evidence list's columns, also its CSV export's and the evidence status report's. */
@@ -59,21 +59,6 @@ async function linksSection(ctx: AppContext, view: EvidenceView, viewer: Actor, 
   const canChange = !view.locked && canTouch(viewer, 'evidence:update', view);
   const types = readableTypes(viewer, linkableTypes());
   return <LinksSection view={view} links={links} canChange={canChange} types={types} csrfToken={csrfToken} />;
-}
-
-/**
- * Evidence proving a record, on the page of every record type evidence can be linked to (its manifest's `sections`):
- * what is linked to the record itself and to the records that are part of it (a control's tests).
- */
-export function evidenceSection(type: RecordTypeDeclaration): RecordSection | null {
-  if (!type.evidence) return null;
-  const parts = linkableTypes().filter((child) => child.parent?.kind === type.kind);
-  return async (ctx, recordId, viewer) => {
-    if (levelOf(viewer, 'evidence:read') === null) return null;
-    const partIds = await Promise.all(parts.map((part) => childIds(ctx.db, part, recordId)));
-    const rows = await evidenceLinkedTo(ctx.db, viewer, [type.kind, ...parts.map((part) => part.kind)], [recordId, ...partIds.flat()]);
-    return <LinkedEvidence rows={rows} />;
-  };
 }
 
 async function packageChoices(db: DbOrTx, viewer: Actor) {

@@ -19,7 +19,7 @@ import {
 import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys';
 
 /** Status from the dates, in SQL so lists filter and page on it: expired before today, expiring within 30 days. */
-const statusSql = sql<string>`case
+export const statusSql = sql<string>`case
   when ${evidence.validUntil} is null or ${evidence.validUntil} > current_date + ${sql.raw(String(EXPIRING_WITHIN_DAYS))} then 'current'
   when ${evidence.validUntil} < current_date then 'expired'
   else 'expiring' end`;

@@ -1,4 +1,5 @@
 import type { evidence as evidenceTable } from '../../../db/schema';
+import { valueLabel } from '../../platform/core/value-labels';
 import { CsrfField, Field, Select, type Option } from '../../../views/components/form';
 import { DataTable, Text, When } from '../../../views/components/table';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
@@ -6,12 +7,13 @@ import type { RecordView } from '../../platform/records/records';
 import { BareLayout } from '../../../views/layout';
 import { UPLOAD_LINK, type VerifyRunView } from './schema';
 import type { listFiles } from './files';
-import type { evidenceLinkedTo, listLinks } from './service';
+import type { listLinks } from './service';
 import { findRecordType, type RecordTypeDeclaration } from '../../platform/records/record-types';
 
 export type EvidenceView = RecordView<typeof evidenceTable> & { status: string; fileCount: number; linkCount: number };
 
-export const readable = (value: string) => value.replaceAll('_', ' ');
+/** A stored value in words, from the one labels table ('in_remediation' reads 'In remediation'). */
+export const readable = valueLabel;
 
 export const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 
@@ -161,26 +163,6 @@ export function LinksSection({ view, links, canChange, types, csrfToken }: {
           <button type="submit">Link record</button>
         </form>
       )}
-    </section>
-  );
-}
-
-/** Evidence proving a record, on that record's page. */
-export function LinkedEvidence({ rows }: { rows: Awaited<ReturnType<typeof evidenceLinkedTo>> }): JSX.Element {
-  return (
-    <section id="evidence">
-      <h2>Evidence</h2>
-      <DataTable
-        rows={rows}
-        empty="No evidence linked."
-        columns={[
-          { header: 'Evidence', cell: (e) => <a href={`/evidence/${e.id}`} safe>{e.title}</a> },
-          { header: 'Kind', cell: (e) => <Text value={readable(e.kind)} /> },
-          { header: 'Status', cell: (e) => <Text value={readable(e.status)} /> },
-          { header: 'Valid until', cell: (e) => <Text value={e.validUntil ?? '—'} /> },
-          { header: 'Locked', cell: (e) => <Text value={e.locked ? 'Yes' : 'No'} /> },
-        ]}
-      />
     </section>
   );
 }

@@ -6,7 +6,7 @@ import { attempt, formList, formText } from '../http/form-input';
 import { renderScreen } from '../http/screen';
 import { isHtmx } from '../../../views/layout';
 import {
-  ConfirmDelete, ListActions, RecordDetail, RecordForm, RecordList, RecordResults, type DetailRow, type FieldSpec, type FormValues, type ListColumn, type ListFilter,
+  columnsCsv, ConfirmDelete, ListActions, RecordDetail, RecordForm, RecordList, RecordResults, type DetailRow, type FieldSpec, type FormValues, type ListColumn, type ListFilter,
   type ListState,
 } from './record-views';
 import { platformService } from '../http/installed';
@@ -183,6 +183,28 @@ function withLabelScreens<V>(db: AppContext['db'], o: RecordPagesOptions<V>): Re
   };
 }
 
+/**
+ * A list's filters, sort and page as the address holds them: a status, sort or filter value the list does not offer reads
+ * as not set (a strict filter's is passed on, to be refused), the page size one of PAGE_SIZES. The register kit's lists
+ * and a person's own lists ("My training") read theirs here.
+ */
+export function listStateOf(query: Record<string, string | undefined>, o: { statuses?: readonly string[]; sortable(sort: string): boolean; filters?: readonly ListFilter[] }): ListState {
+  const int = (raw: string | undefined, fallback: number) => (raw && /^\d{1,6}$/.test(raw) ? Number(raw) : fallback);
+  const pageSize = int(query.pageSize, 25);
+  return {
+    q: (query.q ?? '').trim().slice(0, 200),
+    status: o.statuses?.includes(query.status ?? '') ? query.status! : '',
+    ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
+    sort: query.sort && o.sortable(query.sort) ? query.sort : '',
+    page: Math.max(1, int(query.page, 1)),
+    pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
+    extra: Object.fromEntries((o.filters ?? []).flatMap((f) => {
+      const value = query[f.name] ?? '';
+      return f.options.some((option) => option.value === value) || (f.strict && value !== '') ? [[f.name, value]] : [];
+    })),
+  };
+}
+
 export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: AppContext, kind: RecordKind<T, Record<string, unknown>, V>, given: RecordPagesOptions<V>) {
   const o = kind.labels ? withLabelScreens(ctx.db, given) : given;
   const right = (r: string) => `${kind.module}:${r}` as Permission;
@@ -191,22 +213,8 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
 
   const filtersFor = async (viewer: Actor): Promise<readonly ListFilter[]> => (typeof o.filters === 'function' ? o.filters(viewer) : (o.filters ?? []));
 
-  const listState = (query: Record<string, string | undefined>, filters: readonly ListFilter[]): ListState => {
-    const int = (raw: string | undefined, fallback: number) => (raw && /^\d{1,6}$/.test(raw) ? Number(raw) : fallback);
-    const pageSize = int(query.pageSize, 25);
-    return {
-      q: (query.q ?? '').trim().slice(0, 200),
-      status: o.statuses?.includes(query.status ?? '') ? query.status! : '',
-      ownerId: isUuid(query.ownerId ?? '') ? query.ownerId! : '',
-      sort: query.sort && sortable(query.sort) ? query.sort : '',
-      page: Math.max(1, int(query.page, 1)),
-      pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : 25,
-      extra: Object.fromEntries(filters.flatMap((f) => {
-        const value = query[f.name] ?? '';
-        return f.options.some((option) => option.value === value) || (f.strict && value !== '') ? [[f.name, value]] : [];
-      })),
-    };
-  };
+  const listState = (query: Record<string, string | undefined>, filters: readonly ListFilter[]): ListState =>
+    listStateOf(query, { statuses: o.statuses, sortable, filters });
 
   /**
    * Choices for every select, owner and reference field. A deactivated current owner stays listed, marked, and a
@@ -347,8 +355,7 @@ export function recordPages<T extends OwnedTable, V extends ScreenView>(ctx: App
       const { rows: kept } = await readAllRecords(ctx.db, kind, viewer, listParams(state, 1, 200), EXPORT_LIMIT);
       set.headers['content-type'] = 'text/csv; charset=utf-8';
       set.headers['content-disposition'] = `attachment; filename="${o.path.slice(1).replaceAll('/', '-')}-${new Date().toISOString().slice(0, 10)}.csv"`;
-      const columns = o.columns.filter((c) => c.only !== 'screen');
-      return toCsv([columns.map((c) => c.header), ...kept.map((row) => columns.map((c) => String(c.value(row) ?? '')))]);
+      return toCsv(columnsCsv(o.columns, kept));
     }, { page: right('read') })
 
     // A link from another record's page may preset fields by name (a processing activity's "New DPIA": ?processingActivityId=...).

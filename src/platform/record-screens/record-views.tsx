@@ -99,6 +99,12 @@ export function listHref(path: string, state: ListState, page = state.page, sort
   return query ? `${path}?${query}` : path;
 }
 
+/** A list's rows as CSV rows (header first): the columns the export writes (all but screen-only ones), as their text. */
+export function columnsCsv<V>(columns: readonly ListColumn<V>[], rows: readonly V[]): string[][] {
+  const written = columns.filter((c) => c.only !== 'screen');
+  return [written.map((c) => c.header), ...rows.map((row) => written.map((c) => String(c.value(row) ?? '')))];
+}
+
 /** The CSV export of the list as filtered and sorted on screen. */
 export function exportHref(path: string, state: ListState): string {
   const params = filterParams(state);
@@ -125,19 +131,21 @@ export interface ResultsProps<V extends Identified> {
   singular: string;
   /** What an empty register suggests as its first step ("Add the first with New control, or Import a CSV file."). */
   emptyHint?: string;
+  /** The export writes times: its link sends the reader's zone (`data-reader-zone`, src/platform/csv/zone.ts). */
+  zoned?: boolean;
 }
 
 export const resultsId = (path: string) => `results-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
 
 /** The count, Export, the table and the pager; the whole page renders it and htmx swaps it alone when filters change. */
-export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyHint }: ResultsProps<V>): JSX.Element {
+export function RecordResults<V extends Identified>({ path, page, state, columns, plural, singular, emptyHint, zoned }: ResultsProps<V>): JSX.Element {
   const id = resultsId(path);
   const filtered = isFiltered(state);
   return (
     <section id={id} aria-live="polite" aria-label={plural}>
       <p class="results-bar">
         <span class="muted" safe>{filtered ? matchingCount(countOf(page.total, singular, plural), page.total) : countOf(page.total, singular, plural)}</span>
-        {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="">Export CSV</a>}
+        {page.total > 0 && <a class="button secondary small" href={exportHref(path, state)} download="" data-reader-zone={zoned ? '' : undefined}>Export CSV</a>}
       </p>
       {page.total === 0 && !filtered && emptyHint
         ? <div class="card empty-state"><p safe>{`No ${plural.toLowerCase()} yet.`}</p><p class="muted" safe>{emptyHint}</p></div>
@@ -160,7 +168,10 @@ export function RecordResults<V extends Identified>({ path, page, state, columns
 
 export interface ListProps<V extends Identified> extends ResultsProps<V> {
   statuses?: readonly string[];
-  owners: Option[];
+  /** The status filter's choices in the list's own words, when the shared value labels do not fit ('Not started'). */
+  statusOptions?: Option[];
+  /** The Owner filter's people; left out on a person's own lists ("My training"), where every row is theirs. */
+  owners?: Option[];
   canCreate: boolean;
   extraActions?: JSX.Element;
   filters?: readonly ListFilter[];
@@ -184,9 +195,9 @@ export function RecordList<V extends Identified>(props: ListProps<V>): JSX.Eleme
         search={{ value: state.q, label: props.searchLabel ?? 'Search' }} filtered={isFiltered(state)}
         keep={{ pageSize: state.pageSize === 25 ? '' : String(state.pageSize) }}
         filters={[
-          ...(statuses ? [{ name: 'status', label: 'Status', selected: state.status, options: valueOptions(statuses) }] : []),
+          ...(statuses ? [{ name: 'status', label: 'Status', selected: state.status, options: props.statusOptions ?? valueOptions(statuses) }] : []),
           ...(props.filters ?? []).map((f) => ({ name: f.name, label: f.label, options: f.options, selected: state.extra?.[f.name] ?? '' })),
-          { name: 'ownerId', label: 'Owner', selected: state.ownerId, options: owners, any: 'Anyone' },
+          ...(owners ? [{ name: 'ownerId', label: 'Owner', selected: state.ownerId, options: owners, any: 'Anyone' }] : []),
         ]} />
       <RecordResults {...props} emptyHint={props.emptyHint ?? (canCreate ? `Add the first with New ${singular.toLowerCase()}${props.extraActions ? ', or import a CSV file' : ''}.` : undefined)} />
     </>

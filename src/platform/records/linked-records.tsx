@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { and, asc, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../http/context';
 import { renderScreen } from '../http/screen';
 import { screenAuth } from '../http/screen-auth';
@@ -8,6 +8,7 @@ import { isUuid } from '../core/uuid';
 import { ownershipCondition } from '../permissions/ownership';
 import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
 import { DataTable } from '../../../views/components/table';
+import { Pager } from '../../../views/components/pager';
 import { findRecordType, providedSections, readPermission, recordType, requireTypedRecord, type RecordSection, type RecordTypeDeclaration } from './record-types';
 
 /**
@@ -31,22 +32,37 @@ export interface LinkedRecords {
   ids(hostId: string): SQL;
   /** A column telling how each listed record is linked (the treatments relying on a control), built from the listed type's table. */
   detail?: { header: string; value(hostId: string, listed: RecordTypeDeclaration): SQL<string | null> };
+  /** Further columns after it, shown and exported but not sorted by (evidence: its kind, status, lock), as text. */
+  columns?: readonly { header: string; value(listed: RecordTypeDeclaration): SQL<string | null> }[];
 }
 
 export const LINKED_PAGE_SIZE = 25;
+/** Rows a section's CSV download holds at most (as the registers' Export). */
+export const LINKED_EXPORT_LIMIT = 5_000;
 
-interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null }
+/** How a section may be sorted: by the listed record's name (the default) or by the detail column, either way. */
+const LINKED_SORTS = ['title', '-title', 'detail', '-detail'] as const;
+export type LinkedSort = (typeof LINKED_SORTS)[number];
+/** A sort as an address holds it; anything else (or a detail sort of a section without one) reads as by name. */
+export const linkedSortOf = (links: LinkedRecords, value: unknown): LinkedSort => {
+  const sort = LINKED_SORTS.find((s) => s === value) ?? 'title';
+  return sort.endsWith('detail') && !links.detail ? 'title' : sort;
+};
+
+interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null; more: (string | null)[] | null }
 
 export interface LinkedPage {
-  rows: { title: string; href: string; detail: string | null }[];
+  rows: { title: string; href: string; detail: string | null; more: (string | null)[] }[];
   /** Linked records the reader may read, and those they may not (counted, never named). */
   total: number;
   restricted: number;
   page: number;
+  sort: LinkedSort;
 }
 
 /** One page of the records linked to `hostId` that the viewer may read; null when they may not read the listed type. */
-export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRecords, hostId: string, page: number): Promise<LinkedPage | null> {
+export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRecords, hostId: string, page: number, sort: LinkedSort = 'title',
+  pageSize = LINKED_PAGE_SIZE): Promise<LinkedPage | null> {
   const type = recordType(links.listed);
   const read = readPermission(type);
   if (levelOf(viewer, read) === null) return null;
@@ -58,49 +74,67 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
     readable: mine ? sql<number>`(count(*) filter (where ${mine}))::int` : sql<number>`count(*)::int`,
   }).from(type.table);
   const [counts] = await (type.join ? countBase.innerJoin(type.join.table, type.join.on) : countBase).where(linked);
+  const detail = links.detail ? links.detail.value(hostId, type) : sql<string | null>`null`;
   const rowBase = ctx.db.select({
     id: sql<string>`${type.id}::text`, title,
     parentId: type.parent ? sql<string | null>`${type.parent.id}::text` : sql<string | null>`null`,
-    detail: links.detail ? links.detail.value(hostId, type) : sql<string | null>`null`,
+    detail,
+    more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`(${c.value(type)})::text`), sql`, `)}]` : sql<null>`null`,
   }).from(type.table);
+  const byName = sort === '-title' ? [desc(title), desc(type.id)] : [asc(title), asc(type.id)];
+  // By the detail column: blanks last either way, then by name.
+  const order = sort === 'detail' ? [sql`${detail} asc nulls last`, ...byName] : sort === '-detail' ? [sql`${detail} desc nulls last`, ...byName] : byName;
   const rows: LinkedRow[] = await (type.join ? rowBase.innerJoin(type.join.table, type.join.on) : rowBase).where(and(linked, mine))
-    .orderBy(asc(title), asc(type.id)).limit(LINKED_PAGE_SIZE).offset((page - 1) * LINKED_PAGE_SIZE);
+    .orderBy(...order).limit(pageSize).offset((page - 1) * pageSize);
   return {
-    rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail })),
-    total: counts.readable, restricted: counts.all - counts.readable, page,
+    rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail, more: row.more ?? [] })),
+    total: counts.readable, restricted: counts.all - counts.readable, page, sort,
   };
 }
 
 const elementId = (links: LinkedRecords) => `linked-${links.key}`;
 
+/** A section's address (its page, sort or CSV download), the sort left out when by name and the page when the first. */
+function sectionHref(host: RecordTypeDeclaration, hostId: string, links: LinkedRecords, change: { page?: number; sort?: LinkedSort; csv?: boolean }): string {
+  const params = new URLSearchParams();
+  if ((change.page ?? 1) > 1) params.set('page', String(change.page));
+  if (change.sort && change.sort !== 'title') params.set('sort', change.sort);
+  const query = params.toString();
+  return `/linked/${host.kind}/${hostId}/${links.key}${change.csv ? '/export.csv' : ''}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * The section: how many linked records the reader may read with the Export of them all, the table whose headers sort it
+ * and the pager, each loading the section alone in place by htmx (the record page keeps its address; the section's own
+ * address, which works without script, holds the page and sort).
+ */
 function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclaration; hostId: string; links: LinkedRecords; view: LinkedPage }): JSX.Element {
   const type = recordType(links.listed);
   const id = elementId(links);
-  const pages = Math.max(1, Math.ceil(view.total / LINKED_PAGE_SIZE));
-  const href = (to: number) => `/linked/${host.kind}/${hostId}/${links.key}?page=${to}`;
-  const pageLink = (to: number, label: string, rel: string) => (to < 1 || to > pages
-    ? <span class="disabled" safe>{label}</span>
-    : <a href={href(to)} rel={rel} hx-get={href(to)} hx-target={`#${id}`} hx-swap="outerHTML" safe>{label}</a>);
-  const first = view.total === 0 ? 0 : (view.page - 1) * LINKED_PAGE_SIZE + 1;
-  const last = Math.min(view.total, view.page * LINKED_PAGE_SIZE);
+  const heading = links.heading ?? type.plural;
+  const count = `${view.total.toLocaleString('en')} ${(view.total === 1 ? type.label : type.plural).toLowerCase()}`;
   return (
     <section id={id} aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`} safe>{links.heading ?? type.plural}</h2>
+      <h2 id={`${id}-heading`} safe>{heading}</h2>
+      {view.total > 0 && (
+        <p class="results-bar">
+          <span class="muted" safe>{count}</span>
+          <a class="button secondary small" href={sectionHref(host, hostId, links, { sort: view.sort, csv: true })} download="" aria-label={`Export CSV of ${heading.toLowerCase()}`}>Export CSV</a>
+        </p>
+      )}
       <DataTable
         rows={view.rows}
         empty={links.empty ?? `No ${type.plural.toLowerCase()} linked.`}
+        sort={view.total > 1 ? { current: view.sort, href: (sort) => sectionHref(host, hostId, links, { sort: linkedSortOf(links, sort) }), target: `#${id}`, push: false } : undefined}
         columns={[
-          { header: type.label, cell: (row) => <a href={row.href} safe>{row.title}</a> },
-          ...(links.detail ? [{ header: links.detail.header, cell: (row: LinkedPage['rows'][number]) => <span safe>{row.detail ?? ''}</span> }] : []),
+          { header: type.label, sort: 'title', cell: (row) => <a href={row.href} safe>{row.title}</a> },
+          ...(links.detail ? [{ header: links.detail.header, sort: 'detail', cell: (row: LinkedPage['rows'][number]) => <span safe>{row.detail ?? ''}</span> }] : []),
+          ...(links.columns ?? []).map((c, i) => ({ header: c.header, cell: (row: LinkedPage['rows'][number]) => <span safe>{row.more[i] ?? ''}</span> })),
         ]}
       />
-      {pages > 1 && (
-        <nav class="pager" aria-label={`${links.heading ?? type.plural}: pages`}>
-          <span class="muted" safe>{`${first}–${last} of ${view.total}`}</span>
-          {pageLink(view.page - 1, '← Previous', 'prev')}
-          <span safe>{`Page ${view.page} of ${pages}`}</span>
-          {pageLink(view.page + 1, 'Next →', 'next')}
-        </nav>
+      {view.total > LINKED_PAGE_SIZE && (
+        <Pager page={view.page} pageSize={LINKED_PAGE_SIZE} total={view.total} href={(to) => sectionHref(host, hostId, links, { page: to, sort: view.sort })}
+          target={`#${id}`} push={false} label={`${heading}: pages`} />
       )}
       {view.restricted > 0 && (
         <p class="muted" safe>{`${view.restricted} more linked ${view.restricted === 1 ? type.label.toLowerCase() : type.plural.toLowerCase()} you may not read.`}</p>
@@ -121,18 +155,24 @@ export function linkedRecordsSection(host: RecordTypeDeclaration, links: LinkedR
   };
 }
 
-/** A section's other pages: the host record must be one the viewer may read (403 or 404 as for any link). */
+/** The host record and the section of an address, the viewer holding read on both (403 or 404 as for any link). */
+export async function linkedSectionOf(ctx: AppContext, viewer: Actor, params: { kind: string; id: string; key: string }) {
+  const host = findRecordType(params.kind);
+  if (host) providedSections(host); // declares the type's linked sections
+  const links = declaredSections.get(`${params.kind}/${params.key}`);
+  if (!host || !links || !isUuid(params.id)) throw notFound('section');
+  const record = await requireTypedRecord(ctx.db, viewer, host, params.id);
+  requirePermission(viewer, readPermission(recordType(links.listed)));
+  return { host, links, record };
+}
+
+/** A section's other pages and orders: the host record must be one the viewer may read (its CSV download: record-screens/linked-records-export.ts). */
 export const linkedRecordsPages = (ctx: AppContext) => new Elysia({ name: 'platform:linked-records' })
   .use(screenAuth(ctx))
   .get('/linked/:kind/:id/:key', async ({ viewer, csrfToken, headers, params, query }) => {
-    const host = findRecordType(params.kind);
-    if (host) providedSections(host); // declares the type's linked sections
-    const links = declaredSections.get(`${params.kind}/${params.key}`);
-    if (!host || !links || !isUuid(params.id)) throw notFound('section');
-    const record = await requireTypedRecord(ctx.db, viewer, host, params.id);
-    requirePermission(viewer, readPermission(recordType(links.listed)));
+    const { host, links, record } = await linkedSectionOf(ctx, viewer, params);
     const asked = /^[1-9][0-9]{0,5}$/.test(String(query.page ?? '')) ? Number(query.page) : 1;
-    const view = await linkedPage(ctx, viewer, links, params.id, asked);
+    const view = await linkedPage(ctx, viewer, links, params.id, asked, linkedSortOf(links, query.sort));
     if (!view) throw notFound('section');
     return renderScreen(headers, { title: `${links.heading ?? recordType(links.listed).plural}: ${record.row.title}`, viewer, csrfToken }, (
       <>
