@@ -6752,7 +6752,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "inherentScore" | "-inherentScore" | "residualScore" | "-residualScore" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "classification" | "-classification" | "status" | "-status" | "inherentScore" | "-inherentScore" | "residualScore" | "-residualScore" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed" | "archived";
                 classificationId?: string;
@@ -9891,7 +9891,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "owner" | "-owner" | "approver" | "-approver" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
                 expired?: "true" | "false";
@@ -10793,7 +10793,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "owner" | "-owner" | "approver" | "-approver" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
                 expired?: "true" | "false";
@@ -11695,7 +11695,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "active" | "retired";
                 ownerId?: string;
@@ -15616,7 +15616,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "expiresAt" | "-expiresAt" | "owner" | "-owner" | "approver" | "-approver" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "requested" | "approved" | "rejected";
                 expired?: "true" | "false";
@@ -16633,7 +16633,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "standard" | "-standard" | "version" | "-version" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "standard" | "-standard" | "version" | "-version" | "headings" | "-headings" | "requirements" | "-requirements" | "additional" | "-additional" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
@@ -17719,7 +17719,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "collectedOn" | "-collectedOn" | "validUntil" | "-validUntil" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "kind" | "-kind" | "status" | "-status" | "collectedOn" | "-collectedOn" | "validUntil" | "-validUntil" | "fileCount" | "-fileCount" | "locked" | "-locked" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "current" | "expiring" | "expired";
                 ownerId?: string;
@@ -20090,7 +20090,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "reviewFrequencyMonths" | "-reviewFrequencyMonths" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "reviewFrequencyMonths" | "-reviewFrequencyMonths" | "currentVersion" | "-currentVersion" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "draft" | "published";
                 ownerId?: string;
@@ -22071,7 +22071,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
@@ -22748,7 +22748,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
@@ -23505,7 +23505,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "type" | "-type" | "status" | "-status" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "active" | "offboarding" | "terminated";
                 ownerId?: string;
@@ -25259,7 +25259,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "openedAt" | "-openedAt" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "openedAt" | "-openedAt" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed";
                 ownerId?: string;
@@ -27074,7 +27074,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "periodStart" | "-periodStart" | "periodEnd" | "-periodEnd" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "periodStart" | "-periodStart" | "periodEnd" | "-periodEnd" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "in_progress" | "completed";
                 ownerId?: string;
@@ -27782,7 +27782,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "in_remediation" | "closed";
                 ownerId?: string;
@@ -28503,7 +28503,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "deadline" | "-deadline" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "planned" | "in_progress" | "completed";
                 ownerId?: string;
@@ -29219,7 +29219,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "status" | "-status" | "dueOn" | "-dueOn" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "status" | "-status" | "dueOn" | "-dueOn" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "open" | "closed";
                 ownerId?: string;
@@ -30817,7 +30817,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "role" | "-role" | "status" | "-status" | "legalBasis" | "-legalBasis" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "role" | "-role" | "status" | "-status" | "legalBasis" | "-legalBasis" | "nextReviewOn" | "-nextReviewOn" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "draft" | "active" | "retired";
                 ownerId?: string;
@@ -32204,7 +32204,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "status" | "-status" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "required" | "-required" | "status" | "-status" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "draft" | "signed_off";
                 ownerId?: string;
@@ -33460,7 +33460,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "destinationCountry" | "-destinationCountry" | "safeguard" | "-safeguard" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "destinationCountry" | "-destinationCountry" | "safeguard" | "-safeguard" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
@@ -34235,7 +34235,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "name" | "-name" | "assessedOn" | "-assessedOn" | "nextReviewOn" | "-nextReviewOn" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "name" | "-name" | "riskFound" | "-riskFound" | "conclusion" | "-conclusion" | "assessedOn" | "-assessedOn" | "nextReviewOn" | "-nextReviewOn" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 ownerId?: string;
                 ownerGroupId?: string;
@@ -37810,7 +37810,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                sort?: "title" | "-title" | "status" | "-status" | "startsOn" | "-startsOn" | "endsOn" | "-endsOn" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "title" | "-title" | "status" | "-status" | "startsOn" | "-startsOn" | "endsOn" | "-endsOn" | "owner" | "-owner" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
                 q?: string;
                 status?: "draft" | "published";
                 ownerId?: string;
