@@ -13,6 +13,7 @@ import { ControlListQuery } from './schema';
 import { controlKind, controlTesting, controlTestsDue } from './service';
 import { controlDueDates, controlEvents } from './notifications';
 import { controlReports } from './reports';
+import { controlSections } from './linked-sections';
 
 /** Controls and their tests. */
 export const manifest: ModuleManifest<'controls'> = defineModule({
@@ -26,6 +27,7 @@ export const manifest: ModuleManifest<'controls'> = defineModule({
   nav: [{ group: 'Compliance', key: 'controls', href: '/controls', label: 'Controls', needs: 'controls:read' }],
   customFields: true,
   countedTables: ['controls'],
+  sections: controlSections,
   recordTypes: [
     registerType(controlKind, {
       kind: 'control', plural: 'Controls', href: (id) => `/controls/${id}`, evidence: true, search: { body: controls.description },

@@ -9,7 +9,7 @@ import { CONTROL_STATUSES, CONTROL_TYPES, ControlCreate, ControlTestCreate, Cont
 import { controlKind, controlTesting, recordControlTest } from './service';
 import { TestingSection, type ControlView } from './views';
 
-/** The testing schedule and test records, with a form to record a test for those who may update the control. */
+/** The testing schedule, with a form to record a test for those who may update the control. */
 async function testingSection(ctx: AppContext, view: ControlView, viewer: Actor, csrfToken: string): Promise<JSX.Element> {
   const testing = await controlTesting(ctx.db, viewer, view.id);
   const canRecord = canTouch(viewer, 'controls:update', view);

@@ -1,13 +1,12 @@
 import type { RecordView } from '../../platform/records/records';
 import { CsrfField, Field, Select } from '../../../views/components/form';
-import { DataTable, Text } from '../../../views/components/table';
-import { valueLabel, valueOptions } from '../../platform/core/value-labels';
+import { valueOptions } from '../../platform/core/value-labels';
 import type { controls } from '../../../db/schema';
 import { TEST_RESULTS, type ControlTesting } from './schema';
 
 export type ControlView = RecordView<typeof controls>;
 
-/** The testing schedule and test records, with a form to record a test for those who may update the control. */
+/** The testing schedule, with a form to record a test for those who may update the control (the results: linked-sections.ts). */
 export function TestingSection({ view, testing, canRecord, csrfToken }: { view: ControlView; testing: ControlTesting; canRecord: boolean; csrfToken: string }): JSX.Element {
   return (
     <section>
@@ -15,15 +14,6 @@ export function TestingSection({ view, testing, canRecord, csrfToken }: { view: 
       <p safe>{testing.frequencyMonths
         ? `Tested every ${testing.frequencyMonths} months. Last test: ${testing.lastTestedOn ?? 'never'}. Next test due: ${testing.nextTestDue}.`
         : 'No testing schedule.'}</p>
-      <DataTable
-        rows={testing.tests}
-        empty="No tests recorded."
-        columns={[
-          { header: 'Date', cell: (t) => <Text value={t.testedOn} /> },
-          { header: 'Result', cell: (t) => <Text value={valueLabel(t.result)} /> },
-          { header: 'Notes', cell: (t) => <Text value={t.notes} /> },
-        ]}
-      />
       {canRecord && (
         <form method="post" action={`/controls/${view.id}/tests`} class="card form">
           <CsrfField token={csrfToken} />

@@ -22,7 +22,7 @@ export const linkedRecordsExport = (ctx: AppContext) => new Elysia({ name: 'plat
     set.headers['content-type'] = 'text/csv; charset=utf-8';
     set.headers['content-disposition'] = `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`;
     return toCsv([
-      [type.label, ...(links.detail ? [links.detail.header] : []), ...(links.columns ?? []).map((c) => c.header)],
+      [links.name?.header ?? type.label, ...(links.detail ? [links.detail.header] : []), ...(links.columns ?? []).map((c) => c.header)],
       ...view.rows.map((row) => [row.title, ...(links.detail ? [row.detail ?? ''] : []), ...row.more.map((value) => value ?? '')]),
     ]);
   }, { page: true });

@@ -34,6 +34,14 @@ export interface LinkedRecords {
   detail?: { header: string; value(hostId: string, listed: RecordTypeDeclaration): SQL<string | null> };
   /** Further columns after it, shown and exported but not sorted by (evidence: its kind, status, lock), as text. */
   columns?: readonly { header: string; value(listed: RecordTypeDeclaration): SQL<string | null> }[];
+  /**
+   * The first column in place of the listed record's name, for records that are part of the host and named by it (a
+   * control's tests by their date): sorted and exported as the name is; `link: false` when the listed record's page is
+   * the host's own.
+   */
+  name?: { header: string; value(listed: RecordTypeDeclaration): SQL<string>; link?: boolean };
+  /** The order the section opens in (newest test first: '-title' with the date as name); by name by default. */
+  defaultSort?: LinkedSort;
 }
 
 export const LINKED_PAGE_SIZE = 25;
@@ -43,10 +51,11 @@ export const LINKED_EXPORT_LIMIT = 5_000;
 /** How a section may be sorted: by the listed record's name (the default) or by the detail column, either way. */
 const LINKED_SORTS = ['title', '-title', 'detail', '-detail'] as const;
 export type LinkedSort = (typeof LINKED_SORTS)[number];
-/** A sort as an address holds it; anything else (or a detail sort of a section without one) reads as by name. */
+/** A sort as an address holds it; anything else (or a detail sort of a section without one) reads as the section's default. */
 export const linkedSortOf = (links: LinkedRecords, value: unknown): LinkedSort => {
-  const sort = LINKED_SORTS.find((s) => s === value) ?? 'title';
-  return sort.endsWith('detail') && !links.detail ? 'title' : sort;
+  const fallback = links.defaultSort ?? 'title';
+  const sort = LINKED_SORTS.find((s) => s === value) ?? fallback;
+  return sort.endsWith('detail') && !links.detail ? fallback : sort;
 };
 
 interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null; more: (string | null)[] | null }
@@ -61,12 +70,12 @@ export interface LinkedPage {
 }
 
 /** One page of the records linked to `hostId` that the viewer may read; null when they may not read the listed type. */
-export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRecords, hostId: string, page: number, sort: LinkedSort = 'title',
+export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRecords, hostId: string, page: number, sort: LinkedSort = links.defaultSort ?? 'title',
   pageSize = LINKED_PAGE_SIZE): Promise<LinkedPage | null> {
   const type = recordType(links.listed);
   const read = readPermission(type);
   if (levelOf(viewer, read) === null) return null;
-  const title = sql<string>`${type.title}`;
+  const title = links.name ? links.name.value(type) : sql<string>`${type.title}`;
   const linked = sql`${type.id} in (${links.ids(hostId)})`;
   const mine = ownershipCondition(viewer, read, type.ownerId, type.ownerGroupId);
   const countBase = ctx.db.select({
@@ -94,11 +103,11 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
 
 const elementId = (links: LinkedRecords) => `linked-${links.key}`;
 
-/** A section's address (its page, sort or CSV download), the sort left out when by name and the page when the first. */
+/** A section's address (its page, sort or CSV download), the sort left out when the section's default and the page when the first. */
 function sectionHref(host: RecordTypeDeclaration, hostId: string, links: LinkedRecords, change: { page?: number; sort?: LinkedSort; csv?: boolean }): string {
   const params = new URLSearchParams();
   if ((change.page ?? 1) > 1) params.set('page', String(change.page));
-  if (change.sort && change.sort !== 'title') params.set('sort', change.sort);
+  if (change.sort && change.sort !== (links.defaultSort ?? 'title')) params.set('sort', change.sort);
   const query = params.toString();
   return `/linked/${host.kind}/${hostId}/${links.key}${change.csv ? '/export.csv' : ''}${query ? `?${query}` : ''}`;
 }
@@ -127,7 +136,7 @@ function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclarat
         empty={links.empty ?? `No ${type.plural.toLowerCase()} linked.`}
         sort={view.total > 1 ? { current: view.sort, href: (sort) => sectionHref(host, hostId, links, { sort: linkedSortOf(links, sort) }), target: `#${id}`, push: false } : undefined}
         columns={[
-          { header: type.label, sort: 'title', cell: (row) => <a href={row.href} safe>{row.title}</a> },
+          { header: links.name?.header ?? type.label, sort: 'title', cell: (row) => (links.name?.link === false ? <span safe>{row.title}</span> : <a href={row.href} safe>{row.title}</a>) },
           ...(links.detail ? [{ header: links.detail.header, sort: 'detail', cell: (row: LinkedPage['rows'][number]) => <span safe>{row.detail ?? ''}</span> }] : []),
           ...(links.columns ?? []).map((c, i) => ({ header: c.header, cell: (row: LinkedPage['rows'][number]) => <span safe>{row.more[i] ?? ''}</span> })),
         ]}
@@ -150,7 +159,7 @@ const declaredSections = new Map<string, LinkedRecords>();
 export function linkedRecordsSection(host: RecordTypeDeclaration, links: LinkedRecords): RecordSection {
   declaredSections.set(`${host.kind}/${links.key}`, links);
   return async (ctx, recordId, viewer) => {
-    const view = await linkedPage(ctx, viewer, links, recordId, 1);
+    const view = await linkedPage(ctx, viewer, links, recordId, 1, links.defaultSort);
     return view && <LinkedSection host={host} hostId={recordId} links={links} view={view} />;
   };
 }
