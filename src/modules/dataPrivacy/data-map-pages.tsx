@@ -5,12 +5,12 @@ import { attempt, formList, formText, schemaProblems } from '../../platform/http
 import { renderScreen } from '../../platform/http/screen';
 import { screenAuth } from '../../platform/http/screen-auth';
 import { canTouch, levelOf, type Actor } from '../../platform/permissions/permissions';
-import { recordRows, recordType } from '../../platform/records/record-types';
+import { recordRows, recordType, type RecordSection, type RecordTypeDeclaration } from '../../platform/records/record-types';
 import { fieldErrors } from '../../../views/components/form';
 import { getAssetDataMap, getThirdPartyDpa, putAssetDataMap, putThirdPartyDpa } from './data-map-service';
 import { AssetPrivacySection, ThirdPartyDpaSection, type FormState } from './data-map-views';
 import { AssetDataMapInput, ThirdPartyDpaInput } from './schema';
-import { thirdPartyTias } from './transfer-pages';
+import { thirdPartyTiaSection } from './linked-sections';
 import { categoryChoices, personalDataCategoryList } from './categories';
 
 /** Whether the viewer may change the data privacy fields of a host record they read (dataPrivacy:update at its level). */
@@ -39,9 +39,12 @@ export async function thirdPartyDpaSection(app: AppContext, thirdPartyId: string
 }
 
 /** Data privacy's sections on a third party's page: its DPA fields and its transfer impact assessments. */
-export async function thirdPartyPrivacySections(app: AppContext, thirdPartyId: string, viewer: Actor, csrfToken: string): Promise<JSX.Element | null> {
-  const [dpa, tias] = await Promise.all([thirdPartyDpaSection(app, thirdPartyId, viewer, csrfToken), thirdPartyTias(app, thirdPartyId, viewer)]);
-  return dpa || tias ? <>{dpa}{tias}</> : null;
+export function thirdPartyPrivacySections(thirdParty: RecordTypeDeclaration): RecordSection {
+  const tias = thirdPartyTiaSection(thirdParty);
+  return async (app, thirdPartyId, viewer, csrfToken) => {
+    const [dpa, list] = await Promise.all([thirdPartyDpaSection(app, thirdPartyId, viewer, csrfToken), tias(app, thirdPartyId, viewer, csrfToken)]);
+    return dpa || list ? <>{dpa}{list}</> : null;
+  };
 }
 
 const refusedState = (values: Record<string, string | string[]>, problems: { field: string; message: string }[], message: string): FormState =>

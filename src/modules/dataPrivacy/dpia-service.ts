@@ -13,7 +13,7 @@ import { inDefinedOrder, ownerNameSort } from '../../platform/records/sort-keys'
 
 const screeningSql = sql<boolean>`(cardinality(${dpias.criteriaMet}) >= ${sql.raw(String(DPIA_CRITERIA_THRESHOLD))})`;
 /** Whether the DPIA is required: the assessor's override where there is one, else the screening. */
-const requiredSql = sql<boolean>`coalesce(${dpias.requiredOverride} = 'required', ${screeningSql})`;
+export const requiredSql = sql<boolean>`coalesce(${dpias.requiredOverride} = 'required', ${screeningSql})`;
 
 /** Why a signed-off DPIA refuses changes and deletion (409). */
 const signedOffMessage = (id: string) => `DPIA ${id} is signed off and read-only: reopen it (dataPrivacy:review) to change it`;

@@ -1,6 +1,5 @@
 import { CsrfField, Field, Select, type FieldErrors, type Option } from '../../../views/components/form';
 import { FormError } from '../../../views/components/flash';
-import { valueLabel } from '../../platform/core/value-labels';
 import { DPIA_CRITERIA, DPIA_CRITERIA_THRESHOLD, type DpiaView } from './schema';
 
 /** A stored instant as the record pages show theirs: date and minute, UTC. */
@@ -89,24 +88,3 @@ export function DpiaSections({ view, csrfToken, canReview, signedOffBy, risks, r
   );
 }
 
-/** The processing activity's page: the DPIAs assessing it that the viewer may read, and a link to start one. */
-export function ActivityDpias({ activityId, dpias, canCreate }: { activityId: string; dpias: DpiaView[]; canCreate: boolean }): JSX.Element {
-  return (
-    <section class="card" aria-labelledby="activity-dpias">
-      <h2 id="activity-dpias">DPIAs</h2>
-      {dpias.length === 0
-        ? <p class="muted">No DPIAs of this processing activity.</p>
-        : (
-          <ul>
-            {dpias.map((d) => (
-              <li>
-                <a href={`/data-privacy/dpias/${d.id}`} safe>{d.name}</a>
-                <span safe>{` (${valueLabel(d.status)}; ${d.required ? 'required' : 'not required'})`}</span>
-              </li>
-            ))}
-          </ul>
-        )}
-      {canCreate && <p><a class="button secondary" href={`/data-privacy/dpias/new?processingActivityId=${activityId}`}>New DPIA</a></p>}
-    </section>
-  );
-}

@@ -84,7 +84,7 @@ export const manifest: ModuleManifest<'dataPrivacy'> = defineModule({
     if (type.kind === 'control') return controlProcessingActivities(type);
     if (type.kind === 'asset') return (ctx, id, viewer, csrfToken) => assetPrivacySection(ctx, id, viewer, csrfToken);
     if (type.kind !== 'thirdParty') return null;
-    return (ctx, id, viewer, csrfToken) => thirdPartyPrivacySections(ctx, id, viewer, csrfToken);
+    return thirdPartyPrivacySections(type);
   },
   dueDates: [...tiaDueDates, ...questionnaireDueDates, ...processingActivityReviewDueDates],
   dueSoon: processingActivityDueSoon,

@@ -15,7 +15,6 @@ import {
 import { LINKED_TYPES, processingActivityKind } from './service';
 import { categoryChoices, dataSubjectCategoryList, personalDataCategoryList } from './categories';
 import { REGISTER_PATH, RegisterPrint, RegisterScreen, registerHref, type RegisterFilters } from './views';
-import { activityTransfers } from './transfer-pages';
 import { listQuestionnaires } from './questionnaire-service';
 import { ActivityQuestionnaires } from './questionnaire-views';
 import { breachesAsSeen, mayReadBreaches } from './breaches';
@@ -27,10 +26,10 @@ import { runWrite } from '../../platform/http/context';
 import { attempt } from '../../platform/http/form-input';
 import { platformService } from '../../platform/http/installed';
 import { canTouch, levelOf } from '../../platform/permissions/permissions';
-import { listRecords } from '../../platform/records/records';
 import { recordRows, typedRecordAsSeen } from '../../platform/records/record-types';
+import { activityLinkedSections } from './linked-sections';
 import { createRiskFromDpia, dpiaKind, reopenDpia, riskRatingChoices, signOffDpia } from './dpia-service';
-import { ActivityDpias, DpiaSections, RiskFromDpiaForm } from './dpia-views';
+import { DpiaSections, RiskFromDpiaForm } from './dpia-views';
 import { fieldErrors } from '../../../views/components/form';
 import { formText, schemaProblems } from '../../platform/http/form-input';
 import { invalid } from '../../platform/core/errors';
@@ -70,6 +69,8 @@ async function activityReviews(app: AppContext, view: Owned & { id: string }, vi
 export const processingActivityPages = (app: AppContext) => {
   /** The records of a linked type the viewer may pick (read right and level). */
   const readable = (kind: string) => (viewer: Actor) => readableChoices(app.db, viewer, recordType(kind));
+  // Declared with the pages (the record types are installed by then), so their own addresses answer before a page is shown.
+  const dpiasAndTransfers = activityLinkedSections(recordType('processingActivity'));
   return recordPages(app, processingActivityKind, {
     path: PATH,
     title: 'Processing activities',
@@ -115,9 +116,8 @@ export const processingActivityPages = (app: AppContext) => {
     messages: { created: 'Processing activity recorded.' },
     // The DPIAs assessing the activity and its transfers outside the EEA, as the viewer may read them, with links to start one.
     sections: async (view, viewer, csrfToken) => {
-      const [page, transfers, questionnaires, reviews] = await Promise.all([
-        listRecords(app.db, dpiaKind, viewer, { processingActivityId: view.id, pageSize: 200, sort: 'name' }),
-        activityTransfers(app, view.id, viewer),
+      const [linked, questionnaires, reviews] = await Promise.all([
+        dpiasAndTransfers(app, view.id, viewer, csrfToken),
         listQuestionnaires(app.db, viewer, { processingActivityId: view.id, pageSize: 50 }),
         activityReviews(app, view as Owned & { id: string }, viewer, csrfToken),
       ]);
@@ -125,7 +125,7 @@ export const processingActivityPages = (app: AppContext) => {
       return (
         <>
           {reviews}
-          <ActivityDpias activityId={view.id} dpias={page.rows} canCreate={canCreate} />{transfers}
+          {linked}
           <ActivityQuestionnaires activityId={view.id} items={questionnaires.rows} total={questionnaires.total} canCreate={canCreate} />
         </>
       );

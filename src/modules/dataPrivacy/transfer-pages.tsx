@@ -1,9 +1,8 @@
 import type { AppContext } from '../../platform/http/context';
 import { recordPages, OWNER_FIELDS, ownerColumn } from '../../platform/record-screens/record-pages';
-import { readableChoices, recordRows, recordType, typedRecordAsSeen } from '../../platform/records/record-types';
-import { listRecords } from '../../platform/records/records';
+import { readableChoices, recordType } from '../../platform/records/record-types';
 import { valueLabel } from '../../platform/core/value-labels';
-import { levelOf, type Actor } from '../../platform/permissions/permissions';
+import type { Actor } from '../../platform/permissions/permissions';
 import { thirdParties } from '../../../db/schema';
 import { countryChoices, countryName, EEA_COUNTRIES } from './countries';
 import {
@@ -11,7 +10,6 @@ import {
 } from './schema';
 import { safeguardText, TIA_PATH, tiaKind, TRANSFER_PATH, transferKind } from './transfer-service';
 import { processingActivityKind } from './service';
-import { ActivityTransfers, ThirdPartyTias, type SeenLink } from './transfer-views';
 
 /** The third party a transfer or TIA names, for the screens' pickers and record pages (its table, not its module). */
 const thirdPartyLink = { module: 'thirdParties', label: 'Third party', table: thirdParties, titleColumn: thirdParties.name } as const;
@@ -108,26 +106,3 @@ export const tiaPages = (app: AppContext) => {
   messages: { created: 'Transfer impact assessment recorded.' },
   });
 };
-
-/** The transfers section of a processing activity's page, as the viewer may read them. */
-export async function activityTransfers(app: AppContext, activityId: string, viewer: Actor): Promise<JSX.Element> {
-  const page = await listRecords(app.db, transferKind, viewer, { processingActivityId: activityId, pageSize: 200, sort: 'name' });
-  const rows = page.rows;
-  const seen = async (kind: string, ids: string[]): Promise<Map<string, SeenLink>> => {
-    const type = recordType(kind);
-    const found = await recordRows(app.db, type, [...new Set(ids)]);
-    return new Map(ids.map((id) => [id, typedRecordAsSeen(viewer, type, id, found.get(id))]));
-  };
-  const [recipients, tias] = await Promise.all([
-    seen('thirdParty', rows.map((r) => r.recipientThirdPartyId)),
-    seen('transferImpactAssessment', rows.flatMap((r) => (r.transferImpactAssessmentId ? [r.transferImpactAssessmentId] : []))),
-  ]);
-  return <ActivityTransfers activityId={activityId} transfers={rows} recipients={recipients} tias={tias} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />;
-}
-
-/** The TIAs section of a third party's page (the manifest's sections slot): shown to readers of data privacy only. */
-export async function thirdPartyTias(app: AppContext, thirdPartyId: string, viewer: Actor): Promise<JSX.Element | null> {
-  if (levelOf(viewer, 'dataPrivacy:read') === null) return null;
-  const page = await listRecords(app.db, tiaKind, viewer, { thirdPartyId, pageSize: 200, sort: 'name' });
-  return <ThirdPartyTias thirdPartyId={thirdPartyId} tias={page.rows} canCreate={levelOf(viewer, 'dataPrivacy:create') !== null} />;
-}

@@ -1,12 +1,13 @@
 import { Elysia } from 'elysia';
-import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../http/context';
 import { renderScreen } from '../http/screen';
 import { screenAuth } from '../http/screen-auth';
 import { notFound } from '../core/errors';
 import { isUuid } from '../core/uuid';
 import { ownershipCondition } from '../permissions/ownership';
-import { levelOf, requirePermission, type Actor } from '../permissions/permissions';
+import { levelOf, requirePermission, type Actor, type Permission } from '../permissions/permissions';
+import { RESTRICTED_NAME } from './links';
 import { DataTable } from '../../../views/components/table';
 import { Pager } from '../../../views/components/pager';
 import { findRecordType, providedSections, readPermission, recordType, requireTypedRecord, type RecordSection, type RecordTypeDeclaration } from './record-types';
@@ -32,8 +33,11 @@ export interface LinkedRecords {
   ids(hostId: string): SQL;
   /** A column telling how each listed record is linked (the treatments relying on a control), built from the listed type's table. */
   detail?: { header: string; value(hostId: string, listed: RecordTypeDeclaration): SQL<string | null> };
-  /** Further columns after it, shown and exported but not sorted by (evidence: its kind, status, lock), as text. */
-  columns?: readonly { header: string; value(listed: RecordTypeDeclaration): SQL<string | null> }[];
+  /**
+   * Further columns after it, shown and exported but not sorted by (evidence: its kind, status, lock), as text; a
+   * column naming another record reads it as the viewer may see it (`linkedNameSql`).
+   */
+  columns?: readonly { header: string; value(listed: RecordTypeDeclaration, viewer: Actor): SQL<string | null> }[];
   /**
    * The first column in place of the listed record's name, for records that are part of the host and named by it (a
    * control's tests by their date): sorted and exported as the name is; `link: false` when the listed record's page is
@@ -42,6 +46,23 @@ export interface LinkedRecords {
   name?: { header: string; value(listed: RecordTypeDeclaration): SQL<string>; link?: boolean };
   /** The order the section opens in (newest test first: '-title' with the date as name); by name by default. */
   defaultSort?: LinkedSort;
+  /** A link below the table to add one (New DPIA), to those holding `needs`. */
+  create?: { label: string; href(hostId: string): string; needs: Permission };
+}
+
+/**
+ * The name of the record of `kind` that `id` points at, as the viewer may see it, for a section's column: the name
+ * where they may read it, "(restricted)" where not, null where none. `kind` must not be the listed type (its table
+ * would be named twice).
+ */
+export function linkedNameSql(viewer: Actor, kind: string, id: SQL | AnyColumn): SQL<string | null> {
+  const type = recordType(kind);
+  const read = readPermission(type);
+  if (levelOf(viewer, read) === null) return sql<string | null>`case when ${id} is null then null else ${RESTRICTED_NAME} end`;
+  const mine = ownershipCondition(viewer, read, type.ownerId, type.ownerGroupId);
+  const name = mine ? sql`case when ${mine} then ${type.title} else ${RESTRICTED_NAME} end` : sql`${type.title}`;
+  const from = type.join ? sql`${type.table} inner join ${type.join.table} on ${type.join.on}` : sql`${type.table}`;
+  return sql<string | null>`(select ${name} from ${from} where ${type.id} = ${id})`;
 }
 
 export const LINKED_PAGE_SIZE = 25;
@@ -67,6 +88,8 @@ export interface LinkedPage {
   restricted: number;
   page: number;
   sort: LinkedSort;
+  /** Whether the viewer may add one here (the section's `create` link). */
+  canCreate: boolean;
 }
 
 /** One page of the records linked to `hostId` that the viewer may read; null when they may not read the listed type. */
@@ -88,7 +111,7 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
     id: sql<string>`${type.id}::text`, title,
     parentId: type.parent ? sql<string | null>`${type.parent.id}::text` : sql<string | null>`null`,
     detail,
-    more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`(${c.value(type)})::text`), sql`, `)}]` : sql<null>`null`,
+    more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`(${c.value(type, viewer)})::text`), sql`, `)}]` : sql<null>`null`,
   }).from(type.table);
   const byName = sort === '-title' ? [desc(title), desc(type.id)] : [asc(title), asc(type.id)];
   // By the detail column: blanks last either way, then by name.
@@ -98,6 +121,7 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
   return {
     rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail, more: row.more ?? [] })),
     total: counts.readable, restricted: counts.all - counts.readable, page, sort,
+    canCreate: links.create !== undefined && levelOf(viewer, links.create.needs) !== null,
   };
 }
 
@@ -148,6 +172,7 @@ function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclarat
       {view.restricted > 0 && (
         <p class="muted" safe>{`${view.restricted} more linked ${view.restricted === 1 ? type.label.toLowerCase() : type.plural.toLowerCase()} you may not read.`}</p>
       )}
+      {links.create && view.canCreate && <p><a class="button secondary" href={links.create.href(hostId)} safe>{links.create.label}</a></p>}
     </section>
   );
 }
