@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { dpias, privacyTransfers, transferImpactAssessments } from '../../../db/schema';
-import { linkedNameSql, linkedRecordsSection } from '../../platform/records/linked-records';
+import { linkedRecordColumn, linkedRecordsSection } from '../../platform/records/linked-records';
 import type { RecordSection, RecordTypeDeclaration } from '../../platform/records/record-types';
 import { labelledInSql } from '../../platform/reports/declarations';
 import { COUNTRY_CODES, countryName } from './countries';
@@ -40,9 +40,9 @@ export function activityLinkedSections(activity: RecordTypeDeclaration): RecordS
     ids: (hostId) => sql`select ${privacyTransfers.id} from ${privacyTransfers} where ${eq(privacyTransfers.processingActivityId, hostId)}`,
     detail: { header: 'Destination', value: () => countrySql(privacyTransfers.destinationCountry) },
     columns: [
-      { header: 'Recipient', value: (_listed, viewer) => linkedNameSql(viewer, 'thirdParty', privacyTransfers.recipientThirdPartyId) },
+      linkedRecordColumn('Recipient', 'thirdParty', privacyTransfers.recipientThirdPartyId, '—'),
       { header: 'Safeguard', value: () => safeguardSql },
-      { header: 'Transfer impact assessment', value: (_listed, viewer) => sql<string>`coalesce(${linkedNameSql(viewer, 'transferImpactAssessment', privacyTransfers.transferImpactAssessmentId)}, 'None')` },
+      linkedRecordColumn('Transfer impact assessment', 'transferImpactAssessment', privacyTransfers.transferImpactAssessmentId, 'None'),
     ],
     create: { label: 'New transfer', href: (hostId) => `${TRANSFER_PATH}/new?processingActivityId=${hostId}`, needs: 'dataPrivacy:create' },
   });

@@ -37,7 +37,7 @@ export interface LinkedRecords {
    * Further columns after it, shown and exported but not sorted by (evidence: its kind, status, lock), as text; a
    * column naming another record reads it as the viewer may see it (`linkedNameSql`).
    */
-  columns?: readonly { header: string; value(listed: RecordTypeDeclaration, viewer: Actor): SQL<string | null> }[];
+  columns?: readonly LinkedColumn[];
   /**
    * The first column in place of the listed record's name, for records that are part of the host and named by it (a
    * control's tests by their date): sorted and exported as the name is; `link: false` when the listed record's page is
@@ -49,6 +49,18 @@ export interface LinkedRecords {
   /** A link below the table to add one (New DPIA), to those holding `needs`. */
   create?: { label: string; href(hostId: string): string; needs: Permission };
 }
+
+/** A further column of a section; with `link`, a column naming another record, linked to its page where readable. */
+export interface LinkedColumn {
+  header: string;
+  value(listed: RecordTypeDeclaration, viewer: Actor): SQL<string | null>;
+  link?: { kind: string; id: SQL | AnyColumn };
+}
+
+/** A column naming the record of `kind` that `id` points at (`none` where there is none), linked where the viewer may read it. */
+export const linkedRecordColumn = (header: string, kind: string, id: SQL | AnyColumn, none = ''): LinkedColumn => ({
+  header, link: { kind, id }, value: (_listed, viewer) => sql<string>`coalesce(${linkedNameSql(viewer, kind, id)}, ${none})`,
+});
 
 /**
  * The name of the record of `kind` that `id` points at, as the viewer may see it, for a section's column: the name
@@ -79,10 +91,10 @@ export const linkedSortOf = (links: LinkedRecords, value: unknown): LinkedSort =
   return sort.endsWith('detail') && !links.detail ? fallback : sort;
 };
 
-interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null; more: (string | null)[] | null }
+interface LinkedRow { id: string; title: string; parentId: string | null; detail: string | null; more: (string | null)[] | null; moreIds: (string | null)[] | null }
 
 export interface LinkedPage {
-  rows: { title: string; href: string; detail: string | null; more: (string | null)[] }[];
+  rows: { title: string; href: string; detail: string | null; more: (string | null)[]; moreHrefs: (string | null)[] }[];
   /** Linked records the reader may read, and those they may not (counted, never named). */
   total: number;
   restricted: number;
@@ -112,6 +124,8 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
     parentId: type.parent ? sql<string | null>`${type.parent.id}::text` : sql<string | null>`null`,
     detail,
     more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`(${c.value(type, viewer)})::text`), sql`, `)}]` : sql<null>`null`,
+    moreIds: links.columns?.some((c) => c.link)
+      ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => (c.link ? sql`(${c.link.id})::text` : sql`null::text`)), sql`, `)}]` : sql<null>`null`,
   }).from(type.table);
   const byName = sort === '-title' ? [desc(title), desc(type.id)] : [asc(title), asc(type.id)];
   // By the detail column: blanks last either way, then by name.
@@ -119,13 +133,23 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
   const rows: LinkedRow[] = await (type.join ? rowBase.innerJoin(type.join.table, type.join.on) : rowBase).where(and(linked, mine))
     .orderBy(...order).limit(pageSize).offset((page - 1) * pageSize);
   return {
-    rows: rows.map((row) => ({ title: row.title, href: type.href(row.id, row.parentId), detail: row.detail, more: row.more ?? [] })),
+    rows: rows.map((row) => ({
+      title: row.title, href: type.href(row.id, row.parentId), detail: row.detail, more: row.more ?? [],
+      // A linked record's page only where its name is shown (not "(restricted)").
+      moreHrefs: (links.columns ?? []).map((c, i) => {
+        const id = row.moreIds?.[i];
+        return c.link && id && row.more?.[i] !== RESTRICTED_NAME ? recordType(c.link.kind).href(id, null) : null;
+      }),
+    })),
     total: counts.readable, restricted: counts.all - counts.readable, page, sort,
     canCreate: links.create !== undefined && levelOf(viewer, links.create.needs) !== null,
   };
 }
 
 const elementId = (links: LinkedRecords) => `linked-${links.key}`;
+
+/** A type's name inside a sentence: lower case, acronyms kept ("2 DPIAs", "3 control tests"). */
+const inSentence = (noun: string) => noun.split(' ').map((word) => (/^[A-Z]{2,}/.test(word) ? word : word.toLowerCase())).join(' ');
 
 /** A section's address (its page, sort or CSV download), the sort left out when the section's default and the page when the first. */
 function sectionHref(host: RecordTypeDeclaration, hostId: string, links: LinkedRecords, change: { page?: number; sort?: LinkedSort; csv?: boolean }): string {
@@ -145,24 +169,30 @@ function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclarat
   const type = recordType(links.listed);
   const id = elementId(links);
   const heading = links.heading ?? type.plural;
-  const count = `${view.total.toLocaleString('en')} ${(view.total === 1 ? type.label : type.plural).toLowerCase()}`;
+  const count = `${view.total.toLocaleString('en')} ${inSentence(view.total === 1 ? type.label : type.plural)}`;
   return (
     <section id={id} aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`} safe>{heading}</h2>
       {view.total > 0 && (
         <p class="results-bar">
           <span class="muted" safe>{count}</span>
-          <a class="button secondary small" href={sectionHref(host, hostId, links, { sort: view.sort, csv: true })} download="" aria-label={`Export CSV of ${heading.toLowerCase()}`}>Export CSV</a>
+          <a class="button secondary small" href={sectionHref(host, hostId, links, { sort: view.sort, csv: true })} download="" aria-label={`Export CSV of ${inSentence(heading)}`}>Export CSV</a>
         </p>
       )}
       <DataTable
         rows={view.rows}
-        empty={links.empty ?? `No ${type.plural.toLowerCase()} linked.`}
+        empty={links.empty ?? `No ${inSentence(type.plural)} linked.`}
         sort={view.total > 1 ? { current: view.sort, href: (sort) => sectionHref(host, hostId, links, { sort: linkedSortOf(links, sort) }), target: `#${id}`, push: false } : undefined}
         columns={[
           { header: links.name?.header ?? type.label, sort: 'title', cell: (row) => (links.name?.link === false ? <span safe>{row.title}</span> : <a href={row.href} safe>{row.title}</a>) },
           ...(links.detail ? [{ header: links.detail.header, sort: 'detail', cell: (row: LinkedPage['rows'][number]) => <span safe>{row.detail ?? ''}</span> }] : []),
-          ...(links.columns ?? []).map((c, i) => ({ header: c.header, cell: (row: LinkedPage['rows'][number]) => <span safe>{row.more[i] ?? ''}</span> })),
+          ...(links.columns ?? []).map((c, i) => ({
+            header: c.header,
+            cell: (row: LinkedPage['rows'][number]) => {
+              const href = row.moreHrefs[i];
+              return href ? <a href={href} safe>{row.more[i] ?? ''}</a> : <span safe>{row.more[i] ?? ''}</span>;
+            },
+          })),
         ]}
       />
       {view.total > LINKED_PAGE_SIZE && (
@@ -170,7 +200,7 @@ function LinkedSection({ host, hostId, links, view }: { host: RecordTypeDeclarat
           target={`#${id}`} push={false} label={`${heading}: pages`} />
       )}
       {view.restricted > 0 && (
-        <p class="muted" safe>{`${view.restricted} more linked ${view.restricted === 1 ? type.label.toLowerCase() : type.plural.toLowerCase()} you may not read.`}</p>
+        <p class="muted" safe>{`${view.restricted} more linked ${inSentence(view.restricted === 1 ? type.label : type.plural)} you may not read.`}</p>
       )}
       {links.create && view.canCreate && <p><a class="button secondary" href={links.create.href(hostId)} safe>{links.create.label}</a></p>}
     </section>
