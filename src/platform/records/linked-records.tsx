@@ -123,9 +123,9 @@ export async function linkedPage(ctx: AppContext, viewer: Actor, links: LinkedRe
     id: sql<string>`${type.id}::text`, title,
     parentId: type.parent ? sql<string | null>`${type.parent.id}::text` : sql<string | null>`null`,
     detail,
-    more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`(${c.value(type, viewer)})::text`), sql`, `)}]` : sql<null>`null`,
+    more: links.columns?.length ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => sql`coalesce((${c.value(type, viewer)})::text, '')`), sql`, `)}]` : sql<null>`null`,
     moreIds: links.columns?.some((c) => c.link)
-      ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => (c.link ? sql`(${c.link.id})::text` : sql`null::text`)), sql`, `)}]` : sql<null>`null`,
+      ? sql<(string | null)[]>`array[${sql.join(links.columns.map((c) => (c.link ? sql`coalesce((${c.link.id})::text, '')` : sql`''`)), sql`, `)}]` : sql<null>`null`,
   }).from(type.table);
   const byName = sort === '-title' ? [desc(title), desc(type.id)] : [asc(title), asc(type.id)];
   // By the detail column: blanks last either way, then by name.
