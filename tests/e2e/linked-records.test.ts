@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { assetKind } from '../../src/modules/assets/service';
-import { controlKind } from '../../src/modules/controls/service';
+import { controlKind, recordControlTest } from '../../src/modules/controls/service';
 import { createRecord } from '../../src/platform/records/records';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app';
 import { useBrowserApp } from '../helpers/browser-app';
@@ -37,6 +37,28 @@ describe.skipIf(!chromiumAvailable)('what links here in the browser', () => {
     await page.locator('#linked-risks').getByRole('link', { name: 'Switch risk 26' }).click();
     await page.waitForURL(/\/risks\/[0-9a-f-]{36}$/);
     expect(await page.locator('h1').innerText()).toBe('Switch risk 26');
+  }, 90_000);
+
+  test("a control's test results sort by a header click in place, newest first to oldest first; no accessibility violations", async () => {
+    const admin = await adminActor(app.env);
+    const control = (await app.env.ctx.db.transaction((tx) => createRecord(tx, controlKind, admin, { name: unique('Failover drill') }))).id as string;
+    for (const [testedOn, result] of [['2026-01-05', 'fail'], ['2026-02-05', 'partial'], ['2026-03-05', 'pass']] as const) {
+      await app.env.ctx.db.transaction((tx) => recordControlTest(tx, admin, control, { testedOn, result, notes: `drill of ${testedOn}` }));
+    }
+    const page = await openPage(app.browser, app.base, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    await page.goto(`${app.base}/controls/${control}`);
+    const section = page.locator('#linked-tests');
+    const firstCell = () => page.locator('#linked-tests tbody tr').first().locator('td').first().innerText();
+    expect(await firstCell()).toBe('2026-03-05');
+    expect(await section.innerText()).toContain('3 control tests');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await section.getByRole('link', { name: /^Date/ }).click();
+    await page.locator('#linked-tests th[aria-sort="ascending"]').waitFor({ timeout: 15_000 });
+    expect(await firstCell()).toBe('2026-01-05');
+    expect(await page.locator('#linked-tests tbody tr').first().innerText()).toContain('Failed');
+    expect(new URL(page.url()).pathname).toBe(`/controls/${control}`);
+    expect(await axeViolations(page)).toEqual([]);
   }, 90_000);
 
   test('a treatment is given a control found by the search above its form; the page has no accessibility violations', async () => {
