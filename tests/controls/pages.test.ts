@@ -59,7 +59,7 @@ describe('control screens', () => {
     const page = await (await admin.get(`/controls/${id}`)).text();
     expect(page).toContain('Next test due: 2027-03-01');
     // The result in words, as the form offers it.
-    expect(page).toContain('<td><span>Passed</span></td>');
+    expect(page).toContain('<td data-label="Result"><span>Passed</span></td>');
     expect(page).toContain('<option value="partial">Partly passed</option>');
   });
 
