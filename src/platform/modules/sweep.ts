@@ -10,7 +10,7 @@ import { makeRuleMails } from '../notifications/rule-mails';
 import { installedModules } from './module';
 import { sendDueReports } from '../notifications/report-schedules';
 
-const SWEEP_LOCK = 7231004;
+export const SWEEP_LOCK = 7231004;
 /**
  * An instance sweeps when the last sweep (by any instance) is at least this share of an interval ago: timers fire a
  * little early or late, and with several instances whose timers are out of step, the first to fire after most of an
