@@ -30,7 +30,8 @@ beforeAll(async () => {
   await makeToken(env, await owner.actor(), ['risks:read', 'controls:read'], names.apple);
   await makeToken(env, await other.actor(), ['controls:read'], names.cherry);
   const [{ id }] = await env.ctx.db.select({ id: apiTokens.id }).from(apiTokens).where(eq(apiTokens.name, names.banana));
-  await env.ctx.db.transaction(async (tx) => revokeToken(tx, await owner.actor(), id));
+  const actor = await owner.actor(); // read before the transaction: PGlite's one connection is the transaction's
+  await env.ctx.db.transaction(async (tx) => revokeToken(tx, actor, id));
   admin = await signedInBrowser(env, ADMIN_EMAIL, ADMIN_PASSWORD);
 }, 60_000);
 

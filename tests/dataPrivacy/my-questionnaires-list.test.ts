@@ -48,7 +48,8 @@ beforeAll(async () => {
   await send(titles.c, owner, activity, null);
   await send(`${word} for someone else`, someone, activity, '2030-01-01');
   // Confirmed as it is: closed at once.
-  await env.ctx.db.transaction(async (tx) => answerQuestionnaire(tx, await owner.actor(), answered, { answers: [{ field: 'retention', proposed: null }] }, link));
+  const actor = await owner.actor(); // read before the transaction: PGlite's one connection is the transaction's
+  await env.ctx.db.transaction(async (tx) => answerQuestionnaire(tx, actor, answered, { answers: [{ field: 'retention', proposed: null }] }, link));
   b = browser(env);
   expect((await b.post('/sign-in', { email: owner.email, password: owner.password, next: '/' })).status).toBe(303);
 });

@@ -180,7 +180,8 @@ describe.skipIf(!chromiumAvailable)('lists in the browser: filter, sort, page, e
   test('Article 30 register: label, role and Owner filter it, Export downloads what it shows', async () => {
     const word = unique('Payroll').replace(/\W/g, '');
     const labelName = unique('HR');
-    const labelId = (await app.env.ctx.db.transaction(async (tx) => createLabel(tx, await adminActor(app.env), { name: labelName }))).id;
+    const actor = await adminActor(app.env); // read before the transaction: PGlite's one connection is the transaction's
+    const labelId = (await app.env.ctx.db.transaction(async (tx) => createLabel(tx, actor, { name: labelName }))).id;
     const activity = (name: string, extra: Record<string, unknown>) =>
       send('POST', '/api/v1/data-privacy/processing-activities', { name: `${word} ${name}`, legalBasis: 'contract', ...extra }).then(createdId);
     await activity('salaries', { role: 'controller', status: 'active', labelIds: [labelId], ownerId: owner.id });
