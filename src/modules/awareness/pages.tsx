@@ -7,7 +7,7 @@ import { canTouch, type Actor } from '../../platform/permissions/permissions';
 import { listStateOf, OWNER_FIELDS, ownerColumn, recordPages } from '../../platform/record-screens/record-pages';
 import { columnsCsv, readable, type ListState } from '../../platform/record-screens/record-views';
 import { readerZone } from '../../platform/csv/zone';
-import { toCsv } from '../../platform/csv/write';
+import { csvFile } from '../../platform/csv/list-download';
 import { getRecord, loadForAction, updateRecord } from '../../platform/records/records';
 import { fieldErrors } from '../../../views/components/form';
 import { PROGRAM_STATUSES, ProgramCreate, ProgramUpdate, RESULT_STATUSES } from './schema';
@@ -136,9 +136,7 @@ export function awarenessPages(ctx: AppContext) {
     // The list as filtered and sorted on screen, as CSV in its words (times in the reader's zone when the link carries it).
     .get(`${MY_TRAINING_PATH}/export.csv`, async ({ viewer, query, set }) => {
       const { rows } = await listMyTraining(ctx.db, viewer, myTrainingQuery(myTrainingState(query), 1, 5_000));
-      set.headers['content-type'] = 'text/csv; charset=utf-8';
-      set.headers['content-disposition'] = `attachment; filename="my-training-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return toCsv(columnsCsv(myTrainingColumns(readerZone(query.tz)), rows));
+      return csvFile(set, 'my-training', columnsCsv(myTrainingColumns(readerZone(query.tz)), rows));
     }, { page: true })
     .get('/awareness/my/:id', async ({ viewer, csrfToken, headers, params }) => {
       // Opening the content starts the training (once).

@@ -20,6 +20,7 @@ import {
   type SendFormState,
 } from './questionnaire-views';
 import { toCsv } from '../../platform/csv/write';
+import { csvFile } from '../../platform/csv/list-download';
 import { readerZone } from '../../platform/csv/zone';
 import { listStateOf } from '../../platform/record-screens/record-pages';
 import { columnsCsv, type ListState } from '../../platform/record-screens/record-views';
@@ -191,9 +192,7 @@ export const questionnairePages = (app: AppContext) => {
     // The list as filtered and sorted on screen, as CSV in its words (times in the reader's zone when the link carries it).
     .get(`${MY_QUESTIONNAIRES_PATH}/export.csv`, async ({ viewer, query, set }) => {
       const { rows } = await listMyQuestionnaires(app.db, viewer, myListQuery(myListState(query), 1, 5_000));
-      set.headers['content-type'] = 'text/csv; charset=utf-8';
-      set.headers['content-disposition'] = `attachment; filename="my-privacy-questionnaires-${new Date().toISOString().slice(0, 10)}.csv"`;
-      return toCsv(columnsCsv(myQuestionnaireColumns(readerZone(query.tz)), rows));
+      return csvFile(set, 'my-privacy-questionnaires', columnsCsv(myQuestionnaireColumns(readerZone(query.tz)), rows));
     }, { page: true })
     .get(`${MY_QUESTIONNAIRES_PATH}/:id`, async ({ viewer, csrfToken, headers, params, query, redirect }) => {
       const q = await getQuestionnaire(app.db, viewer, params.id);
